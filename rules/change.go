@@ -1,0 +1,183 @@
+package rules
+
+// Format is a contract format; rules declare the formats they apply to.
+type Format uint8
+
+const (
+	OpenAPI Format = 1 << iota
+	Proto
+)
+
+func (f Format) String() string {
+	switch f {
+	case OpenAPI:
+		return "openapi"
+	case Proto:
+		return "proto"
+	case OpenAPI | Proto:
+		return "openapi,proto"
+	}
+	return ""
+}
+
+// Kind says whether an element appeared, disappeared or changed.
+type Kind uint8
+
+const (
+	Added Kind = iota + 1
+	Removed
+	Modified
+)
+
+// Subject names what kind of element a change is about. Both formats share
+// the subjects they have in common (a field is a field), so one rule covers both.
+type Subject uint8
+
+const (
+	SubjectPath Subject = iota + 1
+	SubjectOperation
+	SubjectParameter
+	SubjectRequestBody
+	SubjectMediaType
+	SubjectResponse
+	SubjectHeader
+	SubjectSchema // the constraints of one schema (type, bounds, enum, ...)
+	SubjectField  // a named property (OpenAPI) or message field (proto)
+	SubjectEnumValue
+	SubjectSecurity
+	SubjectScope
+	SubjectDiscriminator
+	SubjectFile
+	SubjectPackage
+	SubjectMessage
+	SubjectEnum
+	SubjectService
+	SubjectRPC
+	SubjectOneof
+	SubjectReserved
+	SubjectFileOption
+	SubjectExtension
+)
+
+// Direction says who writes the data a change is in: clients send requests and
+// read responses, so the same change breaks someone in one direction only.
+type Direction uint8
+
+const (
+	Request Direction = 1 << iota
+	Response
+)
+
+// Has reports whether d includes any of x.
+func (d Direction) Has(x Direction) bool { return d&x != 0 }
+
+// Aspect names the property of an element that a Modified change is about.
+type Aspect string
+
+const (
+	AspectType            Aspect = "type"
+	AspectFormat          Aspect = "format"
+	AspectRequired        Aspect = "required"
+	AspectNullable        Aspect = "nullable"
+	AspectEnum            Aspect = "enum" // the schema became (or stopped being) an enum
+	AspectMaxLength       Aspect = "maxLength"
+	AspectMinLength       Aspect = "minLength"
+	AspectMaximum         Aspect = "maximum"
+	AspectMinimum         Aspect = "minimum"
+	AspectMaxItems        Aspect = "maxItems"
+	AspectMinItems        Aspect = "minItems"
+	AspectMultipleOf      Aspect = "multipleOf"
+	AspectPattern         Aspect = "pattern"
+	AspectAdditionalProps Aspect = "additionalProperties"
+	AspectUniqueItems     Aspect = "uniqueItems"
+	AspectReadOnly        Aspect = "readOnly"
+	AspectIn              Aspect = "in"
+	AspectName            Aspect = "name"
+	AspectOperationID     Aspect = "operationId"
+	AspectComposition     Aspect = "composition"
+	AspectPropertyName    Aspect = "discriminator.propertyName"
+	AspectMapping         Aspect = "discriminator.mapping"
+	AspectNumber          Aspect = "number"
+	AspectJSONName        Aspect = "json_name"
+	AspectCardinality     Aspect = "cardinality"
+	AspectDefault         Aspect = "default"
+	AspectPacked          Aspect = "packed"
+	AspectOneof           Aspect = "oneof"
+	AspectMapEntry        Aspect = "map_entry"
+	AspectClientStreaming Aspect = "client_streaming"
+	AspectServerStreaming Aspect = "server_streaming"
+	AspectRequestType     Aspect = "request_type"
+	AspectResponseType    Aspect = "response_type"
+	AspectIdempotency     Aspect = "idempotency_level"
+	AspectSyntax          Aspect = "syntax"
+	AspectOption          Aspect = "option"
+	AspectJSONFormat      Aspect = "json_format"
+)
+
+// Field is the meaning-bearing facts of a property or message field, kept on
+// field changes so evolution rules compare meanings without seeing documents.
+type Field struct {
+	Name        string
+	Type        string // OpenAPI: JSON type; proto: scalar name or full type name
+	Format      string
+	Array       bool
+	Map         bool
+	Nullable    bool
+	Required    bool
+	Deprecated  bool
+	Unit        string // x-unit / x-units as written
+	Description string
+	MultipleOf  float64
+	Example     float64
+	HasExample  bool
+	Enum        []string
+	Number      int32 // proto field number
+	JSONName    string
+	Loc         Location
+	// Path identifies the field for lint findings and ignores: a JSON
+	// pointer to the property (OpenAPI) or the field's full name (proto).
+	Path string
+}
+
+// Change is one difference between two contract versions. The diff is computed
+// once; rules are filters and messages over these values.
+type Change struct {
+	Kind    Kind
+	Subject Subject
+	Aspect  Aspect
+	// Name is the element's own name: a property, parameter, status, value.
+	Name string
+	// Path identifies the element for messages and ignores: a JSON pointer
+	// into the document (OpenAPI) or a full name (proto).
+	Path     string
+	Old, New string
+	Dir      Direction
+	OldLoc   Location
+	NewLoc   Location
+	// Operations lists the operations (or rpcs) that reach the element.
+	Operations []string
+	Format     Format
+	// OldField and NewField describe a field on both sides (SubjectField).
+	OldField, NewField *Field
+}
+
+// Where is the location a finding about c points at: the new side, or the
+// old side for a removal.
+func (c *Change) Where() (Location, bool) {
+	if c.Kind == Removed || c.NewLoc.IsZero() {
+		return c.OldLoc, true
+	}
+	return c.NewLoc, false
+}
+
+// Finding builds a finding for rule r about c, carrying both locations.
+func (c *Change) Finding(r *Rule, msg string) Finding {
+	where, removed := c.Where()
+	f := Finding{Rule: r.ID, Severity: r.Severity, Message: msg, Where: where,
+		Removed: removed, Operations: c.Operations, Format: c.Format, Path: c.Path}
+	if !removed && !c.OldLoc.IsZero() && c.OldLoc != where {
+		old := c.OldLoc
+		f.Old = &old
+	}
+	return f
+}

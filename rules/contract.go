@@ -1,0 +1,101 @@
+package rules
+
+import "strings"
+
+// Contract is one version of a contract lowered for single-contract (lint)
+// rules. Each format fills what it has; rules never see the documents.
+type Contract struct {
+	Format     Format
+	Operations []*Operation
+	// Fields lists every property or message field once, where it is declared.
+	Fields   []*Field
+	Schemas  []*Schema
+	Messages []*Message
+	Ignores  []Ignore
+}
+
+// Operation is an HTTP operation or an rpc.
+type Operation struct {
+	ID     string // "POST /v1/charges" or "pkg.Service.Method"
+	Method string // upper-case HTTP method; "" for an rpc
+	Path   string // element path, for ignores
+	Loc    Location
+	// Idempotent is true when the contract declares the operation safe to
+	// repeat: x-idempotent: true, or idempotency_level NO_SIDE_EFFECTS/IDEMPOTENT.
+	Idempotent bool
+	// Key is the idempotency key (header or request field); nil when absent.
+	Key           *Param
+	Params        []*Param
+	Responses     []*OpResponse
+	RequestFields []*Field
+	MediaTypes    []string
+}
+
+// Param is a request parameter (OpenAPI) or request field used as one (proto).
+type Param struct {
+	Name      string
+	In        string // header, query, path, cookie, field
+	Required  bool
+	Type      string
+	MaxLength int // -1 when unbounded
+	Loc       Location
+	// Path is where the parameter is declared (the component for a $ref), so
+	// an ignore there covers every operation that uses it.
+	Path        string
+	Description string
+}
+
+// OpResponse is one documented status of an operation.
+type OpResponse struct {
+	Status  string
+	Headers []string // canonical header names (textproto.CanonicalMIMEHeaderKey)
+	Loc     Location
+	// Vary is the text documenting the Vary header (description, example,
+	// enum, default), which says the request headers the response varies on.
+	Vary string
+}
+
+// Schema is an object schema reachable from a request or response.
+type Schema struct {
+	Path   string
+	Loc    Location
+	Dir    Direction
+	Closed bool // additionalProperties: false or unevaluatedProperties: false
+	// ClosedLoc is where the schema is closed (the additionalProperties line).
+	ClosedLoc Location
+	Enum      []string
+	// EnumExtensible is true when the schema documents how to treat unknown values.
+	EnumExtensible bool
+	Fields         []*Field
+}
+
+// Message is a proto message, with what the evolvability rules need.
+type Message struct {
+	Name          string
+	Loc           Location
+	Fields        []*Field
+	ReservedRange [][2]int32 // inclusive ranges
+	ReservedNames []string
+}
+
+// Ignore is an inline suppression: x-contractlint-ignore (OpenAPI) or a
+// `// contractlint:ignore rule-id reason` comment (proto). It covers findings
+// whose Path starts with Scope.
+type Ignore struct {
+	Rule   string
+	Reason string
+	Scope  string
+	Loc    Location
+}
+
+// Unexplained lists the inline ignores that give no reason. Loaders turn
+// them into input errors: a suppression nobody can review is not accepted.
+func (c *Contract) Unexplained() []Ignore {
+	var out []Ignore
+	for _, ig := range c.Ignores {
+		if strings.TrimSpace(ig.Reason) == "" {
+			out = append(out, ig)
+		}
+	}
+	return out
+}
