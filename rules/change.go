@@ -112,6 +112,9 @@ const (
 	AspectSyntax          Aspect = "syntax"
 	AspectOption          Aspect = "option"
 	AspectJSONFormat      Aspect = "json_format"
+	// AspectFile: a proto element moved to another file of the same package.
+	AspectFile           Aspect = "file"
+	AspectExtensionRange Aspect = "extension_range"
 )
 
 // Field is the meaning-bearing facts of a property or message field, kept on
@@ -133,7 +136,10 @@ type Field struct {
 	Enum        []string
 	Number      int32 // proto field number
 	JSONName    string
-	Loc         Location
+	// Key is a proto map's key type (Map is set and Type is the value type);
+	// for proto, Format holds the kind of a non-scalar Type: enum, message, group.
+	Key string
+	Loc Location
 	// Path identifies the field for lint findings and ignores: a JSON
 	// pointer to the property (OpenAPI) or the field's full name (proto).
 	Path string
@@ -159,6 +165,12 @@ type Change struct {
 	Format     Format
 	// OldField and NewField describe a field on both sides (SubjectField).
 	OldField, NewField *Field
+	// NumberReserved and NameReserved tell, for a removed proto field or enum
+	// value, whether the new version reserves its number and its name.
+	NumberReserved, NameReserved bool
+	// FileRemoved marks the removal of a proto element whose whole file was
+	// deleted, so file-level rules report the file once, not each element.
+	FileRemoved bool
 }
 
 // Where is the location a finding about c points at: the new side, or the
