@@ -1,0 +1,142 @@
+package report
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/contractlint/contractlint/rules"
+)
+
+// GitHub writes GitHub Actions workflow commands, one annotation a finding,
+// and appends a Markdown job summary to $GITHUB_STEP_SUMMARY when it is set.
+type GitHub struct {
+	Getenv   func(string) string
+	RulesURL string
+}
+
+// annotationsPerLevel is how many annotations of each level GitHub shows for
+// one step; more are dropped silently, so we stop there and say so.
+const annotationsPerLevel = 10
+
+// summaryBudget keeps the job summary under GitHub's 1 MiB per step, with
+// room for what other steps append to the same file.
+const summaryBudget = 900 << 10
+
+func (g *GitHub) Write(w io.Writer, r *Report) error {
+	bw := bufio.NewWriter(w)
+	shown, hidden := g.annotate(bw, r)
+	summaryPath := ""
+	if g.Getenv != nil {
+		summaryPath = g.Getenv("GITHUB_STEP_SUMMARY")
+	}
+	if hidden > 0 {
+		where := "run contractlint with --format text to see them all"
+		if summaryPath != "" {
+			where = "the job summary lists them all"
+		}
+		fmt.Fprintf(bw, "::notice title=%s::%d more findings are not shown as annotations (GitHub shows %d of each level per step); %s\n",
+			workflowProperty("contractlint"), hidden, annotationsPerLevel, where)
+	}
+	s := r.Summarize()
+	fmt.Fprintf(bw, "contractlint: %d findings (%d errors, %d warnings, %d info), %d annotated\n",
+		s.Findings, s.Errors, s.Warnings, s.Infos, shown)
+	if err := bw.Flush(); err != nil {
+		return err
+	}
+	if summaryPath == "" {
+		return nil
+	}
+	return g.appendSummary(summaryPath, r)
+}
+
+// annotate prints one workflow command per finding up to the per-level
+// limit. When anything overflows, one notice slot is kept free for the line
+// that says how many were left out, so that line is itself shown.
+func (g *GitHub) annotate(w io.Writer, r *Report) (shown, hidden int) {
+	limit := map[rules.Severity]int{rules.Error: annotationsPerLevel, rules.Warning: annotationsPerLevel, rules.Info: annotationsPerLevel}
+	count := map[rules.Severity]int{}
+	for _, f := range r.Findings {
+		count[f.Severity]++
+	}
+	for sev, n := range count {
+		if n > limit[sev] {
+			limit[rules.Info] = annotationsPerLevel - 1
+			break
+		}
+	}
+	used := map[rules.Severity]int{}
+	for _, f := range r.Findings {
+		if used[f.Severity] >= limit[f.Severity] {
+			hidden++
+			continue
+		}
+		used[f.Severity]++
+		shown++
+		fmt.Fprintln(w, annotation(r.Rules, f))
+	}
+	return shown, hidden
+}
+
+func annotation(reg *rules.Registry, f rules.Finding) string {
+	cmd := "notice"
+	switch f.Severity {
+	case rules.Error:
+		cmd = "error"
+	case rules.Warning:
+		cmd = "warning"
+	}
+	var props []string
+	if f.Where.File != "" {
+		props = append(props, "file="+workflowProperty(f.Where.File))
+	}
+	msg := f.Message
+	// A removal's line is in the OLD file: annotating the new file at that
+	// line would point at something unrelated, so name the line instead.
+	if f.Removed && f.Where.Line > 0 {
+		msg += fmt.Sprintf(" (base version, line %d)", f.Where.Line)
+	} else if f.Where.Line > 0 {
+		props = append(props, fmt.Sprintf("line=%d", f.Where.Line))
+		if f.Where.Column > 0 {
+			props = append(props, fmt.Sprintf("col=%d", f.Where.Column))
+		}
+	}
+	title := f.Rule
+	if rule, ok := ruleDoc(reg, f.Rule); ok && rule.Title != "" {
+		title += ": " + rule.Title
+	}
+	props = append(props, "title="+workflowProperty(title))
+	return fmt.Sprintf("::%s %s::%s", cmd, strings.Join(props, ","), workflowData(msg))
+}
+
+func ruleDoc(reg *rules.Registry, id string) (*rules.Rule, bool) {
+	if reg == nil {
+		return nil, false
+	}
+	return reg.Get(id)
+}
+
+// appendSummary adds the Markdown report to the job summary file; other
+// steps write to it too, so it is appended to, never truncated.
+func (g *GitHub) appendSummary(path string, r *Report) error {
+	var buf bytes.Buffer
+	md := &Markdown{RulesURL: g.RulesURL, MaxBytes: summaryBudget}
+	if err := md.Write(&buf, r); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return fmt.Errorf("job summary: %w", err)
+	}
+	_, werr := f.Write(buf.Bytes())
+	if cerr := f.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr != nil {
+		return fmt.Errorf("job summary: %w", werr)
+	}
+	return nil
+}

@@ -1,0 +1,53 @@
+package report
+
+import (
+	"encoding/json"
+	"io"
+
+	"github.com/contractlint/contractlint/rules"
+)
+
+// JSON writes the stable schema of DESIGN.md section 6. Strings go through
+// Clean like everywhere else: `jq -r` prints them to a terminal.
+type JSON struct{}
+
+type jsonLoc struct {
+	File   string `json:"file"`
+	Line   int    `json:"line"`
+	Column int    `json:"column,omitempty"`
+}
+
+type jsonFinding struct {
+	Rule       string         `json:"rule"`
+	Severity   rules.Severity `json:"severity"`
+	Message    string         `json:"message"`
+	File       string         `json:"file"`
+	Line       int            `json:"line"`
+	Column     int            `json:"column"`
+	Side       string         `json:"side"`
+	Old        *jsonLoc       `json:"old,omitempty"`
+	Operations []string       `json:"operations,omitempty"`
+}
+
+type jsonReport struct {
+	Findings []jsonFinding `json:"findings"`
+	Summary  Summary       `json:"summary"`
+}
+
+func (JSON) Write(w io.Writer, r *Report) error {
+	out := jsonReport{Findings: make([]jsonFinding, 0, len(r.Findings)), Summary: r.Summarize()}
+	for _, f := range r.Findings {
+		jf := jsonFinding{Rule: Clean(f.Rule), Severity: f.Severity, Message: Clean(f.Message),
+			File: Clean(f.Where.File), Line: f.Where.Line, Column: f.Where.Column, Side: "new", Operations: cleanAll(f.Operations)}
+		if f.Removed {
+			jf.Side = "old"
+		}
+		if f.Old != nil {
+			jf.Old = &jsonLoc{File: Clean(f.Old.File), Line: f.Old.Line, Column: f.Old.Column}
+		}
+		out.Findings = append(out.Findings, jf)
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(out)
+}

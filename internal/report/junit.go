@@ -1,0 +1,136 @@
+package report
+
+import (
+	"cmp"
+	"encoding/xml"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/contractlint/contractlint/rules"
+)
+
+// JUnit writes JUnit XML for CI systems that chart test results: one test
+// case per (rule, file) that has findings, classname the file and name the
+// rule. Errors and warnings make the case fail; info findings do not fail
+// it and are listed in its system-out, so an info-only case passes (it is
+// not "skipped": the rule did run).
+type JUnit struct{}
+
+type junitSuites struct {
+	XMLName  xml.Name     `xml:"testsuites"`
+	Name     string       `xml:"name,attr"`
+	Tests    int          `xml:"tests,attr"`
+	Failures int          `xml:"failures,attr"`
+	Errors   int          `xml:"errors,attr"`
+	Skipped  int          `xml:"skipped,attr"`
+	Suites   []junitSuite `xml:"testsuite"`
+}
+
+type junitSuite struct {
+	Name       string          `xml:"name,attr"`
+	Tests      int             `xml:"tests,attr"`
+	Failures   int             `xml:"failures,attr"`
+	Errors     int             `xml:"errors,attr"`
+	Skipped    int             `xml:"skipped,attr"`
+	Properties []junitProperty `xml:"properties>property,omitempty"`
+	Cases      []junitCase     `xml:"testcase"`
+}
+
+type junitProperty struct {
+	Name  string `xml:"name,attr"`
+	Value string `xml:"value,attr"`
+}
+
+type junitCase struct {
+	Classname string        `xml:"classname,attr"`
+	Name      string        `xml:"name,attr"`
+	Failure   *junitFailure `xml:"failure,omitempty"`
+	SystemOut string        `xml:"system-out,omitempty"`
+}
+
+type junitFailure struct {
+	Message string `xml:"message,attr"`
+	Type    string `xml:"type,attr"`
+	Body    string `xml:",chardata"`
+}
+
+func (JUnit) Write(w io.Writer, r *Report) error {
+	name := toolName(r)
+	s := r.Summarize()
+	suite := junitSuite{Name: name, Properties: []junitProperty{
+		{"errors", fmt.Sprint(s.Errors)}, {"warnings", fmt.Sprint(s.Warnings)}, {"info", fmt.Sprint(s.Infos)},
+	}}
+	for _, group := range groupByRuleAndFile(r.Findings) {
+		c := junitCaseFor(group)
+		suite.Cases = append(suite.Cases, c)
+		if c.Failure != nil {
+			suite.Failures++
+		}
+	}
+	suite.Tests = len(suite.Cases)
+	doc := junitSuites{Name: name, Tests: suite.Tests, Failures: suite.Failures, Suites: []junitSuite{suite}}
+	if _, err := io.WriteString(w, xml.Header); err != nil {
+		return err
+	}
+	enc := xml.NewEncoder(w)
+	enc.Indent("", "  ")
+	if err := enc.Encode(doc); err != nil {
+		return err
+	}
+	_, err := io.WriteString(w, "\n")
+	return err
+}
+
+// groupByRuleAndFile splits findings into one slice per (file, rule), in
+// file then rule order.
+func groupByRuleAndFile(fs []rules.Finding) [][]rules.Finding {
+	sorted := slices.Clone(fs)
+	slices.SortStableFunc(sorted, func(a, b rules.Finding) int {
+		return cmp.Or(cmp.Compare(a.Where.File, b.Where.File), cmp.Compare(a.Rule, b.Rule))
+	})
+	var out [][]rules.Finding
+	for i, f := range sorted {
+		if i == 0 || f.Where.File != sorted[i-1].Where.File || f.Rule != sorted[i-1].Rule {
+			out = append(out, nil)
+		}
+		out[len(out)-1] = append(out[len(out)-1], f)
+	}
+	return out
+}
+
+func junitCaseFor(group []rules.Finding) junitCase {
+	c := junitCase{Classname: Clean(group[0].Where.File), Name: Clean(group[0].Rule)}
+	var failing, info []string
+	worst := rules.Severity(0)
+	for _, f := range group {
+		line := Clean(fmt.Sprintf("%s: %s %s: %s", findingPlace(f), f.Severity, f.Rule, f.Message))
+		if f.Severity == rules.Info {
+			info = append(info, line)
+			continue
+		}
+		failing = append(failing, line)
+		worst = max(worst, f.Severity)
+	}
+	if len(failing) > 0 {
+		c.Failure = &junitFailure{
+			Message: fmt.Sprintf("%s (%s)", plural(len(failing), "finding"), worst),
+			Type:    worst.String(),
+			Body:    strings.Join(failing, "\n"),
+		}
+	}
+	if len(info) > 0 {
+		c.SystemOut = strings.Join(info, "\n")
+	}
+	return c
+}
+
+// findingPlace is file:line:col, marked when the line is in the old file.
+func findingPlace(f rules.Finding) string {
+	s := f.Where.String()
+	if f.Removed {
+		s += " (old)"
+	}
+	return s
+}

@@ -1,0 +1,142 @@
+package report
+
+import (
+	"cmp"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/contractlint/contractlint/rules"
+)
+
+// Markdown writes a pull-request comment: a heading with the counts, then
+// one table per file with its findings, most severe first. Every string that
+// came from a contract goes through markdownText first.
+type Markdown struct {
+	// RulesURL is where a rule ID links to: the README's list of rules.
+	RulesURL string
+	// MaxBytes bounds the output (0: unbounded); findings past it are
+	// counted, not shown.
+	MaxBytes int
+}
+
+// DefaultRulesURL is the README section that lists every rule.
+const DefaultRulesURL = "https://github.com/contractlint/contractlint#rules"
+
+// commentBudget keeps a PR comment under GitHub's 65,536-character limit.
+const commentBudget = 60000
+
+// footerRoom is kept free under MaxBytes for the overflow line and footer.
+const footerRoom = 512
+
+func (m *Markdown) Write(w io.Writer, r *Report) error {
+	var b strings.Builder
+	s := r.Summarize()
+	if s.Findings == 0 {
+		b.WriteString("## contractlint: no findings\n")
+		_, err := io.WriteString(w, b.String())
+		return err
+	}
+	fmt.Fprintf(&b, "## contractlint: %s, %s, %s\n", plural(s.Errors, "error"), plural(s.Warnings, "warning"), plural(s.Infos, "info"))
+	files := groupByFile(r.Findings)
+	left := 0
+	for i, file := range files {
+		chunk, rows := fileHeader(file.name), 0
+		for j, f := range file.findings {
+			row := m.row(f)
+			if m.MaxBytes > 0 && b.Len()+len(chunk)+len(row)+footerRoom > m.MaxBytes {
+				left = len(file.findings) - j
+				for _, rest := range files[i+1:] {
+					left += len(rest.findings)
+				}
+				break
+			}
+			chunk += row
+			rows++
+		}
+		if rows > 0 {
+			b.WriteString(chunk)
+		}
+		if left > 0 {
+			break
+		}
+	}
+	if left > 0 {
+		fmt.Fprintf(&b, "\n%s not shown here; run `contractlint` with `--format text` to see them all.\n", plural(left, "more finding"))
+	}
+	fmt.Fprintf(&b, "\nRule documentation: `contractlint rules RULE-ID`")
+	if m.RulesURL != "" {
+		fmt.Fprintf(&b, " or [the list of rules](%s)", m.RulesURL)
+	}
+	b.WriteString(".\n")
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func plural(n int, noun string) string {
+	if n == 1 || noun == "info" {
+		return fmt.Sprintf("%d %s", n, noun)
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+type fileFindings struct {
+	name     string
+	findings []rules.Finding
+}
+
+// groupByFile groups findings by file (files sorted), most severe first
+// within a file, then by line.
+func groupByFile(fs []rules.Finding) []fileFindings {
+	by := map[string][]rules.Finding{}
+	for _, f := range fs {
+		by[f.Where.File] = append(by[f.Where.File], f)
+	}
+	out := make([]fileFindings, 0, len(by))
+	for name, list := range by {
+		slices.SortStableFunc(list, func(a, b rules.Finding) int {
+			return cmp.Or(cmp.Compare(b.Severity, a.Severity), cmp.Compare(a.Where.Line, b.Where.Line), cmp.Compare(a.Where.Column, b.Where.Column))
+		})
+		out = append(out, fileFindings{name, list})
+	}
+	slices.SortFunc(out, func(a, b fileFindings) int { return cmp.Compare(a.name, b.name) })
+	return out
+}
+
+func fileHeader(name string) string {
+	if name == "" {
+		name = "(no file)"
+	}
+	return "\n### " + markdownText(name) + "\n\n| Severity | Line | Rule | Message |\n| --- | --- | --- | --- |\n"
+}
+
+func (m *Markdown) row(f rules.Finding) string {
+	line := ""
+	if f.Where.Line > 0 {
+		line = fmt.Sprint(f.Where.Line)
+		if f.Removed {
+			line += " (base)"
+		}
+	}
+	rule := markdownText(f.Rule)
+	if m.RulesURL != "" {
+		rule = "[" + rule + "](" + m.RulesURL + ")"
+	}
+	msg := markdownText(f.Message)
+	if f.Old != nil && f.Old.Line > 0 {
+		msg += fmt.Sprintf(" (base version: line %d)", f.Old.Line)
+	}
+	if n := len(f.Operations); n > 1 {
+		shown := make([]string, 0, operationsShown)
+		for _, op := range f.Operations[:min(n, operationsShown)] {
+			shown = append(shown, markdownText(op))
+		}
+		more := ""
+		if n > operationsShown {
+			more = fmt.Sprintf(", and %d more", n-operationsShown)
+		}
+		msg += fmt.Sprintf("<br>affects %d operations: %s%s", n, strings.Join(shown, ", "), more)
+	}
+	return fmt.Sprintf("| %s | %s | %s | %s |\n", f.Severity, line, rule, msg)
+}

@@ -1,0 +1,104 @@
+// Package report renders findings; one Reporter per format. Reporters never
+// decide what is a finding, and escape every piece of contract text they print.
+package report
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/contractlint/contractlint/rules"
+)
+
+// Report is everything a reporter prints.
+type Report struct {
+	Findings []rules.Finding
+	Rules    *rules.Registry
+	// Tool and Version identify contractlint in machine-readable formats.
+	Tool    string
+	Version string
+}
+
+// Summary counts findings by severity.
+type Summary struct {
+	Findings int `json:"findings"`
+	Errors   int `json:"errors"`
+	Warnings int `json:"warnings"`
+	Infos    int `json:"infos"`
+}
+
+// Summarize counts r's findings.
+func (r *Report) Summarize() Summary {
+	s := Summary{Findings: len(r.Findings)}
+	for _, f := range r.Findings {
+		switch f.Severity {
+		case rules.Error:
+			s.Errors++
+		case rules.Warning:
+			s.Warnings++
+		case rules.Info:
+			s.Infos++
+		}
+	}
+	return s
+}
+
+// Options carries what a reporter may need from the environment.
+type Options struct {
+	// Color turns on ANSI colour in text output (only on a terminal).
+	Color bool
+	// Getenv reads GITHUB_STEP_SUMMARY and the like.
+	Getenv func(string) string
+	// RulesURL is where Markdown output links rule IDs (default
+	// DefaultRulesURL); "-" links nowhere.
+	RulesURL string
+}
+
+func (o Options) rulesURL() string {
+	switch o.RulesURL {
+	case "":
+		return DefaultRulesURL
+	case "-":
+		return ""
+	}
+	return o.RulesURL
+}
+
+// Reporter writes one report in one format.
+type Reporter interface {
+	Write(w io.Writer, r *Report) error
+}
+
+// constructors maps a format name to its reporter.
+var constructors = map[string]func(Options) Reporter{
+	"text":  func(o Options) Reporter { return &Text{Color: o.Color} },
+	"json":  func(Options) Reporter { return JSON{} },
+	"sarif": func(Options) Reporter { return SARIF{} },
+	"github": func(o Options) Reporter {
+		return &GitHub{Getenv: o.Getenv, RulesURL: o.rulesURL()}
+	},
+	"markdown": func(o Options) Reporter {
+		return &Markdown{RulesURL: o.rulesURL(), MaxBytes: commentBudget}
+	},
+	"junit": func(Options) Reporter { return JUnit{} },
+}
+
+// Formats lists the format names, sorted.
+func Formats() []string {
+	var names []string
+	for k := range constructors {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// New returns the reporter for format.
+func New(format string, o Options) (Reporter, error) {
+	c, ok := constructors[format]
+	if !ok {
+		return nil, fmt.Errorf("unknown format %q (want %s)", format, strings.Join(Formats(), ", "))
+	}
+	return c(o), nil
+}

@@ -1,0 +1,337 @@
+package report
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/url"
+	"slices"
+	"strings"
+
+	"github.com/contractlint/contractlint/rules"
+)
+
+// SARIF writes SARIF 2.1.0 for GitHub code scanning and other viewers.
+type SARIF struct{}
+
+// sarifMaxResults is GitHub code scanning's hard limit per run: a bigger
+// file is rejected outright, so the least severe findings are left out.
+const sarifMaxResults = 25000
+
+// srcRoot is the base every artifact URI is relative to; GitHub resolves it
+// to the checkout.
+const srcRoot = "%SRCROOT%"
+
+// fingerprintKey names our partialFingerprints entry; the version lets the
+// recipe change without matching old alerts wrongly.
+const fingerprintKey = "contractlintFinding/v1"
+
+type sarifLog struct {
+	Version string     `json:"version"`
+	Runs    []sarifRun `json:"runs"`
+}
+
+type sarifRun struct {
+	Tool        sarifTool         `json:"tool"`
+	Invocations []sarifInvocation `json:"invocations,omitempty"`
+	Results     []sarifResult     `json:"results"`
+}
+
+type sarifTool struct {
+	Driver sarifDriver `json:"driver"`
+}
+
+type sarifDriver struct {
+	Name    string      `json:"name"`
+	Version string      `json:"version,omitempty"`
+	Rules   []sarifRule `json:"rules"`
+}
+
+type sarifRule struct {
+	ID                   string             `json:"id"`
+	ShortDescription     sarifMultiText     `json:"shortDescription"`
+	FullDescription      *sarifMultiText    `json:"fullDescription,omitempty"`
+	Help                 *sarifMultiText    `json:"help,omitempty"`
+	DefaultConfiguration sarifRuleConfig    `json:"defaultConfiguration"`
+	Properties           *sarifRuleProperty `json:"properties,omitempty"`
+}
+
+type sarifRuleProperty struct {
+	Tags []string `json:"tags,omitempty"`
+}
+
+type sarifMultiText struct {
+	Text     string `json:"text"`
+	Markdown string `json:"markdown,omitempty"`
+}
+
+type sarifRuleConfig struct {
+	Level string `json:"level"`
+}
+
+type sarifInvocation struct {
+	ExecutionSuccessful bool                `json:"executionSuccessful"`
+	Notifications       []sarifNotification `json:"toolExecutionNotifications,omitempty"`
+}
+
+type sarifNotification struct {
+	Level   string       `json:"level"`
+	Message sarifMessage `json:"message"`
+}
+
+type sarifMessage struct {
+	Text string `json:"text"`
+}
+
+type sarifResult struct {
+	RuleID              string            `json:"ruleId"`
+	RuleIndex           int               `json:"ruleIndex"`
+	Level               string            `json:"level"`
+	Message             sarifMessage      `json:"message"`
+	Locations           []sarifLocation   `json:"locations"`
+	RelatedLocations    []sarifLocation   `json:"relatedLocations,omitempty"`
+	PartialFingerprints map[string]string `json:"partialFingerprints"`
+	Properties          *sarifResultProps `json:"properties,omitempty"`
+}
+
+type sarifResultProps struct {
+	Operations []string `json:"operations,omitempty"`
+}
+
+type sarifLocation struct {
+	ID               *int                  `json:"id,omitempty"`
+	PhysicalLocation sarifPhysicalLocation `json:"physicalLocation"`
+	Message          *sarifMessage         `json:"message,omitempty"`
+}
+
+type sarifPhysicalLocation struct {
+	ArtifactLocation sarifArtifact `json:"artifactLocation"`
+	Region           *sarifRegion  `json:"region,omitempty"`
+}
+
+type sarifArtifact struct {
+	URI       string `json:"uri"`
+	URIBaseID string `json:"uriBaseId"`
+}
+
+type sarifRegion struct {
+	StartLine   int `json:"startLine"`
+	StartColumn int `json:"startColumn,omitempty"`
+}
+
+func (SARIF) Write(w io.Writer, r *Report) error {
+	kept := keepMostSevere(r.Findings, sarifMaxResults)
+	run := sarifRun{Tool: sarifTool{Driver: sarifDriver{Name: toolName(r), Version: r.Version}}}
+	ruleIndex := map[string]int{}
+	for _, id := range usedRules(kept) {
+		ruleIndex[id] = len(run.Tool.Driver.Rules)
+		run.Tool.Driver.Rules = append(run.Tool.Driver.Rules, sarifRuleFor(r.Rules, id))
+	}
+	seen := map[string]int{}
+	run.Results = make([]sarifResult, 0, len(kept))
+	for _, f := range kept {
+		run.Results = append(run.Results, sarifResultFor(f, ruleIndex[f.Rule], seen))
+	}
+	if left := len(r.Findings) - len(kept); left > 0 {
+		run.Invocations = []sarifInvocation{{ExecutionSuccessful: true, Notifications: []sarifNotification{{
+			Level:   "warning",
+			Message: sarifMessage{Text: fmt.Sprintf("%d less severe findings left out: code scanning accepts at most %d results per run", left, sarifMaxResults)},
+		}}}}
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(sarifLog{Version: "2.1.0", Runs: []sarifRun{run}})
+}
+
+func toolName(r *Report) string {
+	if r.Tool == "" {
+		return "contractlint"
+	}
+	return r.Tool
+}
+
+// keepMostSevere returns at most limit findings, dropping the least severe
+// first, in their original order.
+func keepMostSevere(fs []rules.Finding, limit int) []rules.Finding {
+	if len(fs) <= limit {
+		return fs
+	}
+	order := make([]int, len(fs))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return int(fs[b].Severity) - int(fs[a].Severity) })
+	order = order[:limit]
+	slices.Sort(order)
+	kept := make([]rules.Finding, len(order))
+	for i, j := range order {
+		kept[i] = fs[j]
+	}
+	return kept
+}
+
+// usedRules lists the rule IDs findings name, sorted, each once.
+func usedRules(fs []rules.Finding) []string {
+	var ids []string
+	for _, f := range fs {
+		ids = append(ids, f.Rule)
+	}
+	slices.Sort(ids)
+	return slices.Compact(ids)
+}
+
+func sarifLevel(s rules.Severity) string {
+	switch s {
+	case rules.Error:
+		return "error"
+	case rules.Warning:
+		return "warning"
+	}
+	return "note"
+}
+
+// sarifRuleFor describes rule id from its documentation; a finding whose
+// rule is not registered (the engine's own, such as unused-ignore, when the
+// registry lacks it) still gets a descriptor so ruleIndex stays valid.
+func sarifRuleFor(reg *rules.Registry, id string) sarifRule {
+	var rule *rules.Rule
+	if reg != nil {
+		rule, _ = reg.Get(id)
+	}
+	if rule == nil {
+		return sarifRule{ID: Clean(id), ShortDescription: sarifMultiText{Text: Clean(id)},
+			DefaultConfiguration: sarifRuleConfig{Level: "warning"}}
+	}
+	out := sarifRule{
+		ID:                   Clean(rule.ID),
+		ShortDescription:     sarifMultiText{Text: Clean(cmpOr(rule.Title, rule.ID))},
+		DefaultConfiguration: sarifRuleConfig{Level: sarifLevel(rule.Severity)},
+	}
+	if rule.Doc != "" {
+		out.FullDescription = &sarifMultiText{Text: rule.Doc}
+		out.Help = &sarifMultiText{Text: helpText(rule), Markdown: helpMarkdown(rule)}
+	}
+	if rule.Pack != "" {
+		out.Properties = &sarifRuleProperty{Tags: []string{rule.Pack}}
+	}
+	return out
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+func helpText(rule *rules.Rule) string {
+	var b strings.Builder
+	b.WriteString(rule.Doc)
+	if rule.Bad != "" {
+		fmt.Fprintf(&b, "\n\nBad:\n%s", strings.TrimRight(rule.Bad, "\n"))
+	}
+	if rule.Good != "" {
+		fmt.Fprintf(&b, "\n\nGood:\n%s", strings.TrimRight(rule.Good, "\n"))
+	}
+	return b.String()
+}
+
+func helpMarkdown(rule *rules.Rule) string {
+	var b strings.Builder
+	b.WriteString(rule.Doc)
+	for _, ex := range []struct{ name, body string }{{"Bad", rule.Bad}, {"Good", rule.Good}} {
+		if ex.body == "" {
+			continue
+		}
+		fence := codeFence(ex.body)
+		fmt.Fprintf(&b, "\n\n%s:\n\n%s\n%s\n%s", ex.name, fence, strings.TrimRight(ex.body, "\n"), fence)
+	}
+	return b.String()
+}
+
+// codeFence returns a backtick fence longer than any run of backticks in s,
+// so an example can never close its own block.
+func codeFence(s string) string {
+	longest, run := 0, 0
+	for _, r := range s {
+		if r == '`' {
+			run++
+			longest = max(longest, run)
+		} else {
+			run = 0
+		}
+	}
+	return strings.Repeat("`", max(3, longest+1))
+}
+
+func sarifResultFor(f rules.Finding, ruleIndex int, seen map[string]int) sarifResult {
+	res := sarifResult{
+		RuleID:              Clean(f.Rule),
+		RuleIndex:           ruleIndex,
+		Level:               sarifLevel(f.Severity),
+		Message:             sarifMessage{Text: Clean(cmpOr(f.Message, f.Rule))},
+		PartialFingerprints: map[string]string{fingerprintKey: fingerprint(f, seen)},
+	}
+	if f.Removed {
+		// Where is a line of the OLD file: the alert belongs to the file as it
+		// is now, with the removed lines as the related location.
+		res.Locations = []sarifLocation{{PhysicalLocation: sarifPhysical(rules.Location{File: f.Where.File})}}
+		res.RelatedLocations = []sarifLocation{relatedOld(f.Where, "removed from the base version here")}
+	} else {
+		res.Locations = []sarifLocation{{PhysicalLocation: sarifPhysical(f.Where)}}
+		if f.Old != nil {
+			res.RelatedLocations = []sarifLocation{relatedOld(*f.Old, "the base version")}
+		}
+	}
+	if len(f.Operations) > 0 {
+		res.Properties = &sarifResultProps{Operations: cleanAll(f.Operations)}
+	}
+	return res
+}
+
+func relatedOld(l rules.Location, what string) sarifLocation {
+	id := 1
+	return sarifLocation{ID: &id, PhysicalLocation: sarifPhysical(l), Message: &sarifMessage{Text: what}}
+}
+
+func sarifPhysical(l rules.Location) sarifPhysicalLocation {
+	p := sarifPhysicalLocation{ArtifactLocation: sarifArtifact{URI: fileURI(l.File), URIBaseID: srcRoot}}
+	if l.Line > 0 {
+		p.Region = &sarifRegion{StartLine: l.Line, StartColumn: max(l.Column, 0)}
+	}
+	return p
+}
+
+// fileURI turns a repo-relative slash path into a relative URI reference:
+// each segment percent-encoded, so a name with spaces, `#`, `?` or a colon
+// in its first segment stays one relative path.
+func fileURI(file string) string {
+	file = strings.TrimLeft(strings.ReplaceAll(file, `\`, "/"), "/")
+	if file == "" {
+		return "."
+	}
+	segs := strings.Split(file, "/")
+	for i, s := range segs {
+		segs[i] = strings.ReplaceAll(url.PathEscape(s), ":", "%3A")
+	}
+	return strings.Join(segs, "/")
+}
+
+// fingerprint identifies a finding across runs without its line, so an alert
+// survives lines moving above it; a repeat of the same identity in one run
+// gets an ordinal so distinct findings never share a fingerprint.
+func fingerprint(f rules.Finding, seen map[string]int) string {
+	h := sha256.New()
+	for _, part := range []string{f.Rule, f.Where.File, f.Message, f.Path} {
+		h.Write([]byte(part))
+		h.Write([]byte{0})
+	}
+	sum := hex.EncodeToString(h.Sum(nil))[:32]
+	seen[sum]++
+	if n := seen[sum]; n > 1 {
+		return fmt.Sprintf("%s:%d", sum, n)
+	}
+	return sum
+}

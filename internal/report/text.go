@@ -1,0 +1,49 @@
+package report
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/contractlint/contractlint/rules"
+)
+
+// Text prints `file:line:col: severity rule-id: message`, one finding a line,
+// then the operations a shared change reaches and a summary line.
+type Text struct {
+	Color bool
+}
+
+// operationsShown is how many affected operations a text line names.
+const operationsShown = 3
+
+func (t *Text) Write(w io.Writer, r *Report) error {
+	bw := bufio.NewWriter(w)
+	for _, f := range r.Findings {
+		fmt.Fprintf(bw, "%s: %s %s: %s\n", Clean(findingPlace(f)), t.paint(f.Severity), Clean(f.Rule), Clean(f.Message))
+		if n := len(f.Operations); n > 1 {
+			shown := f.Operations[:min(n, operationsShown)]
+			more := ""
+			if n > operationsShown {
+				more = fmt.Sprintf(", and %d more", n-operationsShown)
+			}
+			fmt.Fprintf(bw, "    affects %d operations: %s%s\n", n, Clean(strings.Join(shown, ", ")), more)
+		}
+	}
+	s := r.Summarize()
+	if s.Findings == 0 {
+		fmt.Fprintln(bw, "no findings")
+	} else {
+		fmt.Fprintf(bw, "%d findings: %d errors, %d warnings, %d info\n", s.Findings, s.Errors, s.Warnings, s.Infos)
+	}
+	return bw.Flush()
+}
+
+func (t *Text) paint(s rules.Severity) string {
+	if !t.Color {
+		return s.String()
+	}
+	code := map[rules.Severity]string{rules.Error: "31", rules.Warning: "33", rules.Info: "36"}[s]
+	return "\x1b[" + code + "m" + s.String() + "\x1b[0m"
+}
