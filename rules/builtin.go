@@ -1,0 +1,11 @@
+package rules
+
+import "slices"
+
+// builtin lists every pack's rules; each pack lives in its own file.
+func builtin() []*Rule {
+	return slices.Concat(
+		openapiBreaking(),
+		evolution(),
+	)
+}

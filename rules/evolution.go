@@ -1,0 +1,12 @@
+package rules
+
+// evolution is the pack of rules about changing a field's meaning or removing
+// it while clients still depend on it.
+func evolution() []*Rule {
+	return []*Rule{
+		fieldRedefined(),
+		fieldRemovedWhileRead(),
+		fieldRemovedUnread(),
+		fieldRemovedWithoutDeprecation(),
+	}
+}

@@ -1,0 +1,277 @@
+package rules
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// removalSupersedes lists the breaking rules that report a bare field
+// removal; evidence about its readers says more, so their finding gives way.
+func removalSupersedes() []string { return []string{"response-property-removed"} }
+
+func fieldRemovedWhileRead() *Rule {
+	r := &Rule{
+		ID:       "field-removed-while-read",
+		Pack:     "evolution",
+		Formats:  OpenAPI | Proto,
+		Mode:     DiffRule,
+		Severity: Error,
+		Title:    "A field is removed while consumers still read it",
+		Doc: "Consumer evidence (--readers: Pact files or a usage export) shows that someone still " +
+			"reads a response field (proto: a message field) that this change removes. Those " +
+			"clients get nothing where they expect a value, from the moment the change ships. " +
+			"Keep the field, mark it deprecated, tell the named consumers to move to its " +
+			"replacement, and remove it once the evidence shows nobody read it within the " +
+			"readers window.",
+		Bad:        "# old: price is read by tixdrop-ios-2025 (its Pact file)\nprice: {type: number}\n# new\n(price removed)",
+		Good:       "# new: keep price, deprecated, until its readers are gone\nprice: {type: number, deprecated: true}",
+		Supersedes: removalSupersedes(),
+	}
+	r.Check = func(in *Input) []Finding {
+		var out []Finding
+		for _, c := range removedFields(in) {
+			if ev := lookReaders(in.Readers, c); len(ev.active) > 0 {
+				out = append(out, c.Finding(r, fmt.Sprintf(
+					"%s: removed while %s: %s; keep it (deprecated) until they have moved off it",
+					c.Name, plural(len(ev.active), "consumer still reads it", "consumers still read it"),
+					describeReaders(ev.active))))
+			}
+		}
+		return out
+	}
+	return r
+}
+
+func fieldRemovedUnread() *Rule {
+	r := &Rule{
+		ID:       "field-removed-unread",
+		Pack:     "evolution",
+		Formats:  OpenAPI | Proto,
+		Mode:     DiffRule,
+		Severity: Info,
+		Title:    "A field nobody reads any more is removed: the contract step of expand/contract",
+		Doc: "Consumer evidence covers the operation (or message) and shows no consumer reading " +
+			"the removed field within the readers window (--readers-window, 30 days by default). " +
+			"This is the safe, final step of expand/contract, so it is reported for the record " +
+			"instead of as a breaking change. If the evidence is incomplete (a consumer without a " +
+			"Pact file, traffic not exported), the removal can still break someone.",
+		Bad:        "# a removal nobody has evidence about is reported by the breaking rules instead",
+		Good:       "# old: price last read 2025-11-02, window 30 days\nprice: {type: number, deprecated: true}\n# new\n(price removed)",
+		Supersedes: removalSupersedes(),
+	}
+	r.Check = func(in *Input) []Finding {
+		var out []Finding
+		for _, c := range removedFields(in) {
+			ev := lookReaders(in.Readers, c)
+			if !ev.known || len(ev.active) > 0 {
+				continue
+			}
+			msg := fmt.Sprintf("%s: removed with no consumer reading it since %s", c.Name, day(in.Readers.Since()))
+			if last, ok := latest(ev.gone); ok {
+				msg += fmt.Sprintf(" (last read by %s on %s)", last.Consumer, day(last.LastSeen))
+			}
+			out = append(out, c.Finding(r, msg+": the contract step of expand/contract"))
+		}
+		return out
+	}
+	return r
+}
+
+func fieldRemovedWithoutDeprecation() *Rule {
+	r := &Rule{
+		ID:       "field-removed-without-deprecation",
+		Pack:     "evolution",
+		Formats:  OpenAPI | Proto,
+		Mode:     DiffRule,
+		Severity: Warning,
+		Title:    "A field is removed without having been deprecated first",
+		Doc: "The old version did not mark the removed field deprecated (OpenAPI `deprecated: " +
+			"true`, proto `[deprecated = true]`), so clients and their generated code got no " +
+			"warning that it was going away. Deprecate the field in one release, point to its " +
+			"replacement, and remove it in a later one.",
+		Bad:  "# old\nprice: {type: number}\n# new\n(price removed)",
+		Good: "# old\nprice: {type: number, deprecated: true}\n# new\n(price removed)",
+	}
+	r.Check = func(in *Input) []Finding {
+		var out []Finding
+		for i := range in.Changes {
+			c := &in.Changes[i]
+			if c.Subject != SubjectField || c.Kind != Removed || c.OldField == nil || c.OldField.Deprecated {
+				continue
+			}
+			how := "deprecated: true"
+			if c.Format == Proto {
+				how = "[deprecated = true]"
+			}
+			out = append(out, c.Finding(r, fmt.Sprintf(
+				"%s: removed without being deprecated first; mark it %s in a release before removing it",
+				c.Name, how)))
+		}
+		return out
+	}
+	return r
+}
+
+// removedFields are the removals that evidence can speak about: response
+// fields (OpenAPI) and message fields (proto), when evidence was given.
+func removedFields(in *Input) []*Change {
+	if in.Readers == nil {
+		return nil
+	}
+	var out []*Change
+	for i := range in.Changes {
+		c := &in.Changes[i]
+		if c.Subject != SubjectField || c.Kind != Removed {
+			continue
+		}
+		if c.Format != Proto && !c.Dir.Has(Response) {
+			continue
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// readerEvidence is what the evidence says about one removed field.
+type readerEvidence struct {
+	active []Reader // read within the window
+	gone   []Reader // last read before it
+	known  bool     // every operation reaching the field is described
+}
+
+func lookReaders(ev Evidence, c *Change) readerEvidence {
+	var out readerEvidence
+	qs := queries(c)
+	out.known = len(qs) > 0
+	for _, q := range qs {
+		if !ev.Knows(q.op) {
+			out.known = false
+			continue
+		}
+		for _, r := range ev.Readers(q.op, q.field) {
+			if r.Active(ev.Since()) {
+				out.active = append(out.active, r)
+			} else {
+				out.gone = append(out.gone, r)
+			}
+		}
+	}
+	out.active = byConsumer(out.active)
+	return out
+}
+
+type query struct{ op, field string }
+
+// queries says what to ask the evidence about a removed field: proto asks the
+// message that held it; OpenAPI asks every operation reaching it, by the
+// field's path below the nearest named schema.
+func queries(c *Change) []query {
+	if c.Format == Proto {
+		msg := strings.TrimSuffix(c.Path, "."+c.Name)
+		return []query{{msg, c.Name}}
+	}
+	field := strings.Join(bodyPath(c.Path, c.Name), ".")
+	qs := make([]query, len(c.Operations))
+	for i, op := range c.Operations {
+		qs[i] = query{op, field}
+	}
+	return qs
+}
+
+// bodyPath reads the property names at the end of a JSON pointer
+// (".../properties/items/items/properties/price" -> items, price), stepping
+// over array items and allOf/oneOf/anyOf branches, which add no name.
+func bodyPath(pointer, name string) []string {
+	t := strings.Split(strings.TrimPrefix(pointer, "#"), "/")
+	for i := range t {
+		t[i] = strings.ReplaceAll(strings.ReplaceAll(t[i], "~1", "/"), "~0", "~")
+	}
+	var segs []string
+	for i := len(t) - 1; i >= 1; {
+		switch {
+		case t[i-1] == "properties":
+			segs = append(segs, t[i])
+			i -= 2
+		case t[i] == "items":
+			i--
+		case isIndex(t[i]) && (t[i-1] == "allOf" || t[i-1] == "oneOf" || t[i-1] == "anyOf"):
+			i -= 2
+		default:
+			i = 0
+		}
+	}
+	if len(segs) == 0 {
+		return []string{name}
+	}
+	slices.Reverse(segs)
+	return segs
+}
+
+func isIndex(s string) bool {
+	_, err := strconv.Atoi(s)
+	return err == nil
+}
+
+// byConsumer merges one consumer's readings: the latest sighting, the reads
+// summed.
+func byConsumer(rs []Reader) []Reader {
+	var out []Reader
+	for _, r := range rs {
+		i := slices.IndexFunc(out, func(x Reader) bool { return x.Consumer == r.Consumer })
+		if i < 0 {
+			out = append(out, r)
+			continue
+		}
+		m := &out[i]
+		m.Reads += r.Reads
+		if newer(r, *m) {
+			m.LastSeen, m.File = r.LastSeen, r.File
+		}
+	}
+	slices.SortFunc(out, func(a, b Reader) int { return cmp.Compare(a.Consumer, b.Consumer) })
+	return out
+}
+
+// newer reports whether a was seen after b; a Pact file's "now" (zero) is
+// newer than any date.
+func newer(a, b Reader) bool {
+	if b.LastSeen.IsZero() {
+		return false
+	}
+	return a.LastSeen.IsZero() || a.LastSeen.After(b.LastSeen)
+}
+
+func describeReaders(rs []Reader) string {
+	ds := make([]string, len(rs))
+	for i, r := range rs {
+		switch {
+		case r.LastSeen.IsZero():
+			ds[i] = fmt.Sprintf("%s (Pact file %s)", r.Consumer, r.File)
+		case r.Reads > 0:
+			ds[i] = fmt.Sprintf("%s (last read %s, %s reads)", r.Consumer, day(r.LastSeen), grouped(float64(r.Reads)))
+		default:
+			ds[i] = fmt.Sprintf("%s (last read %s)", r.Consumer, day(r.LastSeen))
+		}
+	}
+	return strings.Join(ds, ", ")
+}
+
+func latest(rs []Reader) (Reader, bool) {
+	if len(rs) == 0 {
+		return Reader{}, false
+	}
+	return slices.MaxFunc(rs, func(a, b Reader) int { return a.LastSeen.Compare(b.LastSeen) }), true
+}
+
+func day(t time.Time) string { return t.UTC().Format("2006-01-02") }
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
+}

@@ -1,0 +1,120 @@
+package rules
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Input is what a rule's check reads: the typed diff and the two lowered
+// versions. Lint runs see only New.
+type Input struct {
+	Changes []Change
+	Old     *Contract
+	New     *Contract
+	// Readers is consumer evidence (--readers); nil when none was given.
+	Readers Evidence
+}
+
+// ProtoLevel is buf's strictness category; a proto rule runs at every level
+// its Levels include.
+type ProtoLevel uint8
+
+const (
+	LevelFile ProtoLevel = 1 << iota
+	LevelPackage
+	LevelWireJSON
+	LevelWire
+)
+
+// ParseProtoLevel reads the --proto-level flag.
+func ParseProtoLevel(s string) (ProtoLevel, error) {
+	switch strings.ToLower(strings.ReplaceAll(s, "_", "-")) {
+	case "file":
+		return LevelFile, nil
+	case "package":
+		return LevelPackage, nil
+	case "wire-json":
+		return LevelWireJSON, nil
+	case "wire":
+		return LevelWire, nil
+	}
+	return 0, fmt.Errorf("unknown proto level %q (want file, package, wire-json or wire)", s)
+}
+
+// Mode says whether a rule compares two versions or inspects one.
+type Mode uint8
+
+const (
+	DiffRule Mode = iota + 1
+	LintRule
+)
+
+// Rule is one declared check. Everything a user reads about it (title, doc,
+// examples) is data here, printed by `contractlint rules ID`.
+type Rule struct {
+	ID       string
+	Pack     string
+	Formats  Format
+	Mode     Mode
+	Severity Severity
+	// Off rules run only when config enables them.
+	Off    bool
+	Levels ProtoLevel
+	// Buf names the buf breaking rules this one covers.
+	Buf   []string
+	Title string
+	Doc   string
+	Bad   string
+	Good  string
+	// Supersedes lists rules whose findings at the same location this rule's
+	// finding replaces (field-redefined says more than a bare type change).
+	Supersedes []string
+	Check      func(*Input) []Finding
+}
+
+// Packs names the rule packs in the order they are listed.
+var packOrder = []string{"breaking", "evolution", "idempotency", "evolvability"}
+
+// Registry is the immutable set of rules, built once per run.
+type Registry struct {
+	rules []*Rule
+	byID  map[string]*Rule
+}
+
+// NewRegistry indexes rules and rejects a duplicated ID.
+func NewRegistry(rs []*Rule) (*Registry, error) {
+	reg := &Registry{byID: make(map[string]*Rule, len(rs))}
+	for _, r := range rs {
+		if _, dup := reg.byID[r.ID]; dup {
+			return nil, fmt.Errorf("rule %s registered twice", r.ID)
+		}
+		reg.byID[r.ID] = r
+		reg.rules = append(reg.rules, r)
+	}
+	slices.SortStableFunc(reg.rules, func(a, b *Rule) int {
+		if c := slices.Index(packOrder, a.Pack) - slices.Index(packOrder, b.Pack); c != 0 {
+			return c
+		}
+		return strings.Compare(a.ID, b.ID)
+	})
+	return reg, nil
+}
+
+// All returns every rule, grouped by pack and sorted by ID.
+func (r *Registry) All() []*Rule { return r.rules }
+
+// Get returns the rule with that ID.
+func (r *Registry) Get(id string) (*Rule, bool) {
+	x, ok := r.byID[id]
+	return x, ok
+}
+
+// Default returns the registry of every rule contractlint ships.
+func Default() *Registry {
+	reg, err := NewRegistry(builtin())
+	if err != nil {
+		panic(err) // a duplicated ID is a programming error caught by tests
+	}
+	return reg
+}
