@@ -1,0 +1,116 @@
+package protobuf
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/contractlint/contractlint/internal/source"
+	"github.com/contractlint/contractlint/rules"
+)
+
+// keyMarker in a field's leading comment names the request's idempotency key.
+const keyMarker = "contractlint:idempotency-key"
+
+// ignoreDirective starts an inline ignore in a leading comment.
+const ignoreDirective = "contractlint:ignore"
+
+// Contract lowers the tree for single-contract rules.
+func (t *Tree) Contract() *rules.Contract {
+	c := &rules.Contract{Format: rules.Proto}
+	for _, name := range sortedKeys(t.Services) {
+		for _, r := range t.Services[name].RPCs {
+			c.Operations = append(c.Operations, t.operation(r))
+		}
+	}
+	for _, name := range sortedKeys(t.Messages) {
+		m := t.Messages[name]
+		if m.MapEntry {
+			continue
+		}
+		msg := &rules.Message{Name: m.Name, Loc: m.Loc, ReservedRange: m.ReservedRanges, ReservedNames: m.ReservedNames}
+		for _, f := range m.Fields {
+			fa := facts(f)
+			msg.Fields = append(msg.Fields, fa)
+			c.Fields = append(c.Fields, fa)
+		}
+		c.Messages = append(c.Messages, msg)
+	}
+	for _, key := range sortedKeys(t.Extensions) {
+		c.Fields = append(c.Fields, facts(t.Extensions[key]))
+	}
+	c.Ignores, _ = t.ignores()
+	return c
+}
+
+func (t *Tree) operation(r *RPC) *rules.Operation {
+	op := &rules.Operation{ID: r.Name, Path: r.Name, Loc: r.Loc,
+		Idempotent: r.Idempotency == "NO_SIDE_EFFECTS" || r.Idempotency == "IDEMPOTENT"}
+	in := t.Messages[r.Input]
+	if in == nil {
+		return op // a request type from an import (such as google.protobuf.Empty) has no key
+	}
+	for _, f := range in.Fields {
+		op.RequestFields = append(op.RequestFields, facts(f))
+		if op.Key == nil && isKey(f) {
+			op.Key = &rules.Param{Name: f.Short, In: "field", Required: true, Type: f.Type, MaxLength: -1, Loc: f.Loc}
+		}
+	}
+	return op
+}
+
+// isKey reports whether a request field carries the idempotency key: by its
+// conventional name, or marked in its leading comment.
+func isKey(f *Field) bool {
+	if f.Card == CardRepeated || f.Card == CardMap || f.Type != "string" {
+		return false
+	}
+	return f.Short == "idempotency_key" || f.Short == "request_id" || strings.Contains(f.Comment, keyMarker)
+}
+
+// ignores collects the inline ignores of every message, field, enum,
+// service and rpc; an ignore without a rule or a reason is an input error.
+func (t *Tree) ignores() ([]rules.Ignore, source.Problems) {
+	var elems []*Elem
+	for _, name := range sortedKeys(t.Messages) {
+		m := t.Messages[name]
+		elems = append(elems, &m.Elem)
+		for _, f := range m.Fields {
+			elems = append(elems, &f.Elem)
+		}
+	}
+	for _, name := range sortedKeys(t.Enums) {
+		elems = append(elems, &t.Enums[name].Elem)
+	}
+	for _, name := range sortedKeys(t.Services) {
+		s := t.Services[name]
+		elems = append(elems, &s.Elem)
+		for _, r := range s.RPCs {
+			elems = append(elems, &r.Elem)
+		}
+	}
+	for _, key := range sortedKeys(t.Extensions) {
+		elems = append(elems, &t.Extensions[key].Elem)
+	}
+	var out []rules.Ignore
+	var probs source.Problems
+	for _, e := range elems {
+		if !strings.Contains(e.Comment, ignoreDirective) {
+			continue
+		}
+		for line := range strings.Lines(e.Comment) {
+			rest, ok := strings.CutPrefix(strings.TrimSpace(line), ignoreDirective)
+			if !ok {
+				continue
+			}
+			words := strings.Fields(rest)
+			if len(words) < 2 {
+				probs = append(probs, source.Problem{File: e.Loc.File, Line: e.Loc.Line, Column: e.Loc.Column,
+					Msg: "contractlint:ignore needs a rule ID and a reason: // contractlint:ignore <rule-id> <reason>"})
+				continue
+			}
+			out = append(out, rules.Ignore{Rule: words[0], Reason: strings.Join(words[1:], " "), Scope: e.Name, Loc: e.Loc})
+		}
+	}
+	slices.SortStableFunc(out, func(a, b rules.Ignore) int { return strings.Compare(a.Scope, b.Scope) })
+	return out, probs
+}

@@ -1,0 +1,198 @@
+package protobuf
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"path"
+	"strings"
+	"sync"
+
+	"github.com/bufbuild/protocompile"
+	"github.com/bufbuild/protocompile/reporter"
+
+	"github.com/contractlint/contractlint/internal/source"
+)
+
+// Options shape a Load.
+type Options struct {
+	// ImportPaths are root-relative directories imports resolve against, in
+	// order, like protoc's -I. Every listed file must lie under one of them.
+	ImportPaths []string
+	// Display maps a root-relative name to the name shown in findings.
+	Display func(string) string
+}
+
+// Load compiles files (root-relative names in src) and lowers them. Imports
+// resolve only inside src, against o.ImportPaths; google/protobuf/*.proto
+// always resolve to the standard imports. Compile errors come back as
+// source.Problems, every one of them.
+func Load(src source.Source, files []string, o Options) (*Tree, error) {
+	r := &resolver{src: src, roots: o.ImportPaths, display: o.Display, where: map[string]string{}}
+	if len(r.roots) == 0 {
+		r.roots = []string{"."}
+	}
+	names := make([]string, 0, len(files))
+	for _, f := range files {
+		n, err := r.importName(f)
+		if err != nil {
+			return nil, err
+		}
+		names = append(names, n)
+	}
+	var mu sync.Mutex
+	var probs source.Problems
+	rep := reporter.NewReporter(func(e reporter.ErrorWithPos) error {
+		mu.Lock()
+		probs = append(probs, r.problem(e))
+		mu.Unlock()
+		return nil // keep going: report every error, not the first
+	}, nil)
+	c := protocompile.Compiler{
+		Resolver:       protocompile.WithStandardImports(r),
+		SourceInfoMode: protocompile.SourceInfoStandard,
+		Reporter:       rep,
+	}
+	compiled, err := c.Compile(context.Background(), names...)
+	if err != nil {
+		var ewp reporter.ErrorWithPos
+		switch {
+		case errors.As(err, &ewp):
+			probs = append(probs, r.problem(ewp))
+		case !errors.Is(err, reporter.ErrInvalidSource) || len(probs) == 0:
+			probs = append(probs, source.Problem{Msg: r.clean(err.Error())})
+		}
+	}
+	if len(probs) > 0 {
+		return nil, dedupe(probs)
+	}
+	t := lower(compiled, r.locate)
+	if _, bad := t.ignores(); len(bad) > 0 {
+		return nil, bad
+	}
+	return t, nil
+}
+
+func dedupe(ps source.Problems) source.Problems {
+	seen := map[source.Problem]bool{}
+	out := ps[:0]
+	for _, p := range ps {
+		if !seen[p] {
+			seen[p] = true
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// resolver reads imports from a Source only, and remembers which root each
+// import name came from so locations name root-relative files.
+type resolver struct {
+	src     source.Source
+	roots   []string
+	display func(string) string
+	mu      sync.Mutex
+	where   map[string]string // import name -> root-relative name
+}
+
+// importName finds the import root that holds a listed file.
+func (r *resolver) importName(f string) (string, error) {
+	c, err := source.Clean(f)
+	if err != nil {
+		return "", source.Errorf(f, 0, 0, "%v", err)
+	}
+	for _, root := range r.roots {
+		root = path.Clean(root)
+		if root == "." {
+			r.remember(c, c)
+			return c, nil
+		}
+		if rest, ok := strings.CutPrefix(c, root+"/"); ok {
+			r.remember(rest, c)
+			return rest, nil
+		}
+	}
+	return "", source.Errorf(r.show(c), 0, 0, "file is outside every import path (%s)", strings.Join(r.roots, ", "))
+}
+
+func (r *resolver) remember(name, rel string) {
+	r.mu.Lock()
+	if _, ok := r.where[name]; !ok {
+		r.where[name] = rel
+	}
+	r.mu.Unlock()
+}
+
+// FindFileByPath refuses names that leave the root and otherwise searches
+// the import roots in order.
+func (r *resolver) FindFileByPath(name string) (protocompile.SearchResult, error) {
+	if strings.HasPrefix(name, "/") || strings.Contains(name, "\\") {
+		return protocompile.SearchResult{}, fmt.Errorf("import %q is absolute: imports must stay inside the import paths", name)
+	}
+	c, err := source.Clean(name)
+	if err != nil || c != name {
+		return protocompile.SearchResult{}, fmt.Errorf("import %q leaves the import paths", name)
+	}
+	r.mu.Lock()
+	rel, known := r.where[name]
+	r.mu.Unlock()
+	if known {
+		return r.read(rel)
+	}
+	for _, root := range r.roots {
+		rel := path.Join(root, name)
+		res, err := r.read(rel)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err == nil {
+			r.remember(name, rel)
+		}
+		return res, err
+	}
+	return protocompile.SearchResult{}, fmt.Errorf("%s: %w", name, fs.ErrNotExist)
+}
+
+func (r *resolver) read(rel string) (protocompile.SearchResult, error) {
+	b, err := r.src.ReadFile(rel)
+	if err != nil {
+		return protocompile.SearchResult{}, err
+	}
+	return protocompile.SearchResult{Source: io.NopCloser(bytes.NewReader(b))}, nil
+}
+
+// locate turns an import name into the file name shown in findings.
+func (r *resolver) locate(name string) string {
+	r.mu.Lock()
+	rel, ok := r.where[name]
+	r.mu.Unlock()
+	if !ok {
+		rel = name // a standard import
+	}
+	return r.show(rel)
+}
+
+func (r *resolver) show(rel string) string {
+	if r.display == nil {
+		return rel
+	}
+	return r.display(rel)
+}
+
+func (r *resolver) problem(e reporter.ErrorWithPos) source.Problem {
+	pos := e.GetPosition()
+	msg := e.Error()
+	if u := e.Unwrap(); u != nil {
+		msg = u.Error()
+	}
+	return source.Problem{File: r.locate(pos.Filename), Line: pos.Line, Column: pos.Col, Msg: r.clean(msg)}
+}
+
+// clean keeps messages to one line so each problem is one line of output.
+func (r *resolver) clean(msg string) string {
+	return strings.Join(strings.Fields(msg), " ")
+}
+

@@ -1,0 +1,279 @@
+package protobuf
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/bufbuild/protocompile/linker"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/types/descriptorpb"
+
+	"github.com/contractlint/contractlint/rules"
+)
+
+// fileOptions are the file options that change generated code, with their
+// field numbers in FileOptions (for source locations).
+var fileOptions = []struct {
+	name string
+	num  int32
+	get  func(*descriptorpb.FileOptions) string
+}{
+	{"java_package", 1, func(o *descriptorpb.FileOptions) string { return o.GetJavaPackage() }},
+	{"java_outer_classname", 8, func(o *descriptorpb.FileOptions) string { return o.GetJavaOuterClassname() }},
+	{"optimize_for", 9, func(o *descriptorpb.FileOptions) string { return o.GetOptimizeFor().String() }},
+	{"java_multiple_files", 10, func(o *descriptorpb.FileOptions) string { return fmt.Sprint(o.GetJavaMultipleFiles()) }},
+	{"go_package", 11, func(o *descriptorpb.FileOptions) string { return o.GetGoPackage() }},
+	{"cc_generic_services", 16, func(o *descriptorpb.FileOptions) string { return fmt.Sprint(o.GetCcGenericServices()) }},
+	{"java_generic_services", 17, func(o *descriptorpb.FileOptions) string { return fmt.Sprint(o.GetJavaGenericServices()) }},
+	{"py_generic_services", 18, func(o *descriptorpb.FileOptions) string { return fmt.Sprint(o.GetPyGenericServices()) }},
+	{"cc_enable_arenas", 31, func(o *descriptorpb.FileOptions) string { return fmt.Sprint(o.GetCcEnableArenas()) }},
+	{"objc_class_prefix", 36, func(o *descriptorpb.FileOptions) string { return o.GetObjcClassPrefix() }},
+	{"csharp_namespace", 37, func(o *descriptorpb.FileOptions) string { return o.GetCsharpNamespace() }},
+	{"swift_prefix", 39, func(o *descriptorpb.FileOptions) string { return o.GetSwiftPrefix() }},
+	{"php_class_prefix", 40, func(o *descriptorpb.FileOptions) string { return o.GetPhpClassPrefix() }},
+	{"php_namespace", 41, func(o *descriptorpb.FileOptions) string { return o.GetPhpNamespace() }},
+	{"php_metadata_namespace", 44, func(o *descriptorpb.FileOptions) string { return o.GetPhpMetadataNamespace() }},
+	{"ruby_package", 45, func(o *descriptorpb.FileOptions) string { return o.GetRubyPackage() }},
+}
+
+// FileOptionNames lists the file options the diff compares.
+func FileOptionNames() []string {
+	out := make([]string, len(fileOptions))
+	for i, o := range fileOptions {
+		out[i] = o.name
+	}
+	return out
+}
+
+// lowerer copies what the rules need out of compiled descriptors.
+type lowerer struct {
+	t      *Tree
+	fd     protoreflect.FileDescriptor
+	locs   protoreflect.SourceLocations
+	file   string // display name
+	syntax string
+	fopts  *descriptorpb.FileOptions
+}
+
+func lower(files linker.Files, locate func(string) string) *Tree {
+	t := &Tree{Files: map[string]*File{}, Messages: map[string]*Message{},
+		Enums: map[string]*Enum{}, Services: map[string]*Service{}, Extensions: map[string]*Field{}}
+	for _, fd := range files {
+		if fd == nil {
+			continue
+		}
+		l := &lowerer{t: t, fd: fd, locs: fd.SourceLocations(), file: locate(fd.Path()), syntax: syntaxOf(fd)}
+		l.fopts, _ = fd.Options().(*descriptorpb.FileOptions)
+		l.lowerFile()
+	}
+	return t
+}
+
+func syntaxOf(fd protoreflect.FileDescriptor) string {
+	switch fd.Syntax() {
+	case protoreflect.Proto2:
+		return "proto2"
+	case protoreflect.Proto3:
+		return "proto3"
+	}
+	return "editions"
+}
+
+func (l *lowerer) at(p protoreflect.SourcePath) (rules.Location, string) {
+	sl := l.locs.ByPath(p)
+	if sl.Path == nil {
+		return rules.Location{File: l.file}, ""
+	}
+	return rules.Location{File: l.file, Line: sl.StartLine + 1, Column: sl.StartColumn + 1},
+		strings.TrimSpace(sl.LeadingComments)
+}
+
+func (l *lowerer) elem(d protoreflect.Descriptor) Elem {
+	sl := l.locs.ByDescriptor(d)
+	e := Elem{Name: string(d.FullName()), File: l.fd.Path(), Loc: rules.Location{File: l.file}}
+	if sl.Path != nil {
+		e.Loc.Line, e.Loc.Column = sl.StartLine+1, sl.StartColumn+1
+		e.Comment = strings.TrimSpace(sl.LeadingComments)
+	}
+	return e
+}
+
+func (l *lowerer) lowerFile() {
+	f := &File{Name: l.fd.Path(), Loc: rules.Location{File: l.file}, Package: string(l.fd.Package()),
+		Syntax: l.syntax, Options: map[string]string{}, OptionLoc: map[string]rules.Location{}}
+	f.PackageLoc, _ = l.at(protoreflect.SourcePath{2})
+	f.SyntaxLoc, _ = l.at(protoreflect.SourcePath{12})
+	if f.SyntaxLoc.Line == 0 {
+		f.SyntaxLoc, _ = l.at(protoreflect.SourcePath{14}) // edition
+	}
+	for _, o := range fileOptions {
+		f.Options[o.name] = o.get(l.fopts)
+		if loc, _ := l.at(protoreflect.SourcePath{8, o.num}); loc.Line != 0 {
+			f.OptionLoc[o.name] = loc
+		}
+	}
+	l.t.Files[f.Name] = f
+	l.messages(l.fd.Messages())
+	l.enums(l.fd.Enums())
+	l.extensions(l.fd.Extensions())
+	for i := 0; i < l.fd.Services().Len(); i++ {
+		l.service(l.fd.Services().Get(i))
+	}
+}
+
+func (l *lowerer) messages(ms protoreflect.MessageDescriptors) {
+	for i := 0; i < ms.Len(); i++ {
+		l.message(ms.Get(i))
+	}
+}
+
+func (l *lowerer) enums(es protoreflect.EnumDescriptors) {
+	for i := 0; i < es.Len(); i++ {
+		l.enum(es.Get(i))
+	}
+}
+
+func (l *lowerer) extensions(xs protoreflect.ExtensionDescriptors) {
+	for i := 0; i < xs.Len(); i++ {
+		x := l.field(xs.Get(i))
+		l.t.Extensions[extKey(x.Extendee, x.Number)] = x
+	}
+}
+
+func extKey(extendee string, n int32) string { return fmt.Sprintf("%s/%d", extendee, n) }
+
+func (l *lowerer) message(md protoreflect.MessageDescriptor) {
+	opts, _ := md.Options().(*descriptorpb.MessageOptions)
+	m := &Message{Elem: l.elem(md), MapEntry: md.IsMapEntry(), MessageSet: opts.GetMessageSetWireFormat(),
+		NoAccessor: opts.GetNoStandardDescriptorAccessor(),
+		JSONFormat: l.feature(opts.GetFeatures(), func(fs *descriptorpb.FeatureSet) string {
+			return fs.GetJsonFormat().String()
+		}, map[string]string{"proto2": "LEGACY_BEST_EFFORT", "": "ALLOW"})}
+	for i := 0; i < md.Fields().Len(); i++ {
+		m.Fields = append(m.Fields, l.field(md.Fields().Get(i)))
+	}
+	for i := 0; i < md.Oneofs().Len(); i++ {
+		if od := md.Oneofs().Get(i); !od.IsSynthetic() {
+			m.Oneofs = append(m.Oneofs, &Oneof{Elem: l.elem(od)})
+		}
+	}
+	for i := 0; i < md.ReservedRanges().Len(); i++ {
+		r := md.ReservedRanges().Get(i)
+		m.ReservedRanges = append(m.ReservedRanges, [2]int32{int32(r[0]), int32(r[1]) - 1})
+	}
+	for i := 0; i < md.ReservedNames().Len(); i++ {
+		m.ReservedNames = append(m.ReservedNames, string(md.ReservedNames().Get(i)))
+	}
+	for i := 0; i < md.ExtensionRanges().Len(); i++ {
+		r := md.ExtensionRanges().Get(i)
+		m.ExtRanges = append(m.ExtRanges, [2]int32{int32(r[0]), int32(r[1]) - 1})
+	}
+	l.t.Messages[m.Name] = m
+	l.messages(md.Messages())
+	l.enums(md.Enums())
+	l.extensions(md.Extensions())
+}
+
+// feature reads an editions feature from the element's options, then the
+// file's; proto2 and proto3 files have fixed values.
+func (l *lowerer) feature(own *descriptorpb.FeatureSet, get func(*descriptorpb.FeatureSet) string, fixed map[string]string) string {
+	if v, ok := fixed[l.syntax]; ok && l.syntax != "editions" {
+		return v
+	}
+	for _, fs := range []*descriptorpb.FeatureSet{own, l.fopts.GetFeatures()} {
+		if fs != nil {
+			if v := get(fs); !strings.HasSuffix(v, "_UNKNOWN") {
+				return v
+			}
+		}
+	}
+	return fixed[""]
+}
+
+func (l *lowerer) field(fd protoreflect.FieldDescriptor) *Field {
+	opts, _ := fd.Options().(*descriptorpb.FieldOptions)
+	f := &Field{Elem: l.elem(fd), Short: string(fd.Name()), Number: int32(fd.Number()),
+		JSONName: fd.JSONName(), Kind: fd.Kind().String(), Packed: fd.IsPacked(),
+		Deprecated: opts.GetDeprecated(), CType: opts.GetCtype().String(), JSType: opts.GetJstype().String(),
+		JavaUTF8: l.fopts.GetJavaStringCheckUtf8()}
+	f.Type = typeName(fd)
+	switch {
+	case fd.IsMap():
+		f.Card = CardMap
+		f.MapKey, f.MapValue = typeName(fd.MapKey()), typeName(fd.MapValue())
+		f.MapKind = fd.MapValue().Kind().String()
+		f.Type = "map<" + f.MapKey + ", " + f.MapValue + ">"
+	case fd.Cardinality() == protoreflect.Repeated:
+		f.Card = CardRepeated
+	case fd.Cardinality() == protoreflect.Required:
+		f.Card = CardRequired
+	case fd.HasPresence():
+		f.Card = CardOptional
+	default:
+		f.Card = CardImplicit
+	}
+	if od := fd.ContainingOneof(); od != nil && !od.IsSynthetic() {
+		f.Oneof = string(od.Name())
+	}
+	if fd.HasDefault() {
+		f.HasDefault = true
+		if fd.Kind() == protoreflect.EnumKind {
+			f.Default = string(fd.DefaultEnumValue().Name())
+		} else {
+			f.Default = fmt.Sprint(fd.Default().Interface())
+		}
+	}
+	if fd.Kind() == protoreflect.StringKind {
+		f.UTF8 = l.feature(opts.GetFeatures(), func(fs *descriptorpb.FeatureSet) string {
+			return fs.GetUtf8Validation().String()
+		}, map[string]string{"proto2": "NONE", "proto3": "VERIFY", "": "VERIFY"})
+	}
+	if fd.IsExtension() {
+		f.Extendee = string(fd.ContainingMessage().FullName())
+	}
+	return f
+}
+
+func typeName(fd protoreflect.FieldDescriptor) string {
+	switch fd.Kind() {
+	case protoreflect.MessageKind, protoreflect.GroupKind:
+		return string(fd.Message().FullName())
+	case protoreflect.EnumKind:
+		return string(fd.Enum().FullName())
+	}
+	return fd.Kind().String()
+}
+
+func (l *lowerer) enum(ed protoreflect.EnumDescriptor) {
+	opts, _ := ed.Options().(*descriptorpb.EnumOptions)
+	e := &Enum{Elem: l.elem(ed), Closed: ed.IsClosed(),
+		JSONFormat: l.feature(opts.GetFeatures(), func(fs *descriptorpb.FeatureSet) string {
+			return fs.GetJsonFormat().String()
+		}, map[string]string{"proto2": "LEGACY_BEST_EFFORT", "": "ALLOW"})}
+	for i := 0; i < ed.Values().Len(); i++ {
+		v := ed.Values().Get(i)
+		e.Values = append(e.Values, &EnumValue{Elem: l.elem(v), Short: string(v.Name()), Number: int32(v.Number())})
+	}
+	for i := 0; i < ed.ReservedRanges().Len(); i++ {
+		r := ed.ReservedRanges().Get(i)
+		e.ReservedRanges = append(e.ReservedRanges, [2]int32{int32(r[0]), int32(r[1])})
+	}
+	for i := 0; i < ed.ReservedNames().Len(); i++ {
+		e.ReservedNames = append(e.ReservedNames, string(ed.ReservedNames().Get(i)))
+	}
+	l.t.Enums[e.Name] = e
+}
+
+func (l *lowerer) service(sd protoreflect.ServiceDescriptor) {
+	s := &Service{Elem: l.elem(sd)}
+	for i := 0; i < sd.Methods().Len(); i++ {
+		md := sd.Methods().Get(i)
+		opts, _ := md.Options().(*descriptorpb.MethodOptions)
+		s.RPCs = append(s.RPCs, &RPC{Elem: l.elem(md), Short: string(md.Name()),
+			Input: string(md.Input().FullName()), Output: string(md.Output().FullName()),
+			ClientStreaming: md.IsStreamingClient(), ServerStreaming: md.IsStreamingServer(),
+			Idempotency: opts.GetIdempotencyLevel().String()})
+	}
+	l.t.Services[s.Name] = s
+}
+

@@ -1,0 +1,136 @@
+// Package protobuf compiles .proto files with protocompile, lowers them at
+// once into a compact model (the compiler's descriptors are dropped), and
+// computes the typed diff and the lint view of one version.
+package protobuf
+
+import "github.com/contractlint/contractlint/rules"
+
+// Tree is one version of a set of .proto files, lowered. Only the files the
+// caller listed are here; their imports are only referenced by full name.
+type Tree struct {
+	Files    map[string]*File // by import name (the path relative to its import root)
+	Messages map[string]*Message
+	Enums    map[string]*Enum
+	Services map[string]*Service
+	// Extensions by extendee full name and number: "pkg.Msg/100".
+	Extensions map[string]*Field
+}
+
+// File holds what a file declares about itself.
+type File struct {
+	Name       string
+	Loc        rules.Location
+	Package    string
+	PackageLoc rules.Location
+	Syntax     string // proto2, proto3 or editions
+	SyntaxLoc  rules.Location
+	// Options holds the file options that change generated code, by name
+	// (go_package, java_package, ...), with their declaration lines.
+	Options   map[string]string
+	OptionLoc map[string]rules.Location
+}
+
+// Elem is what every named declaration has.
+type Elem struct {
+	Name    string // full name
+	File    string // import name of the declaring file
+	Loc     rules.Location
+	Comment string // leading comment, trimmed
+}
+
+// Message is a message with its fields in number order.
+type Message struct {
+	Elem
+	Fields         []*Field
+	Oneofs         []*Oneof
+	ReservedRanges [][2]int32 // inclusive
+	ReservedNames  []string
+	ExtRanges      [][2]int32 // inclusive
+	MapEntry       bool
+	MessageSet     bool
+	NoAccessor     bool // no_standard_descriptor_accessor
+	JSONFormat     string
+}
+
+// Oneof is a real (not synthetic) oneof.
+type Oneof struct {
+	Elem
+}
+
+// Cardinalities of a field.
+const (
+	CardOptional = "optional" // explicit presence
+	CardImplicit = "implicit" // proto3 singular without presence
+	CardRequired = "required"
+	CardRepeated = "repeated"
+	CardMap      = "map"
+)
+
+// Field is a message field or an extension.
+type Field struct {
+	Elem
+	Short    string // the field's own name
+	Number   int32
+	JSONName string
+	// Type is the scalar name (int32, string, ...) or the full name of the
+	// message or enum; Kind is the scalar name, "message", "group" or "enum".
+	Type       string
+	Kind       string
+	Card       string
+	Oneof      string // the real oneof's short name
+	Default    string
+	HasDefault bool
+	Packed     bool
+	Deprecated bool
+	CType      string
+	JSType     string
+	UTF8       string // VERIFY or NONE
+	JavaUTF8   bool
+	Extendee   string // full name of the extended message, for extensions
+	// MapKey and MapValue describe a map field's entry; MapKind is the
+	// value's Kind.
+	MapKey, MapValue, MapKind string
+}
+
+// Enum is an enum with its values in declaration order.
+type Enum struct {
+	Elem
+	Values         []*EnumValue
+	ReservedRanges [][2]int32
+	ReservedNames  []string
+	Closed         bool
+	JSONFormat     string
+}
+
+// EnumValue is one enum value.
+type EnumValue struct {
+	Elem
+	Short  string
+	Number int32
+}
+
+// Service is a service with its rpcs.
+type Service struct {
+	Elem
+	RPCs []*RPC
+}
+
+// RPC is one method of a service.
+type RPC struct {
+	Elem
+	Short           string
+	Input, Output   string
+	ClientStreaming bool
+	ServerStreaming bool
+	Idempotency     string // IDEMPOTENCY_UNKNOWN, NO_SIDE_EFFECTS, IDEMPOTENT
+}
+
+// reserved reports whether n falls in one of the inclusive ranges.
+func reserved(ranges [][2]int32, n int32) bool {
+	for _, r := range ranges {
+		if n >= r[0] && n <= r[1] {
+			return true
+		}
+	}
+	return false
+}
