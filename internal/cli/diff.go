@@ -1,0 +1,197 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/contractlint/contractlint/internal/pipeline"
+	"github.com/contractlint/contractlint/internal/report"
+	"github.com/contractlint/contractlint/internal/source"
+	"github.com/contractlint/contractlint/rules"
+)
+
+// common holds the flags every checking command shares.
+type common struct {
+	format     string
+	failOn     string
+	output     string
+	protoPaths []string
+	protoLevel string
+	stats      bool
+}
+
+func (c *common) register(cmd *cobra.Command) {
+	f := cmd.Flags()
+	f.StringVar(&c.format, "format", "text", "report format: "+joinFormats())
+	f.StringVar(&c.failOn, "fail-on", "error", "exit 1 when a finding is at or above: error, warning, info or never")
+	f.StringVarP(&c.output, "output", "o", "", "write the report to this file instead of standard output")
+	f.StringArrayVar(&c.protoPaths, "proto-path", nil, "extra .proto import root (repeatable, like protoc -I)")
+	f.StringVar(&c.protoLevel, "proto-level", "wire-json", "proto strictness: file, package, wire-json or wire")
+	f.BoolVar(&c.stats, "stats", false, "print time per phase and peak memory to standard error")
+}
+
+func joinFormats() string {
+	s := ""
+	for i, f := range report.Formats() {
+		if i > 0 {
+			s += "|"
+		}
+		s += f
+	}
+	return s
+}
+
+// options turns flags into a pipeline run's options.
+func (c *common) options() (pipeline.Options, error) {
+	s := &rules.Settings{}
+	lvl, err := rules.ParseProtoLevel(c.protoLevel)
+	if err != nil {
+		return pipeline.Options{}, usageErr("%v", err)
+	}
+	s.ProtoLevel = lvl
+	return pipeline.Options{Registry: rules.Default(), Settings: s, ProtoPaths: c.protoPaths}, nil
+}
+
+// threshold reads --fail-on; never means no severity fails the run.
+func (c *common) threshold() (rules.Severity, error) {
+	if c.failOn == "never" {
+		return rules.Error + 1, nil
+	}
+	s, err := rules.ParseSeverity(c.failOn)
+	if err != nil {
+		return 0, usageErr("--fail-on: %v", err)
+	}
+	return s, nil
+}
+
+// emit writes the report and turns the findings into the exit status.
+func (c *common) emit(e *Env, fs []rules.Finding, reg *rules.Registry) error {
+	threshold, err := c.threshold()
+	if err != nil {
+		return err
+	}
+	var w io.Writer = e.Stdout
+	if c.output != "" {
+		f, err := os.Create(c.output)
+		if err != nil {
+			return usageErr("--output: %v", err)
+		}
+		defer f.Close()
+		w = f
+	}
+	rep, err := report.New(c.format, report.Options{Getenv: e.Getenv})
+	if err != nil {
+		return usageErr("--format: %v", err)
+	}
+	if err := rep.Write(w, &report.Report{Findings: fs, Rules: reg, Tool: "contractlint"}); err != nil {
+		return usageErr("writing the report: %v", err)
+	}
+	for _, f := range fs {
+		if f.Severity >= threshold {
+			return &exitError{code: ExitFindings}
+		}
+	}
+	return nil
+}
+
+func newDiffCmd(e *Env) *cobra.Command {
+	var c common
+	cmd := &cobra.Command{
+		Use:   "diff OLD NEW",
+		Short: "Report the changes from OLD to NEW that break existing clients",
+		Long: "diff compares two versions of a contract: two OpenAPI files (YAML or JSON, 3.0 or 3.1),\n" +
+			"two .proto files, or two directories of .proto files matched by relative path.",
+		Args: cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o, err := c.options()
+			if err != nil {
+				return err
+			}
+			start := time.Now()
+			old, err := openSide(args[0], c.protoPaths)
+			if err != nil {
+				return err
+			}
+			nw, err := openSide(args[1], c.protoPaths)
+			if err != nil {
+				return err
+			}
+			fs, err := pipeline.Diff(old, nw, o)
+			if err != nil {
+				return inputErr(err)
+			}
+			if c.stats {
+				fmt.Fprintf(e.Stderr, "stats: load+diff+rules %v\n", time.Since(start).Round(time.Millisecond))
+			}
+			return c.emit(e, fs, o.Registry)
+		},
+	}
+	c.register(cmd)
+	return cmd
+}
+
+// inputErr reports an unreadable contract: exit 2, every problem on its own
+// line as file:line:col: message.
+func inputErr(err error) error {
+	return &exitError{code: ExitUsage, msg: err.Error()}
+}
+
+// openSide resolves a command-line path into a Side rooted at its
+// repository (or its own directory outside one), shown relative to the
+// working directory.
+func openSide(arg string, protoPaths []string) (pipeline.Side, error) {
+	fi, err := os.Stat(arg)
+	if err != nil {
+		return pipeline.Side{}, usageErr("%s: %v", arg, unwrapPath(err))
+	}
+	root, err := source.Root(arg)
+	if err != nil {
+		return pipeline.Side{}, usageErr("%s: %v", arg, err)
+	}
+	src, err := source.OpenDir(root)
+	if err != nil {
+		return pipeline.Side{}, usageErr("%s: %v", arg, err)
+	}
+	abs, _ := filepath.Abs(arg)
+	rel, _ := filepath.Rel(root, abs)
+	rel = filepath.ToSlash(rel)
+	side := pipeline.Side{Src: src, Display: displayFrom(root)}
+	if fi.IsDir() {
+		side.Dir = rel
+		side.Files, err = pipeline.ProtoFiles(src, rel)
+		if err != nil {
+			return side, usageErr("%s: %v", arg, err)
+		}
+		if len(side.Files) == 0 {
+			return side, usageErr("%s: no .proto files in this directory", arg)
+		}
+		return side, nil
+	}
+	side.Files = []string{rel}
+	return side, nil
+}
+
+// displayFrom names files relative to the working directory when they are
+// below it, else relative to the root: never an absolute machine path.
+func displayFrom(root string) func(string) string {
+	wd, _ := os.Getwd()
+	return func(name string) string {
+		abs := filepath.Join(root, filepath.FromSlash(name))
+		if rel, err := filepath.Rel(wd, abs); err == nil && !filepath.IsAbs(rel) && len(rel) < len(abs) {
+			return filepath.ToSlash(rel)
+		}
+		return name
+	}
+}
+
+func unwrapPath(err error) error {
+	if pe, ok := err.(*os.PathError); ok {
+		return pe.Err
+	}
+	return err
+}

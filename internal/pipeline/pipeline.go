@@ -1,0 +1,167 @@
+// Package pipeline runs the one-way flow: load both sides -> typed model ->
+// typed diff -> rules -> filtered findings. The CLI, review and the tests all
+// come through here, so every entry point sees the same findings.
+package pipeline
+
+import (
+	"io/fs"
+	"path"
+	"strings"
+
+	"github.com/contractlint/contractlint/internal/source"
+	"github.com/contractlint/contractlint/rules"
+)
+
+// Side is one version of a contract: where its bytes come from, which files
+// (root-relative) it consists of, and how its file names are shown.
+type Side struct {
+	Src source.Source
+	// Files are root-relative names: one OpenAPI document, or .proto files.
+	Files []string
+	// Dir is set when the side is a directory of .proto files (root-relative).
+	Dir string
+	// Display maps a root-relative name to the name shown in findings.
+	Display func(string) string
+}
+
+// Options shape one run.
+type Options struct {
+	Settings *rules.Settings
+	Registry *rules.Registry
+	// ProtoPaths are extra import roots (root-relative), like protoc's -I.
+	ProtoPaths []string
+}
+
+// FormatOf tells which format a side holds: a directory or .proto file is
+// protobuf, anything else is OpenAPI.
+func FormatOf(s Side) rules.Format {
+	if s.Dir != "" {
+		return rules.Proto
+	}
+	for _, f := range s.Files {
+		if strings.EqualFold(path.Ext(f), ".proto") {
+			return rules.Proto
+		}
+	}
+	return rules.OpenAPI
+}
+
+// Diff compares old with new and returns the findings of the diff rules, plus
+// the lint rules' findings that the change made true.
+func Diff(old, new Side, o Options) ([]rules.Finding, error) {
+	fo, fn := FormatOf(old), FormatOf(new)
+	if fo != fn {
+		return nil, source.Errorf(new.display(firstName(new)), 0, 0,
+			"cannot compare a %s contract with a %s contract (%s)", fn, fo, old.display(firstName(old)))
+	}
+	var in *rules.Input
+	var err error
+	if fo == rules.Proto {
+		in, err = diffProto(old, new, o)
+	} else {
+		in, err = diffOpenAPI(old, new)
+	}
+	if err != nil {
+		return nil, err
+	}
+	findings := rules.Run(o.Registry, o.Settings, rules.DiffRule, in)
+	return append(findings, newLintFindings(in, o)...), nil
+}
+
+// Lint runs the single-contract rules on one side.
+func Lint(s Side, o Options) ([]rules.Finding, error) {
+	var c *rules.Contract
+	var err error
+	if FormatOf(s) == rules.Proto {
+		c, err = lintProto(s, o)
+	} else {
+		c, err = lintOpenAPI(s)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return rules.Run(o.Registry, o.Settings, rules.LintRule, &rules.Input{New: c}), nil
+}
+
+// newLintFindings reports lint findings on the new side only where the diff
+// made them true: absent on the old side, or on an operation the diff touched.
+// An old unfixed endpoint must not fail every pull request.
+func newLintFindings(in *rules.Input, o Options) []rules.Finding {
+	if in.New == nil {
+		return nil
+	}
+	now := rules.Run(o.Registry, o.Settings, rules.LintRule, &rules.Input{New: in.New})
+	if len(now) == 0 {
+		return nil
+	}
+	before := map[string]bool{}
+	if in.Old != nil {
+		for _, f := range rules.Run(o.Registry, o.Settings, rules.LintRule, &rules.Input{New: in.Old}) {
+			before[f.Rule+"\x00"+f.Path] = true
+		}
+	}
+	touched := map[string]bool{}
+	for _, c := range in.Changes {
+		for _, op := range c.Operations {
+			touched[op] = true
+		}
+	}
+	var out []rules.Finding
+	for _, f := range now {
+		if !before[f.Rule+"\x00"+f.Path] || anyTouched(f.Operations, touched) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+func anyTouched(ops []string, touched map[string]bool) bool {
+	for _, op := range ops {
+		if touched[op] {
+			return true
+		}
+	}
+	return false
+}
+
+func firstName(s Side) string {
+	if s.Dir != "" {
+		return s.Dir
+	}
+	if len(s.Files) > 0 {
+		return s.Files[0]
+	}
+	return ""
+}
+
+func (s Side) display(name string) string {
+	if s.Display == nil {
+		return name
+	}
+	return s.Display(name)
+}
+
+// ProtoFiles lists the .proto files under dir in src, root-relative and sorted.
+func ProtoFiles(src source.Source, dir string) ([]string, error) {
+	var out []string
+	var walk func(string) error
+	walk = func(d string) error {
+		ents, err := src.ReadDir(d)
+		if err != nil {
+			return err
+		}
+		for _, e := range ents {
+			name := path.Join(d, e.Name())
+			switch {
+			case e.IsDir():
+				if err := walk(name); err != nil {
+					return err
+				}
+			case e.Type()&fs.ModeSymlink == 0 && strings.HasSuffix(e.Name(), ".proto"):
+				out = append(out, name)
+			}
+		}
+		return nil
+	}
+	return out, walk(dir)
+}

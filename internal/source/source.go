@@ -1,0 +1,131 @@
+// Package source says where contract bytes come from: the working tree, a git
+// revision or the git index. Both sides of a diff, and every $ref or import
+// they pull in, are read through one Source, which never reads outside its root.
+package source
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+)
+
+// Source reads files by slash-separated names relative to its root.
+type Source interface {
+	// ReadFile returns a file's bytes; names that leave the root are refused.
+	ReadFile(name string) ([]byte, error)
+	// ReadDir lists a directory, for walking trees of .proto files.
+	ReadDir(name string) ([]fs.DirEntry, error)
+	// Stat describes a file or directory.
+	Stat(name string) (fs.FileInfo, error)
+	// Label names the source in messages ("working tree", "HEAD~1", "index").
+	Label() string
+}
+
+// ErrOutside is returned for a name that leaves the source's root.
+var ErrOutside = errors.New("path leaves the repository")
+
+// Clean validates a slash-separated, root-relative name: no absolute paths,
+// no .. that climbs out, no NUL bytes.
+func Clean(name string) (string, error) {
+	if strings.ContainsRune(name, 0) {
+		return "", fmt.Errorf("%q: path contains a NUL byte", name)
+	}
+	if path.IsAbs(name) || filepath.IsAbs(name) || filepath.VolumeName(name) != "" {
+		return "", fmt.Errorf("%s: %w (absolute path)", name, ErrOutside)
+	}
+	c := path.Clean(name)
+	if c == ".." || strings.HasPrefix(c, "../") {
+		return "", fmt.Errorf("%s: %w", name, ErrOutside)
+	}
+	return c, nil
+}
+
+// Dir is a Source over a directory of the file system. It uses os.Root, so
+// neither .. nor a symbolic link can lead it outside.
+type Dir struct {
+	root  *os.Root
+	path  string
+	label string
+}
+
+// OpenDir opens dir as a Source.
+func OpenDir(dir string) (*Dir, error) {
+	r, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, err
+	}
+	return &Dir{root: r, path: dir, label: "working tree"}, nil
+}
+
+// Path is the directory the source reads from.
+func (d *Dir) Path() string { return d.path }
+
+func (d *Dir) Label() string { return d.label }
+
+func (d *Dir) ReadFile(name string) ([]byte, error) {
+	c, err := Clean(name)
+	if err != nil {
+		return nil, err
+	}
+	b, err := d.root.ReadFile(c)
+	return b, d.explain(name, err)
+}
+
+func (d *Dir) Stat(name string) (fs.FileInfo, error) {
+	c, err := Clean(name)
+	if err != nil {
+		return nil, err
+	}
+	fi, err := d.root.Stat(c)
+	return fi, d.explain(name, err)
+}
+
+func (d *Dir) ReadDir(name string) ([]fs.DirEntry, error) {
+	c, err := Clean(name)
+	if err != nil {
+		return nil, err
+	}
+	ents, err := fs.ReadDir(d.root.FS(), c)
+	return ents, d.explain(name, err)
+}
+
+// explain turns os.Root's escape error into ErrOutside and strips the
+// machine path from messages, which name files relative to the root.
+func (d *Dir) explain(name string, err error) error {
+	if err == nil {
+		return nil
+	}
+	if strings.Contains(err.Error(), "escapes from parent") || strings.Contains(err.Error(), "path escapes") {
+		return fmt.Errorf("%s: %w (through a symbolic link or ..)", name, ErrOutside)
+	}
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return fmt.Errorf("%s: %w", name, pe.Err)
+	}
+	return err
+}
+
+// Root finds the directory a contract's references may reach: the top of the
+// git work tree holding file, or else the file's own directory.
+func Root(file string) (string, error) {
+	abs, err := filepath.Abs(file)
+	if err != nil {
+		return "", err
+	}
+	dir := abs
+	if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
+		dir = filepath.Dir(abs)
+	}
+	for d := dir; ; d = filepath.Dir(d) {
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			return d, nil
+		}
+		if filepath.Dir(d) == d {
+			return dir, nil
+		}
+	}
+}

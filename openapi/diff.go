@@ -1,0 +1,202 @@
+package openapi
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/getkin/kin-openapi/openapi3"
+
+	"github.com/contractlint/contractlint/rules"
+)
+
+// differ computes the typed diff once. Schema pairs are compared once each
+// (memo), and every change remembers the operations and directions that reach
+// it, so a change in a shared component is one change, not one per operation.
+type differ struct {
+	old, new *Doc
+	changes  []rules.Change
+	reached  []map[string]rules.Direction
+	memo     map[pair][]int
+	active   map[pair]bool
+}
+
+type pair struct{ o, n *openapi3.Schema }
+
+// Diff compares two loaded documents.
+func Diff(old, new *Doc) []rules.Change {
+	d := &differ{old: old, new: new, memo: map[pair][]int{}, active: map[pair]bool{}}
+	d.components()
+	d.paths()
+	return d.finish()
+}
+
+// add records a change and returns its index.
+func (d *differ) add(c rules.Change) int {
+	c.Format = rules.OpenAPI
+	d.changes = append(d.changes, c)
+	d.reached = append(d.reached, nil)
+	return len(d.changes) - 1
+}
+
+// reach marks changes as reached from operation op in direction dir.
+func (d *differ) reach(idx []int, op string, dir rules.Direction) {
+	for _, i := range idx {
+		if d.reached[i] == nil {
+			d.reached[i] = map[string]rules.Direction{}
+		}
+		d.reached[i][op] |= dir
+	}
+}
+
+// finish attaches the operations to each change, once per direction, so a
+// rule about requests names only the operations that send the change. Schema
+// changes no operation reaches are dropped: an unused component breaks nobody.
+func (d *differ) finish() []rules.Change {
+	out := make([]rules.Change, 0, len(d.changes))
+	for i, c := range d.changes {
+		for _, dir := range []rules.Direction{rules.Request, rules.Response} {
+			var ops []string
+			for op, got := range d.reached[i] {
+				if got.Has(dir) {
+					ops = append(ops, op)
+				}
+			}
+			if len(ops) == 0 {
+				continue
+			}
+			slices.Sort(ops)
+			c.Dir, c.Operations = dir, ops
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// components compares shared schemas first, so each change in one is
+// located and named at the component, whichever operation reaches it.
+func (d *differ) components() {
+	oc, nc := d.old.T.Components, d.new.T.Components
+	if oc == nil || nc == nil {
+		return
+	}
+	for _, name := range sortedKeys(nc.Schemas) {
+		if o, ok := oc.Schemas[name]; ok {
+			d.schema(o, nc.Schemas[name], "#/components/schemas/"+escape(name))
+		}
+	}
+}
+
+func (d *differ) paths() {
+	oldPaths := byTemplate(d.old.T.Paths)
+	newPaths := byTemplate(d.new.T.Paths)
+	for _, tmpl := range sortedKeys(oldPaths) {
+		op := oldPaths[tmpl]
+		np, ok := newPaths[tmpl]
+		if !ok {
+			i := d.add(rules.Change{Kind: rules.Removed, Subject: rules.SubjectPath, Name: op.name,
+				Path: "#/paths/" + escape(op.name), OldLoc: d.old.KeyLoc(op.item.Origin)})
+			d.reach([]int{i}, op.name, rules.Request|rules.Response)
+			continue
+		}
+		d.pathItem(op, np)
+	}
+}
+
+type namedPath struct {
+	name string
+	item *openapi3.PathItem
+}
+
+// byTemplate keys paths by their template with parameter names erased:
+// renaming {id} to {orderId} changes nothing on the wire.
+func byTemplate(ps *openapi3.Paths) map[string]namedPath {
+	out := map[string]namedPath{}
+	if ps == nil {
+		return out
+	}
+	for name, item := range ps.Map() {
+		out[template(name)] = namedPath{name, item}
+	}
+	return out
+}
+
+func template(p string) string {
+	var b strings.Builder
+	depth := 0
+	for _, r := range p {
+		switch {
+		case r == '{':
+			depth++
+			if depth == 1 {
+				b.WriteString("{}")
+			}
+		case r == '}':
+			depth--
+		case depth == 0:
+			b.WriteRune(r)
+		}
+	}
+	return strings.TrimSuffix(b.String(), "/")
+}
+
+func (d *differ) pathItem(op, np namedPath) {
+	oldOps, newOps := op.item.Operations(), np.item.Operations()
+	for _, m := range sortedKeys(oldOps) {
+		o := oldOps[m]
+		id := strings.ToUpper(m) + " " + np.name
+		n, ok := newOps[m]
+		if !ok {
+			d.operationGone(op, np, m, o)
+			continue
+		}
+		d.operation(id, np.name+"/"+strings.ToLower(m), o, n, op, np)
+	}
+}
+
+// operationGone reports a removed operation, or a changed method when the
+// same operationId now sits under another method of the same path.
+func (d *differ) operationGone(op, np namedPath, method string, o *openapi3.Operation) {
+	id := strings.ToUpper(method) + " " + op.name
+	c := rules.Change{Kind: rules.Removed, Subject: rules.SubjectOperation, Name: id,
+		Path: "#/paths/" + escape(op.name) + "/" + strings.ToLower(method), OldLoc: d.old.KeyLoc(o.Origin)}
+	if o.OperationID != "" {
+		for nm, n := range np.item.Operations() {
+			if _, had := op.item.Operations()[nm]; !had && n.OperationID == o.OperationID {
+				c.Kind, c.Aspect = rules.Modified, "method"
+				c.Old, c.New = strings.ToUpper(method), strings.ToUpper(nm)
+				c.NewLoc = d.new.KeyLoc(n.Origin)
+			}
+		}
+	}
+	d.reach([]int{d.add(c)}, id, rules.Request|rules.Response)
+}
+
+func (d *differ) operation(id, ptr string, o, n *openapi3.Operation, op, np namedPath) {
+	oldTmpl, newTmpl, oi, ni := op.name, np.name, op.item, np.item
+	base := "#/paths/" + escape(ptr[:strings.LastIndex(ptr, "/")]) + ptr[strings.LastIndex(ptr, "/"):]
+	var idx []int
+	if o.OperationID != n.OperationID && o.OperationID != "" {
+		idx = append(idx, d.add(rules.Change{Kind: rules.Modified, Subject: rules.SubjectOperation,
+			Aspect: rules.AspectOperationID, Name: id, Path: base, Old: o.OperationID, New: n.OperationID,
+			OldLoc: d.old.FieldLoc(o.Origin, "operationId"), NewLoc: d.new.FieldLoc(n.Origin, "operationId")}))
+	}
+	d.reach(idx, id, rules.Request|rules.Response)
+	d.parameters(id, base, params(oldTmpl, oi, o), params(newTmpl, ni, n))
+	d.requestBody(id, base, o, n)
+	d.responses(id, base, o.Responses, n.Responses)
+	d.security(id, base, o, n)
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// escape makes a JSON pointer token.
+func escape(s string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
+}

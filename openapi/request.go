@@ -1,0 +1,194 @@
+package openapi
+
+import (
+	"cmp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/getkin/kin-openapi/openapi3"
+
+	"github.com/contractlint/contractlint/rules"
+)
+
+// paramKey identifies a parameter on the wire: header names are
+// case-insensitive, and path parameters are known by position, not name.
+type paramKey struct{ in, name string }
+
+type param struct {
+	p   *openapi3.Parameter
+	ref *openapi3.ParameterRef
+}
+
+// params merges path-level and operation-level parameters (the operation's win).
+// Path parameters are keyed by their position in the template tmpl.
+func params(tmpl string, item *openapi3.PathItem, op *openapi3.Operation) map[paramKey]param {
+	names := pathParams(tmpl)
+	out := map[paramKey]param{}
+	for _, list := range []openapi3.Parameters{item.Parameters, op.Parameters} {
+		for _, ref := range list {
+			if ref == nil || ref.Value == nil {
+				continue
+			}
+			p := ref.Value
+			k := paramKey{p.In, p.Name}
+			switch p.In {
+			case openapi3.ParameterInHeader:
+				k.name = strings.ToLower(p.Name)
+			case openapi3.ParameterInPath:
+				if i := slices.Index(names, p.Name); i >= 0 {
+					k.name = "#" + strconv.Itoa(i)
+				}
+			}
+			out[k] = param{p, ref}
+		}
+	}
+	return out
+}
+
+func (d *differ) paramLoc(doc *Doc, p param) rules.Location {
+	if p.ref.Origin != nil && p.ref.Origin.Key != nil {
+		return doc.Loc(p.ref.Origin.Key)
+	}
+	return doc.KeyLoc(p.p.Origin)
+}
+
+func (d *differ) parameters(id, base string, old, new map[paramKey]param) {
+	var idx []int
+	for _, k := range sortedParamKeys(old) {
+		o := old[k]
+		n, ok := new[k]
+		if !ok {
+			idx = append(idx, d.paramGone(base, k, o, new))
+			continue
+		}
+		path := base + "/parameters/" + k.in + "/" + escape(n.p.Name)
+		if o.p.Required != n.p.Required && k.in != openapi3.ParameterInPath {
+			idx = append(idx, d.add(rules.Change{Kind: rules.Modified, Subject: rules.SubjectParameter,
+				Aspect: rules.AspectRequired, Name: n.p.Name, Path: path, Old: reqWord(o.p.Required),
+				New: reqWord(n.p.Required), OldLoc: d.paramLoc(d.old, o), NewLoc: d.paramLoc(d.new, n)}))
+		}
+		d.reach(d.schema(o.p.Schema, n.p.Schema, path+"/schema"), id, rules.Request)
+	}
+	for _, k := range sortedParamKeys(new) {
+		if _, ok := old[k]; ok || movedIn(k, old) {
+			continue
+		}
+		n := new[k]
+		idx = append(idx, d.add(rules.Change{Kind: rules.Added, Subject: rules.SubjectParameter,
+			Name: n.p.Name, Old: k.in, New: reqWord(n.p.Required || k.in == openapi3.ParameterInPath),
+			Path: base + "/parameters/" + k.in + "/" + escape(n.p.Name), NewLoc: d.paramLoc(d.new, n)}))
+	}
+	d.reach(idx, id, rules.Request)
+}
+
+// paramGone reports a removed parameter, or one that moved to another
+// location (`in`) under the same name.
+func (d *differ) paramGone(base string, k paramKey, o param, new map[paramKey]param) int {
+	c := rules.Change{Kind: rules.Removed, Subject: rules.SubjectParameter, Name: o.p.Name,
+		Path: base + "/parameters/" + k.in + "/" + escape(o.p.Name), Old: k.in, OldLoc: d.paramLoc(d.old, o)}
+	for nk, n := range new {
+		if strings.EqualFold(nk.name, k.name) && nk.in != k.in {
+			c.Kind, c.Aspect, c.Old, c.New = rules.Modified, rules.AspectIn, k.in, nk.in
+			c.NewLoc = d.paramLoc(d.new, n)
+		}
+	}
+	return d.add(c)
+}
+
+func movedIn(k paramKey, old map[paramKey]param) bool {
+	for ok := range old {
+		if strings.EqualFold(ok.name, k.name) && ok.in != k.in {
+			return true
+		}
+	}
+	return false
+}
+
+func sortedParamKeys(m map[paramKey]param) []paramKey {
+	keys := make([]paramKey, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b paramKey) int { return cmp.Or(cmp.Compare(a.in, b.in), cmp.Compare(a.name, b.name)) })
+	return keys
+}
+
+func reqWord(b bool) string {
+	if b {
+		return "required"
+	}
+	return "optional"
+}
+
+func (d *differ) requestBody(id, base string, o, n *openapi3.Operation) {
+	path := base + "/requestBody"
+	var ob, nb *openapi3.RequestBody
+	var obRef, nbRef *openapi3.RequestBodyRef = o.RequestBody, n.RequestBody
+	if obRef != nil {
+		ob = obRef.Value
+	}
+	if nbRef != nil {
+		nb = nbRef.Value
+	}
+	var idx []int
+	switch {
+	case nb == nil:
+	case ob == nil:
+		if nb.Required {
+			idx = append(idx, d.add(rules.Change{Kind: rules.Added, Subject: rules.SubjectRequestBody,
+				Name: "requestBody", Path: path, New: "required", NewLoc: d.new.FieldLoc(n.Origin, "requestBody")}))
+		}
+	default:
+		if !ob.Required && nb.Required {
+			idx = append(idx, d.add(rules.Change{Kind: rules.Modified, Subject: rules.SubjectRequestBody,
+				Aspect: rules.AspectRequired, Name: "requestBody", Path: path, Old: "optional", New: "required",
+				OldLoc: d.old.FieldLoc(ob.Origin, "required"), NewLoc: d.new.FieldLoc(nb.Origin, "required")}))
+		}
+		d.content(id, path, ob.Content, nb.Content, rules.Request)
+	}
+	d.reach(idx, id, rules.Request)
+}
+
+// content compares media types; a removed one breaks whoever uses it.
+func (d *differ) content(id, path string, old, new openapi3.Content, dir rules.Direction) {
+	var idx []int
+	for _, mt := range sortedKeys(old) {
+		om := old[mt]
+		nm, ok := findMedia(new, mt)
+		mpath := path + "/content/" + escape(mt)
+		if !ok {
+			idx = append(idx, d.add(rules.Change{Kind: rules.Removed, Subject: rules.SubjectMediaType,
+				Name: mt, Path: mpath, OldLoc: d.old.KeyLoc(om.Origin)}))
+			continue
+		}
+		d.reach(d.schema(om.Schema, nm.Schema, mpath+"/schema"), id, dir)
+	}
+	d.reach(idx, id, dir)
+}
+
+func findMedia(c openapi3.Content, mt string) (*openapi3.MediaType, bool) {
+	if m, ok := c[mt]; ok {
+		return m, true
+	}
+	for k, m := range c {
+		if strings.EqualFold(k, mt) {
+			return m, true
+		}
+	}
+	return nil, false
+}
+
+// pathParams lists the parameter names of a path template in order.
+func pathParams(tmpl string) []string {
+	var out []string
+	for {
+		i := strings.IndexByte(tmpl, '{')
+		j := strings.IndexByte(tmpl, '}')
+		if i < 0 || j < i {
+			return out
+		}
+		out = append(out, tmpl[i+1:j])
+		tmpl = tmpl[j+1:]
+	}
+}

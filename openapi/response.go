@@ -1,0 +1,133 @@
+package openapi
+
+import (
+	"net/textproto"
+	"slices"
+	"strings"
+
+	"github.com/getkin/kin-openapi/openapi3"
+
+	"github.com/contractlint/contractlint/rules"
+)
+
+func (d *differ) responses(id, base string, old, new *openapi3.Responses) {
+	if old == nil || new == nil {
+		return
+	}
+	om, nm := old.Map(), new.Map()
+	var idx []int
+	for _, status := range sortedKeys(om) {
+		oref := om[status]
+		path := base + "/responses/" + escape(status)
+		nref, ok := nm[status]
+		if !ok || oref.Value == nil || nref.Value == nil {
+			if !ok {
+				idx = append(idx, d.add(rules.Change{Kind: rules.Removed, Subject: rules.SubjectResponse,
+					Name: status, Path: path, OldLoc: respLoc(d.old, oref)}))
+			}
+			continue
+		}
+		idx = append(idx, d.headers(path, oref.Value.Headers, nref.Value.Headers)...)
+		d.content(id, path, oref.Value.Content, nref.Value.Content, rules.Response)
+	}
+	d.reach(idx, id, rules.Response)
+}
+
+func respLoc(doc *Doc, r *openapi3.ResponseRef) rules.Location {
+	if r.Origin != nil && r.Origin.Key != nil {
+		return doc.Loc(r.Origin.Key)
+	}
+	if r.Value != nil {
+		return doc.KeyLoc(r.Value.Origin)
+	}
+	return doc.Loc(nil)
+}
+
+// headers reports response headers that clients may rely on and that are gone.
+func (d *differ) headers(path string, old, new openapi3.Headers) []int {
+	canon := map[string]bool{}
+	for name := range new {
+		canon[textproto.CanonicalMIMEHeaderKey(name)] = true
+	}
+	var idx []int
+	for _, name := range sortedKeys(old) {
+		if canon[textproto.CanonicalMIMEHeaderKey(name)] {
+			continue
+		}
+		loc := d.old.Loc(nil)
+		if h := old[name]; h.Origin != nil && h.Origin.Key != nil {
+			loc = d.old.Loc(h.Origin.Key)
+		} else if h.Value != nil {
+			loc = d.old.KeyLoc(h.Value.Origin)
+		}
+		idx = append(idx, d.add(rules.Change{Kind: rules.Removed, Subject: rules.SubjectHeader,
+			Name: name, Path: path + "/headers/" + escape(name), OldLoc: loc}))
+	}
+	return idx
+}
+
+// alternative is one way to satisfy an operation's security: every scheme
+// in it, with its scopes.
+type alternative map[string][]string
+
+func (a alternative) key() string {
+	names := sortedKeys(a)
+	return strings.Join(names, "+")
+}
+
+func effectiveSecurity(doc *openapi3.T, op *openapi3.Operation) []alternative {
+	reqs := doc.Security
+	if op.Security != nil {
+		reqs = *op.Security
+	}
+	out := make([]alternative, 0, len(reqs))
+	for _, r := range reqs {
+		out = append(out, alternative(r))
+	}
+	return out
+}
+
+func anonymous(alts []alternative) bool {
+	return len(alts) == 0 || slices.ContainsFunc(alts, func(a alternative) bool { return len(a) == 0 })
+}
+
+// security reports a new requirement (an old way in now needs more) and new
+// scopes on a scheme clients already use.
+func (d *differ) security(id, base string, o, n *openapi3.Operation) {
+	oa, na := effectiveSecurity(d.old.T, o), effectiveSecurity(d.new.T, n)
+	loc := d.new.FieldLoc(n.Origin, "security")
+	if n.Security == nil {
+		loc = d.new.KeyLoc(n.Origin)
+	}
+	newByKey := map[string]alternative{}
+	for _, a := range na {
+		newByKey[a.key()] = a
+	}
+	var idx []int
+	if anonymous(oa) && !anonymous(na) {
+		idx = append(idx, d.add(rules.Change{Kind: rules.Added, Subject: rules.SubjectSecurity,
+			Name: na[0].key(), Path: base + "/security", NewLoc: loc}))
+	}
+	for _, a := range oa {
+		if len(a) == 0 {
+			continue
+		}
+		if b, ok := newByKey[a.key()]; ok {
+			for _, scheme := range sortedKeys(a) {
+				for _, scope := range b[scheme] {
+					if !slices.Contains(a[scheme], scope) {
+						idx = append(idx, d.add(rules.Change{Kind: rules.Added, Subject: rules.SubjectScope,
+							Name: scheme + ":" + scope, Path: base + "/security", NewLoc: loc}))
+					}
+				}
+			}
+			continue
+		}
+		if anonymous(na) {
+			continue
+		}
+		idx = append(idx, d.add(rules.Change{Kind: rules.Added, Subject: rules.SubjectSecurity,
+			Name: a.key(), Old: a.key(), New: na[0].key(), Path: base + "/security", NewLoc: loc}))
+	}
+	d.reach(idx, id, rules.Request)
+}

@@ -1,0 +1,335 @@
+package openapi
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/getkin/kin-openapi/openapi3"
+
+	"github.com/contractlint/contractlint/rules"
+)
+
+// schema compares two schemas written at path and returns the indices of every
+// change in them and below. A pair is compared once; a pair already being
+// compared ($ref cycle) contributes nothing more.
+func (d *differ) schema(oref, nref *openapi3.SchemaRef, path string) []int {
+	o, n := schemaOf(oref), schemaOf(nref)
+	if o == nil && n == nil {
+		return nil
+	}
+	if o == nil {
+		o = &openapi3.Schema{}
+	}
+	if n == nil {
+		n = &openapi3.Schema{}
+	}
+	if nref != nil && strings.HasPrefix(nref.Ref, "#/components/schemas/") {
+		path = nref.Ref
+	}
+	p := pair{o, n}
+	if idx, ok := d.memo[p]; ok {
+		return idx
+	}
+	if d.active[p] {
+		return nil
+	}
+	d.active[p] = true
+	idx := d.compare(o, n, path)
+	delete(d.active, p)
+	d.memo[p] = idx
+	return idx
+}
+
+// sc is a schema pair being compared, with both documents to locate fields.
+type sc struct {
+	d    *differ
+	o, n *openapi3.Schema
+	path string
+	idx  []int
+}
+
+// mod records a modified aspect, located at the field that states it.
+func (s *sc) mod(aspect rules.Aspect, field, old, new string) {
+	s.idx = append(s.idx, s.d.add(rules.Change{Kind: rules.Modified, Subject: rules.SubjectSchema,
+		Aspect: aspect, Name: lastToken(s.path), Path: s.path, Old: old, New: new,
+		OldLoc: s.d.old.FieldLoc(s.o.Origin, field), NewLoc: s.d.new.FieldLoc(s.n.Origin, field)}))
+}
+
+func (d *differ) compare(o, n *openapi3.Schema, path string) []int {
+	s := &sc{d: d, o: o, n: n, path: path}
+	s.types()
+	s.bounds()
+	s.enum()
+	s.properties()
+	s.closed()
+	s.children()
+	s.composition()
+	s.discriminator()
+	return s.idx
+}
+
+func (s *sc) types() {
+	ot, nt := typeSet(s.o), typeSet(s.n)
+	if !slices.Equal(ot, nt) {
+		s.mod(rules.AspectType, "type", typeText(ot), typeText(nt))
+	}
+	if s.o.Format != s.n.Format {
+		s.mod(rules.AspectFormat, "format", s.o.Format, s.n.Format)
+	}
+	if on, nn := nullable(s.o), nullable(s.n); on != nn {
+		field := "nullable"
+		if s.n.Type != nil && s.n.Type.Includes("null") || s.o.Type != nil && s.o.Type.Includes("null") {
+			field = "type"
+		}
+		s.mod(rules.AspectNullable, field, fmt.Sprint(on), fmt.Sprint(nn))
+	}
+}
+
+func typeText(ts []string) string {
+	if len(ts) == 0 {
+		return "any"
+	}
+	return strings.Join(ts, "|")
+}
+
+func (s *sc) bounds() {
+	s.num(rules.AspectMaxLength, "maxLength", u64(s.o.MaxLength), u64(s.n.MaxLength))
+	s.num(rules.AspectMinLength, "minLength", nonzero(s.o.MinLength), nonzero(s.n.MinLength))
+	s.num(rules.AspectMaximum, "maximum", f64(s.o.Max), f64(s.n.Max))
+	s.num(rules.AspectMinimum, "minimum", f64(s.o.Min), f64(s.n.Min))
+	s.num(rules.AspectMaxItems, "maxItems", u64(s.o.MaxItems), u64(s.n.MaxItems))
+	s.num(rules.AspectMinItems, "minItems", nonzero(s.o.MinItems), nonzero(s.n.MinItems))
+	s.num(rules.AspectMultipleOf, "multipleOf", f64(s.o.MultipleOf), f64(s.n.MultipleOf))
+	if s.o.Pattern != s.n.Pattern {
+		s.mod(rules.AspectPattern, "pattern", s.o.Pattern, s.n.Pattern)
+	}
+	if !s.o.ReadOnly && s.n.ReadOnly || s.o.ReadOnly && !s.n.ReadOnly {
+		s.mod(rules.AspectReadOnly, "readOnly", fmt.Sprint(s.o.ReadOnly), fmt.Sprint(s.n.ReadOnly))
+	}
+}
+
+func (s *sc) num(a rules.Aspect, field, old, new string) {
+	if old != new {
+		s.mod(a, field, old, new)
+	}
+}
+
+func u64(p *uint64) string {
+	if p == nil {
+		return ""
+	}
+	return fmt.Sprint(*p)
+}
+
+func nonzero(v uint64) string {
+	if v == 0 {
+		return ""
+	}
+	return fmt.Sprint(v)
+}
+
+func f64(p *float64) string {
+	if p == nil {
+		return ""
+	}
+	return fmt.Sprint(*p)
+}
+
+// enum reports each removed and added value at its own line, and a schema
+// that became an enum.
+func (s *sc) enum() {
+	ov, nv := enumStrings(s.o.Enum), enumStrings(s.n.Enum)
+	if len(ov) == 0 && len(nv) == 0 {
+		return
+	}
+	if len(ov) == 0 {
+		s.mod(rules.AspectEnum, "enum", "", strings.Join(nv, ", "))
+		return
+	}
+	if len(nv) == 0 {
+		return // no longer an enum: widened
+	}
+	for i, v := range ov {
+		if !slices.Contains(nv, v) {
+			s.value(rules.Removed, v, s.d.old, s.o, i)
+		}
+	}
+	for i, v := range nv {
+		if !slices.Contains(ov, v) {
+			s.value(rules.Added, v, s.d.new, s.n, i)
+		}
+	}
+}
+
+func (s *sc) value(k rules.Kind, v string, doc *Doc, x *openapi3.Schema, i int) {
+	loc := doc.FieldLoc(x.Origin, "enum")
+	if x.Origin != nil {
+		if seq := x.Origin.Sequences["enum"]; i < len(seq) {
+			loc = doc.Loc(&seq[i])
+		}
+	}
+	c := rules.Change{Kind: k, Subject: rules.SubjectEnumValue, Name: v, Path: s.path + "/enum/" + escape(v)}
+	if k == rules.Removed {
+		c.OldLoc, c.Old = loc, v
+	} else {
+		c.NewLoc, c.New = loc, v
+	}
+	s.idx = append(s.idx, s.d.add(c))
+}
+
+// properties compares properties by name: removed, added (with whether they
+// are required), required-ness, the meaning of each, and then their schemas.
+func (s *sc) properties() {
+	path := s.path + "/properties/"
+	for _, name := range sortedKeys(s.o.Properties) {
+		oref := s.o.Properties[name]
+		nref, ok := s.n.Properties[name]
+		ppath := path + escape(name)
+		oreq, nreq := slices.Contains(s.o.Required, name), slices.Contains(s.n.Required, name)
+		of := s.d.old.Field(name, oref, oreq)
+		if !ok {
+			s.idx = append(s.idx, s.d.add(rules.Change{Kind: rules.Removed, Subject: rules.SubjectField,
+				Name: name, Path: ppath, OldLoc: of.Loc, OldField: of}))
+			continue
+		}
+		nf := s.d.new.Field(name, nref, nreq)
+		if oreq != nreq {
+			s.idx = append(s.idx, s.d.add(rules.Change{Kind: rules.Modified, Subject: rules.SubjectField,
+				Aspect: rules.AspectRequired, Name: name, Path: ppath, Old: reqWord(oreq), New: reqWord(nreq),
+				OldLoc: of.Loc, NewLoc: nf.Loc, OldField: of, NewField: nf}))
+		}
+		if !sameMeaning(of, nf) {
+			s.idx = append(s.idx, s.d.add(rules.Change{Kind: rules.Modified, Subject: rules.SubjectField,
+				Name: name, Path: ppath, OldLoc: of.Loc, NewLoc: nf.Loc, OldField: of, NewField: nf}))
+		}
+		s.idx = append(s.idx, s.d.schema(oref, nref, ppath)...)
+	}
+	for _, name := range sortedKeys(s.n.Properties) {
+		if _, ok := s.o.Properties[name]; ok {
+			continue
+		}
+		nf := s.d.new.Field(name, s.n.Properties[name], slices.Contains(s.n.Required, name))
+		s.idx = append(s.idx, s.d.add(rules.Change{Kind: rules.Added, Subject: rules.SubjectField,
+			Name: name, Path: path + escape(name), NewLoc: nf.Loc, NewField: nf, New: reqWord(nf.Required)}))
+	}
+}
+
+// sameMeaning compares the facts the evolution rules read (not location).
+func sameMeaning(a, b *rules.Field) bool {
+	return a.Type == b.Type && a.Format == b.Format && a.Array == b.Array && a.Map == b.Map &&
+		a.Nullable == b.Nullable && a.Unit == b.Unit && a.Description == b.Description &&
+		a.MultipleOf == b.MultipleOf && a.Example == b.Example && a.HasExample == b.HasExample &&
+		slices.Equal(a.Enum, b.Enum)
+}
+
+// closed reports an object that stopped accepting unknown properties.
+func (s *sc) closed() {
+	if !isClosed(s.o) && isClosed(s.n) {
+		field := "additionalProperties"
+		if s.n.UnevaluatedProperties.Has != nil && !*s.n.UnevaluatedProperties.Has {
+			field = "unevaluatedProperties"
+		}
+		s.mod(rules.AspectAdditionalProps, field, "open", "closed")
+	}
+}
+
+func isClosed(x *openapi3.Schema) bool {
+	ap, up := x.AdditionalProperties.Has, x.UnevaluatedProperties.Has
+	return ap != nil && !*ap || up != nil && !*up
+}
+
+func (s *sc) children() {
+	if s.o.Items != nil || s.n.Items != nil {
+		s.idx = append(s.idx, s.d.schema(s.o.Items, s.n.Items, s.path+"/items")...)
+	}
+	if oa, na := s.o.AdditionalProperties.Schema, s.n.AdditionalProperties.Schema; oa != nil && na != nil {
+		s.idx = append(s.idx, s.d.schema(oa, na, s.path+"/additionalProperties")...)
+	}
+	if s.o.Not != nil && s.n.Not != nil {
+		s.idx = append(s.idx, s.d.schema(s.o.Not, s.n.Not, s.path+"/not")...)
+	}
+}
+
+// composition matches oneOf/anyOf/allOf members by $ref name, else by
+// position, and reports members removed or added.
+func (s *sc) composition() {
+	s.members("oneOf", s.o.OneOf, s.n.OneOf)
+	s.members("anyOf", s.o.AnyOf, s.n.AnyOf)
+	s.members("allOf", s.o.AllOf, s.n.AllOf)
+}
+
+func (s *sc) members(kw string, old, new openapi3.SchemaRefs) {
+	if len(old) == 0 && len(new) == 0 {
+		return
+	}
+	matched := make([]bool, len(new))
+	for i, o := range old {
+		j := matchMember(o, i, new, matched)
+		mpath := fmt.Sprintf("%s/%s/%d", s.path, kw, i)
+		if j < 0 {
+			s.idx = append(s.idx, s.d.add(rules.Change{Kind: rules.Removed, Subject: rules.SubjectSchema,
+				Aspect: rules.AspectComposition, Name: kw + " " + memberName(o, i), Path: mpath, Old: kw,
+				OldLoc: s.d.old.refLoc(o)}))
+			continue
+		}
+		matched[j] = true
+		s.idx = append(s.idx, s.d.schema(o, new[j], mpath)...)
+	}
+	for j, n := range new {
+		if !matched[j] && len(old) > 0 || !matched[j] && kw == "allOf" {
+			s.idx = append(s.idx, s.d.add(rules.Change{Kind: rules.Added, Subject: rules.SubjectSchema,
+				Aspect: rules.AspectComposition, Name: kw + " " + memberName(n, j), New: kw,
+				Path: fmt.Sprintf("%s/%s/%d", s.path, kw, j), NewLoc: s.d.new.refLoc(n)}))
+		}
+	}
+}
+
+func matchMember(o *openapi3.SchemaRef, i int, new openapi3.SchemaRefs, used []bool) int {
+	if o.Ref != "" {
+		for j, n := range new {
+			if !used[j] && n.Ref == o.Ref {
+				return j
+			}
+		}
+		return -1
+	}
+	if i < len(new) && !used[i] && new[i].Ref == "" {
+		return i
+	}
+	return -1
+}
+
+func memberName(r *openapi3.SchemaRef, i int) string {
+	if r.Ref != "" {
+		return r.Ref[strings.LastIndex(r.Ref, "/")+1:]
+	}
+	return fmt.Sprintf("#%d", i)
+}
+
+func (s *sc) discriminator() {
+	od, nd := s.o.Discriminator, s.n.Discriminator
+	if od == nil || nd == nil {
+		if od == nil && nd != nil {
+			s.mod(rules.AspectPropertyName, "discriminator", "", nd.PropertyName)
+		}
+		return
+	}
+	if od.PropertyName != nd.PropertyName {
+		s.mod(rules.AspectPropertyName, "discriminator", od.PropertyName, nd.PropertyName)
+	}
+	for _, k := range sortedKeys(od.Mapping) {
+		ov := od.Mapping[k]
+		if nv, ok := nd.Mapping[k]; !ok || nv.Ref != ov.Ref {
+			s.idx = append(s.idx, s.d.add(rules.Change{Kind: rules.Modified, Subject: rules.SubjectDiscriminator,
+				Aspect: rules.AspectMapping, Name: k, Path: s.path + "/discriminator/mapping/" + escape(k),
+				Old: ov.Ref, New: nv.Ref, OldLoc: s.d.old.FieldLoc(s.o.Origin, "discriminator"),
+				NewLoc: s.d.new.FieldLoc(s.n.Origin, "discriminator")}))
+		}
+	}
+}
+
+func lastToken(p string) string {
+	i := strings.LastIndex(p, "/")
+	return strings.NewReplacer("~1", "/", "~0", "~").Replace(p[i+1:])
+}

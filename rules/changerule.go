@@ -1,0 +1,27 @@
+package rules
+
+// onChange builds a rule's check from a per-change matcher: the matcher sees
+// one change of the rule's formats and returns the message when it applies.
+// This keeps each rule a few lines, as buf's pair handlers do.
+func onChange(r *Rule, match func(c *Change) (string, bool)) *Rule {
+	r.Check = func(in *Input) []Finding {
+		var out []Finding
+		for i := range in.Changes {
+			c := &in.Changes[i]
+			if c.Format&r.Formats == 0 {
+				continue
+			}
+			if msg, ok := match(c); ok {
+				out = append(out, c.Finding(r, msg))
+			}
+		}
+		return out
+	}
+	if r.Mode == 0 {
+		r.Mode = DiffRule
+	}
+	return r
+}
+
+// is reports whether c is a change of kind k to subject s.
+func (c *Change) is(k Kind, s Subject) bool { return c.Kind == k && c.Subject == s }

@@ -1,0 +1,210 @@
+package rules
+
+import (
+	"fmt"
+	"path"
+	"slices"
+	"strings"
+)
+
+// Settings is what a run takes from flags and config to choose and shape
+// findings. The zero value runs every default rule at its default severity.
+type Settings struct {
+	// Packs and Rules switch packs and single rules on (true) or off (false).
+	Packs map[string]bool
+	Rules map[string]bool
+	// Severity overrides a rule's severity.
+	Severity   map[string]Severity
+	ProtoLevel ProtoLevel
+	// IgnorePaths are globs (with **) of files whose findings are dropped.
+	IgnorePaths []string
+}
+
+// Enabled reports whether rule r runs under s.
+func (s *Settings) Enabled(r *Rule) bool {
+	if on, ok := s.Rules[r.ID]; ok {
+		return on
+	}
+	if on, ok := s.Packs[r.Pack]; ok && !on {
+		return false
+	}
+	return !r.Off
+}
+
+func (s *Settings) level() ProtoLevel {
+	if s.ProtoLevel == 0 {
+		return LevelWireJSON
+	}
+	return s.ProtoLevel
+}
+
+// Run runs the enabled rules of mode m over in and passes the findings through
+// the filters (supersession, ignores, paths, severities, de-duplication, order).
+func Run(reg *Registry, s *Settings, m Mode, in *Input) []Finding {
+	var out []Finding
+	for _, r := range reg.All() {
+		if r.Mode != m || !s.Enabled(r) || r.Check == nil {
+			continue
+		}
+		if r.Formats == Proto && r.Levels != 0 && r.Levels&s.level() == 0 && !onlyOpenAPI(in) {
+			continue
+		}
+		out = append(out, r.Check(in)...)
+	}
+	out = supersede(reg, out)
+	out = applyIgnores(reg, out, in)
+	out = dropPaths(out, s.IgnorePaths)
+	out = overrideSeverity(out, s.Severity)
+	out = dedupe(out)
+	SortFindings(out)
+	return out
+}
+
+func onlyOpenAPI(in *Input) bool {
+	return in.New != nil && in.New.Format == OpenAPI
+}
+
+type key struct {
+	rule string
+	at   Location
+}
+
+// lineKey is a (rule, file, line) triple: a finding that supersedes another
+// may point at the property's key while the other points at its `type:`.
+type lineKey struct {
+	rule, file string
+	line       int
+}
+
+// supersede drops findings that a more specific rule replaced at the same place.
+func supersede(reg *Registry, fs []Finding) []Finding {
+	gone := map[lineKey]bool{}
+	for _, f := range fs {
+		if r, ok := reg.Get(f.Rule); ok {
+			for _, id := range r.Supersedes {
+				gone[lineKey{id, f.Where.File, f.Where.Line}] = true
+			}
+		}
+	}
+	return slices.DeleteFunc(fs, func(f Finding) bool { return gone[lineKey{f.Rule, f.Where.File, f.Where.Line}] })
+}
+
+// applyIgnores drops findings under a matching inline ignore and reports every
+// ignore that matched nothing, so stale suppressions do not pile up.
+func applyIgnores(reg *Registry, fs []Finding, in *Input) []Finding {
+	var ignores []Ignore
+	for _, c := range []*Contract{in.Old, in.New} {
+		if c != nil {
+			ignores = append(ignores, c.Ignores...)
+		}
+	}
+	if len(ignores) == 0 {
+		return fs
+	}
+	used := make([]bool, len(ignores))
+	fs = slices.DeleteFunc(fs, func(f Finding) bool {
+		hit := false
+		for i, ig := range ignores {
+			if ig.Rule == f.Rule && covers(ig.Scope, f.Path) {
+				used[i], hit = true, true
+			}
+		}
+		return hit
+	})
+	// Only the new version's ignores can be stale: the old ones went away
+	// with the change under review.
+	for i, ig := range ignores {
+		if used[i] || in.New == nil || !slices.Contains(in.New.Ignores, ig) {
+			continue
+		}
+		msg := fmt.Sprintf("ignore of %s matched no finding; remove it", ig.Rule)
+		if _, ok := reg.Get(ig.Rule); !ok {
+			msg = fmt.Sprintf("ignore names unknown rule %q", ig.Rule)
+		}
+		fs = append(fs, Finding{Rule: UnusedIgnoreID, Severity: Warning, Message: msg, Where: ig.Loc, Path: ig.Scope})
+	}
+	return fs
+}
+
+// UnusedIgnoreID is the pseudo-rule reported for an ignore that matched nothing.
+const UnusedIgnoreID = "unused-ignore"
+
+// covers reports whether an ignore scoped at scope covers an element at p:
+// the same element or one nested below it.
+func covers(scope, p string) bool {
+	if !strings.HasPrefix(p, scope) {
+		return false
+	}
+	rest := p[len(scope):]
+	return rest == "" || rest[0] == '/' || rest[0] == '.' || rest[0] == ' '
+}
+
+func dropPaths(fs []Finding, globs []string) []Finding {
+	if len(globs) == 0 {
+		return fs
+	}
+	return slices.DeleteFunc(fs, func(f Finding) bool {
+		return slices.ContainsFunc(globs, func(g string) bool { return MatchGlob(g, f.Where.File) })
+	})
+}
+
+func overrideSeverity(fs []Finding, sev map[string]Severity) []Finding {
+	for i := range fs {
+		if s, ok := sev[fs[i].Rule]; ok {
+			fs[i].Severity = s
+		}
+	}
+	return fs
+}
+
+// dedupe keeps one finding per (rule, location): one change, one finding.
+func dedupe(fs []Finding) []Finding {
+	seen := make(map[key]int, len(fs))
+	out := fs[:0]
+	for _, f := range fs {
+		k := key{f.Rule, f.Where}
+		if i, ok := seen[k]; ok {
+			out[i].Operations = mergeOps(out[i].Operations, f.Operations)
+			continue
+		}
+		seen[k] = len(out)
+		out = append(out, f)
+	}
+	return out
+}
+
+func mergeOps(a, b []string) []string {
+	if len(b) == 0 {
+		return a
+	}
+	m := slices.Concat(a, b)
+	slices.Sort(m)
+	return slices.Compact(m)
+}
+
+// MatchGlob matches a slash-separated path against a glob in which ** spans
+// directories and *, ? and [] work as in path.Match.
+func MatchGlob(glob, name string) bool {
+	return matchParts(strings.Split(glob, "/"), strings.Split(name, "/"))
+}
+
+func matchParts(g, n []string) bool {
+	for len(g) > 0 {
+		if g[0] == "**" {
+			for i := 0; i <= len(n); i++ {
+				if matchParts(g[1:], n[i:]) {
+					return true
+				}
+			}
+			return false
+		}
+		if len(n) == 0 {
+			return false
+		}
+		if ok, _ := path.Match(g[0], n[0]); !ok {
+			return false
+		}
+		g, n = g[1:], n[1:]
+	}
+	return len(n) == 0
+}

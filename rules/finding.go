@@ -1,0 +1,58 @@
+package rules
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+)
+
+// Location is a place in a contract file; File is relative to the repository
+// (or to the working directory) so reports never leak machine paths.
+type Location struct {
+	File   string `json:"file"`
+	Line   int    `json:"line"`
+	Column int    `json:"column"`
+}
+
+func (l Location) String() string {
+	if l.Line == 0 {
+		return l.File
+	}
+	return fmt.Sprintf("%s:%d:%d", l.File, l.Line, l.Column)
+}
+
+// IsZero reports whether the location names no file.
+func (l Location) IsZero() bool { return l.File == "" }
+
+// Finding is one reported problem. Where is on the new side, except for
+// removals, where it is on the old side and Removed is set.
+type Finding struct {
+	Rule     string
+	Severity Severity
+	Message  string
+	Where    Location
+	// Old is the old-side location when it differs from Where.
+	Old *Location
+	// Removed marks Where as a line in the OLD file.
+	Removed bool
+	// Operations lists every operation (or rpc) the change reaches.
+	Operations []string
+	// Path identifies the element (JSON pointer or proto full name); ignores match on it.
+	Path string
+	// Format is the contract format the finding is about.
+	Format Format
+}
+
+// SortFindings orders findings by file, line, column, then rule, so reports
+// are stable whatever order rules ran in.
+func SortFindings(fs []Finding) {
+	slices.SortStableFunc(fs, func(a, b Finding) int {
+		return cmp.Or(
+			cmp.Compare(a.Where.File, b.Where.File),
+			cmp.Compare(a.Where.Line, b.Where.Line),
+			cmp.Compare(a.Where.Column, b.Where.Column),
+			cmp.Compare(a.Rule, b.Rule),
+			cmp.Compare(a.Message, b.Message),
+		)
+	})
+}

@@ -1,0 +1,407 @@
+package rules
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// openapiBreaking is the classic breaking-change catalogue for OpenAPI: what a
+// user of oasdiff expects to be told, one finding per distinct change.
+func openapiBreaking() []*Rule {
+	return slices.Concat(openapiSurface(), openapiRequest(), openapiResponse(), openapiSchemaShape())
+}
+
+func oa(id string, sev Severity, title, doc, bad, good string) *Rule {
+	return &Rule{ID: id, Pack: "breaking", Formats: OpenAPI, Severity: sev, Title: title, Doc: doc, Bad: bad, Good: good}
+}
+
+// reach names how many operations a shared change reaches, for messages.
+func reach(c *Change) string {
+	if len(c.Operations) <= 1 {
+		return ""
+	}
+	return fmt.Sprintf(" (reaches %d operations)", len(c.Operations))
+}
+
+func openapiSurface() []*Rule {
+	return []*Rule{
+		onChange(oa("path-removed", Error, "A path was removed",
+			"Every operation under a removed path answers 404 to clients that still call it. Deprecate the path, wait until traffic stops, then remove it.",
+			"paths:\n  /v1/orders: ...   # gone in the new version",
+			"paths:\n  /v1/orders:\n    get:\n      deprecated: true"),
+			func(c *Change) (string, bool) {
+				return fmt.Sprintf("path %s removed: its clients now get 404", c.Name), c.is(Removed, SubjectPath)
+			}),
+		onChange(oa("operation-removed", Error, "An operation was removed",
+			"Removing an operation breaks every client that calls it. Mark it `deprecated: true` first and remove it once nobody calls it.",
+			"paths:\n  /v1/orders:\n    delete: ...   # gone",
+			"paths:\n  /v1/orders:\n    delete:\n      deprecated: true"),
+			func(c *Change) (string, bool) {
+				return fmt.Sprintf("operation %s removed: its clients now get 404 or 405", c.Name), c.is(Removed, SubjectOperation)
+			}),
+		onChange(oa("operation-method-changed", Error, "An operation moved to another HTTP method",
+			"Clients send the method they were generated with; moving an operation (same operationId) from one method to another makes every existing call fail. Add the new method beside the old one.",
+			"post:  operationId: updateOrder   ->   put:  operationId: updateOrder",
+			"keep post: updateOrder, add put: replaceOrder"),
+			func(c *Change) (string, bool) {
+				return fmt.Sprintf("operation %s moved from %s to %s: clients still send %s", c.Name, c.Old, c.New, c.Old),
+					c.Kind == Modified && c.Subject == SubjectOperation && c.Aspect == "method"
+			}),
+		onChange(oa("operation-id-changed", Warning, "An operationId changed",
+			"Generated clients name their methods after operationId; renaming it breaks the code that calls the generated method at the next regeneration, though not the wire.",
+			"operationId: listOrders   ->   operationId: getOrders",
+			"operationId: listOrders   (unchanged)"),
+			func(c *Change) (string, bool) {
+				return fmt.Sprintf("operationId of %s changed from %q to %q: generated clients rename their method", c.Name, c.Old, c.New),
+					c.Kind == Modified && c.Aspect == AspectOperationID
+			}),
+		onChange(oa("security-requirement-added", Error, "An operation now requires (more) authentication",
+			"Clients that called the operation anonymously, or with the credentials it used to accept, are now refused with 401 or 403. Accept the old way too during a migration.",
+			"security: []   ->   security: [{apiKey: []}]",
+			"security: [{}, {apiKey: []}]   # anonymous still accepted while clients migrate"),
+			func(c *Change) (string, bool) {
+				return fmt.Sprintf("security requirement %s added: clients that used to call without it are refused", c.Name), c.is(Added, SubjectSecurity)
+			}),
+		onChange(oa("security-scope-added", Error, "An operation requires a new OAuth scope",
+			"Tokens issued before the change lack the new scope, so their holders are refused until they re-consent.",
+			"security: [{oauth: [read]}]   ->   [{oauth: [read, write]}]",
+			"security: [{oauth: [read]}]"),
+			func(c *Change) (string, bool) {
+				return fmt.Sprintf("scope %s now required: existing tokens lack it", c.Name), c.is(Added, SubjectScope)
+			}),
+	}
+}
+
+func openapiRequest() []*Rule {
+	req := func(c *Change) bool { return c.Dir.Has(Request) }
+	return []*Rule{
+		onChange(oa("request-parameter-added-required", Error, "A new required request parameter",
+			"Existing clients do not send a parameter that did not exist when they were written; the server now rejects their requests. Add it as optional with a default.",
+			"parameters:\n  - {name: region, in: query, required: true}",
+			"parameters:\n  - {name: region, in: query, required: false, schema: {default: eu}}"),
+			func(c *Change) (string, bool) {
+				return fmt.Sprintf("new required %s parameter %q: existing clients do not send it", c.Old, c.Name),
+					c.is(Added, SubjectParameter) && c.New == "required"
+			}),
+		onChange(oa("request-parameter-became-required", Error, "A request parameter became required",
+			"Clients that leave out an optional parameter are now rejected.",
+			"- {name: limit, in: query, required: false}   ->   required: true",
+			"- {name: limit, in: query, required: false, schema: {default: 20}}"),
+			func(c *Change) (string, bool) {
+				return fmt.Sprintf("parameter %q became required: clients that omit it are rejected", c.Name),
+					c.Kind == Modified && c.Subject == SubjectParameter && c.Aspect == AspectRequired && c.New == "required"
+			}),
+		onChange(oa("request-parameter-location-changed", Error, "A request parameter moved (its `in` changed)",
+			"A parameter read from the query string is not found in a header, and vice versa: every client still sends it where it used to go.",
+			"- {name: api_version, in: query}   ->   in: header",
+			"accept both locations for a release; document the new one"),
+			func(c *Change) (string, bool) {
+				return fmt.Sprintf("parameter %q moved from %s to %s: clients still send it in the %s", c.Name, c.Old, c.New, c.Old),
+					c.Kind == Modified && c.Subject == SubjectParameter && c.Aspect == AspectIn
+			}),
+		onChange(oa("request-parameter-removed", Warning, "A request parameter was removed",
+			"Clients keep sending the parameter; a server that rejects unknown parameters now fails them, and one that ignores it silently changes behaviour (a filter no longer filters).",
+			"- {name: status, in: query}   # gone",
+			"keep accepting status, mark it deprecated"),
+			func(c *Change) (string, bool) {
+				return fmt.Sprintf("%s parameter %q removed: clients still send it and it is now ignored or rejected", c.Old, c.Name),
+					c.is(Removed, SubjectParameter)
+			}),
+		onChange(oa("request-body-became-required", Error, "The request body became required",
+			"Clients that sent no body are now rejected.",
+			"requestBody: {required: false}   ->   {required: true}",
+			"requestBody: {required: false}"),
+			func(c *Change) (string, bool) {
+				return "request body is now required: clients that send none are rejected",
+					c.Subject == SubjectRequestBody && c.New == "required"
+			}),
+		onChange(oa("request-property-added-required", Error, "A new required request property",
+			"Existing clients do not send a property that did not exist; the server now rejects their bodies. Add it optional with a server-side default.",
+			"required: [amount, currency, channel]   # channel is new",
+			"required: [amount, currency]   # channel optional, defaulted by the server"),
+			func(c *Change) (string, bool) {
+				return fmt.Sprintf("new required request property %q: existing clients do not send it%s", c.Name, reach(c)),
+					c.is(Added, SubjectField) && req(c) && c.NewField != nil && c.NewField.Required
+			}),
+		onChange(oa("request-property-became-required", Error, "A request property became required",
+			"Clients that leave out a property that used to be optional are now rejected.",
+			"required: [amount]   ->   required: [amount, currency]",
+			"required: [amount]   # currency optional, defaulted"),
+			func(c *Change) (string, bool) {
+				return fmt.Sprintf("request property %q became required: clients that omit it are rejected%s", c.Name, reach(c)),
+					c.Kind == Modified && c.Subject == SubjectField && c.Aspect == AspectRequired && c.New == "required" && req(c)
+			}),
+		onChange(oa("request-media-type-removed", Error, "A request media type is no longer accepted",
+			"Clients that send the removed content type now get 415.",
+			"content: {application/json: ..., application/x-www-form-urlencoded: ...}   # form removed",
+			"keep accepting both"),
+			func(c *Change) (string, bool) {
+				return fmt.Sprintf("request media type %s removed: clients sending it get 415", c.Name),
+					c.is(Removed, SubjectMediaType) && req(c)
+			}),
+	}
+}
+
+func openapiResponse() []*Rule {
+	resp := func(c *Change) bool { return c.Dir.Has(Response) }
+	return []*Rule{
+		onChange(oa("response-status-removed", Error, "A success response status was removed",
+			"Clients branch on the statuses they were told to expect; one that handled 200 mishandles the 202 that replaces it.",
+			"responses: {'200': ..., '201': ...}   ->   {'201': ...}",
+			"responses: {'200': ..., '201': ...}"),
+			func(c *Change) (string, bool) {
+				return fmt.Sprintf("success status %s removed: clients that handle it get something else", c.Name),
+					c.is(Removed, SubjectResponse) && success(c.Name)
+			}),
+		onChange(oa("response-property-removed", Error, "A response property was removed",
+			"Clients that read the property get nothing (or crash on a missing field). Deprecate it, measure who reads it (--readers), and remove it only once nobody does.",
+			"properties: {id: ..., price: ...}   # price gone",
+			"properties: {id: ..., price: {deprecated: true, ...}}"),
+			func(c *Change) (string, bool) {
+				return fmt.Sprintf("response property %q removed: clients that read it break%s", c.Name, reach(c)),
+					c.is(Removed, SubjectField) && resp(c)
+			}),
+		onChange(oa("response-property-became-optional", Error, "A required response property became optional",
+			"Clients were promised the property is always there and read it without checking.",
+			"required: [id, status]   ->   required: [id]",
+			"required: [id, status]"),
+			func(c *Change) (string, bool) {
+				return fmt.Sprintf("response property %q is no longer required: clients that read it unconditionally break%s", c.Name, reach(c)),
+					c.Kind == Modified && c.Subject == SubjectField && c.Aspect == AspectRequired && c.New == "optional" && resp(c)
+			}),
+		onChange(oa("response-became-nullable", Error, "A response value became nullable",
+			"Clients that never expected null dereference it.",
+			"type: string   ->   type: [string, 'null']",
+			"type: string   # add a new nullable field instead"),
+			func(c *Change) (string, bool) {
+				return fmt.Sprintf("%q in a response can now be null: clients that never expected null break%s", c.Name, reach(c)),
+					c.Aspect == AspectNullable && c.New == "true" && resp(c)
+			}),
+		onChange(oa("response-property-type-changed", Error, "A response value's type changed",
+			"Clients parse the type they were generated for; a string where they expect a number fails to decode.",
+			"id: {type: integer}   ->   id: {type: string}",
+			"add id_str: {type: string} beside id"),
+			func(c *Change) (string, bool) {
+				return fmt.Sprintf("type of %q in a response changed from %s to %s: clients decode it as %s%s", c.Name, c.Old, c.New, c.Old, reach(c)),
+					c.Aspect == AspectType && resp(c) && !subtype(c.New, c.Old)
+			}),
+		onChange(oa("response-property-format-changed", Error, "A response value's format changed",
+			"Clients parse the format they were generated for (a date-time parser rejects a date).",
+			"created: {type: string, format: date-time}   ->   format: date",
+			"created: {type: string, format: date-time}"),
+			func(c *Change) (string, bool) {
+				return fmt.Sprintf("format of %q in a response changed from %q to %q%s", c.Name, c.Old, c.New, reach(c)),
+					c.Aspect == AspectFormat && resp(c) && c.Old != ""
+			}),
+		onChange(oa("response-enum-value-added", Warning, "A response enum gained a value",
+			"Strict readers (generated enums, exhaustive switches) fail on a value they have never seen.",
+			"status: {enum: [paid, failed]}   ->   enum: [paid, failed, refunded]",
+			"document that clients must tolerate unknown values before adding one"),
+			func(c *Change) (string, bool) {
+				return fmt.Sprintf("response enum value %q added: strict readers fail on it%s", c.Name, reach(c)),
+					c.is(Added, SubjectEnumValue) && resp(c)
+			}),
+		onChange(oa("response-media-type-removed", Error, "A response media type was removed",
+			"Clients that ask for the removed representation get 406 or a body they cannot parse.",
+			"content: {application/json: ..., text/csv: ...}   # text/csv gone",
+			"keep serving both"),
+			func(c *Change) (string, bool) {
+				return fmt.Sprintf("response media type %s removed: clients that ask for it get 406", c.Name),
+					c.is(Removed, SubjectMediaType) && resp(c)
+			}),
+		onChange(oa("response-header-removed", Error, "A response header was removed",
+			"Clients that read the header (pagination links, rate limits, ETag) lose it.",
+			"headers: {Link: ..., ETag: ...}   # ETag gone",
+			"headers: {Link: ..., ETag: ...}"),
+			func(c *Change) (string, bool) {
+				return fmt.Sprintf("response header %s removed: clients that read it lose it", c.Name), c.is(Removed, SubjectHeader)
+			}),
+	}
+}
+
+// openapiSchemaShape covers narrowing in requests: anything that makes a body
+// or parameter the client used to send invalid now.
+func openapiSchemaShape() []*Rule {
+	req := func(c *Change) bool { return c.Dir.Has(Request) }
+	return []*Rule{
+		onChange(oa("request-property-type-changed", Error, "A request value's type changed",
+			"Clients keep sending the old type; the server now rejects it. Widening (integer to number) is fine; anything else is not.",
+			"quantity: {type: string}   ->   quantity: {type: integer}",
+			"quantity: {type: [string, integer]}"),
+			func(c *Change) (string, bool) {
+				return fmt.Sprintf("type of %q in a request changed from %s to %s: clients still send %s%s", c.Name, c.Old, c.New, c.Old, reach(c)),
+					c.Aspect == AspectType && req(c) && !subtype(c.Old, c.New)
+			}),
+		onChange(oa("request-property-format-changed", Error, "A request value's format changed or was added",
+			"Values clients send in the old format fail validation in the new one.",
+			"date: {type: string}   ->   date: {type: string, format: date}",
+			"date: {type: string}"),
+			func(c *Change) (string, bool) {
+				return fmt.Sprintf("format of %q in a request changed from %q to %q: values in the old format are rejected%s", c.Name, c.Old, c.New, reach(c)),
+					c.Aspect == AspectFormat && req(c) && c.New != ""
+			}),
+		onChange(oa("request-enum-value-removed", Error, "A request enum lost a value",
+			"Clients that send the removed value are rejected.",
+			"channel: {enum: [web, app, phone]}   ->   enum: [web, app]",
+			"keep accepting phone; stop producing it"),
+			func(c *Change) (string, bool) {
+				return fmt.Sprintf("request enum value %q removed: clients that send it are rejected%s", c.Name, reach(c)),
+					c.is(Removed, SubjectEnumValue) && req(c)
+			}),
+		onChange(oa("request-became-enum", Error, "A request value became an enum",
+			"Free values that clients send are now limited to a list; anything outside it is rejected.",
+			"country: {type: string}   ->   country: {type: string, enum: [GB, FR]}",
+			"country: {type: string}"),
+			func(c *Change) (string, bool) {
+				return fmt.Sprintf("%q in a request is now limited to [%s]: other values clients send are rejected%s", c.Name, c.New, reach(c)),
+					c.Aspect == AspectEnum && req(c)
+			}),
+		onChange(oa("request-max-decreased", Error, "A request upper bound was lowered or added",
+			"A maxLength, maximum or maxItems that shrinks (or appears) rejects values clients were allowed to send.",
+			"name: {type: string, maxLength: 100}   ->   maxLength: 50",
+			"name: {type: string, maxLength: 100}"),
+			func(c *Change) (string, bool) {
+				return fmt.Sprintf("%s of %q in a request lowered from %s to %s: larger values clients send are rejected%s", c.Aspect, c.Name, orNone(c.Old), c.New, reach(c)),
+					req(c) && isAspect(c, AspectMaxLength, AspectMaximum, AspectMaxItems) && tighter(c.Old, c.New, true)
+			}),
+		onChange(oa("request-min-increased", Error, "A request lower bound was raised or added",
+			"A minLength, minimum or minItems that grows (or appears) rejects values clients were allowed to send.",
+			"quantity: {type: integer, minimum: 1}   ->   minimum: 5",
+			"quantity: {type: integer, minimum: 1}"),
+			func(c *Change) (string, bool) {
+				return fmt.Sprintf("%s of %q in a request raised from %s to %s: smaller values clients send are rejected%s", c.Aspect, c.Name, orNone(c.Old), c.New, reach(c)),
+					req(c) && isAspect(c, AspectMinLength, AspectMinimum, AspectMinItems) && tighter(c.Old, c.New, false)
+			}),
+		onChange(oa("request-pattern-changed", Error, "A request pattern was added or changed",
+			"Values clients send that matched nothing, or the old pattern, may not match the new one.",
+			"code: {type: string}   ->   code: {type: string, pattern: '^[A-Z]{3}$'}",
+			"code: {type: string}"),
+			func(c *Change) (string, bool) {
+				return fmt.Sprintf("pattern of %q in a request changed from %q to %q: values clients send may no longer match%s", c.Name, c.Old, c.New, reach(c)),
+					c.Aspect == AspectPattern && req(c) && c.New != ""
+			}),
+		onChange(oa("request-multiple-of-changed", Error, "A request multipleOf was added or changed",
+			"Values that were multiples of the old step are not all multiples of the new one.",
+			"amount: {type: number, multipleOf: 0.01}   ->   multipleOf: 1",
+			"amount: {type: number, multipleOf: 0.01}"),
+			func(c *Change) (string, bool) {
+				return fmt.Sprintf("multipleOf of %q in a request changed from %s to %s: values clients send may be rejected%s", c.Name, orNone(c.Old), c.New, reach(c)),
+					c.Aspect == AspectMultipleOf && req(c) && c.New != "" && !divides(c.New, c.Old)
+			}),
+		onChange(oa("request-additional-properties-closed", Error, "A request object stopped accepting unknown properties",
+			"Clients that send extra properties (newer clients, or ones that echo what they read) are now rejected.",
+			"Order: {type: object}   ->   {type: object, additionalProperties: false}",
+			"Order: {type: object}"),
+			func(c *Change) (string, bool) {
+				return fmt.Sprintf("%q in a request no longer accepts unknown properties: clients that send extra ones are rejected%s", c.Name, reach(c)),
+					c.Aspect == AspectAdditionalProps && req(c)
+			}),
+		onChange(oa("request-became-not-nullable", Error, "A request value no longer accepts null",
+			"Clients that send null are rejected.",
+			"note: {type: [string, 'null']}   ->   note: {type: string}",
+			"note: {type: [string, 'null']}"),
+			func(c *Change) (string, bool) {
+				return fmt.Sprintf("%q in a request no longer accepts null: clients that send null are rejected%s", c.Name, reach(c)),
+					c.Aspect == AspectNullable && c.New == "false" && req(c)
+			}),
+		onChange(oa("request-one-of-removed", Error, "A oneOf/anyOf alternative was removed from a request",
+			"Clients that send the shape of the removed alternative are rejected.",
+			"oneOf: [$ref: Card, $ref: BankAccount]   ->   oneOf: [$ref: Card]",
+			"keep both alternatives"),
+			func(c *Change) (string, bool) {
+				return fmt.Sprintf("request %s removed: clients sending that shape are rejected%s", c.Name, reach(c)),
+					c.Aspect == AspectComposition && c.Kind == Removed && c.Old != "allOf" && req(c)
+			}),
+		onChange(oa("request-all-of-added", Error, "A request schema gained an allOf member",
+			"An allOf member adds constraints every request must now meet.",
+			"Order: {allOf: [$ref: Base]}   ->   {allOf: [$ref: Base, $ref: Audit]}",
+			"add optional properties instead"),
+			func(c *Change) (string, bool) {
+				return fmt.Sprintf("request %s added: every request must now also match it%s", c.Name, reach(c)),
+					c.Aspect == AspectComposition && c.Kind == Added && c.New == "allOf" && req(c)
+			}),
+		onChange(oa("response-one-of-added", Warning, "A response oneOf/anyOf gained an alternative",
+			"Readers generated for the old alternatives cannot decode the new shape.",
+			"oneOf: [$ref: Card]   ->   oneOf: [$ref: Card, $ref: Wallet]",
+			"document that clients must skip unknown shapes before adding one"),
+			func(c *Change) (string, bool) {
+				return fmt.Sprintf("response %s added: readers generated for the old alternatives cannot decode it%s", c.Name, reach(c)),
+					c.Aspect == AspectComposition && c.Kind == Added && c.New != "allOf" && c.Dir.Has(Response)
+			}),
+		onChange(oa("discriminator-changed", Error, "A discriminator's property or mapping changed",
+			"Clients pick the concrete type by the discriminator; a renamed property or a remapped value decodes bodies as the wrong type.",
+			"discriminator: {propertyName: kind}   ->   {propertyName: type}",
+			"discriminator: {propertyName: kind}"),
+			func(c *Change) (string, bool) {
+				if c.Aspect == AspectMapping {
+					return fmt.Sprintf("discriminator value %q now maps to %s instead of %s: clients decode it as the wrong type%s", c.Name, orNone(c.New), c.Old, reach(c)), true
+				}
+				return fmt.Sprintf("discriminator property of %q changed from %s to %s%s", c.Name, orNone(c.Old), orNone(c.New), reach(c)),
+					c.Aspect == AspectPropertyName
+			}),
+	}
+}
+
+func isAspect(c *Change, as ...Aspect) bool { return slices.Contains(as, c.Aspect) }
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
+}
+
+// tighter reports whether a bound moved so that fewer values pass: an upper
+// bound that appeared or fell, a lower bound that appeared or rose.
+func tighter(old, new string, upper bool) bool {
+	if new == "" {
+		return false
+	}
+	if old == "" {
+		return true
+	}
+	o, err1 := strconv.ParseFloat(old, 64)
+	n, err2 := strconv.ParseFloat(new, 64)
+	if err1 != nil || err2 != nil {
+		return old != new
+	}
+	if upper {
+		return n < o
+	}
+	return n > o
+}
+
+// divides reports whether every multiple of old is a multiple of new.
+func divides(new, old string) bool {
+	n, err1 := strconv.ParseFloat(new, 64)
+	o, err2 := strconv.ParseFloat(old, 64)
+	if err1 != nil || err2 != nil || n == 0 || old == "" {
+		return false
+	}
+	q := o / n
+	return q == float64(int64(q))
+}
+
+// subtype reports whether every value of type a is a value of type b
+// ("integer" is within "number"; "any" holds everything).
+func subtype(a, b string) bool {
+	if b == "any" {
+		return true
+	}
+	if a == "any" {
+		return false
+	}
+	bs := strings.Split(b, "|")
+	for _, t := range strings.Split(a, "|") {
+		if !slices.Contains(bs, t) && !(t == "integer" && slices.Contains(bs, "number")) {
+			return false
+		}
+	}
+	return true
+}
+
+func success(status string) bool {
+	return len(status) == 3 && (status[0] == '2' || status[0] == '3')
+}

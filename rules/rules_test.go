@@ -1,0 +1,127 @@
+package rules_test
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/contractlint/contractlint/internal/pipeline"
+	"github.com/contractlint/contractlint/internal/source"
+	"github.com/contractlint/contractlint/rules"
+)
+
+// wantRE finds an inline expectation: `# want rule-a rule-b` (YAML) or
+// `// want rule-a` (proto), written on the line the finding points at.
+var wantRE = regexp.MustCompile(`(?:#|//)\s*want\s+([a-z0-9-]+(?:\s+[a-z0-9-]+)*)\s*$`)
+
+// TestRules runs every case under testdata/rules/<rule-id>/<case>/ and fails
+// on any finding that is not expected inline, and on any expectation unmet.
+// A case holds old/new contracts (a diff) or only new (a lint run); an
+// optional level.txt sets the proto level.
+func TestRules(t *testing.T) {
+	cases, err := filepath.Glob(filepath.Join("..", "testdata", "rules", "*", "*"))
+	if err != nil || len(cases) == 0 {
+		t.Fatalf("no rule cases found: %v", err)
+	}
+	reg := rules.Default()
+	for _, dir := range cases {
+		id := filepath.Base(filepath.Dir(dir))
+		t.Run(id+"/"+filepath.Base(dir), func(t *testing.T) {
+			t.Parallel()
+			if _, ok := reg.Get(id); !ok && id != rules.UnusedIgnoreID {
+				t.Fatalf("testdata names unknown rule %q", id)
+			}
+			got := runCase(t, reg, dir, id)
+			want := expectations(t, dir)
+			for _, k := range got {
+				if !slices.Contains(want, k) {
+					t.Errorf("unexpected finding %s", k)
+				}
+			}
+			for _, k := range want {
+				if !slices.Contains(got, k) {
+					t.Errorf("missing finding %s", k)
+				}
+			}
+		})
+	}
+}
+
+func runCase(t *testing.T, reg *rules.Registry, dir, id string) []string {
+	src, err := source.OpenDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	settings := &rules.Settings{Rules: map[string]bool{id: true}}
+	if b, err := os.ReadFile(filepath.Join(dir, "level.txt")); err == nil {
+		if settings.ProtoLevel, err = rules.ParseProtoLevel(strings.TrimSpace(string(b))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	o := pipeline.Options{Registry: reg, Settings: settings}
+	newSide, hasNew := side(src, dir, "new")
+	oldSide, hasOld := side(src, dir, "old")
+	if !hasNew {
+		t.Fatalf("case has no new.yaml, new.json or new/")
+	}
+	var fs []rules.Finding
+	if hasOld {
+		fs, err = pipeline.Diff(oldSide, newSide, o)
+	} else {
+		fs, err = pipeline.Lint(newSide, o)
+	}
+	if err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	var keys []string
+	for _, f := range fs {
+		keys = append(keys, fmt.Sprintf("%s:%d %s", f.Where.File, f.Where.Line, f.Rule))
+	}
+	return keys
+}
+
+func side(src source.Source, dir, name string) (pipeline.Side, bool) {
+	if fi, err := os.Stat(filepath.Join(dir, name)); err == nil && fi.IsDir() {
+		files, err := pipeline.ProtoFiles(src, name)
+		return pipeline.Side{Src: src, Dir: name, Files: files}, err == nil
+	}
+	for _, ext := range []string{".yaml", ".yml", ".json", ".proto"} {
+		if _, err := os.Stat(filepath.Join(dir, name+ext)); err == nil {
+			return pipeline.Side{Src: src, Files: []string{name + ext}}, true
+		}
+	}
+	return pipeline.Side{}, false
+}
+
+func expectations(t *testing.T, dir string) []string {
+	var want []string
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		f, err := os.Open(p)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		sc := bufio.NewScanner(f)
+		for line := 1; sc.Scan(); line++ {
+			if m := wantRE.FindStringSubmatch(sc.Text()); m != nil {
+				for _, id := range strings.Fields(m[1]) {
+					want = append(want, fmt.Sprintf("%s:%d %s", filepath.ToSlash(rel), line, id))
+				}
+			}
+		}
+		return sc.Err()
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return want
+}
