@@ -123,7 +123,7 @@ type sarifRegion struct {
 
 func (SARIF) Write(w io.Writer, r *Report) error {
 	kept := keepMostSevere(r.Findings, sarifMaxResults)
-	run := sarifRun{Tool: sarifTool{Driver: sarifDriver{Name: toolName(r), Version: r.Version}}}
+	run := sarifRun{Tool: sarifTool{Driver: sarifDriver{Name: toolName(r), Version: r.Version, Rules: []sarifRule{}}}}
 	ruleIndex := map[string]int{}
 	for _, id := range usedRules(kept) {
 		ruleIndex[id] = len(run.Tool.Driver.Rules)
