@@ -7,5 +7,7 @@ func builtin() []*Rule {
 	return slices.Concat(
 		openapiBreaking(),
 		evolution(),
+		idempotency(),
+		evolvability(),
 	)
 }

@@ -1,0 +1,396 @@
+package rules
+
+import (
+	"fmt"
+	"math"
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// evolvability is the pack of single-contract designs that make the next
+// change a breaking one.
+func evolvability() []*Rule {
+	return []*Rule{
+		moneyAsFloat(), responseSchemaClosed(), responseEnumClosed(), mediaTypeVersionWithoutVary(),
+		updateWithoutPrecondition(), postWithClientID(), fieldNumberGapReserved(),
+	}
+}
+
+// lintContract wires a check that reads the whole lowered contract.
+func lintContract(r *Rule, check func(c *Contract) []Finding) *Rule {
+	r.Mode = LintRule
+	r.Check = func(in *Input) []Finding {
+		if in.New == nil {
+			return nil
+		}
+		return check(in.New)
+	}
+	return r
+}
+
+func finding(r *Rule, c *Contract, where Location, path, msg string, ops ...string) Finding {
+	return Finding{Rule: r.ID, Severity: r.Severity, Message: msg, Where: where, Path: path,
+		Format: c.Format, Operations: ops}
+}
+
+// nameWords splits snake_case, kebab-case and camelCase into lower-case words.
+func nameWords(name string) []string {
+	var words []string
+	var cur []rune
+	flush := func() {
+		if len(cur) > 0 {
+			words = append(words, strings.ToLower(string(cur)))
+			cur = cur[:0]
+		}
+	}
+	for i, r := range name {
+		switch {
+		case r == '_' || r == '-' || r == '.' || r == ' ':
+			flush()
+		case r >= 'A' && r <= 'Z' && i > 0 && len(cur) > 0 && !(cur[len(cur)-1] >= 'A' && cur[len(cur)-1] <= 'Z'):
+			flush()
+			cur = append(cur, r)
+		default:
+			cur = append(cur, r)
+		}
+	}
+	flush()
+	return words
+}
+
+// moneyNames are the words that make a field name mean money.
+var moneyNames = []string{"price", "prices", "amount", "amounts", "cost", "costs", "fee", "fees", "total",
+	"subtotal", "balance", "tax", "refund", "payout", "money", "salary", "revenue", "charge", "tip"}
+
+// minorUnits are name suffixes that already say the value is integral.
+var minorUnits = []string{"cents", "minor", "micros", "pennies"}
+
+// moneyDescRE finds money in a description; narrower than the name list,
+// since "total number of retries" is not money.
+var moneyDescRE = regexp.MustCompile(`(?i)\b(price|cost|fee|money|monetary|currency|dollars?|euros?|pounds sterling)\b`)
+
+func isMoney(f *Field) bool {
+	words := nameWords(f.Name)
+	if len(words) == 0 || slices.Contains(minorUnits, words[len(words)-1]) {
+		return false
+	}
+	for _, w := range words {
+		if slices.Contains(moneyNames, w) {
+			return true
+		}
+	}
+	return moneyDescRE.MatchString(f.Description)
+}
+
+func isFloat(c *Contract, f *Field) bool {
+	if c.Format == Proto {
+		return f.Type == "double" || f.Type == "float"
+	}
+	// A multipleOf that is a whole number makes the number an integer.
+	integral := f.MultipleOf > 0 && f.MultipleOf == math.Trunc(f.MultipleOf)
+	return f.Type == "number" && !integral
+}
+
+func moneyAsFloat() *Rule {
+	r := &Rule{
+		ID: "money-as-float", Pack: "evolvability", Formats: OpenAPI | Proto, Severity: Warning,
+		Title: "A money field is a floating-point number",
+		Doc: "Binary floating point cannot hold 0.10 exactly, so sums and conversions drift by a cent " +
+			"here and there. Teams find out late and then \"fix\" the field by changing its type or its " +
+			"unit in place, which every existing client reads with the old meaning: the price that was " +
+			"40.00 becomes 4000. A field whose name or description says money (price, amount, cost, fee, " +
+			"total, balance, ...) should be integer minor units (price_cents) or a decimal string from " +
+			"the start; names ending in _cents or _minor are already integral and are not flagged.",
+		Bad:  "price: {type: number, description: Price in dollars}",
+		Good: "price_cents: {type: integer, description: Price in cents}\ncurrency: {type: string}",
+	}
+	return lintContract(r, func(c *Contract) []Finding {
+		var out []Finding
+		for _, f := range c.Fields {
+			if !isMoney(f) || !isFloat(c, f) {
+				continue
+			}
+			out = append(out, finding(r, c, f.Loc, f.Path, fmt.Sprintf(
+				"%s looks like money but is a floating-point %s, which cannot hold cents exactly; add an "+
+					"integer field in minor units (%s_cents) or a decimal string instead of redefining this one later",
+				f.Name, f.Type, f.Name)))
+		}
+		return out
+	})
+}
+
+func responseSchemaClosed() *Rule {
+	r := &Rule{
+		ID: "response-schema-closed", Pack: "evolvability", Formats: OpenAPI, Severity: Warning,
+		Title: "A response schema forbids additional properties",
+		Doc: "Clients generated from a response schema with additionalProperties: false (or " +
+			"unevaluatedProperties: false) reject any property they do not know, so adding a field to " +
+			"the response, the one change that should always be safe, breaks them. Leave response " +
+			"schemas open; request schemas may be closed, since the server is the one reading them.",
+		Bad:  "Charge:\n  type: object\n  additionalProperties: false\n  properties: {id: {type: string}}",
+		Good: "Charge:\n  type: object\n  properties: {id: {type: string}}",
+	}
+	return lintContract(r, func(c *Contract) []Finding {
+		var out []Finding
+		for _, s := range c.Schemas {
+			if !s.Closed || !s.Dir.Has(Response) {
+				continue
+			}
+			where := s.ClosedLoc
+			if where.IsZero() {
+				where = s.Loc
+			}
+			out = append(out, finding(r, c, where, s.Path, fmt.Sprintf(
+				"%s is returned to clients and forbids additional properties: clients built from it will "+
+					"reject every field added later; leave response schemas open", s.Path)))
+		}
+		return out
+	})
+}
+
+func responseEnumClosed() *Rule {
+	r := &Rule{
+		ID: "response-enum-closed", Pack: "evolvability", Formats: OpenAPI | Proto, Severity: Info, Off: true,
+		Title: "A response enum gives clients no way to handle values added later",
+		Doc: "A client that switches over a response enum fails on the first value it has never seen, " +
+			"so adding a status becomes a breaking change. Say in the contract how clients treat unknown " +
+			"values: mark the schema x-extensible-enum or write that unknown values may appear and how to " +
+			"handle them; in proto, make the zero value an *_UNSPECIFIED value that unknown values fall " +
+			"back to. Off by default: many APIs deliberately keep enums closed.",
+		Bad:  "status: {type: string, enum: [pending, succeeded, failed]}",
+		Good: "status:\n  type: string\n  enum: [pending, succeeded, failed]\n  description: New values may be added; treat unknown values as pending.",
+	}
+	return lintContract(r, func(c *Contract) []Finding {
+		var out []Finding
+		for _, s := range c.Schemas {
+			if len(s.Enum) == 0 || s.EnumExtensible || (c.Format == OpenAPI && !s.Dir.Has(Response)) {
+				continue
+			}
+			msg := fmt.Sprintf("the enum at %s does not say how clients treat values added later, so adding one "+
+				"breaks them; mark it x-extensible-enum or document that unknown values may appear", s.Path)
+			if c.Format == Proto {
+				msg = fmt.Sprintf("enum %s has no zero *_UNSPECIFIED value for clients to fall back to when a "+
+					"value is added later; make value 0 %s_UNSPECIFIED", s.Path, screaming(s.Path))
+			}
+			out = append(out, finding(r, c, s.Loc, s.Path, msg))
+		}
+		return out
+	})
+}
+
+// screaming turns a proto enum's full name into the prefix its values use.
+func screaming(full string) string {
+	name := full[strings.LastIndex(full, ".")+1:]
+	return strings.ToUpper(strings.Join(nameWords(name), "_"))
+}
+
+// versionedTypeRE matches a media type that carries an API version:
+// application/vnd.acme.v2+json or application/json; version=2.
+var versionedTypeRE = regexp.MustCompile(`(?i)^application/vnd\.[^;]*\bv\d+\b|;\s*v(ersion)?=`)
+
+// versionSelector names the request header that selects op's representation:
+// Accept for a versioned media type, or a version header parameter.
+func versionSelector(op *Operation) string {
+	for _, p := range op.Params {
+		if p.In == "header" && strings.Contains(strings.ToLower(p.Name), "version") {
+			return p.Name
+		}
+	}
+	for _, mt := range op.MediaTypes {
+		if versionedTypeRE.MatchString(mt) {
+			return "Accept"
+		}
+	}
+	return ""
+}
+
+func mediaTypeVersionWithoutVary() *Rule {
+	r := &Rule{
+		ID: "media-type-version-without-vary", Pack: "evolvability", Formats: OpenAPI, Severity: Warning,
+		Title: "A versioned representation is served without Vary naming what selects it",
+		Doc: "When the version of a response is chosen by a request header (a versioned media type in " +
+			"Accept, or an API-Version header), a cache between client and server must know that the " +
+			"response depends on that header; otherwise it serves the body it cached for one version to " +
+			"clients of the other. Every success response documents a Vary header that names the " +
+			"selecting header.",
+		Bad: "get:\n  responses:\n    '200':\n      content: {application/vnd.acme.v2+json: {}}",
+		Good: "get:\n  responses:\n    '200':\n      headers:\n        Vary: {description: Accept, schema: {type: string}}\n" +
+			"      content: {application/vnd.acme.v2+json: {}}",
+	}
+	return lintOps(r, func(c *Contract, op *Operation) []Finding {
+		sel := versionSelector(op)
+		if c.Format != OpenAPI || sel == "" {
+			return nil
+		}
+		for _, res := range op.Responses {
+			if !strings.HasPrefix(res.Status, "2") {
+				continue
+			}
+			if !res.hasHeader("Vary") || !strings.Contains(strings.ToLower(res.Vary), strings.ToLower(sel)) {
+				return []Finding{opFinding(r, c, op, res.Loc, "", fmt.Sprintf(
+					"%s chooses its representation by %s, but its %s response does not document a Vary header "+
+						"naming %s; caches would serve one version's body to the other version's clients",
+					op.ID, sel, res.Status, sel))}
+			}
+		}
+		return nil
+	})
+}
+
+// resource is the path item an operation belongs to: its path without the method.
+func resource(op *Operation) string {
+	return op.Path[:max(strings.LastIndex(op.Path, "/"), 0)]
+}
+
+func updateWithoutPrecondition() *Rule {
+	r := &Rule{
+		ID: "update-without-precondition", Pack: "evolvability", Formats: OpenAPI, Severity: Info,
+		Title: "An update ignores the ETag its resource publishes",
+		Doc: "When GET returns an ETag but PUT or PATCH neither accepts If-Match nor documents 412 " +
+			"Precondition Failed, two clients that read the same version and both write it back " +
+			"silently overwrite each other's change. Accept If-Match on updates and document the 412 " +
+			"that a stale write gets; adding that later is a new required precondition, which breaks " +
+			"clients.",
+		Bad: "put:\n  responses: {'200': {description: updated}}",
+		Good: "put:\n  parameters: [{name: If-Match, in: header, schema: {type: string}}]\n" +
+			"  responses: {'200': {description: updated}, '412': {description: stale ETag}}",
+	}
+	return lintContract(r, func(c *Contract) []Finding {
+		tagged := map[string]bool{}
+		for _, op := range c.Operations {
+			if op.Method == "GET" && slices.ContainsFunc(op.Responses, func(r *OpResponse) bool { return r.hasHeader("ETag") }) {
+				tagged[resource(op)] = true
+			}
+		}
+		var out []Finding
+		for _, op := range c.Operations {
+			if (op.Method != "PUT" && op.Method != "PATCH") || !tagged[resource(op)] || op.response("412") != nil ||
+				slices.ContainsFunc(op.Params, func(p *Param) bool { return p.In == "header" && strings.EqualFold(p.Name, "If-Match") }) {
+				continue
+			}
+			out = append(out, opFinding(r, c, op, Location{}, "", fmt.Sprintf(
+				"%s updates a resource whose GET returns an ETag, but it neither accepts If-Match nor "+
+					"documents 412, so concurrent writers overwrite each other; accept If-Match and document 412",
+				op.ID)))
+		}
+		return out
+	})
+}
+
+// createdName is the singular of a collection path's last fixed segment:
+// POST /v1/charges creates a charge.
+func createdName(op *Operation) string {
+	_, p, _ := strings.Cut(op.ID, " ")
+	segs := strings.Split(strings.Trim(p, "/"), "/")
+	for i := len(segs) - 1; i >= 0; i-- {
+		s := segs[i]
+		if s == "" || strings.HasPrefix(s, "{") {
+			continue
+		}
+		switch {
+		case strings.HasSuffix(s, "ies"):
+			return s[:len(s)-3] + "y"
+		case strings.HasSuffix(s, "s") && !strings.HasSuffix(s, "ss"):
+			return s[:len(s)-1]
+		}
+		return s
+	}
+	return ""
+}
+
+// clientID reports whether a request field names the resource being created.
+func clientID(f *Field, created string) bool {
+	w := nameWords(f.Name)
+	switch {
+	case len(w) == 1:
+		return w[0] == "id" || w[0] == "uuid"
+	case len(w) == 2 && (w[1] == "id" || w[1] == "uuid"):
+		return created != "" && strings.EqualFold(w[0], strings.ReplaceAll(created, "-", ""))
+	}
+	return false
+}
+
+func postWithClientID() *Rule {
+	r := &Rule{
+		ID: "post-with-client-id", Pack: "evolvability", Formats: OpenAPI, Severity: Info,
+		Title: "A POST carries the client-generated id of the resource it creates",
+		Doc: "When the client already chooses the new resource's identifier, the operation can be a " +
+			"PUT to that identifier: idempotent by definition, so a retry cannot create a second " +
+			"resource and no idempotency key is needed. Keeping it a POST means the server has to " +
+			"deduplicate on the id by hand, and clients cannot tell from the contract that it does.",
+		Bad:  "post /v1/charges:\n  requestBody: {properties: {id: {type: string}, amount_cents: {type: integer}}}",
+		Good: "put /v1/charges/{id}:\n  requestBody: {properties: {amount_cents: {type: integer}}}",
+	}
+	return lintOps(r, func(c *Contract, op *Operation) []Finding {
+		if c.Format != OpenAPI || op.Method != "POST" {
+			return nil
+		}
+		created := createdName(op)
+		for _, f := range op.RequestFields {
+			if clientID(f, created) {
+				return []Finding{opFinding(r, c, op, f.Loc, "", fmt.Sprintf(
+					"%s takes the new resource's id (%s) from the client; make it a PUT to that id, which is "+
+						"idempotent by definition", op.ID, f.Name))}
+			}
+		}
+		return nil
+	})
+}
+
+func fieldNumberGapReserved() *Rule {
+	r := &Rule{
+		ID: "field-number-gap-reserved", Pack: "evolvability", Formats: Proto, Severity: Info,
+		Title: "A message skips field numbers without reserving them",
+		Doc: "A number missing from a message's sequence is usually a field that was deleted without " +
+			"reserving it. Nothing stops the next author from reusing that number for a new field, and " +
+			"then old clients and stored data decode the new field with the old one's meaning. Reserve " +
+			"every number (and name) a deleted field used.",
+		Bad:  "message Charge {\n  string id = 1;\n  int64 amount_cents = 3;\n}",
+		Good: "message Charge {\n  reserved 2;\n  reserved \"price\";\n  string id = 1;\n  int64 amount_cents = 3;\n}",
+	}
+	return lintContract(r, func(c *Contract) []Finding {
+		var out []Finding
+		for _, m := range c.Messages {
+			if gaps := unreservedGaps(m); len(gaps) > 0 {
+				out = append(out, finding(r, c, m.Loc, m.Name, fmt.Sprintf(
+					"message %s skips field number %s without reserving it; a later field could reuse it with "+
+						"another meaning; add reserved %s", m.Name, strings.Join(gaps, ", "), strings.Join(gaps, ", "))))
+			}
+		}
+		return out
+	})
+}
+
+// unreservedGaps lists the runs of numbers below a message's highest field
+// number that no field uses and no reserved range covers ("2", "5 to 7").
+// It walks intervals, not numbers: field numbers go up to 2^29.
+func unreservedGaps(m *Message) []string {
+	var taken [][2]int32
+	var top int32
+	for _, f := range m.Fields {
+		taken = append(taken, [2]int32{f.Number, f.Number})
+		top = max(top, f.Number)
+	}
+	taken = append(taken, m.ReservedRange...)
+	slices.SortFunc(taken, func(a, b [2]int32) int { return int(a[0]) - int(b[0]) })
+	var out []string
+	next := int32(1) // lowest number not yet known to be taken
+	for _, r := range taken {
+		if r[0] >= top {
+			break
+		}
+		if r[0] > next {
+			out = append(out, span(next, r[0]-1))
+		}
+		next = max(next, r[1]+1)
+	}
+	return out
+}
+
+func span(a, b int32) string {
+	if a == b {
+		return fmt.Sprint(a)
+	}
+	return fmt.Sprintf("%d to %d", a, b)
+}

@@ -1,0 +1,367 @@
+package rules
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+)
+
+// idempotency is the pack that checks a contract makes retries safe: a
+// non-idempotent operation requires a key, and the contract publishes what
+// the server does with it.
+func idempotency() []*Rule {
+	return []*Rule{
+		keyMissing(), keyOptional(), keyUnbounded(), conflictUndocumented(),
+		mismatchUndocumented(), replayUndocumented(), retentionUndocumented(),
+		keyNewlyRequired(), keyDropped(),
+	}
+}
+
+// needsKey reports whether repeating op can do something twice: an rpc or a
+// POST/PATCH the contract does not declare idempotent. Lowering marks
+// GET, PUT, DELETE and the like idempotent by HTTP's definition.
+func needsKey(op *Operation) bool {
+	return !op.Idempotent && (op.Method == "" || op.Method == "POST" || op.Method == "PATCH")
+}
+
+// keyRequired reports whether clients must send the key. A proto request
+// field cannot be marked required, so the key field's presence is the contract.
+func keyRequired(p *Param) bool {
+	return p != nil && (p.Required || p.In == "field")
+}
+
+// opFinding is a lint finding about op, pointing at where (the operation
+// itself when where is zero) and covered by ignores under path (op's own
+// path when empty).
+func opFinding(r *Rule, c *Contract, op *Operation, where Location, path, msg string) Finding {
+	if where.IsZero() {
+		where = op.Loc
+	}
+	if path == "" {
+		path = op.Path
+	}
+	return Finding{Rule: r.ID, Severity: r.Severity, Message: msg, Where: where,
+		Operations: []string{op.ID}, Path: path, Format: c.Format}
+}
+
+// lintOps wires a check that looks at one operation at a time.
+func lintOps(r *Rule, check func(c *Contract, op *Operation) []Finding) *Rule {
+	r.Mode = LintRule
+	r.Check = func(in *Input) []Finding {
+		if in.New == nil {
+			return nil
+		}
+		var out []Finding
+		for _, op := range in.New.Operations {
+			out = append(out, check(in.New, op)...)
+		}
+		return out
+	}
+	return r
+}
+
+// keyedOp reports whether op is an HTTP operation that needs and accepts a
+// key: only then must the contract say what the server does with it.
+func keyedOp(c *Contract, op *Operation) bool {
+	return c.Format == OpenAPI && needsKey(op) && op.Key != nil
+}
+
+func opName(c *Contract, op *Operation) string {
+	if c.Format == Proto {
+		return "rpc " + op.ID
+	}
+	return op.ID
+}
+
+func keyMissing() *Rule {
+	r := &Rule{
+		ID: "idempotency-key-missing", Pack: "idempotency", Formats: OpenAPI | Proto, Severity: Error,
+		Title: "A non-idempotent operation does not require an idempotency key",
+		Doc: "A client that times out cannot know whether its request was applied, so it retries; " +
+			"without a key the server cannot tell the retry from a new request, and a charge is made " +
+			"twice. Every POST or PATCH (and every rpc whose idempotency_level is not NO_SIDE_EFFECTS " +
+			"or IDEMPOTENT) must require a key the server deduplicates on: an Idempotency-Key header " +
+			"parameter (matched case-insensitively, inline or via $ref), or in proto a string request " +
+			"field named idempotency_key or request_id (or one whose comment says " +
+			"contractlint:idempotency-key). An operation that is harmless to repeat, such as a search " +
+			"sent by POST, says so with x-idempotent: true (proto: option idempotency_level). PUT, " +
+			"DELETE, GET, HEAD and OPTIONS are idempotent by definition and never flagged.",
+		Bad: "post:\n  operationId: createCharge\n  requestBody: {$ref: '#/components/requestBodies/Charge'}",
+		Good: "post:\n  operationId: createCharge\n  parameters:\n    - name: Idempotency-Key\n      in: header\n" +
+			"      required: true\n      schema: {type: string, maxLength: 255}",
+	}
+	return lintOps(r, func(c *Contract, op *Operation) []Finding {
+		if !needsKey(op) || op.Key != nil {
+			return nil
+		}
+		msg := fmt.Sprintf("%s does not take an Idempotency-Key header: a client that retries after a "+
+			"timeout may apply it twice; require the header, or mark the operation x-idempotent: true "+
+			"if repeating it is harmless", op.ID)
+		if c.Format == Proto {
+			msg = fmt.Sprintf("rpc %s has no idempotency key in its request: a client that retries after "+
+				"a timeout may apply it twice; add a string field idempotency_key, or set option "+
+				"idempotency_level = IDEMPOTENT if repeating it is harmless", op.ID)
+		}
+		return []Finding{opFinding(r, c, op, Location{}, "", msg)}
+	})
+}
+
+func keyOptional() *Rule {
+	r := &Rule{
+		ID: "idempotency-key-optional", Pack: "idempotency", Formats: OpenAPI, Severity: Warning,
+		Title: "The idempotency key is declared but not required",
+		Doc: "An optional key protects only the clients that happen to send it; every other client's " +
+			"retry is still applied twice. Making it required in one step rejects those clients, so " +
+			"roll it out: accept requests with and without the key for a release, count the requests " +
+			"that arrive without one, and require it once that count is zero. (Proto has no required " +
+			"fields, so this rule is OpenAPI only.)",
+		Bad:  "- name: Idempotency-Key\n  in: header\n  schema: {type: string, maxLength: 255}",
+		Good: "- name: Idempotency-Key\n  in: header\n  required: true\n  schema: {type: string, maxLength: 255}",
+	}
+	return lintOps(r, func(c *Contract, op *Operation) []Finding {
+		if c.Format != OpenAPI || !needsKey(op) || op.Key == nil || keyRequired(op.Key) {
+			return nil
+		}
+		return []Finding{opFinding(r, c, op, op.Key.Loc, op.Key.Path, fmt.Sprintf(
+			"%s accepts an %s header but does not require it, so retries from clients that omit it are "+
+				"applied twice; accept both for a release, count requests without a key, then require it",
+			op.ID, op.Key.Name))}
+	})
+}
+
+// maxKeyLength is the longest key a server should have to store and index.
+const maxKeyLength = 255
+
+func keyUnbounded() *Rule {
+	r := &Rule{
+		ID: "idempotency-key-unbounded", Pack: "idempotency", Formats: OpenAPI, Severity: Warning,
+		Title: "The idempotency key is not a string bounded to 255 characters",
+		Doc: "The server stores every key it sees for the retention period and looks each request up " +
+			"by it. A key with no maximum length lets a client fill that index with megabyte keys, and " +
+			"a key that is not a string leaves clients guessing how to generate one. Declare the key as " +
+			"a string with maxLength of at most 255 (a UUID fits in 36).",
+		Bad:  "- name: Idempotency-Key\n  in: header\n  required: true\n  schema: {type: string}",
+		Good: "- name: Idempotency-Key\n  in: header\n  required: true\n  schema: {type: string, maxLength: 255}",
+	}
+	return lintOps(r, func(c *Contract, op *Operation) []Finding {
+		k := op.Key
+		if c.Format != OpenAPI || k == nil || (k.Type == "string" && k.MaxLength >= 0 && k.MaxLength <= maxKeyLength) {
+			return nil
+		}
+		why := "has no maxLength"
+		switch {
+		case k.Type != "string":
+			why = fmt.Sprintf("is typed %q, not a string", k.Type)
+		case k.MaxLength > maxKeyLength:
+			why = fmt.Sprintf("allows %d characters", k.MaxLength)
+		}
+		return []Finding{opFinding(r, c, op, k.Loc, k.Path, fmt.Sprintf(
+			"the %s header %s; declare it a string with maxLength of at most %d so the server's key "+
+				"store stays bounded", k.Name, why, maxKeyLength))}
+	})
+}
+
+// response returns op's response with that status, or nil.
+func (op *Operation) response(status string) *OpResponse {
+	for _, r := range op.Responses {
+		if r.Status == status {
+			return r
+		}
+	}
+	return nil
+}
+
+func (r *OpResponse) hasHeader(name string) bool {
+	for _, h := range r.Headers {
+		if strings.EqualFold(h, name) {
+			return true
+		}
+	}
+	return false
+}
+
+func conflictUndocumented() *Rule {
+	r := &Rule{
+		ID: "idempotency-conflict-undocumented", Pack: "idempotency", Formats: OpenAPI, Severity: Warning,
+		Title: "No 409 with Retry-After for a request still in progress",
+		Doc: "When a retry arrives while the first attempt with the same key is still running, the " +
+			"server can neither replay a response it does not have nor start the work again; it answers " +
+			"409 and says when to come back. A contract that does not document that 409 and its " +
+			"Retry-After header leaves clients to treat it as a failure and give up, or to retry in a " +
+			"tight loop.",
+		Bad: "responses:\n  '201': {description: created}",
+		Good: "responses:\n  '201': {description: created}\n  '409':\n    description: a request with this key is in progress\n" +
+			"    headers:\n      Retry-After: {schema: {type: integer}}",
+	}
+	return lintOps(r, func(c *Contract, op *Operation) []Finding {
+		if !keyedOp(c, op) {
+			return nil
+		}
+		res := op.response("409")
+		if res == nil {
+			return []Finding{opFinding(r, c, op, Location{}, "", fmt.Sprintf(
+				"%s takes an idempotency key but documents no 409 for a retry that arrives while the first "+
+					"attempt is still running; add a 409 response with a Retry-After header", op.ID))}
+		}
+		if res.hasHeader("Retry-After") {
+			return nil
+		}
+		return []Finding{opFinding(r, c, op, res.Loc, "", fmt.Sprintf(
+			"the 409 response of %s has no Retry-After header, so clients cannot tell when to retry a "+
+				"request still in progress; document Retry-After", op.ID))}
+	})
+}
+
+func mismatchUndocumented() *Rule {
+	r := &Rule{
+		ID: "idempotency-mismatch-undocumented", Pack: "idempotency", Formats: OpenAPI, Severity: Warning,
+		Title: "No 422 for a key reused with a different request body",
+		Doc: "A client bug that reuses a key for a different request must not be answered with the " +
+			"first request's stored response: the client would believe its second, different charge " +
+			"succeeded. The server rejects it with 422, and the contract documents that response so " +
+			"client authors handle it as the programming error it is.",
+		Bad:  "responses:\n  '201': {description: created}",
+		Good: "responses:\n  '201': {description: created}\n  '422': {description: the key was used with a different body}",
+	}
+	return lintOps(r, func(c *Contract, op *Operation) []Finding {
+		if !keyedOp(c, op) || op.response("422") != nil {
+			return nil
+		}
+		return []Finding{opFinding(r, c, op, Location{}, "", fmt.Sprintf(
+			"%s takes an idempotency key but documents no 422 for a key reused with a different body; "+
+				"add a 422 response so clients handle the mismatch", op.ID))}
+	})
+}
+
+func replayUndocumented() *Rule {
+	r := &Rule{
+		ID: "idempotency-replay-undocumented", Pack: "idempotency", Formats: OpenAPI, Severity: Info,
+		Title: "The Idempotent-Replay response header is not documented",
+		Doc: "A retry that the server answers from its store looks exactly like the first response. " +
+			"An Idempotent-Replay: true header on success responses lets clients and their logs tell " +
+			"a replay from a fresh result, which is what a reviewer needs when money moved once but the " +
+			"client saw two successes.",
+		Bad: "'201':\n  description: created",
+		Good: "'201':\n  description: created\n  headers:\n    Idempotent-Replay:\n      description: true when this is a stored response\n" +
+			"      schema: {type: boolean}",
+	}
+	return lintOps(r, func(c *Contract, op *Operation) []Finding {
+		if !keyedOp(c, op) {
+			return nil
+		}
+		for _, res := range op.Responses {
+			if strings.HasPrefix(res.Status, "2") && res.hasHeader("Idempotent-Replay") {
+				return nil
+			}
+		}
+		return []Finding{opFinding(r, c, op, Location{}, "", fmt.Sprintf(
+			"no success response of %s documents the Idempotent-Replay header; add it so clients can tell "+
+				"a replayed response from a fresh one", op.ID))}
+	})
+}
+
+// retentionRE finds a retention period in a key's description: "24 hours",
+// "7 days", "kept for", "expire".
+var retentionRE = regexp.MustCompile(`(?i)\b(\d+\s*(h|hr|hrs|hours?|d|days?|min|minutes?|weeks?)|retain\w*|retention|expir\w*|kept)\b`)
+
+func retentionUndocumented() *Rule {
+	r := &Rule{
+		ID: "idempotency-retention-undocumented", Pack: "idempotency", Formats: OpenAPI | Proto, Severity: Info,
+		Title: "The idempotency key's retention period is not documented",
+		Doc: "A server forgets keys after a while; a retry sent after that is a new request and is " +
+			"applied again. Clients can only keep their retries inside the window if the contract says " +
+			"how long it is, so the key's description names the retention period.",
+		Bad:  "- name: Idempotency-Key\n  in: header\n  required: true",
+		Good: "- name: Idempotency-Key\n  in: header\n  required: true\n  description: Keys are kept for 24 hours.",
+	}
+	return lintOps(r, func(c *Contract, op *Operation) []Finding {
+		if !needsKey(op) || op.Key == nil || retentionRE.MatchString(op.Key.Description) {
+			return nil
+		}
+		return []Finding{opFinding(r, c, op, op.Key.Loc, op.Key.Path, fmt.Sprintf(
+			"the description of %s does not say how long keys are kept, so clients cannot tell when a "+
+				"retry stops being safe; state the retention period (for example: kept for 24 hours)", op.Key.Name))}
+	})
+}
+
+// diffOps wires a check over each operation present in both versions.
+func diffOps(r *Rule, check func(c *Contract, old, new *Operation) []Finding) *Rule {
+	r.Mode = DiffRule
+	r.Check = func(in *Input) []Finding {
+		if in.Old == nil || in.New == nil {
+			return nil
+		}
+		old := make(map[string]*Operation, len(in.Old.Operations))
+		for _, op := range in.Old.Operations {
+			old[op.ID] = op
+		}
+		var out []Finding
+		for _, op := range in.New.Operations {
+			if o, ok := old[op.ID]; ok {
+				out = append(out, check(in.New, o, op)...)
+			}
+		}
+		return out
+	}
+	return r
+}
+
+func keyNewlyRequired() *Rule {
+	r := &Rule{
+		ID: "idempotency-key-newly-required", Pack: "idempotency", Formats: OpenAPI | Proto, Severity: Warning,
+		Title: "The idempotency key became required",
+		Doc: "Requiring a key that was optional or absent rejects every request from every existing " +
+			"client that does not send one: the fix for double charges becomes an outage. Roll it out " +
+			"instead: declare the key optional for a release, count requests that arrive without it, " +
+			"and require it once that count is zero.",
+		Bad:  "# old: no Idempotency-Key\n# new\n- {name: Idempotency-Key, in: header, required: true}",
+		Good: "# release 1\n- {name: Idempotency-Key, in: header, required: false}\n# release 2, no keyless requests seen\n- {name: Idempotency-Key, in: header, required: true}",
+	}
+	return diffOps(r, func(c *Contract, o, n *Operation) []Finding {
+		if !keyRequired(n.Key) || keyRequired(o.Key) {
+			return nil
+		}
+		was := "absent"
+		if o.Key != nil {
+			was = "optional"
+		}
+		f := opFinding(r, c, n, n.Key.Loc, "", fmt.Sprintf(
+			"%s now requires %s (it was %s): every existing client that does not send it is rejected; "+
+				"accept it as optional for a release, count requests without it, then require it",
+			opName(c, n), n.Key.Name, was))
+		if o.Key != nil {
+			f.Old = &o.Key.Loc
+		} else {
+			f.Old = &o.Loc
+		}
+		return []Finding{f}
+	})
+}
+
+func keyDropped() *Rule {
+	r := &Rule{
+		ID: "idempotency-key-dropped", Pack: "idempotency", Formats: OpenAPI | Proto, Severity: Error,
+		Title: "An operation that required an idempotency key no longer does",
+		Doc: "Clients retry this operation because the contract promised that a retry with the same " +
+			"key is applied once. Dropping the requirement (or the key) breaks that promise silently: " +
+			"the retries keep coming, and each one may now be applied again. Keep the key required; if " +
+			"the operation really became safe to repeat, say so with x-idempotent: true (proto: " +
+			"idempotency_level) in the same change.",
+		Bad:  "# old\n- {name: Idempotency-Key, in: header, required: true}\n# new: parameter removed",
+		Good: "# new\n- {name: Idempotency-Key, in: header, required: true}",
+	}
+	return diffOps(r, func(c *Contract, o, n *Operation) []Finding {
+		if !keyRequired(o.Key) || keyRequired(n.Key) || !needsKey(n) {
+			return nil
+		}
+		where, now := n.Loc, "no longer takes it"
+		if n.Key != nil {
+			where, now = n.Key.Loc, "makes it optional"
+		}
+		f := opFinding(r, c, n, where, "", fmt.Sprintf(
+			"%s required %s and now %s: clients that retry it may have their retries applied twice; "+
+				"keep the key required", opName(c, n), o.Key.Name, now))
+		f.Old = &o.Key.Loc
+		return []Finding{f}
+	})
+}
