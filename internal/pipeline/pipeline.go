@@ -64,8 +64,9 @@ func Diff(old, new Side, o Options) ([]rules.Finding, error) {
 	if err != nil {
 		return nil, err
 	}
-	findings := rules.Run(o.Registry, o.Settings, rules.DiffRule, in)
-	return append(findings, newLintFindings(in, o)...), nil
+	findings := append(rules.Run(o.Registry, o.Settings, rules.DiffRule, in), newLintFindings(in, o)...)
+	rules.SortFindings(findings)
+	return findings, nil
 }
 
 // Lint runs the single-contract rules on one side.
