@@ -275,13 +275,27 @@ func retentionUndocumented() *Rule {
 		Good: "- name: Idempotency-Key\n  in: header\n  required: true\n  description: Keys are kept for 24 hours.",
 	}
 	return lintOps(r, func(c *Contract, op *Operation) []Finding {
-		if !needsKey(op) || op.Key == nil || retentionRE.MatchString(op.Key.Description) {
+		if !needsKey(op) || op.Key == nil || retentionRE.MatchString(keyDescription(op)) {
 			return nil
 		}
 		return []Finding{opFinding(r, c, op, op.Key.Loc, op.Key.Path, fmt.Sprintf(
 			"the description of %s does not say how long keys are kept, so clients cannot tell when a "+
 				"retry stops being safe; state the retention period (for example: kept for 24 hours)", op.Key.Name))}
 	})
+}
+
+// keyDescription is what documents the key: the parameter's description, or
+// for a proto key field the comment on that request field.
+func keyDescription(op *Operation) string {
+	if op.Key.Description != "" {
+		return op.Key.Description
+	}
+	for _, f := range op.RequestFields {
+		if f.Name == op.Key.Name {
+			return f.Description
+		}
+	}
+	return ""
 }
 
 // diffOps wires a check over each operation present in both versions.
