@@ -14,7 +14,10 @@ import (
 )
 
 // SARIF writes SARIF 2.1.0 for GitHub code scanning and other viewers.
-type SARIF struct{}
+type SARIF struct {
+	// MaxResults bounds the results (0: code scanning's limit).
+	MaxResults int
+}
 
 // sarifMaxResults is GitHub code scanning's hard limit per run: a bigger
 // file is rejected outright, so the least severe findings are left out.
@@ -121,8 +124,12 @@ type sarifRegion struct {
 	StartColumn int `json:"startColumn,omitempty"`
 }
 
-func (SARIF) Write(w io.Writer, r *Report) error {
-	kept := keepMostSevere(r.Findings, sarifMaxResults)
+func (s SARIF) Write(w io.Writer, r *Report) error {
+	limit := s.MaxResults
+	if limit <= 0 {
+		limit = sarifMaxResults
+	}
+	kept := keepMostSevere(r.Findings, limit)
 	run := sarifRun{Tool: sarifTool{Driver: sarifDriver{Name: toolName(r), Version: r.Version, Rules: []sarifRule{}}}}
 	ruleIndex := map[string]int{}
 	for _, id := range usedRules(kept) {
@@ -137,7 +144,7 @@ func (SARIF) Write(w io.Writer, r *Report) error {
 	if left := len(r.Findings) - len(kept); left > 0 {
 		run.Invocations = []sarifInvocation{{ExecutionSuccessful: true, Notifications: []sarifNotification{{
 			Level:   "warning",
-			Message: sarifMessage{Text: fmt.Sprintf("%d less severe findings left out: code scanning accepts at most %d results per run", left, sarifMaxResults)},
+			Message: sarifMessage{Text: fmt.Sprintf("%d less severe findings left out: at most %d results are written per run", left, limit)},
 		}}}}
 	}
 	enc := json.NewEncoder(w)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -172,32 +173,40 @@ func TestSARIFFingerprints(t *testing.T) {
 }
 
 func TestSARIFResultLimit(t *testing.T) {
+	const limit = 20
 	var fs []rules.Finding
-	for i := range sarifMaxResults + 3 {
+	for i := range limit + 3 {
 		sev := rules.Warning
-		if i%1000 == 0 {
+		if i%5 == 0 {
 			sev = rules.Info
 		}
 		fs = append(fs, rules.Finding{Rule: "enum-value-added", Severity: sev, Message: fmt.Sprint(i), Where: rules.Location{File: "a.yaml", Line: i + 1}})
 	}
-	out := writeSARIF(t, testReport(t, fs))
-	validateSARIF(t, sarifSchema(t), out)
+	var buf bytes.Buffer
+	if err := (SARIF{MaxResults: limit}).Write(&buf, testReport(t, fs)); err != nil {
+		t.Fatal(err)
+	}
+	validateSARIF(t, sarifSchema(t), buf.Bytes())
 	var log sarifLog
-	if err := json.Unmarshal(out, &log); err != nil {
+	if err := json.Unmarshal(buf.Bytes(), &log); err != nil {
 		t.Fatal(err)
 	}
 	run := log.Runs[0]
-	if len(run.Results) != sarifMaxResults {
-		t.Fatalf("%d results, want the limit %d", len(run.Results), sarifMaxResults)
+	if len(run.Results) != limit {
+		t.Fatalf("%d results, want the limit %d", len(run.Results), limit)
 	}
-	notes := 0
+	notes, lines := 0, []int{}
 	for _, res := range run.Results {
 		if res.Level == "note" {
 			notes++
 		}
+		lines = append(lines, res.Locations[0].PhysicalLocation.Region.StartLine)
 	}
-	if want := (sarifMaxResults+3)/1000 + 1 - 3; notes != want {
-		t.Errorf("%d notes kept, want %d: the least severe go first", notes, want)
+	if notes != 5-3 {
+		t.Errorf("%d notes kept of 5, want 2: the least severe go first", notes)
+	}
+	if !slices.IsSorted(lines) {
+		t.Errorf("kept results out of order: lines %v", lines)
 	}
 	if len(run.Invocations) != 1 || !strings.Contains(run.Invocations[0].Notifications[0].Message.Text, "3 less severe findings left out") {
 		t.Errorf("invocations = %+v, want a notification about the 3 left out", run.Invocations)
