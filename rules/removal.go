@@ -174,7 +174,11 @@ func queries(c *Change) []query {
 		msg := strings.TrimSuffix(c.Path, "."+c.Name)
 		return []query{{msg, c.Name}}
 	}
-	field := strings.Join(bodyPath(c.Path, c.Name), ".")
+	segs, rooted := bodyPath(c.Path, c.Name)
+	field := strings.Join(segs, ".")
+	if rooted {
+		field = "$." + field // written inline in the body: the path is whole
+	}
 	qs := make([]query, len(c.Operations))
 	for i, op := range c.Operations {
 		qs[i] = query{op, field}
@@ -184,31 +188,34 @@ func queries(c *Change) []query {
 
 // bodyPath reads the property names at the end of a JSON pointer
 // (".../properties/items/items/properties/price" -> items, price), stepping
-// over array items and allOf/oneOf/anyOf branches, which add no name.
-func bodyPath(pointer, name string) []string {
+// over array items and allOf/oneOf/anyOf branches, which add no name. rooted
+// reports that the names start at a body's schema, not a shared component.
+func bodyPath(pointer, name string) (segs []string, rooted bool) {
 	t := strings.Split(strings.TrimPrefix(pointer, "#"), "/")
 	for i := range t {
 		t[i] = strings.ReplaceAll(strings.ReplaceAll(t[i], "~1", "/"), "~0", "~")
 	}
-	var segs []string
-	for i := len(t) - 1; i >= 1; {
+	i := len(t) - 1
+	for i >= 1 {
 		switch {
 		case t[i-1] == "properties":
 			segs = append(segs, t[i])
 			i -= 2
+			continue
 		case t[i] == "items":
 			i--
+			continue
 		case isIndex(t[i]) && (t[i-1] == "allOf" || t[i-1] == "oneOf" || t[i-1] == "anyOf"):
 			i -= 2
-		default:
-			i = 0
+			continue
 		}
+		break
 	}
 	if len(segs) == 0 {
-		return []string{name}
+		return []string{name}, false
 	}
 	slices.Reverse(segs)
-	return segs
+	return segs, i >= 1 && t[i] == "schema" && t[i-1] != "schemas"
 }
 
 func isIndex(s string) bool {

@@ -8,6 +8,7 @@ import (
 	"path"
 	"strings"
 
+	"github.com/contractlint/contractlint/internal/readers"
 	"github.com/contractlint/contractlint/internal/source"
 	"github.com/contractlint/contractlint/rules"
 )
@@ -30,6 +31,8 @@ type Options struct {
 	Registry *rules.Registry
 	// ProtoPaths are extra import roots (root-relative), like protoc's -I.
 	ProtoPaths []string
+	// Readers is consumer evidence (--readers); nil when none was given.
+	Readers *readers.Set
 }
 
 // FormatOf tells which format a side holds: a directory or .proto file is
@@ -62,6 +65,9 @@ func Diff(old, new Side, o Options) ([]rules.Finding, error) {
 		in, err = diffOpenAPI(old, new)
 	}
 	if err != nil {
+		return nil, err
+	}
+	if in.Readers, err = o.Readers.Bind(fo, in.Old, in.New); err != nil {
 		return nil, err
 	}
 	findings := append(rules.Run(o.Registry, o.Settings, rules.DiffRule, in), newLintFindings(in, o)...)

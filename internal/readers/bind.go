@@ -1,0 +1,188 @@
+package readers
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/contractlint/contractlint/internal/source"
+	"github.com/contractlint/contractlint/rules"
+)
+
+// Bind resolves the evidence against one contract: each HTTP entry to the
+// operation whose path template its request path matches, each message
+// entry to its message. HTTP entries serve OpenAPI contracts, message entries
+// proto ones. An entry of the contract's format that matches nothing is an
+// error naming its file and entry: a typo must not read as "nobody reads it".
+// contracts are the versions compared (old and new); a nil Set binds to nil.
+func (s *Set) Bind(format rules.Format, contracts ...*rules.Contract) (rules.Evidence, error) {
+	if s == nil {
+		return nil, nil
+	}
+	var tmpls []template
+	msgs := map[string]bool{}
+	for _, c := range contracts {
+		if c == nil {
+			continue
+		}
+		for _, op := range c.Operations {
+			if t, ok := parseTemplate(op.ID); ok && !slices.ContainsFunc(tmpls, func(x template) bool { return x.id == t.id }) {
+				tmpls = append(tmpls, t)
+			}
+		}
+		for _, m := range c.Messages {
+			msgs[m.Name] = true
+		}
+	}
+	ix := &index{since: s.Now.Add(-s.Window), byOp: map[string][]Entry{}}
+	var probs source.Problems
+	for _, e := range s.Entries {
+		var op string
+		switch {
+		case format == rules.Proto && e.Message != "":
+			if len(msgs) > 0 && !msgs[e.Message] {
+				probs = append(probs, source.Problem{File: e.File, Msg: fmt.Sprintf("%s: message %s is not in the contract", e.Where, e.Message)})
+				continue
+			}
+			op = e.Message
+		case format != rules.Proto && e.Method != "":
+			t, ok := bestMatch(tmpls, e.Method, e.Path)
+			if !ok {
+				probs = append(probs, source.Problem{File: e.File, Msg: fmt.Sprintf("%s: %s %s matches no operation of the contract", e.Where, e.Method, e.Path)})
+				continue
+			}
+			op = t.id
+		default:
+			continue // evidence about the other format's contracts
+		}
+		ix.byOp[op] = append(ix.byOp[op], e)
+	}
+	if len(probs) > 0 {
+		return nil, dedupeProblems(probs)
+	}
+	return ix, nil
+}
+
+// dedupeProblems keeps one report per file and message: a Pact file repeats
+// an interaction's path once per field.
+func dedupeProblems(ps source.Problems) source.Problems {
+	var out source.Problems
+	for _, p := range ps {
+		if !slices.Contains(out, p) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// index is the evidence bound to a contract, keyed by operation ID or message.
+type index struct {
+	since time.Time
+	byOp  map[string][]Entry
+}
+
+func (ix *index) Since() time.Time { return ix.since }
+
+func (ix *index) Knows(op string) bool { return len(ix.byOp[op]) > 0 }
+
+// Readers answers rules.Evidence: a field anchored with "$." matches whole
+// paths; otherwise an entry matches when its path ends with the field's.
+func (ix *index) Readers(op, field string) []rules.Reader {
+	rooted := strings.HasPrefix(field, "$.")
+	want := strings.Split(strings.TrimPrefix(field, "$."), ".")
+	var out []rules.Reader
+	for _, e := range ix.byOp[op] {
+		if e.Field == "" || (e.Reads == 0 && !e.LastSeen.IsZero()) {
+			continue // covers the operation but reads nothing
+		}
+		if !pathMatch(strings.Split(e.Field, "."), want, rooted) {
+			continue
+		}
+		out = append(out, rules.Reader{Consumer: e.Consumer, LastSeen: e.LastSeen, Reads: e.Reads, File: e.File})
+	}
+	return out
+}
+
+func pathMatch(have, want []string, rooted bool) bool {
+	if len(have) < len(want) || rooted && len(have) != len(want) {
+		return false
+	}
+	have = have[len(have)-len(want):]
+	for i := range want {
+		if have[i] != want[i] && have[i] != "*" && want[i] != "*" {
+			return false
+		}
+	}
+	return true
+}
+
+// template is an operation's method and path template, split into segments.
+type template struct {
+	id     string
+	method string
+	segs   []string
+}
+
+func parseTemplate(id string) (template, bool) {
+	method, path, ok := strings.Cut(id, " ")
+	if !ok || !strings.HasPrefix(path, "/") {
+		return template{}, false
+	}
+	return template{id: id, method: strings.ToUpper(method), segs: segments(path)}, true
+}
+
+func segments(path string) []string {
+	path, _, _ = strings.Cut(path, "?")
+	return strings.FieldsFunc(path, func(r rune) bool { return r == '/' })
+}
+
+func isParam(seg string) bool { return strings.HasPrefix(seg, "{") && strings.HasSuffix(seg, "}") }
+
+// bestMatch finds the template a request path (or a template written in a
+// usage file) matches, preferring the one with the most literal segments
+// (/orders/latest over /orders/{id}). A path may carry a server base path
+// before the template (/api/v1/orders/1 against /v1/orders/{id}).
+func bestMatch(ts []template, method, path string) (template, bool) {
+	segs := segments(path)
+	best, bestScore := template{}, -1
+	for _, t := range ts {
+		if t.method != strings.ToUpper(method) || len(t.segs) > len(segs) {
+			continue
+		}
+		score, ok := matchSegs(t.segs, segs[len(segs)-len(t.segs):])
+		if !ok {
+			continue
+		}
+		// An exact-length match beats one that needs a base path.
+		score += 1000 * boolInt(len(t.segs) == len(segs))
+		if score > bestScore {
+			best, bestScore = t, score
+		}
+	}
+	return best, bestScore >= 0
+}
+
+func matchSegs(tmpl, segs []string) (int, bool) {
+	score := 0
+	for i, t := range tmpl {
+		switch {
+		case isParam(t):
+			if segs[i] == "" {
+				return 0, false
+			}
+		case t == segs[i]:
+			score++
+		default:
+			return 0, false
+		}
+	}
+	return score, true
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
