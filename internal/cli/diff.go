@@ -101,6 +101,7 @@ func (c *common) emit(e *Env, fs []rules.Finding, reg *rules.Registry) error {
 
 func newDiffCmd(e *Env) *cobra.Command {
 	var c common
+	var ro readerOpts
 	cmd := &cobra.Command{
 		Use:   "diff OLD NEW",
 		Short: "Report the changes from OLD to NEW that break existing clients",
@@ -110,6 +111,9 @@ func newDiffCmd(e *Env) *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o, err := c.options()
 			if err != nil {
+				return err
+			}
+			if o.Readers, err = ro.load(e, time.Now()); err != nil {
 				return err
 			}
 			start := time.Now()
@@ -132,6 +136,7 @@ func newDiffCmd(e *Env) *cobra.Command {
 		},
 	}
 	c.register(cmd)
+	addReaderFlags(cmd, &ro)
 	return cmd
 }
 

@@ -1,0 +1,62 @@
+package cli
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/contractlint/contractlint/internal/readers"
+	"github.com/contractlint/contractlint/internal/report"
+)
+
+// readerOpts holds the consumer-evidence flags.
+type readerOpts struct {
+	paths  []string
+	window window
+}
+
+// addReaderFlags registers --readers and --readers-window on cmd.
+func addReaderFlags(cmd *cobra.Command, o *readerOpts) {
+	o.window = window(readers.DefaultWindow)
+	f := cmd.Flags()
+	f.StringArrayVar(&o.paths, "readers", nil,
+		"consumer evidence: a Pact file, a usage file (.json or .csv) or a directory of them (repeatable)")
+	f.Var(&o.window, "readers-window", "reads older than this no longer count: 30d, 4w or a duration such as 720h")
+}
+
+// load reads the evidence files; nil when --readers was not given. Warnings
+// (files or rules read but not used) go to standard error.
+func (o *readerOpts) load(e *Env, now time.Time) (*readers.Set, error) {
+	if len(o.paths) == 0 {
+		return nil, nil
+	}
+	warn := func(msg string) { fmt.Fprintln(e.Stderr, "contractlint: warning:", report.Clean(msg)) }
+	s, err := readers.Load(o.paths, time.Duration(o.window), now, warn)
+	if err != nil {
+		return nil, inputErr(err)
+	}
+	return s, nil
+}
+
+// window is a pflag.Value for --readers-window.
+type window time.Duration
+
+func (w *window) Set(s string) error {
+	d, err := readers.ParseWindow(s)
+	if err != nil {
+		return err
+	}
+	*w = window(d)
+	return nil
+}
+
+func (w *window) Type() string { return "window" }
+
+func (w *window) String() string {
+	d := time.Duration(*w)
+	if day := 24 * time.Hour; d%day == 0 {
+		return fmt.Sprintf("%dd", d/day)
+	}
+	return d.String()
+}
