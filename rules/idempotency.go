@@ -328,8 +328,11 @@ func keyNewlyRequired() *Rule {
 			"client that does not send one: the fix for double charges becomes an outage. Roll it out " +
 			"instead: declare the key optional for a release, count requests that arrive without it, " +
 			"and require it once that count is zero.",
-		Bad:  "# old: no Idempotency-Key\n# new\n- {name: Idempotency-Key, in: header, required: true}",
-		Good: "# release 1\n- {name: Idempotency-Key, in: header, required: false}\n# release 2, no keyless requests seen\n- {name: Idempotency-Key, in: header, required: true}",
+		Bad: "# old: no Idempotency-Key\n# new\n- {name: Idempotency-Key, in: header, required: true}",
+		// The breaking pack reports the same change as an error; this rule
+		// replaces it with the rollout the design asks for (warn, roll out).
+		Supersedes: []string{"request-parameter-became-required", "request-parameter-added-required"},
+		Good:       "# release 1\n- {name: Idempotency-Key, in: header, required: false}\n# release 2, no keyless requests seen\n- {name: Idempotency-Key, in: header, required: true}",
 	}
 	return diffOps(r, func(c *Contract, o, n *Operation) []Finding {
 		if !keyRequired(n.Key) || keyRequired(o.Key) {
