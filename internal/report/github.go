@@ -93,12 +93,8 @@ func annotation(reg *rules.Registry, f rules.Finding) string {
 	if f.Where.File != "" {
 		props = append(props, "file="+workflowProperty(f.Where.File))
 	}
-	msg := f.Message
-	// A removal's line is in the OLD file: annotating the new file at that
-	// line would point at something unrelated, so name the line instead.
-	if f.Removed && f.Where.Line > 0 {
-		msg += fmt.Sprintf(" (base version, line %d)", f.Where.Line)
-	} else if f.Where.Line > 0 {
+	msg := f.Message + removedNote(f)
+	if !f.Removed && f.Where.Line > 0 {
 		props = append(props, fmt.Sprintf("line=%d", f.Where.Line))
 		if f.Where.Column > 0 {
 			props = append(props, fmt.Sprintf("col=%d", f.Where.Column))
@@ -110,6 +106,15 @@ func annotation(reg *rules.Registry, f rules.Finding) string {
 	}
 	props = append(props, "title="+workflowProperty(title))
 	return fmt.Sprintf("::%s %s::%s", cmd, strings.Join(props, ","), workflowData(msg))
+}
+
+// removedNote names a removal's line, which is in the OLD file: pointing
+// the new file at that line would show something unrelated.
+func removedNote(f rules.Finding) string {
+	if !f.Removed || f.Where.Line == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (base version, line %d)", f.Where.Line)
 }
 
 func ruleDoc(reg *rules.Registry, id string) (*rules.Rule, bool) {

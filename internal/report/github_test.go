@@ -137,12 +137,7 @@ func TestGitHubAnnotationLimits(t *testing.T) {
 	add(12, rules.Info, "money-as-float")
 
 	summary := filepath.Join(t.TempDir(), "summary.md")
-	env := func(k string) string {
-		if k == "GITHUB_STEP_SUMMARY" {
-			return summary
-		}
-		return ""
-	}
+	env := env("GITHUB_STEP_SUMMARY", summary)
 	anns, _ := parseAnnotations(t, writeGitHub(t, env, fs))
 	count := map[string]int{}
 	for _, a := range anns {
@@ -175,12 +170,7 @@ func TestGitHubSummaryAppends(t *testing.T) {
 	if err := os.WriteFile(summary, []byte("# an earlier step\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	env := func(k string) string {
-		if k == "GITHUB_STEP_SUMMARY" {
-			return summary
-		}
-		return ""
-	}
+	env := env("GITHUB_STEP_SUMMARY", summary)
 	writeGitHub(t, env, fixedFindings())
 	got, err := os.ReadFile(summary)
 	if err != nil {
@@ -196,12 +186,7 @@ func TestGitHubSummaryAppends(t *testing.T) {
 }
 
 func TestGitHubSummaryUnwritable(t *testing.T) {
-	env := func(k string) string {
-		if k == "GITHUB_STEP_SUMMARY" {
-			return filepath.Join(t.TempDir(), "missing-dir", "summary.md")
-		}
-		return ""
-	}
+	env := env("GITHUB_STEP_SUMMARY", filepath.Join(t.TempDir(), "missing-dir", "summary.md"))
 	var buf bytes.Buffer
 	err := (&GitHub{Getenv: env}).Write(&buf, testReport(t, fixedFindings()))
 	if err == nil || !strings.Contains(err.Error(), "job summary") {

@@ -5,17 +5,26 @@ import (
 	"encoding/xml"
 	"strings"
 	"testing"
+
+	"github.com/contractlint/contractlint/rules"
 )
 
-func TestJUnitCasesAndCounts(t *testing.T) {
+// writeJUnit renders fs and decodes the result, failing on invalid XML.
+func writeJUnit(t *testing.T, fs []rules.Finding) (junitSuites, string) {
+	t.Helper()
 	var buf bytes.Buffer
-	if err := (JUnit{}).Write(&buf, testReport(t, fixedFindings())); err != nil {
+	if err := (JUnit{}).Write(&buf, testReport(t, fs)); err != nil {
 		t.Fatal(err)
 	}
 	var doc junitSuites
 	if err := xml.Unmarshal(buf.Bytes(), &doc); err != nil {
 		t.Fatalf("invalid XML: %v\n%s", err, buf.Bytes())
 	}
+	return doc, buf.String()
+}
+
+func TestJUnitCasesAndCounts(t *testing.T) {
+	doc, _ := writeJUnit(t, fixedFindings())
 	if len(doc.Suites) != 1 {
 		t.Fatalf("%d suites, want 1", len(doc.Suites))
 	}
@@ -40,14 +49,7 @@ func TestJUnitCasesAndCounts(t *testing.T) {
 }
 
 func TestJUnitHostileIsWellFormed(t *testing.T) {
-	var buf bytes.Buffer
-	if err := (JUnit{}).Write(&buf, testReport(t, hostileFindings())); err != nil {
-		t.Fatal(err)
-	}
-	var doc junitSuites
-	if err := xml.Unmarshal(buf.Bytes(), &doc); err != nil {
-		t.Fatalf("invalid XML: %v", err)
-	}
+	doc, raw := writeJUnit(t, hostileFindings())
 	// The text survives as text: decoding gives back the markup characters
 	// that encoding turned into entities.
 	for _, c := range doc.Suites[0].Cases {
@@ -55,7 +57,7 @@ func TestJUnitHostileIsWellFormed(t *testing.T) {
 			t.Errorf("message lost in decoding: %q", c.Failure.Body)
 		}
 	}
-	if strings.Contains(buf.String(), "<script>") {
+	if strings.Contains(raw, "<script>") {
 		t.Error("raw <script> element in the XML")
 	}
 }

@@ -199,26 +199,28 @@ func sarifLevel(s rules.Severity) string {
 	return "note"
 }
 
-// sarifRuleFor describes rule id from its documentation; a finding whose
-// rule is not registered (the engine's own, such as unused-ignore, when the
-// registry lacks it) still gets a descriptor so ruleIndex stays valid.
+// sarifRuleFor describes rule id from its documentation. Code scanning
+// wants a short and a full description and help text on every rule, so a
+// finding whose rule is not registered (an engine finding such as
+// unused-ignore, when the registry lacks it) gets them too, pointing at the
+// command that documents it.
 func sarifRuleFor(reg *rules.Registry, id string) sarifRule {
-	var rule *rules.Rule
-	if reg != nil {
-		rule, _ = reg.Get(id)
-	}
-	if rule == nil {
+	rule, ok := ruleDoc(reg, id)
+	if !ok {
+		about := "Reported by contractlint; `contractlint rules " + id + "` documents it."
 		return sarifRule{ID: Clean(id), ShortDescription: sarifMultiText{Text: Clean(id)},
+			FullDescription:      &sarifMultiText{Text: Clean(about)},
+			Help:                 &sarifMultiText{Text: Clean(about)},
 			DefaultConfiguration: sarifRuleConfig{Level: "warning"}}
 	}
+	title := cmpOr(rule.Title, rule.ID)
+	doc := cmpOr(rule.Doc, title)
 	out := sarifRule{
 		ID:                   Clean(rule.ID),
-		ShortDescription:     sarifMultiText{Text: Clean(cmpOr(rule.Title, rule.ID))},
+		ShortDescription:     sarifMultiText{Text: Clean(title)},
+		FullDescription:      &sarifMultiText{Text: doc},
+		Help:                 &sarifMultiText{Text: helpText(rule, doc), Markdown: helpMarkdown(rule, doc)},
 		DefaultConfiguration: sarifRuleConfig{Level: sarifLevel(rule.Severity)},
-	}
-	if rule.Doc != "" {
-		out.FullDescription = &sarifMultiText{Text: rule.Doc}
-		out.Help = &sarifMultiText{Text: helpText(rule), Markdown: helpMarkdown(rule)}
 	}
 	if rule.Pack != "" {
 		out.Properties = &sarifRuleProperty{Tags: []string{rule.Pack}}
@@ -233,9 +235,9 @@ func cmpOr(a, b string) string {
 	return b
 }
 
-func helpText(rule *rules.Rule) string {
+func helpText(rule *rules.Rule, doc string) string {
 	var b strings.Builder
-	b.WriteString(rule.Doc)
+	b.WriteString(doc)
 	if rule.Bad != "" {
 		fmt.Fprintf(&b, "\n\nBad:\n%s", strings.TrimRight(rule.Bad, "\n"))
 	}
@@ -245,9 +247,9 @@ func helpText(rule *rules.Rule) string {
 	return b.String()
 }
 
-func helpMarkdown(rule *rules.Rule) string {
+func helpMarkdown(rule *rules.Rule, doc string) string {
 	var b strings.Builder
-	b.WriteString(rule.Doc)
+	b.WriteString(doc)
 	for _, ex := range []struct{ name, body string }{{"Bad", rule.Bad}, {"Good", rule.Good}} {
 		if ex.body == "" {
 			continue
@@ -278,16 +280,16 @@ func sarifResultFor(f rules.Finding, ruleIndex int, seen map[string]int) sarifRe
 		RuleID:              Clean(f.Rule),
 		RuleIndex:           ruleIndex,
 		Level:               sarifLevel(f.Severity),
-		Message:             sarifMessage{Text: Clean(cmpOr(f.Message, f.Rule))},
+		Message:             sarifMessage{Text: Clean(cmpOr(f.Message, f.Rule) + removedNote(f))},
 		PartialFingerprints: map[string]string{fingerprintKey: fingerprint(f, seen)},
 	}
 	if f.Removed {
 		// Where is a line of the OLD file: the alert belongs to the file as it
-		// is now, with the removed lines as the related location.
-		res.Locations = []sarifLocation{{PhysicalLocation: sarifPhysical(rules.Location{File: f.Where.File})}}
+		// is now (its first line), with the removed lines as related location.
+		res.Locations = []sarifLocation{{PhysicalLocation: sarifPrimary(rules.Location{File: f.Where.File})}}
 		res.RelatedLocations = []sarifLocation{relatedOld(f.Where, "removed from the base version here")}
 	} else {
-		res.Locations = []sarifLocation{{PhysicalLocation: sarifPhysical(f.Where)}}
+		res.Locations = []sarifLocation{{PhysicalLocation: sarifPrimary(f.Where)}}
 		if f.Old != nil {
 			res.RelatedLocations = []sarifLocation{relatedOld(*f.Old, "the base version")}
 		}
@@ -301,6 +303,16 @@ func sarifResultFor(f rules.Finding, ruleIndex int, seen map[string]int) sarifRe
 func relatedOld(l rules.Location, what string) sarifLocation {
 	id := 1
 	return sarifLocation{ID: &id, PhysicalLocation: sarifPhysical(l), Message: &sarifMessage{Text: what}}
+}
+
+// sarifPrimary is the location an alert is shown at. Code scanning places an
+// alert only by its region's startLine, so a finding about a whole file (or
+// a removal) is shown on line 1 rather than dropped or rejected.
+func sarifPrimary(l rules.Location) sarifPhysicalLocation {
+	if l.Line < 1 {
+		l.Line, l.Column = 1, 0
+	}
+	return sarifPhysical(l)
 }
 
 func sarifPhysical(l rules.Location) sarifPhysicalLocation {

@@ -74,14 +74,18 @@ func TestSARIFValidatesAgainstSchema(t *testing.T) {
 		{Rule: "field-redefined", Severity: rules.Error, Message: "m", Where: rules.Location{}},
 		{Rule: "operation-removed", Severity: rules.Error, Message: "gone", Where: rules.Location{File: "x.yaml", Line: 5, Column: 2}, Removed: true},
 	}
-	for name, fs := range map[string][]rules.Finding{"fixed": fixedFindings(), "hostile": hostileFindings(), "empty": nil, "odd paths": odd} {
-		t.Run(name, func(t *testing.T) {
-			validateSARIF(t, sch, writeSARIF(t, testReport(t, fs)))
-		})
+	check := func(t *testing.T, out []byte) {
+		validateSARIF(t, sch, out)
+		var log sarifLog
+		if err := json.Unmarshal(out, &log); err != nil {
+			t.Fatal(err)
+		}
+		checkCodeScanning(t, log.Runs[0])
 	}
-	t.Run("no registry", func(t *testing.T) {
-		validateSARIF(t, sch, writeSARIF(t, &Report{Findings: fixedFindings()}))
-	})
+	for name, fs := range map[string][]rules.Finding{"fixed": fixedFindings(), "hostile": hostileFindings(), "empty": nil, "odd paths": odd} {
+		t.Run(name, func(t *testing.T) { check(t, writeSARIF(t, testReport(t, fs))) })
+	}
+	t.Run("no registry", func(t *testing.T) { check(t, writeSARIF(t, &Report{Findings: fixedFindings()})) })
 }
 
 // sarifResults decodes the results of the only run.
@@ -132,16 +136,52 @@ func TestSARIFResults(t *testing.T) {
 		t.Errorf("field-redefined related locations = %+v, want the old line 40", redefined.RelatedLocations)
 	}
 	// A removal points at the file as it is now, and at the old line as related.
-	if removed.RuleID != "operation-removed" || removed.Locations[0].PhysicalLocation.Region != nil {
-		t.Errorf("removal location = %+v, want the file without a region", removed.Locations[0])
+	if r := removed.Locations[0].PhysicalLocation.Region; removed.RuleID != "operation-removed" || r == nil || r.StartLine != 1 || r.StartColumn != 0 {
+		t.Errorf("removal location = %+v, want the file's first line", removed.Locations[0])
+	}
+	if !strings.HasSuffix(removed.Message.Text, "(base version, line 77)") {
+		t.Errorf("removal message %q does not name the old line", removed.Message.Text)
 	}
 	if len(removed.RelatedLocations) != 1 || removed.RelatedLocations[0].PhysicalLocation.Region.StartLine != 77 {
 		t.Errorf("removal related locations = %+v, want the old line 77", removed.RelatedLocations)
 	}
-	// A file-level finding has no region at all rather than line 0.
+	checkCodeScanning(t, run)
+}
+
+// checkCodeScanning asserts what GitHub code scanning needs beyond the
+// schema: every rule documented (short and full description, help text),
+// every result placed by a relative URI and a startLine, fingerprinted, and
+// the documented per-run limits kept.
+func checkCodeScanning(t *testing.T, run sarifRun) {
+	t.Helper()
+	if n := len(run.Results); n > sarifMaxResults {
+		t.Errorf("%d results, over code scanning's %d", n, sarifMaxResults)
+	}
+	for _, rule := range run.Tool.Driver.Rules {
+		if rule.ShortDescription.Text == "" || rule.FullDescription == nil || rule.FullDescription.Text == "" || rule.Help == nil || rule.Help.Text == "" {
+			t.Errorf("rule %s lacks a description or help: %+v", rule.ID, rule)
+		}
+		if rule.Properties != nil && len(rule.Properties.Tags) > 20 {
+			t.Errorf("rule %s has %d tags, over 20", rule.ID, len(rule.Properties.Tags))
+		}
+	}
 	for _, res := range run.Results {
-		if r := res.Locations[0].PhysicalLocation.Region; r != nil && (r.StartLine < 1 || r.StartColumn < 0) {
-			t.Errorf("%s: region %+v", res.RuleID, r)
+		if res.Message.Text == "" || res.PartialFingerprints[fingerprintKey] == "" {
+			t.Errorf("%s: empty message or fingerprint", res.RuleID)
+		}
+		if res.RuleIndex < 0 || res.RuleIndex >= len(run.Tool.Driver.Rules) || run.Tool.Driver.Rules[res.RuleIndex].ID != res.RuleID {
+			t.Errorf("%s: ruleIndex %d does not name its rule", res.RuleID, res.RuleIndex)
+		}
+		if len(res.Locations) != 1 {
+			t.Errorf("%s: %d locations, want exactly one", res.RuleID, len(res.Locations))
+			continue
+		}
+		loc := res.Locations[0].PhysicalLocation
+		if loc.ArtifactLocation.URIBaseID != srcRoot || loc.ArtifactLocation.URI == "" || strings.HasPrefix(loc.ArtifactLocation.URI, "/") || strings.Contains(loc.ArtifactLocation.URI, "://") {
+			t.Errorf("%s: location %+v is not relative to %s", res.RuleID, loc.ArtifactLocation, srcRoot)
+		}
+		if loc.Region == nil || loc.Region.StartLine < 1 || loc.Region.StartColumn < 0 {
+			t.Errorf("%s: region %+v, want a startLine of at least 1", res.RuleID, loc.Region)
 		}
 	}
 }
@@ -192,6 +232,7 @@ func TestSARIFResultLimit(t *testing.T) {
 		t.Fatal(err)
 	}
 	run := log.Runs[0]
+	checkCodeScanning(t, run)
 	if len(run.Results) != limit {
 		t.Fatalf("%d results, want the limit %d", len(run.Results), limit)
 	}
