@@ -1,0 +1,129 @@
+package rules
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestParseUnit(t *testing.T) {
+	for _, tc := range []struct {
+		text, want string
+		tag        bool
+	}{
+		{"Ticket price in dollars.", "dollars", false},
+		{"Price in cents, e.g. 4000 for $40.00", "cents", false},
+		{"Amount in USD cents", "cents", false},
+		{"Timeout (ms)", "milliseconds", false},
+		{"Duration in seconds; 60 seconds is one minute", "seconds", false},
+		{"Upload size in MB", "MB", false},
+		{"Discount as a percentage", "percent", false},
+		{"Fee in basis points", "basis points", false},
+		{"Fee as a ratio", "ratio", false},
+		{"Contact us for the price", "", false},
+		{"Price", "", false},
+		{"1000 milliseconds make one second", "", false},
+		{"s", "seconds", true},
+		{"bps", "basis points", true},
+		{"USD", "dollars", true},
+	} {
+		extra := map[string]string(nil)
+		if tc.tag {
+			extra = tagWords
+		}
+		u, ok := parseUnit(tc.text, extra)
+		if ok != (tc.want != "") || u.Name != tc.want {
+			t.Errorf("parseUnit(%q) = %q, %v; want %q", tc.text, u.Name, ok, tc.want)
+		}
+	}
+}
+
+func TestPowerOfTen(t *testing.T) {
+	for x, want := range map[float64]int{100: 2, 0.01: -2, 10: 1, 1: 0, 50: 0, 0: 0, -100: 0} {
+		k, ok := powerOfTen(x)
+		if ok != (want != 0) || k != want {
+			t.Errorf("powerOfTen(%v) = %d, %v; want %d", x, k, ok, want)
+		}
+	}
+}
+
+func field(mod func(*Field)) *Field {
+	f := &Field{Name: "price", Type: "number", Description: "Ticket price in dollars.", Example: 40, HasExample: true}
+	mod(f)
+	return f
+}
+
+func same(*Field) {}
+
+func TestRedefinedOpenAPI(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		old, new func(*Field)
+		want     string // "" = not redefined
+	}{
+		{"canonical", same, func(f *Field) { f.Type, f.Description, f.Example = "integer", "Ticket price in cents.", 4000 },
+			"price: type number -> integer, unit dollars -> cents: old clients read 4000 as $4,000; add price_cents and keep price unchanged"},
+		{"x-unit beats description", func(f *Field) { f.Unit = "USD" }, func(f *Field) { f.Unit = "cents"; f.Example = 4000 },
+			"price: unit dollars -> cents: old clients read 4000 as $4,000"},
+		{"multipleOf scale", func(f *Field) { f.Description, f.MultipleOf = "", 0.01 }, func(f *Field) { f.Description, f.MultipleOf, f.HasExample = "", 1, false },
+			"price: multipleOf 0.01 -> 1: old clients read every value 100 times too large"},
+		{"example alone with decimals gone", func(f *Field) { f.Description = "" }, func(f *Field) { f.Description, f.Type, f.Example = "", "integer", 4000 },
+			"price: type number -> integer, example 40 -> 4000: old clients read every value 100 times too large"},
+		{"example moved without a unit reason", func(f *Field) { f.Description = "" }, func(f *Field) { f.Description, f.Example = "", 4000 }, ""},
+		{"seconds to milliseconds", func(f *Field) { f.Name, f.Description, f.Example = "timeout", "Timeout in seconds", 30 },
+			func(f *Field) { f.Name, f.Description, f.Example = "timeout", "Timeout in milliseconds", 30000 },
+			"timeout: unit seconds -> milliseconds: old clients read 30000 as 30,000 seconds; add timeout_ms"},
+		{"description reworded, same unit", same, func(f *Field) { f.Description = "The price of one ticket, in dollars." }, ""},
+		{"description loses its unit", same, func(f *Field) { f.Description = "Ticket price." }, ""},
+		{"finer multipleOf under the same unit", func(f *Field) { f.MultipleOf = 1 }, func(f *Field) { f.MultipleOf = 0.01 }, ""},
+		{"format", func(f *Field) { f.Type, f.Format, f.Description = "string", "date-time", "" }, func(f *Field) { f.Type, f.Format, f.Description = "string", "date", "" },
+			"price: format date-time -> date: clients built on the old definition misread the new values"},
+		{"boolean to enum", func(f *Field) { f.Type, f.Description = "boolean", "" }, func(f *Field) { f.Type, f.Description, f.Enum = "string", "", []string{"yes", "no", "unknown"} },
+			"price: type boolean -> string, boolean -> enum [yes, no, unknown]"},
+		{"enum renamed", func(f *Field) { f.Type, f.Enum = "string", []string{"paid", "failed"} }, func(f *Field) { f.Type, f.Enum = "string", []string{"PAID", "FAILED"} },
+			"enum values renamed paid -> PAID, failed -> FAILED"},
+		{"enum grew", func(f *Field) { f.Type, f.Enum = "string", []string{"paid"} }, func(f *Field) { f.Type, f.Enum = "string", []string{"paid", "failed"} }, ""},
+		{"array flipped", same, func(f *Field) { f.Array = true }, "price: single value -> array"},
+		{"nullable flipped", func(f *Field) { f.Nullable = true }, same, "price: nullable -> not nullable"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := &Change{Kind: Modified, Subject: SubjectField, Name: field(tc.old).Name, Format: OpenAPI,
+				OldField: field(tc.old), NewField: field(tc.new)}
+			msg, ok := redefinedOpenAPI(c)
+			if tc.want == "" {
+				if ok {
+					t.Fatalf("reported %q; want nothing", msg)
+				}
+				return
+			}
+			if !ok || !strings.Contains(msg, tc.want) {
+				t.Fatalf("got %q, %v; want it to contain %q", msg, ok, tc.want)
+			}
+		})
+	}
+}
+
+func TestGrouped(t *testing.T) {
+	for x, want := range map[float64]string{4000: "4,000", 40: "40", 1234567.5: "1,234,567.5", -1000: "-1,000"} {
+		if got := grouped(x); got != want {
+			t.Errorf("grouped(%v) = %q; want %q", x, got, want)
+		}
+	}
+}
+
+func TestBodyPath(t *testing.T) {
+	for p, want := range map[string]string{
+		"#/components/schemas/Order/properties/price":                                                    "price",
+		"#/components/schemas/Order/properties/items/items/properties/price":                             "items.price",
+		"#/components/schemas/Order/allOf/1/properties/price":                                            "price",
+		"#/paths/~1v1~1orders~1{id}/get/responses/200/content/application~1json/schema/properties/price": "$.price",
+	} {
+		segs, rooted := bodyPath(p, "x")
+		got := strings.Join(segs, ".")
+		if rooted {
+			got = "$." + got
+		}
+		if got != want {
+			t.Errorf("bodyPath(%q) = %q; want %q", p, got, want)
+		}
+	}
+}
