@@ -83,4 +83,5 @@ func newRoot(e *Env) *cobra.Command {
 var commands = []func(*Env) *cobra.Command{
 	newRulesCmd,
 	newDiffCmd,
+	newLintCmd,
 }

@@ -1,0 +1,73 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/contractlint/contractlint/internal/pipeline"
+	"github.com/contractlint/contractlint/internal/source"
+	"github.com/contractlint/contractlint/rules"
+)
+
+func newLintCmd(e *Env) *cobra.Command {
+	var c common
+	cmd := &cobra.Command{
+		Use:   "lint SPEC...",
+		Short: "Check contracts with the single-contract rules (idempotency, evolvability)",
+		Long: "lint checks each SPEC on its own: an OpenAPI file (YAML or JSON, 3.0 or 3.1), a .proto\n" +
+			"file, or a directory of .proto files. It reports every finding of the single-contract\n" +
+			"rules, old or new; diff reports them only where the change made them true.",
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o, err := c.options()
+			if err != nil {
+				return err
+			}
+			start := time.Now()
+			fs, err := lintAll(args, c.protoPaths, o)
+			if err != nil {
+				return err
+			}
+			if c.stats {
+				fmt.Fprintf(e.Stderr, "stats: load+rules %v\n", time.Since(start).Round(time.Millisecond))
+			}
+			return c.emit(e, fs, o.Registry)
+		},
+	}
+	c.register(cmd)
+	return cmd
+}
+
+// lintAll lints every spec and reports every unreadable one together, so a
+// user fixing input errors sees them all in one run.
+func lintAll(args, protoPaths []string, o pipeline.Options) ([]rules.Finding, error) {
+	var all []rules.Finding
+	var probs source.Problems
+	var errs []error
+	for _, arg := range args {
+		side, err := openSide(arg, protoPaths)
+		if err != nil {
+			return nil, err
+		}
+		fs, err := pipeline.Lint(side, o)
+		var ps source.Problems
+		switch {
+		case errors.As(err, &ps):
+			probs = append(probs, ps...)
+		case err != nil:
+			errs = append(errs, err)
+		}
+		all = append(all, fs...)
+	}
+	if len(probs) > 0 {
+		errs = append(errs, probs)
+	}
+	if len(errs) > 0 {
+		return nil, inputErr(errors.Join(errs...))
+	}
+	rules.SortFindings(all)
+	return all, nil
+}
