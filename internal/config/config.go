@@ -1,0 +1,409 @@
+// Package config reads .contractlint.yaml: which packs and rules run, their
+// severities, the files to ignore, the contracts review looks at, consumer
+// evidence, the proto level and how far back review reads git history.
+//
+// The file is read as yaml.v3 nodes rather than decoded into a struct, so
+// every unknown key and every bad value is reported at its file:line:col.
+package config
+
+import (
+	_ "embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/contractlint/contractlint/internal/readers"
+	"github.com/contractlint/contractlint/internal/source"
+	"github.com/contractlint/contractlint/rules"
+)
+
+// FileName is the name Find looks for.
+const FileName = ".contractlint.yaml"
+
+// DefaultContracts are the globs review uses when the config names none.
+// YAML and JSON files only count when their top level has `openapi:`.
+var DefaultContracts = []string{"**/*.proto", "**/*.yaml", "**/*.yml", "**/*.json"}
+
+// Config is one parsed .contractlint.yaml. Unset fields keep the built-in
+// defaults; paths in it are relative to Dir.
+type Config struct {
+	// File is the config's path as given, for messages.
+	File string
+	// Dir is the directory holding the file; relative paths resolve from it.
+	Dir      string
+	Packs    map[string]bool
+	Rules    map[string]bool
+	Severity map[string]rules.Severity
+	// Ignore are globs of files whose findings are dropped.
+	Ignore []string
+	// Contracts are globs (repository-relative) of the files review compares;
+	// nil means DefaultContracts.
+	Contracts []string
+	// Readers are consumer evidence files or directories, resolved from Dir.
+	Readers []string
+	// ReadersWindow is how recent a read must be to count; 0 when unset.
+	ReadersWindow time.Duration
+	// ProtoLevel is 0 when unset.
+	ProtoLevel rules.ProtoLevel
+	// ProtoPaths are extra import roots, repository-relative.
+	ProtoPaths []string
+	// HistoryDepth bounds how many commits of a file's history review reads
+	// for field numbers; 0 means all of it.
+	HistoryDepth int
+}
+
+// Find looks for FileName in dir and each directory above it and returns its
+// path, or "" when there is none.
+func Find(dir string) (string, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	for d := abs; ; d = filepath.Dir(d) {
+		p := filepath.Join(d, FileName)
+		fi, err := os.Stat(p)
+		if err == nil && !fi.IsDir() {
+			return p, nil
+		}
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return "", err
+		}
+		if filepath.Dir(d) == d {
+			return "", nil
+		}
+	}
+}
+
+// Load reads and checks the config at file. Every problem is reported, each
+// at its file:line:col, as a source.Problems.
+func Load(file string) (*Config, error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, source.Errorf(file, 0, 0, "cannot read the config: %v", unwrap(err))
+	}
+	dir, err := filepath.Abs(filepath.Dir(file))
+	if err != nil {
+		return nil, err
+	}
+	return Parse(file, dir, data)
+}
+
+// Parse reads config text; name is shown in messages and dir anchors paths.
+func Parse(name, dir string, data []byte) (*Config, error) {
+	p := &parser{file: name, known: knownNames(rules.Default())}
+	c := &Config{File: name, Dir: dir}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, yamlProblem(name, err)
+	}
+	if len(doc.Content) == 0 {
+		return c, nil // an empty file keeps every default
+	}
+	p.top(doc.Content[0], c)
+	if len(p.probs) > 0 {
+		return nil, p.probs
+	}
+	return c, nil
+}
+
+// Apply writes the config's choices into s; command-line flags applied
+// after it win.
+func (c *Config) Apply(s *rules.Settings) {
+	if len(c.Packs) > 0 && s.Packs == nil {
+		s.Packs = map[string]bool{}
+	}
+	for k, v := range c.Packs {
+		s.Packs[k] = v
+	}
+	if len(c.Rules) > 0 && s.Rules == nil {
+		s.Rules = map[string]bool{}
+	}
+	for k, v := range c.Rules {
+		s.Rules[k] = v
+	}
+	if len(c.Severity) > 0 && s.Severity == nil {
+		s.Severity = map[string]rules.Severity{}
+	}
+	for k, v := range c.Severity {
+		s.Severity[k] = v
+	}
+	s.IgnorePaths = append(s.IgnorePaths, c.Ignore...)
+	if c.ProtoLevel != 0 {
+		s.ProtoLevel = c.ProtoLevel
+	}
+}
+
+// ContractGlobs returns the globs review uses.
+func (c *Config) ContractGlobs() []string {
+	if c == nil || c.Contracts == nil {
+		return DefaultContracts
+	}
+	return c.Contracts
+}
+
+type names struct {
+	packs map[string]bool
+	rules map[string]bool
+}
+
+func knownNames(reg *rules.Registry) names {
+	n := names{packs: map[string]bool{}, rules: map[string]bool{}}
+	for _, r := range reg.All() {
+		n.packs[r.Pack] = true
+		n.rules[r.ID] = true
+	}
+	// Pseudo-rules a run reports without a registered check.
+	n.rules[rules.UnusedIgnoreID] = true
+	return n
+}
+
+type parser struct {
+	file  string
+	known names
+	probs source.Problems
+}
+
+func (p *parser) errorf(n *yaml.Node, format string, args ...any) {
+	p.probs = append(p.probs, source.Problem{File: p.file, Line: n.Line, Column: n.Column, Msg: fmt.Sprintf(format, args...)})
+}
+
+// mapping calls each(key, value) for every pair of a mapping node, refusing
+// duplicated keys, which YAML allows but which would hide one setting.
+func (p *parser) mapping(n *yaml.Node, what string, each func(k, v *yaml.Node)) {
+	n = deref(n)
+	if n.Kind == yaml.ScalarNode && n.Tag == "!!null" {
+		return
+	}
+	if n.Kind != yaml.MappingNode {
+		p.errorf(n, "%s must be a mapping", what)
+		return
+	}
+	seen := map[string]bool{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], deref(n.Content[i+1])
+		if seen[k.Value] {
+			p.errorf(k, "%s: %q is set twice", what, k.Value)
+			continue
+		}
+		seen[k.Value] = true
+		each(k, v)
+	}
+}
+
+func deref(n *yaml.Node) *yaml.Node {
+	for n.Kind == yaml.AliasNode && n.Alias != nil {
+		n = n.Alias
+	}
+	return n
+}
+
+func (p *parser) top(n *yaml.Node, c *Config) {
+	p.mapping(n, "the config", func(k, v *yaml.Node) {
+		switch k.Value {
+		case "packs":
+			c.Packs = p.switches(v, "packs", p.known.packs, "pack")
+		case "rules":
+			c.Rules = p.switches(v, "rules", p.known.rules, "rule")
+		case "severity":
+			c.Severity = p.severities(v)
+		case "ignore":
+			c.Ignore = p.globs(v, "ignore")
+		case "contracts":
+			c.Contracts = p.globs(v, "contracts")
+			if c.Contracts == nil {
+				c.Contracts = []string{}
+			}
+		case "readers":
+			p.readers(v, c)
+		case "proto":
+			p.proto(v, c)
+		case "history":
+			p.history(v, c)
+		default:
+			p.errorf(k, "unknown key %q (want packs, rules, severity, ignore, contracts, readers, proto or history)", k.Value)
+		}
+	})
+}
+
+// switches reads `name: on|off` pairs whose names must be known.
+func (p *parser) switches(n *yaml.Node, what string, known map[string]bool, kind string) map[string]bool {
+	out := map[string]bool{}
+	p.mapping(n, what, func(k, v *yaml.Node) {
+		if !known[k.Value] {
+			p.errorf(k, "unknown %s %q (see `contractlint rules`)", kind, k.Value)
+			return
+		}
+		if b, ok := p.boolean(v); ok {
+			out[k.Value] = b
+		} else {
+			p.errorf(v, "%s %s: want on or off, not %q", kind, k.Value, v.Value)
+		}
+	})
+	return out
+}
+
+// boolean accepts YAML's true/false and the on/off a config reads best with.
+func (p *parser) boolean(v *yaml.Node) (bool, bool) {
+	if v.Kind != yaml.ScalarNode {
+		return false, false
+	}
+	switch v.Value {
+	case "true", "on", "yes":
+		return true, true
+	case "false", "off", "no":
+		return false, true
+	}
+	return false, false
+}
+
+func (p *parser) severities(n *yaml.Node) map[string]rules.Severity {
+	out := map[string]rules.Severity{}
+	p.mapping(n, "severity", func(k, v *yaml.Node) {
+		if !p.known.rules[k.Value] {
+			p.errorf(k, "unknown rule %q (see `contractlint rules`)", k.Value)
+			return
+		}
+		s, err := rules.ParseSeverity(v.Value)
+		if v.Kind != yaml.ScalarNode || err != nil {
+			p.errorf(v, "severity of %s: want error, warning or info, not %q", k.Value, v.Value)
+			return
+		}
+		out[k.Value] = s
+	})
+	return out
+}
+
+// strings reads a sequence of strings (a lone string counts as one).
+func (p *parser) strings(n *yaml.Node, what string) []string {
+	n = deref(n)
+	switch {
+	case n.Kind == yaml.ScalarNode && n.Tag == "!!null":
+		return nil
+	case n.Kind == yaml.ScalarNode && n.Tag == "!!str":
+		return []string{n.Value}
+	case n.Kind != yaml.SequenceNode:
+		p.errorf(n, "%s must be a list of strings", what)
+		return nil
+	}
+	var out []string
+	for _, e := range n.Content {
+		e = deref(e)
+		if e.Kind != yaml.ScalarNode || e.Tag != "!!str" || e.Value == "" {
+			p.errorf(e, "%s: want a non-empty string", what)
+			continue
+		}
+		out = append(out, e.Value)
+	}
+	return out
+}
+
+// globs reads slash-separated globs and checks their syntax now, so a typo
+// is an error rather than a pattern that silently matches nothing.
+func (p *parser) globs(n *yaml.Node, what string) []string {
+	out := p.strings(n, what)
+	items := deref(n).Content
+	for i, g := range out {
+		at := deref(n)
+		if i < len(items) {
+			at = items[i]
+		}
+		if _, err := path.Match(g, ""); err != nil {
+			p.errorf(at, "%s: bad glob %q: %v", what, g, err)
+		}
+	}
+	return out
+}
+
+func (p *parser) readers(n *yaml.Node, c *Config) {
+	p.mapping(n, "readers", func(k, v *yaml.Node) {
+		switch k.Value {
+		case "paths":
+			for _, r := range p.strings(v, "readers.paths") {
+				if !filepath.IsAbs(r) {
+					r = filepath.Join(c.Dir, filepath.FromSlash(r))
+				}
+				c.Readers = append(c.Readers, r)
+			}
+		case "window":
+			d, err := readers.ParseWindow(v.Value)
+			if v.Kind != yaml.ScalarNode || err != nil {
+				p.errorf(v, "readers.window: want a number of days (30d), weeks (4w) or a duration (720h), not %q", v.Value)
+				return
+			}
+			c.ReadersWindow = d
+		default:
+			p.errorf(k, "unknown key readers.%s (want paths or window)", k.Value)
+		}
+	})
+}
+
+func (p *parser) proto(n *yaml.Node, c *Config) {
+	p.mapping(n, "proto", func(k, v *yaml.Node) {
+		switch k.Value {
+		case "level":
+			l, err := rules.ParseProtoLevel(v.Value)
+			if v.Kind != yaml.ScalarNode || err != nil {
+				p.errorf(v, "proto.level: want file, package, wire-json or wire, not %q", v.Value)
+				return
+			}
+			c.ProtoLevel = l
+		case "paths":
+			for _, d := range p.strings(v, "proto.paths") {
+				if _, err := source.Clean(d); err != nil {
+					p.errorf(v, "proto.paths: %v", err)
+					continue
+				}
+				c.ProtoPaths = append(c.ProtoPaths, d)
+			}
+		default:
+			p.errorf(k, "unknown key proto.%s (want level or paths)", k.Value)
+		}
+	})
+}
+
+func (p *parser) history(n *yaml.Node, c *Config) {
+	p.mapping(n, "history", func(k, v *yaml.Node) {
+		if k.Value != "depth" {
+			p.errorf(k, "unknown key history.%s (want depth)", k.Value)
+			return
+		}
+		var d int
+		if v.Kind != yaml.ScalarNode || v.Tag != "!!int" || v.Decode(&d) != nil || d < 0 {
+			p.errorf(v, "history.depth: want a number of commits (0 for all), not %q", v.Value)
+			return
+		}
+		c.HistoryDepth = d
+	})
+}
+
+// yamlProblem turns a YAML syntax error ("yaml: line 3: ...") into a problem
+// at that line.
+func yamlProblem(file string, err error) error {
+	var line int
+	msg := strings.TrimPrefix(err.Error(), "yaml: ")
+	if _, scanErr := fmt.Sscanf(msg, "line %d:", &line); scanErr == nil {
+		_, msg, _ = strings.Cut(msg, ":")
+		msg = strings.TrimSpace(msg)
+	}
+	return source.Errorf(file, line, 0, "%s", msg)
+}
+
+func unwrap(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// Template is the commented default that `contractlint init` writes.
+//
+//go:embed default.yaml
+var Template []byte
