@@ -9,5 +9,8 @@ func builtin() []*Rule {
 		evolution(),
 		idempotency(),
 		evolvability(),
+		protoBreaking(),
+		protoEvolution(),
+		probe(),
 	)
 }

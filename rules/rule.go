@@ -48,6 +48,9 @@ type Mode uint8
 const (
 	DiffRule Mode = iota + 1
 	LintRule
+	// ProbeRule is documented like any rule but reported only by
+	// `contractlint probe` from live responses; it has no Check.
+	ProbeRule
 )
 
 // Rule is one declared check. Everything a user reads about it (title, doc,
@@ -74,7 +77,7 @@ type Rule struct {
 }
 
 // Packs names the rule packs in the order they are listed.
-var packOrder = []string{"breaking", "evolution", "idempotency", "evolvability"}
+var packOrder = []string{"breaking", "evolution", "idempotency", "evolvability", "probe"}
 
 // Registry is the immutable set of rules, built once per run.
 type Registry struct {

@@ -1,0 +1,78 @@
+package rules
+
+// IDs of the probe pack's rules; internal/probe reports them.
+const (
+	ProbeConcurrentDuplicates = "probe-concurrent-duplicates"
+	ProbeRetryReplay          = "probe-retry-replay"
+	ProbeKeyReuseMismatch     = "probe-key-reuse-mismatch"
+	ProbeMissingKey           = "probe-missing-key"
+	ProbeReorderedBody        = "probe-reordered-body"
+	ProbeInFlightConflict     = "probe-in-flight-conflict"
+	ProbeContractMismatch     = "probe-contract-mismatch"
+)
+
+// probe is the pack `contractlint probe` reports from a live endpoint's
+// answers. The rules carry documentation only: nothing in a contract can show
+// them, so they never run in lint or diff.
+func probe() []*Rule {
+	return []*Rule{
+		probeRule(ProbeConcurrentDuplicates, "Concurrent identical requests with one key were applied more than once",
+			"The probe sends several identical requests with one fresh Idempotency-Key at the same instant. "+
+				"Exactly one may be applied; every other one must be answered 409 with Retry-After (the first is "+
+				"still running) or with the stored response (Idempotent-Replay: true). Two different successes mean "+
+				"the server looks the key up and then inserts it in two steps (check-then-act), so a client whose "+
+				"retry overtakes its first attempt is charged twice. Claim the key with one atomic statement on a "+
+				"unique index (INSERT ... ON CONFLICT DO NOTHING) before doing the work.",
+			"row = SELECT ... WHERE key = $1\nif row == nil {\n  charge()\n  INSERT INTO keys ...\n}",
+			"claimed = INSERT INTO keys (...) VALUES (...) ON CONFLICT DO NOTHING\nif claimed { charge() } else { replay_or_409() }"),
+		probeRule(ProbeRetryReplay, "A retry after completion did not get the first response back",
+			"A client that timed out retries with the same key and body, and must receive exactly what the first "+
+				"attempt produced: the same status and the same body (the same charge id), marked Idempotent-Replay: "+
+				"true when the contract documents that header. A server that runs the request again, or mints a new "+
+				"body for the retry, tells the client about a charge that is not the one that happened. Store the "+
+				"complete response with the key, in the same transaction as the work, and replay it.",
+			"if seen(key) { return 201, new_charge_json() }",
+			"if done(key) { return stored.status, stored.body, {Idempotent-Replay: true} }"),
+		probeRule(ProbeKeyReuseMismatch, "A key reused with a different body was not rejected with 422",
+			"When a key comes back with a different body, the client has a bug: it reused a key for a different "+
+				"request. Replaying the first response tells it that its second, different charge succeeded; "+
+				"applying the second request charges again under a key that promised once. The server keeps a "+
+				"fingerprint of the request with the key and answers a mismatch 422 (idempotency_key_reused), or the "+
+				"status the contract documents for it.",
+			"if done(key) { return stored }   # whatever the body",
+			"if stored.fingerprint != sha256(canonical(body)) { return 422 }"),
+		probeRule(ProbeMissingKey, "A request without the required key was not rejected with 400",
+			"When the contract requires an Idempotency-Key, a request without one cannot be retried safely; "+
+				"accepting it applies it once per attempt. The server answers 400 without doing anything, so a "+
+				"client that forgot the key finds out on its first request instead of on its first double charge.",
+			"key = header('Idempotency-Key')  # may be empty\ncharge()",
+			"if header('Idempotency-Key') == '' { return 400 idempotency_key_missing }"),
+		probeRule(ProbeReorderedBody, "The same JSON body with reordered keys was treated as a different request",
+			"JSON object keys have no order, and client libraries serialise maps in whatever order they like; a "+
+				"retry from another process or a newer library version may reorder them. A fingerprint taken over "+
+				"the raw bytes then calls the retry a different request (422) or a new one (a second charge). "+
+				"Fingerprint the canonical form instead: parse the body, sort the keys, normalise numbers.",
+			"fingerprint = sha256(raw_body)",
+			"fingerprint = sha256(canonical_json(parse(raw_body)))"),
+		probeRule(ProbeInFlightConflict, "A retry while the first request was in flight did not get 409 with Retry-After",
+			"A retry that arrives while the first attempt is still running can neither be replayed (there is no "+
+				"response yet) nor run (that would charge twice). The server answers 409 request_in_progress with a "+
+				"Retry-After header saying when to come back. The probe can only hold a request in flight when the "+
+				"server honours its X-Probe-Delay test header (and echoes it); otherwise the step is skipped with a note.",
+			"if in_progress(key) { return 409 }   # no Retry-After",
+			"if in_progress(key) { return 409, {Retry-After: 1} }"),
+		probeRule(ProbeContractMismatch, "The endpoint answered with a status or without a header its contract does not document",
+			"With --contract, every answer the probe received is compared with the operation's documented "+
+				"responses: a status the contract does not list (and no default response), or a response without a "+
+				"Retry-After header that its status documents. Clients are generated and written from the contract, "+
+				"so an undocumented answer is one they do not handle. Document what the server does, or change the "+
+				"server to do what is documented.",
+			"responses:\n  '201': {description: created}\n# the server also answers 409",
+			"responses:\n  '201': {description: created}\n  '409':\n    description: in progress\n    headers:\n      Retry-After: {schema: {type: integer}}"),
+	}
+}
+
+func probeRule(id, title, doc, bad, good string) *Rule {
+	return &Rule{ID: id, Pack: "probe", Formats: OpenAPI, Mode: ProbeRule, Severity: Error,
+		Title: title, Doc: doc, Bad: bad, Good: good}
+}
