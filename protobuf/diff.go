@@ -183,7 +183,7 @@ func (d *differ) message(om, nm *Message) {
 		d.add(rules.Change{Kind: rules.Modified, Subject: rules.SubjectMessage, Aspect: rules.AspectExtensionRange,
 			Name: s, Path: nm.Name, Old: r, OldLoc: om.Loc, NewLoc: nm.Loc})
 	}
-	d.reserved(&om.Elem, &nm.Elem, om.ReservedRanges, nm.ReservedRanges, om.ReservedNames, nm.ReservedNames)
+	d.reserved("message", &om.Elem, &nm.Elem, om.ReservedRanges, nm.ReservedRanges, om.ReservedNames, nm.ReservedNames)
 	for _, oo := range om.Oneofs {
 		if !slices.ContainsFunc(nm.Oneofs, func(x *Oneof) bool { return x.Name == oo.Name }) {
 			d.add(rules.Change{Kind: rules.Removed, Subject: rules.SubjectOneof, Name: short(oo.Name), Path: oo.Name, OldLoc: oo.Loc})
@@ -209,16 +209,17 @@ func requiredFields(m *Message) string {
 	return strings.Join(names, ", ")
 }
 
-// reserved reports reserved ranges and names the new version no longer holds.
-func (d *differ) reserved(o, n *Elem, oldR, newR [][2]int32, oldN, newN []string) {
+// reserved reports reserved ranges and names the new version no longer
+// holds; Name says whose they were ("message" or "enum"), Old what they were.
+func (d *differ) reserved(owner string, o, n *Elem, oldR, newR [][2]int32, oldN, newN []string) {
 	for _, r := range missingRanges(oldR, newR) {
 		d.add(rules.Change{Kind: rules.Removed, Subject: rules.SubjectReserved, Aspect: rules.AspectNumber,
-			Name: r, Path: n.Name, Old: r, OldLoc: o.Loc, NewLoc: n.Loc})
+			Name: owner, Path: n.Name, Old: r, OldLoc: o.Loc, NewLoc: n.Loc})
 	}
 	for _, name := range oldN {
 		if !slices.Contains(newN, name) {
 			d.add(rules.Change{Kind: rules.Removed, Subject: rules.SubjectReserved, Aspect: rules.AspectName,
-				Name: name, Path: n.Name, Old: name, OldLoc: o.Loc, NewLoc: n.Loc})
+				Name: owner, Path: n.Name, Old: name, OldLoc: o.Loc, NewLoc: n.Loc})
 		}
 	}
 }
@@ -302,6 +303,12 @@ func (d *differ) field(s rules.Subject, of, nf *Field) {
 				Old: ov, New: nv, OldLoc: of.Loc, NewLoc: nf.Loc, OldField: ofa, NewField: nfa})
 		}
 	}
+	if meaningChanged(ofa, nfa) {
+		// One change per field whose meaning moved, for field-redefined;
+		// the aspect changes below serve the narrower breaking rules.
+		d.add(rules.Change{Kind: rules.Modified, Subject: s, Name: nf.Short, Path: nf.Name,
+			OldLoc: of.Loc, NewLoc: nf.Loc, OldField: ofa, NewField: nfa})
+	}
 	add(rules.AspectName, nf.Short, of.Short, nf.Short)
 	add(rules.AspectType, nf.Short, of.Type, nf.Type)
 	add(rules.AspectCardinality, nf.Short, of.Card, nf.Card)
@@ -315,6 +322,13 @@ func (d *differ) field(s rules.Subject, of, nf *Field) {
 	if of.Kind == "string" && nf.Kind == "string" {
 		add(rules.AspectOption, "java_string_check_utf8", strconv.FormatBool(of.JavaUTF8), strconv.FormatBool(nf.JavaUTF8))
 	}
+}
+
+// meaningChanged reports a change in what a field's value means to a
+// reader: its type, its shape (scalar, repeated, map) or its JSON name.
+func meaningChanged(o, n *rules.Field) bool {
+	return o.Type != n.Type || o.Key != n.Key || o.Format != n.Format ||
+		o.Array != n.Array || o.Map != n.Map || o.JSONName != n.JSONName
 }
 
 func defaultOf(f *Field) string {
@@ -354,7 +368,7 @@ func (d *differ) enums() {
 		s := short(name)
 		d.modified(rules.SubjectEnum, rules.AspectType, s, &oe.Elem, &ne.Elem, openness(oe), openness(ne))
 		d.modified(rules.SubjectEnum, rules.AspectJSONFormat, s, &oe.Elem, &ne.Elem, oe.JSONFormat, ne.JSONFormat)
-		d.reserved(&oe.Elem, &ne.Elem, oe.ReservedRanges, ne.ReservedRanges, oe.ReservedNames, ne.ReservedNames)
+		d.reserved("enum", &oe.Elem, &ne.Elem, oe.ReservedRanges, ne.ReservedRanges, oe.ReservedNames, ne.ReservedNames)
 		d.values(oe, ne)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"io"
 	"io/fs"
 	"path"
+	"runtime"
 	"strings"
 	"sync"
 
@@ -16,6 +17,10 @@ import (
 
 	"github.com/contractlint/contractlint/internal/source"
 )
+
+// bigCompile is the number of files above which Load frees the compiler's
+// memory at once.
+const bigCompile = 500
 
 // Options shape a Load.
 type Options struct {
@@ -70,6 +75,13 @@ func Load(src source.Source, files []string, o Options) (*Tree, error) {
 		return nil, dedupe(probs)
 	}
 	t := lower(compiled, r.locate)
+	if len(compiled) >= bigCompile {
+		// Collect the compiled descriptors now rather than at the next
+		// collection, which the pacer would schedule at twice the compile's
+		// peak: the next side's compile then starts from a small heap.
+		compiled = nil
+		runtime.GC()
+	}
 	if _, bad := t.ignores(); len(bad) > 0 {
 		return nil, bad
 	}

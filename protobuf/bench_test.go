@@ -1,0 +1,212 @@
+package protobuf
+
+import (
+	"archive/tar"
+	"compress/gzip"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/contractlint/contractlint/internal/source"
+)
+
+// genTree writes n files of a layered package graph: each file imports the
+// previous one and a shared common file, and holds messages, enums and a
+// service. The new side changes every tenth file.
+func genTree(t testing.TB, dir string, n int, changed bool) []string {
+	t.Helper()
+	var files []string
+	write := func(name, body string) {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, name)
+	}
+	write("common/v1/common.proto", `syntax = "proto3";
+package common.v1;
+import "google/protobuf/timestamp.proto";
+message Meta { string id = 1; google.protobuf.Timestamp created = 2; map<string, string> labels = 3; }
+enum State { STATE_UNSPECIFIED = 0; STATE_ACTIVE = 1; STATE_DELETED = 2; }
+`)
+	for i := range n {
+		var b strings.Builder
+		fmt.Fprintf(&b, "syntax = \"proto3\";\npackage gen.p%d.v1;\n", i/10)
+		fmt.Fprintf(&b, "option go_package = \"example.com/gen/p%d\";\n", i/10)
+		b.WriteString("import \"common/v1/common.proto\";\n")
+		if i > 0 {
+			fmt.Fprintf(&b, "import \"gen/f%d.proto\";\n", i-1)
+		}
+		for m := range 12 {
+			fmt.Fprintf(&b, "// Msg%d_%d is generated.\nmessage Msg%d_%d {\n", i, m, i, m)
+			fmt.Fprintf(&b, "  common.v1.Meta meta = 1;\n  common.v1.State state = 2;\n")
+			for f := 3; f < 20; f++ {
+				typ := []string{"string", "int32", "int64", "bool", "bytes", "double"}[f%6]
+				if changed && i%10 == 0 && m == 0 && f == 5 {
+					typ = "sint64"
+				}
+				fmt.Fprintf(&b, "  %s field_%d = %d;\n", typ, f, f)
+			}
+			if i > 0 {
+				fmt.Fprintf(&b, "  repeated .gen.p%d.v1.Msg%d_%d prev = 20;\n", (i-1)/10, i-1, m)
+			}
+			b.WriteString("  reserved 30 to 40;\n}\n")
+		}
+		fmt.Fprintf(&b, "enum Kind%d { KIND%d_UNSPECIFIED = 0; KIND%d_A = 1; KIND%d_B = 2; }\n", i, i, i, i)
+		fmt.Fprintf(&b, "service Svc%d {\n", i)
+		for r := range 6 {
+			if changed && i%10 == 0 && r == 5 {
+				continue
+			}
+			fmt.Fprintf(&b, "  rpc Do%d(Msg%d_%d) returns (Msg%d_%d);\n", r, i, r, i, r+1)
+		}
+		b.WriteString("}\n")
+		write(fmt.Sprintf("gen/f%d.proto", i), b.String())
+	}
+	return files
+}
+
+// BenchmarkDiffGenerated compiles two generated trees of hundreds of files
+// and diffs them; diff/compile is the diff's cost relative to compiling.
+func BenchmarkDiffGenerated(b *testing.B) {
+	root := b.TempDir()
+	oldFiles := genTree(b, filepath.Join(root, "old"), 400, false)
+	newFiles := genTree(b, filepath.Join(root, "new"), 400, true)
+	src, err := source.OpenDir(root)
+	if err != nil {
+		b.Fatal(err)
+	}
+	prefix := func(dir string, fs []string) []string {
+		out := make([]string, len(fs))
+		for i, f := range fs {
+			out[i] = dir + "/" + f
+		}
+		return out
+	}
+	var compile, diff time.Duration
+	for b.Loop() {
+		start := time.Now()
+		ot, err := Load(src, prefix("old", oldFiles), Options{ImportPaths: []string{"old"}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		nt, err := Load(src, prefix("new", newFiles), Options{ImportPaths: []string{"new"}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		mid := time.Now()
+		changes := Diff(ot, nt)
+		ot.Contract()
+		nt.Contract()
+		diff += time.Since(mid)
+		compile += mid.Sub(start)
+		if len(changes) == 0 {
+			b.Fatal("generated trees differ but the diff is empty")
+		}
+	}
+	b.ReportMetric(float64(diff)/float64(compile), "diff/compile")
+}
+
+// corpusDir finds the benchmark corpus: $CONTRACTLINT_CORPUS, else
+// ../shared/corpus beside the repository.
+func corpusDir(tb testing.TB) string {
+	dir := os.Getenv("CONTRACTLINT_CORPUS")
+	if dir == "" {
+		dir = filepath.Join("..", "..", "shared", "corpus")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "googleapis-2026-02-20.tar.gz")); err != nil {
+		if os.Getenv("CI") == "true" {
+			tb.Fatalf("googleapis corpus not found in %s (set CONTRACTLINT_CORPUS)", dir)
+		}
+		tb.Skipf("googleapis corpus not found in %s (set CONTRACTLINT_CORPUS); skipping", dir)
+	}
+	return dir
+}
+
+// untar unpacks a .tar.gz of .proto files into dir and lists them.
+func untar(tb testing.TB, archive, dir string) []string {
+	tb.Helper()
+	f, err := os.Open(archive)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tr := tar.NewReader(zr)
+	var files []string
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			return files
+		}
+		if err != nil {
+			tb.Fatal(err)
+		}
+		name, err := source.Clean(h.Name)
+		if err != nil || h.Typeflag != tar.TypeReg || !strings.HasSuffix(name, ".proto") {
+			continue
+		}
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			tb.Fatal(err)
+		}
+		b, err := io.ReadAll(tr)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			tb.Fatal(err)
+		}
+		files = append(files, name)
+	}
+}
+
+// BenchmarkGoogleapis diffs two googleapis trees six months apart.
+func BenchmarkGoogleapis(b *testing.B) {
+	corpus := corpusDir(b)
+	root := b.TempDir()
+	load := func(side, archive string) (*source.Dir, []string) {
+		files := untar(b, filepath.Join(corpus, archive), filepath.Join(root, side))
+		for i, f := range files {
+			files[i] = side + "/" + f
+		}
+		src, err := source.OpenDir(root)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return src, files
+	}
+	src, oldFiles := load("A", "googleapis-2026-02-20.tar.gz")
+	_, newFiles := load("B", "googleapis-2026-08-22.tar.gz")
+	var compile, diff time.Duration
+	for b.Loop() {
+		start := time.Now()
+		ot, err := Load(src, oldFiles, Options{ImportPaths: []string{"A"}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		nt, err := Load(src, newFiles, Options{ImportPaths: []string{"B"}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		mid := time.Now()
+		changes := Diff(ot, nt)
+		ot.Contract()
+		nt.Contract()
+		diff += time.Since(mid)
+		compile += mid.Sub(start)
+		b.ReportMetric(float64(len(changes)), "changes")
+	}
+	b.ReportMetric(float64(diff)/float64(compile), "diff/compile")
+	b.ReportMetric(compile.Seconds()/float64(b.N), "compile-s/op")
+}

@@ -1,0 +1,465 @@
+package rules
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Proto strictness sets, after buf's categories: FILE is the strictest
+// (generated code must not change), WIRE the loosest (only the binary
+// encoding matters).
+const (
+	lvFile  = LevelFile
+	lvFP    = LevelFile | LevelPackage
+	lvFPJ   = LevelFile | LevelPackage | LevelWireJSON
+	lvAll   = LevelFile | LevelPackage | LevelWireJSON | LevelWire
+	lvJ     = LevelWireJSON
+	lvJW    = LevelWireJSON | LevelWire
+	lvWire  = LevelWire
+	lvPkg   = LevelPackage
+	lvNoBuf = LevelFile | LevelPackage
+)
+
+// protoBreaking is the breaking catalogue for .proto contracts: every rule
+// of buf's FILE, PACKAGE, WIRE_JSON and WIRE categories, each under its own
+// ID, run at the levels buf runs it.
+func protoBreaking() []*Rule {
+	return slices.Concat(protoDeletions(), protoFieldRules(), protoTypeRules(), protoRPCRules(), protoFileRules())
+}
+
+func pb(id string, lv ProtoLevel, buf []string, title, doc, bad, good string, match func(c *Change) (string, bool)) *Rule {
+	return onChange(&Rule{ID: id, Pack: "breaking", Formats: Proto, Severity: Error, Levels: lv, Buf: buf,
+		Title: title, Doc: doc, Bad: bad, Good: good}, match)
+}
+
+// removedFromFile matches an element deleted from a file that still exists,
+// or moved to another file: generated code that imports it by file breaks.
+func removedFromFile(c *Change, s Subject) (string, bool) {
+	switch {
+	case c.is(Removed, s) && !c.FileRemoved:
+		return fmt.Sprintf("removed from %s", c.OldLoc.File), true
+	case c.is(Modified, s) && c.Aspect == AspectFile:
+		return fmt.Sprintf("moved from %s to %s", c.Old, c.New), true
+	}
+	return "", false
+}
+
+func fileDeletion(id, buf, what string, s Subject, bad, good string) *Rule {
+	return pb(id, lvFile, []string{buf}, "A "+what+" was deleted from its file",
+		"Generated code is laid out per file: deleting a "+what+" from a file, or moving it to another file, "+
+			"breaks every program that refers to it through the old file's generated package or header. "+
+			"Keep the "+what+" where it is and mark it deprecated; remove it in a new major version.",
+		bad, good, func(c *Change) (string, bool) {
+			how, ok := removedFromFile(c, s)
+			return fmt.Sprintf("%s %s %s: code generated from the old file no longer has it; keep it and deprecate it", what, c.Path, how), ok
+		})
+}
+
+func packageDeletion(id, buf, what string, s Subject, bad, good string) *Rule {
+	return pb(id, lvPkg, []string{buf}, "A "+what+" was deleted from its package",
+		"Clients refer to a "+what+" by its full name, package included. Deleting it from the package (moving it "+
+			"between files of the same package is fine at this level) breaks every client that still uses it. "+
+			"Deprecate it and remove it in a new package version.",
+		bad, good, func(c *Change) (string, bool) {
+			return fmt.Sprintf("%s %s deleted from package: clients that use it no longer compile or resolve it; deprecate it instead", what, c.Path),
+				c.is(Removed, s)
+		})
+}
+
+func protoDeletions() []*Rule {
+	return []*Rule{
+		pb("proto-file-removed", lvFile, []string{"FILE_NO_DELETE"}, "A .proto file was deleted",
+			"Other files and generated code import a .proto file by its path. Deleting it breaks every importer and every program built from it. Keep the file, deprecate what it declares, and delete it in a new major version.",
+			"// old: api/v1/orders.proto exists\n// new: the file is gone",
+			"// new: api/v1/orders.proto kept, its messages marked deprecated",
+			func(c *Change) (string, bool) {
+				return fmt.Sprintf("file %s deleted: everything importing it breaks; keep it and deprecate its contents", c.Path), c.is(Removed, SubjectFile)
+			}),
+		fileDeletion("proto-message-removed", "MESSAGE_NO_DELETE", "message", SubjectMessage,
+			"message Order {}   // deleted", "message Order { option deprecated = true; }"),
+		fileDeletion("proto-enum-removed", "ENUM_NO_DELETE", "enum", SubjectEnum,
+			"enum Status { ... }   // deleted", "enum Status { option deprecated = true; ... }"),
+		fileDeletion("proto-service-removed", "SERVICE_NO_DELETE", "service", SubjectService,
+			"service Orders { ... }   // deleted", "service Orders { option deprecated = true; ... }"),
+		fileDeletion("proto-extension-removed", "EXTENSION_NO_DELETE", "extension", SubjectExtension,
+			"extend Options { string label = 1000; }   // deleted", "extend Options { string label = 1000 [deprecated = true]; }"),
+		packageDeletion("proto-package-removed", "PACKAGE_NO_DELETE", "package", SubjectPackage,
+			"// old: package shop.v1 in orders.proto\n// new: no file declares shop.v1", "// new: keep shop.v1 until its clients moved to shop.v2"),
+		packageDeletion("proto-package-message-removed", "PACKAGE_MESSAGE_NO_DELETE", "message", SubjectMessage,
+			"message Order {}   // deleted from shop.v1", "message Order { option deprecated = true; }"),
+		packageDeletion("proto-package-enum-removed", "PACKAGE_ENUM_NO_DELETE", "enum", SubjectEnum,
+			"enum Status { ... }   // deleted from shop.v1", "enum Status { option deprecated = true; ... }"),
+		packageDeletion("proto-package-service-removed", "PACKAGE_SERVICE_NO_DELETE", "service", SubjectService,
+			"service Orders { ... }   // deleted from shop.v1", "service Orders { option deprecated = true; ... }"),
+		packageDeletion("proto-package-extension-removed", "PACKAGE_EXTENSION_NO_DELETE", "extension", SubjectExtension,
+			"extend Options { string label = 1000; }   // deleted", "extend Options { string label = 1000 [deprecated = true]; }"),
+		pb("proto-rpc-removed", lvFP, []string{"RPC_NO_DELETE"}, "An rpc was deleted",
+			"Clients call an rpc by service and method name; once it is deleted their calls fail with UNIMPLEMENTED. Mark the rpc deprecated and delete it when nobody calls it.",
+			"service Orders {\n  rpc Cancel(CancelRequest) returns (Order);   // deleted\n}",
+			"service Orders {\n  rpc Cancel(CancelRequest) returns (Order) { option deprecated = true; }\n}",
+			func(c *Change) (string, bool) {
+				return fmt.Sprintf("rpc %s deleted: clients calling it now get UNIMPLEMENTED; deprecate it first", c.Path), c.is(Removed, SubjectRPC)
+			}),
+		pb("proto-oneof-removed", lvFP, []string{"ONEOF_NO_DELETE"}, "A oneof was deleted",
+			"Generated code exposes a oneof as a case enum and accessors; deleting the oneof (even keeping its fields) removes them and changes which fields exclude each other. Keep the oneof.",
+			"message Payment { oneof method { Card card = 1; Bank bank = 2; } }   ->   fields outside the oneof",
+			"message Payment { oneof method { Card card = 1; Bank bank = 2; } }",
+			func(c *Change) (string, bool) {
+				return fmt.Sprintf("oneof %s deleted: generated case accessors disappear and its fields no longer exclude each other", c.Path), c.is(Removed, SubjectOneof)
+			}),
+		pb("proto-extension-range-removed", lvFP, []string{"EXTENSION_MESSAGE_NO_DELETE"}, "An extension range was deleted from a message",
+			"Other files may extend a message inside its extension ranges. Deleting or narrowing a range makes those extensions invalid and fails their compilation. Keep the range.",
+			"message Options { extensions 100 to 199; }   ->   message Options {}",
+			"message Options { extensions 100 to 199; }",
+			func(c *Change) (string, bool) {
+				return fmt.Sprintf("extension range %s of %s deleted: extensions declared in it no longer compile", c.Old, c.Path),
+					c.Kind == Modified && c.Subject == SubjectMessage && c.Aspect == AspectExtensionRange
+			}),
+		pb("proto-enum-value-removed", lvFP, []string{"ENUM_VALUE_NO_DELETE"}, "An enum value was deleted",
+			"Generated code names every enum value; deleting one breaks the code that uses the constant, and readers see its number as unknown. Keep the value and deprecate it.",
+			"enum Status { STATUS_UNSPECIFIED = 0; STATUS_OPEN = 1; }   ->   STATUS_OPEN deleted",
+			"enum Status { STATUS_UNSPECIFIED = 0; STATUS_OPEN = 1 [deprecated = true]; }",
+			func(c *Change) (string, bool) {
+				return fmt.Sprintf("enum value %s (%s) deleted: code using it breaks and readers see %s as unknown; deprecate it instead", c.Path, c.Old, c.Old),
+					c.is(Removed, SubjectEnumValue)
+			}),
+		pb("proto-enum-value-removed-unreserved-name", lvJ, []string{"ENUM_VALUE_NO_DELETE_UNLESS_NAME_RESERVED"}, "An enum value was deleted without reserving its name",
+			"JSON carries enum values by name. If the name of a deleted value is not reserved, a later value may take it, and JSON data written before means something else. Reserve the name when deleting the value.",
+			"enum Status { STATUS_UNSPECIFIED = 0; }   // STATUS_OPEN = 1 deleted",
+			"enum Status { STATUS_UNSPECIFIED = 0; reserved 1; reserved \"STATUS_OPEN\"; }",
+			func(c *Change) (string, bool) {
+				return fmt.Sprintf("enum value %s deleted without `reserved \"%s\";`: the name can be reused and old JSON data would change meaning", c.Path, c.Name),
+					c.is(Removed, SubjectEnumValue) && !c.NameReserved
+			}),
+		pb("proto-enum-value-removed-unreserved-number", lvJW, []string{"ENUM_VALUE_NO_DELETE_UNLESS_NUMBER_RESERVED"}, "An enum value was deleted without reserving its number",
+			"The binary encoding carries enum values by number. If the number of a deleted value is not reserved, a later value may take it, and stored or in-flight data means something else. Reserve the number when deleting the value.",
+			"enum Status { STATUS_UNSPECIFIED = 0; }   // STATUS_OPEN = 1 deleted",
+			"enum Status { STATUS_UNSPECIFIED = 0; reserved 1; reserved \"STATUS_OPEN\"; }",
+			func(c *Change) (string, bool) {
+				return fmt.Sprintf("enum value %s deleted without `reserved %s;`: the number can be reused and old data would change meaning", c.Path, c.Old),
+					c.is(Removed, SubjectEnumValue) && !c.NumberReserved
+			}),
+		pb("proto-field-removed", lvFP, []string{"FIELD_NO_DELETE"}, "A field was deleted",
+			"Deleting a field removes its accessors from generated code and silently drops the data old writers still send. Deprecate the field and stop using it; delete it, with its number and name reserved, in a new major version.",
+			"message Order { string note = 4; }   ->   field 4 deleted",
+			"message Order { string note = 4 [deprecated = true]; }",
+			func(c *Change) (string, bool) {
+				return fmt.Sprintf("field %s (number %d) deleted: its accessors disappear and old writers' data is dropped; deprecate it instead", c.Path, c.OldField.Number),
+					c.is(Removed, SubjectField) && c.OldField != nil
+			}),
+		pb("proto-field-removed-unreserved-name", lvJ, []string{"FIELD_NO_DELETE_UNLESS_NAME_RESERVED"}, "A field was deleted without reserving its name",
+			"JSON carries fields by name. If the deleted field's name is not reserved, a later field may take it and JSON written before would be read into it. Reserve the name when deleting the field.",
+			"message Order { }   // string note = 4 deleted",
+			"message Order { reserved 4; reserved \"note\"; }",
+			func(c *Change) (string, bool) {
+				return fmt.Sprintf("field %s deleted without `reserved \"%s\";`: the name can be reused and old JSON would be read into the new field", c.Path, c.Name),
+					c.is(Removed, SubjectField) && !c.NameReserved
+			}),
+		pb("proto-field-removed-unreserved-number", lvJW, []string{"FIELD_NO_DELETE_UNLESS_NUMBER_RESERVED"}, "A field was deleted without reserving its number",
+			"The binary encoding carries fields by number. If the deleted field's number is not reserved, a later field may take it and data written before would be read into it. Reserve the number when deleting the field.",
+			"message Order { }   // string note = 4 deleted",
+			"message Order { reserved 4; reserved \"note\"; }",
+			func(c *Change) (string, bool) {
+				if !c.is(Removed, SubjectField) || c.OldField == nil {
+					return "", false
+				}
+				return fmt.Sprintf("field %s deleted without `reserved %d;`: the number can be reused and old data would be read into the new field", c.Path, c.OldField.Number),
+					!c.NumberReserved
+			}),
+		pb("proto-reserved-message-removed", lvAll, []string{"RESERVED_MESSAGE_NO_DELETE"}, "A message's reserved number or name was released",
+			"Reserved numbers and names keep deleted fields from coming back with another meaning. Releasing a reservation lets the next change reuse it, and old data is then read into the wrong field. Keep every reservation.",
+			"message Order { reserved 4; }   ->   message Order { }",
+			"message Order { reserved 4; }",
+			func(c *Change) (string, bool) {
+				return fmt.Sprintf("reservation %s of message %s deleted: a new field could take it and misread old data; keep it", c.Old, c.Path),
+					c.is(Removed, SubjectReserved) && c.Name == "message"
+			}),
+		pb("proto-reserved-enum-removed", lvAll, []string{"RESERVED_ENUM_NO_DELETE"}, "An enum's reserved number or name was released",
+			"Reserved enum numbers and names keep deleted values from coming back with another meaning. Releasing one lets a new value take it, and old data changes meaning. Keep every reservation.",
+			"enum Status { reserved 2; }   ->   enum Status { }",
+			"enum Status { reserved 2; }",
+			func(c *Change) (string, bool) {
+				return fmt.Sprintf("reservation %s of enum %s deleted: a new value could take it and change what old data means; keep it", c.Old, c.Path),
+					c.is(Removed, SubjectReserved) && c.Name == "enum"
+			}),
+	}
+}
+
+// modified matches a proto change of one subject and aspect.
+func modified(c *Change, s Subject, a Aspect) bool {
+	return c.Kind == Modified && c.Subject == s && c.Aspect == a
+}
+
+// fieldOption matches a change of one field option.
+func fieldOption(c *Change, name string) bool {
+	return modified(c, SubjectField, AspectOption) && c.Name == name
+}
+
+func protoFieldRules() []*Rule {
+	return []*Rule{
+		pb("proto-field-name-changed", lvFPJ, []string{"FIELD_SAME_NAME"}, "A field was renamed",
+			"The binary wire does not care, but JSON clients and generated code use the name: a rename drops the field for JSON readers and breaks code using the accessors. Add a new field instead, or keep the name.",
+			"string note = 4;   ->   string comment = 4;",
+			"string note = 4;",
+			func(c *Change) (string, bool) {
+				return fmt.Sprintf("field %d renamed from %q to %q: JSON clients and generated code use the name", c.NewField.Number, c.Old, c.New),
+					modified(c, SubjectField, AspectName)
+			}),
+		pb("proto-field-json-name-changed", lvFPJ, []string{"FIELD_SAME_JSON_NAME"}, "A field's JSON name changed",
+			"JSON clients read and write a field under its JSON name (json_name, or the camelCase of its name). Changing it makes them lose the field both ways. Keep the JSON name.",
+			"string note = 4 [json_name = \"note\"];   ->   [json_name = \"remark\"]",
+			"string note = 4 [json_name = \"note\"];",
+			func(c *Change) (string, bool) {
+				return fmt.Sprintf("JSON name of field %s changed from %q to %q: JSON clients no longer find it", c.Path, c.Old, c.New),
+					modified(c, SubjectField, AspectJSONName)
+			}),
+		pb("proto-field-default-changed", lvAll, []string{"FIELD_SAME_DEFAULT"}, "A field's default value changed",
+			"Readers fill an absent proto2 field with the default compiled into them, so old and new readers see different values for the same bytes. Keep the default.",
+			"optional int32 retries = 1 [default = 3];   ->   [default = 5]",
+			"optional int32 retries = 1 [default = 3];",
+			func(c *Change) (string, bool) {
+				return fmt.Sprintf("default of field %s changed from %q to %q: old and new readers disagree on absent values", c.Path, c.Old, c.New),
+					modified(c, SubjectField, AspectDefault)
+			}),
+		pb("proto-field-oneof-changed", lvAll, []string{"FIELD_SAME_ONEOF"}, "A field moved into, out of or between oneofs",
+			"Setting one member of a oneof clears the others. Moving a field across a oneof boundary changes which data survives a round trip through an old reader. Keep the field where it was.",
+			"message P { oneof m { Card card = 1; } Bank bank = 2; }   ->   bank moved into the oneof",
+			"message P { oneof m { Card card = 1; } Bank bank = 2; }",
+			func(c *Change) (string, bool) {
+				return fmt.Sprintf("field %s moved from oneof %q to %q: which fields exclude each other changes", c.Path, c.Old, c.New),
+					modified(c, SubjectField, AspectOneof)
+			}),
+		pb("proto-field-packed-changed", lvNoBuf, nil, "A repeated field's packed encoding changed",
+			"Current parsers read packed and unpacked encodings alike, but older or hand-written readers may not, and the generated code's size and speed change. Keep the encoding.",
+			"repeated int32 ids = 1 [packed = false];   ->   repeated int32 ids = 1;",
+			"repeated int32 ids = 1 [packed = false];",
+			func(c *Change) (string, bool) {
+				return fmt.Sprintf("packed encoding of field %s changed from %s to %s: readers that expect one encoding fail on the other", c.Path, c.Old, c.New),
+					modified(c, SubjectField, AspectPacked)
+			}),
+		pb("proto-field-ctype-changed", lvFP, []string{"FIELD_SAME_CPP_STRING_TYPE"}, "A field's C++ string type changed",
+			"ctype (or the string_type feature) decides which C++ type the accessors use; changing it breaks C++ code that calls them. Keep it.",
+			"string name = 1 [ctype = CORD];   ->   string name = 1;",
+			"string name = 1 [ctype = CORD];",
+			func(c *Change) (string, bool) {
+				return fmt.Sprintf("C++ string type of field %s changed from %s to %s: C++ accessors change type", c.Path, c.Old, c.New), fieldOption(c, "ctype")
+			}),
+		pb("proto-field-jstype-changed", lvFP, []string{"FIELD_SAME_JSTYPE"}, "A field's JavaScript type changed",
+			"jstype decides whether JavaScript code sees a 64-bit integer as a string or a number; changing it breaks the code that reads the field. Keep it.",
+			"int64 id = 1 [jstype = JS_STRING];   ->   int64 id = 1;",
+			"int64 id = 1 [jstype = JS_STRING];",
+			func(c *Change) (string, bool) {
+				return fmt.Sprintf("jstype of field %s changed from %s to %s: JavaScript code sees another type", c.Path, c.Old, c.New), fieldOption(c, "jstype")
+			}),
+		pb("proto-field-utf8-validation-changed", lvFP, []string{"FIELD_SAME_UTF8_VALIDATION"}, "A string field's UTF-8 validation changed",
+			"Whether a parser rejects invalid UTF-8 in a string field follows the file's syntax or the utf8_validation feature. Turning validation on makes messages that parsed before fail; turning it off lets invalid text into code that trusted it. Keep it.",
+			"syntax = \"proto2\"; ... string name = 1;   ->   syntax = \"proto3\"; ... (now verified)",
+			"keep the syntax, or set features.utf8_validation to the old behaviour",
+			func(c *Change) (string, bool) {
+				return fmt.Sprintf("UTF-8 validation of field %s changed from %s to %s: parsing accepts or rejects different data", c.Path, c.Old, c.New), fieldOption(c, "utf8_validation")
+			}),
+		pb("proto-field-java-utf8-validation-changed", lvFP, []string{"FIELD_SAME_JAVA_UTF8_VALIDATION"}, "A string field's Java UTF-8 check changed",
+			"java_string_check_utf8 makes Java parsers reject invalid UTF-8 in string fields. Changing it changes which messages Java clients accept. Keep it.",
+			"option java_string_check_utf8 = true;   ->   removed",
+			"option java_string_check_utf8 = true;",
+			func(c *Change) (string, bool) {
+				return fmt.Sprintf("Java UTF-8 check of field %s changed from %s to %s: Java parsers accept different data", c.Path, c.Old, c.New), fieldOption(c, "java_string_check_utf8")
+			}),
+	}
+}
+
+func protoTypeRules() []*Rule {
+	fieldType := func(c *Change) bool {
+		return modified(c, SubjectField, AspectType) && c.OldField != nil && c.NewField != nil
+	}
+	card := func(c *Change) bool {
+		return modified(c, SubjectField, AspectCardinality) && c.NewField != nil
+	}
+	return []*Rule{
+		pb("proto-field-type-changed", lvFP, []string{"FIELD_SAME_TYPE"}, "A field's type changed",
+			"Generated accessors take and return the field's type; any type change, even one the wire tolerates, breaks the code that uses them. Add a new field with the new type.",
+			"int32 quantity = 2;   ->   int64 quantity = 2;",
+			"int32 quantity = 2;\nint64 quantity_64 = 5;",
+			func(c *Change) (string, bool) {
+				return fmt.Sprintf("type of field %s changed from %s to %s: generated code changes", c.Path, c.Old, c.New), fieldType(c)
+			}),
+		pb("proto-field-type-wire-json-incompatible", lvJ, []string{"FIELD_WIRE_JSON_COMPATIBLE_TYPE"}, "A field's type changed in a way the binary or JSON encoding cannot absorb",
+			"Readers decode a field with the type they were built with. A change is safe for binary and JSON clients only when both encodings stay readable: int32 to int64 keeps the wire but turns a JSON number into a string, and swapping enums changes the names JSON carries. Add a new field instead.",
+			"int32 quantity = 2;   ->   int64 quantity = 2;",
+			"int32 quantity = 2;\nint64 quantity_64 = 5;",
+			func(c *Change) (string, bool) {
+				return fmt.Sprintf("type of field %s changed from %s to %s: binary or JSON clients misread it", c.Path, c.Old, c.New),
+					fieldType(c) && !(wireCompatibleType(c.OldField, c.NewField) && jsonCompatibleType(c.OldField, c.NewField))
+			}),
+		pb("proto-field-type-wire-incompatible", lvWire, []string{"FIELD_WIRE_COMPATIBLE_TYPE"}, "A field's type changed in a way the binary encoding cannot absorb",
+			"Some type changes keep the wire (int32/int64/uint32/uint64/bool/enum; sint32/sint64; fixed32/sfixed32; fixed64/sfixed64; string/bytes; a message and bytes). Any other change makes old readers fail or misread the field. Add a new field instead.",
+			"int32 quantity = 2;   ->   string quantity = 2;",
+			"int32 quantity = 2;\nstring quantity_text = 5;",
+			func(c *Change) (string, bool) {
+				return fmt.Sprintf("type of field %s changed from %s to %s: old readers cannot decode it", c.Path, c.Old, c.New),
+					fieldType(c) && !wireCompatibleType(c.OldField, c.NewField)
+			}),
+		pb("proto-field-cardinality-changed", lvFP, []string{"FIELD_SAME_CARDINALITY"}, "A field's cardinality changed",
+			"Optional, required, repeated, map and implicit-presence fields have different accessors and presence semantics. Changing between them breaks generated code and, for required, parsing. Add a new field instead.",
+			"string tag = 3;   ->   repeated string tag = 3;",
+			"string tag = 3;\nrepeated string tags = 6;",
+			func(c *Change) (string, bool) {
+				return fmt.Sprintf("cardinality of field %s changed from %s to %s: accessors and presence change", c.Path, c.Old, c.New), card(c)
+			}),
+		pb("proto-field-cardinality-wire-json-incompatible", lvJ, []string{"FIELD_WIRE_JSON_COMPATIBLE_CARDINALITY"}, "A field's cardinality changed in a way binary or JSON clients cannot absorb",
+			"Switching between optional and implicit presence keeps both encodings; making a field repeated or a map turns a JSON value into an array or object, and required changes what parses. Add a new field instead.",
+			"string tag = 3;   ->   repeated string tag = 3;",
+			"string tag = 3;\nrepeated string tags = 6;",
+			func(c *Change) (string, bool) {
+				return fmt.Sprintf("cardinality of field %s changed from %s to %s: JSON or binary clients misread it", c.Path, c.Old, c.New),
+					card(c) && !(singular(c.Old) && singular(c.New))
+			}),
+		pb("proto-field-cardinality-wire-incompatible", lvWire, []string{"FIELD_WIRE_COMPATIBLE_CARDINALITY"}, "A field's cardinality changed in a way the binary encoding cannot absorb",
+			"Binary readers tolerate optional versus implicit presence, and singular versus repeated for strings, bytes and messages. Other changes (packed numbers becoming singular, maps, required) make old readers fail or misread. Add a new field instead.",
+			"int32 count = 3;   ->   repeated int32 count = 3;",
+			"int32 count = 3;\nrepeated int32 counts = 6;",
+			func(c *Change) (string, bool) {
+				return fmt.Sprintf("cardinality of field %s changed from %s to %s: old readers cannot decode it", c.Path, c.Old, c.New),
+					card(c) && !wireCompatibleCard(c.Old, c.New, c.NewField)
+			}),
+		pb("proto-message-required-fields-changed", lvAll, []string{"MESSAGE_SAME_REQUIRED_FIELDS"}, "A message's required fields changed",
+			"A proto2 parser rejects a message that lacks a required field. Adding one rejects what old writers send; removing one makes old readers reject what new writers send. Never change the set of required fields.",
+			"message Order { required string id = 1; }   ->   + required string region = 2;",
+			"message Order { required string id = 1; optional string region = 2; }",
+			func(c *Change) (string, bool) {
+				return fmt.Sprintf("required fields of %s changed from [%s] to [%s]: one side's parser rejects the other's messages", c.Path, c.Old, c.New),
+					modified(c, SubjectMessage, AspectRequired)
+			}),
+		pb("proto-message-json-format-changed", lvFPJ, []string{"MESSAGE_SAME_JSON_FORMAT"}, "A message's JSON format support changed",
+			"The json_format feature (fixed by syntax before editions) says whether a message must map cleanly to JSON. Moving from ALLOW to LEGACY_BEST_EFFORT lets JSON mappings conflict for JSON clients. Keep it.",
+			"syntax = \"proto3\";   ->   edition with features.json_format = LEGACY_BEST_EFFORT",
+			"keep json_format = ALLOW",
+			func(c *Change) (string, bool) {
+				return fmt.Sprintf("JSON format of message %s changed from %s to %s: JSON clients may no longer map it", c.Path, c.Old, c.New),
+					modified(c, SubjectMessage, AspectJSONFormat)
+			}),
+		pb("proto-message-descriptor-accessor-removed", lvFP, []string{"MESSAGE_NO_REMOVE_STANDARD_DESCRIPTOR_ACCESSOR"}, "A message's standard descriptor accessor was removed",
+			"no_standard_descriptor_accessor = true removes the descriptor() accessor from generated code; code that reflects on the message through it breaks. Leave the option unset.",
+			"message Order { option no_standard_descriptor_accessor = true; }",
+			"message Order { }",
+			func(c *Change) (string, bool) {
+				return fmt.Sprintf("message %s no longer has a standard descriptor accessor: code calling it breaks", c.Path),
+					modified(c, SubjectMessage, AspectOption) && c.Name == "no_standard_descriptor_accessor" && c.New == "true"
+			}),
+		pb("proto-message-set-wire-format-changed", lvNoBuf, []string{"MESSAGE_SAME_MESSAGE_SET_WIRE_FORMAT"}, "A message switched to or from the message-set wire format",
+			"message_set_wire_format encodes the message in a different layout altogether; old readers cannot read the other layout. buf keeps this rule outside its categories as deprecated; we run it with FILE and PACKAGE. Keep the format.",
+			"message Bag { option message_set_wire_format = true; extensions 4 to max; }   ->   option removed",
+			"message Bag { option message_set_wire_format = true; extensions 4 to max; }",
+			func(c *Change) (string, bool) {
+				return fmt.Sprintf("message-set wire format of %s changed from %s to %s: old readers cannot parse the new layout", c.Path, c.Old, c.New),
+					modified(c, SubjectMessage, AspectOption) && c.Name == "message_set_wire_format"
+			}),
+		pb("proto-enum-type-changed", lvFP, []string{"ENUM_SAME_TYPE"}, "An enum changed between open and closed",
+			"A closed enum (proto2) stores unknown numbers as unknown fields; an open one (proto3) keeps them in the field. Switching changes what readers see for values they do not know, and generated code. Keep the enum type.",
+			"syntax = \"proto2\"; enum Status {...}   ->   syntax = \"proto3\"",
+			"keep the enum in a proto2 file, or set features.enum_type = CLOSED",
+			func(c *Change) (string, bool) {
+				return fmt.Sprintf("enum %s changed from %s to %s: unknown values are handled differently", c.Path, c.Old, c.New), modified(c, SubjectEnum, AspectType)
+			}),
+		pb("proto-enum-json-format-changed", lvFPJ, []string{"ENUM_SAME_JSON_FORMAT"}, "An enum's JSON format support changed",
+			"As for messages, json_format says whether the enum's names must map cleanly to JSON; weakening it lets JSON names conflict for JSON clients. Keep it.",
+			"syntax = \"proto3\";   ->   edition with features.json_format = LEGACY_BEST_EFFORT",
+			"keep json_format = ALLOW",
+			func(c *Change) (string, bool) {
+				return fmt.Sprintf("JSON format of enum %s changed from %s to %s: JSON clients may no longer map its names", c.Path, c.Old, c.New),
+					modified(c, SubjectEnum, AspectJSONFormat)
+			}),
+		pb("proto-enum-value-name-changed", lvFPJ, []string{"ENUM_VALUE_SAME_NAME"}, "An enum value was renamed",
+			"JSON carries enum values by name and generated code names the constants, so renaming a value breaks JSON clients and code alike even though the number is kept. Add an alias (allow_alias) instead.",
+			"STATUS_OPEN = 1;   ->   STATUS_ACTIVE = 1;",
+			"option allow_alias = true;\nSTATUS_OPEN = 1 [deprecated = true];\nSTATUS_ACTIVE = 1;",
+			func(c *Change) (string, bool) {
+				return fmt.Sprintf("enum value number renamed from %s to %s: JSON clients and code using the old name break", c.Old, c.New),
+					modified(c, SubjectEnumValue, AspectName)
+			}),
+	}
+}
+
+func protoRPCRules() []*Rule {
+	rpc := func(id, buf, title, doc, bad, good, what string, a Aspect) *Rule {
+		return pb(id, lvAll, []string{buf}, title, doc, bad, good, func(c *Change) (string, bool) {
+			return fmt.Sprintf("%s of rpc %s changed from %s to %s: existing callers break", what, c.Path, c.Old, c.New), modified(c, SubjectRPC, a)
+		})
+	}
+	return []*Rule{
+		rpc("proto-rpc-request-type-changed", "RPC_SAME_REQUEST_TYPE", "An rpc's request type changed",
+			"Callers send the request message they were built with; the server now parses those bytes as another message. Add a new rpc instead.",
+			"rpc Get(GetRequest) returns (Order);   ->   rpc Get(GetOrderRequest) returns (Order);",
+			"rpc Get(GetRequest) returns (Order);\nrpc GetOrder(GetOrderRequest) returns (Order);", "request type", AspectRequestType),
+		rpc("proto-rpc-response-type-changed", "RPC_SAME_RESPONSE_TYPE", "An rpc's response type changed",
+			"Callers parse the response as the message they were built with; a new response type is misread. Add a new rpc instead.",
+			"rpc Get(GetRequest) returns (Order);   ->   rpc Get(GetRequest) returns (OrderView);",
+			"rpc Get(GetRequest) returns (Order);\nrpc GetView(GetRequest) returns (OrderView);", "response type", AspectResponseType),
+		rpc("proto-rpc-client-streaming-changed", "RPC_SAME_CLIENT_STREAMING", "An rpc's client streaming changed",
+			"Streaming changes the call's shape in every gRPC runtime: existing stubs call the wrong kind of method and fail. Add a new rpc instead.",
+			"rpc Upload(Chunk) returns (Ack);   ->   rpc Upload(stream Chunk) returns (Ack);",
+			"rpc Upload(Chunk) returns (Ack);\nrpc UploadStream(stream Chunk) returns (Ack);", "client streaming", AspectClientStreaming),
+		rpc("proto-rpc-server-streaming-changed", "RPC_SAME_SERVER_STREAMING", "An rpc's server streaming changed",
+			"Streaming changes the call's shape in every gRPC runtime: existing stubs expect one response or a stream and fail on the other. Add a new rpc instead.",
+			"rpc List(ListRequest) returns (Orders);   ->   returns (stream Order);",
+			"rpc List(ListRequest) returns (Orders);\nrpc Watch(ListRequest) returns (stream Order);", "server streaming", AspectServerStreaming),
+		rpc("proto-rpc-idempotency-level-changed", "RPC_SAME_IDEMPOTENCY_LEVEL", "An rpc's idempotency level changed",
+			"Clients and proxies decide whether to retry (or use GET) from idempotency_level. Weakening it makes retries unsafe; changing it at all changes how calls are sent. Keep it.",
+			"rpc Get(GetRequest) returns (Order) { option idempotency_level = NO_SIDE_EFFECTS; }   ->   option removed",
+			"rpc Get(GetRequest) returns (Order) { option idempotency_level = NO_SIDE_EFFECTS; }", "idempotency level", AspectIdempotency),
+	}
+}
+
+// fileOptionRules names each generated-code file option's rule after buf's.
+var fileOptionRules = []struct{ option, buf, lang string }{
+	{"cc_enable_arenas", "FILE_SAME_CC_ENABLE_ARENAS", "C++"},
+	{"cc_generic_services", "FILE_SAME_CC_GENERIC_SERVICES", "C++"},
+	{"csharp_namespace", "FILE_SAME_CSHARP_NAMESPACE", "C#"},
+	{"go_package", "FILE_SAME_GO_PACKAGE", "Go"},
+	{"java_generic_services", "FILE_SAME_JAVA_GENERIC_SERVICES", "Java"},
+	{"java_multiple_files", "FILE_SAME_JAVA_MULTIPLE_FILES", "Java"},
+	{"java_outer_classname", "FILE_SAME_JAVA_OUTER_CLASSNAME", "Java"},
+	{"java_package", "FILE_SAME_JAVA_PACKAGE", "Java"},
+	{"objc_class_prefix", "FILE_SAME_OBJC_CLASS_PREFIX", "Objective-C"},
+	{"optimize_for", "FILE_SAME_OPTIMIZE_FOR", "C++ and Java"},
+	{"php_class_prefix", "FILE_SAME_PHP_CLASS_PREFIX", "PHP"},
+	{"php_metadata_namespace", "FILE_SAME_PHP_METADATA_NAMESPACE", "PHP"},
+	{"php_namespace", "FILE_SAME_PHP_NAMESPACE", "PHP"},
+	{"py_generic_services", "FILE_SAME_PY_GENERIC_SERVICES", "Python"},
+	{"ruby_package", "FILE_SAME_RUBY_PACKAGE", "Ruby"},
+	{"swift_prefix", "FILE_SAME_SWIFT_PREFIX", "Swift"},
+}
+
+func protoFileRules() []*Rule {
+	out := []*Rule{
+		pb("proto-file-package-changed", lvAll, []string{"FILE_SAME_PACKAGE"}, "A file's package changed",
+			"The package is part of every full name in the file: message type URLs, rpc paths (/pkg.Service/Method) and generated import paths all change, so every client breaks. Create a new file in the new package instead.",
+			"package shop.v1;   ->   package store.v1;",
+			"package shop.v1;   // and a new file for store.v1",
+			func(c *Change) (string, bool) {
+				return fmt.Sprintf("package of %s changed from %q to %q: every full name and rpc path in it changes", c.Path, c.Old, c.New),
+					modified(c, SubjectPackage, AspectName)
+			}),
+		pb("proto-file-syntax-changed", lvFP, []string{"FILE_SAME_SYNTAX"}, "A file's syntax or edition changed",
+			"Syntax decides field presence, enum openness, UTF-8 validation and packed defaults; changing it changes generated code and how data is read. Keep the syntax, or migrate to editions with features that preserve the old behaviour.",
+			"syntax = \"proto2\";   ->   syntax = \"proto3\";",
+			"syntax = \"proto2\";",
+			func(c *Change) (string, bool) {
+				return fmt.Sprintf("syntax of %s changed from %s to %s: presence, enums and validation change", c.Path, c.Old, c.New),
+					modified(c, SubjectFile, AspectSyntax)
+			}),
+	}
+	for _, o := range fileOptionRules {
+		id := "proto-file-" + strings.ReplaceAll(o.option, "_", "-") + "-changed"
+		out = append(out, pb(id, lvFP, []string{o.buf}, "The file option "+o.option+" changed",
+			"The "+o.option+" option shapes the "+o.lang+" code generated from the file; changing it moves or renames that code, and every "+o.lang+" program built against it stops compiling. Keep the option's value.",
+			"option "+o.option+" = <old value>;   ->   option "+o.option+" = <new value>;",
+			"option "+o.option+" = <old value>;   // unchanged",
+			func(c *Change) (string, bool) {
+				return fmt.Sprintf("option %s of %s changed from %q to %q: generated %s code moves or changes", o.option, c.Path, c.Old, c.New, o.lang),
+					modified(c, SubjectFileOption, AspectOption) && c.Name == o.option
+			}))
+	}
+	return out
+}

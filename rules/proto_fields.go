@@ -1,0 +1,91 @@
+package rules
+
+import (
+	"fmt"
+	"strings"
+)
+
+// protoEvolution holds the proto-only evolution rules.
+func protoEvolution() []*Rule {
+	return []*Rule{fieldNumberReservedReuse(fieldNumberReused())}
+}
+
+func fieldNumberReused() *Rule {
+	return onChange(&Rule{
+		ID:       "field-number-reused",
+		Pack:     "evolution",
+		Formats:  Proto,
+		Severity: Error,
+		Title:    "A field number now belongs to a different field",
+		Doc: "On the wire a field is its number. When a number that belonged to a deleted field, or that the " +
+			"old version reserved, is given to a different field, every message written by an older client or " +
+			"stored before the change is read into the new field: old prices become quantities, old ids become " +
+			"names. Moving a field to a new number is the same mistake seen from the other side: old writers " +
+			"still send the old number. Never reuse a number: delete the field with `reserved <number>; " +
+			"reserved \"<name>\";` and give the new field a fresh number.",
+		Bad:  "// old\nmessage Charge { int64 price = 3; }\n// new\nmessage Charge { int64 amount_cents = 3; }",
+		Good: "// new\nmessage Charge {\n  reserved 3;\n  reserved \"price\";\n  int64 amount_cents = 4;\n}",
+	}, func(c *Change) (string, bool) {
+		if c.Subject != SubjectField {
+			return "", false
+		}
+		switch {
+		case c.Kind == Modified && c.Aspect == AspectName:
+			return fmt.Sprintf("field number %d used to belong to field %q and is now %q: data written with the old field is read as the new one; reserve %d and use a new number",
+				c.NewField.Number, c.Old, c.New, c.NewField.Number), true
+		case c.Kind == Modified && c.Aspect == AspectNumber:
+			return fmt.Sprintf("field %q moved from number %s to %s: old writers still send %s, which the new version no longer reads as %q; keep the number",
+				c.Name, c.Old, c.New, c.Old, c.Name), true
+		}
+		return "", false
+	})
+}
+
+// fieldNumberReservedReuse reports a new field on a number the old version
+// reserved, which needs the old contract's messages.
+func fieldNumberReservedReuse(r *Rule) *Rule {
+	check := r.Check
+	r.Check = func(in *Input) []Finding {
+		out := check(in)
+		if in.Old == nil {
+			return out
+		}
+		msgs := make(map[string]*Message, len(in.Old.Messages))
+		for _, m := range in.Old.Messages {
+			msgs[m.Name] = m
+		}
+		for i := range in.Changes {
+			c := &in.Changes[i]
+			if c.Format != Proto || !c.is(Added, SubjectField) || c.NewField == nil {
+				continue
+			}
+			parent, _, ok := cutLast(c.Path)
+			m := msgs[parent]
+			if !ok || m == nil || !inRanges(m.ReservedRange, c.NewField.Number) {
+				continue
+			}
+			out = append(out, c.Finding(r, fmt.Sprintf(
+				"field %q takes number %d, which the old version of %s reserved for a deleted field: old data is read as %q; use an unreserved number",
+				c.Name, c.NewField.Number, parent, c.Name)))
+		}
+		return out
+	}
+	return r
+}
+
+func cutLast(full string) (string, string, bool) {
+	i := strings.LastIndexByte(full, '.')
+	if i < 0 {
+		return "", full, false
+	}
+	return full[:i], full[i+1:], true
+}
+
+func inRanges(ranges [][2]int32, n int32) bool {
+	for _, r := range ranges {
+		if n >= r[0] && n <= r[1] {
+			return true
+		}
+	}
+	return false
+}
