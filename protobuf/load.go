@@ -207,4 +207,3 @@ func (r *resolver) problem(e reporter.ErrorWithPos) source.Problem {
 func (r *resolver) clean(msg string) string {
 	return strings.Join(strings.Fields(msg), " ")
 }
-

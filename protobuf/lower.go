@@ -276,4 +276,3 @@ func (l *lowerer) service(sd protoreflect.ServiceDescriptor) {
 	}
 	l.t.Services[s.Name] = s
 }
-
