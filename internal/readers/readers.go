@@ -131,7 +131,7 @@ func Parse(name string, data []byte, warn func(string)) ([]Entry, error) {
 		var v any
 		err := json.Unmarshal(trimmed, &v)
 		if se, ok := err.(*json.SyntaxError); ok {
-			line, col := position(data, se.Offset)
+			line, col := position(data, se.Offset-1) // Offset is just past the bad byte
 			return nil, source.Errorf(name, line, col, "not JSON: %v", se)
 		}
 		return nil, source.Errorf(name, 0, 0, "not JSON: %v", err)
