@@ -5,10 +5,13 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
+	"github.com/contractlint/contractlint/internal/config"
 	"github.com/contractlint/contractlint/internal/pipeline"
 	"github.com/contractlint/contractlint/internal/report"
 	"github.com/contractlint/contractlint/internal/source"
@@ -23,10 +26,16 @@ type common struct {
 	protoPaths []string
 	protoLevel string
 	stats      bool
+	// config is --config; cfg is what options() loaded (never nil after it).
+	config string
+	cfg    *config.Config
+	flags  *pflag.FlagSet
 }
 
 func (c *common) register(cmd *cobra.Command) {
 	f := cmd.Flags()
+	c.flags = f
+	f.StringVar(&c.config, "config", "", "config file (default: "+config.FileName+" found upward from the working directory)")
 	f.StringVar(&c.format, "format", "text", "report format: "+joinFormats())
 	f.StringVar(&c.failOn, "fail-on", "error", "exit 1 when a finding is at or above: error, warning, info or never")
 	f.StringVarP(&c.output, "output", "o", "", "write the report to this file instead of standard output")
@@ -49,12 +58,20 @@ func joinFormats() string {
 // options turns flags into a pipeline run's options.
 func (c *common) options() (pipeline.Options, error) {
 	s := &rules.Settings{}
-	lvl, err := rules.ParseProtoLevel(c.protoLevel)
+	cfg, err := c.loadConfig()
 	if err != nil {
-		return pipeline.Options{}, usageErr("%v", err)
+		return pipeline.Options{}, err
 	}
-	s.ProtoLevel = lvl
-	return pipeline.Options{Registry: rules.Default(), Settings: s, ProtoPaths: c.protoPaths}, nil
+	cfg.Apply(s)
+	if s.ProtoLevel == 0 || c.flags.Changed("proto-level") {
+		lvl, err := rules.ParseProtoLevel(c.protoLevel)
+		if err != nil {
+			return pipeline.Options{}, usageErr("%v", err)
+		}
+		s.ProtoLevel = lvl
+	}
+	paths := append(slices.Clip(c.protoPaths), cfg.ProtoPaths...)
+	return pipeline.Options{Registry: rules.Default(), Settings: s, ProtoPaths: paths}, nil
 }
 
 // threshold reads --fail-on; never means no severity fails the run.
@@ -113,6 +130,7 @@ func newDiffCmd(e *Env) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			ro.defaults(c.cfg, cmd.Flags())
 			if o.Readers, err = ro.load(e, time.Now()); err != nil {
 				return err
 			}

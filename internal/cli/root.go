@@ -84,4 +84,5 @@ var commands = []func(*Env) *cobra.Command{
 	newRulesCmd,
 	newDiffCmd,
 	newLintCmd,
+	newInitCmd,
 }

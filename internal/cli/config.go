@@ -1,0 +1,95 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/contractlint/contractlint/internal/config"
+)
+
+// loadConfig reads --config, or the .contractlint.yaml found upward from the
+// working directory; with neither, every default holds. A config that cannot
+// be read is an input error (exit 2) naming file:line:col.
+func (c *common) loadConfig() (*config.Config, error) {
+	file := c.config
+	if file == "" {
+		found, err := config.Find(".")
+		if err != nil {
+			return nil, usageErr("looking for %s: %v", config.FileName, err)
+		}
+		file = displayPath(found)
+	}
+	c.cfg = &config.Config{}
+	if file == "" {
+		return c.cfg, nil
+	}
+	cfg, err := config.Load(file)
+	if err != nil {
+		return nil, inputErr(err)
+	}
+	c.cfg = cfg
+	return cfg, nil
+}
+
+// defaults takes the readers and window from the config unless the flags
+// gave them.
+func (o *readerOpts) defaults(cfg *config.Config, flags *pflag.FlagSet) {
+	if cfg == nil {
+		return
+	}
+	if len(o.paths) == 0 {
+		o.paths = cfg.Readers
+	}
+	if cfg.ReadersWindow != 0 && !flags.Changed("readers-window") {
+		o.window = window(cfg.ReadersWindow)
+	}
+}
+
+// displayPath names a found file relative to the working directory when it
+// can, so messages carry no machine path.
+func displayPath(p string) string {
+	if p == "" {
+		return ""
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return p
+	}
+	if rel, err := filepath.Rel(wd, p); err == nil {
+		return rel
+	}
+	return p
+}
+
+func newInitCmd(e *Env) *cobra.Command {
+	return &cobra.Command{
+		Use:   "init",
+		Short: "Write a commented default " + config.FileName + " in the current directory",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			f, err := os.OpenFile(config.FileName, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+			if errors.Is(err, fs.ErrExist) {
+				return usageErr("%s already exists; edit it, or remove it to start over", config.FileName)
+			}
+			if err != nil {
+				return usageErr("%s: %v", config.FileName, unwrapPath(err))
+			}
+			if _, err := f.Write(config.Template); err != nil {
+				f.Close()
+				return usageErr("%s: %v", config.FileName, unwrapPath(err))
+			}
+			if err := f.Close(); err != nil {
+				return usageErr("%s: %v", config.FileName, unwrapPath(err))
+			}
+			fmt.Fprintf(e.Stdout, "wrote %s\n", config.FileName)
+			return nil
+		},
+	}
+}
+
