@@ -77,11 +77,12 @@ func (l *lowerer) operation(p, method string, item *openapi3.PathItem, op *opena
 	}
 	at := "#/paths/" + escape(p) + "/" + strings.ToLower(method)
 	o := &rules.Operation{
-		ID:         method + " " + p,
-		Method:     method,
-		Path:       at,
-		Loc:        l.d.KeyLoc(op.Origin),
-		Idempotent: slices.Contains(idempotentMethods, method) || truthy(op.Extensions["x-idempotent"]),
+		ID:          method + " " + p,
+		Method:      method,
+		Path:        at,
+		Loc:         l.d.KeyLoc(op.Origin),
+		Idempotent:  slices.Contains(idempotentMethods, method) || truthy(op.Extensions["x-idempotent"]),
+		Description: strings.TrimSpace(op.Summary + "\n" + op.Description),
 	}
 	l.ignores(op.Extensions, op.Origin, at)
 	l.c.Operations = append(l.c.Operations, o)

@@ -24,8 +24,11 @@ type Operation struct {
 	// repeat: x-idempotent: true, or idempotency_level NO_SIDE_EFFECTS/IDEMPOTENT.
 	Idempotent bool
 	// Key is the idempotency key (header or request field); nil when absent.
-	Key           *Param
-	Params        []*Param
+	Key    *Param
+	Params []*Param
+	// Description is the operation's own documentation (OpenAPI summary and
+	// description; proto the rpc's leading comment).
+	Description   string
 	Responses     []*OpResponse
 	RequestFields []*Field
 	MediaTypes    []string

@@ -270,12 +270,12 @@ func retentionUndocumented() *Rule {
 		Title: "The idempotency key's retention period is not documented",
 		Doc: "A server forgets keys after a while; a retry sent after that is a new request and is " +
 			"applied again. Clients can only keep their retries inside the window if the contract says " +
-			"how long it is, so the key's description names the retention period.",
+			"how long it is, so the key's description (or the operation's) names the retention period.",
 		Bad:  "- name: Idempotency-Key\n  in: header\n  required: true",
 		Good: "- name: Idempotency-Key\n  in: header\n  required: true\n  description: Keys are kept for 24 hours.",
 	}
 	return lintOps(r, func(c *Contract, op *Operation) []Finding {
-		if !needsKey(op) || op.Key == nil || retentionRE.MatchString(keyDescription(op)) {
+		if !needsKey(op) || op.Key == nil || retentionRE.MatchString(keyDocs(op)) {
 			return nil
 		}
 		return []Finding{opFinding(r, c, op, op.Key.Loc, op.Key.Path, fmt.Sprintf(
@@ -284,18 +284,16 @@ func retentionUndocumented() *Rule {
 	})
 }
 
-// keyDescription is what documents the key: the parameter's description, or
-// for a proto key field the comment on that request field.
-func keyDescription(op *Operation) string {
-	if op.Key.Description != "" {
-		return op.Key.Description
-	}
+// keyDocs is what documents the key: the parameter's description (for a
+// proto key field, that field's comment) and the operation's own text.
+func keyDocs(op *Operation) string {
+	docs := []string{op.Key.Description, op.Description}
 	for _, f := range op.RequestFields {
 		if f.Name == op.Key.Name {
-			return f.Description
+			docs = append(docs, f.Description)
 		}
 	}
-	return ""
+	return strings.Join(docs, "\n")
 }
 
 // diffOps wires a check over each operation present in both versions.
