@@ -31,37 +31,14 @@ const commentBudget = 60000
 const footerRoom = 512
 
 func (m *Markdown) Write(w io.Writer, r *Report) error {
-	var b strings.Builder
 	s := r.Summarize()
 	if s.Findings == 0 {
-		b.WriteString("## contractlint: no findings\n")
-		_, err := io.WriteString(w, b.String())
+		_, err := io.WriteString(w, "## contractlint: no findings\n")
 		return err
 	}
+	var b strings.Builder
 	fmt.Fprintf(&b, "## contractlint: %s, %s, %s\n", plural(s.Errors, "error"), plural(s.Warnings, "warning"), plural(s.Infos, "info"))
-	files := groupByFile(r.Findings)
-	left := 0
-	for i, file := range files {
-		chunk, rows := fileHeader(file.name), 0
-		for j, f := range file.findings {
-			row := m.row(f)
-			if m.MaxBytes > 0 && b.Len()+len(chunk)+len(row)+footerRoom > m.MaxBytes {
-				left = len(file.findings) - j
-				for _, rest := range files[i+1:] {
-					left += len(rest.findings)
-				}
-				break
-			}
-			chunk += row
-			rows++
-		}
-		if rows > 0 {
-			b.WriteString(chunk)
-		}
-		if left > 0 {
-			break
-		}
-	}
+	left := m.writeFiles(&b, groupByFile(r.Findings))
 	if left > 0 {
 		fmt.Fprintf(&b, "\n%s not shown here; run `contractlint` with `--format text` to see them all.\n", plural(left, "more finding"))
 	}
@@ -72,6 +49,34 @@ func (m *Markdown) Write(w io.Writer, r *Report) error {
 	b.WriteString(".\n")
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// writeFiles writes a section per file while the budget lasts and returns
+// how many findings it had no room for. A file's header is written only
+// with its first row, so a section is never empty.
+func (m *Markdown) writeFiles(b *strings.Builder, files []fileFindings) (left int) {
+	for i, file := range files {
+		header := fileHeader(file.name)
+		for j, f := range file.findings {
+			row := m.row(f)
+			need := len(row)
+			if j == 0 {
+				need += len(header)
+			}
+			if m.MaxBytes > 0 && b.Len()+need+footerRoom > m.MaxBytes {
+				left = len(file.findings) - j
+				for _, rest := range files[i+1:] {
+					left += len(rest.findings)
+				}
+				return left
+			}
+			if j == 0 {
+				b.WriteString(header)
+			}
+			b.WriteString(row)
+		}
+	}
+	return 0
 }
 
 func plural(n int, noun string) string {
