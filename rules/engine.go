@@ -76,17 +76,25 @@ type lineKey struct {
 	line       int
 }
 
-// supersede drops findings that a more specific rule replaced at the same place.
+// supersede drops findings that a more specific rule replaced at the same
+// place: the same line, or the same element (Path), since in block-style YAML
+// a property's key and its `type:` sit on different lines.
 func supersede(reg *Registry, fs []Finding) []Finding {
 	gone := map[lineKey]bool{}
+	goneAt := map[[2]string]bool{}
 	for _, f := range fs {
 		if r, ok := reg.Get(f.Rule); ok {
 			for _, id := range r.Supersedes {
 				gone[lineKey{id, f.Where.File, f.Where.Line}] = true
+				if f.Path != "" {
+					goneAt[[2]string{id, f.Path}] = true
+				}
 			}
 		}
 	}
-	return slices.DeleteFunc(fs, func(f Finding) bool { return gone[lineKey{f.Rule, f.Where.File, f.Where.Line}] })
+	return slices.DeleteFunc(fs, func(f Finding) bool {
+		return gone[lineKey{f.Rule, f.Where.File, f.Where.Line}] || f.Path != "" && goneAt[[2]string{f.Rule, f.Path}]
+	})
 }
 
 // applyIgnores drops findings under a matching inline ignore and reports every
