@@ -11,6 +11,7 @@ import (
 
 	"github.com/getkin/kin-openapi/openapi3"
 
+	"github.com/contractlint/contractlint/internal/source"
 	"github.com/contractlint/contractlint/rules"
 )
 
@@ -376,4 +377,19 @@ func originOf(os ...*openapi3.Origin) *openapi3.Origin {
 
 func cmpLoc(a, b rules.Location) int {
 	return cmp.Or(cmp.Compare(a.File, b.File), cmp.Compare(a.Line, b.Line), cmp.Compare(a.Column, b.Column))
+}
+
+// IgnoreProblems reports every x-contractlint-ignore in c that gives no
+// reason as an input error at its line: an unexplained suppression cannot be
+// reviewed, so it is refused like a malformed document.
+func IgnoreProblems(c *rules.Contract) error {
+	var ps source.Problems
+	for _, ig := range c.Unexplained() {
+		ps = append(ps, source.Problem{File: ig.Loc.File, Line: ig.Loc.Line, Column: ig.Loc.Column,
+			Msg: fmt.Sprintf("x-contractlint-ignore of %q needs a reason: {%s: \"why this is fine\"}", ig.Rule, ig.Rule)})
+	}
+	if len(ps) == 0 {
+		return nil
+	}
+	return ps
 }
