@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -380,8 +381,9 @@ func divides(new, old string) bool {
 	if err1 != nil || err2 != nil || n == 0 || old == "" {
 		return false
 	}
+	// Decimal steps are not exact in binary: 0.3/0.1 is 2.9999999999999996.
 	q := o / n
-	return q == float64(int64(q))
+	return math.Abs(q-math.Round(q)) < 1e-9*math.Max(1, math.Abs(q))
 }
 
 // subtype reports whether every value of type a is a value of type b
