@@ -56,8 +56,7 @@ func fieldRedefined() *Rule {
 // redefined dispatches on the format: each format knows what meaning is.
 func redefined(c *Change) (string, Severity, bool) {
 	if c.Format == Proto {
-		// The protobuf side (redefinedProto) is not in this tree yet.
-		return "", 0, false
+		return redefinedProto(c)
 	}
 	msg, ok := redefinedOpenAPI(c)
 	return msg, Error, ok

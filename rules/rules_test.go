@@ -9,8 +9,10 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/contractlint/contractlint/internal/pipeline"
+	"github.com/contractlint/contractlint/internal/readers"
 	"github.com/contractlint/contractlint/internal/source"
 	"github.com/contractlint/contractlint/rules"
 )
@@ -64,6 +66,13 @@ func runCase(t *testing.T, reg *rules.Registry, dir, id string) []string {
 		}
 	}
 	o := pipeline.Options{Registry: reg, Settings: settings}
+	if fi, err := os.Stat(filepath.Join(dir, "readers")); err == nil && fi.IsDir() {
+		// Evidence is judged on a fixed day so that cases do not age.
+		now := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
+		if o.Readers, err = readers.Load([]string{filepath.Join(dir, "readers")}, readers.DefaultWindow, now, func(string) {}); err != nil {
+			t.Fatal(err)
+		}
+	}
 	newSide, hasNew := side(src, dir, "new")
 	oldSide, hasOld := side(src, dir, "old")
 	if !hasNew {
