@@ -1,0 +1,85 @@
+// Package chargeserver is the reference charge server: POST /v1/charges
+// charges a card exactly once per Idempotency-Key, however often, however
+// concurrently and across however many crashes the client retries.
+package chargeserver
+
+import (
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Config is everything the server, reaper and pruner are told.
+type Config struct {
+	Addr     string
+	Database string // sqlite:PATH or postgres://…
+	// APIKeys maps API key to account; empty means "generate a development key".
+	APIKeys map[string]string
+	// RequireIdempotencyKey false accepts keyless POSTs during a rollout.
+	RequireIdempotencyKey bool
+	MaxAmountCents        int64
+	Currencies            []string
+	// ProcessorURL selects a remote processor; empty runs one in-process.
+	ProcessorURL     string
+	ProcessorTimeout time.Duration
+	// StaleAfter is the claim lease: an attempt in progress longer than this
+	// is presumed dead and re-driven. It must exceed ProcessorTimeout so the
+	// reaper never races a live attempt that is still waiting on the processor.
+	StaleAfter    time.Duration
+	Retention     time.Duration
+	ReapInterval  time.Duration
+	PruneInterval time.Duration
+	PruneBatch    int
+	// RateLimit is requests per second per account (0 turns it off).
+	RateLimit float64
+	RateBurst int
+	// AfterCharge, when set, runs after the processor answered and before the
+	// answer is recorded: the crash window. Only tests set it.
+	AfterCharge func()
+}
+
+// DefaultConfig is the configuration the CLI starts from.
+func DefaultConfig() Config {
+	return Config{
+		Addr:                  "127.0.0.1:8080",
+		Database:              "sqlite:charges.db",
+		RequireIdempotencyKey: true,
+		MaxAmountCents:        100_000_000,
+		Currencies:            []string{"AUD", "CAD", "CHF", "EUR", "GBP", "JPY", "NZD", "SEK", "USD"},
+		ProcessorTimeout:      10 * time.Second,
+		StaleAfter:            30 * time.Second,
+		Retention:             24 * time.Hour,
+		ReapInterval:          5 * time.Second,
+		PruneInterval:         time.Minute,
+		PruneBatch:            1000,
+		RateLimit:             1000,
+		RateBurst:             2000,
+	}
+}
+
+// Validate rejects configurations that would break exactly-once.
+func (c Config) Validate() error {
+	var errs []error
+	if c.StaleAfter <= c.ProcessorTimeout {
+		errs = append(errs, fmt.Errorf("--stale-after (%s) must exceed --processor-timeout (%s), or the reaper would race live attempts", c.StaleAfter, c.ProcessorTimeout))
+	}
+	if c.ProcessorTimeout <= 0 {
+		errs = append(errs, errors.New("--processor-timeout must be positive"))
+	}
+	if c.Retention <= c.StaleAfter {
+		errs = append(errs, errors.New("--retention must exceed --stale-after"))
+	}
+	if c.MaxAmountCents <= 0 {
+		errs = append(errs, errors.New("--max-amount-cents must be positive"))
+	}
+	if len(c.Currencies) == 0 {
+		errs = append(errs, errors.New("at least one currency is needed"))
+	}
+	if c.PruneBatch <= 0 || c.ReapInterval <= 0 || c.PruneInterval <= 0 {
+		errs = append(errs, errors.New("--prune-batch, --reap-interval and --prune-interval must be positive"))
+	}
+	if c.RateLimit < 0 || (c.RateLimit > 0 && c.RateBurst < 1) {
+		errs = append(errs, errors.New("--rate-limit must be >= 0 and --rate-burst >= 1"))
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,78 @@
+package chargeserver
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"sync"
+	"sync/atomic"
+)
+
+// Metrics are the server's counters, exposed in Prometheus text format.
+type Metrics struct {
+	mu       sync.Mutex
+	outcomes map[string]*atomic.Int64
+
+	Replays, InProgress, KeyReused, WithoutKey atomic.Int64
+	ReaperRuns, Reaped, PrunerRuns, Pruned     atomic.Int64
+}
+
+func newMetrics() *Metrics { return &Metrics{outcomes: map[string]*atomic.Int64{}} }
+
+// request counts one finished request by outcome.
+func (m *Metrics) request(outcome string) {
+	m.mu.Lock()
+	c, ok := m.outcomes[outcome]
+	if !ok {
+		c = new(atomic.Int64)
+		m.outcomes[outcome] = c
+	}
+	m.mu.Unlock()
+	c.Add(1)
+}
+
+// Outcome reads one outcome's count.
+func (m *Metrics) Outcome(outcome string) int64 {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if c, ok := m.outcomes[outcome]; ok {
+		return c.Load()
+	}
+	return 0
+}
+
+// WriteTo writes the Prometheus text exposition.
+func (m *Metrics) WriteTo(w io.Writer) (int64, error) {
+	var n int64
+	p := func(format string, args ...any) {
+		k, _ := fmt.Fprintf(w, format, args...)
+		n += int64(k)
+	}
+	p("# HELP chargeserver_requests_total Charge API requests by outcome.\n# TYPE chargeserver_requests_total counter\n")
+	m.mu.Lock()
+	names := make([]string, 0, len(m.outcomes))
+	for k := range m.outcomes {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		p("chargeserver_requests_total{outcome=%q} %d\n", k, m.outcomes[k].Load())
+	}
+	m.mu.Unlock()
+	for _, c := range []struct {
+		name, help string
+		v          *atomic.Int64
+	}{
+		{"chargeserver_replays_total", "Stored responses replayed.", &m.Replays},
+		{"chargeserver_in_progress_total", "409 request_in_progress answers.", &m.InProgress},
+		{"chargeserver_key_reused_total", "422 idempotency_key_reused answers.", &m.KeyReused},
+		{"chargeserver_requests_without_key_total", "POSTs accepted without an Idempotency-Key.", &m.WithoutKey},
+		{"chargeserver_reaper_runs_total", "Reaper runs.", &m.ReaperRuns},
+		{"chargeserver_reaped_total", "Stale attempts the reaper resolved.", &m.Reaped},
+		{"chargeserver_pruner_runs_total", "Pruner runs.", &m.PrunerRuns},
+		{"chargeserver_pruned_keys_total", "Idempotency keys deleted past retention.", &m.Pruned},
+	} {
+		p("# HELP %s %s\n# TYPE %s counter\n%s %d\n", c.name, c.help, c.name, c.name, c.v.Load())
+	}
+	return n, nil
+}

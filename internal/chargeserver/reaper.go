@@ -1,0 +1,110 @@
+package chargeserver
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/contractlint/contractlint/internal/chargeserver/idem"
+	"github.com/contractlint/contractlint/internal/chargeserver/processor"
+	"github.com/contractlint/contractlint/internal/chargeserver/store"
+)
+
+// Reaper re-drives claims stuck in progress past their lease (a crashed or
+// timed-out attempt) by asking the processor again with the same derived key
+// and recording its answer. It takes the claim over first with a conditional
+// update, so it never runs beside a live attempt or another reaper.
+type Reaper struct {
+	driver     *driver
+	staleAfter time.Duration
+	metrics    *Metrics
+	log        *slog.Logger
+}
+
+// NewReaper builds a reaper over st and proc.
+func NewReaper(cfg Config, st store.Store, proc processor.Processor, m *Metrics, log *slog.Logger) *Reaper {
+	return &Reaper{
+		driver:     &driver{store: st, proc: proc, timeout: cfg.ProcessorTimeout, now: time.Now},
+		staleAfter: cfg.StaleAfter,
+		metrics:    m,
+		log:        log,
+	}
+}
+
+// RunOnce resolves the stale claims it can and returns how many it resolved;
+// a claim it fails on is left for the next run.
+func (r *Reaper) RunOnce(ctx context.Context) (int, error) {
+	r.metrics.ReaperRuns.Add(1)
+	now := r.driver.now()
+	stale, err := r.driver.store.Stale(ctx, now, 100)
+	if err != nil {
+		return 0, err
+	}
+	resolved := 0
+	for _, rec := range stale {
+		if r.resolve(ctx, rec, now) {
+			resolved++
+		}
+	}
+	r.metrics.Reaped.Add(int64(resolved))
+	return resolved, nil
+}
+
+func (r *Reaper) resolve(ctx context.Context, rec store.Record, now time.Time) bool {
+	owner := newOwner("reaper")
+	ok, err := r.driver.store.TakeOver(ctx, rec.Scope, rec.Owner, owner, now, now.Add(r.staleAfter))
+	if err != nil || !ok {
+		return false
+	}
+	rec.Owner = owner
+	out, err := r.driver.drive(ctx, rec)
+	if err != nil {
+		r.log.Warn("reaper: attempt still unresolved", "account", rec.Account, "key", idem.Redact(rec.Key), "err", err)
+		return false
+	}
+	r.log.Info("reaper: resolved stale attempt", "account", rec.Account, "key", idem.Redact(rec.Key), "status", out.resp.Status)
+	return out.recorded
+}
+
+// Pruner deletes completed claims older than the retention, in batches so a
+// large backlog never holds a long lock.
+type Pruner struct {
+	store     store.Store
+	retention time.Duration
+	batch     int
+	metrics   *Metrics
+}
+
+// NewPruner builds a pruner over st.
+func NewPruner(cfg Config, st store.Store, m *Metrics) *Pruner {
+	return &Pruner{store: st, retention: cfg.Retention, batch: cfg.PruneBatch, metrics: m}
+}
+
+// RunOnce deletes everything past retention and returns how many keys went.
+func (p *Pruner) RunOnce(ctx context.Context) (int64, error) {
+	p.metrics.PrunerRuns.Add(1)
+	before := time.Now().Add(-p.retention)
+	var total int64
+	for {
+		n, err := p.store.Prune(ctx, before, p.batch)
+		total += n
+		p.metrics.Pruned.Add(n)
+		if err != nil || n < int64(p.batch) {
+			return total, err
+		}
+	}
+}
+
+// every runs f every interval until ctx ends.
+func every(ctx context.Context, interval time.Duration, f func(context.Context)) {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			f(ctx)
+		}
+	}
+}

@@ -1,0 +1,174 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// Postgres is the shared store: several server processes may use one
+// database, and the unique index arbitrates their claims.
+type Postgres struct {
+	pool *pgxpool.Pool
+}
+
+// migrationLock serialises schema creation between processes starting at
+// once; CREATE … IF NOT EXISTS alone races on the catalog.
+const migrationLock = 0x636c6373 // "clcs"
+
+// OpenPostgres connects to dsn with a pool of up to 16 connections (override
+// with pool_max_conns in the URL).
+func OpenPostgres(ctx context.Context, dsn string) (*Postgres, error) {
+	cfg, err := pgxpool.ParseConfig(dsn)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: %w", err)
+	}
+	if cfg.MaxConns < 16 {
+		cfg.MaxConns = 16
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: %w", err)
+	}
+	s := &Postgres{pool: pool}
+	if err := s.migrate(ctx); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("postgres: %w", err)
+	}
+	return s, nil
+}
+
+func (s *Postgres) migrate(ctx context.Context) error {
+	return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, int64(migrationLock)); err != nil {
+			return err
+		}
+		for _, stmt := range schema("BYTEA") {
+			if _, err := tx.Exec(ctx, stmt); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// Close closes the pool.
+func (s *Postgres) Close() error { s.pool.Close(); return nil }
+
+// Claim implements Store.
+func (s *Postgres) Claim(ctx context.Context, rec Record) (Record, bool, error) {
+	tag, err := s.pool.Exec(ctx, qClaim, claimArgs(rec)...)
+	if err != nil {
+		return Record{}, false, err
+	}
+	if tag.RowsAffected() == 1 {
+		return rec, true, nil
+	}
+	existing, err := s.Get(ctx, rec.Scope)
+	return existing, false, err
+}
+
+// Get implements Store.
+func (s *Postgres) Get(ctx context.Context, sc Scope) (Record, error) {
+	r, err := scanRecord(s.pool.QueryRow(ctx, qGet, sc.Account, sc.Route, sc.Key))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return r, ErrNotFound
+	}
+	return r, err
+}
+
+// TakeOver implements Store.
+func (s *Postgres) TakeOver(ctx context.Context, sc Scope, from, to string, now, leaseUntil time.Time) (bool, error) {
+	return one(s.pool.Exec(ctx, qTakeOver, sc.Account, sc.Route, sc.Key, to, from, ms(leaseUntil), ms(now)))
+}
+
+// Complete implements Store.
+func (s *Postgres) Complete(ctx context.Context, sc Scope, owner string, resp Response, now time.Time) (bool, error) {
+	done := false
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		ok, err := one(tx.Exec(ctx, qComplete, sc.Account, sc.Route, sc.Key, owner, resp.Status, resp.Body, ms(now)))
+		if err != nil || !ok {
+			return err
+		}
+		if resp.Charge != nil {
+			if _, err := tx.Exec(ctx, qInsertCharge, chargeArgs(*resp.Charge)...); err != nil {
+				return err
+			}
+		}
+		done = true
+		return nil
+	})
+	return done && err == nil, err
+}
+
+// ExpireLease implements Store.
+func (s *Postgres) ExpireLease(ctx context.Context, sc Scope, owner string, now time.Time) error {
+	_, err := s.pool.Exec(ctx, qExpire, sc.Account, sc.Route, sc.Key, owner, ms(now))
+	return err
+}
+
+// Stale implements Store.
+func (s *Postgres) Stale(ctx context.Context, now time.Time, limit int) ([]Record, error) {
+	rows, err := s.pool.Query(ctx, qStale, ms(now), limit)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Record
+	for rows.Next() {
+		r, err := scanRecord(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+// Prune implements Store.
+func (s *Postgres) Prune(ctx context.Context, before time.Time, batch int) (int64, error) {
+	tag, err := s.pool.Exec(ctx, qPrune, ms(before), batch)
+	return tag.RowsAffected(), err
+}
+
+// InsertCharge implements Store.
+func (s *Postgres) InsertCharge(ctx context.Context, c Charge) error {
+	_, err := s.pool.Exec(ctx, qInsertCharge, chargeArgs(c)...)
+	return err
+}
+
+// Charge implements Store.
+func (s *Postgres) Charge(ctx context.Context, account, id string) (Charge, error) {
+	c, err := scanCharge(s.pool.QueryRow(ctx, qCharge, account, id))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return c, ErrNotFound
+	}
+	return c, err
+}
+
+// Charges implements Store.
+func (s *Postgres) Charges(ctx context.Context, account string, limit int) ([]Charge, error) {
+	return s.charges(ctx, qCharges, account, limit)
+}
+
+// AllCharges implements Store.
+func (s *Postgres) AllCharges(ctx context.Context) ([]Charge, error) {
+	return s.charges(ctx, qAllCharges)
+}
+
+func (s *Postgres) charges(ctx context.Context, query string, args ...any) ([]Charge, error) {
+	rows, err := s.pool.Query(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (Charge, error) { return scanCharge(r) })
+}
+
+func one(tag pgconn.CommandTag, err error) (bool, error) {
+	return err == nil && tag.RowsAffected() == 1, err
+}

@@ -1,0 +1,201 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"regexp"
+	"time"
+
+	_ "modernc.org/sqlite" // registers the "sqlite" driver
+)
+
+// SQLite is the embedded store. Writes go through one connection (SQLite has
+// one writer anyway, and queuing in Go is cheaper than SQLITE_BUSY retries);
+// reads use a small pool, which WAL lets run beside the writer.
+type SQLite struct {
+	w, r *sql.DB
+}
+
+var placeholder = regexp.MustCompile(`\$(\d+)`)
+
+// q rewrites $n to SQLite's numbered ?n.
+func q(query string) string { return placeholder.ReplaceAllString(query, "?$1") }
+
+// OpenSQLite opens (creating on first use) the database file at path in WAL
+// mode with synchronous=FULL: a committed charge survives power loss.
+func OpenSQLite(ctx context.Context, path string) (*SQLite, error) {
+	if path == "" {
+		return nil, errors.New("sqlite: empty path")
+	}
+	dsn := func(txlock string) string {
+		v := url.Values{}
+		v.Add("_pragma", "journal_mode(WAL)")
+		v.Add("_pragma", "synchronous(FULL)")
+		v.Add("_pragma", "busy_timeout(10000)")
+		v.Add("_pragma", "foreign_keys(ON)")
+		v.Set("_txlock", txlock)
+		return "file:" + path + "?" + v.Encode()
+	}
+	w, err := sql.Open("sqlite", dsn("immediate"))
+	if err != nil {
+		return nil, err
+	}
+	w.SetMaxOpenConns(1)
+	r, err := sql.Open("sqlite", dsn("deferred"))
+	if err != nil {
+		w.Close()
+		return nil, err
+	}
+	r.SetMaxOpenConns(8)
+	s := &SQLite{w: w, r: r}
+	if err := s.migrate(ctx); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("sqlite %s: %w", path, err)
+	}
+	return s, nil
+}
+
+func (s *SQLite) migrate(ctx context.Context) error {
+	for _, stmt := range schema("BLOB") {
+		if _, err := s.w.ExecContext(ctx, stmt); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Close closes both pools.
+func (s *SQLite) Close() error { return errors.Join(s.w.Close(), s.r.Close()) }
+
+// Claim implements Store. The follow-up read goes through the writer so it
+// sees the row the conflicting insert saw.
+func (s *SQLite) Claim(ctx context.Context, rec Record) (Record, bool, error) {
+	res, err := s.w.ExecContext(ctx, q(qClaim), claimArgs(rec)...)
+	if err != nil {
+		return Record{}, false, err
+	}
+	if n, _ := res.RowsAffected(); n == 1 {
+		return rec, true, nil
+	}
+	existing, err := scanRecord(s.w.QueryRowContext(ctx, q(qGet), rec.Account, rec.Route, rec.Key))
+	return existing, false, err
+}
+
+// Get implements Store.
+func (s *SQLite) Get(ctx context.Context, sc Scope) (Record, error) {
+	r, err := scanRecord(s.w.QueryRowContext(ctx, q(qGet), sc.Account, sc.Route, sc.Key))
+	if errors.Is(err, sql.ErrNoRows) {
+		return r, ErrNotFound
+	}
+	return r, err
+}
+
+// TakeOver implements Store.
+func (s *SQLite) TakeOver(ctx context.Context, sc Scope, from, to string, now, leaseUntil time.Time) (bool, error) {
+	return affectedOne(s.w.ExecContext(ctx, q(qTakeOver), sc.Account, sc.Route, sc.Key, to, from, ms(leaseUntil), ms(now)))
+}
+
+// Complete implements Store.
+func (s *SQLite) Complete(ctx context.Context, sc Scope, owner string, resp Response, now time.Time) (bool, error) {
+	tx, err := s.w.BeginTx(ctx, nil)
+	if err != nil {
+		return false, err
+	}
+	defer tx.Rollback()
+	ok, err := affectedOne(tx.ExecContext(ctx, q(qComplete), sc.Account, sc.Route, sc.Key, owner, resp.Status, resp.Body, ms(now)))
+	if err != nil || !ok {
+		return false, err
+	}
+	if resp.Charge != nil {
+		if _, err := tx.ExecContext(ctx, q(qInsertCharge), chargeArgs(*resp.Charge)...); err != nil {
+			return false, err
+		}
+	}
+	return true, tx.Commit()
+}
+
+// ExpireLease implements Store.
+func (s *SQLite) ExpireLease(ctx context.Context, sc Scope, owner string, now time.Time) error {
+	_, err := s.w.ExecContext(ctx, q(qExpire), sc.Account, sc.Route, sc.Key, owner, ms(now))
+	return err
+}
+
+// Stale implements Store.
+func (s *SQLite) Stale(ctx context.Context, now time.Time, limit int) ([]Record, error) {
+	rows, err := s.r.QueryContext(ctx, q(qStale), ms(now), limit)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Record
+	for rows.Next() {
+		r, err := scanRecord(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+// Prune implements Store.
+func (s *SQLite) Prune(ctx context.Context, before time.Time, batch int) (int64, error) {
+	res, err := s.w.ExecContext(ctx, q(qPrune), ms(before), batch)
+	if err != nil {
+		return 0, err
+	}
+	return res.RowsAffected()
+}
+
+// InsertCharge implements Store.
+func (s *SQLite) InsertCharge(ctx context.Context, c Charge) error {
+	_, err := s.w.ExecContext(ctx, q(qInsertCharge), chargeArgs(c)...)
+	return err
+}
+
+// Charge implements Store.
+func (s *SQLite) Charge(ctx context.Context, account, id string) (Charge, error) {
+	c, err := scanCharge(s.r.QueryRowContext(ctx, q(qCharge), account, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return c, ErrNotFound
+	}
+	return c, err
+}
+
+// Charges implements Store.
+func (s *SQLite) Charges(ctx context.Context, account string, limit int) ([]Charge, error) {
+	return s.charges(ctx, q(qCharges), account, limit)
+}
+
+// AllCharges implements Store.
+func (s *SQLite) AllCharges(ctx context.Context) ([]Charge, error) {
+	return s.charges(ctx, qAllCharges)
+}
+
+func (s *SQLite) charges(ctx context.Context, query string, args ...any) ([]Charge, error) {
+	rows, err := s.r.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Charge
+	for rows.Next() {
+		c, err := scanCharge(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, c)
+	}
+	return out, rows.Err()
+}
+
+func affectedOne(res sql.Result, err error) (bool, error) {
+	if err != nil {
+		return false, err
+	}
+	n, err := res.RowsAffected()
+	return n == 1, err
+}
