@@ -151,38 +151,27 @@ func responseSchemaClosed() *Rule {
 
 func responseEnumClosed() *Rule {
 	r := &Rule{
-		ID: "response-enum-closed", Pack: "evolvability", Formats: OpenAPI | Proto, Severity: Info, Off: true,
+		ID: "response-enum-closed", Pack: "evolvability", Formats: OpenAPI, Severity: Info, Off: true,
 		Title: "A response enum gives clients no way to handle values added later",
 		Doc: "A client that switches over a response enum fails on the first value it has never seen, " +
 			"so adding a status becomes a breaking change. Say in the contract how clients treat unknown " +
 			"values: mark the schema x-extensible-enum or write that unknown values may appear and how to " +
-			"handle them; in proto, make the zero value an *_UNSPECIFIED value that unknown values fall " +
-			"back to. Off by default: many APIs deliberately keep enums closed.",
+			"handle them. Off by default: many APIs deliberately keep enums closed.",
 		Bad:  "status: {type: string, enum: [pending, succeeded, failed]}",
 		Good: "status:\n  type: string\n  enum: [pending, succeeded, failed]\n  description: New values may be added; treat unknown values as pending.",
 	}
 	return lintContract(r, func(c *Contract) []Finding {
 		var out []Finding
 		for _, s := range c.Schemas {
-			if len(s.Enum) == 0 || s.EnumExtensible || (c.Format == OpenAPI && !s.Dir.Has(Response)) {
+			if len(s.Enum) == 0 || s.EnumExtensible || !s.Dir.Has(Response) {
 				continue
 			}
 			msg := fmt.Sprintf("the enum at %s does not say how clients treat values added later, so adding one "+
 				"breaks them; mark it x-extensible-enum or document that unknown values may appear", s.Path)
-			if c.Format == Proto {
-				msg = fmt.Sprintf("enum %s has no zero *_UNSPECIFIED value for clients to fall back to when a "+
-					"value is added later; make value 0 %s_UNSPECIFIED", s.Path, screaming(s.Path))
-			}
 			out = append(out, finding(r, c, s.Loc, s.Path, msg))
 		}
 		return out
 	})
-}
-
-// screaming turns a proto enum's full name into the prefix its values use.
-func screaming(full string) string {
-	name := full[strings.LastIndex(full, ".")+1:]
-	return strings.ToUpper(strings.Join(nameWords(name), "_"))
 }
 
 // versionedTypeRE matches a media type that carries an API version:
