@@ -43,7 +43,7 @@ func (t *Tree) Contract() *rules.Contract {
 }
 
 func (t *Tree) operation(r *RPC) *rules.Operation {
-	op := &rules.Operation{ID: r.Name, Path: r.Name, Loc: r.Loc,
+	op := &rules.Operation{ID: r.Name, Path: r.Name, Loc: r.Loc, Description: r.Comment,
 		Idempotent: r.Idempotency == "NO_SIDE_EFFECTS" || r.Idempotency == "IDEMPOTENT"}
 	in := t.Messages[r.Input]
 	if in == nil {
@@ -52,7 +52,8 @@ func (t *Tree) operation(r *RPC) *rules.Operation {
 	for _, f := range in.Fields {
 		op.RequestFields = append(op.RequestFields, facts(f))
 		if op.Key == nil && isKey(f) {
-			op.Key = &rules.Param{Name: f.Short, In: "field", Required: true, Type: f.Type, MaxLength: -1, Loc: f.Loc}
+			op.Key = &rules.Param{Name: f.Short, In: "field", Required: true, Type: f.Type, MaxLength: -1,
+				Loc: f.Loc, Path: f.Name, Description: f.Comment}
 		}
 	}
 	return op

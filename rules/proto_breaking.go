@@ -145,8 +145,10 @@ func protoDeletions() []*Rule {
 			"message Order { string note = 4; }   ->   field 4 deleted",
 			"message Order { string note = 4 [deprecated = true]; }",
 			func(c *Change) (string, bool) {
-				return fmt.Sprintf("field %s (number %d) deleted: its accessors disappear and old writers' data is dropped; deprecate it instead", c.Path, c.OldField.Number),
-					c.is(Removed, SubjectField) && c.OldField != nil
+				if !c.is(Removed, SubjectField) || c.OldField == nil {
+					return "", false
+				}
+				return fmt.Sprintf("field %s (number %d) deleted: its accessors disappear and old writers' data is dropped; deprecate it instead", c.Path, c.OldField.Number), true
 			}),
 		pb("proto-field-removed-unreserved-name", lvJ, []string{"FIELD_NO_DELETE_UNLESS_NAME_RESERVED"}, "A field was deleted without reserving its name",
 			"JSON carries fields by name. If the deleted field's name is not reserved, a later field may take it and JSON written before would be read into it. Reserve the name when deleting the field.",
@@ -203,8 +205,10 @@ func protoFieldRules() []*Rule {
 			"string note = 4;   ->   string comment = 4;",
 			"string note = 4;",
 			func(c *Change) (string, bool) {
-				return fmt.Sprintf("field %d renamed from %q to %q: JSON clients and generated code use the name", c.NewField.Number, c.Old, c.New),
-					modified(c, SubjectField, AspectName)
+				if !modified(c, SubjectField, AspectName) || c.NewField == nil {
+					return "", false
+				}
+				return fmt.Sprintf("field %d renamed from %q to %q: JSON clients and generated code use the name", c.NewField.Number, c.Old, c.New), true
 			}),
 		pb("proto-field-json-name-changed", lvFPJ, []string{"FIELD_SAME_JSON_NAME"}, "A field's JSON name changed",
 			"JSON clients read and write a field under its JSON name (json_name, or the camelCase of its name). Changing it makes them lose the field both ways. Keep the JSON name.",
