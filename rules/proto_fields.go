@@ -22,7 +22,8 @@ func fieldNumberReused() *Rule {
 			"stored before the change is read into the new field: old prices become quantities, old ids become " +
 			"names. Moving a field to a new number is the same mistake seen from the other side: old writers " +
 			"still send the old number. Never reuse a number: delete the field with `reserved <number>; " +
-			"reserved \"<name>\";` and give the new field a fresh number.",
+			"reserved \"<name>\";` and give the new field a fresh number. With git history (review) or contractlint.lock, a number " +
+			"any earlier version used counts too, not only the old version's.",
 		Bad:  "// old\nmessage Charge { int64 price = 3; }\n// new\nmessage Charge { int64 amount_cents = 3; }",
 		Good: "// new\nmessage Charge {\n  reserved 3;\n  reserved \"price\";\n  int64 amount_cents = 4;\n}",
 	}, func(c *Change) (string, bool) {
@@ -60,17 +61,35 @@ func fieldNumberReservedReuse(r *Rule) *Rule {
 				continue
 			}
 			parent, _, ok := cutLast(c.Path)
-			m := msgs[parent]
-			if !ok || m == nil || !inRanges(m.ReservedRange, c.NewField.Number) {
+			if !ok {
 				continue
 			}
-			out = append(out, c.Finding(r, fmt.Sprintf(
-				"field %q takes number %d, which the old version of %s reserved for a deleted field: old data is read as %q; use an unreserved number",
-				c.Name, c.NewField.Number, parent, c.Name)))
+			if m := msgs[parent]; m != nil && inRanges(m.ReservedRange, c.NewField.Number) {
+				out = append(out, c.Finding(r, fmt.Sprintf(
+					"field %q takes number %d, which the old version of %s reserved for a deleted field: old data is read as %q; use an unreserved number",
+					c.Name, c.NewField.Number, parent, c.Name)))
+				continue
+			}
+			if u, ok := earlierUse(in.History, parent, c.NewField); ok {
+				out = append(out, c.Finding(r, fmt.Sprintf(
+					"field %q takes number %d, which %s gave to field %q (%s) in an earlier version (%s): data written then is read as %q; reserve %d and use a new number",
+					c.Name, u.Number, parent, u.Name, u.Type, u.Seen, c.Name, u.Number)))
+			}
 		}
 		return out
 	}
 	return r
+}
+
+// earlierUse finds a version in the history where f's number belonged to a
+// field with another name or type; the same field coming back is no reuse.
+func earlierUse(h *History, message string, f *Field) (UsedNumber, bool) {
+	for _, u := range h.Uses(message, f.Number) {
+		if u.Name != f.Name || u.Type != f.Type {
+			return u, true
+		}
+	}
+	return UsedNumber{}, false
 }
 
 func cutLast(full string) (string, string, bool) {

@@ -14,6 +14,9 @@ type Input struct {
 	New     *Contract
 	// Readers is consumer evidence (--readers); nil when none was given.
 	Readers Evidence
+	// History holds the proto field numbers used before Old (git history or
+	// contractlint.lock); nil when unknown.
+	History *History
 }
 
 // ProtoLevel is buf's strictness category; a proto rule runs at every level

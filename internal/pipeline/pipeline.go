@@ -33,6 +33,9 @@ type Options struct {
 	ProtoPaths []string
 	// Readers is consumer evidence (--readers); nil when none was given.
 	Readers *readers.Set
+	// History is the proto field numbers used in earlier versions (review's
+	// git walk or contractlint.lock); nil when unknown.
+	History *rules.History
 }
 
 // FormatOf tells which format a side holds: a directory or .proto file is
@@ -70,6 +73,7 @@ func Diff(old, new Side, o Options) ([]rules.Finding, error) {
 	if in.Readers, err = o.Readers.Bind(fo, in.Old, in.New); err != nil {
 		return nil, err
 	}
+	in.History = o.History
 	findings := append(rules.Run(o.Registry, o.Settings, rules.DiffRule, in), newLintFindings(in, o)...)
 	rules.SortFindings(findings)
 	return findings, nil
@@ -77,17 +81,20 @@ func Diff(old, new Side, o Options) ([]rules.Finding, error) {
 
 // Lint runs the single-contract rules on one side.
 func Lint(s Side, o Options) ([]rules.Finding, error) {
-	var c *rules.Contract
-	var err error
-	if FormatOf(s) == rules.Proto {
-		c, err = lintProto(s, o)
-	} else {
-		c, err = lintOpenAPI(s)
-	}
+	c, err := Load(s, o)
 	if err != nil {
 		return nil, err
 	}
 	return rules.Run(o.Registry, o.Settings, rules.LintRule, &rules.Input{New: c}), nil
+}
+
+// Load lowers one side into a contract, for callers that read it themselves
+// (review's walk through a file's history).
+func Load(s Side, o Options) (*rules.Contract, error) {
+	if FormatOf(s) == rules.Proto {
+		return lintProto(s, o)
+	}
+	return lintOpenAPI(s)
 }
 
 // newLintFindings reports lint findings on the new side only where the diff
