@@ -366,7 +366,7 @@ func unreservedGaps(m *Message) []string {
 	var out []string
 	next := int32(1) // lowest number not yet known to be taken
 	for _, r := range taken {
-		if r[0] >= top {
+		if r[0] > top {
 			break
 		}
 		if r[0] > next {
