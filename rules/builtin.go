@@ -11,6 +11,7 @@ func builtin() []*Rule {
 		evolvability(),
 		protoBreaking(),
 		protoEvolution(),
+		contractFiles(),
 		probe(),
 	)
 }

@@ -57,6 +57,9 @@ const (
 	SubjectReserved
 	SubjectFileOption
 	SubjectExtension
+	// SubjectContract is a whole contract file as review sees it in git (a
+	// deleted OpenAPI document or .proto file), not a file of a proto tree.
+	SubjectContract
 )
 
 // Direction says who writes the data a change is in: clients send requests and
