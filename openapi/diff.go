@@ -16,15 +16,25 @@ type differ struct {
 	old, new *Doc
 	changes  []rules.Change
 	reached  []map[string]rules.Direction
-	memo     map[pair][]int
-	active   map[pair]bool
+	memo     map[pair]*node
+	// below holds, per schema node an operation reaches directly, the
+	// operations and directions; finish spreads them over the node's closure.
+	below map[*node]map[string]rules.Direction
 }
 
 type pair struct{ o, n *openapi3.Schema }
 
+// node is one compared schema pair: the changes found in it and the pairs
+// compared under it (properties, items, members). Nodes form a graph with the
+// cycles of the documents' $refs.
+type node struct {
+	own  []int
+	kids []*node
+}
+
 // Diff compares two loaded documents.
 func Diff(old, new *Doc) []rules.Change {
-	d := &differ{old: old, new: new, memo: map[pair][]int{}, active: map[pair]bool{}}
+	d := &differ{old: old, new: new, memo: map[pair]*node{}, below: map[*node]map[string]rules.Direction{}}
 	d.components()
 	d.paths()
 	return d.finish()
@@ -48,10 +58,43 @@ func (d *differ) reach(idx []int, op string, dir rules.Direction) {
 	}
 }
 
+// reachSchema marks everything in and under schema node n as reached from op.
+func (d *differ) reachSchema(n *node, op string, dir rules.Direction) {
+	if n == nil {
+		return
+	}
+	if d.below[n] == nil {
+		d.below[n] = map[string]rules.Direction{}
+	}
+	d.below[n][op] |= dir
+}
+
+// spread resolves reachSchema once the graph is complete: each directly
+// reached node is walked once, whatever the number of operations reaching it.
+func (d *differ) spread() {
+	for n, ops := range d.below {
+		seen := map[*node]bool{}
+		stack := []*node{n}
+		for len(stack) > 0 {
+			x := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			if seen[x] {
+				continue
+			}
+			seen[x] = true
+			for op, dir := range ops {
+				d.reach(x.own, op, dir)
+			}
+			stack = append(stack, x.kids...)
+		}
+	}
+}
+
 // finish attaches the operations to each change, once per direction, so a
 // rule about requests names only the operations that send the change. Schema
 // changes no operation reaches are dropped: an unused component breaks nobody.
 func (d *differ) finish() []rules.Change {
+	d.spread()
 	out := make([]rules.Change, 0, len(d.changes))
 	for i, c := range d.changes {
 		for _, dir := range []rules.Direction{rules.Request, rules.Response} {

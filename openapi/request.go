@@ -68,7 +68,7 @@ func (d *differ) parameters(id, base string, old, new map[paramKey]param) {
 				Aspect: rules.AspectRequired, Name: n.p.Name, Path: path, Old: reqWord(o.p.Required),
 				New: reqWord(n.p.Required), OldLoc: d.paramLoc(d.old, o), NewLoc: d.paramLoc(d.new, n)}))
 		}
-		d.reach(d.schema(o.p.Schema, n.p.Schema, path+"/schema"), id, rules.Request)
+		d.reachSchema(d.schema(o.p.Schema, n.p.Schema, path+"/schema"), id, rules.Request)
 	}
 	for _, k := range sortedParamKeys(new) {
 		if _, ok := old[k]; ok || movedIn(k, old) {
@@ -162,7 +162,7 @@ func (d *differ) content(id, path string, old, new openapi3.Content, dir rules.D
 				Name: mt, Path: mpath, OldLoc: d.old.KeyLoc(om.Origin)}))
 			continue
 		}
-		d.reach(d.schema(om.Schema, nm.Schema, mpath+"/schema"), id, dir)
+		d.reachSchema(d.schema(om.Schema, nm.Schema, mpath+"/schema"), id, dir)
 	}
 	d.reach(idx, id, dir)
 }

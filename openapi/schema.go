@@ -10,10 +10,11 @@ import (
 	"github.com/contractlint/contractlint/rules"
 )
 
-// schema compares two schemas written at path and returns the indices of every
-// change in them and below. A pair is compared once; a pair already being
-// compared ($ref cycle) contributes nothing more.
-func (d *differ) schema(oref, nref *openapi3.SchemaRef, path string) []int {
+// schema compares two schemas written at path and returns the node holding
+// the changes in them; the changes below are reached through its kids. A pair
+// is compared once. A $ref cycle that comes back to a pair still being
+// compared links to its node, which is complete by the time reach is resolved.
+func (d *differ) schema(oref, nref *openapi3.SchemaRef, path string) *node {
 	o, n := schemaOf(oref), schemaOf(nref)
 	if o == nil && n == nil {
 		return nil
@@ -28,17 +29,14 @@ func (d *differ) schema(oref, nref *openapi3.SchemaRef, path string) []int {
 		path = nref.Ref
 	}
 	p := pair{o, n}
-	if idx, ok := d.memo[p]; ok {
-		return idx
+	if nd, ok := d.memo[p]; ok {
+		return nd
 	}
-	if d.active[p] {
-		return nil
-	}
-	d.active[p] = true
-	idx := d.compare(o, n, path)
-	delete(d.active, p)
-	d.memo[p] = idx
-	return idx
+	nd := &node{}
+	d.memo[p] = nd
+	s := &sc{d: d, o: o, n: n, path: path, node: nd}
+	s.compare()
+	return nd
 }
 
 // sc is a schema pair being compared, with both documents to locate fields.
@@ -46,18 +44,27 @@ type sc struct {
 	d    *differ
 	o, n *openapi3.Schema
 	path string
-	idx  []int
+	node *node
+}
+
+// own records a change found in this pair.
+func (s *sc) own(i int) { s.node.own = append(s.node.own, i) }
+
+// below links the pair compared under this one (nil when neither side has it).
+func (s *sc) below(k *node) {
+	if k != nil {
+		s.node.kids = append(s.node.kids, k)
+	}
 }
 
 // mod records a modified aspect, located at the field that states it.
 func (s *sc) mod(aspect rules.Aspect, field, old, new string) {
-	s.idx = append(s.idx, s.d.add(rules.Change{Kind: rules.Modified, Subject: rules.SubjectSchema,
+	s.own(s.d.add(rules.Change{Kind: rules.Modified, Subject: rules.SubjectSchema,
 		Aspect: aspect, Name: lastToken(s.path), Path: s.path, Old: old, New: new,
 		OldLoc: s.d.old.FieldLoc(s.o.Origin, field), NewLoc: s.d.new.FieldLoc(s.n.Origin, field)}))
 }
 
-func (d *differ) compare(o, n *openapi3.Schema, path string) []int {
-	s := &sc{d: d, o: o, n: n, path: path}
+func (s *sc) compare() {
 	s.types()
 	s.bounds()
 	s.enum()
@@ -66,7 +73,6 @@ func (d *differ) compare(o, n *openapi3.Schema, path string) []int {
 	s.children()
 	s.composition()
 	s.discriminator()
-	return s.idx
 }
 
 func (s *sc) types() {
@@ -175,7 +181,7 @@ func (s *sc) value(k rules.Kind, v string, doc *Doc, x *openapi3.Schema, i int) 
 	} else {
 		c.NewLoc, c.New = loc, v
 	}
-	s.idx = append(s.idx, s.d.add(c))
+	s.own(s.d.add(c))
 }
 
 // properties compares properties by name: removed, added (with whether they
@@ -189,28 +195,28 @@ func (s *sc) properties() {
 		oreq, nreq := slices.Contains(s.o.Required, name), slices.Contains(s.n.Required, name)
 		of := s.d.old.Field(name, oref, oreq)
 		if !ok {
-			s.idx = append(s.idx, s.d.add(rules.Change{Kind: rules.Removed, Subject: rules.SubjectField,
+			s.own(s.d.add(rules.Change{Kind: rules.Removed, Subject: rules.SubjectField,
 				Name: name, Path: ppath, OldLoc: of.Loc, OldField: of}))
 			continue
 		}
 		nf := s.d.new.Field(name, nref, nreq)
 		if oreq != nreq {
-			s.idx = append(s.idx, s.d.add(rules.Change{Kind: rules.Modified, Subject: rules.SubjectField,
+			s.own(s.d.add(rules.Change{Kind: rules.Modified, Subject: rules.SubjectField,
 				Aspect: rules.AspectRequired, Name: name, Path: ppath, Old: reqWord(oreq), New: reqWord(nreq),
 				OldLoc: of.Loc, NewLoc: nf.Loc, OldField: of, NewField: nf}))
 		}
 		if !sameMeaning(of, nf) {
-			s.idx = append(s.idx, s.d.add(rules.Change{Kind: rules.Modified, Subject: rules.SubjectField,
+			s.own(s.d.add(rules.Change{Kind: rules.Modified, Subject: rules.SubjectField,
 				Name: name, Path: ppath, OldLoc: of.Loc, NewLoc: nf.Loc, OldField: of, NewField: nf}))
 		}
-		s.idx = append(s.idx, s.d.schema(oref, nref, ppath)...)
+		s.below(s.d.schema(oref, nref, ppath))
 	}
 	for _, name := range sortedKeys(s.n.Properties) {
 		if _, ok := s.o.Properties[name]; ok {
 			continue
 		}
 		nf := s.d.new.Field(name, s.n.Properties[name], slices.Contains(s.n.Required, name))
-		s.idx = append(s.idx, s.d.add(rules.Change{Kind: rules.Added, Subject: rules.SubjectField,
+		s.own(s.d.add(rules.Change{Kind: rules.Added, Subject: rules.SubjectField,
 			Name: name, Path: path + escape(name), NewLoc: nf.Loc, NewField: nf, New: reqWord(nf.Required)}))
 	}
 }
@@ -241,13 +247,13 @@ func isClosed(x *openapi3.Schema) bool {
 
 func (s *sc) children() {
 	if s.o.Items != nil || s.n.Items != nil {
-		s.idx = append(s.idx, s.d.schema(s.o.Items, s.n.Items, s.path+"/items")...)
+		s.below(s.d.schema(s.o.Items, s.n.Items, s.path+"/items"))
 	}
 	if oa, na := s.o.AdditionalProperties.Schema, s.n.AdditionalProperties.Schema; oa != nil && na != nil {
-		s.idx = append(s.idx, s.d.schema(oa, na, s.path+"/additionalProperties")...)
+		s.below(s.d.schema(oa, na, s.path+"/additionalProperties"))
 	}
 	if s.o.Not != nil && s.n.Not != nil {
-		s.idx = append(s.idx, s.d.schema(s.o.Not, s.n.Not, s.path+"/not")...)
+		s.below(s.d.schema(s.o.Not, s.n.Not, s.path+"/not"))
 	}
 }
 
@@ -268,17 +274,17 @@ func (s *sc) members(kw string, old, new openapi3.SchemaRefs) {
 		j := matchMember(o, i, new, matched)
 		mpath := fmt.Sprintf("%s/%s/%d", s.path, kw, i)
 		if j < 0 {
-			s.idx = append(s.idx, s.d.add(rules.Change{Kind: rules.Removed, Subject: rules.SubjectSchema,
+			s.own(s.d.add(rules.Change{Kind: rules.Removed, Subject: rules.SubjectSchema,
 				Aspect: rules.AspectComposition, Name: kw + " " + memberName(o, i), Path: mpath, Old: kw,
 				OldLoc: s.d.old.refLoc(o)}))
 			continue
 		}
 		matched[j] = true
-		s.idx = append(s.idx, s.d.schema(o, new[j], mpath)...)
+		s.below(s.d.schema(o, new[j], mpath))
 	}
 	for j, n := range new {
 		if !matched[j] && len(old) > 0 || !matched[j] && kw == "allOf" {
-			s.idx = append(s.idx, s.d.add(rules.Change{Kind: rules.Added, Subject: rules.SubjectSchema,
+			s.own(s.d.add(rules.Change{Kind: rules.Added, Subject: rules.SubjectSchema,
 				Aspect: rules.AspectComposition, Name: kw + " " + memberName(n, j), New: kw,
 				Path: fmt.Sprintf("%s/%s/%d", s.path, kw, j), NewLoc: s.d.new.refLoc(n)}))
 		}
@@ -321,7 +327,7 @@ func (s *sc) discriminator() {
 	for _, k := range sortedKeys(od.Mapping) {
 		ov := od.Mapping[k]
 		if nv, ok := nd.Mapping[k]; !ok || nv.Ref != ov.Ref {
-			s.idx = append(s.idx, s.d.add(rules.Change{Kind: rules.Modified, Subject: rules.SubjectDiscriminator,
+			s.own(s.d.add(rules.Change{Kind: rules.Modified, Subject: rules.SubjectDiscriminator,
 				Aspect: rules.AspectMapping, Name: k, Path: s.path + "/discriminator/mapping/" + escape(k),
 				Old: ov.Ref, New: nv.Ref, OldLoc: s.d.old.FieldLoc(s.o.Origin, "discriminator"),
 				NewLoc: s.d.new.FieldLoc(s.n.Origin, "discriminator")}))
