@@ -1,0 +1,120 @@
+package rules_test
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/contractlint/contractlint/rules"
+)
+
+var updateDocs = flag.Bool("update", false, "rewrite docs/buf-mapping.md from the registry")
+
+// bufRules is every rule of buf breaking (v1.75, config v2); each must be
+// covered by a contractlint rule.
+var bufRules = strings.Fields(`
+EXTENSION_NO_DELETE SERVICE_NO_DELETE ENUM_NO_DELETE FILE_NO_DELETE MESSAGE_NO_DELETE
+ENUM_SAME_TYPE FIELD_SAME_CARDINALITY FIELD_SAME_CPP_STRING_TYPE FIELD_SAME_JAVA_UTF8_VALIDATION
+FIELD_SAME_JSTYPE FIELD_SAME_UTF8_VALIDATION FILE_SAME_CC_ENABLE_ARENAS FILE_SAME_CC_GENERIC_SERVICES
+FILE_SAME_CSHARP_NAMESPACE FILE_SAME_GO_PACKAGE FILE_SAME_JAVA_GENERIC_SERVICES FILE_SAME_JAVA_MULTIPLE_FILES
+FILE_SAME_JAVA_OUTER_CLASSNAME FILE_SAME_JAVA_PACKAGE FILE_SAME_OBJC_CLASS_PREFIX FILE_SAME_OPTIMIZE_FOR
+FILE_SAME_PHP_CLASS_PREFIX FILE_SAME_PHP_METADATA_NAMESPACE FILE_SAME_PHP_NAMESPACE FILE_SAME_PY_GENERIC_SERVICES
+FILE_SAME_RUBY_PACKAGE FILE_SAME_SWIFT_PREFIX RPC_NO_DELETE ENUM_VALUE_NO_DELETE EXTENSION_MESSAGE_NO_DELETE
+FIELD_NO_DELETE FIELD_SAME_TYPE FILE_SAME_SYNTAX MESSAGE_NO_REMOVE_STANDARD_DESCRIPTOR_ACCESSOR ONEOF_NO_DELETE
+ENUM_SAME_JSON_FORMAT ENUM_VALUE_SAME_NAME FIELD_SAME_JSON_NAME FIELD_SAME_NAME MESSAGE_SAME_JSON_FORMAT
+FIELD_SAME_DEFAULT FIELD_SAME_ONEOF FILE_SAME_PACKAGE MESSAGE_SAME_REQUIRED_FIELDS RESERVED_ENUM_NO_DELETE
+RESERVED_MESSAGE_NO_DELETE RPC_SAME_CLIENT_STREAMING RPC_SAME_IDEMPOTENCY_LEVEL RPC_SAME_REQUEST_TYPE
+RPC_SAME_RESPONSE_TYPE RPC_SAME_SERVER_STREAMING PACKAGE_ENUM_NO_DELETE PACKAGE_EXTENSION_NO_DELETE
+PACKAGE_MESSAGE_NO_DELETE PACKAGE_NO_DELETE PACKAGE_SERVICE_NO_DELETE ENUM_VALUE_NO_DELETE_UNLESS_NAME_RESERVED
+FIELD_NO_DELETE_UNLESS_NAME_RESERVED FIELD_WIRE_JSON_COMPATIBLE_CARDINALITY FIELD_WIRE_JSON_COMPATIBLE_TYPE
+ENUM_VALUE_NO_DELETE_UNLESS_NUMBER_RESERVED FIELD_NO_DELETE_UNLESS_NUMBER_RESERVED
+FIELD_WIRE_COMPATIBLE_CARDINALITY FIELD_WIRE_COMPATIBLE_TYPE MESSAGE_SAME_MESSAGE_SET_WIRE_FORMAT`)
+
+func levels(l rules.ProtoLevel) string {
+	var out []string
+	for _, x := range []struct {
+		l    rules.ProtoLevel
+		name string
+	}{{rules.LevelFile, "file"}, {rules.LevelPackage, "package"}, {rules.LevelWireJSON, "wire-json"}, {rules.LevelWire, "wire"}} {
+		if l&x.l != 0 {
+			out = append(out, x.name)
+		}
+	}
+	if len(out) == 0 {
+		return "every level"
+	}
+	return strings.Join(out, ", ")
+}
+
+// bufMapping renders the table of buf rule names to contractlint IDs.
+func bufMapping(reg *rules.Registry) string {
+	var b strings.Builder
+	b.WriteString("# buf breaking rules in contractlint\n\n")
+	b.WriteString("Generated from the rule registry by `go test ./rules -run TestBufMapping -update`; do not edit.\n\n")
+	b.WriteString("Every `buf breaking` rule (buf v1.75) has a contractlint rule of its own. `--proto-level` picks the\n")
+	b.WriteString("strictness the way buf's categories do (default `wire-json`); a rule runs at the levels listed.\n\n")
+	b.WriteString("| buf rule | contractlint rule | levels |\n|---|---|---|\n")
+	type row struct{ buf, id, lv string }
+	var rows []row
+	for _, r := range reg.All() {
+		for _, name := range r.Buf {
+			rows = append(rows, row{name, r.ID, levels(r.Levels)})
+		}
+	}
+	slices.SortFunc(rows, func(a, b row) int { return strings.Compare(a.buf, b.buf) })
+	for _, r := range rows {
+		fmt.Fprintf(&b, "| %s | `%s` | %s |\n", r.buf, r.id, r.lv)
+	}
+	b.WriteString("\n`MESSAGE_SAME_MESSAGE_SET_WIRE_FORMAT` is deprecated in buf and belongs to none of its categories;\n")
+	b.WriteString("contractlint runs it at the file and package levels.\n\n")
+	b.WriteString("## Proto rules buf does not have\n\n| contractlint rule | pack | levels | what |\n|---|---|---|---|\n")
+	for _, r := range reg.All() {
+		if r.Formats&rules.Proto == 0 || len(r.Buf) > 0 || r.Mode != rules.DiffRule {
+			continue
+		}
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", r.ID, r.Pack, levels(r.Levels), r.Title)
+	}
+	return b.String()
+}
+
+func TestBufMapping(t *testing.T) {
+	reg := rules.Default()
+	covered := map[string]bool{}
+	for _, r := range reg.All() {
+		for _, name := range r.Buf {
+			if covered[name] {
+				t.Errorf("buf rule %s is covered twice", name)
+			}
+			covered[name] = true
+			if r.Formats != rules.Proto || r.Levels == 0 {
+				t.Errorf("%s covers %s but is not a leveled proto rule", r.ID, name)
+			}
+		}
+	}
+	for _, name := range bufRules {
+		if !covered[name] {
+			t.Errorf("buf rule %s has no contractlint rule", name)
+		}
+	}
+	path := filepath.Join("..", "docs", "buf-mapping.md")
+	want := bufMapping(reg)
+	if *updateDocs {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(want), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./rules -run TestBufMapping -update)", err)
+	}
+	if string(got) != want {
+		t.Errorf("%s is out of date: run go test ./rules -run TestBufMapping -update", path)
+	}
+}
