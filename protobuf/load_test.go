@@ -88,8 +88,8 @@ func TestMissingImport(t *testing.T) {
 
 func TestProtoPathAndWellKnownTypes(t *testing.T) {
 	src := tree(t, map[string]string{
-		"api/a.proto":          "syntax = \"proto3\";\npackage api;\nimport \"dep/d.proto\";\nimport \"google/protobuf/any.proto\";\nmessage A { dep.D d = 1; google.protobuf.Any any = 2; }\n",
-		"vendor/dep/d.proto":   "syntax = \"proto3\";\npackage dep;\nmessage D {}\n",
+		"api/a.proto":        "syntax = \"proto3\";\npackage api;\nimport \"dep/d.proto\";\nimport \"google/protobuf/any.proto\";\nmessage A { dep.D d = 1; google.protobuf.Any any = 2; }\n",
+		"vendor/dep/d.proto": "syntax = \"proto3\";\npackage dep;\nmessage D {}\n",
 	})
 	tr, err := Load(src, []string{"api/a.proto"}, Options{ImportPaths: []string{"api", "vendor"}})
 	if err != nil {
