@@ -101,11 +101,11 @@ func (c *common) emit(e *Env, fs []rules.Finding, reg *rules.Registry) error {
 		defer f.Close()
 		w = f
 	}
-	rep, err := report.New(c.format, report.Options{Getenv: e.Getenv})
+	rep, err := report.New(c.format, report.Options{Getenv: e.Getenv, Color: report.UseColor(w, e.Getenv)})
 	if err != nil {
 		return usageErr("--format: %v", err)
 	}
-	if err := rep.Write(w, &report.Report{Findings: fs, Rules: reg, Tool: "contractlint"}); err != nil {
+	if err := rep.Write(w, &report.Report{Findings: fs, Rules: reg, Tool: "contractlint", Version: Version()}); err != nil {
 		return usageErr("writing the report: %v", err)
 	}
 	for _, f := range fs {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 
 	"github.com/spf13/cobra"
 )
@@ -69,6 +70,7 @@ func newRoot(e *Env) *cobra.Command {
 		SilenceErrors: true,
 		SilenceUsage:  true,
 	}
+	root.Version = Version()
 	root.SetIn(e.Stdin)
 	root.SetOut(e.Stdout)
 	root.SetErr(e.Stderr)
@@ -85,4 +87,13 @@ var commands = []func(*Env) *cobra.Command{
 	newDiffCmd,
 	newLintCmd,
 	newInitCmd,
+}
+
+// Version is the module version the binary was built from ("devel" for a
+// build from a checkout).
+func Version() string {
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return "devel"
 }
