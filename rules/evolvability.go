@@ -63,8 +63,10 @@ func nameWords(name string) []string {
 var moneyNames = []string{"price", "prices", "amount", "amounts", "cost", "costs", "fee", "fees", "total",
 	"subtotal", "balance", "tax", "refund", "payout", "money", "salary", "revenue", "charge", "tip"}
 
-// minorUnits are name suffixes that already say the value is integral.
-var minorUnits = []string{"cents", "minor", "micros", "pennies"}
+// notMoney are name suffixes that say the value is integral (minor units)
+// or a proportion rather than an amount (application_fee_percent).
+var notMoney = []string{"cents", "minor", "micros", "pennies", "percent", "percentage", "pct", "rate", "ratio",
+	"factor", "multiplier", "bps", "count"}
 
 // moneyDescRE finds money in a description; narrower than the name list,
 // since "total number of retries" is not money.
@@ -72,7 +74,7 @@ var moneyDescRE = regexp.MustCompile(`(?i)\b(price|cost|fee|money|monetary|curre
 
 func isMoney(f *Field) bool {
 	words := nameWords(f.Name)
-	if len(words) == 0 || slices.Contains(minorUnits, words[len(words)-1]) {
+	if len(words) == 0 || slices.Contains(notMoney, words[len(words)-1]) {
 		return false
 	}
 	for _, w := range words {
