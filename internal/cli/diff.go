@@ -143,6 +143,9 @@ func newDiffCmd(e *Env) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if o.History, err = lockHistory(nw); err != nil {
+				return err
+			}
 			fs, err := pipeline.Diff(old, nw, o)
 			if err != nil {
 				return inputErr(err)

@@ -87,6 +87,9 @@ var commands = []func(*Env) *cobra.Command{
 	newDiffCmd,
 	newLintCmd,
 	newInitCmd,
+	newChargeServerCmd,
+	newReviewCmd,
+	newLockCmd,
 }
 
 // Version is the module version the binary was built from ("devel" for a

@@ -1,0 +1,110 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/contractlint/contractlint/internal/pipeline"
+	"github.com/contractlint/contractlint/internal/review"
+	"github.com/contractlint/contractlint/internal/source"
+	"github.com/contractlint/contractlint/rules"
+)
+
+func newReviewCmd(e *Env) *cobra.Command {
+	var c common
+	var ro readerOpts
+	var o review.Options
+	cmd := &cobra.Command{
+		Use:   "review [--base REF] [--staged] [PATH...]",
+		Short: "Check the contract files changed since a base commit, each against its version there",
+		Long: "review finds the contract files that differ between REF and the working tree (the index with\n" +
+			"--staged), reads each file's old version, with its $refs and imports, from REF, and reports\n" +
+			"what the change breaks. Added files are linted, deleted files reported, renamed files matched.\n" +
+			"REF defaults to the merge base with the default branch (origin/HEAD, main or master), else HEAD~1.\n" +
+			"PATHs limit the review to those files or directories.",
+		RunE: func(cmd *cobra.Command, args []string) error {
+			po, err := c.options()
+			if err != nil {
+				return err
+			}
+			ro.defaults(c.cfg, cmd.Flags())
+			if po.Readers, err = ro.load(e, time.Now()); err != nil {
+				return err
+			}
+			if !cmd.Flags().Changed("history-depth") {
+				o.HistoryDepth = c.cfg.HistoryDepth
+			}
+			o.Dir, o.Paths, o.Globs, o.Pipeline = ".", args, c.cfg.ContractGlobs(), po
+			start := time.Now()
+			res, err := review.Run(o)
+			if err != nil {
+				return reviewErr(err)
+			}
+			if c.stats {
+				fmt.Fprintf(e.Stderr, "stats: review of %d files %v\n", len(res.Files), time.Since(start).Round(time.Millisecond))
+			}
+			return c.emit(e, res.Findings, po.Registry)
+		},
+	}
+	c.register(cmd)
+	addReaderFlags(cmd, &ro)
+	f := cmd.Flags()
+	f.StringVar(&o.Base, "base", "", "compare with this commit (default: the merge base with the default branch, else HEAD~1)")
+	f.BoolVar(&o.Staged, "staged", false, "review the staged changes (the index) instead of the working tree")
+	f.IntVar(&o.HistoryDepth, "history-depth", 0, "commits of each .proto file's history read for field numbers used before (0: all)")
+	return cmd
+}
+
+// reviewErr maps review failures to exit 2 with a message that says what to do.
+func reviewErr(err error) error {
+	var ps source.Problems
+	var me *review.MissingError
+	switch {
+	case errors.As(err, &ps):
+		return inputErr(err)
+	case errors.As(err, &me):
+		return usageErr("%s", me.Msg)
+	}
+	return usageErr("review: %v", err)
+}
+
+func newLockCmd(e *Env) *cobra.Command {
+	c := common{protoLevel: "wire-json"}
+	cmd := &cobra.Command{
+		Use:   "lock",
+		Short: "Record every proto field number ever used in " + review.LockFile,
+		Long: "lock walks the git history of every .proto contract and writes " + review.LockFile + " at the top of\n" +
+			"the repository: every (message, number, name, type) any version used, plus what the lock held\n" +
+			"already. diff and review read it, so a number stays taken after history is squashed.\n" +
+			"Commit the file; regenerate it with this command, never by hand.",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			po, err := c.options()
+			if err != nil {
+				return err
+			}
+			file, n, err := review.WriteLock(".", c.cfg.ContractGlobs(), po)
+			if err != nil {
+				return reviewErr(err)
+			}
+			fmt.Fprintf(e.Stdout, "wrote %s: %d field numbers\n", displayPath(file), n)
+			return nil
+		},
+	}
+	c.flags = cmd.Flags()
+	c.flags.StringVar(&c.config, "config", "", "config file (default: .contractlint.yaml found upward from the working directory)")
+	c.flags.StringArrayVar(&c.protoPaths, "proto-path", nil, "extra .proto import root (repeatable, like protoc -I)")
+	return cmd
+}
+
+// lockHistory reads contractlint.lock beside a diff's new side, if any.
+func lockHistory(nw pipeline.Side) (*rules.History, error) {
+	h, err := review.ReadLock(nw.Src)
+	if err != nil {
+		return nil, inputErr(err)
+	}
+	return h, nil
+}

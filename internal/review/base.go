@@ -1,0 +1,106 @@
+package review
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/contractlint/contractlint/internal/source"
+)
+
+// Repo is the git work tree a review runs in.
+type Repo struct {
+	// Top is the work tree's top directory; every name is relative to it.
+	Top string
+}
+
+// OpenRepo finds the repository holding dir.
+func OpenRepo(dir string) (*Repo, error) {
+	out, err := source.RunGit(dir, "rev-parse", "--show-toplevel")
+	if err != nil {
+		return nil, fmt.Errorf("review needs a git work tree: %v", err)
+	}
+	return &Repo{Top: strings.TrimSpace(string(out))}, nil
+}
+
+func (r *Repo) git(args ...string) ([]byte, error) { return source.RunGit(r.Top, args...) }
+
+// commit resolves rev to a commit id, or "" when the repository lacks it.
+func (r *Repo) commit(rev string) string {
+	if strings.HasPrefix(rev, "-") {
+		return ""
+	}
+	out, err := r.git("rev-parse", "--verify", "--quiet", "--end-of-options", rev+"^{commit}")
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(out))
+}
+
+func (r *Repo) shallow() bool {
+	out, err := r.git("rev-parse", "--is-shallow-repository")
+	return err == nil && strings.TrimSpace(string(out)) == "true"
+}
+
+// Base is the commit a review compares against and how it was chosen.
+type Base struct {
+	Commit string // a commit id, or source.EmptyTree before the first commit
+	Why    string
+}
+
+// MissingError says which commit a shallow clone lacks and what to fetch.
+type MissingError struct{ Msg string }
+
+func (e *MissingError) Error() string { return e.Msg }
+
+// ResolveBase picks the base: ref when given; else the merge base of HEAD
+// with the default branch (origin/HEAD, then main, then master); else HEAD~1;
+// else, in a repository with one commit or none, the empty tree.
+func (r *Repo) ResolveBase(ref string) (Base, error) {
+	if ref != "" {
+		if c := r.commit(ref); c != "" {
+			return Base{Commit: c, Why: ref}, nil
+		}
+		if r.shallow() {
+			return Base{}, &MissingError{fmt.Sprintf(
+				"base %s is not in this shallow clone; fetch it with `git fetch origin %s` "+
+					"(or deepen the clone: `git fetch --deepen=100`, or check out with fetch-depth: 0)", ref, ref)}
+		}
+		return Base{}, &MissingError{fmt.Sprintf("base %s: no such commit in this repository; fetch it with `git fetch origin %s`", ref, ref)}
+	}
+	head := r.commit("HEAD")
+	if head == "" {
+		return Base{Commit: source.EmptyTree, Why: "no commits yet"}, nil
+	}
+	for _, branch := range []string{"refs/remotes/origin/HEAD", "refs/heads/main", "refs/heads/master",
+		"refs/remotes/origin/main", "refs/remotes/origin/master"} {
+		tip := r.commit(branch)
+		if tip == "" {
+			continue
+		}
+		out, err := r.git("merge-base", head, tip)
+		if err == nil {
+			return Base{Commit: strings.TrimSpace(string(out)), Why: "merge base with " + shortRef(branch)}, nil
+		}
+		if r.shallow() {
+			return Base{}, &MissingError{fmt.Sprintf(
+				"no merge base of HEAD with %s in this shallow clone; fetch more history with `git fetch --deepen=100` "+
+					"(or `git fetch --unshallow`), or name the base with --base", shortRef(branch))}
+		}
+	}
+	if parent := r.commit("HEAD~1"); parent != "" {
+		return Base{Commit: parent, Why: "HEAD~1"}, nil
+	}
+	if r.shallow() {
+		return Base{}, &MissingError{"HEAD~1 is not in this shallow clone; fetch it with `git fetch --deepen=1`, or name the base with --base"}
+	}
+	return Base{Commit: source.EmptyTree, Why: "the first commit"}, nil
+}
+
+func shortRef(ref string) string {
+	for _, p := range []string{"refs/heads/", "refs/remotes/"} {
+		if s, ok := strings.CutPrefix(ref, p); ok {
+			return s
+		}
+	}
+	return ref
+}

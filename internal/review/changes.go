@@ -1,0 +1,138 @@
+package review
+
+import (
+	"fmt"
+	"path"
+	"slices"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/contractlint/contractlint/internal/source"
+	"github.com/contractlint/contractlint/rules"
+)
+
+// Status is what a change did to one file.
+type Status byte
+
+const (
+	Added    Status = 'A'
+	Modified Status = 'M'
+	Deleted  Status = 'D'
+	Renamed  Status = 'R'
+)
+
+// FileChange is one changed file: Old is its name at the base, New in the
+// working tree or index ("" for a deletion or an addition respectively).
+type FileChange struct {
+	Status   Status
+	Old, New string
+}
+
+// changedFiles lists the files that differ between base and the working tree
+// (or the index when staged), with git's rename detection. Outside the index,
+// files git does not track yet count as added: a new contract is reviewed
+// before anyone remembers to `git add` it.
+func (r *Repo) changedFiles(dir, base string, staged bool, paths []string) ([]FileChange, error) {
+	args := []string{"diff", "--name-status", "-z", "--find-renames", "--no-ext-diff", "--no-textconv"}
+	if staged {
+		args = append(args, "--cached")
+	}
+	args = append(append(args, base, "--"), paths...)
+	out, err := source.RunGit(dir, args...)
+	if err != nil {
+		return nil, err
+	}
+	changes, err := parseNameStatus(splitZ(out))
+	if err != nil {
+		return nil, err
+	}
+	if !staged {
+		out, err := source.RunGit(dir, append([]string{"ls-files", "--others", "--exclude-standard", "--full-name", "-z", "--"}, paths...)...)
+		if err != nil {
+			return nil, err
+		}
+		for _, name := range splitZ(out) {
+			changes = append(changes, FileChange{Status: Added, New: name})
+		}
+	}
+	return changes, nil
+}
+
+// parseNameStatus reads `git diff --name-status -z`: a status, then one name,
+// or two for a rename or copy.
+func parseNameStatus(f []string) ([]FileChange, error) {
+	var out []FileChange
+	for i := 0; i < len(f); {
+		st := f[i]
+		i++
+		need := 1
+		if st != "" && (st[0] == 'R' || st[0] == 'C') {
+			need = 2
+		}
+		if st == "" || i+need > len(f) {
+			return nil, fmt.Errorf("git diff: unexpected output near %q", st)
+		}
+		names := f[i : i+need]
+		i += need
+		switch st[0] {
+		case 'A':
+			out = append(out, FileChange{Status: Added, New: names[0]})
+		case 'D':
+			out = append(out, FileChange{Status: Deleted, Old: names[0]})
+		case 'M', 'T':
+			out = append(out, FileChange{Status: Modified, Old: names[0], New: names[0]})
+		case 'R':
+			out = append(out, FileChange{Status: Renamed, Old: names[0], New: names[1]})
+		case 'C':
+			out = append(out, FileChange{Status: Added, New: names[1]})
+		}
+	}
+	return out, nil
+}
+
+func splitZ(b []byte) []string {
+	var out []string
+	for _, s := range strings.Split(string(b), "\x00") {
+		if s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// isContract decides whether a file review should compare: it matches one
+// of the globs and is a .proto file or an OpenAPI document (a YAML or JSON
+// file whose top level has `openapi:`; other YAML is not a contract).
+func isContract(src source.Source, name string, globs []string) bool {
+	if !slices.ContainsFunc(globs, func(g string) bool { return rules.MatchGlob(g, name) }) {
+		return false
+	}
+	switch strings.ToLower(path.Ext(name)) {
+	case ".proto":
+		return true
+	case ".yaml", ".yml", ".json":
+		b, err := src.ReadFile(name)
+		return err == nil && hasOpenAPIKey(b)
+	}
+	return false
+}
+
+// hasOpenAPIKey reports whether a YAML (or JSON) document's top level is a
+// mapping with an `openapi` key.
+func hasOpenAPIKey(b []byte) bool {
+	var doc yaml.Node
+	if yaml.Unmarshal(b, &doc) != nil || len(doc.Content) == 0 {
+		return false
+	}
+	top := doc.Content[0]
+	if top.Kind != yaml.MappingNode {
+		return false
+	}
+	for i := 0; i < len(top.Content); i += 2 {
+		if top.Content[i].Value == "openapi" {
+			return true
+		}
+	}
+	return false
+}

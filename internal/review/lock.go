@@ -1,0 +1,148 @@
+package review
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/contractlint/contractlint/internal/pipeline"
+	"github.com/contractlint/contractlint/internal/source"
+	"github.com/contractlint/contractlint/rules"
+)
+
+// LockFile is the name of the lock, at the top of the repository.
+const LockFile = "contractlint.lock"
+
+// lockVersion is the lock's format version; a newer one is refused.
+const lockVersion = 1
+
+type lockDoc struct {
+	Comment string             `json:"//"`
+	Version int                `json:"version"`
+	Numbers []rules.UsedNumber `json:"numbers"`
+}
+
+const lockComment = "every proto field number ever used; written by `contractlint lock`, never by hand"
+
+// ReadLock reads contractlint.lock from the top of src; nil when absent.
+func ReadLock(src source.Source) (*rules.History, error) {
+	b, err := src.ReadFile(LockFile)
+	if err != nil {
+		if _, statErr := src.Stat(LockFile); statErr != nil {
+			return nil, nil
+		}
+		return nil, source.Errorf(LockFile, 0, 0, "cannot read: %v", err)
+	}
+	return ParseLock(b)
+}
+
+// ParseLock reads the lock's JSON; a problem names the line and column.
+func ParseLock(b []byte) (*rules.History, error) {
+	var doc lockDoc
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&doc); err != nil {
+		off := dec.InputOffset()
+		var se *json.SyntaxError
+		var te *json.UnmarshalTypeError
+		switch {
+		case errors.As(err, &se):
+			off = se.Offset
+		case errors.As(err, &te):
+			off = te.Offset
+		}
+		line, col := position(b, off)
+		return nil, source.Errorf(LockFile, line, col, "%v; regenerate it with `contractlint lock`", err)
+	}
+	if doc.Version != lockVersion {
+		return nil, source.Errorf(LockFile, 0, 0, "version %d is not one this contractlint reads (%d)", doc.Version, lockVersion)
+	}
+	return &rules.History{Used: doc.Numbers}, nil
+}
+
+// WriteLock records in the lock every field number that every .proto file
+// matching globs uses now or used in any commit, and keeps what the lock
+// already held: history a squash erased stays recorded.
+func WriteLock(dir string, globs []string, po pipeline.Options) (string, int, error) {
+	repo, err := OpenRepo(dir)
+	if err != nil {
+		return "", 0, err
+	}
+	wt, err := source.OpenDir(repo.Top)
+	if err != nil {
+		return "", 0, err
+	}
+	h := &rules.History{}
+	old, err := ReadLock(wt)
+	if err != nil {
+		return "", 0, err
+	}
+	h.Merge(old)
+	names, err := repo.protoNames(wt, globs)
+	if err != nil {
+		return "", 0, err
+	}
+	head := repo.commit("HEAD")
+	for _, name := range names {
+		if fi, err := wt.Stat(name); err == nil && fi.Mode().IsRegular() {
+			c, err := pipeline.Load(side(wt, name), po)
+			if err != nil {
+				return "", 0, err
+			}
+			h.Add(c, "working tree")
+		}
+		if head == "" {
+			continue
+		}
+		commits, err := repo.commitsTouching(head, name, 0)
+		if err != nil {
+			return "", 0, err
+		}
+		for _, id := range commits {
+			if err := repo.addVersion(h, id, name, po); err != nil {
+				return "", 0, err
+			}
+		}
+	}
+	h.Sort()
+	b, err := json.MarshalIndent(lockDoc{Comment: lockComment, Version: lockVersion, Numbers: h.Used}, "", "  ")
+	if err != nil {
+		return "", 0, err
+	}
+	file := filepath.Join(repo.Top, LockFile)
+	return file, len(h.Used), os.WriteFile(file, append(b, '\n'), 0o644)
+}
+
+// protoNames lists the .proto files matching globs in the working tree and
+// in every commit reachable from HEAD, deleted ones included.
+func (r *Repo) protoNames(wt *source.Dir, globs []string) ([]string, error) {
+	names, err := pipeline.ProtoFiles(wt, ".")
+	if err != nil {
+		return nil, err
+	}
+	if r.commit("HEAD") != "" {
+		out, err := r.git("log", "--format=", "--name-only", "-z", "HEAD", "--", "*.proto")
+		if err != nil {
+			return nil, err
+		}
+		names = append(names, splitZ(out)...)
+	}
+	for i, n := range names {
+		names[i] = strings.TrimSpace(n)
+	}
+	names = slices.DeleteFunc(names, func(n string) bool {
+		return n == "" || !slices.ContainsFunc(globs, func(g string) bool { return rules.MatchGlob(g, n) })
+	})
+	slices.Sort(names)
+	return slices.Compact(names), nil
+}
+
+func position(b []byte, off int64) (int, int) {
+	off = min(max(off, 0), int64(len(b)))
+	before := b[:off]
+	return bytes.Count(before, []byte("\n")) + 1, int(off) - bytes.LastIndexByte(before, '\n')
+}

@@ -1,0 +1,148 @@
+// Package review is the local review: it asks git which contract files
+// changed since a base commit, reads each file's old version (and its $refs
+// and imports) from that commit, and runs the same pipeline as diff and lint.
+package review
+
+import (
+	"errors"
+	"fmt"
+	"path"
+	"strings"
+
+	"github.com/contractlint/contractlint/internal/pipeline"
+	"github.com/contractlint/contractlint/internal/source"
+	"github.com/contractlint/contractlint/rules"
+)
+
+// Options shape one review.
+type Options struct {
+	// Dir is where the command runs; Paths are pathspecs relative to it.
+	Dir   string
+	Base  string
+	Paths []string
+	// Staged compares the index with the base instead of the working tree.
+	Staged bool
+	// Globs select the contract files (repository-relative).
+	Globs []string
+	// HistoryDepth bounds the commits read per .proto file for field
+	// numbers; 0 reads all, a negative value none.
+	HistoryDepth int
+	Pipeline     pipeline.Options
+}
+
+// Result is what a review found.
+type Result struct {
+	Base     Base
+	Files    []FileChange // the contract files reviewed
+	Findings []rules.Finding
+}
+
+// Run reviews the contract files changed in the repository holding o.Dir.
+func Run(o Options) (*Result, error) {
+	repo, err := OpenRepo(o.Dir)
+	if err != nil {
+		return nil, err
+	}
+	base, err := repo.ResolveBase(o.Base)
+	if err != nil {
+		return nil, err
+	}
+	changes, err := repo.changedFiles(o.Dir, base.Commit, o.Staged, o.Paths)
+	if err != nil {
+		return nil, err
+	}
+	oldSrc, err := source.OpenRev(repo.Top, base.Commit)
+	if err != nil {
+		return nil, err
+	}
+	defer oldSrc.Close()
+	var newSrc source.Source
+	if o.Staged {
+		idx, err := source.OpenIndex(repo.Top)
+		if err != nil {
+			return nil, err
+		}
+		defer idx.Close()
+		newSrc = idx
+	} else if newSrc, err = source.OpenDir(repo.Top); err != nil {
+		return nil, err
+	}
+	lock, err := ReadLock(newSrc)
+	if err != nil {
+		return nil, err
+	}
+	res := &Result{Base: base}
+	var probs source.Problems
+	for _, c := range changes {
+		if !c.selected(oldSrc, newSrc, o.Globs) {
+			continue
+		}
+		res.Files = append(res.Files, c)
+		fs, err := repo.review(c, base, oldSrc, newSrc, lock, o)
+		var ps source.Problems
+		switch {
+		case errors.As(err, &ps):
+			probs = append(probs, ps...)
+		case err != nil:
+			return nil, err
+		}
+		res.Findings = append(res.Findings, fs...)
+	}
+	if len(probs) > 0 {
+		return nil, probs
+	}
+	rules.SortFindings(res.Findings)
+	return res, nil
+}
+
+// selected reports whether a change touches a contract on either side.
+func (c FileChange) selected(oldSrc, newSrc source.Source, globs []string) bool {
+	if c.New != "" && isContract(newSrc, c.New, globs) {
+		return true
+	}
+	return c.Old != "" && isContract(oldSrc, c.Old, globs)
+}
+
+func (r *Repo) review(c FileChange, base Base, oldSrc, newSrc source.Source, lock *rules.History, o Options) ([]rules.Finding, error) {
+	po := o.Pipeline
+	if c.Status != Added && c.Status != Deleted && isProto(c.New) {
+		h, err := r.history(c, base, lock, o)
+		if err != nil {
+			return nil, err
+		}
+		po.History = h
+	}
+	switch c.Status {
+	case Deleted:
+		return removed(c.Old, po)
+	case Added:
+		return pipeline.Lint(side(newSrc, c.New), po)
+	}
+	return pipeline.Diff(side(oldSrc, c.Old), side(newSrc, c.New), po)
+}
+
+func side(src source.Source, name string) pipeline.Side {
+	return pipeline.Side{Src: src, Files: []string{name}, Display: func(s string) string { return s }}
+}
+
+func isProto(name string) bool { return strings.EqualFold(path.Ext(name), ".proto") }
+
+// removed reports a deleted contract through the contract-file-removed rule,
+// so config, severity overrides and path ignores apply to it as to any rule.
+func removed(name string, po pipeline.Options) ([]rules.Finding, error) {
+	r, ok := po.Registry.Get("contract-file-removed")
+	if !ok {
+		return nil, fmt.Errorf("rule contract-file-removed is not registered")
+	}
+	reg, err := rules.NewRegistry([]*rules.Rule{r})
+	if err != nil {
+		return nil, err
+	}
+	format := rules.OpenAPI
+	if isProto(name) {
+		format = rules.Proto
+	}
+	ch := rules.Change{Kind: rules.Removed, Subject: rules.SubjectContract, Format: format,
+		Name: name, Path: name, OldLoc: rules.Location{File: name, Line: 1, Column: 1}}
+	return rules.Run(reg, po.Settings, rules.DiffRule, &rules.Input{Changes: []rules.Change{ch}}), nil
+}

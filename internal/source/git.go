@@ -1,0 +1,300 @@
+package source
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"io/fs"
+	"os/exec"
+	"path"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// EmptyTree is git's empty tree: the base of a repository's first commit.
+const EmptyTree = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+
+// RunGit runs git in dir with a fixed argv (never a shell) and returns its
+// standard output. quotepath=off keeps non-ASCII names as they are.
+func RunGit(dir string, args ...string) ([]byte, error) {
+	cmd := exec.Command("git", append([]string{"-c", "core.quotepath=off"}, args...)...)
+	cmd.Dir = dir
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		msg := strings.TrimSpace(stderr.String())
+		if msg == "" {
+			msg = err.Error()
+		}
+		return out, fmt.Errorf("git %s: %s", args[0], msg)
+	}
+	return out, nil
+}
+
+// Git is a Source over one snapshot of a repository: a commit's tree or the
+// index. Every name resolves inside that snapshot, so a contract's $refs and
+// imports come from the same revision as the contract.
+type Git struct {
+	top   string
+	label string
+	// blobs maps a path to its object id; dirs holds every directory.
+	blobs map[string]gitEntry
+	dirs  map[string]bool
+
+	mu    sync.Mutex
+	cat   *exec.Cmd
+	in    io.WriteCloser
+	out   *bufio.Reader
+	cache map[string][]byte
+}
+
+type gitEntry struct {
+	oid  string
+	mode string
+}
+
+// OpenRev opens the tree of commit rev of the repository at top.
+func OpenRev(top, rev string) (*Git, error) {
+	if strings.HasPrefix(rev, "-") {
+		return nil, fmt.Errorf("%q is not a revision", rev)
+	}
+	out, err := RunGit(top, "ls-tree", "-r", "-z", "--full-tree", rev)
+	if err != nil {
+		return nil, err
+	}
+	g := newGit(top, rev)
+	for _, rec := range splitZ(out) {
+		// <mode> SP <type> SP <oid> TAB <path>
+		meta, name, ok := strings.Cut(rec, "\t")
+		f := strings.Fields(meta)
+		if !ok || len(f) != 3 {
+			return nil, fmt.Errorf("git ls-tree: unexpected line %q", rec)
+		}
+		g.add(name, gitEntry{oid: f[2], mode: f[0]})
+	}
+	return g, nil
+}
+
+// OpenIndex opens the staged snapshot (stage 0) of the repository at top.
+func OpenIndex(top string) (*Git, error) {
+	out, err := RunGit(top, "ls-files", "-s", "-z")
+	if err != nil {
+		return nil, err
+	}
+	g := newGit(top, "index")
+	for _, rec := range splitZ(out) {
+		// <mode> SP <oid> SP <stage> TAB <path>
+		meta, name, ok := strings.Cut(rec, "\t")
+		f := strings.Fields(meta)
+		if !ok || len(f) != 3 {
+			return nil, fmt.Errorf("git ls-files: unexpected line %q", rec)
+		}
+		if f[2] == "0" {
+			g.add(name, gitEntry{oid: f[1], mode: f[0]})
+		}
+	}
+	return g, nil
+}
+
+func newGit(top, label string) *Git {
+	return &Git{top: top, label: label, blobs: map[string]gitEntry{}, dirs: map[string]bool{".": true}, cache: map[string][]byte{}}
+}
+
+func (g *Git) add(name string, e gitEntry) {
+	g.blobs[name] = e
+	for d := path.Dir(name); d != "." && !g.dirs[d]; d = path.Dir(d) {
+		g.dirs[d] = true
+	}
+}
+
+func splitZ(b []byte) []string {
+	var out []string
+	for _, s := range strings.Split(string(b), "\x00") {
+		if s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func (g *Git) Label() string { return g.label }
+
+// Has reports whether the snapshot holds a regular file at name.
+func (g *Git) Has(name string) bool {
+	e, ok := g.blobs[name]
+	return ok && isRegular(e.mode)
+}
+
+func isRegular(mode string) bool { return mode == "100644" || mode == "100755" }
+
+func (g *Git) ReadFile(name string) ([]byte, error) {
+	c, err := Clean(name)
+	if err != nil {
+		return nil, err
+	}
+	e, ok := g.blobs[c]
+	switch {
+	case !ok && g.dirs[c]:
+		return nil, fmt.Errorf("%s: is a directory in %s", name, g.label)
+	case !ok:
+		return nil, fmt.Errorf("%s: %w in %s", name, fs.ErrNotExist, g.label)
+	case mode(e.mode) == fs.ModeSymlink:
+		// A link's target may point anywhere; it is never followed.
+		return nil, fmt.Errorf("%s: is a symbolic link in %s (not followed)", name, g.label)
+	case !isRegular(e.mode):
+		return nil, fmt.Errorf("%s: not a file in %s", name, g.label)
+	}
+	return g.blob(e.oid)
+}
+
+// blob reads an object through one long-lived `git cat-file --batch`, so
+// reading many files (imports, history) costs one process, not one each.
+func (g *Git) blob(oid string) ([]byte, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if b, ok := g.cache[oid]; ok {
+		return b, nil
+	}
+	if g.cat == nil {
+		if err := g.startCat(); err != nil {
+			return nil, err
+		}
+	}
+	if _, err := fmt.Fprintln(g.in, oid); err != nil {
+		return nil, fmt.Errorf("git cat-file: %v", err)
+	}
+	header, err := g.out.ReadString('\n')
+	if err != nil {
+		return nil, fmt.Errorf("git cat-file: %v", err)
+	}
+	f := strings.Fields(header)
+	if len(f) != 3 || f[1] != "blob" {
+		return nil, fmt.Errorf("git cat-file: object %s: %s", oid, strings.TrimSpace(header))
+	}
+	size, err := strconv.Atoi(f[2])
+	if err != nil {
+		return nil, fmt.Errorf("git cat-file: bad size in %q", header)
+	}
+	b := make([]byte, size+1) // the content, then a newline
+	if _, err := io.ReadFull(g.out, b); err != nil {
+		return nil, fmt.Errorf("git cat-file: %v", err)
+	}
+	g.cache[oid] = b[:size]
+	return b[:size], nil
+}
+
+func (g *Git) startCat() error {
+	cmd := exec.Command("git", "-c", "core.quotepath=off", "cat-file", "--batch")
+	cmd.Dir = g.top
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		return err
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("git cat-file: %v", err)
+	}
+	g.cat, g.in, g.out = cmd, in, bufio.NewReader(out)
+	return nil
+}
+
+// Close ends the cat-file process.
+func (g *Git) Close() error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.cat == nil {
+		return nil
+	}
+	g.in.Close()
+	err := g.cat.Wait()
+	g.cat = nil
+	return err
+}
+
+func (g *Git) Stat(name string) (fs.FileInfo, error) {
+	c, err := Clean(name)
+	if err != nil {
+		return nil, err
+	}
+	if g.dirs[c] {
+		return gitInfo{name: path.Base(c), mode: fs.ModeDir | 0o755}, nil
+	}
+	e, ok := g.blobs[c]
+	if !ok {
+		return nil, fmt.Errorf("%s: %w in %s", name, fs.ErrNotExist, g.label)
+	}
+	info := gitInfo{name: path.Base(c), mode: mode(e.mode)}
+	if isRegular(e.mode) {
+		b, err := g.blob(e.oid)
+		if err != nil {
+			return nil, err
+		}
+		info.size = int64(len(b))
+	}
+	return info, nil
+}
+
+func (g *Git) ReadDir(name string) ([]fs.DirEntry, error) {
+	c, err := Clean(name)
+	if err != nil {
+		return nil, err
+	}
+	if !g.dirs[c] {
+		return nil, fmt.Errorf("%s: %w in %s", name, fs.ErrNotExist, g.label)
+	}
+	seen := map[string]bool{}
+	var out []fs.DirEntry
+	addChild := func(p string, m fs.FileMode) {
+		if path.Dir(p) != c || seen[p] {
+			return
+		}
+		seen[p] = true
+		out = append(out, fs.FileInfoToDirEntry(gitInfo{name: path.Base(p), mode: m}))
+	}
+	for d := range g.dirs {
+		if d != "." {
+			addChild(d, fs.ModeDir|0o755)
+		}
+	}
+	for p, e := range g.blobs {
+		addChild(p, mode(e.mode))
+	}
+	slices.SortFunc(out, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+	return out, nil
+}
+
+// mode maps git's file modes onto fs modes; a submodule is shown as an
+// irregular entry so walks skip it.
+func mode(m string) fs.FileMode {
+	switch m {
+	case "100755":
+		return 0o755
+	case "120000":
+		return fs.ModeSymlink | 0o777
+	case "160000":
+		return fs.ModeIrregular
+	}
+	return 0o644
+}
+
+type gitInfo struct {
+	name string
+	mode fs.FileMode
+	size int64
+}
+
+func (i gitInfo) Name() string       { return i.name }
+func (i gitInfo) Size() int64        { return i.size }
+func (i gitInfo) Mode() fs.FileMode  { return i.mode }
+func (i gitInfo) ModTime() time.Time { return time.Time{} }
+func (i gitInfo) IsDir() bool        { return i.mode.IsDir() }
+func (i gitInfo) Sys() any           { return nil }
+
