@@ -1,0 +1,200 @@
+package probe
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+)
+
+// maxResponse is how much of a response body the probe reads and compares.
+const maxResponse = 1 << 20
+
+// NewClient returns the probe's HTTP client: every phase bounded by timeout,
+// no proxy (a proxy would carry loopback-checked requests elsewhere), and no
+// redirects followed: a 3xx is an answer to judge, and following it would
+// send the POST again, possibly to another host.
+func NewClient(timeout time.Duration, conns int) *http.Client {
+	tr := &http.Transport{
+		DialContext:           (&net.Dialer{Timeout: timeout}).DialContext,
+		TLSHandshakeTimeout:   timeout,
+		ResponseHeaderTimeout: timeout,
+		MaxIdleConns:          conns,
+		MaxIdleConnsPerHost:   conns,
+		IdleConnTimeout:       30 * time.Second,
+	}
+	return &http.Client{
+		Transport:     tr,
+		Timeout:       timeout,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
+}
+
+// CheckHost refuses a host that is not this machine unless side effects are
+// allowed: the probe creates real resources (real charges) wherever it points.
+func CheckHost(u *url.URL, allowSideEffects bool) error {
+	if allowSideEffects || IsLoopback(u.Hostname()) {
+		return nil
+	}
+	return fmt.Errorf("refusing to probe %s: the probe sends real requests that create real resources "+
+		"(%s is not a loopback address); pass --allow-side-effects to probe it anyway", u.Redacted(), u.Hostname())
+}
+
+// IsLoopback reports whether host is localhost or a loopback IP literal.
+// Other names are not resolved: what a name resolves to can change between
+// the check and the requests.
+func IsLoopback(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// newKey returns a fresh random idempotency key, so no step can meet a key
+// an earlier step (or an earlier run) left behind.
+func newKey() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	return "probe-" + hex.EncodeToString(b[:])
+}
+
+// reply is one answer, or the error that stood in for it.
+type reply struct {
+	Status int
+	Header http.Header
+	Body   []byte
+	Err    error
+}
+
+func (r reply) ok() bool { return r.Err == nil && r.Status >= 200 && r.Status < 300 }
+
+// replayed reports whether the server marked the answer as a stored one.
+func (r reply) replayed() bool { return strings.EqualFold(r.Header.Get("Idempotent-Replay"), "true") }
+
+func (r reply) retryAfter() bool { return r.Err == nil && r.Header.Get("Retry-After") != "" }
+
+// describe names the answer for a message: status and a short body excerpt.
+func (r reply) describe() string {
+	if r.Err != nil {
+		return "no answer (" + r.Err.Error() + ")"
+	}
+	return fmt.Sprintf("%d %s", r.Status, excerpt(r.Body))
+}
+
+// excerpt is a body shortened for a one-line message.
+func excerpt(b []byte) string {
+	s := strings.Join(strings.Fields(string(b)), " ")
+	const max = 100
+	if len(s) > max {
+		s = s[:max] + "…"
+	}
+	return s
+}
+
+// sender sends the sequence's requests, counts them and refuses to go past
+// the budget computed up front.
+type sender struct {
+	client *http.Client
+	cfg    *Config
+
+	mu      sync.Mutex
+	budget  int
+	n       int
+	replies []reply
+}
+
+func newSender(c *http.Client, cfg *Config, budget int) *sender {
+	return &sender{client: c, cfg: cfg, budget: budget}
+}
+
+var errBudget = errors.New("request budget exhausted")
+
+// do sends one POST with key ("" sends none), body and extra headers.
+func (s *sender) do(ctx context.Context, key string, body []byte, extra http.Header) reply {
+	if !s.take() {
+		return reply{Err: errBudget}
+	}
+	r := s.roundTrip(ctx, key, body, extra)
+	s.mu.Lock()
+	s.replies = append(s.replies, r)
+	s.mu.Unlock()
+	return r
+}
+
+func (s *sender) take() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.n >= s.budget {
+		return false
+	}
+	s.n++
+	return true
+}
+
+func (s *sender) roundTrip(ctx context.Context, key string, body []byte, extra http.Header) reply {
+	// The body is wrapped so the request has no GetBody: net/http replays a
+	// request carrying an Idempotency-Key on a broken pooled connection when it
+	// can rewind the body, and the probe must send exactly what it counted.
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.cfg.URL.String(), io.NopCloser(bytes.NewReader(body)))
+	if err != nil {
+		return reply{Err: err}
+	}
+	req.ContentLength = int64(len(body))
+	req.Header = s.cfg.Header.Clone()
+	if req.Header == nil {
+		req.Header = http.Header{}
+	}
+	if req.Header.Get("Content-Type") == "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if key != "" {
+		req.Header.Set("Idempotency-Key", key)
+	} else {
+		req.Header.Del("Idempotency-Key")
+	}
+	for k, v := range extra {
+		req.Header[k] = v
+	}
+	resp, err := s.client.Do(req)
+	if err != nil {
+		return reply{Err: trimURLError(err)}
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(resp.Body, maxResponse))
+	if err != nil {
+		return reply{Err: fmt.Errorf("reading the response: %w", err)}
+	}
+	return reply{Status: resp.StatusCode, Header: resp.Header, Body: b}
+}
+
+// trimURLError drops the method and URL net/http prefixes: every message is
+// already about that URL.
+func trimURLError(err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return ue.Err
+	}
+	return err
+}
+
+func (s *sender) sent() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.n
+}
+
+func (s *sender) log() []reply {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]reply(nil), s.replies...)
+}

@@ -1,0 +1,185 @@
+// Package probe checks a live POST endpoint's idempotency from the outside:
+// it sends a fixed sequence of real requests (concurrent duplicates, a retry,
+// a reused key, a missing key, a reordered body, a retry while the first is
+// in flight), each with fresh random keys, and judges the answers.
+//
+// The in-flight step needs the server's help to hold a request open. The
+// probe sends DelayHeader (for example "X-Probe-Delay: 2s") on the first
+// request of that step; a server that honours it (only ever behind a test
+// switch) delays that request's work by the duration and echoes the header
+// on its response. Without the echo the step is skipped with a note.
+package probe
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/url"
+	"time"
+
+	"github.com/contractlint/contractlint/rules"
+)
+
+// DelayHeader is the opt-in test control for the in-flight step.
+const DelayHeader = "X-Probe-Delay"
+
+// MaxConcurrency caps the concurrent duplicates of step 1, and so the
+// requests one run can send.
+const MaxConcurrency = 64
+
+// maxDelay is the longest the in-flight step asks the server to wait.
+const maxDelay = 2 * time.Second
+
+// Config is one probe run.
+type Config struct {
+	URL    *url.URL
+	Header http.Header
+	// Body is the request body, a JSON object.
+	Body        []byte
+	Concurrency int
+	Timeout     time.Duration
+	// Op is the contract's operation for URL; nil without a contract.
+	Op *rules.Operation
+	// Where is what findings point at: Op's line, or the URL.
+	Where rules.Location
+	// Client sends the requests; nil means NewClient(Timeout, Concurrency).
+	Client *http.Client
+}
+
+// Validate rejects a configuration the sequence cannot run with.
+func (c *Config) Validate() error {
+	switch {
+	case c.URL == nil || (c.URL.Scheme != "http" && c.URL.Scheme != "https") || c.URL.Host == "":
+		return fmt.Errorf("the URL must be an absolute http or https URL")
+	case c.Concurrency < 2 || c.Concurrency > MaxConcurrency:
+		return fmt.Errorf("--concurrency must be from 2 to %d, got %d", MaxConcurrency, c.Concurrency)
+	case c.Timeout <= 0:
+		return fmt.Errorf("--timeout must be positive")
+	}
+	if _, err := parseObject(c.Body); err != nil {
+		return fmt.Errorf("--body: %v", err)
+	}
+	if _, err := mutate(c.Body); err != nil {
+		return fmt.Errorf("--body: %v", err)
+	}
+	return nil
+}
+
+// Outcome is how a step ended.
+type Outcome uint8
+
+const (
+	Pass Outcome = iota + 1
+	Fail
+	Skip
+)
+
+func (o Outcome) String() string {
+	return [...]string{"", "pass", "fail", "skip"}[o]
+}
+
+// Result is one judged step (or one contract discrepancy).
+type Result struct {
+	Rule    string
+	Outcome Outcome
+	Message string
+	// Where overrides Config.Where (a documented response's line).
+	Where *rules.Location
+}
+
+// Report is what a run found and what it cost.
+type Report struct {
+	Results []Result
+	// Planned is Requests() of the config; Sent is what went out.
+	Planned, Sent int
+}
+
+// step is one stage of the sequence: its rule, how many requests it sends
+// and how it runs.
+type step struct {
+	rule     string
+	requests func(*Config) int
+	run      func(*prober, context.Context) Result
+}
+
+func fixed(n int) func(*Config) int { return func(*Config) int { return n } }
+
+// sequence is the fixed order of issue 7; nothing is sent outside it.
+var sequence = []step{
+	{rules.ProbeConcurrentDuplicates, func(c *Config) int { return c.Concurrency }, (*prober).concurrent},
+	{rules.ProbeRetryReplay, fixed(2), (*prober).retry},
+	{rules.ProbeKeyReuseMismatch, fixed(2), (*prober).reuse},
+	{rules.ProbeMissingKey, missingKeyRequests, (*prober).missingKey},
+	{rules.ProbeReorderedBody, fixed(2), (*prober).reordered},
+	{rules.ProbeInFlightConflict, fixed(3), (*prober).inFlight},
+}
+
+// Steps is how many steps the sequence has.
+func Steps() int { return len(sequence) }
+
+// Requests is the exact number of requests a run of c sends.
+func (c *Config) Requests() int {
+	n := 0
+	for _, s := range sequence {
+		n += s.requests(c)
+	}
+	return n
+}
+
+// Run sends the sequence and judges every step, then (with a contract)
+// compares every answer with the documented responses. It never sends more
+// than c.Requests() requests.
+func Run(ctx context.Context, c *Config) *Report {
+	client := c.Client
+	if client == nil {
+		client = NewClient(c.Timeout, c.Concurrency)
+	}
+	p := &prober{cfg: c, send: newSender(client, c, c.Requests())}
+	rep := &Report{Planned: c.Requests()}
+	for _, s := range sequence {
+		rep.Results = append(rep.Results, s.run(p, ctx))
+	}
+	if c.Op != nil {
+		rep.Results = append(rep.Results, checkContract(c.Op, p.send.log())...)
+	}
+	rep.Sent = p.send.sent()
+	return rep
+}
+
+// Findings turns failed and skipped steps into findings: a failure at the
+// rule's severity, a skip as info. Passed steps are not findings.
+func (r *Report) Findings(c *Config, reg *rules.Registry) []rules.Finding {
+	var out []rules.Finding
+	for _, res := range r.Results {
+		if res.Outcome == Pass {
+			continue
+		}
+		f := rules.Finding{Rule: res.Rule, Severity: rules.Info, Message: res.Message, Where: c.Where}
+		if res.Outcome == Fail {
+			f.Severity = rules.Error
+			if rule, ok := reg.Get(res.Rule); ok {
+				f.Severity = rule.Severity
+			}
+		}
+		if res.Where != nil {
+			f.Where = *res.Where
+		}
+		if c.Op != nil {
+			f.Operations, f.Path, f.Format = []string{c.Op.ID}, c.Op.Path, rules.OpenAPI
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+// prober holds one run's state.
+type prober struct {
+	cfg  *Config
+	send *sender
+}
+
+// delay is how long the in-flight step asks the server to hold its first
+// request: long enough to land a retry inside it, well inside the timeout.
+func (c *Config) delay() time.Duration {
+	return min(maxDelay, c.Timeout/2)
+}
