@@ -21,8 +21,12 @@ type Reaper struct {
 	log        *slog.Logger
 }
 
-// NewReaper builds a reaper over st and proc.
+// NewReaper builds a reaper over st and proc; m may be nil (a one-off run
+// from the CLI has no /metrics to feed).
 func NewReaper(cfg Config, st store.Store, proc processor.Processor, m *Metrics, log *slog.Logger) *Reaper {
+	if m == nil {
+		m = newMetrics()
+	}
 	return &Reaper{
 		driver:     &driver{store: st, proc: proc, timeout: cfg.ProcessorTimeout, now: time.Now},
 		staleAfter: cfg.StaleAfter,
@@ -75,8 +79,11 @@ type Pruner struct {
 	metrics   *Metrics
 }
 
-// NewPruner builds a pruner over st.
+// NewPruner builds a pruner over st; m may be nil, as for NewReaper.
 func NewPruner(cfg Config, st store.Store, m *Metrics) *Pruner {
+	if m == nil {
+		m = newMetrics()
+	}
 	return &Pruner{store: st, retention: cfg.Retention, batch: cfg.PruneBatch, metrics: m}
 }
 

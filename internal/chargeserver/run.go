@@ -108,12 +108,13 @@ func serve(ctx context.Context, ln net.Listener, h http.Handler, cfg Config) err
 
 // RunProcessor serves an in-process Ledger over HTTP: the separate processor
 // service, which outlives server crashes.
-func RunProcessor(ctx context.Context, addr string, out io.Writer) error {
+func RunProcessor(ctx context.Context, addr string, faults processor.Faults, out io.Writer) error {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(out, "processor listening on http://%s\n", ln.Addr())
-	cfg := DefaultConfig()
-	return serve(ctx, ln, processor.Handler(processor.NewLedger()), cfg)
+	ledger := processor.NewLedger()
+	ledger.SetFaults(faults)
+	return serve(ctx, ln, processor.Handler(ledger), DefaultConfig())
 }

@@ -1,0 +1,201 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/contractlint/contractlint/internal/chargeserver"
+	"github.com/contractlint/contractlint/internal/chargeserver/processor"
+	"github.com/contractlint/contractlint/internal/chargeserver/store"
+)
+
+// chargeServerOptions are the flags of charge-server and its subcommands.
+type chargeServerOptions struct {
+	cfg         chargeserver.Config
+	apiKeys     []string
+	apiKeysFile string
+}
+
+func newChargeServerCmd(e *Env) *cobra.Command {
+	o := &chargeServerOptions{cfg: chargeserver.DefaultConfig()}
+	cmd := &cobra.Command{
+		Use:   "charge-server",
+		Short: "Run the reference charge server, which charges exactly once per Idempotency-Key",
+		Long: "charge-server serves POST /v1/charges with idempotency done right: one claim per (account, route, key), " +
+			"stored responses replayed with Idempotent-Replay, 409 while in flight, 422 for a reused key, a reaper " +
+			"for crashed attempts and a pruner for keys past retention. Its contract is served at GET /openapi.yaml.",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return runChargeServer(cmd.Context(), e, o) },
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.cfg.Addr, "addr", o.cfg.Addr, "listen address")
+	f.StringArrayVar(&o.apiKeys, "api-key", nil, "API key as KEY=ACCOUNT (repeatable); none given: a development key is generated and printed")
+	f.StringVar(&o.apiKeysFile, "api-keys", "", "file of KEY=ACCOUNT lines (# comments)")
+	f.BoolVar(&o.cfg.RequireIdempotencyKey, "require-idempotency-key", true, "refuse POSTs without Idempotency-Key (false during a rollout: they are accepted and counted)")
+	f.Int64Var(&o.cfg.MaxAmountCents, "max-amount-cents", o.cfg.MaxAmountCents, "largest amount accepted, in minor units")
+	f.StringSliceVar(&o.cfg.Currencies, "currencies", o.cfg.Currencies, "accepted ISO 4217 currencies")
+	f.DurationVar(&o.cfg.ReapInterval, "reap-interval", o.cfg.ReapInterval, "how often the reaper runs")
+	f.DurationVar(&o.cfg.PruneInterval, "prune-interval", o.cfg.PruneInterval, "how often the pruner runs")
+	f.Float64Var(&o.cfg.RateLimit, "rate-limit", o.cfg.RateLimit, "requests per second per account (0: unlimited)")
+	f.IntVar(&o.cfg.RateBurst, "rate-burst", o.cfg.RateBurst, "burst allowed above --rate-limit")
+	p := cmd.PersistentFlags()
+	p.StringVar(&o.cfg.Database, "database", o.cfg.Database, "sqlite:PATH or postgres://… URL")
+	p.StringVar(&o.cfg.ProcessorURL, "processor", "", "URL of a `charge-server processor` service (default: in-process)")
+	p.DurationVar(&o.cfg.ProcessorTimeout, "processor-timeout", o.cfg.ProcessorTimeout, "longest wait for the processor")
+	p.DurationVar(&o.cfg.StaleAfter, "stale-after", o.cfg.StaleAfter, "re-drive attempts in progress longer than this (must exceed --processor-timeout)")
+	p.DurationVar(&o.cfg.Retention, "retention", o.cfg.Retention, "how long idempotency keys are kept")
+	p.IntVar(&o.cfg.PruneBatch, "prune-batch", o.cfg.PruneBatch, "keys deleted per pruning statement")
+	cmd.AddCommand(newProcessorCmd(e), newReapCmd(e, o), newPruneCmd(e, o), newReconcileCmd(e, o))
+	return cmd
+}
+
+func runChargeServer(ctx context.Context, e *Env, o *chargeServerOptions) error {
+	keys, err := o.keys()
+	if err != nil {
+		return err
+	}
+	o.cfg.APIKeys = keys
+	if err := o.cfg.Validate(); err != nil {
+		return usageErr("%v", err)
+	}
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	// Never log keys: the logger only ever sees redacted values.
+	return chargeserver.Run(ctx, o.cfg, e.Stdout, slog.New(slog.NewTextHandler(e.Stderr, nil)))
+}
+
+// keys merges --api-key and --api-keys into key -> account.
+func (o *chargeServerOptions) keys() (map[string]string, error) {
+	lines := append([]string(nil), o.apiKeys...)
+	if o.apiKeysFile != "" {
+		f, err := os.Open(o.apiKeysFile)
+		if err != nil {
+			return nil, usageErr("--api-keys: %v", err)
+		}
+		defer f.Close()
+		sc := bufio.NewScanner(f)
+		for sc.Scan() {
+			if l := strings.TrimSpace(sc.Text()); l != "" && !strings.HasPrefix(l, "#") {
+				lines = append(lines, l)
+			}
+		}
+		if err := sc.Err(); err != nil {
+			return nil, usageErr("--api-keys: %v", err)
+		}
+	}
+	keys := map[string]string{}
+	for i, l := range lines {
+		k, acct, ok := strings.Cut(l, "=")
+		if !ok || k == "" || acct == "" {
+			// Say which entry, never what it holds: it is a secret.
+			return nil, usageErr("API key entry %d is not KEY=ACCOUNT", i+1)
+		}
+		keys[k] = acct
+	}
+	return keys, nil
+}
+
+func newProcessorCmd(e *Env) *cobra.Command {
+	addr := "127.0.0.1:8081"
+	var faults processor.Faults
+	cmd := &cobra.Command{
+		Use:   "processor",
+		Short: "Run the payment processor as its own service (select it with --processor URL)",
+		Long: "processor serves an idempotent test processor: POST /v1/processor/charges (idempotent on \"key\"), " +
+			"GET /v1/processor/charges, and PUT /v1/processor/test/faults to inject latency and failures. " +
+			"The card token tok_decline is always declined.",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			return chargeserver.RunProcessor(ctx, addr, faults, e.Stdout)
+		},
+	}
+	cmd.Flags().StringVar(&addr, "addr", addr, "listen address")
+	cmd.Flags().DurationVar(&faults.Latency, "latency", 0, "delay every new charge by this much")
+	cmd.Flags().IntVar(&faults.FailBefore, "fail-before", 0, "fail the next N calls without charging")
+	cmd.Flags().IntVar(&faults.FailAfter, "fail-after", 0, "charge on the next N calls, then fail (the ambiguous case)")
+	return cmd
+}
+
+func newReapCmd(e *Env, o *chargeServerOptions) *cobra.Command {
+	return &cobra.Command{
+		Use:   "reap",
+		Short: "Re-drive attempts stuck in progress past --stale-after, once",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return withStore(cmd.Context(), o, func(ctx context.Context, st store.Store) error {
+				proc := chargeserver.OpenProcessor(o.cfg)
+				n, err := chargeserver.NewReaper(o.cfg, st, proc, nil, slog.New(slog.NewTextHandler(e.Stderr, nil))).RunOnce(ctx)
+				fmt.Fprintf(e.Stdout, "resolved %d stale attempt(s)\n", n)
+				return err
+			})
+		},
+	}
+}
+
+func newPruneCmd(e *Env, o *chargeServerOptions) *cobra.Command {
+	return &cobra.Command{
+		Use:   "prune",
+		Short: "Delete idempotency keys older than --retention, once",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return withStore(cmd.Context(), o, func(ctx context.Context, st store.Store) error {
+				n, err := chargeserver.NewPruner(o.cfg, st, nil).RunOnce(ctx)
+				fmt.Fprintf(e.Stdout, "pruned %d key(s)\n", n)
+				return err
+			})
+		},
+	}
+}
+
+func newReconcileCmd(e *Env, o *chargeServerOptions) *cobra.Command {
+	return &cobra.Command{
+		Use:   "reconcile",
+		Short: "Report every difference between the charges table and the processor's table (exit 1 if any)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if o.cfg.ProcessorURL == "" {
+				return usageErr("reconcile needs --processor URL: an in-process processor's table lives only inside its server")
+			}
+			return withStore(cmd.Context(), o, func(ctx context.Context, st store.Store) error {
+				diffs, err := chargeserver.Reconcile(ctx, st, chargeserver.OpenProcessor(o.cfg))
+				if err != nil {
+					return err
+				}
+				for _, d := range diffs {
+					fmt.Fprintln(e.Stdout, d)
+				}
+				if len(diffs) > 0 {
+					return &exitError{code: ExitFindings}
+				}
+				fmt.Fprintln(e.Stdout, "charges and processor agree")
+				return nil
+			})
+		},
+	}
+}
+
+// withStore validates the shared flags, opens the database, and runs f.
+func withStore(ctx context.Context, o *chargeServerOptions, f func(context.Context, store.Store) error) error {
+	if err := o.cfg.Validate(); err != nil {
+		return usageErr("%v", err)
+	}
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Minute)
+	defer cancel()
+	st, err := store.Open(ctx, o.cfg.Database)
+	if err != nil {
+		return usageErr("%v", err)
+	}
+	defer st.Close()
+	return f(ctx, st)
+}
