@@ -4,13 +4,18 @@
 package openapi
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/url"
+	"reflect"
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/getkin/kin-openapi/openapi3"
 
@@ -23,6 +28,9 @@ type Doc struct {
 	T       *openapi3.T
 	name    string
 	display func(string) string
+	// raw is the document's own text, kept while loading to place errors
+	// the parser reports without a line.
+	raw []byte
 }
 
 // Load reads the document name (root-relative) from src. Every $ref is read
@@ -44,41 +52,100 @@ func Load(src source.Source, name string, display func(string) string) (doc *Doc
 	l.IncludeOrigin = true
 	l.IsExternalRefsAllowed = true
 	l.Context = context.Background()
-	l.ReadFromURIFunc = func(_ *openapi3.Loader, u *url.URL) ([]byte, error) { return readRef(src, u) }
+	l.ReadFromURIFunc = func(_ *openapi3.Loader, u *url.URL) ([]byte, error) { return d.read(src, u) }
 	t, err := l.LoadFromURI(&url.URL{Path: name})
 	if err != nil {
 		return nil, d.loadError(err)
 	}
 	if t.OpenAPI == "" {
-		return nil, source.Errorf(display(name), 1, 1, "not an OpenAPI 3 document: no top-level `openapi` field (Swagger 2.0 is not supported)")
+		if swaggerRE.Match(d.raw) {
+			return nil, source.Errorf(display(name), 1, 1, "Swagger 2.0 is not supported: convert the document to OpenAPI 3")
+		}
+		return nil, source.Errorf(display(name), 1, 1, "not an OpenAPI 3 document: no top-level `openapi` field")
 	}
 	if !strings.HasPrefix(t.OpenAPI, "3.") {
 		return nil, source.Errorf(display(name), 1, 1, "unsupported OpenAPI version %q (want 3.0 or 3.1)", t.OpenAPI)
 	}
 	if err := t.Validate(l.Context, openapi3.DisableExamplesValidation(), openapi3.DisableSchemaDefaultsValidation(),
 		openapi3.DisableSchemaPatternValidation(), openapi3.AllowExtraSiblingFields("description", "summary")); err != nil {
-		return nil, source.Errorf(display(name), 0, 0, "invalid OpenAPI document: %s", oneLine(err.Error()))
+		loc := d.Loc(nil)
+		if o := errOrigin(err); o != nil {
+			loc = d.KeyLoc(o)
+		}
+		return nil, source.Errorf(loc.File, loc.Line, loc.Column, "invalid OpenAPI document: %s", oneLine(err.Error()))
 	}
 	d.T = t
 	return d, nil
 }
 
-// readRef is the only way the loader reaches bytes.
-func readRef(src source.Source, u *url.URL) ([]byte, error) {
+// read is the only way the loader reaches bytes: the document itself, then
+// each file it $refs. A reference that would leave the repository is refused
+// before anything is read; bytes that are not text are refused with the
+// place of the first bad byte.
+func (d *Doc) read(src source.Source, u *url.URL) ([]byte, error) {
+	ref := u.Path != d.name
 	if u.Scheme != "" || u.Host != "" || u.Opaque != "" {
-		return nil, fmt.Errorf("$ref to %q refused: contractlint never fetches remote references", u.Redacted())
+		return nil, fmt.Errorf("$ref to %q refused: contractlint never fetches remote or file: URLs", u.Redacted())
 	}
 	name, err := source.Clean(u.Path)
-	if err != nil {
-		return nil, fmt.Errorf("$ref to %q refused: %w", u.Path, err)
+	if err == nil {
+		var b []byte
+		if b, err = src.ReadFile(name); err == nil {
+			if !ref {
+				d.raw = b
+			}
+			return b, d.text(name, b)
+		}
 	}
-	return src.ReadFile(name)
+	if ref && errors.Is(err, source.ErrOutside) {
+		return nil, fmt.Errorf("$ref to %q refused, not read: it leads outside the repository", u.Path)
+	}
+	if ref {
+		return nil, fmt.Errorf("$ref to %q: %w", u.Path, err)
+	}
+	return nil, err
 }
 
-var yamlLineRE = regexp.MustCompile(`(?:yaml|line): (?:line )?(\d+)(?::(\d+))?`)
+// text refuses bytes no YAML or JSON parser should see: a NUL byte (a binary
+// file) or invalid UTF-8, at the line and column of the first bad byte.
+func (d *Doc) text(name string, b []byte) error {
+	bad, why := -1, ""
+	if i := bytes.IndexByte(b, 0); i >= 0 {
+		bad, why = i, "a NUL byte: not a text file"
+	}
+	if !utf8.Valid(b) {
+		for i := 0; i < len(b) && (bad < 0 || i < bad); {
+			r, n := utf8.DecodeRune(b[i:])
+			if r == utf8.RuneError && n <= 1 {
+				bad, why = i, "not valid UTF-8 text"
+				break
+			}
+			i += n
+		}
+	}
+	if bad < 0 {
+		return nil
+	}
+	line, col := position(b, bad)
+	return source.Errorf(d.display(name), line, col, "%s (byte 0x%02x)", why, b[bad])
+}
 
-// loadError turns a loader error into file:line:col when the message says
-// where; kin-openapi wraps YAML errors as text.
+// position is the 1-based line and column (in characters) of byte offset i.
+func position(b []byte, i int) (int, int) {
+	i = max(0, min(i, len(b)))
+	line := 1 + bytes.Count(b[:i], []byte("\n"))
+	return line, 1 + utf8.RuneCount(b[bytes.LastIndexByte(b[:i], '\n')+1:i])
+}
+
+var (
+	swaggerRE = regexp.MustCompile(`(?m)^\s*\{?\s*["']?swagger["']?\s*:`)
+	lineRE    = regexp.MustCompile(`(?:yaml: )?line (\d+)(?::(\d+))?: `)
+	// noise is kin-openapi's and the parsers' wrapping around the message.
+	noise = strings.NewReplacer("failed to unmarshal data: ", "", "yaml error: ", "", "yaml: ", "")
+)
+
+// loadError turns a loader error into one problem at file:line:col when the
+// parser says where, with the parser's own wrapping taken off.
 func (d *Doc) loadError(err error) error {
 	var ps source.Problems
 	if errors.As(err, &ps) {
@@ -86,19 +153,82 @@ func (d *Doc) loadError(err error) error {
 	}
 	msg := oneLine(err.Error())
 	file := d.display(d.name)
+	if i := strings.Index(msg, "$ref to "); i >= 0 {
+		return source.Errorf(file, 0, 0, "%s", msg[i:])
+	}
+	if errors.Is(err, source.ErrOutside) {
+		return source.Errorf(file, 0, 0, "refused, not read: it leads outside the repository (through a symbolic link or ..)")
+	}
+	if errors.Is(err, fs.ErrNotExist) {
+		return source.Errorf(file, 0, 0, "%s", msg)
+	}
+	if strings.Contains(msg, "failed to resolve") {
+		return source.Errorf(file, 0, 0, "unresolved $ref: %s", msg)
+	}
+	msg = d.parserMessage(msg)
+	if d.isJSON() {
+		// kin-openapi drops encoding/json's offset; parse again to place it.
+		var se *json.SyntaxError
+		if errors.As(json.Unmarshal(d.raw, new(any)), &se) {
+			line, col := position(d.raw, int(se.Offset)-1)
+			return source.Errorf(file, line, col, "not valid JSON: %s", se.Error())
+		}
+	}
 	line, col := 0, 0
-	if m := yamlLineRE.FindStringSubmatch(msg); m != nil {
+	if m := lineRE.FindStringSubmatch(msg); m != nil {
 		line, _ = strconv.Atoi(m[1])
 		col, _ = strconv.Atoi(m[2])
+		msg = strings.Replace(msg, m[0], "", 1)
 	}
-	switch {
-	case strings.Contains(msg, "refused"):
-		msg = msg[strings.Index(msg, "$ref"):]
-	case errors.Is(err, source.ErrOutside):
-	case strings.Contains(msg, "unmarshal") || strings.Contains(msg, "yaml:"):
-		msg = "not valid YAML or JSON: " + msg
+	if strings.Contains(msg, "cannot construct") || strings.Contains(msg, "cannot unmarshal") {
+		msg = "the top level is not a map of OpenAPI fields"
 	}
-	return source.Errorf(file, line, col, "%s", msg)
+	return source.Errorf(file, line, col, "not valid YAML or JSON: %s", noise.Replace(msg))
+}
+
+// parserMessage keeps the one parser error that fits the file: kin-openapi
+// tries JSON then YAML and reports both.
+func (d *Doc) parserMessage(msg string) string {
+	msg = noise.Replace(msg)
+	jsonErr, yamlErr, both := strings.Cut(strings.TrimPrefix(msg, "json error: "), ", ")
+	if !both || !strings.HasPrefix(msg, "json error: ") {
+		return msg
+	}
+	if d.isJSON() {
+		return jsonErr
+	}
+	return yamlErr
+}
+
+func (d *Doc) isJSON() bool { return strings.HasSuffix(strings.ToLower(d.name), ".json") }
+
+// errOrigin finds where kin-openapi places a validation error: the innermost
+// error of the chain that carries an Origin (its typed errors do, under
+// that field name, without a shared interface).
+func errOrigin(err error) *openapi3.Origin {
+	var found *openapi3.Origin
+	for err != nil {
+		if v := reflect.Indirect(reflect.ValueOf(err)); v.Kind() == reflect.Struct {
+			if f := v.FieldByName("Origin"); f.IsValid() {
+				if o, ok := f.Interface().(*openapi3.Origin); ok && o != nil {
+					found = o
+				}
+			}
+		}
+		switch u := err.(type) {
+		case interface{ Unwrap() error }:
+			err = u.Unwrap()
+		case interface{ Unwrap() []error }:
+			if es := u.Unwrap(); len(es) > 0 {
+				err = es[0]
+				continue
+			}
+			err = nil
+		default:
+			err = nil
+		}
+	}
+	return found
 }
 
 func oneLine(s string) string {
