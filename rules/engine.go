@@ -52,7 +52,7 @@ func Run(reg *Registry, s *Settings, m Mode, in *Input) []Finding {
 		out = append(out, r.Check(in)...)
 	}
 	out = supersede(reg, out)
-	out = applyIgnores(reg, out, in)
+	out = applyIgnores(reg, m, out, in)
 	out = dropPaths(out, s.IgnorePaths)
 	out = overrideSeverity(out, s.Severity)
 	out = dedupe(out)
@@ -99,7 +99,7 @@ func supersede(reg *Registry, fs []Finding) []Finding {
 
 // applyIgnores drops findings under a matching inline ignore and reports every
 // ignore that matched nothing, so stale suppressions do not pile up.
-func applyIgnores(reg *Registry, fs []Finding, in *Input) []Finding {
+func applyIgnores(reg *Registry, m Mode, fs []Finding, in *Input) []Finding {
 	var ignores []Ignore
 	for _, c := range []*Contract{in.Old, in.New} {
 		if c != nil {
@@ -120,13 +120,25 @@ func applyIgnores(reg *Registry, fs []Finding, in *Input) []Finding {
 		return hit
 	})
 	// Only the new version's ignores can be stale: the old ones went away
-	// with the change under review.
+	// with the change under review. A diff judges only ignores the change
+	// adds, so an ignore written for a past change does not nag every review.
 	for i, ig := range ignores {
 		if used[i] || in.New == nil || !slices.Contains(in.New.Ignores, ig) {
 			continue
 		}
+		if m == DiffRule && in.Old != nil && slices.ContainsFunc(in.Old.Ignores, func(o Ignore) bool {
+			return o.Rule == ig.Rule && o.Scope == ig.Scope
+		}) {
+			continue
+		}
+		// A diff runs diff rules and lint rules separately; each run judges
+		// only the ignores of its own rules.
+		r, known := reg.Get(ig.Rule)
+		if known && r.Mode != m {
+			continue
+		}
 		msg := fmt.Sprintf("ignore of %s matched no finding; remove it", ig.Rule)
-		if _, ok := reg.Get(ig.Rule); !ok {
+		if !known {
 			msg = fmt.Sprintf("ignore names unknown rule %q", ig.Rule)
 		}
 		fs = append(fs, Finding{Rule: UnusedIgnoreID, Severity: Warning, Message: msg, Where: ig.Loc, Path: ig.Scope})

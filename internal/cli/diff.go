@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -26,6 +25,7 @@ type common struct {
 	protoPaths []string
 	protoLevel string
 	stats      bool
+	st         *pipeline.Stats // set by options() when --stats is given
 	// config is --config; cfg is what options() loaded (never nil after it).
 	config string
 	cfg    *config.Config
@@ -71,7 +71,10 @@ func (c *common) options() (pipeline.Options, error) {
 		s.ProtoLevel = lvl
 	}
 	paths := append(slices.Clip(c.protoPaths), cfg.ProtoPaths...)
-	return pipeline.Options{Registry: rules.Default(), Settings: s, ProtoPaths: paths}, nil
+	if c.stats {
+		c.st = &pipeline.Stats{}
+	}
+	return pipeline.Options{Registry: rules.Default(), Settings: s, ProtoPaths: paths, Stats: c.st}, nil
 }
 
 // threshold reads --fail-on; never means no severity fails the run.
@@ -105,8 +108,14 @@ func (c *common) emit(e *Env, fs []rules.Finding, reg *rules.Registry) error {
 	if err != nil {
 		return usageErr("--format: %v", err)
 	}
-	if err := rep.Write(w, &report.Report{Findings: fs, Rules: reg, Tool: "contractlint", Version: Version()}); err != nil {
+	err = c.st.Measure("report", func() error {
+		return rep.Write(w, &report.Report{Findings: fs, Rules: reg, Tool: "contractlint", Version: Version()})
+	})
+	if err != nil {
 		return usageErr("writing the report: %v", err)
+	}
+	if c.st != nil {
+		c.st.Write(e.Stderr)
 	}
 	for _, f := range fs {
 		if f.Severity >= threshold {
@@ -134,7 +143,6 @@ func newDiffCmd(e *Env) *cobra.Command {
 			if o.Readers, err = ro.load(e, time.Now()); err != nil {
 				return err
 			}
-			start := time.Now()
 			old, err := openSide(args[0], c.protoPaths)
 			if err != nil {
 				return err
@@ -149,9 +157,6 @@ func newDiffCmd(e *Env) *cobra.Command {
 			fs, err := pipeline.Diff(old, nw, o)
 			if err != nil {
 				return inputErr(err)
-			}
-			if c.stats {
-				fmt.Fprintf(e.Stderr, "stats: load+diff+rules %v\n", time.Since(start).Round(time.Millisecond))
 			}
 			return c.emit(e, fs, o.Registry)
 		},

@@ -2,8 +2,6 @@ package cli
 
 import (
 	"errors"
-	"fmt"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -26,13 +24,9 @@ func newLintCmd(e *Env) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			start := time.Now()
 			fs, err := lintAll(args, c.protoPaths, o)
 			if err != nil {
 				return err
-			}
-			if c.stats {
-				fmt.Fprintf(e.Stderr, "stats: load+rules %v\n", time.Since(start).Round(time.Millisecond))
 			}
 			return c.emit(e, fs, o.Registry)
 		},

@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"cmp"
 	"sync"
 
 	"github.com/contractlint/contractlint/openapi"
@@ -12,24 +13,25 @@ func loadOpenAPI(s Side) (*openapi.Doc, error) {
 }
 
 // diffOpenAPI loads both documents at once: loading dominates the run.
-func diffOpenAPI(old, new Side) (*rules.Input, error) {
+func diffOpenAPI(old, new Side, st *Stats) (*rules.Input, error) {
 	var od, nd *openapi.Doc
-	var oerr, nerr error
-	var wg sync.WaitGroup
-	wg.Go(func() { od, oerr = loadOpenAPI(old) })
-	nd, nerr = loadOpenAPI(new)
-	wg.Wait()
-	if oerr != nil {
-		return nil, oerr
-	}
-	if nerr != nil {
-		return nil, nerr
-	}
-	nc := nd.Contract()
-	if err := openapi.IgnoreProblems(nc); err != nil {
+	err := st.measure("load", func() error {
+		var oerr, nerr error
+		var wg sync.WaitGroup
+		wg.Go(func() { od, oerr = loadOpenAPI(old) })
+		nd, nerr = loadOpenAPI(new)
+		wg.Wait()
+		return cmp.Or(oerr, nerr)
+	})
+	if err != nil {
 		return nil, err
 	}
-	return &rules.Input{Changes: openapi.Diff(od, nd), Old: od.Contract(), New: nc}, nil
+	in := &rules.Input{}
+	err = st.measure("diff", func() error {
+		in.Changes, in.Old, in.New = openapi.Diff(od, nd), od.Contract(), nd.Contract()
+		return openapi.IgnoreProblems(in.New)
+	})
+	return in, err
 }
 
 func lintOpenAPI(s Side) (*rules.Contract, error) {

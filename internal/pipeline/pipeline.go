@@ -29,6 +29,8 @@ type Side struct {
 type Options struct {
 	Settings *rules.Settings
 	Registry *rules.Registry
+	// Stats, when set, receives time and allocations per phase.
+	Stats *Stats
 	// ProtoPaths are extra import roots (root-relative), like protoc's -I.
 	ProtoPaths []string
 	// Readers is consumer evidence (--readers); nil when none was given.
@@ -65,7 +67,7 @@ func Diff(old, new Side, o Options) ([]rules.Finding, error) {
 	if fo == rules.Proto {
 		in, err = diffProto(old, new, o)
 	} else {
-		in, err = diffOpenAPI(old, new)
+		in, err = diffOpenAPI(old, new, o.Stats)
 	}
 	if err != nil {
 		return nil, err
@@ -74,8 +76,12 @@ func Diff(old, new Side, o Options) ([]rules.Finding, error) {
 		return nil, err
 	}
 	in.History = o.History
-	findings := append(rules.Run(o.Registry, o.Settings, rules.DiffRule, in), newLintFindings(in, o)...)
-	rules.SortFindings(findings)
+	var findings []rules.Finding
+	o.Stats.measure("rules", func() error {
+		findings = append(rules.Run(o.Registry, o.Settings, rules.DiffRule, in), newLintFindings(in, o)...)
+		rules.SortFindings(findings)
+		return nil
+	})
 	return findings, nil
 }
 

@@ -26,15 +26,23 @@ func loadProto(s Side, o Options) (*protobuf.Tree, error) {
 // diffProto compiles the sides one after the other: each compile already
 // uses every core, and only one compiled tree is alive at a time.
 func diffProto(old, new Side, o Options) (*rules.Input, error) {
-	ot, err := loadProto(old, o)
+	var ot, nt *protobuf.Tree
+	err := o.Stats.measure("load", func() (err error) {
+		if ot, err = loadProto(old, o); err != nil {
+			return err
+		}
+		nt, err = loadProto(new, o)
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}
-	nt, err := loadProto(new, o)
-	if err != nil {
-		return nil, err
-	}
-	return &rules.Input{Changes: protobuf.Diff(ot, nt), Old: ot.Contract(), New: nt.Contract()}, nil
+	in := &rules.Input{}
+	o.Stats.measure("diff", func() error {
+		in.Changes, in.Old, in.New = protobuf.Diff(ot, nt), ot.Contract(), nt.Contract()
+		return nil
+	})
+	return in, nil
 }
 
 func lintProto(s Side, o Options) (*rules.Contract, error) {
