@@ -92,4 +92,3 @@ func newInitCmd(e *Env) *cobra.Command {
 		},
 	}
 }
-

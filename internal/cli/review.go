@@ -38,13 +38,9 @@ func newReviewCmd(e *Env) *cobra.Command {
 				o.HistoryDepth = c.cfg.HistoryDepth
 			}
 			o.Dir, o.Paths, o.Globs, o.Pipeline = ".", args, c.cfg.ContractGlobs(), po
-			start := time.Now()
 			res, err := review.Run(o)
 			if err != nil {
 				return reviewErr(err)
-			}
-			if c.stats {
-				fmt.Fprintf(e.Stderr, "stats: review of %d files %v\n", len(res.Files), time.Since(start).Round(time.Millisecond))
 			}
 			return c.emit(e, res.Findings, po.Registry)
 		},

@@ -3,6 +3,7 @@ package review
 import (
 	"fmt"
 	"path"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -38,8 +39,9 @@ func (r *Repo) changedFiles(dir, base string, staged bool, paths []string) ([]Fi
 	if staged {
 		args = append(args, "--cached")
 	}
-	args = append(append(args, base, "--"), paths...)
-	out, err := source.RunGit(dir, args...)
+	// Paths filter the result rather than limit git's view: a rename is
+	// only detected when git sees both of its sides.
+	out, err := source.RunGit(dir, append(args, base, "--")...)
 	if err != nil {
 		return nil, err
 	}
@@ -48,7 +50,7 @@ func (r *Repo) changedFiles(dir, base string, staged bool, paths []string) ([]Fi
 		return nil, err
 	}
 	if !staged {
-		out, err := source.RunGit(dir, append([]string{"ls-files", "--others", "--exclude-standard", "--full-name", "-z", "--"}, paths...)...)
+		out, err := source.RunGit(dir, "ls-files", "--others", "--exclude-standard", "--full-name", "-z", "--", ":/")
 		if err != nil {
 			return nil, err
 		}
@@ -56,7 +58,27 @@ func (r *Repo) changedFiles(dir, base string, staged bool, paths []string) ([]Fi
 			changes = append(changes, FileChange{Status: Added, New: name})
 		}
 	}
-	return changes, nil
+	if len(paths) == 0 {
+		return changes, nil
+	}
+	prefix, err := source.RunGit(dir, "rev-parse", "--show-prefix")
+	if err != nil {
+		return nil, err
+	}
+	var roots []string
+	for _, p := range paths {
+		roots = append(roots, path.Join(strings.TrimSpace(string(prefix)), filepath.ToSlash(p)))
+	}
+	return slices.DeleteFunc(changes, func(c FileChange) bool {
+		return !under(c.New, roots) && !under(c.Old, roots)
+	}), nil
+}
+
+// under reports whether name is one of roots or inside one of them.
+func under(name string, roots []string) bool {
+	return name != "" && slices.ContainsFunc(roots, func(r string) bool {
+		return r == "." || name == r || strings.HasPrefix(name, r+"/")
+	})
 }
 
 // parseNameStatus reads `git diff --name-status -z`: a status, then one name,

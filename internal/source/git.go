@@ -297,4 +297,3 @@ func (i gitInfo) Mode() fs.FileMode  { return i.mode }
 func (i gitInfo) ModTime() time.Time { return time.Time{} }
 func (i gitInfo) IsDir() bool        { return i.mode.IsDir() }
 func (i gitInfo) Sys() any           { return nil }
-
