@@ -1,0 +1,99 @@
+package probe
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/contractlint/contractlint/internal/chargeserver"
+	"github.com/contractlint/contractlint/internal/chargeserver/processor"
+	"github.com/contractlint/contractlint/internal/chargeserver/store"
+	"github.com/contractlint/contractlint/internal/pipeline"
+	"github.com/contractlint/contractlint/internal/source"
+	"github.com/contractlint/contractlint/rules"
+)
+
+// chargeServer starts the reference charge server on a fresh SQLite file,
+// in-process behind real HTTP, and returns its charge URL and processor.
+func chargeServer(t *testing.T) (string, *processor.Ledger) {
+	t.Helper()
+	cfg := chargeserver.DefaultConfig()
+	cfg.Database = "sqlite:" + filepath.Join(t.TempDir(), "charges.db")
+	cfg.APIKeys = map[string]string{"sk_probe": "acct_probe"}
+	cfg.RateLimit = 0
+	st, err := store.Open(context.Background(), cfg.Database)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	ledger := processor.NewLedger()
+	srv := chargeserver.New(cfg, st, ledger, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	hs := httptest.NewServer(srv.Handler())
+	t.Cleanup(hs.Close)
+	return hs.URL + "/v1/charges", ledger
+}
+
+// TestReferenceChargeServer: the bundled server passes every step, charges
+// once per key, and its contract agrees with every answer. A slow processor
+// holds the in-flight step's first request open; without it that step is
+// skipped, never failed.
+func TestReferenceChargeServer(t *testing.T) {
+	for _, slow := range []bool{true, false} {
+		t.Run(map[bool]string{true: "slow processor", false: "fast processor"}[slow], func(t *testing.T) {
+			t.Parallel()
+			raw, ledger := chargeServer(t)
+			if slow {
+				ledger.SetFaults(processor.Faults{Latency: time.Second})
+			}
+			u, _ := url.Parse(raw)
+			src, err := source.OpenDir(filepath.Join("..", "chargeserver", "api"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			o := pipeline.Options{Registry: rules.Default(), Settings: &rules.Settings{}}
+			op, lint, err := Target(pipeline.Side{Src: src, Files: []string{"openapi.yaml"}}, o, u)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if op.ID != "POST /v1/charges" {
+				t.Fatalf("matched %s", op.ID)
+			}
+			for _, f := range lint {
+				if f.Severity == rules.Error {
+					t.Errorf("the server's contract fails idempotency lint: %s %s", f.Rule, f.Message)
+				}
+			}
+			c := &Config{URL: u, Header: http.Header{"Authorization": {"Bearer sk_probe"}}, Body: []byte(DefaultBody),
+				Concurrency: 8, Timeout: 5 * time.Second, Op: op, Where: op.Loc}
+			if err := c.Validate(); err != nil {
+				t.Fatal(err)
+			}
+			rep := Run(context.Background(), c)
+			for _, r := range rep.Results {
+				want := Pass
+				if !slow && r.Rule == rules.ProbeInFlightConflict {
+					want = Skip
+				}
+				if r.Outcome != want {
+					t.Errorf("%s: %s, want %s: %s", r.Rule, r.Outcome, want, r.Message)
+				} else {
+					t.Logf("%s: %s: %s", r.Rule, r.Outcome, r.Message)
+				}
+			}
+			recs, err := ledger.Records(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			// Steps 1, 2, 3, 5 and 6 each charge once; step 4 is refused.
+			if n := processor.Succeeded(recs); n != 5 {
+				t.Errorf("the processor charged %d times, want 5", n)
+			}
+		})
+	}
+}
