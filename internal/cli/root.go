@@ -85,6 +85,7 @@ func newRoot(e *Env) *cobra.Command {
 var commands = []func(*Env) *cobra.Command{
 	newRulesCmd,
 	newDiffCmd,
+	newProbeCmd,
 	newLintCmd,
 	newInitCmd,
 	newChargeServerCmd,

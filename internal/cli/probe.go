@@ -1,0 +1,141 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/contractlint/contractlint/internal/probe"
+	"github.com/contractlint/contractlint/internal/report"
+	"github.com/contractlint/contractlint/rules"
+)
+
+// probeFlags are the flags of `contractlint probe` beyond the common ones.
+type probeFlags struct {
+	contract    string
+	headers     []string
+	body        string
+	concurrency int
+	timeout     time.Duration
+	allow       bool
+}
+
+func newProbeCmd(e *Env) *cobra.Command {
+	var c common
+	var pf probeFlags
+	cmd := &cobra.Command{
+		Use:   "probe URL",
+		Short: "Send duplicate, concurrent and mismatched requests to a live POST endpoint and judge its idempotency",
+		Long: "probe runs a fixed sequence against one POST endpoint, each step with fresh random Idempotency-Keys:\n" +
+			"concurrent duplicates, a retry after completion, a key reused with another body, a missing key,\n" +
+			"a reordered JSON body, and a retry while the first request is in flight (needs the server's\n" +
+			probe.DelayHeader + " test control; skipped otherwise). It creates real resources, so it refuses\n" +
+			"a host that is not this machine unless --allow-side-effects is given, and prints up front how\n" +
+			"many requests it will send. With --contract it also checks the answers against the documented\n" +
+			"responses and runs the idempotency lint rules on the operation.",
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runProbe(cmd, e, &c, &pf, args[0])
+		},
+	}
+	c.register(cmd)
+	// The proto flags mean nothing to an HTTP endpoint.
+	_ = cmd.Flags().MarkHidden("proto-path")
+	_ = cmd.Flags().MarkHidden("proto-level")
+	f := cmd.Flags()
+	f.StringVar(&pf.contract, "contract", "", "the endpoint's OpenAPI contract: check answers against it and lint the operation")
+	f.StringArrayVarP(&pf.headers, "header", "H", nil, "request header 'Name: value' (repeatable), such as 'Authorization: Bearer …'")
+	f.StringVar(&pf.body, "body", "", "request body, a JSON object, or @FILE to read it (default: a charge the bundled charge server accepts)")
+	f.IntVar(&pf.concurrency, "concurrency", 8, fmt.Sprintf("concurrent duplicates in step 1 (2 to %d)", probe.MaxConcurrency))
+	f.DurationVar(&pf.timeout, "timeout", 5*time.Second, "timeout of each request")
+	f.BoolVar(&pf.allow, "allow-side-effects", false, "allow a host that is not this machine (the probe creates real resources there)")
+	return cmd
+}
+
+func runProbe(cmd *cobra.Command, e *Env, c *common, pf *probeFlags, rawURL string) error {
+	o, err := c.options()
+	if err != nil {
+		return err
+	}
+	u, err := url.Parse(rawURL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return usageErr("probe: %q is not an absolute http or https URL", rawURL)
+	}
+	if err := probe.CheckHost(u, pf.allow); err != nil {
+		return usageErr("%v", err)
+	}
+	cfg := &probe.Config{URL: u, Concurrency: pf.concurrency, Timeout: pf.timeout,
+		Where: rules.Location{File: u.Redacted()}}
+	if cfg.Header, err = parseHeaders(pf.headers); err != nil {
+		return err
+	}
+	if cfg.Body, err = readBody(pf.body); err != nil {
+		return err
+	}
+	var lint []rules.Finding
+	if pf.contract != "" {
+		side, err := openSide(pf.contract, nil)
+		if err != nil {
+			return err
+		}
+		if cfg.Op, lint, err = probe.Target(side, o, u); err != nil {
+			return inputErr(err)
+		}
+		cfg.Where = cfg.Op.Loc
+	}
+	if err := cfg.Validate(); err != nil {
+		return usageErr("probe: %v", err)
+	}
+	// Progress and passed steps go with a text report on standard output;
+	// beside a machine-readable report they go to standard error.
+	var info io.Writer = e.Stderr
+	if c.format == "text" && c.output == "" {
+		info = e.Stdout
+	}
+	fmt.Fprintf(info, "probe: POST %s: %d steps, %d requests (concurrency %d, timeout %s)\n",
+		report.Clean(u.Redacted()), probe.Steps(), cfg.Requests(), cfg.Concurrency, cfg.Timeout)
+	rep := probe.Run(cmd.Context(), cfg)
+	for _, r := range rep.Results {
+		if r.Outcome == probe.Pass {
+			fmt.Fprintf(info, "%s: pass %s: %s\n", report.Clean(cfg.Where.String()), r.Rule, report.Clean(r.Message))
+		}
+	}
+	fs := append(rep.Findings(cfg, o.Registry), lint...)
+	rules.SortFindings(fs)
+	return c.emit(e, fs, o.Registry)
+}
+
+// parseHeaders reads --header 'Name: value' flags.
+func parseHeaders(hs []string) (http.Header, error) {
+	h := http.Header{}
+	for _, s := range hs {
+		name, value, ok := strings.Cut(s, ":")
+		name = strings.TrimSpace(name)
+		if !ok || name == "" || strings.ContainsAny(name, " \t\r\n") || strings.ContainsAny(value, "\r\n") {
+			return nil, usageErr("--header %q: want 'Name: value'", s)
+		}
+		h.Add(name, strings.TrimSpace(value))
+	}
+	return h, nil
+}
+
+// readBody reads --body: literal JSON, @FILE, or the default charge.
+func readBody(arg string) ([]byte, error) {
+	switch {
+	case arg == "":
+		return []byte(probe.DefaultBody), nil
+	case strings.HasPrefix(arg, "@"):
+		b, err := os.ReadFile(arg[1:])
+		if err != nil {
+			return nil, usageErr("--body: %s: %v", arg[1:], unwrapPath(err))
+		}
+		return b, nil
+	}
+	return []byte(arg), nil
+}
