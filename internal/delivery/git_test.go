@@ -1,0 +1,78 @@
+package delivery
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// need skips when a tool is missing, except in CI, where a missing tool
+// must fail the run rather than hide a broken delivery.
+func need(t *testing.T, tool string) string {
+	t.Helper()
+	p, err := exec.LookPath(tool)
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("%s is not installed (CI=true, so this fails instead of skipping)", tool)
+		}
+		t.Skipf("%s is not installed", tool)
+	}
+	return p
+}
+
+// run runs a command in dir and returns its combined output and error.
+func run(t *testing.T, dir string, env []string, name string, args ...string) (string, error) {
+	t.Helper()
+	cmd := exec.Command(name, args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), env...)
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
+func must(t *testing.T, dir string, env []string, name string, args ...string) string {
+	t.Helper()
+	out, err := run(t, dir, env, name, args...)
+	if err != nil {
+		t.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out)
+	}
+	return out
+}
+
+var gitEnv = []string{"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com",
+	"GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com", "GIT_CONFIG_GLOBAL=/dev/null"}
+
+// repoTop is the top of this repository's checkout.
+func repoTop(t *testing.T) string {
+	need(t, "git")
+	return strings.TrimSpace(must(t, ".", nil, "git", "rev-parse", "--show-toplevel"))
+}
+
+func write(t *testing.T, file, text string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+const shopV1 = `syntax = "proto3";
+package shop;
+message Charge {
+  string id = 1;
+  double price = 2;
+}
+`
+
+// shopV2 turns price from dollars (double) into a string: a redefinition.
+const shopV2 = `syntax = "proto3";
+package shop;
+message Charge {
+  string id = 1;
+  string price = 2;
+}
+`
