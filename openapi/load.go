@@ -66,7 +66,7 @@ func Load(src source.Source, name string, display func(string) string) (doc *Doc
 	if !strings.HasPrefix(t.OpenAPI, "3.") {
 		return nil, source.Errorf(display(name), 1, 1, "unsupported OpenAPI version %q (want 3.0 or 3.1)", t.OpenAPI)
 	}
-	if err := t.Validate(l.Context, openapi3.DisableExamplesValidation(), openapi3.DisableSchemaDefaultsValidation(),
+	if err := validateOnce(l.Context, t, openapi3.DisableExamplesValidation(), openapi3.DisableSchemaDefaultsValidation(),
 		openapi3.DisableSchemaPatternValidation(), openapi3.AllowExtraSiblingFields("description", "summary")); err != nil {
 		loc := d.Loc(nil)
 		if o := errOrigin(err); o != nil {

@@ -1,0 +1,164 @@
+package openapi
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/getkin/kin-openapi/openapi3"
+)
+
+// validateOnce runs kin-openapi's document validation with every schema
+// checked exactly once. kin-openapi re-walks a shared schema at every place
+// that references it, which on a spec like Stripe's costs twice the load
+// itself; here all schemas are validated in one walk with one visited set,
+// then the rest of the document with its schema slots briefly emptied.
+func validateOnce(ctx context.Context, t *openapi3.T, opts ...openapi3.ValidationOption) error {
+	if t.IsOpenAPI31OrLater() {
+		opts = append(opts, openapi3.IsOpenAPI31OrLater())
+	}
+	sites := schemaSites(t)
+	root := &openapi3.Schema{AllOf: make(openapi3.SchemaRefs, 0, len(sites))}
+	for _, s := range sites {
+		if s.Value != nil {
+			root.AllOf = append(root.AllOf, &openapi3.SchemaRef{Value: s.Value})
+		}
+	}
+	if err := root.Validate(ctx, opts...); err != nil {
+		return fmt.Errorf("invalid schema: %w", err)
+	}
+	saved := make([]*openapi3.Schema, len(sites))
+	for i, s := range sites {
+		saved[i], s.Value = s.Value, &openapi3.Schema{}
+	}
+	defer func() {
+		for i, s := range slices.Backward(sites) {
+			s.Value = saved[i]
+		}
+	}()
+	return t.Validate(ctx, opts...)
+}
+
+// schemaSites lists every place outside a schema that holds one: component
+// schemas, and the schemas of parameters, headers and media types wherever
+// they appear. Each is listed once.
+func schemaSites(t *openapi3.T) []*openapi3.SchemaRef {
+	w := &siteWalker{seen: map[*openapi3.SchemaRef]bool{}}
+	if c := t.Components; c != nil {
+		for _, s := range c.Schemas {
+			w.add(s)
+		}
+		for _, p := range c.Parameters {
+			w.param(p)
+		}
+		for _, h := range c.Headers {
+			w.header(h)
+		}
+		for _, b := range c.RequestBodies {
+			if b != nil && b.Value != nil {
+				w.content(b.Value.Content)
+			}
+		}
+		for _, r := range c.Responses {
+			w.response(r)
+		}
+		for _, cb := range c.Callbacks {
+			w.callback(cb)
+		}
+	}
+	if t.Paths != nil {
+		for _, item := range t.Paths.Map() {
+			w.pathItem(item)
+		}
+	}
+	for _, item := range t.Webhooks {
+		w.pathItem(item)
+	}
+	return w.sites
+}
+
+type siteWalker struct {
+	seen  map[*openapi3.SchemaRef]bool
+	sites []*openapi3.SchemaRef
+}
+
+func (w *siteWalker) add(s *openapi3.SchemaRef) {
+	if s != nil && !w.seen[s] {
+		w.seen[s] = true
+		w.sites = append(w.sites, s)
+	}
+}
+
+func (w *siteWalker) param(p *openapi3.ParameterRef) {
+	if p != nil && p.Value != nil {
+		w.add(p.Value.Schema)
+		w.content(p.Value.Content)
+	}
+}
+
+func (w *siteWalker) header(h *openapi3.HeaderRef) {
+	if h != nil && h.Value != nil {
+		w.add(h.Value.Schema)
+		w.content(h.Value.Content)
+	}
+}
+
+func (w *siteWalker) content(c openapi3.Content) {
+	for _, mt := range c {
+		if mt == nil {
+			continue
+		}
+		w.add(mt.Schema)
+		for _, enc := range mt.Encoding {
+			if enc != nil {
+				for _, h := range enc.Headers {
+					w.header(h)
+				}
+			}
+		}
+	}
+}
+
+func (w *siteWalker) response(r *openapi3.ResponseRef) {
+	if r == nil || r.Value == nil {
+		return
+	}
+	for _, h := range r.Value.Headers {
+		w.header(h)
+	}
+	w.content(r.Value.Content)
+}
+
+func (w *siteWalker) callback(cb *openapi3.CallbackRef) {
+	if cb == nil || cb.Value == nil {
+		return
+	}
+	for _, item := range cb.Value.Map() {
+		w.pathItem(item)
+	}
+}
+
+func (w *siteWalker) pathItem(item *openapi3.PathItem) {
+	if item == nil {
+		return
+	}
+	for _, p := range item.Parameters {
+		w.param(p)
+	}
+	for _, op := range item.Operations() {
+		for _, p := range op.Parameters {
+			w.param(p)
+		}
+		if op.RequestBody != nil && op.RequestBody.Value != nil {
+			w.content(op.RequestBody.Value.Content)
+		}
+		if op.Responses != nil {
+			for _, r := range op.Responses.Map() {
+				w.response(r)
+			}
+		}
+		for _, cb := range op.Callbacks {
+			w.callback(cb)
+		}
+	}
+}
