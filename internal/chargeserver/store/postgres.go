@@ -60,17 +60,28 @@ func (s *Postgres) migrate(ctx context.Context) error {
 // Close closes the pool.
 func (s *Postgres) Close() error { s.pool.Close(); return nil }
 
-// Claim implements Store.
+// Claim implements Store. The claim and the read of the existing row go in
+// one pipelined batch: one round trip whether the key is new or a replay. The
+// read is a separate statement, so it sees a row whose inserter this INSERT
+// waited for; if the INSERT won, it reads back its own row.
 func (s *Postgres) Claim(ctx context.Context, rec Record) (Record, bool, error) {
-	tag, err := s.pool.Exec(ctx, qClaim, claimArgs(rec)...)
+	b := &pgx.Batch{}
+	b.Queue(qClaim, claimArgs(rec)...)
+	b.Queue(qGet, rec.Account, rec.Route, rec.Key)
+	br := s.pool.SendBatch(ctx, b)
+	defer br.Close()
+	tag, err := br.Exec()
+	if err != nil {
+		return Record{}, false, err
+	}
+	existing, err := scanRecord(br.QueryRow())
 	if err != nil {
 		return Record{}, false, err
 	}
 	if tag.RowsAffected() == 1 {
 		return rec, true, nil
 	}
-	existing, err := s.Get(ctx, rec.Scope)
-	return existing, false, err
+	return existing, false, br.Close()
 }
 
 // Get implements Store.

@@ -70,8 +70,9 @@ func (s *SQLite) migrate(ctx context.Context) error {
 // Close closes both pools.
 func (s *SQLite) Close() error { return errors.Join(s.w.Close(), s.r.Close()) }
 
-// Claim implements Store. The follow-up read goes through the writer so it
-// sees the row the conflicting insert saw.
+// Claim implements Store. The follow-up read of a conflicting row uses the
+// reader pool, freeing the one writer: all writes go through that writer, so
+// the row the insert conflicted with is already committed and visible.
 func (s *SQLite) Claim(ctx context.Context, rec Record) (Record, bool, error) {
 	res, err := s.w.ExecContext(ctx, q(qClaim), claimArgs(rec)...)
 	if err != nil {
@@ -80,13 +81,13 @@ func (s *SQLite) Claim(ctx context.Context, rec Record) (Record, bool, error) {
 	if n, _ := res.RowsAffected(); n == 1 {
 		return rec, true, nil
 	}
-	existing, err := scanRecord(s.w.QueryRowContext(ctx, q(qGet), rec.Account, rec.Route, rec.Key))
+	existing, err := scanRecord(s.r.QueryRowContext(ctx, q(qGet), rec.Account, rec.Route, rec.Key))
 	return existing, false, err
 }
 
 // Get implements Store.
 func (s *SQLite) Get(ctx context.Context, sc Scope) (Record, error) {
-	r, err := scanRecord(s.w.QueryRowContext(ctx, q(qGet), sc.Account, sc.Route, sc.Key))
+	r, err := scanRecord(s.r.QueryRowContext(ctx, q(qGet), sc.Account, sc.Route, sc.Key))
 	if errors.Is(err, sql.ErrNoRows) {
 		return r, ErrNotFound
 	}
