@@ -106,6 +106,9 @@ func runProbe(cmd *cobra.Command, e *Env, c *common, pf *probeFlags, rawURL stri
 			fmt.Fprintf(info, "%s: pass %s: %s\n", report.Clean(cfg.Where.String()), r.Rule, report.Clean(r.Message))
 		}
 	}
+	if rep.Sent != rep.Planned {
+		fmt.Fprintf(info, "probe: sent %d of the %d requests\n", rep.Sent, rep.Planned)
+	}
 	fs := append(rep.Findings(cfg, o.Registry), lint...)
 	rules.SortFindings(fs)
 	return c.emit(e, fs, o.Registry)

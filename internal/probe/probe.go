@@ -128,7 +128,8 @@ func (c *Config) Requests() int {
 
 // Run sends the sequence and judges every step, then (with a contract)
 // compares every answer with the documented responses. It never sends more
-// than c.Requests() requests.
+// than c.Requests() requests, and stops after step 1 when the endpoint
+// refuses every request (a wrong key or body).
 func Run(ctx context.Context, c *Config) *Report {
 	client := c.Client
 	if client == nil {
@@ -137,6 +138,9 @@ func Run(ctx context.Context, c *Config) *Report {
 	p := &prober{cfg: c, send: newSender(client, c, c.Requests())}
 	rep := &Report{Planned: c.Requests()}
 	for _, s := range sequence {
+		if p.stopped {
+			break
+		}
 		rep.Results = append(rep.Results, s.run(p, ctx))
 	}
 	if c.Op != nil {
@@ -176,6 +180,8 @@ func (r *Report) Findings(c *Config, reg *rules.Registry) []rules.Finding {
 type prober struct {
 	cfg  *Config
 	send *sender
+	// stopped is set when the endpoint refuses the probe's request outright.
+	stopped bool
 }
 
 // delay is how long the in-flight step asks the server to hold its first

@@ -123,6 +123,7 @@ func TestBrokenServers(t *testing.T) {
 			for _, r := range rep.Results {
 				switch {
 				case r.Rule == tc.fails:
+					t.Logf("%s: %s: %s", r.Rule, r.Outcome, r.Message)
 					if r.Outcome != Fail || !strings.Contains(r.Message, tc.message) {
 						t.Errorf("%s: %s %q, want a failure saying %q", r.Rule, r.Outcome, r.Message, tc.message)
 					}

@@ -79,6 +79,11 @@ func (p *prober) concurrent(ctx context.Context) Result {
 			other[r.describe()]++
 		}
 	}
+	if refused(replies) {
+		p.stopped = true
+		return fail(rule, "%s: the endpoint refused every request with %s, so the sequence would prove nothing "+
+			"and was stopped; pass a body and headers it accepts (--body, --header)", what, replies[0].describe())
+	}
 	switch {
 	case len(fresh) > 1:
 		return fail(rule, "%s: %d different successful answers, so the request was applied %d times; "+
@@ -94,6 +99,19 @@ func (p *prober) concurrent(ctx context.Context) Result {
 		return fail(rule, "%s: every request was answered 409, so none was applied", what)
 	}
 	return pass(rule, "%s: applied once; %d answered 409 with Retry-After, %d with the stored answer", what, conflicts, successes-1)
+}
+
+// refused reports whether every answer is the same client error other than
+// the ones the sequence provokes (409, 422): a wrong API key, a body the
+// endpoint rejects, a wrong URL.
+func refused(replies []reply) bool {
+	for _, r := range replies {
+		if r.Err != nil || r.Status < 400 || r.Status >= 500 || r.Status == http.StatusConflict ||
+			r.Status == http.StatusUnprocessableEntity || r.Status != replies[0].Status {
+			return false
+		}
+	}
+	return len(replies) > 0
 }
 
 // counts renders "402 {...} (3 times), 500 x" in a stable order.

@@ -1,0 +1,100 @@
+package probe
+
+import (
+	"context"
+	"encoding/json"
+	"net/url"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/contractlint/contractlint/rules"
+)
+
+// TestRefusedStopsTheSequence: an endpoint that refuses every request (here
+// a wrong path, 404) stops the run after step 1 instead of failing six steps.
+func TestRefusedStopsTheSequence(t *testing.T) {
+	s := newFake(correct)
+	c := config(t, strings.TrimSuffix(serve(t, s), "/v1/charges")+"/v1/nowhere", false)
+	rep := Run(context.Background(), c)
+	if len(rep.Results) != 1 || rep.Results[0].Outcome != Fail || !strings.Contains(rep.Results[0].Message, "refused every request with 404") {
+		t.Fatalf("results %+v", rep.Results)
+	}
+	if rep.Sent != c.Concurrency || s.requests.Load() != int64(c.Concurrency) {
+		t.Errorf("sent %d (server saw %d), want %d", rep.Sent, s.requests.Load(), c.Concurrency)
+	}
+}
+
+func TestTarget(t *testing.T) {
+	for _, tc := range []struct{ url, op, lint string }{
+		{"http://127.0.0.1:8080/v1/charges", "POST /v1/charges", ""},
+		// The server's base path (/api) is stripped before matching.
+		{"http://127.0.0.1:8080/api/v1/charges", "POST /v1/charges", ""},
+		{"http://127.0.0.1:8080/v1/accounts/acct_1/refunds", "POST /v1/accounts/{id}/refunds", "idempotency-key-missing"},
+	} {
+		u, _ := url.Parse(tc.url)
+		op, fs := target(t, "openapi.yaml", u)
+		if op.ID != tc.op {
+			t.Errorf("%s matched %s, want %s", tc.url, op.ID, tc.op)
+		}
+		var ids []string
+		for _, f := range fs {
+			if r, _ := rules.Default().Get(f.Rule); r.Pack != "idempotency" || !slices.Contains(f.Operations, op.ID) {
+				t.Errorf("%s: finding %s is not an idempotency finding on %s", tc.url, f.Rule, op.ID)
+			}
+			ids = append(ids, f.Rule)
+		}
+		if tc.lint != "" && !slices.Contains(ids, tc.lint) {
+			t.Errorf("%s: lint %v, want %s", tc.url, ids, tc.lint)
+		}
+		if tc.lint == "" && len(ids) != 0 {
+			t.Errorf("%s: lint %v, want none", tc.url, ids)
+		}
+	}
+}
+
+func TestCheckHost(t *testing.T) {
+	for host, ok := range map[string]bool{
+		"127.0.0.1:8080": true, "[::1]:8080": true, "localhost": true, "127.9.9.9": true,
+		"api.example.com": false, "10.0.0.1": false, "localhost.example.com": false, "0.0.0.0": false,
+	} {
+		u := &url.URL{Scheme: "http", Host: host}
+		if err := CheckHost(u, false); (err == nil) != ok {
+			t.Errorf("%s: %v, want allowed=%v", host, err, ok)
+		}
+		if err := CheckHost(u, true); err != nil {
+			t.Errorf("%s with --allow-side-effects: %v", host, err)
+		}
+	}
+}
+
+func TestBodies(t *testing.T) {
+	body := []byte(DefaultBody)
+	r, err := reorder(body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(r) == string(body) || !sameBody(r, body) {
+		t.Errorf("reorder(%s) = %s: want other bytes, same JSON", body, r)
+	}
+	if ms, _ := parseObject(r); ms[0].key != "description" {
+		t.Errorf("reordered body starts with %q", ms[0].key)
+	}
+	m, err := mutate(body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v map[string]any
+	if err := json.Unmarshal(m, &v); err != nil || v["amount_cents"] != 101.0 || v["currency"] != "GBP" {
+		t.Errorf("mutate(%s) = %s, want amount_cents 101 and the rest unchanged", body, m)
+	}
+	if m, _ := mutate([]byte(`{"note": "a", "ok": true}`)); !strings.Contains(string(m), `"a (changed)"`) {
+		t.Errorf("mutate without a number = %s", m)
+	}
+	for _, bad := range []string{`[1]`, `{"a": 1} {}`, `{"a":`, `{"a": null}`, ``} {
+		c := &Config{URL: &url.URL{Scheme: "http", Host: "127.0.0.1"}, Body: []byte(bad), Concurrency: 2, Timeout: 1}
+		if err := c.Validate(); err == nil {
+			t.Errorf("body %q accepted", bad)
+		}
+	}
+}
