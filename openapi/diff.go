@@ -16,7 +16,11 @@ type differ struct {
 	old, new *Doc
 	changes  []rules.Change
 	reached  []map[string]rules.Direction
-	memo     map[pair]*node
+	// sent holds, per change, the directions in which its data travels:
+	// a readOnly property is never sent by clients, a writeOnly one never
+	// read by them.
+	sent []rules.Direction
+	memo map[pair]*node
 	// below holds, per schema node an operation reaches directly, the
 	// operations and directions; finish spreads them over the node's closure.
 	below map[*node]map[string]rules.Direction
@@ -29,7 +33,14 @@ type pair struct{ o, n *openapi3.Schema }
 // cycles of the documents' $refs.
 type node struct {
 	own  []int
-	kids []*node
+	kids []edge
+}
+
+// edge leads to a pair compared under another, in the directions its data
+// travels (a readOnly property's schema only in responses).
+type edge struct {
+	to  *node
+	dir rules.Direction
 }
 
 // Diff compares two loaded documents.
@@ -45,6 +56,7 @@ func (d *differ) add(c rules.Change) int {
 	c.Format = rules.OpenAPI
 	d.changes = append(d.changes, c)
 	d.reached = append(d.reached, nil)
+	d.sent = append(d.sent, rules.Request|rules.Response)
 	return len(d.changes) - 1
 }
 
@@ -54,7 +66,7 @@ func (d *differ) reach(idx []int, op string, dir rules.Direction) {
 		if d.reached[i] == nil {
 			d.reached[i] = map[string]rules.Direction{}
 		}
-		d.reached[i][op] |= dir
+		d.reached[i][op] |= dir & d.sent[i]
 	}
 }
 
@@ -70,22 +82,25 @@ func (d *differ) reachSchema(n *node, op string, dir rules.Direction) {
 }
 
 // spread resolves reachSchema once the graph is complete: each directly
-// reached node is walked once, whatever the number of operations reaching it.
+// reached node is walked once per direction, whatever the number of
+// operations reaching it.
 func (d *differ) spread() {
 	for n, ops := range d.below {
-		seen := map[*node]bool{}
-		stack := []*node{n}
+		seen := map[*node]rules.Direction{}
+		stack := []edge{{n, rules.Request | rules.Response}}
 		for len(stack) > 0 {
 			x := stack[len(stack)-1]
 			stack = stack[:len(stack)-1]
-			if seen[x] {
+			if x.dir&^seen[x.to] == 0 {
 				continue
 			}
-			seen[x] = true
+			seen[x.to] |= x.dir
 			for op, dir := range ops {
-				d.reach(x.own, op, dir)
+				d.reach(x.to.own, op, dir&x.dir)
 			}
-			stack = append(stack, x.kids...)
+			for _, k := range x.to.kids {
+				stack = append(stack, edge{k.to, k.dir & x.dir})
+			}
 		}
 	}
 }

@@ -50,11 +50,41 @@ type sc struct {
 // own records a change found in this pair.
 func (s *sc) own(i int) { s.node.own = append(s.node.own, i) }
 
-// below links the pair compared under this one (nil when neither side has it).
-func (s *sc) below(k *node) {
+// below links the pair compared under this one (nil when neither side has
+// it), in every direction.
+func (s *sc) below(k *node) { s.belowIn(k, rules.Request|rules.Response) }
+
+func (s *sc) belowIn(k *node, dir rules.Direction) {
 	if k != nil {
-		s.node.kids = append(s.node.kids, k)
+		s.node.kids = append(s.node.kids, edge{k, dir})
 	}
+}
+
+// ownIn records a change whose data travels only in dir.
+func (s *sc) ownIn(i int, dir rules.Direction) {
+	s.d.sent[i] = dir
+	s.own(i)
+}
+
+// travels says in which directions a property's data goes: readOnly data
+// is never sent by clients, writeOnly data never returned to them. A side
+// that lacks the property does not constrain it.
+func travels(refs ...*openapi3.SchemaRef) rules.Direction {
+	dir := rules.Request | rules.Response
+	for _, r := range refs {
+		if x := schemaOf(r); x != nil {
+			if x.ReadOnly {
+				dir &^= rules.Request
+			}
+			if x.WriteOnly {
+				dir &^= rules.Response
+			}
+		}
+	}
+	if dir == 0 {
+		return rules.Request | rules.Response
+	}
+	return dir
 }
 
 // mod records a modified aspect, located at the field that states it.
@@ -195,29 +225,31 @@ func (s *sc) properties() {
 		oreq, nreq := slices.Contains(s.o.Required, name), slices.Contains(s.n.Required, name)
 		of := s.d.old.Field(name, oref, oreq)
 		if !ok {
-			s.own(s.d.add(rules.Change{Kind: rules.Removed, Subject: rules.SubjectField,
-				Name: name, Path: ppath, OldLoc: of.Loc, OldField: of}))
+			s.ownIn(s.d.add(rules.Change{Kind: rules.Removed, Subject: rules.SubjectField,
+				Name: name, Path: ppath, OldLoc: of.Loc, OldField: of}), travels(oref))
 			continue
 		}
+		dir := travels(oref, nref)
 		nf := s.d.new.Field(name, nref, nreq)
 		if oreq != nreq {
-			s.own(s.d.add(rules.Change{Kind: rules.Modified, Subject: rules.SubjectField,
+			s.ownIn(s.d.add(rules.Change{Kind: rules.Modified, Subject: rules.SubjectField,
 				Aspect: rules.AspectRequired, Name: name, Path: ppath, Old: reqWord(oreq), New: reqWord(nreq),
-				OldLoc: of.Loc, NewLoc: nf.Loc, OldField: of, NewField: nf}))
+				OldLoc: of.Loc, NewLoc: nf.Loc, OldField: of, NewField: nf}), dir)
 		}
 		if !sameMeaning(of, nf) {
-			s.own(s.d.add(rules.Change{Kind: rules.Modified, Subject: rules.SubjectField,
-				Name: name, Path: ppath, OldLoc: of.Loc, NewLoc: nf.Loc, OldField: of, NewField: nf}))
+			s.ownIn(s.d.add(rules.Change{Kind: rules.Modified, Subject: rules.SubjectField,
+				Name: name, Path: ppath, OldLoc: of.Loc, NewLoc: nf.Loc, OldField: of, NewField: nf}), dir)
 		}
-		s.below(s.d.schema(oref, nref, ppath))
+		s.belowIn(s.d.schema(oref, nref, ppath), dir)
 	}
 	for _, name := range sortedKeys(s.n.Properties) {
 		if _, ok := s.o.Properties[name]; ok {
 			continue
 		}
 		nf := s.d.new.Field(name, s.n.Properties[name], slices.Contains(s.n.Required, name))
-		s.own(s.d.add(rules.Change{Kind: rules.Added, Subject: rules.SubjectField,
-			Name: name, Path: path + escape(name), NewLoc: nf.Loc, NewField: nf, New: reqWord(nf.Required)}))
+		s.ownIn(s.d.add(rules.Change{Kind: rules.Added, Subject: rules.SubjectField,
+			Name: name, Path: path + escape(name), NewLoc: nf.Loc, NewField: nf, New: reqWord(nf.Required)}),
+			travels(s.n.Properties[name]))
 	}
 }
 
