@@ -38,8 +38,26 @@ func (t *Tree) Contract() *rules.Contract {
 	for _, key := range sortedKeys(t.Extensions) {
 		c.Fields = append(c.Fields, facts(t.Extensions[key]))
 	}
+	for _, name := range sortedKeys(t.Enums) {
+		c.Schemas = append(c.Schemas, enumSchema(t.Enums[name]))
+	}
 	c.Ignores, _ = t.ignores()
 	return c
+}
+
+// enumSchema is an enum as the schema rules see it. Any message may carry
+// it either way, so it counts for both directions. It is extensible when
+// its zero value is named *_UNSPECIFIED: readers that meet a number they do
+// not know see the zero value, which then says "unknown" instead of a real state.
+func enumSchema(e *Enum) *rules.Schema {
+	s := &rules.Schema{Path: e.Name, Loc: e.Loc, Dir: rules.Request | rules.Response}
+	for _, v := range e.Values {
+		s.Enum = append(s.Enum, v.Short)
+		if v.Number == 0 && strings.HasSuffix(v.Short, "_UNSPECIFIED") {
+			s.EnumExtensible = true
+		}
+	}
+	return s
 }
 
 func (t *Tree) operation(r *RPC) *rules.Operation {

@@ -153,14 +153,18 @@ func responseSchemaClosed() *Rule {
 
 func responseEnumClosed() *Rule {
 	r := &Rule{
-		ID: "response-enum-closed", Pack: "evolvability", Formats: OpenAPI, Severity: Info, Off: true,
+		ID: "response-enum-closed", Pack: "evolvability", Formats: OpenAPI | Proto, Severity: Info, Off: true,
 		Title: "A response enum gives clients no way to handle values added later",
 		Doc: "A client that switches over a response enum fails on the first value it has never seen, " +
 			"so adding a status becomes a breaking change. Say in the contract how clients treat unknown " +
 			"values: mark the schema x-extensible-enum or write that unknown values may appear and how to " +
-			"handle them. Off by default: many APIs deliberately keep enums closed.",
-		Bad:  "status: {type: string, enum: [pending, succeeded, failed]}",
-		Good: "status:\n  type: string\n  enum: [pending, succeeded, failed]\n  description: New values may be added; treat unknown values as pending.",
+			"handle them. A proto enum's zero value, the one an unset field reads as and the natural fallback " +
+			"for numbers a client does not know, should be named *_UNSPECIFIED so it means \"unknown\", not a real state. " +
+			"Off by default: many APIs deliberately keep enums closed.",
+		Bad: "status: {type: string, enum: [pending, succeeded, failed]}\n" +
+			"enum Status { STATUS_PENDING = 0; STATUS_SUCCEEDED = 1; }",
+		Good: "status:\n  type: string\n  enum: [pending, succeeded, failed]\n  description: New values may be added; treat unknown values as pending.\n" +
+			"enum Status { STATUS_UNSPECIFIED = 0; STATUS_PENDING = 1; STATUS_SUCCEEDED = 2; }",
 	}
 	return lintContract(r, func(c *Contract) []Finding {
 		var out []Finding
@@ -170,10 +174,21 @@ func responseEnumClosed() *Rule {
 			}
 			msg := fmt.Sprintf("the enum at %s does not say how clients treat values added later, so adding one "+
 				"breaks them; mark it x-extensible-enum or document that unknown values may appear", s.Path)
+			if c.Format == Proto {
+				msg = fmt.Sprintf("enum %s has no zero value named *_UNSPECIFIED: clients have no value meaning "+
+					"\"unknown\" for values added later, and an unset field reads as %s, a real state; "+
+					"declare %s_UNSPECIFIED = 0 first", s.Path, s.Enum[0], upperSnake(s.Path))
+			}
 			out = append(out, finding(r, c, s.Loc, s.Path, msg))
 		}
 		return out
 	})
+}
+
+// upperSnake is the conventional value prefix of an enum: Status -> STATUS,
+// pkg.PaymentState -> PAYMENT_STATE.
+func upperSnake(full string) string {
+	return strings.ToUpper(strings.Join(nameWords(full[strings.LastIndexByte(full, '.')+1:]), "_"))
 }
 
 // versionedTypeRE matches a media type that carries an API version:
