@@ -101,6 +101,9 @@ func runProbe(cmd *cobra.Command, e *Env, c *common, pf *probeFlags, rawURL stri
 	fmt.Fprintf(info, "probe: POST %s: %d steps, %d requests (concurrency %d, timeout %s)\n",
 		report.Clean(u.Redacted()), probe.Steps(), cfg.Requests(), cfg.Concurrency, cfg.Timeout)
 	rep := probe.Run(cmd.Context(), cfg)
+	if rep.Unreachable != nil {
+		return usageErr("probe: %s did not answer: %v", u.Redacted(), rep.Unreachable)
+	}
 	for _, r := range rep.Results {
 		if r.Outcome == probe.Pass {
 			fmt.Fprintf(info, "%s: pass %s: %s\n", report.Clean(cfg.Where.String()), r.Rule, report.Clean(r.Message))

@@ -3,6 +3,8 @@ package probe
 import (
 	"context"
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"slices"
 	"strings"
@@ -96,5 +98,18 @@ func TestBodies(t *testing.T) {
 		if err := c.Validate(); err == nil {
 			t.Errorf("body %q accepted", bad)
 		}
+	}
+}
+
+// TestUnreachableStops: nothing listening means no results at all, only the
+// reason (the CLI exits 2 with it), after the step 1 requests.
+func TestUnreachableStops(t *testing.T) {
+	hs := httptest.NewServer(http.NotFoundHandler())
+	u := hs.URL + "/v1/charges"
+	hs.Close()
+	c := config(t, u, false)
+	rep := Run(context.Background(), c)
+	if rep.Unreachable == nil || len(rep.Results) != 0 || rep.Sent != c.Concurrency {
+		t.Errorf("unreachable %v, results %v, sent %d", rep.Unreachable, rep.Results, rep.Sent)
 	}
 }

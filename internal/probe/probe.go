@@ -92,6 +92,9 @@ type Report struct {
 	Results []Result
 	// Planned is Requests() of the config; Sent is what went out.
 	Planned, Sent int
+	// Unreachable is why no request of step 1 got an answer; the run stops
+	// there, with no results.
+	Unreachable error
 }
 
 // step is one stage of the sequence: its rule, how many requests it sends
@@ -129,7 +132,7 @@ func (c *Config) Requests() int {
 // Run sends the sequence and judges every step, then (with a contract)
 // compares every answer with the documented responses. It never sends more
 // than c.Requests() requests, and stops after step 1 when the endpoint
-// refuses every request (a wrong key or body).
+// refuses every request (a wrong key or body) or does not answer at all.
 func Run(ctx context.Context, c *Config) *Report {
 	client := c.Client
 	if client == nil {
@@ -138,10 +141,16 @@ func Run(ctx context.Context, c *Config) *Report {
 	p := &prober{cfg: c, send: newSender(client, c, c.Requests())}
 	rep := &Report{Planned: c.Requests()}
 	for _, s := range sequence {
+		res := s.run(p, ctx)
+		if p.unreachable != nil {
+			rep.Unreachable = p.unreachable
+			rep.Sent = p.send.sent()
+			return rep
+		}
+		rep.Results = append(rep.Results, res)
 		if p.stopped {
 			break
 		}
-		rep.Results = append(rep.Results, s.run(p, ctx))
 	}
 	if c.Op != nil {
 		rep.Results = append(rep.Results, checkContract(c.Op, p.send.log())...)
@@ -182,6 +191,8 @@ type prober struct {
 	send *sender
 	// stopped is set when the endpoint refuses the probe's request outright.
 	stopped bool
+	// unreachable is set when no request of step 1 got any answer.
+	unreachable error
 }
 
 // delay is how long the in-flight step asks the server to hold its first

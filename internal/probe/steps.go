@@ -79,6 +79,10 @@ func (p *prober) concurrent(ctx context.Context) Result {
 			other[r.describe()]++
 		}
 	}
+	if err := unreachable(replies); err != nil {
+		p.unreachable = err
+		return Result{}
+	}
 	if refused(replies) {
 		p.stopped = true
 		return fail(rule, "%s: the endpoint refused every request with %s, so the sequence would prove nothing "+
@@ -99,6 +103,19 @@ func (p *prober) concurrent(ctx context.Context) Result {
 		return fail(rule, "%s: every request was answered 409, so none was applied", what)
 	}
 	return pass(rule, "%s: applied once; %d answered 409 with Retry-After, %d with the stored answer", what, conflicts, successes-1)
+}
+
+// unreachable returns the error when no request got an answer at all.
+func unreachable(replies []reply) error {
+	for _, r := range replies {
+		if r.Err == nil {
+			return nil
+		}
+	}
+	if len(replies) == 0 {
+		return nil
+	}
+	return replies[0].Err
 }
 
 // refused reports whether every answer is the same client error other than
