@@ -85,7 +85,11 @@ func (d *differ) reachSchema(n *node, op string, dir rules.Direction) {
 // reached node is walked once per direction, whatever the number of
 // operations reaching it.
 func (d *differ) spread() {
+	dirty := d.dirty()
 	for n, ops := range d.below {
+		if !dirty[n] {
+			continue
+		}
 		seen := map[*node]rules.Direction{}
 		stack := []edge{{n, rules.Request | rules.Response}}
 		for len(stack) > 0 {
@@ -99,10 +103,43 @@ func (d *differ) spread() {
 				d.reach(x.to.own, op, dir&x.dir)
 			}
 			for _, k := range x.to.kids {
-				stack = append(stack, edge{k.to, k.dir & x.dir})
+				if dirty[k.to] {
+					stack = append(stack, edge{k.to, k.dir & x.dir})
+				}
 			}
 		}
 	}
+}
+
+// dirty marks the nodes with a change in or below them, by walking back from
+// the nodes that own one. Most of a large document is unchanged, so spread
+// then walks only the few paths that lead to a change.
+func (d *differ) dirty() map[*node]bool {
+	parents := map[*node][]*node{}
+	var queue []*node
+	for _, n := range d.memo {
+		for _, k := range n.kids {
+			parents[k.to] = append(parents[k.to], n)
+		}
+		if len(n.own) > 0 {
+			queue = append(queue, n)
+		}
+	}
+	dirty := make(map[*node]bool, len(queue))
+	for _, n := range queue {
+		dirty[n] = true
+	}
+	for len(queue) > 0 {
+		n := queue[len(queue)-1]
+		queue = queue[:len(queue)-1]
+		for _, p := range parents[n] {
+			if !dirty[p] {
+				dirty[p] = true
+				queue = append(queue, p)
+			}
+		}
+	}
+	return dirty
 }
 
 // finish attaches the operations to each change, once per direction, so a
