@@ -89,6 +89,8 @@ const (
 	AspectMinimum         Aspect = "minimum"
 	AspectMaxItems        Aspect = "maxItems"
 	AspectMinItems        Aspect = "minItems"
+	AspectMaxProperties   Aspect = "maxProperties"
+	AspectMinProperties   Aspect = "minProperties"
 	AspectMultipleOf      Aspect = "multipleOf"
 	AspectPattern         Aspect = "pattern"
 	AspectAdditionalProps Aspect = "additionalProperties"
@@ -119,6 +121,10 @@ const (
 	AspectFile           Aspect = "file"
 	AspectExtensionRange Aspect = "extension_range"
 )
+
+// Exclusive marks a bound (Old/New of AspectMaximum or AspectMinimum) that
+// excludes its own value.
+const Exclusive = " (exclusive)"
 
 // Field is the meaning-bearing facts of a property or message field, kept on
 // field changes so evolution rules compare meanings without seeing documents.
