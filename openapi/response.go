@@ -75,6 +75,15 @@ func (a alternative) key() string {
 	return strings.Join(names, "+")
 }
 
+// keys names the alternatives for messages: "apiKey or oauth".
+func keys(alts []alternative) string {
+	names := make([]string, len(alts))
+	for i, a := range alts {
+		names[i] = a.key()
+	}
+	return strings.Join(names, " or ")
+}
+
 func effectiveSecurity(doc *openapi3.T, op *openapi3.Operation) []alternative {
 	reqs := doc.Security
 	if op.Security != nil {
@@ -106,7 +115,7 @@ func (d *differ) security(id, base string, o, n *openapi3.Operation) {
 	var idx []int
 	if anonymous(oa) && !anonymous(na) {
 		idx = append(idx, d.add(rules.Change{Kind: rules.Added, Subject: rules.SubjectSecurity,
-			Name: na[0].key(), Path: base + "/security", NewLoc: loc}))
+			Name: keys(na), New: keys(na), Path: base + "/security", NewLoc: loc}))
 	}
 	for _, a := range oa {
 		if len(a) == 0 {
@@ -127,7 +136,7 @@ func (d *differ) security(id, base string, o, n *openapi3.Operation) {
 			continue
 		}
 		idx = append(idx, d.add(rules.Change{Kind: rules.Added, Subject: rules.SubjectSecurity,
-			Name: a.key(), Old: a.key(), New: na[0].key(), Path: base + "/security", NewLoc: loc}))
+			Name: keys(na), Old: a.key(), New: keys(na), Path: base + "/security", NewLoc: loc}))
 	}
 	d.reach(idx, id, rules.Request)
 }

@@ -90,7 +90,7 @@ func travels(refs ...*openapi3.SchemaRef) rules.Direction {
 // mod records a modified aspect, located at the field that states it.
 func (s *sc) mod(aspect rules.Aspect, field, old, new string) {
 	s.own(s.d.add(rules.Change{Kind: rules.Modified, Subject: rules.SubjectSchema,
-		Aspect: aspect, Name: lastToken(s.path), Path: s.path, Old: old, New: new,
+		Aspect: aspect, Name: subjectName(s.path), Path: s.path, Old: old, New: new,
 		OldLoc: s.d.old.FieldLoc(s.o.Origin, field), NewLoc: s.d.new.FieldLoc(s.n.Origin, field)}))
 }
 
@@ -132,8 +132,10 @@ func typeText(ts []string) string {
 func (s *sc) bounds() {
 	s.num(rules.AspectMaxLength, "maxLength", u64(s.o.MaxLength), u64(s.n.MaxLength))
 	s.num(rules.AspectMinLength, "minLength", nonzero(s.o.MinLength), nonzero(s.n.MinLength))
-	s.num(rules.AspectMaximum, "maximum", f64(s.o.Max), f64(s.n.Max))
-	s.num(rules.AspectMinimum, "minimum", f64(s.o.Min), f64(s.n.Min))
+	s.num(rules.AspectMaximum, boundField(s.n, "maximum", s.n.ExclusiveMax), bound(s.o.Max, s.o.ExclusiveMax, -1), bound(s.n.Max, s.n.ExclusiveMax, -1))
+	s.num(rules.AspectMinimum, boundField(s.n, "minimum", s.n.ExclusiveMin), bound(s.o.Min, s.o.ExclusiveMin, 1), bound(s.n.Min, s.n.ExclusiveMin, 1))
+	s.num(rules.AspectMaxProperties, "maxProperties", u64(s.o.MaxProps), u64(s.n.MaxProps))
+	s.num(rules.AspectMinProperties, "minProperties", nonzero(s.o.MinProps), nonzero(s.n.MinProps))
 	s.num(rules.AspectMaxItems, "maxItems", u64(s.o.MaxItems), u64(s.n.MaxItems))
 	s.num(rules.AspectMinItems, "minItems", nonzero(s.o.MinItems), nonzero(s.n.MinItems))
 	s.num(rules.AspectMultipleOf, "multipleOf", f64(s.o.MultipleOf), f64(s.n.MultipleOf))
@@ -143,6 +145,31 @@ func (s *sc) bounds() {
 	if !s.o.ReadOnly && s.n.ReadOnly || s.o.ReadOnly && !s.n.ReadOnly {
 		s.mod(rules.AspectReadOnly, "readOnly", fmt.Sprint(s.o.ReadOnly), fmt.Sprint(s.n.ReadOnly))
 	}
+}
+
+// bound is the effective limit of maximum (sign -1) or minimum (sign 1) with
+// its exclusive form, 3.0's boolean modifier or 3.1's own number, so that
+// moving from `maximum: 10` to `exclusiveMaximum: 10` is seen as narrowing.
+func bound(v *float64, ex openapi3.ExclusiveBound, sign float64) string {
+	exclusive := ex.IsTrue()
+	if b := ex.Value; b != nil && (v == nil || sign*(*b) >= sign*(*v)) {
+		v, exclusive = b, true
+	}
+	if v == nil {
+		return ""
+	}
+	if exclusive {
+		return fmt.Sprint(*v) + rules.Exclusive
+	}
+	return fmt.Sprint(*v)
+}
+
+// boundField is the keyword that states a bound, to locate its change.
+func boundField(x *openapi3.Schema, plain string, ex openapi3.ExclusiveBound) string {
+	if ex.Value != nil {
+		return "exclusive" + strings.ToUpper(plain[:1]) + plain[1:]
+	}
+	return plain
 }
 
 func (s *sc) num(a rules.Aspect, field, old, new string) {
@@ -367,7 +394,25 @@ func (s *sc) discriminator() {
 	}
 }
 
-func lastToken(p string) string {
-	i := strings.LastIndex(p, "/")
-	return strings.NewReplacer("~1", "/", "~0", "~").Replace(p[i+1:])
+// subjectName names what a schema path is about for messages: the property,
+// parameter or component it belongs to, skipping the keywords in between
+// (".../parameters/query/limit/schema" is "limit", ".../tags/items" is "tags").
+func subjectName(p string) string {
+	toks := strings.Split(p, "/")
+	for i := len(toks) - 1; i > 0; i-- {
+		switch t := toks[i]; {
+		case t == "schema" || t == "items" || t == "additionalProperties" || t == "not" ||
+			t == "oneOf" || t == "anyOf" || t == "allOf" || isIndex(t):
+			continue
+		case toks[i-1] == "content":
+			return "body"
+		default:
+			return strings.NewReplacer("~1", "/", "~0", "~").Replace(t)
+		}
+	}
+	return p
+}
+
+func isIndex(t string) bool {
+	return t != "" && strings.Trim(t, "0123456789") == ""
 }

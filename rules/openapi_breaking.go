@@ -63,6 +63,9 @@ func openapiSurface() []*Rule {
 			"security: []   ->   security: [{apiKey: []}]",
 			"security: [{}, {apiKey: []}]   # anonymous still accepted while clients migrate"),
 			func(c *Change) (string, bool) {
+				if c.Old != "" {
+					return fmt.Sprintf("%s is no longer accepted: the operation now requires %s, so clients that authenticate with %s are refused", c.Old, c.New, c.Old), c.is(Added, SubjectSecurity)
+				}
 				return fmt.Sprintf("security requirement %s added: clients that used to call without it are refused", c.Name), c.is(Added, SubjectSecurity)
 			}),
 		onChange(oa("security-scope-added", Error, "An operation requires a new OAuth scope",
@@ -260,20 +263,20 @@ func openapiSchemaShape() []*Rule {
 					c.Aspect == AspectEnum && req(c)
 			}),
 		onChange(oa("request-max-decreased", Error, "A request upper bound was lowered or added",
-			"A maxLength, maximum or maxItems that shrinks (or appears) rejects values clients were allowed to send.",
+			"A maxLength, maximum, maxItems or maxProperties that shrinks (or appears), or a maximum made exclusive, rejects values clients were allowed to send.",
 			"name: {type: string, maxLength: 100}   ->   maxLength: 50",
 			"name: {type: string, maxLength: 100}"),
 			func(c *Change) (string, bool) {
 				return fmt.Sprintf("%s of %q in a request lowered from %s to %s: larger values clients send are rejected%s", c.Aspect, c.Name, orNone(c.Old), c.New, reach(c)),
-					req(c) && isAspect(c, AspectMaxLength, AspectMaximum, AspectMaxItems) && tighter(c.Old, c.New, true)
+					req(c) && isAspect(c, AspectMaxLength, AspectMaximum, AspectMaxItems, AspectMaxProperties) && tighter(c.Old, c.New, true)
 			}),
 		onChange(oa("request-min-increased", Error, "A request lower bound was raised or added",
-			"A minLength, minimum or minItems that grows (or appears) rejects values clients were allowed to send.",
+			"A minLength, minimum, minItems or minProperties that grows (or appears), or a minimum made exclusive, rejects values clients were allowed to send.",
 			"quantity: {type: integer, minimum: 1}   ->   minimum: 5",
 			"quantity: {type: integer, minimum: 1}"),
 			func(c *Change) (string, bool) {
 				return fmt.Sprintf("%s of %q in a request raised from %s to %s: smaller values clients send are rejected%s", c.Aspect, c.Name, orNone(c.Old), c.New, reach(c)),
-					req(c) && isAspect(c, AspectMinLength, AspectMinimum, AspectMinItems) && tighter(c.Old, c.New, false)
+					req(c) && isAspect(c, AspectMinLength, AspectMinimum, AspectMinItems, AspectMinProperties) && tighter(c.Old, c.New, false)
 			}),
 		onChange(oa("request-pattern-changed", Error, "A request pattern was added or changed",
 			"Values clients send that matched nothing, or the old pattern, may not match the new one.",
@@ -355,7 +358,8 @@ func orNone(s string) string {
 }
 
 // tighter reports whether a bound moved so that fewer values pass: an upper
-// bound that appeared or fell, a lower bound that appeared or rose.
+// bound that appeared or fell, a lower bound that appeared or rose, or one
+// that became exclusive at the same value.
 func tighter(old, new string, upper bool) bool {
 	if new == "" {
 		return false
@@ -363,10 +367,15 @@ func tighter(old, new string, upper bool) bool {
 	if old == "" {
 		return true
 	}
-	o, err1 := strconv.ParseFloat(old, 64)
-	n, err2 := strconv.ParseFloat(new, 64)
+	os, oex := strings.CutSuffix(old, Exclusive)
+	ns, nex := strings.CutSuffix(new, Exclusive)
+	o, err1 := strconv.ParseFloat(os, 64)
+	n, err2 := strconv.ParseFloat(ns, 64)
 	if err1 != nil || err2 != nil {
 		return old != new
+	}
+	if n == o {
+		return nex && !oex
 	}
 	if upper {
 		return n < o
