@@ -29,6 +29,7 @@ func Diff(old, new *Tree) []rules.Change {
 	d.enums()
 	d.services()
 	d.extensions()
+	setReach(d.out, newReacher(old), newReacher(new))
 	return d.out
 }
 
