@@ -3,16 +3,11 @@ package chargeserver
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -21,11 +16,11 @@ import (
 	"github.com/getkin/kin-openapi/openapi3filter"
 	"github.com/getkin/kin-openapi/routers"
 	"github.com/getkin/kin-openapi/routers/legacy"
-	"github.com/jackc/pgx/v5"
 
 	"github.com/contractlint/contractlint/internal/chargeserver/api"
 	"github.com/contractlint/contractlint/internal/chargeserver/processor"
 	"github.com/contractlint/contractlint/internal/chargeserver/store"
+	"github.com/contractlint/contractlint/internal/chargeserver/testdb"
 )
 
 // Test API keys and their accounts.
@@ -36,61 +31,15 @@ const (
 
 const okBody = `{"amount_cents": 4000, "currency": "GBP", "card_token": "tok_visa", "description": "tea"}`
 
-// postgresDSN returns a DSN whose search_path is a fresh schema, dropped when
-// the test ends, so tests never see each other's rows. Without a server it
-// skips, except on CI, which must never pass by skipping.
-func postgresDSN(t testing.TB) string {
-	t.Helper()
-	base := os.Getenv("CONTRACTLINT_TEST_POSTGRES")
-	if base == "" {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("CONTRACTLINT_TEST_POSTGRES is unset on CI; start one with .ci/postgres")
-		}
-		t.Skip("CONTRACTLINT_TEST_POSTGRES is unset: no PostgreSQL to test against (.ci/postgres start DIR starts one)")
-	}
-	schema := "t_" + randHex(8)
-	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, base)
-	if err != nil {
-		t.Fatalf("connecting to the test PostgreSQL: %v", err)
-	}
-	defer conn.Close(ctx)
-	if _, err := conn.Exec(ctx, "CREATE SCHEMA "+schema); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		c, err := pgx.Connect(context.Background(), base)
-		if err != nil {
-			return
-		}
-		defer c.Close(context.Background())
-		_, _ = c.Exec(context.Background(), "DROP SCHEMA "+schema+" CASCADE")
-	})
-	u, err := url.Parse(base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	q := u.Query()
-	q.Set("search_path", schema)
-	u.RawQuery = q.Encode()
-	return u.String()
-}
+func postgresDSN(t testing.TB) string { return testdb.Postgres(t) }
 
-func sqliteDSN(t testing.TB) string {
-	return "sqlite:" + filepath.Join(t.TempDir(), "charges.db")
-}
+func sqliteDSN(t testing.TB) string { return testdb.SQLite(t) }
 
 // forEachBackend runs f against a fresh SQLite file and a fresh PostgreSQL
 // schema.
 func forEachBackend(t *testing.T, f func(t *testing.T, database string)) {
 	t.Run("sqlite", func(t *testing.T) { f(t, sqliteDSN(t)) })
 	t.Run("postgres", func(t *testing.T) { f(t, postgresDSN(t)) })
-}
-
-func randHex(n int) string {
-	b := make([]byte, n)
-	_, _ = rand.Read(b)
-	return hex.EncodeToString(b)
 }
 
 func testConfig(database string) Config {

@@ -1,0 +1,68 @@
+// Package testdb gives tests real databases: a SQLite file in the test's
+// temporary directory, or a fresh schema on the PostgreSQL server named by
+// CONTRACTLINT_TEST_POSTGRES, dropped when the test ends.
+package testdb
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"net/url"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// EnvPostgres names the variable holding the test server's DSN.
+const EnvPostgres = "CONTRACTLINT_TEST_POSTGRES"
+
+// SQLite returns a --database value for a new file.
+func SQLite(t testing.TB) string {
+	return "sqlite:" + filepath.Join(t.TempDir(), "charges.db")
+}
+
+// Postgres returns a DSN whose search_path is a fresh schema, so tests never
+// see each other's rows. Without a server it skips, except on CI (CI=true),
+// which must never pass by skipping.
+func Postgres(t testing.TB) string {
+	t.Helper()
+	base := os.Getenv(EnvPostgres)
+	if base == "" {
+		if os.Getenv("CI") == "true" {
+			t.Fatal(EnvPostgres + " is unset on CI; start a server with .ci/postgres")
+		}
+		t.Skip(EnvPostgres + " is unset: no PostgreSQL to test against (.ci/postgres start DIR starts one)")
+	}
+	schema := "t_" + randHex(8)
+	exec(t, base, "CREATE SCHEMA "+schema)
+	t.Cleanup(func() { exec(nil, base, "DROP SCHEMA "+schema+" CASCADE") })
+	u, err := url.Parse(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := u.Query()
+	q.Set("search_path", schema)
+	u.RawQuery = q.Encode()
+	return u.String()
+}
+
+// exec runs one statement; with t nil (cleanup) failures are ignored.
+func exec(t testing.TB, dsn, stmt string) {
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, dsn)
+	if err == nil {
+		defer conn.Close(ctx)
+		_, err = conn.Exec(ctx, stmt)
+	}
+	if err != nil && t != nil {
+		t.Fatalf("test PostgreSQL: %v", err)
+	}
+}
+
+func randHex(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
