@@ -1,6 +1,7 @@
 package openapi
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -328,9 +329,10 @@ func (s *sc) members(kw string, old, new openapi3.SchemaRefs) {
 	if len(old) == 0 && len(new) == 0 {
 		return
 	}
+	match := pairMembers(old, new)
 	matched := make([]bool, len(new))
 	for i, o := range old {
-		j := matchMember(o, i, new, matched)
+		j := match[i]
 		mpath := fmt.Sprintf("%s/%s/%d", s.path, kw, i)
 		if j < 0 {
 			s.own(s.d.add(rules.Change{Kind: rules.Removed, Subject: rules.SubjectSchema,
@@ -350,19 +352,41 @@ func (s *sc) members(kw string, old, new openapi3.SchemaRefs) {
 	}
 }
 
-func matchMember(o *openapi3.SchemaRef, i int, new openapi3.SchemaRefs, used []bool) int {
-	if o.Ref != "" {
-		for j, n := range new {
-			if !used[j] && n.Ref == o.Ref {
-				return j
+// pairMembers matches old members to new ones (-1: none): the same $ref,
+// then the same schema however written (inlined in one version, $ref'd or
+// moved in the other), then inline members left at the same position, which
+// are the same member edited.
+func pairMembers(old, new openapi3.SchemaRefs) []int {
+	match := make([]int, len(old))
+	used := make([]bool, len(new))
+	for i := range match {
+		match[i] = -1
+	}
+	try := func(same func(o, n *openapi3.SchemaRef, i, j int) bool) {
+		for i, o := range old {
+			for j, n := range new {
+				if match[i] < 0 && !used[j] && o != nil && n != nil && same(o, n, i, j) {
+					match[i], used[j] = j, true
+				}
 			}
 		}
-		return -1
 	}
-	if i < len(new) && !used[i] && new[i].Ref == "" {
-		return i
+	try(func(o, n *openapi3.SchemaRef, _, _ int) bool { return o.Ref != "" && o.Ref == n.Ref })
+	prints := map[*openapi3.SchemaRef]string{}
+	shape := func(r *openapi3.SchemaRef) string {
+		if p, ok := prints[r]; ok {
+			return p
+		}
+		b, err := json.Marshal(r.Value)
+		if err != nil {
+			b = nil
+		}
+		prints[r] = string(b)
+		return prints[r]
 	}
-	return -1
+	try(func(o, n *openapi3.SchemaRef, _, _ int) bool { return shape(o) != "" && shape(o) == shape(n) })
+	try(func(o, n *openapi3.SchemaRef, i, j int) bool { return i == j && o.Ref == "" && n.Ref == "" })
+	return match
 }
 
 func memberName(r *openapi3.SchemaRef, i int) string {
