@@ -133,6 +133,11 @@ func newReapCmd(e *Env, o *chargeServerOptions) *cobra.Command {
 		Short: "Re-drive attempts stuck in progress past --stale-after, once",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if o.cfg.ProcessorURL == "" {
+				// A fresh in-process processor knows nothing of earlier charges:
+				// re-driving against it would charge again.
+				return usageErr("reap needs --processor URL: an in-process processor's table lives only inside its server")
+			}
 			return withStore(cmd.Context(), o, func(ctx context.Context, st store.Store) error {
 				proc := chargeserver.OpenProcessor(o.cfg)
 				n, err := chargeserver.NewReaper(o.cfg, st, proc, nil, slog.New(slog.NewTextHandler(e.Stderr, nil))).RunOnce(ctx)

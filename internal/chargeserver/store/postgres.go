@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -21,14 +22,15 @@ type Postgres struct {
 // once; CREATE … IF NOT EXISTS alone races on the catalog.
 const migrationLock = 0x636c6373 // "clcs"
 
-// OpenPostgres connects to dsn with a pool of up to 16 connections (override
-// with pool_max_conns in the URL).
+// OpenPostgres connects to dsn with a pool of 16 connections unless the URL
+// sets pool_max_conns.
 func OpenPostgres(ctx context.Context, dsn string) (*Postgres, error) {
 	cfg, err := pgxpool.ParseConfig(dsn)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: %w", err)
 	}
-	if cfg.MaxConns < 16 {
+	if !strings.Contains(dsn, "pool_max_conns") {
+		// pgxpool's default (4 on this class of machine) starves 16 clients.
 		cfg.MaxConns = 16
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
