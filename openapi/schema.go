@@ -300,6 +300,8 @@ func (s *sc) closed() {
 	}
 }
 
+func apClosed(ap openapi3.AdditionalProperties) bool { return ap.Has != nil && !*ap.Has }
+
 func isClosed(x *openapi3.Schema) bool {
 	ap, up := x.AdditionalProperties.Has, x.UnevaluatedProperties.Has
 	return ap != nil && !*ap || up != nil && !*up
@@ -309,8 +311,12 @@ func (s *sc) children() {
 	if s.o.Items != nil || s.n.Items != nil {
 		s.below(s.d.schema(s.o.Items, s.n.Items, s.path+"/items"))
 	}
-	if oa, na := s.o.AdditionalProperties.Schema, s.n.AdditionalProperties.Schema; oa != nil && na != nil {
-		s.below(s.d.schema(oa, na, s.path+"/additionalProperties"))
+	// An open object's extra values are of any type; one that starts (or stops)
+	// typing them narrows (or widens) what they may be. A closed side is
+	// reported by closed().
+	oa, na := s.o.AdditionalProperties, s.n.AdditionalProperties
+	if (oa.Schema != nil || na.Schema != nil) && !apClosed(oa) && !apClosed(na) {
+		s.below(s.d.schema(oa.Schema, na.Schema, s.path+"/additionalProperties"))
 	}
 	if s.o.Not != nil && s.n.Not != nil {
 		s.below(s.d.schema(s.o.Not, s.n.Not, s.path+"/not"))
