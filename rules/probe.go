@@ -57,8 +57,10 @@ func probe() []*Rule {
 		probeRule(ProbeInFlightConflict, "A retry while the first request was in flight did not get 409 with Retry-After",
 			"A retry that arrives while the first attempt is still running can neither be replayed (there is no "+
 				"response yet) nor run (that would charge twice). The server answers 409 request_in_progress with a "+
-				"Retry-After header saying when to come back. The probe can only hold a request in flight when the "+
-				"server honours its X-Probe-Delay test header (and echoes it); otherwise the step is skipped with a note.",
+				"Retry-After header saying when to come back. The probe holds its first request in flight by asking for "+
+				"a delay with the X-Probe-Delay test header (a server that honours it echoes it), and also judges a "+
+				"server that is slow by itself (a slow processor); when the first answer comes back before the "+
+				"retry is sent, the step is skipped with a note.",
 			"if in_progress(key) { return 409 }   # no Retry-After",
 			"if in_progress(key) { return 409, {Retry-After: 1} }"),
 		probeRule(ProbeContractMismatch, "The endpoint answered with a status or without a header its contract does not document",
