@@ -1,6 +1,7 @@
 package chargeserver
 
 import (
+	"flag"
 	"fmt"
 	"io"
 	"net/http"
@@ -13,14 +14,14 @@ import (
 )
 
 // benchClients is how many concurrent clients drive the server.
-const benchClients = 16
+var benchClients = flag.Int("bench-clients", 16, "concurrent clients in the load benchmarks")
 
 // BenchmarkCharges measures throughput and latency over real HTTP on a real
 // database: new keys (claim, processor, one transaction), replays (claim
 // conflict, stored answer) and the same charge with the idempotency layer
 // off (no key, rollout mode), which is the baseline for its overhead.
 //
-//	go test ./internal/chargeserver -run '^$' -bench Charges -benchtime 5s
+//	go test ./internal/chargeserver -run '^$' -bench . -benchtime 5s [-bench-clients 8]
 func BenchmarkCharges(b *testing.B) {
 	backends := []struct {
 		name string
@@ -76,7 +77,7 @@ func benchHarness(b *testing.B, db string) *harness {
 	cfg := testConfig(db)
 	cfg.RequireIdempotencyKey = false // lets layer-off share the server
 	h := newHarness(b, cfg, nil)
-	h.client.Transport.(*http.Transport).MaxIdleConnsPerHost = benchClients
+	h.client.Transport.(*http.Transport).MaxIdleConnsPerHost = *benchClients
 	return h
 }
 
@@ -124,7 +125,7 @@ func drive(b *testing.B, n int, send func(i int) (int, error)) []time.Duration {
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	var failed atomic.Bool
-	for range benchClients {
+	for range *benchClients {
 		wg.Go(func() {
 			for {
 				i := int(next.Add(1)) - 1

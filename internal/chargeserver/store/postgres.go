@@ -100,23 +100,25 @@ func (s *Postgres) TakeOver(ctx context.Context, sc Scope, from, to string, now,
 	return one(s.pool.Exec(ctx, qTakeOver, sc.Account, sc.Route, sc.Key, to, from, ms(leaseUntil), ms(now)))
 }
 
+// qCompleteWithCharge records the response and the charge in one statement,
+// so one implicit transaction and one round trip: the charge is inserted only
+// if the update found the claim still ours.
+const qCompleteWithCharge = `WITH done AS (` + qComplete + ` RETURNING 1),
+	ins AS (INSERT INTO charges (` + chargeCols + `)
+		SELECT $8::text, $9::text, $10::bigint, $11::text, $12::text, $13::text, $14::text, $15::bigint
+		WHERE EXISTS (SELECT 1 FROM done)
+		ON CONFLICT (processor_key) DO NOTHING RETURNING 1)
+	SELECT (SELECT count(*) FROM done), (SELECT count(*) FROM ins)`
+
 // Complete implements Store.
 func (s *Postgres) Complete(ctx context.Context, sc Scope, owner string, resp Response, now time.Time) (bool, error) {
-	done := false
-	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		ok, err := one(tx.Exec(ctx, qComplete, sc.Account, sc.Route, sc.Key, owner, resp.Status, resp.Body, ms(now)))
-		if err != nil || !ok {
-			return err
-		}
-		if resp.Charge != nil {
-			if _, err := tx.Exec(ctx, qInsertCharge, chargeArgs(*resp.Charge)...); err != nil {
-				return err
-			}
-		}
-		done = true
-		return nil
-	})
-	return done && err == nil, err
+	args := []any{sc.Account, sc.Route, sc.Key, owner, resp.Status, resp.Body, ms(now)}
+	if resp.Charge == nil {
+		return one(s.pool.Exec(ctx, qComplete, args...))
+	}
+	var done, inserted int64
+	err := s.pool.QueryRow(ctx, qCompleteWithCharge, append(args, chargeArgs(*resp.Charge)...)...).Scan(&done, &inserted)
+	return done == 1, err
 }
 
 // ExpireLease implements Store.
