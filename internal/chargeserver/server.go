@@ -190,7 +190,7 @@ func (s *Server) execute(w http.ResponseWriter, r *http.Request, rec store.Recor
 	}
 	if !out.recorded {
 		// Someone took the claim over; theirs is the answer of record.
-		s.answerLost(w, ctx, rec)
+		s.answerLost(ctx, w, rec)
 		return
 	}
 	s.metrics.request(outcomeName(out.resp.Status))
@@ -198,7 +198,7 @@ func (s *Server) execute(w http.ResponseWriter, r *http.Request, rec store.Recor
 	writeBody(w, out.resp.Status, out.resp.Body)
 }
 
-func (s *Server) answerLost(w http.ResponseWriter, ctx context.Context, rec store.Record) {
+func (s *Server) answerLost(ctx context.Context, w http.ResponseWriter, rec store.Record) {
 	cur, err := s.store.Get(ctx, rec.Scope)
 	if err == nil && cur.Status == store.StatusCompleted {
 		s.replay(w, cur.ResponseStatus, cur.ResponseBody)
