@@ -152,13 +152,19 @@ func (p *prober) documentsReplay(status int) bool {
 	return res != nil && documents(res, "Idempotent-Replay")
 }
 
+// pair sends the probe's body and then other, one after the other, with
+// one fresh key.
+func (p *prober) pair(ctx context.Context, other []byte) (first, second reply) {
+	key := newKey()
+	first = p.send.do(ctx, key, p.cfg.Body, nil)
+	return first, p.send.do(ctx, key, other, nil)
+}
+
 // retry is step 2: a retry after completion gets the first answer back.
 func (p *prober) retry(ctx context.Context) Result {
 	const rule = rules.ProbeRetryReplay
 	const what = "step 2, a retry after the first request completed"
-	key := newKey()
-	first := p.send.do(ctx, key, p.cfg.Body, nil)
-	again := p.send.do(ctx, key, p.cfg.Body, nil)
+	first, again := p.pair(ctx, p.cfg.Body)
 	if res, ok := baseline(rule, what, first); !ok {
 		return res
 	}
@@ -187,9 +193,7 @@ func (p *prober) reuse(ctx context.Context) Result {
 	const rule = rules.ProbeKeyReuseMismatch
 	const what = "step 3, the same key with a different body"
 	changed, _ := mutate(p.cfg.Body) // Validate proved it can
-	key := newKey()
-	first := p.send.do(ctx, key, p.cfg.Body, nil)
-	second := p.send.do(ctx, key, changed, nil)
+	first, second := p.pair(ctx, changed)
 	if res, ok := baseline(rule, what, first); !ok {
 		return res
 	}
@@ -251,9 +255,7 @@ func (p *prober) reordered(ctx context.Context) Result {
 	const rule = rules.ProbeReorderedBody
 	const what = "step 5, the same body with its JSON keys reordered"
 	shuffled, _ := reorder(p.cfg.Body) // Validate proved it parses
-	key := newKey()
-	first := p.send.do(ctx, key, p.cfg.Body, nil)
-	second := p.send.do(ctx, key, shuffled, nil)
+	first, second := p.pair(ctx, shuffled)
 	if res, ok := baseline(rule, what, first); !ok {
 		return res
 	}
