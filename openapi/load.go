@@ -140,6 +140,7 @@ func position(b []byte, i int) (int, int) {
 var (
 	swaggerRE = regexp.MustCompile(`(?m)^\s*\{?\s*["']?swagger["']?\s*:`)
 	lineRE    = regexp.MustCompile(`(?:yaml: )?line (\d+)(?::(\d+))?: `)
+	aliasRE   = regexp.MustCompile(`L(\d+)\.C(\d+): document contains excessive aliasing`)
 	// noise is kin-openapi's and the parsers' wrapping around the message.
 	noise = strings.NewReplacer("failed to unmarshal data: ", "", "yaml error: ", "", "yaml: ", "")
 )
@@ -161,6 +162,15 @@ func (d *Doc) loadError(err error) error {
 	}
 	if errors.Is(err, fs.ErrNotExist) {
 		return source.Errorf(file, 0, 0, "%s", msg)
+	}
+	if strings.Contains(msg, "excessive aliasing") {
+		// The YAML parser's fixed bound on alias expansion ("billion laughs").
+		line, col := 0, 0
+		if m := aliasRE.FindStringSubmatch(msg); m != nil {
+			line, _ = strconv.Atoi(m[1])
+			col, _ = strconv.Atoi(m[2])
+		}
+		return source.Errorf(file, line, col, "YAML aliases expand too far: refused, as a \"billion laughs\" document would exhaust memory")
 	}
 	if strings.Contains(msg, "failed to resolve") {
 		return source.Errorf(file, 0, 0, "unresolved $ref: %s", msg)

@@ -5,12 +5,15 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/contractlint/contractlint/internal/config"
+	"github.com/contractlint/contractlint/internal/limits"
 	"github.com/contractlint/contractlint/internal/pipeline"
 	"github.com/contractlint/contractlint/internal/report"
 	"github.com/contractlint/contractlint/internal/source"
@@ -26,6 +29,11 @@ type common struct {
 	protoLevel string
 	stats      bool
 	st         *pipeline.Stats // set by options() when --stats is given
+	// maxFileSize, maxDepth and maxFiles are the --max-* limits; zero
+	// means the config's value, else the default.
+	maxFileSize string
+	maxDepth    int
+	maxFiles    int
 	// config is --config; cfg is what options() loaded (never nil after it).
 	config string
 	cfg    *config.Config
@@ -42,6 +50,31 @@ func (c *common) register(cmd *cobra.Command) {
 	f.StringArrayVar(&c.protoPaths, "proto-path", nil, "extra .proto import root (repeatable, like protoc -I)")
 	f.StringVar(&c.protoLevel, "proto-level", "wire-json", "proto strictness: file, package, wire-json or wire")
 	f.BoolVar(&c.stats, "stats", false, "print time per phase and peak memory to standard error")
+	f.StringVar(&c.maxFileSize, strings.TrimPrefix(limits.FileSizeFlag, "--"), "", "largest contract, $ref or import file to read (default "+limits.FormatSize(limits.DefaultFileSize)+")")
+	f.IntVar(&c.maxDepth, strings.TrimPrefix(limits.DepthFlag, "--"), 0, "deepest nesting of a YAML or JSON document, or of braces in a .proto file (default "+strconv.Itoa(limits.DefaultDepth)+")")
+	f.IntVar(&c.maxFiles, strings.TrimPrefix(limits.FilesFlag, "--"), 0, "most files one side may read, imports and $refs included (default "+strconv.Itoa(limits.DefaultFiles)+")")
+}
+
+// limits merges the --max-* flags over the config's limits.
+func (c *common) limits(cfg limits.Limits) (limits.Limits, error) {
+	l := cfg
+	if c.maxFileSize != "" {
+		n, err := limits.ParseSize(c.maxFileSize)
+		if err != nil {
+			return l, usageErr("%s: %v", limits.FileSizeFlag, err)
+		}
+		l.FileSize = n
+	}
+	if c.maxDepth < 0 || c.maxFiles < 0 {
+		return l, usageErr("%s and %s: want a positive number", limits.DepthFlag, limits.FilesFlag)
+	}
+	if c.maxDepth > 0 {
+		l.Depth = c.maxDepth
+	}
+	if c.maxFiles > 0 {
+		l.Files = c.maxFiles
+	}
+	return l.OrDefault(), nil
 }
 
 func joinFormats() string {
@@ -74,7 +107,11 @@ func (c *common) options() (pipeline.Options, error) {
 	if c.stats {
 		c.st = &pipeline.Stats{}
 	}
-	return pipeline.Options{Registry: rules.Default(), Settings: s, ProtoPaths: paths, Stats: c.st}, nil
+	lim, err := c.limits(cfg.Limits)
+	if err != nil {
+		return pipeline.Options{}, err
+	}
+	return pipeline.Options{Registry: rules.Default(), Settings: s, ProtoPaths: paths, Stats: c.st, Limits: lim}, nil
 }
 
 // threshold reads --fail-on; never means no severity fails the run.

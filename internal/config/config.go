@@ -19,6 +19,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/contractlint/contractlint/internal/limits"
 	"github.com/contractlint/contractlint/internal/readers"
 	"github.com/contractlint/contractlint/internal/source"
 	"github.com/contractlint/contractlint/rules"
@@ -57,6 +58,9 @@ type Config struct {
 	// HistoryDepth bounds how many commits of a file's history review reads
 	// for field numbers; 0 means all of it.
 	HistoryDepth int
+	// Limits bound what a run reads (limits: file-size, depth, files); zero
+	// fields keep the defaults.
+	Limits limits.Limits
 }
 
 // Find looks for FileName in dir and each directory above it and returns its
@@ -226,8 +230,10 @@ func (p *parser) top(n *yaml.Node, c *Config) {
 			p.proto(v, c)
 		case "history":
 			p.history(v, c)
+		case "limits":
+			p.limits(v, c)
 		default:
-			p.errorf(k, "unknown key %q (want packs, rules, severity, ignore, contracts, readers, proto or history)", k.Value)
+			p.errorf(k, "unknown key %q (want packs, rules, severity, ignore, contracts, readers, proto, history or limits)", k.Value)
 		}
 	})
 }
@@ -380,6 +386,35 @@ func (p *parser) history(n *yaml.Node, c *Config) {
 			return
 		}
 		c.HistoryDepth = d
+	})
+}
+
+// limits reads the bounds on what a run reads; the flags of the same names
+// (--max-file-size, --max-depth, --max-files) win over them.
+func (p *parser) limits(n *yaml.Node, c *Config) {
+	p.mapping(n, "limits", func(k, v *yaml.Node) {
+		switch k.Value {
+		case "file-size":
+			size, err := limits.ParseSize(v.Value)
+			if v.Kind != yaml.ScalarNode || err != nil {
+				p.errorf(v, "limits.file-size: want a size such as 64MiB, not %q", v.Value)
+				return
+			}
+			c.Limits.FileSize = size
+		case "depth", "files":
+			var d int
+			if v.Kind != yaml.ScalarNode || v.Tag != "!!int" || v.Decode(&d) != nil || d <= 0 {
+				p.errorf(v, "limits.%s: want a positive number, not %q", k.Value, v.Value)
+				return
+			}
+			if k.Value == "depth" {
+				c.Limits.Depth = d
+			} else {
+				c.Limits.Files = d
+			}
+		default:
+			p.errorf(k, "unknown key limits.%s (want file-size, depth or files)", k.Value)
+		}
 	})
 }
 

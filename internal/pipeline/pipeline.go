@@ -8,6 +8,7 @@ import (
 	"path"
 	"strings"
 
+	"github.com/contractlint/contractlint/internal/limits"
 	"github.com/contractlint/contractlint/internal/readers"
 	"github.com/contractlint/contractlint/internal/source"
 	"github.com/contractlint/contractlint/rules"
@@ -38,6 +39,9 @@ type Options struct {
 	// History is the proto field numbers used in earlier versions (review's
 	// git walk or contractlint.lock); nil when unknown.
 	History *rules.History
+	// Limits bound what each side may read (file size, nesting, files);
+	// zero fields take the defaults.
+	Limits limits.Limits
 }
 
 // FormatOf tells which format a side holds: a directory or .proto file is
@@ -57,13 +61,19 @@ func FormatOf(s Side) rules.Format {
 // Diff compares old with new and returns the findings of the diff rules, plus
 // the lint rules' findings that the change made true.
 func Diff(old, new Side, o Options) ([]rules.Finding, error) {
+	old, err := guard(old, o)
+	if err != nil {
+		return nil, err
+	}
+	if new, err = guard(new, o); err != nil {
+		return nil, err
+	}
 	fo, fn := FormatOf(old), FormatOf(new)
 	if fo != fn {
 		return nil, source.Errorf(new.display(firstName(new)), 0, 0,
 			"cannot compare a %s contract with a %s contract (%s)", fn, fo, old.display(firstName(old)))
 	}
 	var in *rules.Input
-	var err error
 	if fo == rules.Proto {
 		in, err = diffProto(old, new, o)
 	} else {
@@ -97,6 +107,10 @@ func Lint(s Side, o Options) ([]rules.Finding, error) {
 // Load lowers one side into a contract, for callers that read it themselves
 // (review's walk through a file's history).
 func Load(s Side, o Options) (*rules.Contract, error) {
+	s, err := guard(s, o)
+	if err != nil {
+		return nil, err
+	}
 	if FormatOf(s) == rules.Proto {
 		return lintProto(s, o)
 	}
@@ -184,4 +198,14 @@ func ProtoFiles(src source.Source, dir string) ([]string, error) {
 		return nil
 	}
 	return out, walk(dir)
+}
+
+// guard holds every read of a side to the run's limits, so a $ref or an
+// import is bounded like the file that names it.
+func guard(s Side, o Options) (Side, error) {
+	if err := o.Limits.CheckFiles(s.display(firstName(s)), len(s.Files)); err != nil {
+		return s, err
+	}
+	s.Src = o.Limits.Guard(s.Src, s.Display)
+	return s, nil
 }

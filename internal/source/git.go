@@ -154,10 +154,16 @@ func (g *Git) ReadFile(name string) ([]byte, error) {
 
 // blob reads an object through one long-lived `git cat-file --batch`, so
 // reading many files (imports, history) costs one process, not one each.
-func (g *Git) blob(oid string) ([]byte, error) {
+func (g *Git) blob(oid string) ([]byte, error) { return g.blobMax(oid, -1) }
+
+// blobMax is blob refusing (max >= 0) a blob larger than max bytes.
+func (g *Git) blobMax(oid string, max int64) ([]byte, error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if b, ok := g.cache[oid]; ok {
+		if max >= 0 && int64(len(b)) > max {
+			return nil, &TooLargeError{Name: oid, Size: int64(len(b))}
+		}
 		return b, nil
 	}
 	if g.cat == nil {
@@ -179,6 +185,12 @@ func (g *Git) blob(oid string) ([]byte, error) {
 	size, err := strconv.Atoi(f[2])
 	if err != nil {
 		return nil, fmt.Errorf("git cat-file: bad size in %q", header)
+	}
+	if max >= 0 && int64(size) > max {
+		if err := skip(g.out, int64(size)+1); err != nil {
+			return nil, fmt.Errorf("git cat-file: %v", err)
+		}
+		return nil, &TooLargeError{Name: oid, Size: int64(size)}
 	}
 	b := make([]byte, size+1) // the content, then a newline
 	if _, err := io.ReadFull(g.out, b); err != nil {

@@ -1,0 +1,206 @@
+package limits
+
+import "bytes"
+
+// DeepLine scans YAML or JSON text and returns the 1-based line where its
+// nesting first goes deeper than max, or 0 when it never does.
+//
+// It runs before any parser sees the bytes, in one pass and constant memory,
+// so a document nested thousands of levels is refused before a recursive
+// parser, resolver or diff can spend seconds and gigabytes on it. Depth is
+// counted as YAML sees it: every open block mapping or sequence (by
+// indentation) plus every open flow [ or { (JSON is flow YAML). The count is
+// an upper bound within one level per line on odd layouts (a plain scalar
+// continued on deeper lines), never lower than the parsed depth.
+func DeepLine(b []byte, max int) int {
+	s := scanner{max: max, scalarIndent: -1}
+	for line := 1; len(b) > 0; line++ {
+		l := b
+		if i := bytes.IndexByte(b, '\n'); i >= 0 {
+			l, b = b[:i], b[i+1:]
+		} else {
+			b = nil
+		}
+		if s.line(l) {
+			return line
+		}
+	}
+	return 0
+}
+
+type scanner struct {
+	max int
+	// blocks holds the indentation of every open block collection.
+	blocks []int
+	// flow counts open [ and {; quote is the quote of an open scalar.
+	flow  int
+	quote byte
+	// scalarIndent is the indentation of the line that opened a block
+	// scalar (| or >) while its content lines are skipped, else -1.
+	scalarIndent int
+}
+
+// line scans one line and reports whether the nesting went past max.
+func (s *scanner) line(l []byte) bool {
+	ind := 0
+	for ind < len(l) && (l[ind] == ' ' || l[ind] == '\t') {
+		ind++
+	}
+	rest := bytes.TrimRight(l[ind:], " \t\r")
+	if s.scalarIndent >= 0 {
+		if len(rest) == 0 || ind > s.scalarIndent {
+			return false
+		}
+		s.scalarIndent = -1
+	}
+	if s.quote != 0 || s.flow > 0 {
+		return s.scan(rest, 0)
+	}
+	if len(rest) == 0 || rest[0] == '#' {
+		return false
+	}
+	if ind == 0 && (bytes.HasPrefix(rest, []byte("---")) || bytes.HasPrefix(rest, []byte("...")) || rest[0] == '%') {
+		s.blocks = s.blocks[:0] // a new document
+		return false
+	}
+	for len(s.blocks) > 0 && s.blocks[len(s.blocks)-1] >= ind {
+		s.blocks = s.blocks[:len(s.blocks)-1]
+	}
+	col := ind
+	// "- - key: v" opens a sequence per dash, then the item's own node.
+	for len(rest) > 0 && rest[0] == '-' && (len(rest) == 1 || rest[1] == ' ' || rest[1] == '\t') {
+		s.blocks = append(s.blocks, col)
+		n := 1
+		for n < len(rest) && (rest[n] == ' ' || rest[n] == '\t') {
+			n++
+		}
+		rest, col = rest[n:], col+n
+	}
+	// A key (or scalar) opens a block node; a flow collection counts itself.
+	if len(rest) > 0 && rest[0] != '#' && rest[0] != '[' && rest[0] != '{' {
+		s.blocks = append(s.blocks, col)
+	}
+	if len(s.blocks) > s.max {
+		return true
+	}
+	if blockScalar(rest) {
+		s.scalarIndent = ind
+		return false
+	}
+	return s.scan(rest, 0)
+}
+
+// scan follows quotes and flow collections through the rest of a line.
+func (s *scanner) scan(rest []byte, prev byte) bool {
+	for j := 0; j < len(rest); j++ {
+		c := rest[j]
+		switch {
+		case s.quote == '"':
+			if c == '\\' {
+				j++
+			} else if c == '"' {
+				s.quote = 0
+			}
+			continue
+		case s.quote == '\'':
+			if c == '\'' {
+				if j+1 < len(rest) && rest[j+1] == '\'' {
+					j++
+				} else {
+					s.quote = 0
+				}
+			}
+			continue
+		case c == '#' && (j == 0 || rest[j-1] == ' ' || rest[j-1] == '\t'):
+			return false
+		case c == ' ' || c == '\t':
+			continue
+		case (c == '"' || c == '\'') && valueStart(prev, s.flow > 0):
+			s.quote = c
+		case (c == '[' || c == '{') && valueStart(prev, s.flow > 0):
+			s.flow++
+			if len(s.blocks)+s.flow > s.max {
+				return true
+			}
+		case (c == ']' || c == '}') && s.flow > 0:
+			s.flow--
+		}
+		prev = c
+	}
+	return false
+}
+
+// valueStart tells whether a quote or bracket after prev (the last
+// non-blank byte, 0 at the start) opens a node rather than sitting inside a
+// plain scalar such as "see [1]" or "don't".
+func valueStart(prev byte, inFlow bool) bool {
+	switch prev {
+	case 0, ':', '-', '?':
+		return true
+	case ',', '[', '{':
+		return inFlow
+	}
+	return false
+}
+
+// blockScalar tells whether a line's value is | or > (with indicators),
+// whose content lines follow, more indented, as text.
+func blockScalar(rest []byte) bool {
+	if i := bytes.Index(rest, []byte(" #")); i >= 0 {
+		rest = bytes.TrimRight(rest[:i], " \t")
+	}
+	i := len(rest)
+	for i > 0 && (rest[i-1] == '-' || rest[i-1] == '+' || (rest[i-1] >= '0' && rest[i-1] <= '9')) {
+		i--
+	}
+	if i == 0 || (rest[i-1] != '|' && rest[i-1] != '>') {
+		return false
+	}
+	i--
+	return i == 0 || rest[i-1] == ' ' || rest[i-1] == ':'
+}
+
+// ProtoDeepLine is DeepLine for .proto text: depth is the nesting of { }
+// (messages, enums, services, option values), outside strings and comments.
+func ProtoDeepLine(b []byte, max int) int {
+	depth, line := 0, 1
+	for i := 0; i < len(b); i++ {
+		switch c := b[i]; c {
+		case '\n':
+			line++
+		case '"', '\'':
+			for i++; i < len(b) && b[i] != c && b[i] != '\n'; i++ {
+				if b[i] == '\\' {
+					i++
+				}
+			}
+			if i < len(b) && b[i] == '\n' {
+				line++
+			}
+		case '/':
+			switch {
+			case i+1 < len(b) && b[i+1] == '/':
+				for i < len(b) && b[i] != '\n' {
+					i++
+				}
+				line++
+			case i+1 < len(b) && b[i+1] == '*':
+				for i += 2; i < len(b) && !(b[i] == '*' && i+1 < len(b) && b[i+1] == '/'); i++ {
+					if b[i] == '\n' {
+						line++
+					}
+				}
+				i++
+			}
+		case '{', '<':
+			if depth++; depth > max {
+				return line
+			}
+		case '}', '>':
+			if depth > 0 {
+				depth--
+			}
+		}
+	}
+	return 0
+}

@@ -1,0 +1,89 @@
+package limits
+
+import (
+	"errors"
+	"fmt"
+	"path"
+	"strings"
+	"sync"
+
+	"github.com/contractlint/contractlint/internal/source"
+)
+
+// Guard wraps the source of one side so that every read it makes, the
+// contract's own files and each $ref or import they pull in, is held to l.
+// A limit hit is a source.Problems naming the file (shown through display),
+// the limit and the flag that raises it.
+func (l Limits) Guard(src source.Source, display func(string) string) source.Source {
+	if display == nil {
+		display = func(s string) string { return s }
+	}
+	return &guarded{Source: src, l: l.OrDefault(), display: display, seen: map[string]bool{}}
+}
+
+type guarded struct {
+	source.Source
+	l       Limits
+	display func(string) string
+	mu      sync.Mutex
+	seen    map[string]bool
+}
+
+func (g *guarded) ReadFile(name string) ([]byte, error) {
+	if err := g.count(name); err != nil {
+		return nil, err
+	}
+	b, err := source.ReadFileMax(g.Source, name, g.l.FileSize)
+	var tl *source.TooLargeError
+	if errors.As(err, &tl) {
+		return nil, source.Errorf(g.display(name), 0, 0, "%s is larger than the limit of %s on one file (raise it with %s)",
+			FormatSize(tl.Size), FormatSize(g.l.FileSize), FileSizeFlag)
+	}
+	if err != nil {
+		return nil, err
+	}
+	line := 0
+	if strings.EqualFold(path.Ext(name), ".proto") {
+		line = ProtoDeepLine(b, g.l.Depth)
+	} else {
+		line = DeepLine(b, g.l.Depth)
+	}
+	if line > 0 {
+		return nil, source.Errorf(g.display(name), line, 0, "nested deeper than the limit of %d levels (raise it with %s)", g.l.Depth, DepthFlag)
+	}
+	return b, nil
+}
+
+// count refuses the first file past the limit on files per side.
+func (g *guarded) count(name string) error {
+	c, err := source.Clean(name)
+	if err != nil {
+		return nil // ReadFile reports it
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.seen[c] {
+		return nil
+	}
+	if len(g.seen) >= g.l.Files {
+		return source.Errorf(g.display(name), 0, 0, "not read: more than the limit of %d files on one side (raise it with %s)", g.l.Files, FilesFlag)
+	}
+	g.seen[c] = true
+	return nil
+}
+
+// CheckFiles refuses a side that lists more files than the limit, before
+// any is read.
+func (l Limits) CheckFiles(dir string, n int) error {
+	l = l.OrDefault()
+	if n > l.Files {
+		return source.Errorf(dir, 0, 0, "%d files is more than the limit of %d on one side (raise it with %s)", n, l.Files, FilesFlag)
+	}
+	return nil
+}
+
+// String shows the limits as the flags that set them.
+func (l Limits) String() string {
+	l = l.OrDefault()
+	return fmt.Sprintf("%s %s %s %d %s %d", FileSizeFlag, FormatSize(l.FileSize), DepthFlag, l.Depth, FilesFlag, l.Files)
+}

@@ -1,0 +1,95 @@
+// Package limits holds the bounds that keep a hostile contract from costing
+// unbounded time or memory: how large one file may be, how deeply a YAML or
+// JSON document may nest, and how many files one side may read. Each has a
+// default, a command-line flag and a config key, and hitting one is an input
+// error naming the file, the limit and the flag that raises it.
+package limits
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Limits bound one run. A zero field means the default.
+type Limits struct {
+	// FileSize is the largest file, in bytes, a side may read (--max-file-size).
+	FileSize int64
+	// Depth is the deepest nesting of objects and arrays in a YAML or JSON
+	// document (--max-depth). A schema nested n levels is about 2n deep.
+	Depth int
+	// Files is the most files one side may read: a proto tree with its
+	// imports, or an OpenAPI document with its $refs (--max-files).
+	Files int
+}
+
+// Defaults: far above real contracts (Stripe's OpenAPI document is 4 MiB
+// and nests 26 levels; googleapis is about 7,200 .proto files), far below
+// what would exhaust a CI runner.
+const (
+	DefaultFileSize = 64 << 20
+	DefaultDepth    = 256
+	DefaultFiles    = 20000
+)
+
+// Flag names, shown in every message about a limit.
+const (
+	FileSizeFlag = "--max-file-size"
+	DepthFlag    = "--max-depth"
+	FilesFlag    = "--max-files"
+)
+
+// Default returns the built-in limits.
+func Default() Limits {
+	return Limits{FileSize: DefaultFileSize, Depth: DefaultDepth, Files: DefaultFiles}
+}
+
+// OrDefault fills every unset (zero or negative) field with its default.
+func (l Limits) OrDefault() Limits {
+	d := Default()
+	if l.FileSize <= 0 {
+		l.FileSize = d.FileSize
+	}
+	if l.Depth <= 0 {
+		l.Depth = d.Depth
+	}
+	if l.Files <= 0 {
+		l.Files = d.Files
+	}
+	return l
+}
+
+// ParseSize reads a byte count: a plain number of bytes, or one with a
+// KiB, MiB or GiB suffix (KB, MB, GB and K, M, G mean the same).
+func ParseSize(s string) (int64, error) {
+	t := strings.TrimSpace(s)
+	mult := int64(1)
+	up := strings.ToUpper(t)
+	for _, u := range []struct {
+		suffix string
+		mult   int64
+	}{{"KIB", 1 << 10}, {"MIB", 1 << 20}, {"GIB", 1 << 30}, {"KB", 1 << 10}, {"MB", 1 << 20}, {"GB", 1 << 30}, {"K", 1 << 10}, {"M", 1 << 20}, {"G", 1 << 30}, {"B", 1}} {
+		if strings.HasSuffix(up, u.suffix) {
+			t, mult = strings.TrimSpace(t[:len(t)-len(u.suffix)]), u.mult
+			break
+		}
+	}
+	n, err := strconv.ParseInt(t, 10, 64)
+	if err != nil || n <= 0 || n > (1<<62)/mult {
+		return 0, fmt.Errorf("%q is not a size (want a positive number of bytes, or one like 64MiB)", s)
+	}
+	return n * mult, nil
+}
+
+// FormatSize shows a byte count the way ParseSize reads it back.
+func FormatSize(n int64) string {
+	switch {
+	case n >= 1<<30 && n%(1<<30) == 0:
+		return fmt.Sprintf("%dGiB", n>>30)
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%dMiB", n>>20)
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%dKiB", n>>10)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}

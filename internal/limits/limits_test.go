@@ -1,0 +1,150 @@
+package limits_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/contractlint/contractlint/internal/limits"
+	"github.com/contractlint/contractlint/internal/source"
+)
+
+// depth is the parsed nesting of a YAML node: what DeepLine must bound.
+func depth(n *yaml.Node) int {
+	d := 0
+	for _, c := range n.Content {
+		d = max(d, depth(c))
+	}
+	if n.Kind == yaml.MappingNode || n.Kind == yaml.SequenceNode {
+		d++
+	}
+	return d
+}
+
+// scanned is the smallest limit DeepLine accepts b under.
+func scanned(b []byte) int {
+	d := 0
+	for d < 10000 && limits.DeepLine(b, d) != 0 {
+		d++
+	}
+	return d
+}
+
+// TestDeepLineMatchesParser checks the pre-scan against a real YAML parse on
+// every contract in testdata: never lower, at most one level higher.
+func TestDeepLineMatchesParser(t *testing.T) {
+	var files []string
+	for _, glob := range []string{"../../testdata/*/*.yaml", "../../testdata/*/*/*/*.yaml", "../../testdata/*/*/*.yaml"} {
+		m, _ := filepath.Glob(glob)
+		files = append(files, m...)
+	}
+	if len(files) < 20 {
+		t.Fatalf("found %d testdata contracts; the globs are wrong", len(files))
+	}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var doc yaml.Node
+		if yaml.Unmarshal(b, &doc) != nil {
+			continue
+		}
+		want, got := depth(&doc), scanned(b)
+		if got < want || got > want+1 {
+			t.Errorf("%s: scanned depth %d, parsed %d", f, got, want)
+		}
+	}
+}
+
+func TestDeepLine(t *testing.T) {
+	for _, c := range []struct {
+		name, text string
+		max, line  int
+	}{
+		{"block", "a:\n  b:\n    c: 1\n", 3, 0},
+		{"block too deep", "a:\n  b:\n    c:\n      d: 1\n", 3, 4},
+		{"flow", "a: {b: [1, {c: 2}]}\n", 4, 0},
+		{"flow too deep", "a: {b: [1, {c: [2]}]}\n", 4, 1},
+		{"json", `{"a": {"b": [[[1]]]}}`, 5, 0},
+		{"json too deep", `{"a": {"b": [[[[1]]]]}}`, 5, 1},
+		{"brackets in quotes", "a: \"[[[[[[\"\nb: '{{{{{{'\n", 2, 0},
+		{"brackets in plain text", "a: see [1] and [[[[ text\nb: 1\n", 2, 0},
+		{"block scalar", "a: |\n  [[[[[[\n    x:\n      y:\n        z:\nb: 1\n", 2, 0},
+		{"comment", "a: 1 # [[[[[[\n", 2, 0},
+		{"sequences", "- - - - a\n", 3, 1},
+		{"multi-line flow", "a: [\n  [\n    [\n      1]]]\n", 3, 3},
+	} {
+		if got := limits.DeepLine([]byte(c.text), c.max); got != c.line {
+			t.Errorf("%s: DeepLine(max %d) = line %d, want %d", c.name, c.max, got, c.line)
+		}
+	}
+}
+
+func TestProtoDeepLine(t *testing.T) {
+	p := "syntax = \"proto3\";\n// {{{{\n/* {{{{ */\nmessage A {\n  string s = 1 [(x) = \"{{{{\"];\n  message B {\n    map<string, int32> m = 1;\n  }\n}\n"
+	if got := limits.ProtoDeepLine([]byte(p), 3); got != 0 {
+		t.Errorf("proto within limit: line %d", got)
+	}
+	if got := limits.ProtoDeepLine([]byte(p), 2); got != 7 {
+		t.Errorf("proto over limit: line %d, want 7 (map<)", got)
+	}
+}
+
+func TestParseSize(t *testing.T) {
+	for in, want := range map[string]int64{"100": 100, "64MiB": 64 << 20, "2k": 2048, "1 GB": 1 << 30, "10B": 10} {
+		if got, err := limits.ParseSize(in); err != nil || got != want {
+			t.Errorf("ParseSize(%q) = %d, %v; want %d", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"", "-1", "0", "MiB", "1.5MiB", "99999999999G"} {
+		if _, err := limits.ParseSize(in); err == nil {
+			t.Errorf("ParseSize(%q) accepted", in)
+		}
+	}
+	if got := limits.FormatSize(64 << 20); got != "64MiB" {
+		t.Errorf("FormatSize = %q", got)
+	}
+}
+
+// TestGuard: each limit, hit through the guard, names the file, the limit
+// and the flag; a file past the size limit is refused without being read.
+func TestGuard(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("big.yaml", strings.Repeat("a: 1\n", 300))
+	write("deep.json", `{"a":[[[[1]]]]}`)
+	write("ok.yaml", "a: 1\n")
+	write("ok2.yaml", "b: 1\n")
+	src, err := source.OpenDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	show := func(s string) string { return "shown/" + s }
+	g := limits.Limits{FileSize: 1000, Depth: 4, Files: 2}.Guard(src, show)
+	for name, want := range map[string]string{
+		"big.yaml":  "shown/big.yaml: 1500 bytes is larger than the limit of 1000 bytes on one file (raise it with --max-file-size)",
+		"deep.json": "shown/deep.json:1: nested deeper than the limit of 4 levels (raise it with --max-depth)",
+	} {
+		_, err := g.ReadFile(name)
+		if err == nil || err.Error() != want {
+			t.Errorf("%s: got %v\nwant %s", name, err, want)
+		}
+	}
+	if _, err := g.ReadFile("ok.yaml"); err == nil || !strings.Contains(err.Error(), "more than the limit of 2 files on one side (raise it with --max-files)") {
+		t.Errorf("third file: got %v", err)
+	}
+	g = limits.Limits{}.Guard(src, nil)
+	for _, name := range []string{"ok.yaml", "ok2.yaml", "ok.yaml"} {
+		if b, err := g.ReadFile(name); err != nil || len(b) != 5 {
+			t.Errorf("%s under default limits: %q, %v", name, b, err)
+		}
+	}
+}

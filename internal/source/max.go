@@ -1,0 +1,100 @@
+package source
+
+import (
+	"errors"
+	"fmt"
+	"io"
+)
+
+// ErrTooLarge is returned by ReadFileMax for a file over the size limit.
+var ErrTooLarge = errors.New("file too large")
+
+// TooLargeError names a file over the size limit and its size.
+type TooLargeError struct {
+	Name string
+	Size int64
+}
+
+func (e *TooLargeError) Error() string {
+	return fmt.Sprintf("%s: %v (%d bytes)", e.Name, ErrTooLarge, e.Size)
+}
+func (e *TooLargeError) Unwrap() error { return ErrTooLarge }
+
+// maxReader is a Source that can refuse a large file before reading it.
+type maxReader interface {
+	ReadFileMax(name string, max int64) ([]byte, error)
+}
+
+// ReadFileMax reads name from src, refusing a file larger than max bytes
+// with a *TooLargeError. Sources that know a file's size first (Dir, Git)
+// refuse it without reading it, so memory stays bounded by max.
+func ReadFileMax(src Source, name string, max int64) ([]byte, error) {
+	if m, ok := src.(maxReader); ok {
+		return m.ReadFileMax(name, max)
+	}
+	b, err := src.ReadFile(name)
+	if err == nil && int64(len(b)) > max {
+		return nil, &TooLargeError{Name: name, Size: int64(len(b))}
+	}
+	return b, err
+}
+
+// ReadFileMax reads a regular file of at most max bytes. Anything else (a
+// FIFO, a device) is refused before it is opened, since reading it could
+// block or never end; a file that grows past max while read is refused too.
+func (d *Dir) ReadFileMax(name string, max int64) ([]byte, error) {
+	c, err := Clean(name)
+	if err != nil {
+		return nil, err
+	}
+	fi, err := d.root.Stat(c)
+	if err != nil {
+		return nil, d.explain(name, err)
+	}
+	if fi.IsDir() {
+		return nil, fmt.Errorf("%s: is a directory", name)
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: not a regular file", name)
+	}
+	if fi.Size() > max {
+		return nil, &TooLargeError{Name: name, Size: fi.Size()}
+	}
+	f, err := d.root.Open(c)
+	if err != nil {
+		return nil, d.explain(name, err)
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err != nil {
+		return nil, d.explain(name, err)
+	}
+	if int64(len(b)) > max {
+		return nil, &TooLargeError{Name: name, Size: int64(len(b))}
+	}
+	return b, nil
+}
+
+// ReadFileMax reads a blob of at most max bytes; git tells the size before
+// the content, so a larger blob is skipped, not held in memory.
+func (g *Git) ReadFileMax(name string, max int64) ([]byte, error) {
+	c, err := Clean(name)
+	if err != nil {
+		return nil, err
+	}
+	if e, ok := g.blobs[c]; ok && isRegular(e.mode) {
+		b, err := g.blobMax(e.oid, max)
+		var tl *TooLargeError
+		if errors.As(err, &tl) {
+			tl.Name = name
+		}
+		return b, err
+	}
+	return g.ReadFile(name) // the same error ReadFile gives
+}
+
+// skip drops n bytes of cat-file output, keeping the stream in step.
+func skip(r io.Reader, n int64) error {
+	_, err := io.CopyN(io.Discard, r, n)
+	return err
+}
