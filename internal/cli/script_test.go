@@ -1,7 +1,9 @@
 package cli_test
 
 import (
+	"net"
 	"os"
+	"time"
 	"os/exec"
 	"strconv"
 	"testing"
@@ -25,10 +27,13 @@ func TestScripts(t *testing.T) {
 		UpdateScripts:       os.Getenv("UPDATE_SCRIPTS") == "1",
 		Setup: func(e *testscript.Env) error {
 			e.Setenv("NO_COLOR", "1")
-			return nil
+			port, err := freePort()
+			e.Setenv("PORT", port)
+			return err
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"exitcode": exitCode,
+			"waitfor":  waitFor,
 		},
 	})
 }
@@ -54,5 +59,37 @@ func exitCode(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	if got != want {
 		ts.Fatalf("%s exited %d, want %d", args[1], got, want)
+	}
+}
+
+// freePort picks a loopback port for a script's server ($PORT), so scripts
+// running in parallel or right after each other never collide.
+func freePort() (string, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	defer l.Close()
+	_, port, err := net.SplitHostPort(l.Addr().String())
+	return port, err
+}
+
+// waitFor waits until HOST:PORT accepts connections (a server a script
+// started in the background is ready), for at most 15 seconds.
+func waitFor(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: waitfor HOST:PORT")
+	}
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		c, err := net.DialTimeout("tcp", args[0], time.Second)
+		if err == nil {
+			c.Close()
+			return
+		}
+		if time.Now().After(deadline) {
+			ts.Fatalf("%s did not start listening: %v", args[0], err)
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }
