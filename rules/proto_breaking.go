@@ -33,6 +33,17 @@ func pb(id string, lv ProtoLevel, buf []string, title, doc, bad, good string, ma
 		Title: title, Doc: doc, Bad: bad, Good: good}, match)
 }
 
+// pbChange is the shape most proto rules share: when picks the changes it
+// reports, and msg formats the element's path, old value and new value.
+func pbChange(id string, lv ProtoLevel, buf []string, title, doc, bad, good, msg string, when func(c *Change) bool) *Rule {
+	return pb(id, lv, buf, title, doc, bad, good, func(c *Change) (string, bool) {
+		if !when(c) {
+			return "", false
+		}
+		return fmt.Sprintf(msg, c.Path, c.Old, c.New), true
+	})
+}
+
 // removedFromFile matches an element deleted from a file that still exists,
 // or moved to another file: generated code that imports it by file breaks.
 func removedFromFile(c *Change, s Subject) (string, bool) {
@@ -193,9 +204,14 @@ func modified(c *Change, s Subject, a Aspect) bool {
 	return c.Kind == Modified && c.Subject == s && c.Aspect == a
 }
 
+// modifiedOf matches the changes of one subject and aspect.
+func modifiedOf(s Subject, a Aspect) func(c *Change) bool {
+	return func(c *Change) bool { return modified(c, s, a) }
+}
+
 // fieldOption matches a change of one field option.
-func fieldOption(c *Change, name string) bool {
-	return modified(c, SubjectField, AspectOption) && c.Name == name
+func fieldOption(name string) func(c *Change) bool {
+	return func(c *Change) bool { return modified(c, SubjectField, AspectOption) && c.Name == name }
 }
 
 func protoFieldRules() []*Rule {
@@ -210,66 +226,54 @@ func protoFieldRules() []*Rule {
 				}
 				return fmt.Sprintf("field %d renamed from %q to %q: JSON clients and generated code use the name", c.NewField.Number, c.Old, c.New), true
 			}),
-		pb("proto-field-json-name-changed", lvFPJ, []string{"FIELD_SAME_JSON_NAME"}, "A field's JSON name changed",
+		pbChange("proto-field-json-name-changed", lvFPJ, []string{"FIELD_SAME_JSON_NAME"}, "A field's JSON name changed",
 			"JSON clients read and write a field under its JSON name (json_name, or the camelCase of its name). Changing it makes them lose the field both ways. Keep the JSON name.",
 			"string note = 4 [json_name = \"note\"];   ->   [json_name = \"remark\"]",
 			"string note = 4 [json_name = \"note\"];",
-			func(c *Change) (string, bool) {
-				return fmt.Sprintf("JSON name of field %s changed from %q to %q: JSON clients no longer find it", c.Path, c.Old, c.New),
-					modified(c, SubjectField, AspectJSONName)
-			}),
-		pb("proto-field-default-changed", lvAll, []string{"FIELD_SAME_DEFAULT"}, "A field's default value changed",
+			"JSON name of field %s changed from %q to %q: JSON clients no longer find it",
+			modifiedOf(SubjectField, AspectJSONName)),
+		pbChange("proto-field-default-changed", lvAll, []string{"FIELD_SAME_DEFAULT"}, "A field's default value changed",
 			"Readers fill an absent proto2 field with the default compiled into them, so old and new readers see different values for the same bytes. Keep the default.",
 			"optional int32 retries = 1 [default = 3];   ->   [default = 5]",
 			"optional int32 retries = 1 [default = 3];",
-			func(c *Change) (string, bool) {
-				return fmt.Sprintf("default of field %s changed from %q to %q: old and new readers disagree on absent values", c.Path, c.Old, c.New),
-					modified(c, SubjectField, AspectDefault)
-			}),
-		pb("proto-field-oneof-changed", lvAll, []string{"FIELD_SAME_ONEOF"}, "A field moved into, out of or between oneofs",
+			"default of field %s changed from %q to %q: old and new readers disagree on absent values",
+			modifiedOf(SubjectField, AspectDefault)),
+		pbChange("proto-field-oneof-changed", lvAll, []string{"FIELD_SAME_ONEOF"}, "A field moved into, out of or between oneofs",
 			"Setting one member of a oneof clears the others. Moving a field across a oneof boundary changes which data survives a round trip through an old reader. Keep the field where it was.",
 			"message P { oneof m { Card card = 1; } Bank bank = 2; }   ->   bank moved into the oneof",
 			"message P { oneof m { Card card = 1; } Bank bank = 2; }",
-			func(c *Change) (string, bool) {
-				return fmt.Sprintf("field %s moved from oneof %q to %q: which fields exclude each other changes", c.Path, c.Old, c.New),
-					modified(c, SubjectField, AspectOneof)
-			}),
-		pb("proto-field-packed-changed", lvNoBuf, nil, "A repeated field's packed encoding changed",
+			"field %s moved from oneof %q to %q: which fields exclude each other changes",
+			modifiedOf(SubjectField, AspectOneof)),
+		pbChange("proto-field-packed-changed", lvNoBuf, nil, "A repeated field's packed encoding changed",
 			"Current parsers read packed and unpacked encodings alike, but older or hand-written readers may not, and the generated code's size and speed change. Keep the encoding.",
 			"repeated int32 ids = 1 [packed = false];   ->   repeated int32 ids = 1;",
 			"repeated int32 ids = 1 [packed = false];",
-			func(c *Change) (string, bool) {
-				return fmt.Sprintf("packed encoding of field %s changed from %s to %s: readers that expect one encoding fail on the other", c.Path, c.Old, c.New),
-					modified(c, SubjectField, AspectPacked)
-			}),
-		pb("proto-field-ctype-changed", lvFP, []string{"FIELD_SAME_CPP_STRING_TYPE"}, "A field's C++ string type changed",
+			"packed encoding of field %s changed from %s to %s: readers that expect one encoding fail on the other",
+			modifiedOf(SubjectField, AspectPacked)),
+		pbChange("proto-field-ctype-changed", lvFP, []string{"FIELD_SAME_CPP_STRING_TYPE"}, "A field's C++ string type changed",
 			"ctype (or the string_type feature) decides which C++ type the accessors use; changing it breaks C++ code that calls them. Keep it.",
 			"string name = 1 [ctype = CORD];   ->   string name = 1;",
 			"string name = 1 [ctype = CORD];",
-			func(c *Change) (string, bool) {
-				return fmt.Sprintf("C++ string type of field %s changed from %s to %s: C++ accessors change type", c.Path, c.Old, c.New), fieldOption(c, "ctype")
-			}),
-		pb("proto-field-jstype-changed", lvFP, []string{"FIELD_SAME_JSTYPE"}, "A field's JavaScript type changed",
+			"C++ string type of field %s changed from %s to %s: C++ accessors change type",
+			fieldOption("ctype")),
+		pbChange("proto-field-jstype-changed", lvFP, []string{"FIELD_SAME_JSTYPE"}, "A field's JavaScript type changed",
 			"jstype decides whether JavaScript code sees a 64-bit integer as a string or a number; changing it breaks the code that reads the field. Keep it.",
 			"int64 id = 1 [jstype = JS_STRING];   ->   int64 id = 1;",
 			"int64 id = 1 [jstype = JS_STRING];",
-			func(c *Change) (string, bool) {
-				return fmt.Sprintf("jstype of field %s changed from %s to %s: JavaScript code sees another type", c.Path, c.Old, c.New), fieldOption(c, "jstype")
-			}),
-		pb("proto-field-utf8-validation-changed", lvFP, []string{"FIELD_SAME_UTF8_VALIDATION"}, "A string field's UTF-8 validation changed",
+			"jstype of field %s changed from %s to %s: JavaScript code sees another type",
+			fieldOption("jstype")),
+		pbChange("proto-field-utf8-validation-changed", lvFP, []string{"FIELD_SAME_UTF8_VALIDATION"}, "A string field's UTF-8 validation changed",
 			"Whether a parser rejects invalid UTF-8 in a string field follows the file's syntax or the utf8_validation feature. Turning validation on makes messages that parsed before fail; turning it off lets invalid text into code that trusted it. Keep it.",
 			"syntax = \"proto2\"; ... string name = 1;   ->   syntax = \"proto3\"; ... (now verified)",
 			"keep the syntax, or set features.utf8_validation to the old behaviour",
-			func(c *Change) (string, bool) {
-				return fmt.Sprintf("UTF-8 validation of field %s changed from %s to %s: parsing accepts or rejects different data", c.Path, c.Old, c.New), fieldOption(c, "utf8_validation")
-			}),
-		pb("proto-field-java-utf8-validation-changed", lvFP, []string{"FIELD_SAME_JAVA_UTF8_VALIDATION"}, "A string field's Java UTF-8 check changed",
+			"UTF-8 validation of field %s changed from %s to %s: parsing accepts or rejects different data",
+			fieldOption("utf8_validation")),
+		pbChange("proto-field-java-utf8-validation-changed", lvFP, []string{"FIELD_SAME_JAVA_UTF8_VALIDATION"}, "A string field's Java UTF-8 check changed",
 			"java_string_check_utf8 makes Java parsers reject invalid UTF-8 in string fields. Changing it changes which messages Java clients accept. Keep it.",
 			"option java_string_check_utf8 = true;   ->   removed",
 			"option java_string_check_utf8 = true;",
-			func(c *Change) (string, bool) {
-				return fmt.Sprintf("Java UTF-8 check of field %s changed from %s to %s: Java parsers accept different data", c.Path, c.Old, c.New), fieldOption(c, "java_string_check_utf8")
-			}),
+			"Java UTF-8 check of field %s changed from %s to %s: Java parsers accept different data",
+			fieldOption("java_string_check_utf8")),
 	}
 }
 
@@ -281,68 +285,56 @@ func protoTypeRules() []*Rule {
 		return modified(c, SubjectField, AspectCardinality) && c.NewField != nil
 	}
 	return []*Rule{
-		pb("proto-field-type-changed", lvFP, []string{"FIELD_SAME_TYPE"}, "A field's type changed",
+		pbChange("proto-field-type-changed", lvFP, []string{"FIELD_SAME_TYPE"}, "A field's type changed",
 			"Generated accessors take and return the field's type; any type change, even one the wire tolerates, breaks the code that uses them. Add a new field with the new type.",
 			"int32 quantity = 2;   ->   int64 quantity = 2;",
 			"int32 quantity = 2;\nint64 quantity_64 = 5;",
-			func(c *Change) (string, bool) {
-				return fmt.Sprintf("type of field %s changed from %s to %s: generated code changes", c.Path, c.Old, c.New), fieldType(c)
-			}),
-		pb("proto-field-type-wire-json-incompatible", lvJ, []string{"FIELD_WIRE_JSON_COMPATIBLE_TYPE"}, "A field's type changed in a way the binary or JSON encoding cannot absorb",
+			"type of field %s changed from %s to %s: generated code changes",
+			fieldType),
+		pbChange("proto-field-type-wire-json-incompatible", lvJ, []string{"FIELD_WIRE_JSON_COMPATIBLE_TYPE"}, "A field's type changed in a way the binary or JSON encoding cannot absorb",
 			"Readers decode a field with the type they were built with. A change is safe for binary and JSON clients only when both encodings stay readable: int32 to int64 keeps the wire but turns a JSON number into a string, and swapping enums changes the names JSON carries. Add a new field instead.",
 			"int32 quantity = 2;   ->   int64 quantity = 2;",
 			"int32 quantity = 2;\nint64 quantity_64 = 5;",
-			func(c *Change) (string, bool) {
-				return fmt.Sprintf("type of field %s changed from %s to %s: binary or JSON clients misread it", c.Path, c.Old, c.New),
-					fieldType(c) && !(wireCompatibleType(c.OldField, c.NewField) && jsonCompatibleType(c.OldField, c.NewField))
+			"type of field %s changed from %s to %s: binary or JSON clients misread it",
+			func(c *Change) bool {
+				return fieldType(c) && !(wireCompatibleType(c.OldField, c.NewField) && jsonCompatibleType(c.OldField, c.NewField))
 			}),
-		pb("proto-field-type-wire-incompatible", lvWire, []string{"FIELD_WIRE_COMPATIBLE_TYPE"}, "A field's type changed in a way the binary encoding cannot absorb",
+		pbChange("proto-field-type-wire-incompatible", lvWire, []string{"FIELD_WIRE_COMPATIBLE_TYPE"}, "A field's type changed in a way the binary encoding cannot absorb",
 			"Some type changes keep the wire (int32/int64/uint32/uint64/bool/enum; sint32/sint64; fixed32/sfixed32; fixed64/sfixed64; string/bytes; a message and bytes). Any other change makes old readers fail or misread the field. Add a new field instead.",
 			"int32 quantity = 2;   ->   string quantity = 2;",
 			"int32 quantity = 2;\nstring quantity_text = 5;",
-			func(c *Change) (string, bool) {
-				return fmt.Sprintf("type of field %s changed from %s to %s: old readers cannot decode it", c.Path, c.Old, c.New),
-					fieldType(c) && !wireCompatibleType(c.OldField, c.NewField)
-			}),
-		pb("proto-field-cardinality-changed", lvFP, []string{"FIELD_SAME_CARDINALITY"}, "A field's cardinality changed",
+			"type of field %s changed from %s to %s: old readers cannot decode it",
+			func(c *Change) bool { return fieldType(c) && !wireCompatibleType(c.OldField, c.NewField) }),
+		pbChange("proto-field-cardinality-changed", lvFP, []string{"FIELD_SAME_CARDINALITY"}, "A field's cardinality changed",
 			"Optional, required, repeated, map and implicit-presence fields have different accessors and presence semantics. Changing between them breaks generated code and, for required, parsing. Add a new field instead.",
 			"string tag = 3;   ->   repeated string tag = 3;",
 			"string tag = 3;\nrepeated string tags = 6;",
-			func(c *Change) (string, bool) {
-				return fmt.Sprintf("cardinality of field %s changed from %s to %s: accessors and presence change", c.Path, c.Old, c.New), card(c)
-			}),
-		pb("proto-field-cardinality-wire-json-incompatible", lvJ, []string{"FIELD_WIRE_JSON_COMPATIBLE_CARDINALITY"}, "A field's cardinality changed in a way binary or JSON clients cannot absorb",
+			"cardinality of field %s changed from %s to %s: accessors and presence change",
+			card),
+		pbChange("proto-field-cardinality-wire-json-incompatible", lvJ, []string{"FIELD_WIRE_JSON_COMPATIBLE_CARDINALITY"}, "A field's cardinality changed in a way binary or JSON clients cannot absorb",
 			"Switching between optional and implicit presence keeps both encodings; making a field repeated or a map turns a JSON value into an array or object, and required changes what parses. Add a new field instead.",
 			"string tag = 3;   ->   repeated string tag = 3;",
 			"string tag = 3;\nrepeated string tags = 6;",
-			func(c *Change) (string, bool) {
-				return fmt.Sprintf("cardinality of field %s changed from %s to %s: JSON or binary clients misread it", c.Path, c.Old, c.New),
-					card(c) && !(singular(c.Old) && singular(c.New))
-			}),
-		pb("proto-field-cardinality-wire-incompatible", lvWire, []string{"FIELD_WIRE_COMPATIBLE_CARDINALITY"}, "A field's cardinality changed in a way the binary encoding cannot absorb",
+			"cardinality of field %s changed from %s to %s: JSON or binary clients misread it",
+			func(c *Change) bool { return card(c) && !(singular(c.Old) && singular(c.New)) }),
+		pbChange("proto-field-cardinality-wire-incompatible", lvWire, []string{"FIELD_WIRE_COMPATIBLE_CARDINALITY"}, "A field's cardinality changed in a way the binary encoding cannot absorb",
 			"Binary readers tolerate optional versus implicit presence, and singular versus repeated for strings, bytes and messages. Other changes (packed numbers becoming singular, maps, required) make old readers fail or misread. Add a new field instead.",
 			"int32 count = 3;   ->   repeated int32 count = 3;",
 			"int32 count = 3;\nrepeated int32 counts = 6;",
-			func(c *Change) (string, bool) {
-				return fmt.Sprintf("cardinality of field %s changed from %s to %s: old readers cannot decode it", c.Path, c.Old, c.New),
-					card(c) && !wireCompatibleCard(c.Old, c.New, c.NewField)
-			}),
-		pb("proto-message-required-fields-changed", lvAll, []string{"MESSAGE_SAME_REQUIRED_FIELDS"}, "A message's required fields changed",
+			"cardinality of field %s changed from %s to %s: old readers cannot decode it",
+			func(c *Change) bool { return card(c) && !wireCompatibleCard(c.Old, c.New, c.NewField) }),
+		pbChange("proto-message-required-fields-changed", lvAll, []string{"MESSAGE_SAME_REQUIRED_FIELDS"}, "A message's required fields changed",
 			"A proto2 parser rejects a message that lacks a required field. Adding one rejects what old writers send; removing one makes old readers reject what new writers send. Never change the set of required fields.",
 			"message Order { required string id = 1; }   ->   + required string region = 2;",
 			"message Order { required string id = 1; optional string region = 2; }",
-			func(c *Change) (string, bool) {
-				return fmt.Sprintf("required fields of %s changed from [%s] to [%s]: one side's parser rejects the other's messages", c.Path, c.Old, c.New),
-					modified(c, SubjectMessage, AspectRequired)
-			}),
-		pb("proto-message-json-format-changed", lvFPJ, []string{"MESSAGE_SAME_JSON_FORMAT"}, "A message's JSON format support changed",
+			"required fields of %s changed from [%s] to [%s]: one side's parser rejects the other's messages",
+			modifiedOf(SubjectMessage, AspectRequired)),
+		pbChange("proto-message-json-format-changed", lvFPJ, []string{"MESSAGE_SAME_JSON_FORMAT"}, "A message's JSON format support changed",
 			"The json_format feature (fixed by syntax before editions) says whether a message must map cleanly to JSON. Moving from ALLOW to LEGACY_BEST_EFFORT lets JSON mappings conflict for JSON clients. Keep it.",
 			"syntax = \"proto3\";   ->   edition with features.json_format = LEGACY_BEST_EFFORT",
 			"keep json_format = ALLOW",
-			func(c *Change) (string, bool) {
-				return fmt.Sprintf("JSON format of message %s changed from %s to %s: JSON clients may no longer map it", c.Path, c.Old, c.New),
-					modified(c, SubjectMessage, AspectJSONFormat)
-			}),
+			"JSON format of message %s changed from %s to %s: JSON clients may no longer map it",
+			modifiedOf(SubjectMessage, AspectJSONFormat)),
 		pb("proto-message-descriptor-accessor-removed", lvFP, []string{"MESSAGE_NO_REMOVE_STANDARD_DESCRIPTOR_ACCESSOR"}, "A message's standard descriptor accessor was removed",
 			"no_standard_descriptor_accessor = true removes the descriptor() accessor from generated code; code that reflects on the message through it breaks. Leave the option unset.",
 			"message Order { option no_standard_descriptor_accessor = true; }",
@@ -351,29 +343,26 @@ func protoTypeRules() []*Rule {
 				return fmt.Sprintf("message %s no longer has a standard descriptor accessor: code calling it breaks", c.Path),
 					modified(c, SubjectMessage, AspectOption) && c.Name == "no_standard_descriptor_accessor" && c.New == "true"
 			}),
-		pb("proto-message-set-wire-format-changed", lvNoBuf, []string{"MESSAGE_SAME_MESSAGE_SET_WIRE_FORMAT"}, "A message switched to or from the message-set wire format",
+		pbChange("proto-message-set-wire-format-changed", lvNoBuf, []string{"MESSAGE_SAME_MESSAGE_SET_WIRE_FORMAT"}, "A message switched to or from the message-set wire format",
 			"message_set_wire_format encodes the message in a different layout altogether; old readers cannot read the other layout. buf keeps this rule outside its categories as deprecated; we run it with FILE and PACKAGE. Keep the format.",
 			"message Bag { option message_set_wire_format = true; extensions 4 to max; }   ->   option removed",
 			"message Bag { option message_set_wire_format = true; extensions 4 to max; }",
-			func(c *Change) (string, bool) {
-				return fmt.Sprintf("message-set wire format of %s changed from %s to %s: old readers cannot parse the new layout", c.Path, c.Old, c.New),
-					modified(c, SubjectMessage, AspectOption) && c.Name == "message_set_wire_format"
+			"message-set wire format of %s changed from %s to %s: old readers cannot parse the new layout",
+			func(c *Change) bool {
+				return modified(c, SubjectMessage, AspectOption) && c.Name == "message_set_wire_format"
 			}),
-		pb("proto-enum-type-changed", lvFP, []string{"ENUM_SAME_TYPE"}, "An enum changed between open and closed",
+		pbChange("proto-enum-type-changed", lvFP, []string{"ENUM_SAME_TYPE"}, "An enum changed between open and closed",
 			"A closed enum (proto2) stores unknown numbers as unknown fields; an open one (proto3) keeps them in the field. Switching changes what readers see for values they do not know, and generated code. Keep the enum type.",
 			"syntax = \"proto2\"; enum Status {...}   ->   syntax = \"proto3\"",
 			"keep the enum in a proto2 file, or set features.enum_type = CLOSED",
-			func(c *Change) (string, bool) {
-				return fmt.Sprintf("enum %s changed from %s to %s: unknown values are handled differently", c.Path, c.Old, c.New), modified(c, SubjectEnum, AspectType)
-			}),
-		pb("proto-enum-json-format-changed", lvFPJ, []string{"ENUM_SAME_JSON_FORMAT"}, "An enum's JSON format support changed",
+			"enum %s changed from %s to %s: unknown values are handled differently",
+			modifiedOf(SubjectEnum, AspectType)),
+		pbChange("proto-enum-json-format-changed", lvFPJ, []string{"ENUM_SAME_JSON_FORMAT"}, "An enum's JSON format support changed",
 			"As for messages, json_format says whether the enum's names must map cleanly to JSON; weakening it lets JSON names conflict for JSON clients. Keep it.",
 			"syntax = \"proto3\";   ->   edition with features.json_format = LEGACY_BEST_EFFORT",
 			"keep json_format = ALLOW",
-			func(c *Change) (string, bool) {
-				return fmt.Sprintf("JSON format of enum %s changed from %s to %s: JSON clients may no longer map its names", c.Path, c.Old, c.New),
-					modified(c, SubjectEnum, AspectJSONFormat)
-			}),
+			"JSON format of enum %s changed from %s to %s: JSON clients may no longer map its names",
+			modifiedOf(SubjectEnum, AspectJSONFormat)),
 		pb("proto-enum-value-name-changed", lvFPJ, []string{"ENUM_VALUE_SAME_NAME"}, "An enum value was renamed",
 			"JSON carries enum values by name and generated code names the constants, so renaming a value breaks JSON clients and code alike even though the number is kept. Add an alias (allow_alias) instead.",
 			"STATUS_OPEN = 1;   ->   STATUS_ACTIVE = 1;",
@@ -387,9 +376,8 @@ func protoTypeRules() []*Rule {
 
 func protoRPCRules() []*Rule {
 	rpc := func(id, buf, title, doc, bad, good, what string, a Aspect) *Rule {
-		return pb(id, lvAll, []string{buf}, title, doc, bad, good, func(c *Change) (string, bool) {
-			return fmt.Sprintf("%s of rpc %s changed from %s to %s: existing callers break", what, c.Path, c.Old, c.New), modified(c, SubjectRPC, a)
-		})
+		return pbChange(id, lvAll, []string{buf}, title, doc, bad, good,
+			what+" of rpc %s changed from %s to %s: existing callers break", modifiedOf(SubjectRPC, a))
 	}
 	return []*Rule{
 		rpc("proto-rpc-request-type-changed", "RPC_SAME_REQUEST_TYPE", "An rpc's request type changed",
@@ -437,33 +425,27 @@ var fileOptionRules = []struct{ option, buf, lang string }{
 
 func protoFileRules() []*Rule {
 	out := []*Rule{
-		pb("proto-file-package-changed", lvAll, []string{"FILE_SAME_PACKAGE"}, "A file's package changed",
+		pbChange("proto-file-package-changed", lvAll, []string{"FILE_SAME_PACKAGE"}, "A file's package changed",
 			"The package is part of every full name in the file: message type URLs, rpc paths (/pkg.Service/Method) and generated import paths all change, so every client breaks. Create a new file in the new package instead.",
 			"package shop.v1;   ->   package store.v1;",
 			"package shop.v1;   // and a new file for store.v1",
-			func(c *Change) (string, bool) {
-				return fmt.Sprintf("package of %s changed from %q to %q: every full name and rpc path in it changes", c.Path, c.Old, c.New),
-					modified(c, SubjectPackage, AspectName)
-			}),
-		pb("proto-file-syntax-changed", lvFP, []string{"FILE_SAME_SYNTAX"}, "A file's syntax or edition changed",
+			"package of %s changed from %q to %q: every full name and rpc path in it changes",
+			modifiedOf(SubjectPackage, AspectName)),
+		pbChange("proto-file-syntax-changed", lvFP, []string{"FILE_SAME_SYNTAX"}, "A file's syntax or edition changed",
 			"Syntax decides field presence, enum openness, UTF-8 validation and packed defaults; changing it changes generated code and how data is read. Keep the syntax, or migrate to editions with features that preserve the old behaviour.",
 			"syntax = \"proto2\";   ->   syntax = \"proto3\";",
 			"syntax = \"proto2\";",
-			func(c *Change) (string, bool) {
-				return fmt.Sprintf("syntax of %s changed from %s to %s: presence, enums and validation change", c.Path, c.Old, c.New),
-					modified(c, SubjectFile, AspectSyntax)
-			}),
+			"syntax of %s changed from %s to %s: presence, enums and validation change",
+			modifiedOf(SubjectFile, AspectSyntax)),
 	}
 	for _, o := range fileOptionRules {
 		id := "proto-file-" + strings.ReplaceAll(o.option, "_", "-") + "-changed"
-		out = append(out, pb(id, lvFP, []string{o.buf}, "The file option "+o.option+" changed",
+		out = append(out, pbChange(id, lvFP, []string{o.buf}, "The file option "+o.option+" changed",
 			"The "+o.option+" option shapes the "+o.lang+" code generated from the file; changing it moves or renames that code, and every "+o.lang+" program built against it stops compiling. Keep the option's value.",
 			"option "+o.option+" = <old value>;   ->   option "+o.option+" = <new value>;",
 			"option "+o.option+" = <old value>;   // unchanged",
-			func(c *Change) (string, bool) {
-				return fmt.Sprintf("option %s of %s changed from %q to %q: generated %s code moves or changes", o.option, c.Path, c.Old, c.New, o.lang),
-					modified(c, SubjectFileOption, AspectOption) && c.Name == o.option
-			}))
+			"option "+o.option+" of %s changed from %q to %q: generated "+o.lang+" code moves or changes",
+			func(c *Change) bool { return modified(c, SubjectFileOption, AspectOption) && c.Name == o.option }))
 	}
 	return out
 }
