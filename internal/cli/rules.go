@@ -73,6 +73,7 @@ func jsonRules(e *Env, reg *rules.Registry) error {
 			Severity: r.Severity, Default: !r.Off, Title: r.Title, Doc: r.Doc, Bad: r.Bad, Good: r.Good, Buf: r.Buf})
 	}
 	enc := json.NewEncoder(e.Stdout)
+	enc.SetEscapeHTML(false) // our own docs: keep "->" readable
 	enc.SetIndent("", "  ")
 	return enc.Encode(out)
 }

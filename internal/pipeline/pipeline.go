@@ -118,8 +118,9 @@ func Load(s Side, o Options) (*rules.Contract, error) {
 }
 
 // newLintFindings reports lint findings on the new side only where the diff
-// made them true: absent on the old side, or on an operation the diff touched.
-// An old unfixed endpoint must not fail every pull request.
+// made them true: absent on the old side, or on an operation whose own
+// definition the diff changed. An old unfixed endpoint must not fail every
+// pull request, nor every one that edits a schema it happens to share.
 func newLintFindings(in *rules.Input, o Options) []rules.Finding {
 	if in.New == nil {
 		return nil
@@ -136,6 +137,9 @@ func newLintFindings(in *rules.Input, o Options) []rules.Finding {
 	}
 	touched := map[string]bool{}
 	for _, c := range in.Changes {
+		if !operationLevel[c.Subject] {
+			continue
+		}
 		for _, op := range c.Operations {
 			touched[op] = true
 		}
@@ -147,6 +151,14 @@ func newLintFindings(in *rules.Input, o Options) []rules.Finding {
 		}
 	}
 	return out
+}
+
+// operationLevel lists the subjects that are part of an operation's own
+// definition, as opposed to a schema it reaches.
+var operationLevel = map[rules.Subject]bool{
+	rules.SubjectOperation: true, rules.SubjectParameter: true, rules.SubjectRequestBody: true,
+	rules.SubjectMediaType: true, rules.SubjectResponse: true, rules.SubjectHeader: true,
+	rules.SubjectSecurity: true, rules.SubjectScope: true, rules.SubjectRPC: true,
 }
 
 func anyTouched(ops []string, touched map[string]bool) bool {
