@@ -1,10 +1,8 @@
 package openapi_test
 
 import (
-	"compress/gzip"
-	"io"
-	"os"
-	"path/filepath"
+	"github.com/contractlint/contractlint/internal/corpus"
+
 	"sync"
 	"testing"
 	"time"
@@ -14,42 +12,13 @@ import (
 	"github.com/contractlint/contractlint/rules"
 )
 
-// corpusDir is where the benchmark corpus lives: $CONTRACTLINT_CORPUS, or
-// ../shared/corpus beside the repository.
-func corpusDir() string {
-	if d := os.Getenv("CONTRACTLINT_CORPUS"); d != "" {
-		return d
-	}
-	return filepath.Join("..", "..", "shared", "corpus")
-}
-
 // stripe unpacks two corpus documents into a temporary directory and opens
-// it as a source, or skips when the corpus is absent.
+// it as a source.
 func stripe(tb testing.TB, a, b string) (source.Source, string, string) {
 	tb.Helper()
 	dir := tb.TempDir()
-	for _, name := range []string{a, b} {
-		in, err := os.Open(filepath.Join(corpusDir(), name+".gz"))
-		if err != nil {
-			if os.Getenv("CI") == "true" {
-				tb.Fatalf("corpus missing in CI: %v", err)
-			}
-			tb.Skipf("benchmark corpus not found (set CONTRACTLINT_CORPUS): %v", err)
-		}
-		zr, err := gzip.NewReader(in)
-		if err != nil {
-			tb.Fatal(err)
-		}
-		out, err := os.Create(filepath.Join(dir, name))
-		if err != nil {
-			tb.Fatal(err)
-		}
-		if _, err := io.Copy(out, zr); err != nil {
-			tb.Fatal(err)
-		}
-		in.Close()
-		out.Close()
-	}
+	corpus.Gunzip(tb, a, dir)
+	corpus.Gunzip(tb, b, dir)
 	src, err := source.OpenDir(dir)
 	if err != nil {
 		tb.Fatal(err)

@@ -1,10 +1,9 @@
 package protobuf
 
 import (
-	"archive/tar"
-	"compress/gzip"
+	"github.com/contractlint/contractlint/internal/corpus"
+
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -114,69 +113,11 @@ func BenchmarkDiffGenerated(b *testing.B) {
 	b.ReportMetric(float64(diff)/float64(compile), "diff/compile")
 }
 
-// corpusDir finds the benchmark corpus: $CONTRACTLINT_CORPUS, else
-// ../shared/corpus beside the repository.
-func corpusDir(tb testing.TB) string {
-	dir := os.Getenv("CONTRACTLINT_CORPUS")
-	if dir == "" {
-		dir = filepath.Join("..", "..", "shared", "corpus")
-	}
-	if _, err := os.Stat(filepath.Join(dir, "googleapis-2026-02-20.tar.gz")); err != nil {
-		if os.Getenv("CI") == "true" {
-			tb.Fatalf("googleapis corpus not found in %s (set CONTRACTLINT_CORPUS)", dir)
-		}
-		tb.Skipf("googleapis corpus not found in %s (set CONTRACTLINT_CORPUS); skipping", dir)
-	}
-	return dir
-}
-
-// untar unpacks a .tar.gz of .proto files into dir and lists them.
-func untar(tb testing.TB, archive, dir string) []string {
-	tb.Helper()
-	f, err := os.Open(archive)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tr := tar.NewReader(zr)
-	var files []string
-	for {
-		h, err := tr.Next()
-		if err == io.EOF {
-			return files
-		}
-		if err != nil {
-			tb.Fatal(err)
-		}
-		name, err := source.Clean(h.Name)
-		if err != nil || h.Typeflag != tar.TypeReg || !strings.HasSuffix(name, ".proto") {
-			continue
-		}
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			tb.Fatal(err)
-		}
-		b, err := io.ReadAll(tr)
-		if err != nil {
-			tb.Fatal(err)
-		}
-		if err := os.WriteFile(p, b, 0o644); err != nil {
-			tb.Fatal(err)
-		}
-		files = append(files, name)
-	}
-}
-
 // BenchmarkGoogleapis diffs two googleapis trees six months apart.
 func BenchmarkGoogleapis(b *testing.B) {
-	corpus := corpusDir(b)
 	root := b.TempDir()
 	load := func(side, archive string) (*source.Dir, []string) {
-		files := untar(b, filepath.Join(corpus, archive), filepath.Join(root, side))
+		files := corpus.Untar(b, archive, filepath.Join(root, side))
 		for i, f := range files {
 			files[i] = side + "/" + f
 		}

@@ -1,0 +1,107 @@
+// Package corpus finds and unpacks the benchmark corpus (real contracts kept
+// beside the repository) for tests and benchmarks. It skips when the corpus
+// is absent, except in CI, where a missing corpus fails the run.
+package corpus
+
+import (
+	"archive/tar"
+	"compress/gzip"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/contractlint/contractlint/internal/source"
+)
+
+// Dir is $CONTRACTLINT_CORPUS, or ../shared/corpus beside the module root.
+func Dir() string {
+	if d := os.Getenv("CONTRACTLINT_CORPUS"); d != "" {
+		return d
+	}
+	wd, _ := os.Getwd()
+	for d := wd; filepath.Dir(d) != d; d = filepath.Dir(d) {
+		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
+			return filepath.Join(filepath.Dir(d), "shared", "corpus")
+		}
+	}
+	return filepath.Join("..", "shared", "corpus")
+}
+
+// Need returns the path of a corpus file, or skips (fails in CI) without it.
+func Need(tb testing.TB, name string) string {
+	tb.Helper()
+	p := filepath.Join(Dir(), name)
+	if _, err := os.Stat(p); err != nil {
+		if os.Getenv("CI") == "true" {
+			tb.Fatalf("corpus file %s missing in CI (set CONTRACTLINT_CORPUS): %v", name, err)
+		}
+		tb.Skipf("corpus file %s not found (set CONTRACTLINT_CORPUS)", name)
+	}
+	return p
+}
+
+// Gunzip unpacks NAME.gz from the corpus into dir as NAME.
+func Gunzip(tb testing.TB, name, dir string) {
+	tb.Helper()
+	in, err := os.Open(Need(tb, name+".gz"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer in.Close()
+	zr, err := gzip.NewReader(in)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	out, err := os.Create(filepath.Join(dir, name))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer out.Close()
+	if _, err := io.Copy(out, zr); err != nil {
+		tb.Fatal(err)
+	}
+}
+
+// Untar unpacks the .proto files of a corpus .tar.gz into dir and lists them
+// (slash-separated, relative to dir).
+func Untar(tb testing.TB, name, dir string) []string {
+	tb.Helper()
+	f, err := os.Open(Need(tb, name))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tr := tar.NewReader(zr)
+	var files []string
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			return files
+		}
+		if err != nil {
+			tb.Fatal(err)
+		}
+		rel, err := source.Clean(h.Name)
+		if err != nil || h.Typeflag != tar.TypeReg || !strings.HasSuffix(rel, ".proto") {
+			continue
+		}
+		p := filepath.Join(dir, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			tb.Fatal(err)
+		}
+		b, err := io.ReadAll(tr)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			tb.Fatal(err)
+		}
+		files = append(files, rel)
+	}
+}

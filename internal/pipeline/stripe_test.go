@@ -1,0 +1,63 @@
+package pipeline_test
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/contractlint/contractlint/internal/corpus"
+	"github.com/contractlint/contractlint/internal/pipeline"
+	"github.com/contractlint/contractlint/internal/source"
+	"github.com/contractlint/contractlint/rules"
+)
+
+// TestStripeFindings pins what contractlint reports on two real versions of
+// Stripe's spec, so getting faster never means getting wrong: the number of
+// findings, that it equals the number of distinct (rule, location) pairs
+// (one change, one finding), and a sample of them.
+func TestStripeFindings(t *testing.T) {
+	if testing.Short() {
+		t.Skip("loads two 4 MB documents")
+	}
+	const old, new = "stripe-spec3-2023-02-13.yaml", "stripe-spec3-2023-09-12.yaml"
+	dir := t.TempDir()
+	corpus.Gunzip(t, old, dir)
+	corpus.Gunzip(t, new, dir)
+	src, err := source.OpenDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs, err := pipeline.Diff(pipeline.Side{Src: src, Files: []string{old}}, pipeline.Side{Src: src, Files: []string{new}},
+		pipeline.Options{Registry: rules.Default(), Settings: &rules.Settings{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	distinct := map[string]bool{}
+	for _, f := range fs {
+		k := fmt.Sprintf("%s %s:%d", f.Rule, f.Where.File, f.Where.Line)
+		got = append(got, k)
+		distinct[fmt.Sprintf("%s %s", f.Rule, f.Where)] = true
+	}
+	if len(fs) != 220 {
+		t.Errorf("%d findings, want 220", len(fs))
+	}
+	if len(distinct) != len(fs) {
+		t.Errorf("%d findings but %d distinct (rule, location) pairs", len(fs), len(distinct))
+	}
+	for _, want := range []string{
+		"response-property-removed " + old + ":16913",
+		"request-enum-value-removed " + old + ":102462",
+		"response-property-type-changed " + new + ":17300",
+		"field-redefined " + new + ":10659",
+	} {
+		if !slices.Contains(got, want) {
+			t.Errorf("missing finding %s", want)
+		}
+	}
+	for _, f := range fs {
+		if f.Rule == "response-property-removed" && f.Where.Line == 16913 && len(f.Operations) != 445 {
+			t.Errorf("blik removal reaches %d operations, want 445", len(f.Operations))
+		}
+	}
+}
