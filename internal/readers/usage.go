@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -73,11 +74,17 @@ func parseUsageCSV(name string, data []byte) ([]Entry, error) {
 		if err == io.EOF {
 			break
 		}
-		line, _ := r.FieldPos(0)
 		if err != nil {
-			probs = append(probs, source.Problem{File: name, Line: line, Msg: err.Error()})
+			// FieldPos panics without a record: a ParseError carries its line.
+			line, col := 0, 0
+			var pe *csv.ParseError
+			if errors.As(err, &pe) {
+				line, col, err = pe.Line, pe.Column, pe.Err
+			}
+			probs = append(probs, source.Problem{File: name, Line: line, Column: col, Msg: err.Error()})
 			break
 		}
+		line, _ := r.FieldPos(0)
 		get := func(c string) string {
 			if i := col[c]; i < len(rec) {
 				return strings.TrimSpace(rec[i])
