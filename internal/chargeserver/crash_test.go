@@ -180,3 +180,27 @@ func TestCrashAfterChargeRecoveredByReaper(t *testing.T) {
 		}
 	})
 }
+
+// TestTwoServerProcessesOnePostgres races 50 identical requests across two
+// server processes sharing one database and one processor service.
+func TestTwoServerProcessesOnePostgres(t *testing.T) {
+	db := postgresDSN(t)
+	ledger := processor.NewLedger()
+	ledger.SetFaults(processor.Faults{Latency: 20 * time.Millisecond})
+	ps := httptest.NewServer(processor.Handler(ledger))
+	defer ps.Close()
+	st, err := store.Open(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	var hs []*harness
+	for range 2 {
+		c := startChild(t, db, ps.URL, false)
+		hs = append(hs, &harness{url: c.url, store: st, ledger: ledger, contract: loadContract(t), client: newClientWithTimeout(20 * time.Second)})
+	}
+	race(t, hs, 50)
+	if n := countCharges(t, st); n != 1 {
+		t.Fatalf("%d charge rows, want 1", n)
+	}
+}
