@@ -3,10 +3,10 @@ package cli_test
 import (
 	"net"
 	"os"
-	"time"
 	"os/exec"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
