@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/contractlint/contractlint/internal/cli"
 	"github.com/contractlint/contractlint/rules"
 )
 
@@ -58,4 +59,35 @@ func ruleTable(reg *rules.Registry) string {
 	}
 	b.WriteString("\n")
 	return b.String()
+}
+
+// TestReadmeExample runs the README's first command and compares what it
+// prints with the output the README shows, so a newcomer sees what they read.
+func TestReadmeExample(t *testing.T) {
+	b, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme := string(b)
+	const cmdPrefix = "go run . "
+	i := strings.Index(readme, cmdPrefix)
+	if i < 0 {
+		t.Fatal("README.md shows no `go run .` command")
+	}
+	line := readme[i+len(cmdPrefix):]
+	line = line[:strings.IndexAny(line, "#\n")]
+	args := strings.Fields(line)
+	start := strings.Index(readme, "```\n"+"testdata/")
+	if start < 0 {
+		t.Fatal("README.md shows no example output block after the command")
+	}
+	block := readme[start+4:]
+	want := block[:strings.Index(block, "```")]
+	t.Chdir("../..")
+	var stdout, stderr strings.Builder
+	code := cli.Run(args, strings.NewReader(""), &stdout, &stderr)
+	if stdout.String() != want || code != 1 {
+		t.Errorf("README example is stale: `contractlint %s` exited %d and printed\n%s\nstderr: %s\nREADME shows:\n%s",
+			strings.Join(args, " "), code, stdout.String(), stderr.String(), want)
+	}
 }
