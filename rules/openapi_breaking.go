@@ -90,7 +90,7 @@ func openapiRequest() []*Rule {
 					c.is(Added, SubjectParameter) && c.New == "required"
 			}),
 		onChange(oa("request-parameter-became-required", Error, "A request parameter became required",
-			"Clients that leave out an optional parameter are now rejected.",
+			"Clients that leave out an optional parameter are now rejected. Keep it optional and give it a default the server applies when it is missing.",
 			"- {name: limit, in: query, required: false}   ->   required: true",
 			"- {name: limit, in: query, required: false, schema: {default: 20}}"),
 			func(c *Change) (string, bool) {
@@ -114,7 +114,7 @@ func openapiRequest() []*Rule {
 					c.is(Removed, SubjectParameter)
 			}),
 		onChange(oa("request-body-became-required", Error, "The request body became required",
-			"Clients that sent no body are now rejected.",
+			"Clients that sent no body are now rejected. Keep the body optional and treat a request without one as it was treated before.",
 			"requestBody: {required: false}   ->   {required: true}",
 			"requestBody: {required: false}"),
 			func(c *Change) (string, bool) {
@@ -130,7 +130,7 @@ func openapiRequest() []*Rule {
 					c.is(Added, SubjectField) && req(c) && c.NewField != nil && c.NewField.Required
 			}),
 		onChange(oa("request-property-became-required", Error, "A request property became required",
-			"Clients that leave out a property that used to be optional are now rejected.",
+			"Clients that leave out a property that used to be optional are now rejected. Keep it optional and default it on the server.",
 			"required: [amount]   ->   required: [amount, currency]",
 			"required: [amount]   # currency optional, defaulted"),
 			func(c *Change) (string, bool) {
@@ -138,7 +138,7 @@ func openapiRequest() []*Rule {
 					c.Kind == Modified && c.Subject == SubjectField && c.Aspect == AspectRequired && c.New == "required" && req(c)
 			}),
 		onChange(oa("request-media-type-removed", Error, "A request media type is no longer accepted",
-			"Clients that send the removed content type now get 415.",
+			"Clients that send the removed content type now get 415. Keep accepting it, and mark the operation deprecated if the type should go later.",
 			"content: {application/json: ..., application/x-www-form-urlencoded: ...}   # form removed",
 			"keep accepting both"),
 			func(c *Change) (string, bool) {
@@ -176,7 +176,7 @@ func openapiResponse() []*Rule {
 					c.Kind == Modified && c.Subject == SubjectField && c.Aspect == AspectRequired && c.New == "optional" && resp(c)
 			}),
 		onChange(oa("response-became-nullable", Error, "A response value became nullable",
-			"Clients that never expected null dereference it.",
+			"Clients that never expected null dereference it and crash. Keep the value non-null, and add a new nullable field beside it if absence must be expressed.",
 			"type: string   ->   type: [string, 'null']",
 			"type: string   # add a new nullable field instead"),
 			func(c *Change) (string, bool) {
@@ -216,7 +216,7 @@ func openapiResponse() []*Rule {
 					c.is(Removed, SubjectMediaType) && resp(c)
 			}),
 		onChange(oa("response-header-removed", Error, "A response header was removed",
-			"Clients that read the header (pagination links, rate limits, ETag) lose it.",
+			"Clients that read the header (pagination links, rate limits, ETag) lose it. Keep sending it until no client reads it.",
 			"headers: {Link: ..., ETag: ...}   # ETag gone",
 			"headers: {Link: ..., ETag: ...}"),
 			func(c *Change) (string, bool) {
@@ -239,7 +239,7 @@ func openapiSchemaShape() []*Rule {
 					c.Aspect == AspectType && req(c) && !subtype(c.Old, c.New)
 			}),
 		onChange(oa("request-property-format-changed", Error, "A request value's format changed or was added",
-			"Values clients send in the old format fail validation in the new one.",
+			"Values clients send in the old format fail validation in the new one. Keep accepting the old format; add a new property for values in the new one.",
 			"date: {type: string}   ->   date: {type: string, format: date}",
 			"date: {type: string}"),
 			func(c *Change) (string, bool) {
@@ -247,7 +247,7 @@ func openapiSchemaShape() []*Rule {
 					c.Aspect == AspectFormat && req(c) && c.New != ""
 			}),
 		onChange(oa("request-enum-value-removed", Error, "A request enum lost a value",
-			"Clients that send the removed value are rejected.",
+			"Clients that send the removed value are rejected. Keep accepting it, stop producing it, and map it to its replacement on the server.",
 			"channel: {enum: [web, app, phone]}   ->   enum: [web, app]",
 			"keep accepting phone; stop producing it"),
 			func(c *Change) (string, bool) {
@@ -303,7 +303,7 @@ func openapiSchemaShape() []*Rule {
 					c.Aspect == AspectAdditionalProps && req(c)
 			}),
 		onChange(oa("request-became-not-nullable", Error, "A request value no longer accepts null",
-			"Clients that send null are rejected.",
+			"Clients that send null are rejected. Keep accepting null and treat it as the property being absent.",
 			"note: {type: [string, 'null']}   ->   note: {type: string}",
 			"note: {type: [string, 'null']}"),
 			func(c *Change) (string, bool) {
@@ -311,7 +311,7 @@ func openapiSchemaShape() []*Rule {
 					c.Aspect == AspectNullable && c.New == "false" && req(c)
 			}),
 		onChange(oa("request-one-of-removed", Error, "A oneOf/anyOf alternative was removed from a request",
-			"Clients that send the shape of the removed alternative are rejected.",
+			"Clients that send the shape of the removed alternative are rejected. Keep accepting it and mark it deprecated in its description until nobody sends it.",
 			"oneOf: [$ref: Card, $ref: BankAccount]   ->   oneOf: [$ref: Card]",
 			"keep both alternatives"),
 			func(c *Change) (string, bool) {
@@ -319,7 +319,7 @@ func openapiSchemaShape() []*Rule {
 					c.Aspect == AspectComposition && c.Kind == Removed && c.Old != "allOf" && req(c)
 			}),
 		onChange(oa("request-all-of-added", Error, "A request schema gained an allOf member",
-			"An allOf member adds constraints every request must now meet.",
+			"An allOf member adds constraints every request must now meet, so requests that were valid are rejected. Add optional properties instead.",
 			"Order: {allOf: [$ref: Base]}   ->   {allOf: [$ref: Base, $ref: Audit]}",
 			"add optional properties instead"),
 			func(c *Change) (string, bool) {
@@ -327,7 +327,7 @@ func openapiSchemaShape() []*Rule {
 					c.Aspect == AspectComposition && c.Kind == Added && c.New == "allOf" && req(c)
 			}),
 		onChange(oa("response-one-of-added", Warning, "A response oneOf/anyOf gained an alternative",
-			"Readers generated for the old alternatives cannot decode the new shape.",
+			"Readers generated for the old alternatives cannot decode the new shape. Document that clients skip shapes they do not know, then add it.",
 			"oneOf: [$ref: Card]   ->   oneOf: [$ref: Card, $ref: Wallet]",
 			"document that clients must skip unknown shapes before adding one"),
 			func(c *Change) (string, bool) {
