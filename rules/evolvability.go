@@ -17,23 +17,6 @@ func evolvability() []*Rule {
 	}
 }
 
-// lintContract wires a check that reads the whole lowered contract.
-func lintContract(r *Rule, check func(c *Contract) []Finding) *Rule {
-	r.Mode = LintRule
-	r.Check = func(in *Input) []Finding {
-		if in.New == nil {
-			return nil
-		}
-		return check(in.New)
-	}
-	return r
-}
-
-func finding(r *Rule, c *Contract, where Location, path, msg string, ops ...string) Finding {
-	return Finding{Rule: r.ID, Severity: r.Severity, Message: msg, Where: where, Path: path,
-		Format: c.Format, Operations: ops}
-}
-
 // nameWords splits snake_case, kebab-case and camelCase into lower-case words.
 func nameWords(name string) []string {
 	var words []string
@@ -226,7 +209,7 @@ func mediaTypeVersionWithoutVary() *Rule {
 	}
 	return lintOps(r, func(c *Contract, op *Operation) []Finding {
 		sel := versionSelector(op)
-		if c.Format != OpenAPI || sel == "" {
+		if sel == "" {
 			return nil
 		}
 		for _, res := range op.Responses {
@@ -329,7 +312,7 @@ func postWithClientID() *Rule {
 		Good: "put /v1/charges/{id}:\n  requestBody: {properties: {amount_cents: {type: integer}}}",
 	}
 	return lintOps(r, func(c *Contract, op *Operation) []Finding {
-		if c.Format != OpenAPI || op.Method != "POST" {
+		if op.Method != "POST" {
 			return nil
 		}
 		created := createdName(op)

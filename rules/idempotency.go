@@ -30,40 +30,10 @@ func keyRequired(p *Param) bool {
 	return p != nil && (p.Required || p.In == "field")
 }
 
-// opFinding is a lint finding about op, pointing at where (the operation
-// itself when where is zero) and covered by ignores under path (op's own
-// path when empty).
-func opFinding(r *Rule, c *Contract, op *Operation, where Location, path, msg string) Finding {
-	if where.IsZero() {
-		where = op.Loc
-	}
-	if path == "" {
-		path = op.Path
-	}
-	return Finding{Rule: r.ID, Severity: r.Severity, Message: msg, Where: where,
-		Operations: []string{op.ID}, Path: path, Format: c.Format}
-}
-
-// lintOps wires a check that looks at one operation at a time.
-func lintOps(r *Rule, check func(c *Contract, op *Operation) []Finding) *Rule {
-	r.Mode = LintRule
-	r.Check = func(in *Input) []Finding {
-		if in.New == nil {
-			return nil
-		}
-		var out []Finding
-		for _, op := range in.New.Operations {
-			out = append(out, check(in.New, op)...)
-		}
-		return out
-	}
-	return r
-}
-
-// keyedOp reports whether op is an HTTP operation that needs and accepts a
-// key: only then must the contract say what the server does with it.
-func keyedOp(c *Contract, op *Operation) bool {
-	return c.Format == OpenAPI && needsKey(op) && op.Key != nil
+// keyedOp reports whether op needs and accepts a key: only then must the
+// contract say what the server does with it.
+func keyedOp(op *Operation) bool {
+	return needsKey(op) && op.Key != nil
 }
 
 func opName(c *Contract, op *Operation) string {
@@ -119,7 +89,7 @@ func keyOptional() *Rule {
 		Good: "- name: Idempotency-Key\n  in: header\n  required: true\n  schema: {type: string, maxLength: 255}",
 	}
 	return lintOps(r, func(c *Contract, op *Operation) []Finding {
-		if c.Format != OpenAPI || !needsKey(op) || op.Key == nil || keyRequired(op.Key) {
+		if !keyedOp(op) || keyRequired(op.Key) {
 			return nil
 		}
 		return []Finding{opFinding(r, c, op, op.Key.Loc, op.Key.Path, fmt.Sprintf(
@@ -145,7 +115,7 @@ func keyUnbounded() *Rule {
 	}
 	return lintOps(r, func(c *Contract, op *Operation) []Finding {
 		k := op.Key
-		if c.Format != OpenAPI || k == nil || (k.Type == "string" && k.MaxLength >= 0 && k.MaxLength <= maxKeyLength) {
+		if k == nil || (k.Type == "string" && k.MaxLength >= 0 && k.MaxLength <= maxKeyLength) {
 			return nil
 		}
 		why := "has no maxLength"
@@ -194,7 +164,7 @@ func conflictUndocumented() *Rule {
 			"    headers:\n      Retry-After: {schema: {type: integer}}",
 	}
 	return lintOps(r, func(c *Contract, op *Operation) []Finding {
-		if !keyedOp(c, op) {
+		if !keyedOp(op) {
 			return nil
 		}
 		res := op.response("409")
@@ -224,7 +194,7 @@ func mismatchUndocumented() *Rule {
 		Good: "responses:\n  '201': {description: created}\n  '422': {description: the key was used with a different body}",
 	}
 	return lintOps(r, func(c *Contract, op *Operation) []Finding {
-		if !keyedOp(c, op) || op.response("422") != nil {
+		if !keyedOp(op) || op.response("422") != nil {
 			return nil
 		}
 		return []Finding{opFinding(r, c, op, Location{}, "", fmt.Sprintf(
@@ -246,7 +216,7 @@ func replayUndocumented() *Rule {
 			"      schema: {type: boolean}",
 	}
 	return lintOps(r, func(c *Contract, op *Operation) []Finding {
-		if !keyedOp(c, op) {
+		if !keyedOp(op) {
 			return nil
 		}
 		for _, res := range op.Responses {
@@ -294,28 +264,6 @@ func keyDocs(op *Operation) string {
 		}
 	}
 	return strings.Join(docs, "\n")
-}
-
-// diffOps wires a check over each operation present in both versions.
-func diffOps(r *Rule, check func(c *Contract, old, new *Operation) []Finding) *Rule {
-	r.Mode = DiffRule
-	r.Check = func(in *Input) []Finding {
-		if in.Old == nil || in.New == nil {
-			return nil
-		}
-		old := make(map[string]*Operation, len(in.Old.Operations))
-		for _, op := range in.Old.Operations {
-			old[op.ID] = op
-		}
-		var out []Finding
-		for _, op := range in.New.Operations {
-			if o, ok := old[op.ID]; ok {
-				out = append(out, check(in.New, o, op)...)
-			}
-		}
-		return out
-	}
-	return r
 }
 
 func keyNewlyRequired() *Rule {
