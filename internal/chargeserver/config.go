@@ -33,6 +33,12 @@ type Config struct {
 	// RateLimit is requests per second per account (0 turns it off).
 	RateLimit float64
 	RateBurst int
+	// AllowProbeDelay honours the X-Probe-Delay test header (see probeDelay):
+	// off unless the server is started with --allow-probe-delay.
+	AllowProbeDelay bool
+	// ReadHeaderTimeout cuts off a client that sends its headers too slowly
+	// (slowloris); 0 means the default of 5 s.
+	ReadHeaderTimeout time.Duration
 	// AfterCharge, when set, runs after the processor answered and before the
 	// answer is recorded: the crash window. Only tests set it.
 	AfterCharge func()

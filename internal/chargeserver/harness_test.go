@@ -65,6 +65,16 @@ type harness struct {
 
 // newHarness starts a server; ledger may be shared between instances.
 func newHarness(t testing.TB, cfg Config, ledger *processor.Ledger) *harness {
+	if ledger == nil {
+		ledger = processor.NewLedger()
+	}
+	return startHarness(t, cfg, ledger, ledger, slog.New(slog.NewTextHandler(io.Discard, nil)))
+}
+
+// startHarness starts a server that calls proc (the ledger itself, or a
+// client of it served over HTTP) and logs to log. It serves with the same
+// hardened http.Server settings as Run.
+func startHarness(t testing.TB, cfg Config, ledger *processor.Ledger, proc processor.Processor, log *slog.Logger) *harness {
 	t.Helper()
 	if err := cfg.Validate(); err != nil {
 		t.Fatal(err)
@@ -74,12 +84,11 @@ func newHarness(t testing.TB, cfg Config, ledger *processor.Ledger) *harness {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	if ledger == nil {
-		ledger = processor.NewLedger()
-	}
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	srv := New(cfg, st, ledger, log)
-	hs := httptest.NewServer(srv.Handler())
+	srv := New(cfg, st, proc, log)
+	hs := httptest.NewUnstartedServer(srv.Handler())
+	hs.Config = newHTTPServer(srv.Handler(), cfg)
+	hs.Config.ErrorLog = slog.NewLogLogger(log.Handler(), slog.LevelError)
+	hs.Start()
 	t.Cleanup(hs.Close)
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.MaxIdleConnsPerHost = 64

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/big"
 	"slices"
+	"strings"
 
 	"github.com/contractlint/contractlint/internal/chargeserver/idem"
 )
@@ -71,16 +72,20 @@ func fields(m map[string]any, cfg *Config) (chargeRequest, *problem) {
 	if !slices.Contains(cfg.Currencies, req.Currency) {
 		return bad("unsupported_currency", "currency is not supported")
 	}
-	if req.CardToken, ok = m["card_token"].(string); !ok || req.CardToken == "" || len(req.CardToken) > 255 {
-		return bad("invalid_request", "card_token is required: a string of 1 to 255 characters")
+	if req.CardToken, ok = m["card_token"].(string); !ok || req.CardToken == "" || len(req.CardToken) > 255 || hasNUL(req.CardToken) {
+		return bad("invalid_request", "card_token is required: a string of 1 to 255 characters, no NUL")
 	}
 	if d, present := m["description"]; present {
-		if req.Description, ok = d.(string); !ok || len(req.Description) > 1000 {
-			return bad("invalid_request", "description must be a string of at most 1000 characters")
+		if req.Description, ok = d.(string); !ok || len(req.Description) > 1000 || hasNUL(req.Description) {
+			return bad("invalid_request", "description must be a string of at most 1000 characters, no NUL")
 		}
 	}
 	return req, nil
 }
+
+// hasNUL reports a NUL character, which PostgreSQL text cannot hold: accepted,
+// it would fail the record after the processor charged, on every re-drive.
+func hasNUL(s string) bool { return strings.IndexByte(s, 0) >= 0 }
 
 // integer accepts any JSON spelling of an integer that fits int64 (4000,
 // 4000.0, 4e3), as the fingerprint treats them as equal.

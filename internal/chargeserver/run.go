@@ -81,15 +81,7 @@ func startTimers(ctx context.Context, cfg Config, st store.Store, proc processor
 // serve runs an http.Server hardened with timeouts and a header limit, and
 // shuts it down gracefully when ctx ends.
 func serve(ctx context.Context, ln net.Listener, h http.Handler, cfg Config) error {
-	hs := &http.Server{
-		Handler:           h,
-		ReadHeaderTimeout: 5 * time.Second,
-		ReadTimeout:       15 * time.Second,
-		// Long enough for a charge that waits the full processor timeout.
-		WriteTimeout:   cfg.ProcessorTimeout + 20*time.Second,
-		IdleTimeout:    90 * time.Second,
-		MaxHeaderBytes: 16 << 10,
-	}
+	hs := newHTTPServer(h, cfg)
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	select {
@@ -104,6 +96,30 @@ func serve(ctx context.Context, ln net.Listener, h http.Handler, cfg Config) err
 		err = errors.Join(err, e)
 	}
 	return err
+}
+
+// maxHeaderBytes bounds a request's headers; beyond it the answer is 431.
+const maxHeaderBytes = 16 << 10
+
+// newHTTPServer sets the timeouts that keep slow or hostile clients from
+// holding connections: headers must arrive within ReadHeaderTimeout (a
+// slowloris client sending a byte at a time is cut off), the body within
+// ReadTimeout, and headers over maxHeaderBytes get 431.
+func newHTTPServer(h http.Handler, cfg Config) *http.Server {
+	rht := cfg.ReadHeaderTimeout
+	if rht <= 0 {
+		rht = 5 * time.Second
+	}
+	return &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: rht,
+		ReadTimeout:       rht + 10*time.Second,
+		// Long enough for a charge that waits the full processor timeout
+		// after the longest probe delay.
+		WriteTimeout:   cfg.ProcessorTimeout + maxProbeDelay + 20*time.Second,
+		IdleTimeout:    90 * time.Second,
+		MaxHeaderBytes: maxHeaderBytes,
+	}
 }
 
 // RunProcessor serves an in-process Ledger over HTTP: the separate processor

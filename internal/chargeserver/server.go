@@ -181,6 +181,11 @@ func (s *Server) answerExisting(w http.ResponseWriter, r *http.Request, existing
 // execute drives a claim this request owns. It does not stop when the client
 // hangs up: the charge must be recorded either way.
 func (s *Server) execute(w http.ResponseWriter, r *http.Request, rec store.Record) {
+	if d := s.probeDelay(r); d > 0 {
+		// The echo tells the probe the request really was held.
+		w.Header().Set(probeDelayHeader, d.String())
+		time.Sleep(d)
+	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), s.cfg.ProcessorTimeout+10*time.Second)
 	defer cancel()
 	out, err := s.driver.drive(ctx, rec)
@@ -196,6 +201,29 @@ func (s *Server) execute(w http.ResponseWriter, r *http.Request, rec store.Recor
 	s.metrics.request(outcomeName(out.resp.Status))
 	s.log.Info("charge", "account", rec.Account, "key", idem.Redact(rec.Key), "status", out.resp.Status)
 	writeBody(w, out.resp.Status, out.resp.Body)
+}
+
+// probeDelayHeader is the test control `contractlint probe` sends on the first
+// request of its in-flight step (probe.DelayHeader).
+const probeDelayHeader = "X-Probe-Delay"
+
+// maxProbeDelay bounds how long one request can be held.
+const maxProbeDelay = 5 * time.Second
+
+// probeDelay is how long to hold a claimed charge before calling the
+// processor, as the request asks with X-Probe-Delay; 0 unless the server runs
+// with AllowProbeDelay. It is capped so the hold plus the processor timeout
+// stays inside the lease: a held attempt is never mistaken for a dead one.
+func (s *Server) probeDelay(r *http.Request) time.Duration {
+	v := r.Header.Get(probeDelayHeader)
+	if !s.cfg.AllowProbeDelay || v == "" {
+		return 0
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d <= 0 {
+		return 0
+	}
+	return min(d, maxProbeDelay, s.cfg.StaleAfter-s.cfg.ProcessorTimeout-time.Millisecond)
 }
 
 func (s *Server) answerLost(ctx context.Context, w http.ResponseWriter, rec store.Record) {
