@@ -292,4 +292,3 @@ func TestAccountsNeverSeeEachOther(t *testing.T) {
 		}
 	})
 }
-
