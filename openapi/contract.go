@@ -109,7 +109,7 @@ func (l *lowerer) operation(p, method string, item *openapi3.PathItem, op *opena
 		}
 		for _, mt := range sortedKeys(rb.Content) {
 			types = append(types, mt)
-			sr := rb.Content[mt].Schema
+			sr := media(rb.Content[mt]).Schema
 			l.schema(sr, base+"/content/"+escape(mt)+"/schema", rules.Request)
 			if o.RequestFields == nil {
 				o.RequestFields = l.topFields(sr, base+"/content/"+escape(mt)+"/schema")
@@ -145,7 +145,7 @@ func (l *lowerer) response(status string, rr *openapi3.ResponseRef, base string,
 	}
 	for _, mt := range sortedKeys(rr.Value.Content) {
 		*types = append(*types, mt)
-		l.schema(rr.Value.Content[mt].Schema, base+"/content/"+escape(mt)+"/schema", rules.Response)
+		l.schema(media(rr.Value.Content[mt]).Schema, base+"/content/"+escape(mt)+"/schema", rules.Response)
 	}
 	return r
 }
@@ -196,7 +196,7 @@ func (l *lowerer) param(ref *openapi3.ParameterRef, at string) *rules.Param {
 	sr := p.Schema
 	if sr == nil {
 		for _, mt := range sortedKeys(p.Content) {
-			sr = p.Content[mt].Schema
+			sr = media(p.Content[mt]).Schema
 			break
 		}
 	}

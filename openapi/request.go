@@ -154,8 +154,9 @@ func (d *differ) requestBody(id, base string, o, n *openapi3.Operation) {
 func (d *differ) content(id, path string, old, new openapi3.Content, dir rules.Direction) {
 	var idx []int
 	for _, mt := range sortedKeys(old) {
-		om := old[mt]
+		om := media(old[mt])
 		nm, ok := findMedia(new, mt)
+		nm = media(nm)
 		mpath := path + "/content/" + escape(mt)
 		if !ok {
 			idx = append(idx, d.add(rules.Change{Kind: rules.Removed, Subject: rules.SubjectMediaType,
@@ -165,6 +166,15 @@ func (d *differ) content(id, path string, old, new openapi3.Content, dir rules.D
 		d.reachSchema(d.schema(om.Schema, nm.Schema, mpath+"/schema"), id, dir)
 	}
 	d.reach(idx, id, dir)
+}
+
+// media stands an empty media type in for a null one ("application/json:"
+// with nothing under it), which the loader accepts and keeps as nil.
+func media(m *openapi3.MediaType) *openapi3.MediaType {
+	if m == nil {
+		return &openapi3.MediaType{}
+	}
+	return m
 }
 
 func findMedia(c openapi3.Content, mt string) (*openapi3.MediaType, bool) {
