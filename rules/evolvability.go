@@ -90,18 +90,14 @@ func moneyAsFloat() *Rule {
 		Bad:  "price: {type: number, description: Price in dollars}",
 		Good: "price_cents: {type: integer, description: Price in cents}\ncurrency: {type: string}",
 	}
-	return lintContract(r, func(c *Contract) []Finding {
-		var out []Finding
-		for _, f := range c.Fields {
-			if !isMoney(f) || !isFloat(c, f) {
-				continue
-			}
-			out = append(out, finding(r, c, f.Loc, f.Path, fmt.Sprintf(
-				"%s looks like money but is a floating-point %s, which cannot hold cents exactly; add an "+
-					"integer field in minor units (%s_cents) or a decimal string instead of redefining this one later",
-				f.Name, f.Type, f.Name)))
+	return lintEach(r, fields, func(c *Contract, f *Field) *issue {
+		if !isMoney(f) || !isFloat(c, f) {
+			return nil
 		}
-		return out
+		return &issue{at: f.Loc, path: f.Path, msg: fmt.Sprintf(
+			"%s looks like money but is a floating-point %s, which cannot hold cents exactly; add an "+
+				"integer field in minor units (%s_cents) or a decimal string instead of redefining this one later",
+			f.Name, f.Type, f.Name)}
 	})
 }
 
@@ -116,21 +112,17 @@ func responseSchemaClosed() *Rule {
 		Bad:  "Charge:\n  type: object\n  additionalProperties: false\n  properties: {id: {type: string}}",
 		Good: "Charge:\n  type: object\n  properties: {id: {type: string}}",
 	}
-	return lintContract(r, func(c *Contract) []Finding {
-		var out []Finding
-		for _, s := range c.Schemas {
-			if !s.Closed || !s.Dir.Has(Response) {
-				continue
-			}
-			where := s.ClosedLoc
-			if where.IsZero() {
-				where = s.Loc
-			}
-			out = append(out, finding(r, c, where, s.Path, fmt.Sprintf(
-				"%s is returned to clients and forbids additional properties: clients built from it will "+
-					"reject every field added later; leave response schemas open", s.Path)))
+	return lintEach(r, schemas, func(c *Contract, s *Schema) *issue {
+		if !s.Closed || !s.Dir.Has(Response) {
+			return nil
 		}
-		return out
+		where := s.ClosedLoc
+		if where.IsZero() {
+			where = s.Loc
+		}
+		return &issue{at: where, path: s.Path, msg: fmt.Sprintf(
+			"%s is returned to clients and forbids additional properties: clients built from it will "+
+				"reject every field added later; leave response schemas open", s.Path)}
 	})
 }
 
@@ -149,22 +141,18 @@ func responseEnumClosed() *Rule {
 		Good: "status:\n  type: string\n  enum: [pending, succeeded, failed]\n  description: New values may be added; treat unknown values as pending.\n" +
 			"enum Status { STATUS_UNSPECIFIED = 0; STATUS_PENDING = 1; STATUS_SUCCEEDED = 2; }",
 	}
-	return lintContract(r, func(c *Contract) []Finding {
-		var out []Finding
-		for _, s := range c.Schemas {
-			if len(s.Enum) == 0 || s.EnumExtensible || !s.Dir.Has(Response) {
-				continue
-			}
-			msg := fmt.Sprintf("the enum at %s does not say how clients treat values added later, so adding one "+
-				"breaks them; mark it x-extensible-enum or document that unknown values may appear", s.Path)
-			if c.Format == Proto {
-				msg = fmt.Sprintf("enum %s has no zero value named *_UNSPECIFIED: clients have no value meaning "+
-					"\"unknown\" for values added later, and an unset field reads as %s, a real state; "+
-					"declare %s_UNSPECIFIED = 0 first", s.Path, s.Enum[0], upperSnake(s.Path))
-			}
-			out = append(out, finding(r, c, s.Loc, s.Path, msg))
+	return lintEach(r, schemas, func(c *Contract, s *Schema) *issue {
+		if len(s.Enum) == 0 || s.EnumExtensible || !s.Dir.Has(Response) {
+			return nil
 		}
-		return out
+		msg := fmt.Sprintf("the enum at %s does not say how clients treat values added later, so adding one "+
+			"breaks them; mark it x-extensible-enum or document that unknown values may appear", s.Path)
+		if c.Format == Proto {
+			msg = fmt.Sprintf("enum %s has no zero value named *_UNSPECIFIED: clients have no value meaning "+
+				"\"unknown\" for values added later, and an unset field reads as %s, a real state; "+
+				"declare %s_UNSPECIFIED = 0 first", s.Path, s.Enum[0], upperSnake(s.Path))
+		}
+		return &issue{at: s.Loc, path: s.Path, msg: msg}
 	})
 }
 
@@ -207,7 +195,7 @@ func mediaTypeVersionWithoutVary() *Rule {
 		Good: "get:\n  responses:\n    '200':\n      headers:\n        Vary: {description: Accept, schema: {type: string}}\n" +
 			"      content: {application/vnd.acme.v2+json: {}}",
 	}
-	return lintOps(r, func(c *Contract, op *Operation) []Finding {
+	return lintOps(r, func(c *Contract, op *Operation) *issue {
 		sel := versionSelector(op)
 		if sel == "" {
 			return nil
@@ -217,10 +205,10 @@ func mediaTypeVersionWithoutVary() *Rule {
 				continue
 			}
 			if !res.hasHeader("Vary") || !strings.Contains(strings.ToLower(res.Vary), strings.ToLower(sel)) {
-				return []Finding{opFinding(r, c, op, res.Loc, "", fmt.Sprintf(
+				return &issue{at: res.Loc, msg: fmt.Sprintf(
 					"%s chooses its representation by %s, but its %s response does not document a Vary header "+
 						"naming %s; caches would serve one version's body to the other version's clients",
-					op.ID, sel, res.Status, sel))}
+					op.ID, sel, res.Status, sel)}
 			}
 		}
 		return nil
@@ -258,10 +246,10 @@ func updateWithoutPrecondition() *Rule {
 				slices.ContainsFunc(op.Params, func(p *Param) bool { return p.In == "header" && strings.EqualFold(p.Name, "If-Match") }) {
 				continue
 			}
-			out = append(out, opFinding(r, c, op, Location{}, "", fmt.Sprintf(
+			out = append(out, opFinding(r, c, op, issue{msg: fmt.Sprintf(
 				"%s updates a resource whose GET returns an ETag, but it neither accepts If-Match nor "+
 					"documents 412, so concurrent writers overwrite each other; accept If-Match and document 412",
-				op.ID)))
+				op.ID)}))
 		}
 		return out
 	})
@@ -311,16 +299,16 @@ func postWithClientID() *Rule {
 		Bad:  "post /v1/charges:\n  requestBody: {properties: {id: {type: string}, amount_cents: {type: integer}}}",
 		Good: "put /v1/charges/{id}:\n  requestBody: {properties: {amount_cents: {type: integer}}}",
 	}
-	return lintOps(r, func(c *Contract, op *Operation) []Finding {
+	return lintOps(r, func(c *Contract, op *Operation) *issue {
 		if op.Method != "POST" {
 			return nil
 		}
 		created := createdName(op)
 		for _, f := range op.RequestFields {
 			if clientID(f, created) {
-				return []Finding{opFinding(r, c, op, f.Loc, "", fmt.Sprintf(
+				return &issue{at: f.Loc, msg: fmt.Sprintf(
 					"%s takes the new resource's id (%s) from the client; make it a PUT to that id, which is "+
-						"idempotent by definition", op.ID, f.Name))}
+						"idempotent by definition", op.ID, f.Name)}
 			}
 		}
 		return nil
@@ -338,16 +326,14 @@ func fieldNumberGapReserved() *Rule {
 		Bad:  "message Charge {\n  string id = 1;\n  int64 amount_cents = 3;\n}",
 		Good: "message Charge {\n  reserved 2;\n  reserved \"price\";\n  string id = 1;\n  int64 amount_cents = 3;\n}",
 	}
-	return lintContract(r, func(c *Contract) []Finding {
-		var out []Finding
-		for _, m := range c.Messages {
-			if gaps := unreservedGaps(m); len(gaps) > 0 {
-				out = append(out, finding(r, c, m.Loc, m.Name, fmt.Sprintf(
-					"message %s skips field number %s without reserving it; a later field could reuse it with "+
-						"another meaning; add reserved %s", m.Name, strings.Join(gaps, ", "), strings.Join(gaps, ", "))))
-			}
+	return lintEach(r, messages, func(c *Contract, m *Message) *issue {
+		gaps := strings.Join(unreservedGaps(m), ", ")
+		if gaps == "" {
+			return nil
 		}
-		return out
+		return &issue{at: m.Loc, path: m.Name, msg: fmt.Sprintf(
+			"message %s skips field number %s without reserving it; a later field could reuse it with "+
+				"another meaning; add reserved %s", m.Name, gaps, gaps)}
 	})
 }
 

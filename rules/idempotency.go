@@ -60,7 +60,7 @@ func keyMissing() *Rule {
 		Good: "post:\n  operationId: createCharge\n  parameters:\n    - name: Idempotency-Key\n      in: header\n" +
 			"      required: true\n      schema: {type: string, maxLength: 255}",
 	}
-	return lintOps(r, func(c *Contract, op *Operation) []Finding {
+	return lintOps(r, func(c *Contract, op *Operation) *issue {
 		if !needsKey(op) || op.Key != nil {
 			return nil
 		}
@@ -72,7 +72,7 @@ func keyMissing() *Rule {
 				"a timeout may apply it twice; add a string field idempotency_key, or set option "+
 				"idempotency_level = IDEMPOTENT if repeating it is harmless", op.ID)
 		}
-		return []Finding{opFinding(r, c, op, Location{}, "", msg)}
+		return &issue{msg: msg}
 	})
 }
 
@@ -88,14 +88,14 @@ func keyOptional() *Rule {
 		Bad:  "- name: Idempotency-Key\n  in: header\n  schema: {type: string, maxLength: 255}",
 		Good: "- name: Idempotency-Key\n  in: header\n  required: true\n  schema: {type: string, maxLength: 255}",
 	}
-	return lintOps(r, func(c *Contract, op *Operation) []Finding {
+	return lintOps(r, func(c *Contract, op *Operation) *issue {
 		if !keyedOp(op) || keyRequired(op.Key) {
 			return nil
 		}
-		return []Finding{opFinding(r, c, op, op.Key.Loc, op.Key.Path, fmt.Sprintf(
+		return &issue{at: op.Key.Loc, path: op.Key.Path, msg: fmt.Sprintf(
 			"%s accepts an %s header but does not require it, so retries from clients that omit it are "+
 				"applied twice; accept both for a release, count requests without a key, then require it",
-			op.ID, op.Key.Name))}
+			op.ID, op.Key.Name)}
 	})
 }
 
@@ -113,7 +113,7 @@ func keyUnbounded() *Rule {
 		Bad:  "- name: Idempotency-Key\n  in: header\n  required: true\n  schema: {type: string}",
 		Good: "- name: Idempotency-Key\n  in: header\n  required: true\n  schema: {type: string, maxLength: 255}",
 	}
-	return lintOps(r, func(c *Contract, op *Operation) []Finding {
+	return lintOps(r, func(c *Contract, op *Operation) *issue {
 		k := op.Key
 		if k == nil || (k.Type == "string" && k.MaxLength >= 0 && k.MaxLength <= maxKeyLength) {
 			return nil
@@ -125,9 +125,9 @@ func keyUnbounded() *Rule {
 		case k.MaxLength > maxKeyLength:
 			why = fmt.Sprintf("allows %d characters", k.MaxLength)
 		}
-		return []Finding{opFinding(r, c, op, k.Loc, k.Path, fmt.Sprintf(
+		return &issue{at: k.Loc, path: k.Path, msg: fmt.Sprintf(
 			"the %s header %s; declare it a string with maxLength of at most %d so the server's key "+
-				"store stays bounded", k.Name, why, maxKeyLength))}
+				"store stays bounded", k.Name, why, maxKeyLength)}
 	})
 }
 
@@ -163,22 +163,22 @@ func conflictUndocumented() *Rule {
 		Good: "responses:\n  '201': {description: created}\n  '409':\n    description: a request with this key is in progress\n" +
 			"    headers:\n      Retry-After: {schema: {type: integer}}",
 	}
-	return lintOps(r, func(c *Contract, op *Operation) []Finding {
+	return lintOps(r, func(c *Contract, op *Operation) *issue {
 		if !keyedOp(op) {
 			return nil
 		}
 		res := op.response("409")
 		if res == nil {
-			return []Finding{opFinding(r, c, op, Location{}, "", fmt.Sprintf(
+			return &issue{msg: fmt.Sprintf(
 				"%s takes an idempotency key but documents no 409 for a retry that arrives while the first "+
-					"attempt is still running; add a 409 response with a Retry-After header", op.ID))}
+					"attempt is still running; add a 409 response with a Retry-After header", op.ID)}
 		}
 		if res.hasHeader("Retry-After") {
 			return nil
 		}
-		return []Finding{opFinding(r, c, op, res.Loc, "", fmt.Sprintf(
+		return &issue{at: res.Loc, msg: fmt.Sprintf(
 			"the 409 response of %s has no Retry-After header, so clients cannot tell when to retry a "+
-				"request still in progress; document Retry-After", op.ID))}
+				"request still in progress; document Retry-After", op.ID)}
 	})
 }
 
@@ -193,13 +193,13 @@ func mismatchUndocumented() *Rule {
 		Bad:  "responses:\n  '201': {description: created}",
 		Good: "responses:\n  '201': {description: created}\n  '422': {description: the key was used with a different body}",
 	}
-	return lintOps(r, func(c *Contract, op *Operation) []Finding {
+	return lintOps(r, func(c *Contract, op *Operation) *issue {
 		if !keyedOp(op) || op.response("422") != nil {
 			return nil
 		}
-		return []Finding{opFinding(r, c, op, Location{}, "", fmt.Sprintf(
+		return &issue{msg: fmt.Sprintf(
 			"%s takes an idempotency key but documents no 422 for a key reused with a different body; "+
-				"add a 422 response so clients handle the mismatch", op.ID))}
+				"add a 422 response so clients handle the mismatch", op.ID)}
 	})
 }
 
@@ -215,7 +215,7 @@ func replayUndocumented() *Rule {
 		Good: "'201':\n  description: created\n  headers:\n    Idempotent-Replay:\n      description: true when this is a stored response\n" +
 			"      schema: {type: boolean}",
 	}
-	return lintOps(r, func(c *Contract, op *Operation) []Finding {
+	return lintOps(r, func(c *Contract, op *Operation) *issue {
 		if !keyedOp(op) {
 			return nil
 		}
@@ -224,9 +224,9 @@ func replayUndocumented() *Rule {
 				return nil
 			}
 		}
-		return []Finding{opFinding(r, c, op, Location{}, "", fmt.Sprintf(
+		return &issue{msg: fmt.Sprintf(
 			"no success response of %s documents the Idempotent-Replay header; add it so clients can tell "+
-				"a replayed response from a fresh one", op.ID))}
+				"a replayed response from a fresh one", op.ID)}
 	})
 }
 
@@ -244,13 +244,13 @@ func retentionUndocumented() *Rule {
 		Bad:  "- name: Idempotency-Key\n  in: header\n  required: true",
 		Good: "- name: Idempotency-Key\n  in: header\n  required: true\n  description: Keys are kept for 24 hours.",
 	}
-	return lintOps(r, func(c *Contract, op *Operation) []Finding {
-		if !needsKey(op) || op.Key == nil || retentionRE.MatchString(keyDocs(op)) {
+	return lintOps(r, func(c *Contract, op *Operation) *issue {
+		if !keyedOp(op) || retentionRE.MatchString(keyDocs(op)) {
 			return nil
 		}
-		return []Finding{opFinding(r, c, op, op.Key.Loc, op.Key.Path, fmt.Sprintf(
+		return &issue{at: op.Key.Loc, path: op.Key.Path, msg: fmt.Sprintf(
 			"the description of %s does not say how long keys are kept, so clients cannot tell when a "+
-				"retry stops being safe; state the retention period (for example: kept for 24 hours)", op.Key.Name))}
+				"retry stops being safe; state the retention period (for example: kept for 24 hours)", op.Key.Name)}
 	})
 }
 
@@ -280,24 +280,18 @@ func keyNewlyRequired() *Rule {
 		Supersedes: []string{"request-parameter-became-required", "request-parameter-added-required"},
 		Good:       "# release 1\n- {name: Idempotency-Key, in: header, required: false}\n# release 2, no keyless requests seen\n- {name: Idempotency-Key, in: header, required: true}",
 	}
-	return diffOps(r, func(c *Contract, o, n *Operation) []Finding {
+	return diffOps(r, func(c *Contract, o, n *Operation) *issue {
 		if !keyRequired(n.Key) || keyRequired(o.Key) {
 			return nil
 		}
-		was := "absent"
+		was, old := "absent", &o.Loc
 		if o.Key != nil {
-			was = "optional"
+			was, old = "optional", &o.Key.Loc
 		}
-		f := opFinding(r, c, n, n.Key.Loc, "", fmt.Sprintf(
+		return &issue{at: n.Key.Loc, old: old, msg: fmt.Sprintf(
 			"%s now requires %s (it was %s): every existing client that does not send it is rejected; "+
 				"accept it as optional for a release, count requests without it, then require it",
-			opName(c, n), n.Key.Name, was))
-		if o.Key != nil {
-			f.Old = &o.Key.Loc
-		} else {
-			f.Old = &o.Loc
-		}
-		return []Finding{f}
+			opName(c, n), n.Key.Name, was)}
 	})
 }
 
@@ -313,7 +307,7 @@ func keyDropped() *Rule {
 		Bad:  "# old\n- {name: Idempotency-Key, in: header, required: true}\n# new: parameter removed",
 		Good: "# new\n- {name: Idempotency-Key, in: header, required: true}",
 	}
-	return diffOps(r, func(c *Contract, o, n *Operation) []Finding {
+	return diffOps(r, func(c *Contract, o, n *Operation) *issue {
 		if !keyRequired(o.Key) || keyRequired(n.Key) || !needsKey(n) {
 			return nil
 		}
@@ -321,10 +315,8 @@ func keyDropped() *Rule {
 		if n.Key != nil {
 			where, now = n.Key.Loc, "makes it optional"
 		}
-		f := opFinding(r, c, n, where, "", fmt.Sprintf(
+		return &issue{at: where, old: &o.Key.Loc, msg: fmt.Sprintf(
 			"%s required %s and now %s: clients that retry it may have their retries applied twice; "+
-				"keep the key required", opName(c, n), o.Key.Name, now))
-		f.Old = &o.Key.Loc
-		return []Finding{f}
+				"keep the key required", opName(c, n), o.Key.Name, now)}
 	})
 }
