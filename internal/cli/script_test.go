@@ -1,6 +1,7 @@
 package cli_test
 
 import (
+	"errors"
 	"net"
 	"os"
 	"os/exec"
@@ -29,7 +30,10 @@ func TestScripts(t *testing.T) {
 			e.Setenv("NO_COLOR", "1")
 			port, err := freePort()
 			e.Setenv("PORT", port)
-			return err
+			// A second server (the charge server's processor service).
+			port2, err2 := freePort()
+			e.Setenv("PORT2", port2)
+			return errors.Join(err, err2)
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"exitcode": exitCode,

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"math"
 	"net/url"
 	"regexp"
 	"time"
@@ -233,4 +234,28 @@ func affectedOne(res sql.Result, err error) (bool, error) {
 	}
 	n, err := res.RowsAffected()
 	return n == 1, err
+}
+
+// LimitPages caps the database at its current size plus extra pages, on the
+// writer connection that makes every write: a write that needs more space
+// fails with SQLITE_FULL ("database or disk is full"), exactly as on a full
+// disk, midway through whatever it was doing. extra < 0 lifts the cap. It
+// exists for fault tests; running as root, a read-only file would not stop
+// the writes.
+func (s *SQLite) LimitPages(ctx context.Context, extra int) error {
+	conn, err := s.w.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	limit := int64(math.MaxUint32 - 1)
+	if extra >= 0 {
+		var pages int64
+		if err := conn.QueryRowContext(ctx, `PRAGMA page_count`).Scan(&pages); err != nil {
+			return err
+		}
+		limit = pages + int64(extra)
+	}
+	_, err = conn.ExecContext(ctx, fmt.Sprintf(`PRAGMA max_page_count = %d`, limit))
+	return err
 }
