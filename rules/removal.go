@@ -14,7 +14,7 @@ import (
 func removalSupersedes() []string { return []string{"response-property-removed"} }
 
 func fieldRemovedWhileRead() *Rule {
-	r := &Rule{
+	return onRemovedField(&Rule{
 		ID:       "field-removed-while-read",
 		Pack:     "evolution",
 		Formats:  OpenAPI | Proto,
@@ -30,24 +30,18 @@ func fieldRemovedWhileRead() *Rule {
 		Bad:        "# old: price is read by tixdrop-ios-2025 (its Pact file)\nprice: {type: number}\n# new\n(price removed)",
 		Good:       "# new: keep price, deprecated, until its readers are gone\nprice: {type: number, deprecated: true}",
 		Supersedes: removalSupersedes(),
-	}
-	r.Check = func(in *Input) []Finding {
-		var out []Finding
-		for _, c := range removedFields(in) {
-			if ev := lookReaders(in.Readers, c); len(ev.active) > 0 {
-				out = append(out, c.Finding(r, fmt.Sprintf(
-					"%s: removed while %s: %s; keep it (deprecated) until they have moved off it",
-					c.Name, plural(len(ev.active), "consumer still reads it", "consumers still read it"),
-					describeReaders(ev.active))))
-			}
+	}, func(c *Change, ev readerEvidence) (string, bool) {
+		if len(ev.active) == 0 {
+			return "", false
 		}
-		return out
-	}
-	return r
+		return fmt.Sprintf("%s: removed while %s: %s; keep it (deprecated) until they have moved off it",
+			c.Name, plural(len(ev.active), "consumer still reads it", "consumers still read it"),
+			describeReaders(ev.active)), true
+	})
 }
 
 func fieldRemovedUnread() *Rule {
-	r := &Rule{
+	return onRemovedField(&Rule{
 		ID:       "field-removed-unread",
 		Pack:     "evolution",
 		Formats:  OpenAPI | Proto,
@@ -62,27 +56,20 @@ func fieldRemovedUnread() *Rule {
 		Bad:        "# a removal nobody has evidence about is reported by the breaking rules instead",
 		Good:       "# old: price last read 2025-11-02, window 30 days\nprice: {type: number, deprecated: true}\n# new\n(price removed)",
 		Supersedes: removalSupersedes(),
-	}
-	r.Check = func(in *Input) []Finding {
-		var out []Finding
-		for _, c := range removedFields(in) {
-			ev := lookReaders(in.Readers, c)
-			if !ev.known || len(ev.active) > 0 {
-				continue
-			}
-			msg := fmt.Sprintf("%s: removed with no consumer reading it since %s", c.Name, day(in.Readers.Since()))
-			if last, ok := latest(ev.gone); ok {
-				msg += fmt.Sprintf(" (last read by %s on %s)", last.Consumer, day(last.LastSeen))
-			}
-			out = append(out, c.Finding(r, msg+": the contract step of expand/contract"))
+	}, func(c *Change, ev readerEvidence) (string, bool) {
+		if !ev.known || len(ev.active) > 0 {
+			return "", false
 		}
-		return out
-	}
-	return r
+		msg := fmt.Sprintf("%s: removed with no consumer reading it since %s", c.Name, day(ev.since))
+		if last, ok := latest(ev.gone); ok {
+			msg += fmt.Sprintf(" (last read by %s on %s)", last.Consumer, day(last.LastSeen))
+		}
+		return msg + ": the contract step of expand/contract", true
+	})
 }
 
 func fieldRemovedWithoutDeprecation() *Rule {
-	r := &Rule{
+	return onChange(&Rule{
 		ID:       "field-removed-without-deprecation",
 		Pack:     "evolution",
 		Formats:  OpenAPI | Proto,
@@ -95,45 +82,40 @@ func fieldRemovedWithoutDeprecation() *Rule {
 			"replacement, and remove it in a later one.",
 		Bad:  "# old\nprice: {type: number}\n# new\n(price removed)",
 		Good: "# old\nprice: {type: number, deprecated: true}\n# new\n(price removed)",
-	}
+	}, func(c *Change) (string, bool) {
+		if !c.is(Removed, SubjectField) || c.OldField == nil || c.OldField.Deprecated {
+			return "", false
+		}
+		how := "deprecated: true"
+		if c.Format == Proto {
+			how = "[deprecated = true]"
+		}
+		return fmt.Sprintf("%s: removed without being deprecated first; mark it %s in a release before removing it",
+			c.Name, how), true
+	})
+}
+
+// onRemovedField wires a check over the removals that evidence can speak
+// about, response fields (OpenAPI) and message fields (proto), with what the
+// evidence says of each. Without evidence there is nothing to say.
+func onRemovedField(r *Rule, match func(c *Change, ev readerEvidence) (string, bool)) *Rule {
 	r.Check = func(in *Input) []Finding {
+		if in.Readers == nil {
+			return nil
+		}
 		var out []Finding
 		for i := range in.Changes {
 			c := &in.Changes[i]
-			if c.Subject != SubjectField || c.Kind != Removed || c.OldField == nil || c.OldField.Deprecated {
+			if !c.is(Removed, SubjectField) || (c.Format != Proto && !c.Dir.Has(Response)) {
 				continue
 			}
-			how := "deprecated: true"
-			if c.Format == Proto {
-				how = "[deprecated = true]"
+			if msg, ok := match(c, lookReaders(in.Readers, c)); ok {
+				out = append(out, c.Finding(r, msg))
 			}
-			out = append(out, c.Finding(r, fmt.Sprintf(
-				"%s: removed without being deprecated first; mark it %s in a release before removing it",
-				c.Name, how)))
 		}
 		return out
 	}
 	return r
-}
-
-// removedFields are the removals that evidence can speak about: response
-// fields (OpenAPI) and message fields (proto), when evidence was given.
-func removedFields(in *Input) []*Change {
-	if in.Readers == nil {
-		return nil
-	}
-	var out []*Change
-	for i := range in.Changes {
-		c := &in.Changes[i]
-		if c.Subject != SubjectField || c.Kind != Removed {
-			continue
-		}
-		if c.Format != Proto && !c.Dir.Has(Response) {
-			continue
-		}
-		out = append(out, c)
-	}
-	return out
 }
 
 // readerEvidence is what the evidence says about one removed field.
@@ -141,10 +123,11 @@ type readerEvidence struct {
 	active []Reader // read within the window
 	gone   []Reader // last read before it
 	known  bool     // every operation reaching the field is described
+	since  time.Time
 }
 
 func lookReaders(ev Evidence, c *Change) readerEvidence {
-	var out readerEvidence
+	out := readerEvidence{since: ev.Since()}
 	qs := queries(c)
 	out.known = len(qs) > 0
 	for _, q := range qs {
