@@ -54,7 +54,7 @@ func runChild() int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
 	defer stop()
-	if err := Run(ctx, cfg, os.Stdout, slog.New(slog.NewTextHandler(os.Stderr, nil))); err != nil {
+	if err := Run(ctx, cfg, os.Stdout, slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}

@@ -219,7 +219,8 @@ func verifyLedger(t *testing.T, st store.Store, proc processor.Processor, cfg Co
 func drain(t *testing.T, st store.Store, proc processor.Processor, cfg Config) {
 	t.Helper()
 	ctx := context.Background()
-	reaper := NewReaper(cfg, st, proc, nil, quietLog())
+	m := newMetrics()
+	reaper := NewReaper(cfg, st, proc, m, quietLog())
 	deadline := time.Now().Add(cfg.StaleAfter + 30*time.Second)
 	for {
 		left, err := st.Stale(ctx, time.Now().Add(24*time.Hour), 1)
@@ -227,6 +228,7 @@ func drain(t *testing.T, st store.Store, proc processor.Processor, cfg Config) {
 			t.Fatal(err)
 		}
 		if len(left) == 0 {
+			t.Logf("the reaper resolved %d attempts left in progress", m.Reaped.Load())
 			return
 		}
 		if time.Now().After(deadline) {
