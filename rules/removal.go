@@ -179,20 +179,19 @@ func bodyPath(pointer, name string) (segs []string, rooted bool) {
 		t[i] = strings.ReplaceAll(strings.ReplaceAll(t[i], "~1", "/"), "~0", "~")
 	}
 	i := len(t) - 1
+walk:
 	for i >= 1 {
 		switch {
 		case t[i-1] == "properties":
 			segs = append(segs, t[i])
 			i -= 2
-			continue
 		case t[i] == "items":
 			i--
-			continue
 		case isIndex(t[i]) && (t[i-1] == "allOf" || t[i-1] == "oneOf" || t[i-1] == "anyOf"):
 			i -= 2
-			continue
+		default:
+			break walk
 		}
-		break
 	}
 	if len(segs) == 0 {
 		return []string{name}, false
