@@ -42,10 +42,7 @@ func (h *History) Add(c *Contract, seen string) {
 	}
 	for _, m := range c.Messages {
 		for _, f := range m.Fields {
-			u := UsedNumber{Message: m.Name, Number: f.Number, Name: f.Name, Type: f.Type, Seen: seen}
-			if !slices.ContainsFunc(h.Used, u.same) {
-				h.Used = append(h.Used, u)
-			}
+			h.add(UsedNumber{Message: m.Name, Number: f.Number, Name: f.Name, Type: f.Type, Seen: seen})
 		}
 	}
 }
@@ -56,9 +53,15 @@ func (h *History) Merge(o *History) {
 		return
 	}
 	for _, u := range o.Used {
-		if !slices.ContainsFunc(h.Used, u.same) {
-			h.Used = append(h.Used, u)
-		}
+		h.add(u)
+	}
+}
+
+// add records u unless h holds the same use already (where it was seen
+// does not make a use different).
+func (h *History) add(u UsedNumber) {
+	if !slices.ContainsFunc(h.Used, u.same) {
+		h.Used = append(h.Used, u)
 	}
 }
 
