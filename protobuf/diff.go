@@ -152,19 +152,29 @@ func (d *differ) modified(s rules.Subject, a rules.Aspect, name string, o, n *El
 		Old: ov, New: nv, OldLoc: o.Loc, NewLoc: n.Loc})
 }
 
-func (d *differ) messages() {
-	for _, name := range sortedKeys(d.old.Messages) {
-		om := d.old.Messages[name]
-		nm := d.new.Messages[name]
+// declared is what every element the differ matches by name has.
+type declared interface{ elem() *Elem }
+
+func (e *Elem) elem() *Elem { return e }
+
+// matchNamed calls same, in name order, for each element of old that new
+// still declares, after d.removed has reported the ones it lost or moved.
+func matchNamed[T declared](d *differ, s rules.Subject, old, new map[string]T, same func(o, n T)) {
+	for _, name := range sortedKeys(old) {
+		o := old[name]
+		n, ok := new[name]
 		var ne *Elem
-		if nm != nil {
-			ne = &nm.Elem
+		if ok {
+			ne = n.elem()
 		}
-		if d.removed(rules.SubjectMessage, &om.Elem, ne) {
-			continue
+		if !d.removed(s, o.elem(), ne) {
+			same(o, n)
 		}
-		d.message(om, nm)
 	}
+}
+
+func (d *differ) messages() {
+	matchNamed(d, rules.SubjectMessage, d.old.Messages, d.new.Messages, d.message)
 	for _, name := range sortedKeys(d.new.Messages) {
 		if _, ok := d.old.Messages[name]; !ok {
 			m := d.new.Messages[name]
@@ -356,22 +366,15 @@ func facts(f *Field) *rules.Field {
 }
 
 func (d *differ) enums() {
-	for _, name := range sortedKeys(d.old.Enums) {
-		oe := d.old.Enums[name]
-		ne := d.new.Enums[name]
-		var nel *Elem
-		if ne != nil {
-			nel = &ne.Elem
-		}
-		if d.removed(rules.SubjectEnum, &oe.Elem, nel) {
-			continue
-		}
-		s := short(name)
-		d.modified(rules.SubjectEnum, rules.AspectType, s, &oe.Elem, &ne.Elem, openness(oe), openness(ne))
-		d.modified(rules.SubjectEnum, rules.AspectJSONFormat, s, &oe.Elem, &ne.Elem, oe.JSONFormat, ne.JSONFormat)
-		d.reserved("enum", &oe.Elem, &ne.Elem, oe.ReservedRanges, ne.ReservedRanges, oe.ReservedNames, ne.ReservedNames)
-		d.values(oe, ne)
-	}
+	matchNamed(d, rules.SubjectEnum, d.old.Enums, d.new.Enums, d.enum)
+}
+
+func (d *differ) enum(oe, ne *Enum) {
+	s := short(ne.Name)
+	d.modified(rules.SubjectEnum, rules.AspectType, s, &oe.Elem, &ne.Elem, openness(oe), openness(ne))
+	d.modified(rules.SubjectEnum, rules.AspectJSONFormat, s, &oe.Elem, &ne.Elem, oe.JSONFormat, ne.JSONFormat)
+	d.reserved("enum", &oe.Elem, &ne.Elem, oe.ReservedRanges, ne.ReservedRanges, oe.ReservedNames, ne.ReservedNames)
+	d.values(oe, ne)
 }
 
 func openness(e *Enum) string {
@@ -415,30 +418,23 @@ func (d *differ) values(oe, ne *Enum) {
 }
 
 func (d *differ) services() {
-	for _, name := range sortedKeys(d.old.Services) {
-		os := d.old.Services[name]
-		ns := d.new.Services[name]
-		var nel *Elem
-		if ns != nil {
-			nel = &ns.Elem
-		}
-		if d.removed(rules.SubjectService, &os.Elem, nel) {
+	matchNamed(d, rules.SubjectService, d.old.Services, d.new.Services, d.service)
+}
+
+func (d *differ) service(os, ns *Service) {
+	for _, or := range os.RPCs {
+		i := slices.IndexFunc(ns.RPCs, func(r *RPC) bool { return r.Name == or.Name })
+		if i < 0 {
+			d.add(rules.Change{Kind: rules.Removed, Subject: rules.SubjectRPC, Name: or.Short, Path: or.Name,
+				OldLoc: or.Loc, NewLoc: ns.Loc, Operations: []string{or.Name}})
 			continue
 		}
-		for _, or := range os.RPCs {
-			i := slices.IndexFunc(ns.RPCs, func(r *RPC) bool { return r.Name == or.Name })
-			if i < 0 {
-				d.add(rules.Change{Kind: rules.Removed, Subject: rules.SubjectRPC, Name: or.Short, Path: or.Name,
-					OldLoc: or.Loc, NewLoc: ns.Loc, Operations: []string{or.Name}})
-				continue
-			}
-			d.rpc(or, ns.RPCs[i])
-		}
-		for _, nr := range ns.RPCs {
-			if !slices.ContainsFunc(os.RPCs, func(r *RPC) bool { return r.Name == nr.Name }) {
-				d.add(rules.Change{Kind: rules.Added, Subject: rules.SubjectRPC, Name: nr.Short, Path: nr.Name,
-					NewLoc: nr.Loc, Operations: []string{nr.Name}})
-			}
+		d.rpc(or, ns.RPCs[i])
+	}
+	for _, nr := range ns.RPCs {
+		if !slices.ContainsFunc(os.RPCs, func(r *RPC) bool { return r.Name == nr.Name }) {
+			d.add(rules.Change{Kind: rules.Added, Subject: rules.SubjectRPC, Name: nr.Short, Path: nr.Name,
+				NewLoc: nr.Loc, Operations: []string{nr.Name}})
 		}
 	}
 }
@@ -458,16 +454,7 @@ func (d *differ) rpc(or, nr *RPC) {
 }
 
 func (d *differ) extensions() {
-	for _, key := range sortedKeys(d.old.Extensions) {
-		ox := d.old.Extensions[key]
-		nx := d.new.Extensions[key]
-		var nel *Elem
-		if nx != nil {
-			nel = &nx.Elem
-		}
-		if d.removed(rules.SubjectExtension, &ox.Elem, nel) {
-			continue
-		}
+	matchNamed(d, rules.SubjectExtension, d.old.Extensions, d.new.Extensions, func(ox, nx *Field) {
 		d.field(rules.SubjectField, ox, nx)
-	}
+	})
 }
