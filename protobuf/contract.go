@@ -17,13 +17,12 @@ const ignoreDirective = "contractlint:ignore"
 // Contract lowers the tree for single-contract rules.
 func (t *Tree) Contract() *rules.Contract {
 	c := &rules.Contract{Format: rules.Proto}
-	for _, name := range sortedKeys(t.Services) {
-		for _, r := range t.Services[name].RPCs {
+	for _, s := range sortedValues(t.Services) {
+		for _, r := range s.RPCs {
 			c.Operations = append(c.Operations, t.operation(r))
 		}
 	}
-	for _, name := range sortedKeys(t.Messages) {
-		m := t.Messages[name]
+	for _, m := range sortedValues(t.Messages) {
 		if m.MapEntry {
 			continue
 		}
@@ -35,11 +34,11 @@ func (t *Tree) Contract() *rules.Contract {
 		}
 		c.Messages = append(c.Messages, msg)
 	}
-	for _, key := range sortedKeys(t.Extensions) {
-		c.Fields = append(c.Fields, facts(t.Extensions[key]))
+	for _, x := range sortedValues(t.Extensions) {
+		c.Fields = append(c.Fields, facts(x))
 	}
-	for _, name := range sortedKeys(t.Enums) {
-		c.Schemas = append(c.Schemas, enumSchema(t.Enums[name]))
+	for _, e := range sortedValues(t.Enums) {
+		c.Schemas = append(c.Schemas, enumSchema(e))
 	}
 	c.Ignores, _ = t.ignores()
 	return c
@@ -87,49 +86,59 @@ func isKey(f *Field) bool {
 }
 
 // ignores collects the inline ignores of every message, field, enum,
-// service and rpc; an ignore without a rule or a reason is an input error.
+// service, rpc and extension; an ignore without a rule or a reason is an
+// input error.
 func (t *Tree) ignores() ([]rules.Ignore, source.Problems) {
-	var elems []*Elem
-	for _, name := range sortedKeys(t.Messages) {
-		m := t.Messages[name]
-		elems = append(elems, &m.Elem)
-		for _, f := range m.Fields {
-			elems = append(elems, &f.Elem)
-		}
+	var out []rules.Ignore
+	var probs source.Problems
+	for _, e := range t.declared() {
+		igs, ps := e.ignores()
+		out, probs = append(out, igs...), append(probs, ps...)
 	}
-	for _, name := range sortedKeys(t.Enums) {
-		elems = append(elems, &t.Enums[name].Elem)
+	slices.SortStableFunc(out, func(a, b rules.Ignore) int { return strings.Compare(a.Scope, b.Scope) })
+	return out, probs
+}
+
+// declared lists the elements that can carry a leading comment, in name
+// order, each message followed by its fields and each service by its rpcs.
+func (t *Tree) declared() []*Elem {
+	var out []*Elem
+	for _, m := range sortedValues(t.Messages) {
+		out = appendElems(append(out, &m.Elem), m.Fields)
 	}
-	for _, name := range sortedKeys(t.Services) {
-		s := t.Services[name]
-		elems = append(elems, &s.Elem)
-		for _, r := range s.RPCs {
-			elems = append(elems, &r.Elem)
-		}
+	out = appendElems(out, sortedValues(t.Enums))
+	for _, s := range sortedValues(t.Services) {
+		out = appendElems(append(out, &s.Elem), s.RPCs)
 	}
-	for _, key := range sortedKeys(t.Extensions) {
-		elems = append(elems, &t.Extensions[key].Elem)
+	return appendElems(out, sortedValues(t.Extensions))
+}
+
+func appendElems[T declared](out []*Elem, xs []T) []*Elem {
+	for _, x := range xs {
+		out = append(out, x.elem())
+	}
+	return out
+}
+
+// ignores reads the contractlint:ignore lines of e's comment.
+func (e *Elem) ignores() ([]rules.Ignore, source.Problems) {
+	if !strings.Contains(e.Comment, ignoreDirective) {
+		return nil, nil
 	}
 	var out []rules.Ignore
 	var probs source.Problems
-	for _, e := range elems {
-		if !strings.Contains(e.Comment, ignoreDirective) {
+	for line := range strings.Lines(e.Comment) {
+		rest, ok := strings.CutPrefix(strings.TrimSpace(line), ignoreDirective)
+		if !ok {
 			continue
 		}
-		for line := range strings.Lines(e.Comment) {
-			rest, ok := strings.CutPrefix(strings.TrimSpace(line), ignoreDirective)
-			if !ok {
-				continue
-			}
-			words := strings.Fields(rest)
-			if len(words) < 2 {
-				probs = append(probs, source.Problem{File: e.Loc.File, Line: e.Loc.Line, Column: e.Loc.Column,
-					Msg: "contractlint:ignore needs a rule ID and a reason: // contractlint:ignore <rule-id> <reason>"})
-				continue
-			}
-			out = append(out, rules.Ignore{Rule: words[0], Reason: strings.Join(words[1:], " "), Scope: e.Name, Loc: e.Loc})
+		words := strings.Fields(rest)
+		if len(words) < 2 {
+			probs = append(probs, source.Problem{File: e.Loc.File, Line: e.Loc.Line, Column: e.Loc.Column,
+				Msg: "contractlint:ignore needs a rule ID and a reason: // contractlint:ignore <rule-id> <reason>"})
+			continue
 		}
+		out = append(out, rules.Ignore{Rule: words[0], Reason: strings.Join(words[1:], " "), Scope: e.Name, Loc: e.Loc})
 	}
-	slices.SortStableFunc(out, func(a, b rules.Ignore) int { return strings.Compare(a.Scope, b.Scope) })
 	return out, probs
 }

@@ -67,6 +67,15 @@ func sortedKeys[V any](m map[string]V) []string {
 	return slices.Sorted(maps.Keys(m))
 }
 
+// sortedValues lists m's values in key order.
+func sortedValues[V any](m map[string]V) []V {
+	out := make([]V, 0, len(m))
+	for _, k := range sortedKeys(m) {
+		out = append(out, m[k])
+	}
+	return out
+}
+
 func (d *differ) files() {
 	for _, name := range sortedKeys(d.old.Files) {
 		of := d.old.Files[name]
