@@ -145,10 +145,7 @@ func extKey(extendee string, n int32) string { return fmt.Sprintf("%s/%d", exten
 func (l *lowerer) message(md protoreflect.MessageDescriptor) {
 	opts, _ := md.Options().(*descriptorpb.MessageOptions)
 	m := &Message{Elem: l.elem(md), MapEntry: md.IsMapEntry(), MessageSet: opts.GetMessageSetWireFormat(),
-		NoAccessor: opts.GetNoStandardDescriptorAccessor(),
-		JSONFormat: l.feature(opts.GetFeatures(), func(fs *descriptorpb.FeatureSet) string {
-			return fs.GetJsonFormat().String()
-		}, map[string]string{"proto2": "LEGACY_BEST_EFFORT", "": "ALLOW"})}
+		NoAccessor: opts.GetNoStandardDescriptorAccessor(), JSONFormat: l.jsonFormat(opts.GetFeatures())}
 	for i := 0; i < md.Fields().Len(); i++ {
 		m.Fields = append(m.Fields, l.field(md.Fields().Get(i)))
 	}
@@ -188,6 +185,14 @@ func (l *lowerer) feature(own *descriptorpb.FeatureSet, get func(*descriptorpb.F
 		}
 	}
 	return fixed[""]
+}
+
+// jsonFormat is the json_format feature of a message or enum: proto2 is
+// best effort, proto3 and editions without the feature allow JSON.
+func (l *lowerer) jsonFormat(own *descriptorpb.FeatureSet) string {
+	return l.feature(own, func(fs *descriptorpb.FeatureSet) string {
+		return fs.GetJsonFormat().String()
+	}, map[string]string{"proto2": "LEGACY_BEST_EFFORT", "": "ALLOW"})
 }
 
 func (l *lowerer) field(fd protoreflect.FieldDescriptor) *Field {
@@ -246,10 +251,7 @@ func typeName(fd protoreflect.FieldDescriptor) string {
 
 func (l *lowerer) enum(ed protoreflect.EnumDescriptor) {
 	opts, _ := ed.Options().(*descriptorpb.EnumOptions)
-	e := &Enum{Elem: l.elem(ed), Closed: ed.IsClosed(),
-		JSONFormat: l.feature(opts.GetFeatures(), func(fs *descriptorpb.FeatureSet) string {
-			return fs.GetJsonFormat().String()
-		}, map[string]string{"proto2": "LEGACY_BEST_EFFORT", "": "ALLOW"})}
+	e := &Enum{Elem: l.elem(ed), Closed: ed.IsClosed(), JSONFormat: l.jsonFormat(opts.GetFeatures())}
 	for i := 0; i < ed.Values().Len(); i++ {
 		v := ed.Values().Get(i)
 		e.Values = append(e.Values, &EnumValue{Elem: l.elem(v), Short: string(v.Name()), Number: int32(v.Number())})
