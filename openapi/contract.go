@@ -87,7 +87,15 @@ func (l *lowerer) operation(p, method string, item *openapi3.PathItem, op *opena
 	}
 	l.ignores(op.Extensions, op.Origin, at)
 	l.c.Operations = append(l.c.Operations, o)
+	l.opParams(o, p, at, item, op)
+	types := slices.Concat(l.requestBody(o, at, op.RequestBody), l.responses(o, at, op.Responses))
+	slices.Sort(types)
+	o.MediaTypes = slices.Compact(types)
+}
 
+// opParams lowers op's parameters, its own merged over the path item's, in
+// (in, name) order, and picks out the Idempotency-Key header.
+func (l *lowerer) opParams(o *rules.Operation, p, at string, item *openapi3.PathItem, op *openapi3.Operation) {
 	merged := params(p, item, op)
 	keys := slices.SortedFunc(maps.Keys(merged), func(a, b paramKey) int {
 		return cmp.Or(cmp.Compare(a.in, b.in), cmp.Compare(a.name, b.name))
@@ -100,41 +108,47 @@ func (l *lowerer) operation(p, method string, item *openapi3.PathItem, op *opena
 			o.Key = prm
 		}
 	}
-	var types []string
-	if op.RequestBody != nil && op.RequestBody.Value != nil {
-		rb := op.RequestBody.Value
-		base := at + "/requestBody"
-		if op.RequestBody.Ref != "" {
-			base = op.RequestBody.Ref
-		}
-		for _, mt := range sortedKeys(rb.Content) {
-			types = append(types, mt)
-			sr := media(rb.Content[mt]).Schema
-			l.schema(sr, base+"/content/"+escape(mt)+"/schema", rules.Request)
-			if o.RequestFields == nil {
-				o.RequestFields = l.topFields(sr, base+"/content/"+escape(mt)+"/schema")
-			}
-		}
-	}
-	if op.Responses != nil {
-		m := op.Responses.Map()
-		for _, status := range sortedKeys(m) {
-			rr := m[status]
-			if rr == nil || rr.Value == nil {
-				continue
-			}
-			base := at + "/responses/" + escape(status)
-			if rr.Ref != "" {
-				base = rr.Ref
-			}
-			o.Responses = append(o.Responses, l.response(status, rr, base, &types))
-		}
-	}
-	slices.Sort(types)
-	o.MediaTypes = slices.Compact(types)
 }
 
-func (l *lowerer) response(status string, rr *openapi3.ResponseRef, base string, types *[]string) *rules.OpResponse {
+// requestBody lowers the body's schemas and returns its media types; the
+// first media type's top-level properties are the request's fields.
+func (l *lowerer) requestBody(o *rules.Operation, at string, ref *openapi3.RequestBodyRef) []string {
+	if ref == nil || ref.Value == nil {
+		return nil
+	}
+	base := cmp.Or(ref.Ref, at+"/requestBody")
+	var types []string
+	for _, mt := range sortedKeys(ref.Value.Content) {
+		types = append(types, mt)
+		sr, sat := media(ref.Value.Content[mt]).Schema, base+"/content/"+escape(mt)+"/schema"
+		l.schema(sr, sat, rules.Request)
+		if o.RequestFields == nil {
+			o.RequestFields = l.topFields(sr, sat)
+		}
+	}
+	return types
+}
+
+// responses lowers op's responses in status order and returns their media types.
+func (l *lowerer) responses(o *rules.Operation, at string, rs *openapi3.Responses) []string {
+	if rs == nil {
+		return nil
+	}
+	var types []string
+	m := rs.Map()
+	for _, status := range sortedKeys(m) {
+		rr := m[status]
+		if rr == nil || rr.Value == nil {
+			continue
+		}
+		r, ts := l.response(status, rr, cmp.Or(rr.Ref, at+"/responses/"+escape(status)))
+		o.Responses = append(o.Responses, r)
+		types = append(types, ts...)
+	}
+	return types
+}
+
+func (l *lowerer) response(status string, rr *openapi3.ResponseRef, base string) (*rules.OpResponse, []string) {
 	r := &rules.OpResponse{Status: status, Loc: l.d.KeyLoc(originOf(rr.Origin, rr.Value.Origin))}
 	for _, name := range sortedKeys(rr.Value.Headers) {
 		canon := textproto.CanonicalMIMEHeaderKey(name)
@@ -143,11 +157,12 @@ func (l *lowerer) response(status string, rr *openapi3.ResponseRef, base string,
 			r.Vary = headerText(&h.Value.Parameter)
 		}
 	}
+	var types []string
 	for _, mt := range sortedKeys(rr.Value.Content) {
-		*types = append(*types, mt)
+		types = append(types, mt)
 		l.schema(media(rr.Value.Content[mt]).Schema, base+"/content/"+escape(mt)+"/schema", rules.Response)
 	}
-	return r
+	return r, types
 }
 
 // headerText gathers everything that documents a header's value: a Vary
