@@ -78,7 +78,7 @@ func isFloat(c *Contract, f *Field) bool {
 }
 
 func moneyAsFloat() *Rule {
-	r := &Rule{
+	return lintEach(&Rule{
 		ID: "money-as-float", Pack: "evolvability", Formats: OpenAPI | Proto, Severity: Warning,
 		Title: "A money field is a floating-point number",
 		Doc: "Binary floating point cannot hold 0.10 exactly, so sums and conversions drift by a cent " +
@@ -89,8 +89,7 @@ func moneyAsFloat() *Rule {
 			"the start; names ending in _cents or _minor are already integral and are not flagged.",
 		Bad:  "price: {type: number, description: Price in dollars}",
 		Good: "price_cents: {type: integer, description: Price in cents}\ncurrency: {type: string}",
-	}
-	return lintEach(r, fields, func(c *Contract, f *Field) *issue {
+	}, fields, func(c *Contract, f *Field) *issue {
 		if !isMoney(f) || !isFloat(c, f) {
 			return nil
 		}
@@ -102,7 +101,7 @@ func moneyAsFloat() *Rule {
 }
 
 func responseSchemaClosed() *Rule {
-	r := &Rule{
+	return lintEach(&Rule{
 		ID: "response-schema-closed", Pack: "evolvability", Formats: OpenAPI, Severity: Warning,
 		Title: "A response schema forbids additional properties",
 		Doc: "Clients generated from a response schema with additionalProperties: false (or " +
@@ -111,8 +110,7 @@ func responseSchemaClosed() *Rule {
 			"schemas open; request schemas may be closed, since the server is the one reading them.",
 		Bad:  "Charge:\n  type: object\n  additionalProperties: false\n  properties: {id: {type: string}}",
 		Good: "Charge:\n  type: object\n  properties: {id: {type: string}}",
-	}
-	return lintEach(r, schemas, func(c *Contract, s *Schema) *issue {
+	}, schemas, func(c *Contract, s *Schema) *issue {
 		if !s.Closed || !s.Dir.Has(Response) {
 			return nil
 		}
@@ -127,7 +125,7 @@ func responseSchemaClosed() *Rule {
 }
 
 func responseEnumClosed() *Rule {
-	r := &Rule{
+	return lintEach(&Rule{
 		ID: "response-enum-closed", Pack: "evolvability", Formats: OpenAPI | Proto, Severity: Info, Off: true,
 		Title: "A response enum gives clients no way to handle values added later",
 		Doc: "A client that switches over a response enum fails on the first value it has never seen, " +
@@ -140,8 +138,7 @@ func responseEnumClosed() *Rule {
 			"enum Status { STATUS_PENDING = 0; STATUS_SUCCEEDED = 1; }",
 		Good: "status:\n  type: string\n  enum: [pending, succeeded, failed]\n  description: New values may be added; treat unknown values as pending.\n" +
 			"enum Status { STATUS_UNSPECIFIED = 0; STATUS_PENDING = 1; STATUS_SUCCEEDED = 2; }",
-	}
-	return lintEach(r, schemas, func(c *Contract, s *Schema) *issue {
+	}, schemas, func(c *Contract, s *Schema) *issue {
 		if len(s.Enum) == 0 || s.EnumExtensible || !s.Dir.Has(Response) {
 			return nil
 		}
@@ -183,7 +180,7 @@ func versionSelector(op *Operation) string {
 }
 
 func mediaTypeVersionWithoutVary() *Rule {
-	r := &Rule{
+	return lintOps(&Rule{
 		ID: "media-type-version-without-vary", Pack: "evolvability", Formats: OpenAPI, Severity: Warning,
 		Title: "A versioned representation is served without Vary naming what selects it",
 		Doc: "When the version of a response is chosen by a request header (a versioned media type in " +
@@ -194,8 +191,7 @@ func mediaTypeVersionWithoutVary() *Rule {
 		Bad: "get:\n  responses:\n    '200':\n      content: {application/vnd.acme.v2+json: {}}",
 		Good: "get:\n  responses:\n    '200':\n      headers:\n        Vary: {description: Accept, schema: {type: string}}\n" +
 			"      content: {application/vnd.acme.v2+json: {}}",
-	}
-	return lintOps(r, func(c *Contract, op *Operation) *issue {
+	}, func(c *Contract, op *Operation) *issue {
 		sel := versionSelector(op)
 		if sel == "" {
 			return nil
@@ -289,7 +285,7 @@ func clientID(f *Field, created string) bool {
 }
 
 func postWithClientID() *Rule {
-	r := &Rule{
+	return lintOps(&Rule{
 		ID: "post-with-client-id", Pack: "evolvability", Formats: OpenAPI, Severity: Info,
 		Title: "A POST carries the client-generated id of the resource it creates",
 		Doc: "When the client already chooses the new resource's identifier, the operation can be a " +
@@ -298,8 +294,7 @@ func postWithClientID() *Rule {
 			"deduplicate on the id by hand, and clients cannot tell from the contract that it does.",
 		Bad:  "post /v1/charges:\n  requestBody: {properties: {id: {type: string}, amount_cents: {type: integer}}}",
 		Good: "put /v1/charges/{id}:\n  requestBody: {properties: {amount_cents: {type: integer}}}",
-	}
-	return lintOps(r, func(c *Contract, op *Operation) *issue {
+	}, func(c *Contract, op *Operation) *issue {
 		if op.Method != "POST" {
 			return nil
 		}
@@ -316,7 +311,7 @@ func postWithClientID() *Rule {
 }
 
 func fieldNumberGapReserved() *Rule {
-	r := &Rule{
+	return lintEach(&Rule{
 		ID: "field-number-gap-reserved", Pack: "evolvability", Formats: Proto, Severity: Info,
 		Title: "A message skips field numbers without reserving them",
 		Doc: "A number missing from a message's sequence is usually a field that was deleted without " +
@@ -325,8 +320,7 @@ func fieldNumberGapReserved() *Rule {
 			"every number (and name) a deleted field used.",
 		Bad:  "message Charge {\n  string id = 1;\n  int64 amount_cents = 3;\n}",
 		Good: "message Charge {\n  reserved 2;\n  reserved \"price\";\n  string id = 1;\n  int64 amount_cents = 3;\n}",
-	}
-	return lintEach(r, messages, func(c *Contract, m *Message) *issue {
+	}, messages, func(c *Contract, m *Message) *issue {
 		gaps := strings.Join(unreservedGaps(m), ", ")
 		if gaps == "" {
 			return nil

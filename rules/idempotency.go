@@ -44,7 +44,7 @@ func opName(c *Contract, op *Operation) string {
 }
 
 func keyMissing() *Rule {
-	r := &Rule{
+	return lintOps(&Rule{
 		ID: "idempotency-key-missing", Pack: "idempotency", Formats: OpenAPI | Proto, Severity: Error,
 		Title: "A non-idempotent operation does not require an idempotency key",
 		Doc: "A client that times out cannot know whether its request was applied, so it retries; " +
@@ -59,8 +59,7 @@ func keyMissing() *Rule {
 		Bad: "post:\n  operationId: createCharge\n  requestBody: {$ref: '#/components/requestBodies/Charge'}",
 		Good: "post:\n  operationId: createCharge\n  parameters:\n    - name: Idempotency-Key\n      in: header\n" +
 			"      required: true\n      schema: {type: string, maxLength: 255}",
-	}
-	return lintOps(r, func(c *Contract, op *Operation) *issue {
+	}, func(c *Contract, op *Operation) *issue {
 		if !needsKey(op) || op.Key != nil {
 			return nil
 		}
@@ -77,7 +76,7 @@ func keyMissing() *Rule {
 }
 
 func keyOptional() *Rule {
-	r := &Rule{
+	return lintOps(&Rule{
 		ID: "idempotency-key-optional", Pack: "idempotency", Formats: OpenAPI, Severity: Warning,
 		Title: "The idempotency key is declared but not required",
 		Doc: "An optional key protects only the clients that happen to send it; every other client's " +
@@ -87,8 +86,7 @@ func keyOptional() *Rule {
 			"fields, so this rule is OpenAPI only.)",
 		Bad:  "- name: Idempotency-Key\n  in: header\n  schema: {type: string, maxLength: 255}",
 		Good: "- name: Idempotency-Key\n  in: header\n  required: true\n  schema: {type: string, maxLength: 255}",
-	}
-	return lintOps(r, func(c *Contract, op *Operation) *issue {
+	}, func(c *Contract, op *Operation) *issue {
 		if !keyedOp(op) || keyRequired(op.Key) {
 			return nil
 		}
@@ -103,7 +101,7 @@ func keyOptional() *Rule {
 const maxKeyLength = 255
 
 func keyUnbounded() *Rule {
-	r := &Rule{
+	return lintOps(&Rule{
 		ID: "idempotency-key-unbounded", Pack: "idempotency", Formats: OpenAPI, Severity: Warning,
 		Title: "The idempotency key is not a string bounded to 255 characters",
 		Doc: "The server stores every key it sees for the retention period and looks each request up " +
@@ -112,8 +110,7 @@ func keyUnbounded() *Rule {
 			"a string with maxLength of at most 255 (a UUID fits in 36).",
 		Bad:  "- name: Idempotency-Key\n  in: header\n  required: true\n  schema: {type: string}",
 		Good: "- name: Idempotency-Key\n  in: header\n  required: true\n  schema: {type: string, maxLength: 255}",
-	}
-	return lintOps(r, func(c *Contract, op *Operation) *issue {
+	}, func(c *Contract, op *Operation) *issue {
 		k := op.Key
 		if k == nil || (k.Type == "string" && k.MaxLength >= 0 && k.MaxLength <= maxKeyLength) {
 			return nil
@@ -151,7 +148,7 @@ func (r *OpResponse) hasHeader(name string) bool {
 }
 
 func conflictUndocumented() *Rule {
-	r := &Rule{
+	return lintOps(&Rule{
 		ID: "idempotency-conflict-undocumented", Pack: "idempotency", Formats: OpenAPI, Severity: Warning,
 		Title: "No 409 with Retry-After for a request still in progress",
 		Doc: "When a retry arrives while the first attempt with the same key is still running, the " +
@@ -162,8 +159,7 @@ func conflictUndocumented() *Rule {
 		Bad: "responses:\n  '201': {description: created}",
 		Good: "responses:\n  '201': {description: created}\n  '409':\n    description: a request with this key is in progress\n" +
 			"    headers:\n      Retry-After: {schema: {type: integer}}",
-	}
-	return lintOps(r, func(c *Contract, op *Operation) *issue {
+	}, func(c *Contract, op *Operation) *issue {
 		if !keyedOp(op) {
 			return nil
 		}
@@ -183,7 +179,7 @@ func conflictUndocumented() *Rule {
 }
 
 func mismatchUndocumented() *Rule {
-	r := &Rule{
+	return lintOps(&Rule{
 		ID: "idempotency-mismatch-undocumented", Pack: "idempotency", Formats: OpenAPI, Severity: Warning,
 		Title: "No 422 for a key reused with a different request body",
 		Doc: "A client bug that reuses a key for a different request must not be answered with the " +
@@ -192,8 +188,7 @@ func mismatchUndocumented() *Rule {
 			"client authors handle it as the programming error it is.",
 		Bad:  "responses:\n  '201': {description: created}",
 		Good: "responses:\n  '201': {description: created}\n  '422': {description: the key was used with a different body}",
-	}
-	return lintOps(r, func(c *Contract, op *Operation) *issue {
+	}, func(c *Contract, op *Operation) *issue {
 		if !keyedOp(op) || op.response("422") != nil {
 			return nil
 		}
@@ -204,7 +199,7 @@ func mismatchUndocumented() *Rule {
 }
 
 func replayUndocumented() *Rule {
-	r := &Rule{
+	return lintOps(&Rule{
 		ID: "idempotency-replay-undocumented", Pack: "idempotency", Formats: OpenAPI, Severity: Info,
 		Title: "The Idempotent-Replay response header is not documented",
 		Doc: "A retry that the server answers from its store looks exactly like the first response. " +
@@ -214,8 +209,7 @@ func replayUndocumented() *Rule {
 		Bad: "'201':\n  description: created",
 		Good: "'201':\n  description: created\n  headers:\n    Idempotent-Replay:\n      description: true when this is a stored response\n" +
 			"      schema: {type: boolean}",
-	}
-	return lintOps(r, func(c *Contract, op *Operation) *issue {
+	}, func(c *Contract, op *Operation) *issue {
 		if !keyedOp(op) {
 			return nil
 		}
@@ -235,7 +229,7 @@ func replayUndocumented() *Rule {
 var retentionRE = regexp.MustCompile(`(?i)\b(\d+\s*(h|hr|hrs|hours?|d|days?|min|minutes?|weeks?)|retain\w*|retention|expir\w*|kept)\b`)
 
 func retentionUndocumented() *Rule {
-	r := &Rule{
+	return lintOps(&Rule{
 		ID: "idempotency-retention-undocumented", Pack: "idempotency", Formats: OpenAPI | Proto, Severity: Info,
 		Title: "The idempotency key's retention period is not documented",
 		Doc: "A server forgets keys after a while; a retry sent after that is a new request and is " +
@@ -243,8 +237,7 @@ func retentionUndocumented() *Rule {
 			"how long it is, so the key's description (or the operation's) names the retention period.",
 		Bad:  "- name: Idempotency-Key\n  in: header\n  required: true",
 		Good: "- name: Idempotency-Key\n  in: header\n  required: true\n  description: Keys are kept for 24 hours.",
-	}
-	return lintOps(r, func(c *Contract, op *Operation) *issue {
+	}, func(c *Contract, op *Operation) *issue {
 		if !keyedOp(op) || retentionRE.MatchString(keyDocs(op)) {
 			return nil
 		}
@@ -267,7 +260,7 @@ func keyDocs(op *Operation) string {
 }
 
 func keyNewlyRequired() *Rule {
-	r := &Rule{
+	return diffOps(&Rule{
 		ID: "idempotency-key-newly-required", Pack: "idempotency", Formats: OpenAPI | Proto, Severity: Warning,
 		Title: "The idempotency key became required",
 		Doc: "Requiring a key that was optional or absent rejects every request from every existing " +
@@ -279,8 +272,7 @@ func keyNewlyRequired() *Rule {
 		// replaces it with the rollout the design asks for (warn, roll out).
 		Supersedes: []string{"request-parameter-became-required", "request-parameter-added-required"},
 		Good:       "# release 1\n- {name: Idempotency-Key, in: header, required: false}\n# release 2, no keyless requests seen\n- {name: Idempotency-Key, in: header, required: true}",
-	}
-	return diffOps(r, func(c *Contract, o, n *Operation) *issue {
+	}, func(c *Contract, o, n *Operation) *issue {
 		if !keyRequired(n.Key) || keyRequired(o.Key) {
 			return nil
 		}
@@ -296,7 +288,7 @@ func keyNewlyRequired() *Rule {
 }
 
 func keyDropped() *Rule {
-	r := &Rule{
+	return diffOps(&Rule{
 		ID: "idempotency-key-dropped", Pack: "idempotency", Formats: OpenAPI | Proto, Severity: Error,
 		Title: "An operation that required an idempotency key no longer does",
 		Doc: "Clients retry this operation because the contract promised that a retry with the same " +
@@ -306,8 +298,7 @@ func keyDropped() *Rule {
 			"idempotency_level) in the same change.",
 		Bad:  "# old\n- {name: Idempotency-Key, in: header, required: true}\n# new: parameter removed",
 		Good: "# new\n- {name: Idempotency-Key, in: header, required: true}",
-	}
-	return diffOps(r, func(c *Contract, o, n *Operation) *issue {
+	}, func(c *Contract, o, n *Operation) *issue {
 		if !keyRequired(o.Key) || keyRequired(n.Key) || !needsKey(n) {
 			return nil
 		}
