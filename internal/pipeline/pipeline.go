@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"path"
 	"strings"
+	"sync"
 
 	"github.com/contractlint/contractlint/internal/limits"
 	"github.com/contractlint/contractlint/internal/readers"
@@ -88,7 +89,13 @@ func Diff(old, new Side, o Options) ([]rules.Finding, error) {
 	in.History = o.History
 	var findings []rules.Finding
 	o.Stats.measure("rules", func() error {
-		findings = append(rules.Run(o.Registry, o.Settings, rules.DiffRule, in), newLintFindings(in, o)...)
+		// Rules only read the input: the lint passes run beside the diff rules.
+		var lint []rules.Finding
+		var wg sync.WaitGroup
+		wg.Go(func() { lint = newLintFindings(in, o) })
+		findings = rules.Run(o.Registry, o.Settings, rules.DiffRule, in)
+		wg.Wait()
+		findings = append(findings, lint...)
 		rules.SortFindings(findings)
 		return nil
 	})
@@ -125,15 +132,19 @@ func newLintFindings(in *rules.Input, o Options) []rules.Finding {
 	if in.New == nil {
 		return nil
 	}
+	var old []rules.Finding
+	var wg sync.WaitGroup
+	if in.Old != nil {
+		wg.Go(func() { old = rules.Run(o.Registry, o.Settings, rules.LintRule, &rules.Input{New: in.Old}) })
+	}
 	now := rules.Run(o.Registry, o.Settings, rules.LintRule, &rules.Input{New: in.New})
+	wg.Wait()
 	if len(now) == 0 {
 		return nil
 	}
 	before := map[string]bool{}
-	if in.Old != nil {
-		for _, f := range rules.Run(o.Registry, o.Settings, rules.LintRule, &rules.Input{New: in.Old}) {
-			before[f.Rule+"\x00"+f.Path] = true
-		}
+	for _, f := range old {
+		before[f.Rule+"\x00"+f.Path] = true
 	}
 	touched := map[string]bool{}
 	for _, c := range in.Changes {
