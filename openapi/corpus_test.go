@@ -76,6 +76,7 @@ func BenchmarkStripe(b *testing.B) {
 			}
 			b.ReportMetric(float64(total)/float64(floor), "total/floor")
 			b.ReportMetric(float64(phases["diff"]+phases["rules"])/float64(phases["load"]), "diff+rules/load")
+			b.ReportMetric(float64(phases["load"])/float64(floor), "load/floor")
 			b.ReportMetric(float64(floor.Milliseconds())/float64(b.N), "floor-ms")
 		})
 	}

@@ -390,7 +390,11 @@ func pairMembers(old, new openapi3.SchemaRefs) []int {
 		prints[r] = string(b)
 		return prints[r]
 	}
-	try(func(o, n *openapi3.SchemaRef, _, _ int) bool { return shape(o) != "" && shape(o) == shape(n) })
+	// Two different $refs are different members; comparing shapes only where
+	// one side is inline keeps this from serialising large components.
+	try(func(o, n *openapi3.SchemaRef, _, _ int) bool {
+		return (o.Ref == "" || n.Ref == "") && shape(o) != "" && shape(o) == shape(n)
+	})
 	try(func(o, n *openapi3.SchemaRef, i, j int) bool { return i == j && o.Ref == "" && n.Ref == "" })
 	return match
 }
