@@ -40,7 +40,8 @@ enum State { STATE_UNSPECIFIED = 0; STATE_ACTIVE = 1; STATE_DELETED = 2; }
 		fmt.Fprintf(&b, "syntax = \"proto3\";\npackage gen.p%d.v1;\n", i/10)
 		fmt.Fprintf(&b, "option go_package = \"example.com/gen/p%d\";\n", i/10)
 		b.WriteString("import \"common/v1/common.proto\";\n")
-		if i > 0 {
+		chained := i%100 > 0 // import chains stay 100 deep, whatever n
+		if chained {
 			fmt.Fprintf(&b, "import \"gen/f%d.proto\";\n", i-1)
 		}
 		for m := range 12 {
@@ -53,7 +54,7 @@ enum State { STATE_UNSPECIFIED = 0; STATE_ACTIVE = 1; STATE_DELETED = 2; }
 				}
 				fmt.Fprintf(&b, "  %s field_%d = %d;\n", typ, f, f)
 			}
-			if i > 0 {
+			if chained {
 				fmt.Fprintf(&b, "  repeated .gen.p%d.v1.Msg%d_%d prev = 20;\n", (i-1)/10, i-1, m)
 			}
 			b.WriteString("  reserved 30 to 40;\n}\n")
@@ -72,12 +73,24 @@ enum State { STATE_UNSPECIFIED = 0; STATE_ACTIVE = 1; STATE_DELETED = 2; }
 	return files
 }
 
-// BenchmarkDiffGenerated compiles two generated trees of hundreds of files
-// and diffs them; diff/compile is the diff's cost relative to compiling.
+// BenchmarkDiffGenerated compiles two generated trees and diffs them, at
+// 1k, 10k and 100k messages (12 a file): time and memory per message should
+// stay flat, and diff/compile is the diff's cost relative to compiling.
 func BenchmarkDiffGenerated(b *testing.B) {
+	for _, msgs := range []int{1_000, 10_000, 100_000} {
+		b.Run(fmt.Sprintf("messages=%d", msgs), func(b *testing.B) {
+			if msgs > 10_000 && testing.Short() {
+				b.Skip("large case skipped in -short mode")
+			}
+			benchGenerated(b, (msgs+11)/12)
+		})
+	}
+}
+
+func benchGenerated(b *testing.B, files int) {
 	root := b.TempDir()
-	oldFiles := genTree(b, filepath.Join(root, "old"), 400, false)
-	newFiles := genTree(b, filepath.Join(root, "new"), 400, true)
+	oldFiles := genTree(b, filepath.Join(root, "old"), files, false)
+	newFiles := genTree(b, filepath.Join(root, "new"), files, true)
 	src, err := source.OpenDir(root)
 	if err != nil {
 		b.Fatal(err)
@@ -111,6 +124,7 @@ func BenchmarkDiffGenerated(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(diff)/float64(compile), "diff/compile")
+	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N)/float64(files*12), "µs/message")
 }
 
 // BenchmarkGoogleapis diffs two googleapis trees six months apart.
