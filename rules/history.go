@@ -19,6 +19,9 @@ type UsedNumber struct {
 // History is every field number ever used, beyond the old version of a diff.
 type History struct {
 	Used []UsedNumber
+	// held indexes Used for add; built on first use, since a History may
+	// also come straight from a lock file.
+	held map[UsedNumber]bool
 }
 
 // Uses returns the earlier uses of number in message.
@@ -60,7 +63,14 @@ func (h *History) Merge(o *History) {
 // add records u unless h holds the same use already (where it was seen
 // does not make a use different).
 func (h *History) add(u UsedNumber) {
-	if !slices.ContainsFunc(h.Used, u.same) {
+	if h.held == nil {
+		h.held = make(map[UsedNumber]bool, len(h.Used))
+		for _, x := range h.Used {
+			h.held[x.use()] = true
+		}
+	}
+	if !h.held[u.use()] {
+		h.held[u.use()] = true
 		h.Used = append(h.Used, u)
 	}
 }
@@ -73,6 +83,8 @@ func (h *History) Sort() {
 	})
 }
 
-func (u UsedNumber) same(o UsedNumber) bool {
-	return u.Message == o.Message && u.Number == o.Number && u.Name == o.Name && u.Type == o.Type
+// use is u without where it was seen: the identity of a use.
+func (u UsedNumber) use() UsedNumber {
+	u.Seen = ""
+	return u
 }
