@@ -134,15 +134,7 @@ func (s *Postgres) Stale(ctx context.Context, now time.Time, limit int) ([]Recor
 		return nil, err
 	}
 	defer rows.Close()
-	var out []Record
-	for rows.Next() {
-		r, err := scanRecord(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, r)
-	}
-	return out, rows.Err()
+	return collect(rows, scanRecord)
 }
 
 // Prune implements Store.

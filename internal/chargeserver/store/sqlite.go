@@ -178,15 +178,7 @@ func (s *SQLite) Stale(ctx context.Context, now time.Time, limit int) ([]Record,
 		return nil, err
 	}
 	defer rows.Close()
-	var out []Record
-	for rows.Next() {
-		r, err := scanRecord(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, r)
-	}
-	return out, rows.Err()
+	return collect(rows, scanRecord)
 }
 
 // Prune implements Store.
@@ -229,15 +221,7 @@ func (s *SQLite) charges(ctx context.Context, query string, args ...any) ([]Char
 		return nil, err
 	}
 	defer rows.Close()
-	var out []Charge
-	for rows.Next() {
-		c, err := scanCharge(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, c)
-	}
-	return out, rows.Err()
+	return collect(rows, scanCharge)
 }
 
 func affectedOne(res sql.Result, err error) (bool, error) {

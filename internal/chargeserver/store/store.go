@@ -179,6 +179,26 @@ func schema(blobType string) []string {
 // scanner is what *sql.Row(s) and pgx.Row(s) have in common.
 type scanner interface{ Scan(dest ...any) error }
 
+// resultRows is what both drivers' result sets offer.
+type resultRows interface {
+	scanner
+	Next() bool
+	Err() error
+}
+
+// collect scans every row of rs with scan.
+func collect[T any](rs resultRows, scan func(scanner) (T, error)) ([]T, error) {
+	var out []T
+	for rs.Next() {
+		x, err := scan(rs)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, x)
+	}
+	return out, rs.Err()
+}
+
 func scanRecord(s scanner) (Record, error) {
 	var r Record
 	var lease, created int64
