@@ -46,7 +46,8 @@ func Run(reg *Registry, s *Settings, m Mode, in *Input) []Finding {
 		if r.Mode != m || !s.Enabled(r) || r.Check == nil {
 			continue
 		}
-		if r.Formats == Proto && r.Levels != 0 && r.Levels&s.level() == 0 && !onlyOpenAPI(in) {
+		// buf's strictness levels: a proto rule outside the chosen one does not run.
+		if r.Levels != 0 && r.Levels&s.level() == 0 {
 			continue
 		}
 		out = append(out, r.Check(in)...)
@@ -58,10 +59,6 @@ func Run(reg *Registry, s *Settings, m Mode, in *Input) []Finding {
 	out = dedupe(out)
 	SortFindings(out)
 	return out
-}
-
-func onlyOpenAPI(in *Input) bool {
-	return in.New != nil && in.New.Format == OpenAPI
 }
 
 type key struct {
