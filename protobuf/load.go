@@ -66,7 +66,12 @@ func Load(src source.Source, files []string, o Options) (*Tree, error) {
 	compiled, err := compile(&c, names)
 	if err != nil {
 		var ewp reporter.ErrorWithPos
+		var own source.Problems
 		switch {
+		case errors.As(err, &own):
+			// The resolver's own refusal (a limit, an escaping import)
+			// already names its file: keep it as it is.
+			probs = append(probs, own...)
 		case errors.As(err, &ewp):
 			probs = append(probs, r.problem(ewp))
 		case !errors.Is(err, reporter.ErrInvalidSource) || len(probs) == 0:
