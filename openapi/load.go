@@ -163,6 +163,9 @@ func (d *Doc) loadError(err error) error {
 	if errors.Is(err, fs.ErrNotExist) {
 		return source.Errorf(file, 0, 0, "%s", msg)
 	}
+	if errors.Is(err, source.ErrNotRegular) {
+		return source.Errorf(file, 0, 0, "%v: contracts are read from regular files", source.ErrNotRegular)
+	}
 	if strings.Contains(msg, "excessive aliasing") {
 		// The YAML parser's fixed bound on alias expansion ("billion laughs").
 		line, col := 0, 0

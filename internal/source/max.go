@@ -55,7 +55,7 @@ func (d *Dir) ReadFileMax(name string, max int64) ([]byte, error) {
 		return nil, fmt.Errorf("%s: is a directory", name)
 	}
 	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s: not a regular file", name)
+		return nil, fmt.Errorf("%s: %w", name, ErrNotRegular)
 	}
 	if fi.Size() > max {
 		return nil, &TooLargeError{Name: name, Size: fi.Size()}

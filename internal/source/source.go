@@ -28,6 +28,9 @@ type Source interface {
 // ErrOutside is returned for a name that leaves the source's root.
 var ErrOutside = errors.New("path leaves the repository")
 
+// ErrNotRegular is returned for a device, pipe or socket: contracts are files.
+var ErrNotRegular = errors.New("not a regular file (a device, pipe or socket)")
+
 // Clean validates a slash-separated, root-relative name: no absolute paths,
 // no .. that climbs out, no NUL bytes.
 func Clean(name string) (string, error) {
