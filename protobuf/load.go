@@ -10,6 +10,7 @@ import (
 	"path"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"sync"
 
@@ -75,7 +76,7 @@ func Load(src source.Source, files []string, o Options) (*Tree, error) {
 		case errors.As(err, &ewp):
 			probs = append(probs, r.problem(ewp))
 		case !errors.Is(err, reporter.ErrInvalidSource) || len(probs) == 0:
-			probs = append(probs, source.Problem{Msg: r.clean(err.Error())})
+			probs = append(probs, r.unplaced(err, names))
 		}
 	}
 	if len(probs) > 0 {
@@ -230,6 +231,23 @@ func (r *resolver) problem(e reporter.ErrorWithPos) source.Problem {
 		msg = u.Error()
 	}
 	return source.Problem{File: r.locate(pos.Filename), Line: pos.Line, Column: pos.Col, Msg: r.clean(msg)}
+}
+
+// unplaced names the file an error without a position is about: the one
+// the compiler's message quotes (its recovered panics say `handling "x"`),
+// else the first file of the side.
+func (r *resolver) unplaced(err error, names []string) source.Problem {
+	msg := r.clean(err.Error())
+	file := ""
+	if i := slices.IndexFunc(names, func(n string) bool { return strings.Contains(msg, `"`+n+`"`) }); i >= 0 {
+		file = names[i]
+	} else if len(names) > 0 {
+		file = names[0]
+	}
+	if strings.HasPrefix(msg, "panic ") {
+		msg = "the proto compiler failed on this file (" + msg + ")"
+	}
+	return source.Problem{File: r.locate(file), Msg: msg}
 }
 
 // clean keeps messages to one line so each problem is one line of output.
