@@ -84,9 +84,7 @@ func TestFaultProcessorTimeouts(t *testing.T) {
 	}
 	forEachBackend(t, func(t *testing.T, db string) {
 		cfg := faultConfig(db)
-		ledger, purl := processorService(t)
-		proc := processor.NewClient(purl, cfg.ProcessorTimeout)
-		h := startHarness(t, cfg, ledger, proc, quietLog())
+		h, proc := startOverHTTP(t, cfg)
 		set := func(f processor.Faults) {
 			if err := proc.SetFaults(context.Background(), f); err != nil {
 				t.Error(err)
@@ -106,12 +104,10 @@ func TestFaultProcessor5xx(t *testing.T) {
 	}
 	forEachBackend(t, func(t *testing.T, db string) {
 		cfg := faultConfig(db)
-		ledger, purl := processorService(t)
-		proc := processor.NewClient(purl, cfg.ProcessorTimeout)
-		h := startHarness(t, cfg, ledger, proc, quietLog())
+		h, proc := startOverHTTP(t, cfg)
 		faultRun(t, newLoadClient(h.url, 16), h.store, proc, cfg,
-			func() { ledger.SetFaults(processor.Faults{FailBefore: 40, FailAfter: 40}) },
-			func() { ledger.SetFaults(processor.Faults{}) })
+			func() { h.ledger.SetFaults(processor.Faults{FailBefore: 40, FailAfter: 40}) },
+			func() { h.ledger.SetFaults(processor.Faults{}) })
 	})
 }
 
@@ -130,9 +126,7 @@ func TestFaultPostgresConnectionsKilled(t *testing.T) {
 	q.Set("application_name", app)
 	u.RawQuery = q.Encode()
 	cfg := faultConfig(u.String())
-	ledger, purl := processorService(t)
-	proc := processor.NewClient(purl, cfg.ProcessorTimeout)
-	h := startHarness(t, cfg, ledger, proc, quietLog())
+	h, proc := startOverHTTP(t, cfg)
 	var killed atomic.Int64
 	stop := make(chan struct{})
 	stopped := make(chan struct{})
@@ -183,9 +177,7 @@ func TestFaultSQLiteDiskFull(t *testing.T) {
 		t.Skip("fault test under load: skipped under -short")
 	}
 	cfg := faultConfig(sqliteDSN(t))
-	ledger, purl := processorService(t)
-	proc := processor.NewClient(purl, cfg.ProcessorTimeout)
-	h := startHarness(t, cfg, ledger, proc, quietLog())
+	h, proc := startOverHTTP(t, cfg)
 	lite := h.store.(*store.SQLite)
 	limit := func(extra int) func() {
 		return func() {

@@ -250,6 +250,14 @@ func processorService(t testing.TB) (*processor.Ledger, string) {
 	return ledger, ps.URL
 }
 
+// startOverHTTP starts the server with the processor as an HTTP service of
+// its own, so the processor's ledger outlives the server, as in production.
+func startOverHTTP(t testing.TB, cfg Config) (*harness, *processor.Client) {
+	ledger, purl := processorService(t)
+	proc := processor.NewClient(purl, cfg.ProcessorTimeout)
+	return startHarness(t, cfg, ledger, proc, quietLog()), proc
+}
+
 // TestLoadMix is the bounded load test: 64 connections on loopback for
 // -load-duration (10 s by default) per database, new keys, retries and
 // concurrent duplicates mixed; nothing lost, nothing doubled, no error.
@@ -261,9 +269,7 @@ func TestLoadMix(t *testing.T) {
 	}
 	forEachBackend(t, func(t *testing.T, db string) {
 		cfg := testConfig(db)
-		ledger, purl := processorService(t)
-		proc := processor.NewClient(purl, cfg.ProcessorTimeout)
-		h := startHarness(t, cfg, ledger, proc, quietLog())
+		h, proc := startOverHTTP(t, cfg)
 		ctx, cancel := context.WithTimeout(context.Background(), *loadDuration)
 		defer cancel()
 		stats := mixLoad(ctx, newLoadClient(h.url, 64), 64, "load")
