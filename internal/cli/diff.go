@@ -177,7 +177,7 @@ func newDiffCmd(e *Env) *cobra.Command {
 				return err
 			}
 			ro.defaults(c.cfg, cmd.Flags())
-			if o.Readers, err = ro.load(e, time.Now()); err != nil {
+			if o.Readers, err = ro.load(e, time.Now(), o.Limits); err != nil {
 				return err
 			}
 			old, err := openSide(args[0], c.protoPaths)

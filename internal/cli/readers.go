@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/contractlint/contractlint/internal/limits"
 	"github.com/contractlint/contractlint/internal/readers"
 	"github.com/contractlint/contractlint/internal/report"
 )
@@ -27,12 +28,12 @@ func addReaderFlags(cmd *cobra.Command, o *readerOpts) {
 
 // load reads the evidence files; nil when --readers was not given. Warnings
 // (files or rules read but not used) go to standard error.
-func (o *readerOpts) load(e *Env, now time.Time) (*readers.Set, error) {
+func (o *readerOpts) load(e *Env, now time.Time, lim limits.Limits) (*readers.Set, error) {
 	if len(o.paths) == 0 {
 		return nil, nil
 	}
 	warn := func(msg string) { fmt.Fprintln(e.Stderr, "contractlint: warning:", report.Clean(msg)) }
-	s, err := readers.Load(o.paths, time.Duration(o.window), now, warn)
+	s, err := readers.Load(o.paths, time.Duration(o.window), now, lim.OrDefault().FileSize, warn)
 	if err != nil {
 		return nil, inputErr(err)
 	}

@@ -31,7 +31,7 @@ func newReviewCmd(e *Env) *cobra.Command {
 				return err
 			}
 			ro.defaults(c.cfg, cmd.Flags())
-			if po.Readers, err = ro.load(e, time.Now()); err != nil {
+			if po.Readers, err = ro.load(e, time.Now(), po.Limits); err != nil {
 				return err
 			}
 			if !cmd.Flags().Changed("history-depth") {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/contractlint/contractlint/internal/pipeline"
+	"github.com/contractlint/contractlint/internal/limits"
 	"github.com/contractlint/contractlint/internal/readers"
 	"github.com/contractlint/contractlint/internal/source"
 	"github.com/contractlint/contractlint/rules"
@@ -47,7 +48,7 @@ func TestStory(t *testing.T) {
 				Packs: map[string]bool{"idempotency": false, "evolvability": false},
 			}}
 			if step.readers != "" {
-				o.Readers, err = readers.Load([]string{filepath.Join(dir, step.readers)}, readers.DefaultWindow, now,
+				o.Readers, err = readers.Load([]string{filepath.Join(dir, step.readers)}, readers.DefaultWindow, now, limits.DefaultFileSize,
 					func(w string) { t.Errorf("warning: %s", w) })
 				if err != nil {
 					t.Fatal(err)

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/contractlint/contractlint/internal/limits"
 	"github.com/contractlint/contractlint/internal/source"
 )
 
@@ -49,9 +50,9 @@ type Set struct {
 }
 
 // Load reads every file named (a directory contributes its .json and .csv
-// files, recursively). warn receives what was read but not used, so nothing
-// is skipped silently.
-func Load(paths []string, window time.Duration, now time.Time, warn func(string)) (*Set, error) {
+// files, recursively), none larger than maxFile bytes. warn receives what was
+// read but not used, so nothing is skipped silently.
+func Load(paths []string, window time.Duration, now time.Time, maxFile int64, warn func(string)) (*Set, error) {
 	s := &Set{Window: window, Now: now}
 	var probs source.Problems
 	for _, p := range paths {
@@ -61,9 +62,9 @@ func Load(paths []string, window time.Duration, now time.Time, warn func(string)
 			continue
 		}
 		for _, f := range files {
-			data, err := os.ReadFile(f)
+			data, err := readMax(f, maxFile)
 			if err != nil {
-				probs = append(probs, source.Problem{File: f, Msg: "cannot read: " + err.Error()})
+				probs = append(probs, source.Problem{File: f, Msg: err.Error()})
 				continue
 			}
 			es, err := Parse(filepath.ToSlash(f), data, warn)
@@ -78,6 +79,22 @@ func Load(paths []string, window time.Duration, now time.Time, warn func(string)
 		return nil, probs
 	}
 	return s, nil
+}
+
+// readMax reads a regular file of at most max bytes: evidence files come from
+// the same untrusted pull request as the contracts.
+func readMax(name string, max int64) ([]byte, error) {
+	fi, err := os.Stat(name)
+	switch {
+	case err != nil:
+		return nil, fmt.Errorf("cannot read: %w", err)
+	case !fi.Mode().IsRegular():
+		return nil, source.ErrNotRegular
+	case fi.Size() > max:
+		return nil, fmt.Errorf("%d bytes is larger than the limit of %s on one file (raise it with %s)",
+			fi.Size(), limits.FormatSize(max), limits.FileSizeFlag)
+	}
+	return os.ReadFile(name)
 }
 
 func asProblems(file string, err error) source.Problems {
