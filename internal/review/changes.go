@@ -45,7 +45,7 @@ func (r *Repo) changedFiles(dir, base string, staged bool, paths []string) ([]Fi
 	if err != nil {
 		return nil, err
 	}
-	changes, err := parseNameStatus(splitZ(out))
+	changes, err := parseNameStatus(source.SplitZ(out))
 	if err != nil {
 		return nil, err
 	}
@@ -54,7 +54,7 @@ func (r *Repo) changedFiles(dir, base string, staged bool, paths []string) ([]Fi
 		if err != nil {
 			return nil, err
 		}
-		for _, name := range splitZ(out) {
+		for _, name := range source.SplitZ(out) {
 			changes = append(changes, FileChange{Status: Added, New: name})
 		}
 	}
@@ -111,16 +111,6 @@ func parseNameStatus(f []string) ([]FileChange, error) {
 		}
 	}
 	return out, nil
-}
-
-func splitZ(b []byte) []string {
-	var out []string
-	for _, s := range strings.Split(string(b), "\x00") {
-		if s != "" {
-			out = append(out, s)
-		}
-	}
-	return out
 }
 
 // isContract decides whether a file review should compare: it matches one

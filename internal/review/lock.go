@@ -129,7 +129,7 @@ func (r *Repo) protoNames(wt *source.Dir, globs []string) ([]string, error) {
 		if err != nil {
 			return nil, err
 		}
-		names = append(names, splitZ(out)...)
+		names = append(names, source.SplitZ(out)...)
 	}
 	for i, n := range names {
 		names[i] = strings.TrimSpace(n)

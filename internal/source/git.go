@@ -68,7 +68,7 @@ func OpenRev(top, rev string) (*Git, error) {
 		return nil, err
 	}
 	g := newGit(top, rev)
-	for _, rec := range splitZ(out) {
+	for _, rec := range SplitZ(out) {
 		// <mode> SP <type> SP <oid> TAB <path>
 		meta, name, ok := strings.Cut(rec, "\t")
 		f := strings.Fields(meta)
@@ -87,7 +87,7 @@ func OpenIndex(top string) (*Git, error) {
 		return nil, err
 	}
 	g := newGit(top, "index")
-	for _, rec := range splitZ(out) {
+	for _, rec := range SplitZ(out) {
 		// <mode> SP <oid> SP <stage> TAB <path>
 		meta, name, ok := strings.Cut(rec, "\t")
 		f := strings.Fields(meta)
@@ -112,7 +112,8 @@ func (g *Git) add(name string, e gitEntry) {
 	}
 }
 
-func splitZ(b []byte) []string {
+// SplitZ splits git's NUL-separated output (-z) into its non-empty fields.
+func SplitZ(b []byte) []string {
 	var out []string
 	for _, s := range strings.Split(string(b), "\x00") {
 		if s != "" {
