@@ -1,7 +1,6 @@
 package openapi
 
 import (
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -378,22 +377,10 @@ func pairMembers(old, new openapi3.SchemaRefs) []int {
 		}
 	}
 	try(func(o, n *openapi3.SchemaRef, _, _ int) bool { return o.Ref != "" && o.Ref == n.Ref })
-	prints := map[*openapi3.SchemaRef]string{}
-	shape := func(r *openapi3.SchemaRef) string {
-		if p, ok := prints[r]; ok {
-			return p
-		}
-		b, err := json.Marshal(r.Value)
-		if err != nil {
-			b = nil
-		}
-		prints[r] = string(b)
-		return prints[r]
-	}
 	// Two different $refs are different members; comparing shapes only where
-	// one side is inline keeps this from serialising large components.
+	// one side is inline keeps this from walking large components.
 	try(func(o, n *openapi3.SchemaRef, _, _ int) bool {
-		return (o.Ref == "" || n.Ref == "") && shape(o) != "" && shape(o) == shape(n)
+		return (o.Ref == "" || n.Ref == "") && sameShape(o.Value, n.Value)
 	})
 	try(func(o, n *openapi3.SchemaRef, i, j int) bool { return i == j && o.Ref == "" && n.Ref == "" })
 	return match
