@@ -229,10 +229,11 @@ func bigContract(size int, priceType string) string {
 
 // TestHostileLarge: a large contract is not refused (it is under the 64 MiB
 // default) and diffs within the performance budget: the diff and the rules
-// take less time than loading the two documents, and the whole run stays
-// under a minute. The default size is 8 MiB; CONTRACTLINT_LARGE_MB=50 runs
-// the 50 MB case, which today takes minutes and gigabytes inside the
-// OpenAPI loader (kin-openapi with origins), so it is not in every run.
+// add at most 30 % to loading the two documents (issue's 1.3x target). The
+// default size is 8 MiB, which must also finish within a minute;
+// CONTRACTLINT_LARGE_MB=50 runs the 50 MB case, which takes minutes on this
+// machine because the YAML parser under kin-openapi checks a mapping's keys
+// pairwise, so only the ratio is held there (and it is not in every run).
 func TestHostileLarge(t *testing.T) {
 	if testing.Short() {
 		t.Skip("generates and diffs two large contracts; skipped with -short")
@@ -263,10 +264,10 @@ func TestHostileLarge(t *testing.T) {
 	}
 	t.Logf("2 x %.0f MB: %v in all (load %v, diff and rules %v), %.0f MB allocated, %d findings",
 		float64(len(new))/1e6, m.elapsed, load, rest, float64(m.alloc)/1e6, len(m.findings))
-	if rest > load {
-		t.Errorf("diff and rules took %v, more than loading (%v)", rest, load)
+	if float64(rest) > 0.3*float64(load) {
+		t.Errorf("diff and rules took %v, more than 30 %% of loading (%v)", rest, load)
 	}
-	if m.elapsed > time.Minute {
+	if mb <= 8 && m.elapsed > time.Minute {
 		t.Errorf("took %v, want under a minute", m.elapsed)
 	}
 	// Over the size limit, the same contract is refused before it is read.
