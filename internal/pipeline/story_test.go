@@ -3,10 +3,11 @@ package pipeline_test
 import (
 	"fmt"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/contractlint/contractlint/internal/limits"
 	"github.com/contractlint/contractlint/internal/pipeline"
@@ -63,8 +64,8 @@ func TestStory(t *testing.T) {
 			for _, f := range fs {
 				got = append(got, fmt.Sprintf("%s:%d %s", f.Where.File, f.Where.Line, f.Rule))
 			}
-			if !slices.Equal(got, step.want) {
-				t.Fatalf("findings %q; want exactly %q\n%v", got, step.want, fs)
+			if d := cmp.Diff(step.want, got); d != "" {
+				t.Fatalf("findings differ from exactly what the step predicts (-want +got):\n%s", d)
 			}
 			for _, w := range step.says {
 				if !strings.Contains(fs[0].Message, w) {
