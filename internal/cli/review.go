@@ -3,11 +3,15 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/contractlint/contractlint/internal/pipeline"
+	"github.com/contractlint/contractlint/internal/readers"
+	"github.com/contractlint/contractlint/internal/report"
 	"github.com/contractlint/contractlint/internal/review"
 	"github.com/contractlint/contractlint/internal/source"
 	"github.com/contractlint/contractlint/rules"
@@ -42,6 +46,7 @@ func newReviewCmd(e *Env) *cobra.Command {
 			if err != nil {
 				return reviewErr(err)
 			}
+			warnUnmatched(e, res.Unmatched)
 			return c.emit(e, res.Findings, po.Registry)
 		},
 	}
@@ -52,6 +57,28 @@ func newReviewCmd(e *Env) *cobra.Command {
 	f.BoolVar(&o.Staged, "staged", false, "review the staged changes (the index) instead of the working tree")
 	f.IntVar(&o.HistoryDepth, "history-depth", 0, "commits of each .proto file's history read for field numbers used before (0: all)")
 	return cmd
+}
+
+// warnUnmatched says, in one line, which evidence entries served none of the
+// contracts reviewed: never a silent skip, but not an error either, since
+// they may describe a contract this change did not touch.
+func warnUnmatched(e *Env, es []readers.Entry) {
+	var seen []string
+	for _, x := range es {
+		if m := x.File + ": " + x.Where + ": " + x.Unmatched(); !slices.Contains(seen, m) {
+			seen = append(seen, m)
+		}
+	}
+	if len(seen) == 0 {
+		return
+	}
+	more := ""
+	if len(seen) > 3 {
+		more, seen = fmt.Sprintf("; and %d more", len(seen)-3), seen[:3]
+	}
+	fmt.Fprintf(e.Stderr, "contractlint: warning: evidence that matches none of the contracts reviewed was not used "+
+		"(it may describe a contract this change did not touch, or name a path that does not exist): %s%s\n",
+		report.Clean(strings.Join(seen, "; ")), more)
 }
 
 // reviewErr maps review failures to exit 2 with a message that says what to do.

@@ -37,6 +37,10 @@ type Options struct {
 	ProtoPaths []string
 	// Readers is consumer evidence (--readers); nil when none was given.
 	Readers *readers.Set
+	// Unmatched, when set, receives the evidence entries that match nothing
+	// in this contract instead of failing the run: review compares several
+	// contracts against one evidence set and judges the entries across them.
+	Unmatched func([]readers.Entry)
 	// History is the proto field numbers used in earlier versions (review's
 	// git walk or contractlint.lock); nil when unknown.
 	History *rules.History
@@ -83,7 +87,11 @@ func Diff(old, new Side, o Options) ([]rules.Finding, error) {
 	if err != nil {
 		return nil, err
 	}
-	if in.Readers, err = o.Readers.Bind(fo, in.Old, in.New); err != nil {
+	if o.Unmatched != nil {
+		var unmatched []readers.Entry
+		in.Readers, unmatched = o.Readers.BindSome(fo, in.Old, in.New)
+		o.Unmatched(unmatched)
+	} else if in.Readers, err = o.Readers.Bind(fo, in.Old, in.New); err != nil {
 		return nil, err
 	}
 	in.History = o.History

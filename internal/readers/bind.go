@@ -17,6 +17,23 @@ import (
 // error naming its file and entry: a typo must not read as "nobody reads it".
 // contracts are the versions compared (old and new); a nil Set binds to nil.
 func (s *Set) Bind(format rules.Format, contracts ...*rules.Contract) (rules.Evidence, error) {
+	ev, unmatched := s.BindSome(format, contracts...)
+	if len(unmatched) == 0 {
+		return ev, nil
+	}
+	var probs source.Problems
+	for _, e := range unmatched {
+		probs = append(probs, source.Problem{File: e.File, Msg: e.Where + ": " + e.Unmatched()})
+	}
+	return nil, dedupeProblems(probs)
+}
+
+// BindSome is Bind for a run in which one evidence set serves several
+// contracts (review): an entry that matches nothing here is returned, for
+// the caller to judge across the contracts, instead of failing. A skipped
+// entry is never taken as "nobody reads it": evidence that does not know an
+// operation says nothing about its fields.
+func (s *Set) BindSome(format rules.Format, contracts ...*rules.Contract) (rules.Evidence, []Entry) {
 	if s == nil {
 		return nil, nil
 	}
@@ -36,20 +53,20 @@ func (s *Set) Bind(format rules.Format, contracts ...*rules.Contract) (rules.Evi
 		}
 	}
 	ix := &index{since: s.Now.Add(-s.Window), byOp: map[string][]Entry{}}
-	var probs source.Problems
+	var unmatched []Entry
 	for _, e := range s.Entries {
 		var op string
 		switch {
 		case format == rules.Proto && e.Message != "":
 			if len(msgs) > 0 && !msgs[e.Message] {
-				probs = append(probs, source.Problem{File: e.File, Msg: fmt.Sprintf("%s: message %s is not in the contract", e.Where, e.Message)})
+				unmatched = append(unmatched, e)
 				continue
 			}
 			op = e.Message
 		case format != rules.Proto && e.Method != "":
 			t, ok := bestMatch(tmpls, e.Method, e.Path)
 			if !ok {
-				probs = append(probs, source.Problem{File: e.File, Msg: fmt.Sprintf("%s: %s %s matches no operation of the contract", e.Where, e.Method, e.Path)})
+				unmatched = append(unmatched, e)
 				continue
 			}
 			op = t.id
@@ -58,10 +75,15 @@ func (s *Set) Bind(format rules.Format, contracts ...*rules.Contract) (rules.Evi
 		}
 		ix.byOp[op] = append(ix.byOp[op], e)
 	}
-	if len(probs) > 0 {
-		return nil, dedupeProblems(probs)
+	return ix, unmatched
+}
+
+// Unmatched says what an entry names that the contract lacks.
+func (e Entry) Unmatched() string {
+	if e.Message != "" {
+		return fmt.Sprintf("message %s is not in the contract", e.Message)
 	}
-	return ix, nil
+	return fmt.Sprintf("%s %s matches no operation of the contract", e.Method, e.Path)
 }
 
 // dedupeProblems keeps one report per file and message: a Pact file repeats

@@ -4,12 +4,15 @@
 package review
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/contractlint/contractlint/internal/pipeline"
+	"github.com/contractlint/contractlint/internal/readers"
 	"github.com/contractlint/contractlint/internal/source"
 	"github.com/contractlint/contractlint/rules"
 )
@@ -35,6 +38,12 @@ type Result struct {
 	Base     Base
 	Files    []FileChange // the contract files reviewed
 	Findings []rules.Finding
+	// Unmatched are the evidence entries (--readers) that matched no
+	// operation or message of any contract compared: one evidence folder
+	// serves every contract, so an entry that misses one contract is normal,
+	// but one that misses them all is for a contract the change did not
+	// touch, or a typo. Each is listed once.
+	Unmatched []readers.Entry
 }
 
 // Run reviews the contract files changed in the repository holding o.Dir.
@@ -72,12 +81,19 @@ func Run(o Options) (*Result, error) {
 		return nil, err
 	}
 	res := &Result{Base: base}
+	misses := &evidenceMisses{count: map[readers.Entry]int{}, compared: map[bool]int{}}
+	if o.Pipeline.Readers != nil {
+		o.Pipeline.Unmatched = misses.add
+	}
 	var probs source.Problems
 	for _, c := range changes {
 		if !c.selected(oldSrc, newSrc, o.Globs) {
 			continue
 		}
 		res.Files = append(res.Files, c)
+		if c.Status != Added && c.Status != Deleted {
+			misses.compared[isProto(c.New)]++
+		}
 		fs, err := repo.review(c, base, oldSrc, newSrc, lock, o)
 		var ps source.Problems
 		switch {
@@ -92,7 +108,35 @@ func Run(o Options) (*Result, error) {
 		return nil, probs
 	}
 	rules.SortFindings(res.Findings)
+	res.Unmatched = misses.everywhere()
 	return res, nil
+}
+
+// evidenceMisses counts, for each evidence entry, the compared contracts of
+// its format that it matched nothing in.
+type evidenceMisses struct {
+	count    map[readers.Entry]int
+	compared map[bool]int // contracts compared, by "is proto"
+}
+
+func (m *evidenceMisses) add(es []readers.Entry) {
+	for _, e := range es {
+		m.count[e]++
+	}
+}
+
+// everywhere lists the entries that missed every contract of their format.
+func (m *evidenceMisses) everywhere() []readers.Entry {
+	var out []readers.Entry
+	for e, n := range m.count {
+		if n == m.compared[e.Message != ""] {
+			out = append(out, e)
+		}
+	}
+	slices.SortFunc(out, func(a, b readers.Entry) int {
+		return cmp.Or(strings.Compare(a.File, b.File), strings.Compare(a.Where, b.Where), strings.Compare(a.Field, b.Field))
+	})
+	return out
 }
 
 // selected reports whether a change touches a contract on either side.
