@@ -18,6 +18,9 @@ type Settings struct {
 	ProtoLevel ProtoLevel
 	// IgnorePaths are globs (with **) of files whose findings are dropped.
 	IgnorePaths []string
+	// IgnoreName maps a finding's file, as shown, to the name IgnorePaths
+	// are written against (the config file's directory); nil keeps it.
+	IgnoreName func(file string) string
 }
 
 // Enabled reports whether rule r runs under s.
@@ -54,7 +57,7 @@ func Run(reg *Registry, s *Settings, m Mode, in *Input) []Finding {
 	}
 	out = supersede(reg, out)
 	out = applyIgnores(reg, m, out, in)
-	out = dropPaths(out, s.IgnorePaths)
+	out = dropPaths(out, s.IgnorePaths, s.IgnoreName)
 	out = overrideSeverity(out, s.Severity)
 	out = dedupe(out)
 	SortFindings(out)
@@ -156,12 +159,21 @@ func covers(scope, p string) bool {
 	return rest == "" || rest[0] == '/' || rest[0] == '.' || rest[0] == ' '
 }
 
-func dropPaths(fs []Finding, globs []string) []Finding {
+func dropPaths(fs []Finding, globs []string, name func(string) string) []Finding {
 	if len(globs) == 0 {
 		return fs
 	}
+	if name == nil {
+		name = func(f string) string { return f }
+	}
 	return slices.DeleteFunc(fs, func(f Finding) bool {
-		return slices.ContainsFunc(globs, func(g string) bool { return MatchGlob(g, f.Where.File) })
+		file := name(f.Where.File)
+		// A file outside the config's directory is never its to ignore,
+		// however wide the glob ("**").
+		if file == ".." || strings.HasPrefix(file, "../") {
+			return false
+		}
+		return slices.ContainsFunc(globs, func(g string) bool { return MatchGlob(g, file) })
 	})
 }
 

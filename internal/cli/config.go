@@ -37,6 +37,30 @@ func (c *common) loadConfig() (*config.Config, error) {
 	return cfg, nil
 }
 
+// ignoreNames makes the config's ignore globs relative to its own directory:
+// a finding's file, shown relative to base, is renamed relative to dir.
+// Without it the same glob would match differently from each directory.
+func ignoreNames(dir, base string) func(string) string {
+	d, err := filepath.Abs(dir)
+	if err != nil {
+		return nil
+	}
+	b, err := filepath.Abs(base)
+	if err != nil || b == d {
+		return nil
+	}
+	return func(f string) string {
+		p := filepath.FromSlash(f)
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(b, p)
+		}
+		if rel, err := filepath.Rel(d, p); err == nil {
+			return filepath.ToSlash(rel)
+		}
+		return f
+	}
+}
+
 // defaults takes the readers and window from the config unless the flags
 // gave them.
 func (o *readerOpts) defaults(cfg *config.Config, flags *pflag.FlagSet) {

@@ -96,6 +96,10 @@ func (c *common) options() (pipeline.Options, error) {
 		return pipeline.Options{}, err
 	}
 	cfg.Apply(s)
+	if len(cfg.Ignore) > 0 {
+		// diff and lint show files relative to the working directory.
+		s.IgnoreName = ignoreNames(cfg.Dir, ".")
+	}
 	if s.ProtoLevel == 0 || c.flags.Changed("proto-level") {
 		lvl, err := rules.ParseProtoLevel(c.protoLevel)
 		if err != nil {

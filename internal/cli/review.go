@@ -34,6 +34,14 @@ func newReviewCmd(e *Env) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if len(c.cfg.Ignore) > 0 {
+				// review shows files relative to the top of the work tree.
+				repo, err := review.OpenRepo(".")
+				if err != nil {
+					return reviewErr(err)
+				}
+				po.Settings.IgnoreName = ignoreNames(c.cfg.Dir, repo.Top)
+			}
 			ro.defaults(c.cfg, cmd.Flags())
 			if po.Readers, err = ro.load(e, time.Now(), po.Limits); err != nil {
 				return err
