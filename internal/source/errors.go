@@ -31,6 +31,8 @@ func (p Problem) String() string {
 type Problems []Problem
 
 func (ps Problems) Error() string {
+	// Sort a copy: Error may run on the same value from several goroutines.
+	ps = slices.Clone(ps)
 	slices.SortFunc(ps, func(a, b Problem) int {
 		return cmp.Or(cmp.Compare(a.File, b.File), cmp.Compare(a.Line, b.Line),
 			cmp.Compare(a.Column, b.Column), cmp.Compare(a.Msg, b.Msg))

@@ -31,7 +31,7 @@ func RunGit(dir string, args ...string) ([]byte, error) {
 		if msg == "" {
 			msg = err.Error()
 		}
-		return out, fmt.Errorf("git %s: %s", args[0], msg)
+		return out, fmt.Errorf("git %s: %s", strings.Join(args[:min(1, len(args))], ""), msg)
 	}
 	return out, nil
 }
@@ -144,7 +144,7 @@ func (g *Git) ReadFile(name string) ([]byte, error) {
 		return nil, fmt.Errorf("%s: is a directory in %s", name, g.label)
 	case !ok:
 		return nil, fmt.Errorf("%s: %w in %s", name, fs.ErrNotExist, g.label)
-	case mode(e.mode) == fs.ModeSymlink:
+	case mode(e.mode)&fs.ModeSymlink != 0:
 		// A link's target may point anywhere; it is never followed.
 		return nil, fmt.Errorf("%s: is a symbolic link in %s (not followed)", name, g.label)
 	case !isRegular(e.mode):

@@ -102,14 +102,16 @@ func (d *Dir) explain(name string, err error) error {
 	if err == nil {
 		return nil
 	}
-	if strings.Contains(err.Error(), "escapes from parent") || strings.Contains(err.Error(), "path escapes") {
+	// os.Root's escape error has no sentinel; read its text, but only the
+	// error's own, never the file name around it.
+	var pe *fs.PathError
+	if !errors.As(err, &pe) {
+		return err
+	}
+	if msg := pe.Err.Error(); strings.Contains(msg, "escapes from parent") || strings.Contains(msg, "path escapes") {
 		return fmt.Errorf("%s: %w (through a symbolic link or ..)", name, ErrOutside)
 	}
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return fmt.Errorf("%s: %w", name, pe.Err)
-	}
-	return err
+	return fmt.Errorf("%s: %w", name, pe.Err)
 }
 
 // Root finds the directory a contract's references may reach: the top of the
