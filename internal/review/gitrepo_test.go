@@ -1,0 +1,153 @@
+package review
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/contractlint/contractlint/internal/config"
+	"github.com/contractlint/contractlint/internal/pipeline"
+	"github.com/contractlint/contractlint/rules"
+)
+
+// needGit skips without git, except in CI, where a missing git must fail
+// the run rather than leave review untested.
+func needGit(t *testing.T) {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("git is not installed (CI=true, so this fails instead of skipping)")
+		}
+		t.Skip("git is not installed")
+	}
+}
+
+// gitEnv isolates git, both the calls these tests make and the ones the
+// code under test makes, from the user's configuration and from any
+// repository the test process happens to run inside (a hook sets GIT_DIR).
+func gitEnv(t *testing.T) {
+	t.Helper()
+	needGit(t)
+	home := t.TempDir()
+	cfg := filepath.Join(home, "gitconfig")
+	// file:// clones make the shallow repositories.
+	writeFile(t, cfg, "[protocol \"file\"]\n\tallow = always\n")
+	for k, v := range map[string]string{
+		"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com",
+		"GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com",
+		"GIT_CONFIG_GLOBAL": cfg, "GIT_CONFIG_NOSYSTEM": "1", "HOME": home,
+		"GIT_CEILING_DIRECTORIES": filepath.Dir(home),
+	} {
+		t.Setenv(k, v)
+	}
+	for _, k := range []string{"GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_COMMON_DIR"} {
+		t.Setenv(k, "") // restores the old value after the test
+		os.Unsetenv(k)
+	}
+}
+
+// testRepo is a throwaway git work tree.
+type testRepo struct {
+	t   *testing.T
+	top string
+}
+
+// newRepo makes an empty repository whose first branch is branch.
+func newRepo(t *testing.T, branch string) *testRepo {
+	t.Helper()
+	gitEnv(t)
+	top, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &testRepo{t: t, top: top}
+	r.git("init", "-q", "-b", branch)
+	return r
+}
+
+// git runs git in the work tree and returns its trimmed output.
+func (r *testRepo) git(args ...string) string {
+	r.t.Helper()
+	return gitIn(r.t, r.top, args...)
+}
+
+func gitIn(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+func (r *testRepo) write(name, text string) {
+	r.t.Helper()
+	writeFile(r.t, filepath.Join(r.top, filepath.FromSlash(name)), text)
+}
+
+func (r *testRepo) remove(name string) {
+	r.t.Helper()
+	if err := os.Remove(filepath.Join(r.top, filepath.FromSlash(name))); err != nil {
+		r.t.Fatal(err)
+	}
+}
+
+// commit records every change in the work tree and returns the commit id.
+func (r *testRepo) commit(msg string) string {
+	r.t.Helper()
+	r.git("add", "-A")
+	r.git("commit", "-q", "--allow-empty", "-m", msg)
+	return r.git("rev-parse", "HEAD")
+}
+
+func (r *testRepo) repo() *Repo {
+	r.t.Helper()
+	repo, err := OpenRepo(r.top)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	return repo
+}
+
+func writeFile(t *testing.T, file, text string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// options are what `contractlint review` runs with when nothing is
+// configured: the default rules and contract globs.
+func options(dir string) Options {
+	return Options{
+		Dir:      dir,
+		Globs:    config.DefaultContracts,
+		Pipeline: pipeline.Options{Registry: rules.Default(), Settings: &rules.Settings{}},
+	}
+}
+
+func hasRule(fs []rules.Finding, id string) bool {
+	for _, f := range fs {
+		if f.Rule == id {
+			return true
+		}
+	}
+	return false
+}
+
+func findingsOf(fs []rules.Finding, id string) []rules.Finding {
+	var out []rules.Finding
+	for _, f := range fs {
+		if f.Rule == id {
+			out = append(out, f)
+		}
+	}
+	return out
+}
