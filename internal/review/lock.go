@@ -46,16 +46,7 @@ func ParseLock(b []byte) (*rules.History, error) {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&doc); err != nil {
-		off := dec.InputOffset()
-		var se *json.SyntaxError
-		var te *json.UnmarshalTypeError
-		switch {
-		case errors.As(err, &se):
-			off = se.Offset
-		case errors.As(err, &te):
-			off = te.Offset
-		}
-		line, col := position(b, off)
+		line, col := position(b, errorOffset(b, err, dec.InputOffset()))
 		return nil, source.Errorf(LockFile, line, col, "%v; regenerate it with `contractlint lock`", err)
 	}
 	if doc.Version != lockVersion {
@@ -139,6 +130,38 @@ func (r *Repo) protoNames(wt *source.Dir, globs []string) ([]string, error) {
 	})
 	slices.Sort(names)
 	return slices.Compact(names), nil
+}
+
+// errorOffset finds where in b a decoding error is: the bad byte of a
+// syntax error, the start of a value of the wrong type, the key of an
+// unknown field. encoding/json reports the offset after the first two and
+// none for the third. end is where the decoder stopped, the fallback.
+func errorOffset(b []byte, err error, end int64) int64 {
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &se):
+		return se.Offset - 1
+	case errors.As(err, &te):
+		// Back from the value's end to the ':', '[' or ',' before it.
+		i := min(max(te.Offset, 0), int64(len(b)))
+		for i > 0 && !bytes.ContainsRune([]byte(":[,"), rune(b[i-1])) {
+			i--
+		}
+		for i < te.Offset && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+			i++
+		}
+		return i
+	}
+	if name, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
+		if i := bytes.Index(b, []byte(name+":")); i >= 0 {
+			return int64(i)
+		}
+		if i := bytes.Index(b, []byte(name)); i >= 0 {
+			return int64(i)
+		}
+	}
+	return end
 }
 
 func position(b []byte, off int64) (int, int) {

@@ -119,9 +119,15 @@ type evidenceMisses struct {
 	compared map[bool]int // contracts compared, by "is proto"
 }
 
+// add counts one contract's misses; an entry the evidence holds twice (a
+// file named twice, or through its directory too) is still one miss.
 func (m *evidenceMisses) add(es []readers.Entry) {
+	seen := map[readers.Entry]bool{}
 	for _, e := range es {
-		m.count[e]++
+		if !seen[e] {
+			seen[e] = true
+			m.count[e]++
+		}
 	}
 }
 
