@@ -13,22 +13,15 @@ import (
 
 // pets returns an OpenAPI document whose GET /pets response has the
 // properties given, one per line from line 14 on.
-func pets(props ...string) string {
+func pets(props ...string) string { return getDoc("pets", "/pets", "", props...) }
+
+// getDoc is an OpenAPI document with one GET at route, its parameters (YAML
+// lines) and a response object with the string properties given.
+func getDoc(title, route, params string, props ...string) string {
 	var b strings.Builder
-	b.WriteString(`openapi: 3.0.3
-info: {title: pets, version: "1"}
-paths:
-  /pets:
-    get:
-      responses:
-        "200":
-          description: ok
-          content:
-            application/json:
-              schema:
-                type: object
-                properties:
-`)
+	b.WriteString("openapi: 3.0.3\ninfo: {title: " + title + ", version: \"1\"}\npaths:\n  " + route + ":\n    get:\n" + params +
+		"      responses:\n        \"200\":\n          description: ok\n          content:\n            application/json:\n" +
+		"              schema:\n                type: object\n                properties:\n")
 	for _, p := range props {
 		b.WriteString("                  " + p + ": {type: string}\n")
 	}
@@ -150,26 +143,8 @@ const pact = `{
 
 // resource is an OpenAPI document with GET /v1/<name>/{id} returning props.
 func resource(name string, props ...string) string {
-	doc := `openapi: 3.0.3
-info: {title: ` + name + `, version: "1"}
-paths:
-  /v1/` + name + `/{id}:
-    get:
-      parameters:
-        - {name: id, in: path, required: true, schema: {type: string}}
-      responses:
-        "200":
-          description: ok
-          content:
-            application/json:
-              schema:
-                type: object
-                properties:
-`
-	for _, p := range props {
-		doc += "                  " + p + ": {type: string}\n"
-	}
-	return doc
+	return getDoc(name, "/v1/"+name+"/{id}",
+		"      parameters:\n        - {name: id, in: path, required: true, schema: {type: string}}\n", props...)
 }
 
 // Two contracts are compared and a third is untouched. The evidence for

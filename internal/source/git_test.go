@@ -322,20 +322,7 @@ func TestGitReadDir(t *testing.T) {
 			}
 			ents, err := g.ReadDir(tt.name)
 			checkErr(t, top, err, tt.err)
-			var got []string
-			for _, e := range ents {
-				n := e.Name()
-				switch {
-				case e.Type()&fs.ModeSymlink != 0:
-					n += "@"
-				case e.IsDir():
-					n += "/"
-				case e.Type()&fs.ModeIrregular != 0:
-					n += "?"
-				}
-				got = append(got, n)
-			}
-			if diff := cmp.Diff(tt.want, got); diff != "" {
+			if diff := cmp.Diff(tt.want, entryNames(ents)); diff != "" {
 				t.Errorf("ReadDir(%q) (-want +got):\n%s", tt.name, diff)
 			}
 		})

@@ -303,18 +303,7 @@ func TestDirReadDir(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			ents, err := d.ReadDir(tt.name)
 			checkErr(t, base, err, tt.err)
-			var got []string
-			for _, e := range ents {
-				n := e.Name()
-				switch {
-				case e.Type()&fs.ModeSymlink != 0:
-					n += "@"
-				case e.IsDir():
-					n += "/"
-				}
-				got = append(got, n)
-			}
-			if diff := cmp.Diff(tt.want, got); diff != "" {
+			if diff := cmp.Diff(tt.want, entryNames(ents)); diff != "" {
 				t.Errorf("ReadDir(%q) (-want +got):\n%s", tt.name, diff)
 			}
 		})
@@ -682,4 +671,23 @@ func TestDirMissingFileNamedLikeAnEscape(t *testing.T) {
 			t.Errorf("ReadFile(%q) = %v: a missing file reported as leaving the repository", name, err)
 		}
 	}
+}
+
+// entryNames lists a directory as ls -F would: a link ends in @, a
+// directory in /, anything irregular (a submodule) in ?.
+func entryNames(ents []fs.DirEntry) []string {
+	var out []string
+	for _, e := range ents {
+		n := e.Name()
+		switch {
+		case e.Type()&fs.ModeSymlink != 0:
+			n += "@"
+		case e.IsDir():
+			n += "/"
+		case e.Type()&fs.ModeIrregular != 0:
+			n += "?"
+		}
+		out = append(out, n)
+	}
+	return out
 }
