@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"syscall"
 )
 
 // ErrTooLarge is returned by ReadFileMax for a file over the size limit.
@@ -40,14 +42,21 @@ func ReadFileMax(src Source, name string, max int64) ([]byte, error) {
 }
 
 // ReadFileMax reads a regular file of at most max bytes. Anything else (a
-// FIFO, a device) is refused before it is opened, since reading it could
-// block or never end; a file that grows past max while read is refused too.
+// FIFO, a device) is refused before a byte is read, since reading it could
+// block or never end: the file is opened without blocking and the open
+// handle is checked, so nothing can be swapped in between. A file that
+// grows past max while read is refused too.
 func (d *Dir) ReadFileMax(name string, max int64) ([]byte, error) {
 	c, err := Clean(name)
 	if err != nil {
 		return nil, err
 	}
-	fi, err := d.root.Stat(c)
+	f, err := d.root.OpenFile(c, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, d.explain(name, err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
 	if err != nil {
 		return nil, d.explain(name, err)
 	}
@@ -60,11 +69,6 @@ func (d *Dir) ReadFileMax(name string, max int64) ([]byte, error) {
 	if fi.Size() > max {
 		return nil, &TooLargeError{Name: name, Size: fi.Size()}
 	}
-	f, err := d.root.Open(c)
-	if err != nil {
-		return nil, d.explain(name, err)
-	}
-	defer f.Close()
 	b, err := io.ReadAll(io.LimitReader(f, max+1))
 	if err != nil {
 		return nil, d.explain(name, err)

@@ -396,6 +396,35 @@ func TestDirReadFileMax(t *testing.T) {
 	}
 }
 
+// TestDirReadFileFIFO: the unlimited ReadFile refuses a FIFO too, directly
+// or through a link, instead of waiting for a writer that never comes.
+func TestDirReadFileFIFO(t *testing.T) {
+	_, root := tree(t)
+	fifo(t, root, "pipe.yaml")
+	if err := os.Symlink("pipe.yaml", filepath.Join(root, "link-pipe")); err != nil {
+		t.Fatal(err)
+	}
+	d, err := source.OpenDir(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"pipe.yaml", "link-pipe"} {
+		done := make(chan error, 1)
+		go func() {
+			_, err := d.ReadFile(name)
+			done <- err
+		}()
+		select {
+		case err := <-done:
+			if !errors.Is(err, source.ErrNotRegular) {
+				t.Errorf("ReadFile(%q) = %v, want ErrNotRegular", name, err)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatalf("ReadFile(%q) blocked on a FIFO", name)
+		}
+	}
+}
+
 // checkTooLarge asserts err is (or, for size 0, is not) a *TooLargeError
 // naming the file as it was asked for, with its size.
 func checkTooLarge(t *testing.T, err error, name string, size int64) {
