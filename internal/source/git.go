@@ -3,6 +3,7 @@ package source
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -246,11 +247,18 @@ func (g *Git) Stat(name string) (fs.FileInfo, error) {
 	}
 	info := gitInfo{name: path.Base(c), mode: mode(e.mode)}
 	if isRegular(e.mode) {
-		b, err := g.blob(e.oid)
-		if err != nil {
+		// A limit of 0 learns the size from cat-file's header and skips the
+		// content, so a stat never holds a large blob in memory.
+		b, err := g.blobMax(e.oid, 0)
+		var tl *TooLargeError
+		switch {
+		case errors.As(err, &tl):
+			info.size = tl.Size
+		case err != nil:
 			return nil, err
+		default:
+			info.size = int64(len(b))
 		}
-		info.size = int64(len(b))
 	}
 	return info, nil
 }
