@@ -37,10 +37,11 @@ type Options struct {
 	ProtoPaths []string
 	// Readers is consumer evidence (--readers); nil when none was given.
 	Readers *readers.Set
-	// Unmatched, when set, receives the evidence entries that match nothing
-	// in this contract instead of failing the run: review compares several
-	// contracts against one evidence set and judges the entries across them.
-	Unmatched func([]readers.Entry)
+	// Unmatched, when set, is called once per contract compared with the
+	// evidence entries that match nothing in it (possibly none), instead of
+	// failing the run: review compares several contracts against one
+	// evidence set and judges the entries across them.
+	Unmatched func(rules.Format, []readers.Entry)
 	// History is the proto field numbers used in earlier versions (review's
 	// git walk or contractlint.lock); nil when unknown.
 	History *rules.History
@@ -90,7 +91,7 @@ func Diff(old, new Side, o Options) ([]rules.Finding, error) {
 	if o.Unmatched != nil {
 		var unmatched []readers.Entry
 		in.Readers, unmatched = o.Readers.BindSome(fo, in.Old, in.New)
-		o.Unmatched(unmatched)
+		o.Unmatched(fo, unmatched)
 	} else if in.Readers, err = o.Readers.Bind(fo, in.Old, in.New); err != nil {
 		return nil, err
 	}

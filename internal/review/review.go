@@ -81,7 +81,7 @@ func Run(o Options) (*Result, error) {
 		return nil, err
 	}
 	res := &Result{Base: base}
-	misses := &evidenceMisses{count: map[readers.Entry]int{}, compared: map[bool]int{}}
+	misses := &evidenceMisses{count: map[readers.Entry]int{}, compared: map[rules.Format]int{}}
 	if o.Pipeline.Readers != nil {
 		o.Pipeline.Unmatched = misses.add
 	}
@@ -91,9 +91,6 @@ func Run(o Options) (*Result, error) {
 			continue
 		}
 		res.Files = append(res.Files, c)
-		if c.Status != Added && c.Status != Deleted {
-			misses.compared[isProto(c.New)]++
-		}
 		fs, err := repo.review(c, base, oldSrc, newSrc, lock, o)
 		var ps source.Problems
 		switch {
@@ -116,12 +113,14 @@ func Run(o Options) (*Result, error) {
 // its format that it matched nothing in.
 type evidenceMisses struct {
 	count    map[readers.Entry]int
-	compared map[bool]int // contracts compared, by "is proto"
+	compared map[rules.Format]int
 }
 
-// add counts one contract's misses; an entry the evidence holds twice (a
-// file named twice, or through its directory too) is still one miss.
-func (m *evidenceMisses) add(es []readers.Entry) {
+// add counts one compared contract and its misses; an entry the evidence
+// holds twice (a file named twice, or through its directory too) is still
+// one miss.
+func (m *evidenceMisses) add(f rules.Format, es []readers.Entry) {
+	m.compared[f]++
 	seen := map[readers.Entry]bool{}
 	for _, e := range es {
 		if !seen[e] {
@@ -135,7 +134,11 @@ func (m *evidenceMisses) add(es []readers.Entry) {
 func (m *evidenceMisses) everywhere() []readers.Entry {
 	var out []readers.Entry
 	for e, n := range m.count {
-		if n == m.compared[e.Message != ""] {
+		f := rules.OpenAPI
+		if e.Message != "" {
+			f = rules.Proto
+		}
+		if n == m.compared[f] {
 			out = append(out, e)
 		}
 	}
