@@ -50,9 +50,15 @@ func accountOf(ctx context.Context) string {
 // authenticate resolves the bearer key and applies the account's rate limit.
 func (s *Server) authenticate(next http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		token, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		auth := r.Header.Values("Authorization")
+		if len(auth) > 1 {
+			// Two credentials: whichever one won, some proxy or client in the
+			// chain meant the other account.
+			s.reject(w, newProblem(400, "invalid_request", "the request has more than one Authorization header"))
+			return
+		}
 		account := ""
-		if ok {
+		if token, ok := bearerToken(auth); ok {
 			account = s.keys.account(token)
 		}
 		if account == "" {
@@ -68,4 +74,16 @@ func (s *Server) authenticate(next http.HandlerFunc) http.HandlerFunc {
 		}
 		next(w, r.WithContext(context.WithValue(r.Context(), accountKey{}, account)))
 	}
+}
+
+// bearerToken returns the credentials of a Bearer Authorization header. The
+// scheme is case-insensitive (RFC 9110 section 11.1) and followed by one or
+// more spaces (RFC 6750 section 2.1).
+func bearerToken(auth []string) (string, bool) {
+	if len(auth) != 1 {
+		return "", false
+	}
+	scheme, token, ok := strings.Cut(auth[0], " ")
+	token = strings.TrimLeft(token, " ")
+	return token, ok && strings.EqualFold(scheme, "Bearer") && token != ""
 }

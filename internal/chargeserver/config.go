@@ -6,6 +6,7 @@ package chargeserver
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -88,4 +89,30 @@ func (c Config) Validate() error {
 		errs = append(errs, errors.New("--rate-limit must be >= 0 and --rate-burst >= 1"))
 	}
 	return errors.Join(errs...)
+}
+
+// APIKeyEntry is one KEY=ACCOUNT entry and where it was given ("--api-key 2",
+// "keys.txt:7"), so an error can point at it without showing the key.
+type APIKeyEntry struct {
+	Where, Text string
+}
+
+// ParseAPIKeys turns entries into key -> account. A key given twice is an
+// error even with the same account: with two accounts, which one it charges
+// would depend on the order of the flags, and a repeated line is a sign the
+// file is not what its owner thinks.
+func ParseAPIKeys(entries []APIKeyEntry) (map[string]string, error) {
+	keys := map[string]string{}
+	where := map[string]string{}
+	for _, e := range entries {
+		k, acct, ok := strings.Cut(e.Text, "=")
+		if !ok || k == "" || acct == "" {
+			return nil, fmt.Errorf("%s: API key entry is not KEY=ACCOUNT", e.Where)
+		}
+		if first, dup := where[k]; dup {
+			return nil, fmt.Errorf("%s: API key repeats the one at %s", e.Where, first)
+		}
+		keys[k], where[k] = acct, e.Where
+	}
+	return keys, nil
 }

@@ -1,12 +1,17 @@
 package chargeserver
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"math/big"
+	"mime"
+	"net/http"
 	"slices"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/contractlint/contractlint/internal/chargeserver/idem"
 )
@@ -25,6 +30,9 @@ var requestFields = []string{"amount_cents", "currency", "card_token", "descript
 // parseCharge validates body and returns it with its canonical form, parsed
 // once so the fingerprint and the validation see the same value.
 func parseCharge(body []byte, cfg *Config) (chargeRequest, []byte, *problem) {
+	if p := textProblem(body); p != nil {
+		return fail(*p)
+	}
 	v, err := idem.Parse(body)
 	if err != nil {
 		return fail(newProblem(400, "invalid_json", "the body is not one JSON value"))
@@ -72,16 +80,19 @@ func fields(m map[string]any, cfg *Config) (chargeRequest, *problem) {
 	if !slices.Contains(cfg.Currencies, req.Currency) {
 		return bad("unsupported_currency", "currency is not supported")
 	}
-	if req.CardToken, ok = m["card_token"].(string); !ok || req.CardToken == "" || len(req.CardToken) > 255 || hasNUL(req.CardToken) {
+	if req.CardToken, ok = m["card_token"].(string); !ok || req.CardToken == "" || utf8.RuneCountInString(req.CardToken) > 255 || hasNUL(req.CardToken) {
 		return bad("invalid_request", "card_token is required: a string of 1 to 255 characters, no NUL")
 	}
 	if d, present := m["description"]; present {
-		if req.Description, ok = d.(string); !ok || len(req.Description) > 1000 || hasNUL(req.Description) {
+		if req.Description, ok = d.(string); !ok || utf8.RuneCountInString(req.Description) > 1000 || hasNUL(req.Description) {
 			return bad("invalid_request", "description must be a string of at most 1000 characters, no NUL")
 		}
 	}
 	return req, nil
 }
+
+// The contract's maxLength counts characters, as JSON Schema does, not the
+// bytes of their UTF-8 encoding.
 
 // hasNUL reports a NUL character, which PostgreSQL text cannot hold: accepted,
 // it would fail the record after the processor charged, on every re-drive.
@@ -106,4 +117,141 @@ func decodeStored(canonical []byte) (chargeRequest, error) {
 	var req chargeRequest
 	err := json.Unmarshal(canonical, &req)
 	return req, err
+}
+
+// wellFormed refuses, before the body is read, headers no charge request may
+// carry: two Idempotency-Key headers (which one names the request is up to
+// whoever reads them), or a body that is not declared JSON.
+func (s *Server) wellFormed(next http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if len(r.Header.Values("Idempotency-Key")) > 1 {
+			s.reject(w, newProblem(400, "idempotency_key_invalid", "the request has more than one Idempotency-Key header"))
+			return
+		}
+		if !isJSON(r.Header.Values("Content-Type")) {
+			s.reject(w, newProblem(415, "unsupported_media_type", "the body must be sent as Content-Type: application/json"))
+			return
+		}
+		next(w, r)
+	}
+}
+
+// isJSON accepts one Content-Type of application/json in any case, with no
+// charset or UTF-8 (the only encoding JSON allows between systems, RFC 8259).
+func isJSON(ct []string) bool {
+	if len(ct) != 1 {
+		return false
+	}
+	mt, params, err := mime.ParseMediaType(ct[0])
+	if err != nil || mt != "application/json" {
+		return false
+	}
+	cs, ok := params["charset"]
+	return !ok || strings.EqualFold(cs, "utf-8")
+}
+
+// textProblem refuses JSON text the decoder would silently change: bytes
+// that are not UTF-8 and escaped lone surrogates (both become U+FFFD, so two
+// different bodies would share a fingerprint), and an object member given
+// twice (the decoder keeps the last, so {"amount_cents":100,
+// "amount_cents":999999} charged 999999). Text that is not JSON at all is
+// left for the parser to describe.
+func textProblem(body []byte) *problem {
+	bad := func(code, detail string) *problem {
+		p := newProblem(400, code, detail)
+		return &p
+	}
+	if !utf8.Valid(body) {
+		return bad("invalid_json", "the body is not valid UTF-8")
+	}
+	name, ok := duplicateMember(body)
+	switch {
+	case !ok:
+		return nil
+	case name != "":
+		return bad("duplicate_field", fmt.Sprintf("the member %q appears more than once in one object", name))
+	case loneSurrogate(body):
+		return bad("invalid_json", "the body has a \\u escape of a lone UTF-16 surrogate, which is no character")
+	}
+	return nil
+}
+
+// duplicateMember returns the first member name that repeats within one
+// object, at any depth, and whether body is one JSON value at all. It walks
+// tokens with an explicit stack, so nesting costs no recursion.
+func duplicateMember(body []byte) (string, bool) {
+	type object struct {
+		names    map[string]bool
+		wantName bool
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	var stack []*object // nil entries are arrays
+	for {
+		t, err := dec.Token()
+		if err != nil {
+			return "", false
+		}
+		var top *object
+		if len(stack) > 0 {
+			top = stack[len(stack)-1]
+		}
+		if name, ok := t.(string); ok && top != nil && top.wantName {
+			if top.names[name] {
+				return name, true
+			}
+			top.names[name], top.wantName = true, false
+			continue
+		}
+		switch t {
+		case json.Delim('{'):
+			stack = append(stack, &object{names: map[string]bool{}, wantName: true})
+			continue
+		case json.Delim('['):
+			stack = append(stack, nil)
+			continue
+		case json.Delim('}'), json.Delim(']'):
+			stack = stack[:len(stack)-1]
+		}
+		// A value ended: its object expects a name next, or the text is done.
+		if len(stack) == 0 {
+			return "", true
+		}
+		if parent := stack[len(stack)-1]; parent != nil {
+			parent.wantName = true
+		}
+	}
+}
+
+// loneSurrogate reports a \uD800-\uDFFF escape that is not half of a pair.
+// body must be valid JSON, where a backslash only ever starts an escape.
+func loneSurrogate(body []byte) bool {
+	escaped := func(i int) (rune, bool) { // the \uXXXX at body[i:], if any
+		if i+6 > len(body) || body[i] != '\\' || body[i+1] != 'u' {
+			return 0, false
+		}
+		n, err := strconv.ParseUint(string(body[i+2:i+6]), 16, 16)
+		return rune(n), err == nil
+	}
+	for i := 0; i < len(body); i++ {
+		if body[i] != '\\' {
+			continue
+		}
+		r, ok := escaped(i)
+		if !ok {
+			i++ // a one-character escape such as \\ or \"
+			continue
+		}
+		switch {
+		case r >= 0xDC00 && r <= 0xDFFF:
+			return true
+		case r >= 0xD800 && r < 0xDC00:
+			low, ok := escaped(i + 6)
+			if !ok || low < 0xDC00 || low > 0xDFFF {
+				return true
+			}
+			i += 6
+		}
+		i += 5
+	}
+	return false
 }

@@ -51,7 +51,7 @@ func (s *Server) Metrics() *Metrics { return s.metrics }
 // Handler routes the API.
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
-	mux.HandleFunc("POST /v1/charges", s.authenticate(s.createCharge))
+	mux.HandleFunc("POST /v1/charges", s.authenticate(s.wellFormed(s.createCharge)))
 	mux.HandleFunc("GET /v1/charges", s.authenticate(s.listCharges))
 	mux.HandleFunc("GET /v1/charges/{id}", s.authenticate(s.getCharge))
 	mux.HandleFunc("GET /openapi.yaml", func(w http.ResponseWriter, r *http.Request) {

@@ -77,7 +77,10 @@ func runChargeServer(ctx context.Context, e *Env, o *chargeServerOptions) error 
 
 // keys merges --api-key and --api-keys into key -> account.
 func (o *chargeServerOptions) keys() (map[string]string, error) {
-	lines := append([]string(nil), o.apiKeys...)
+	var entries []chargeserver.APIKeyEntry
+	for i, l := range o.apiKeys {
+		entries = append(entries, chargeserver.APIKeyEntry{Where: fmt.Sprintf("--api-key %d", i+1), Text: l})
+	}
 	if o.apiKeysFile != "" {
 		f, err := os.Open(o.apiKeysFile)
 		if err != nil {
@@ -85,23 +88,19 @@ func (o *chargeServerOptions) keys() (map[string]string, error) {
 		}
 		defer f.Close()
 		sc := bufio.NewScanner(f)
-		for sc.Scan() {
+		for n := 1; sc.Scan(); n++ {
 			if l := strings.TrimSpace(sc.Text()); l != "" && !strings.HasPrefix(l, "#") {
-				lines = append(lines, l)
+				entries = append(entries, chargeserver.APIKeyEntry{Where: fmt.Sprintf("%s:%d", o.apiKeysFile, n), Text: l})
 			}
 		}
 		if err := sc.Err(); err != nil {
 			return nil, usageErr("--api-keys: %v", err)
 		}
 	}
-	keys := map[string]string{}
-	for i, l := range lines {
-		k, acct, ok := strings.Cut(l, "=")
-		if !ok || k == "" || acct == "" {
-			// Say which entry, never what it holds: it is a secret.
-			return nil, usageErr("API key entry %d is not KEY=ACCOUNT", i+1)
-		}
-		keys[k] = acct
+	// Errors say where an entry is, never what it holds: it is a secret.
+	keys, err := chargeserver.ParseAPIKeys(entries)
+	if err != nil {
+		return nil, usageErr("%v", err)
 	}
 	return keys, nil
 }
