@@ -9,6 +9,8 @@ const (
 	ProbeReorderedBody        = "probe-reordered-body"
 	ProbeInFlightConflict     = "probe-in-flight-conflict"
 	ProbeContractMismatch     = "probe-contract-mismatch"
+	ProbeKeyAccountScope      = "probe-key-account-scope"
+	ProbeDelayedRetry         = "probe-delayed-retry"
 )
 
 // probe is the pack `contractlint probe` reports from a live endpoint's
@@ -22,7 +24,11 @@ func probe() []*Rule {
 				"still running) or with the stored response (Idempotent-Replay: true). Two different successes mean "+
 				"the server looks the key up and then inserts it in two steps (check-then-act), so a client whose "+
 				"retry overtakes its first attempt is charged twice. Claim the key with one atomic statement on a "+
-				"unique index (INSERT ... ON CONFLICT DO NOTHING) before doing the work.",
+				"unique index (INSERT ... ON CONFLICT DO NOTHING) before doing the work. The answers alone cannot "+
+				"show a server that charges every duplicate and answers them all alike (an id derived from the key), "+
+				"or one that charges and then answers 500: with --charges-endpoint the probe lists the charges before "+
+				"and after and counts the ones this step created, and more than one is a double charge whatever the "+
+				"answers said.",
 			"row = SELECT ... WHERE key = $1\nif row == nil {\n  charge()\n  INSERT INTO keys ...\n}",
 			"claimed = INSERT INTO keys (...) VALUES (...) ON CONFLICT DO NOTHING\nif claimed { charge() } else { replay_or_409() }"),
 		probeRule(ProbeRetryReplay, "A retry after completion did not get the first response back",
@@ -38,8 +44,9 @@ func probe() []*Rule {
 				"request. Replaying the first response tells it that its second, different charge succeeded; "+
 				"applying the second request charges again under a key that promised once. The server keeps a "+
 				"fingerprint of the request with the key and answers a mismatch 422 (idempotency_key_reused), or the "+
-				"status the contract documents for it.",
-			"if done(key) { return stored }   # whatever the body",
+				"status the contract documents for it. The probe changes two different members in turn (the first "+
+				"number, then the last other member), so a fingerprint over only some fields is caught too.",
+			"if done(key) { return stored }   # whatever the body\nfingerprint = sha256(body.amount_cents)",
 			"if stored.fingerprint != sha256(canonical(body)) { return 422 }"),
 		probeRule(ProbeMissingKey, "A request without the required key was not rejected with 400",
 			"When the contract requires an Idempotency-Key, a request without one cannot be retried safely; "+
@@ -71,6 +78,22 @@ func probe() []*Rule {
 				"server to do what is documented.",
 			"responses:\n  '201': {description: created}\n# the server also answers 409",
 			"responses:\n  '201': {description: created}\n  '409':\n    description: in progress\n    headers:\n      Retry-After: {schema: {type: integer}}"),
+		probeRule(ProbeKeyAccountScope, "Another account's request with the same key got the first account's answer",
+			"Keys are chosen by clients, so two accounts can pick the same one (a counter, an order number, a "+
+				"UUID copied from documentation). A key table keyed by the key alone replays account A's stored "+
+				"response, with A's charge in it, to account B, or refuses B's request as A's. With --second-header "+
+				"(another account's credentials) the probe sends A's key and body as account B, and B must get a new "+
+				"request of its own. Scope the claim by (account, route, key).",
+			"claim(key)",
+			"claim(account_of(api_key), route, key)"),
+		probeRule(ProbeDelayedRetry, "A retry after a delay was not given the first response back",
+			"A client retries after a timeout and a backoff, often seconds or minutes later. A server that forgets "+
+				"keys too soon (a cache with a short expiry, a pruner with the wrong unit) treats that retry as a new "+
+				"request and charges again. The probe retries step 2's request after --retry-after (default 2s) and "+
+				"must get the first answer back. Keep keys at least as long as the contract documents (24 hours is "+
+				"common), and never less than the longest client retry schedule.",
+			"cache.set(key, response, ttl=5)   # seconds",
+			"INSERT INTO idempotency_keys ...   # pruned after 24 hours"),
 	}
 }
 

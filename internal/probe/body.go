@@ -2,10 +2,11 @@ package probe
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"reflect"
+	"io"
 	"strconv"
 )
 
@@ -79,24 +80,75 @@ func reorder(body []byte) ([]byte, error) {
 	return write(rev, "\n  "), nil
 }
 
-// mutate returns a different request: the first number incremented, else
-// the first string extended, else the first boolean flipped. A number is
-// preferred because it keeps the body valid (an amount stays an amount).
-func mutate(body []byte) ([]byte, error) {
+// variant is the request body with one top-level member changed.
+type variant struct {
+	member string
+	body   []byte
+}
+
+// variants returns the bodies the key-reuse step sends under the first
+// request's key: the first number incremented (else the first string
+// extended, else the first boolean flipped), and then the last other member
+// that can change, so a fingerprint over only some fields is caught. A
+// number comes first because it keeps the body valid (an amount stays an
+// amount); the last member is most often an optional one (a description)
+// that any value suits.
+func variants(body []byte) ([]variant, error) {
 	ms, err := parseObject(body)
 	if err != nil {
 		return nil, err
 	}
-	for _, change := range []func(json.RawMessage) (json.RawMessage, bool){bumpNumber, extendString, flipBool} {
+	first := -1
+	for _, change := range changes {
 		for i, m := range ms {
-			if v, ok := change(m.value); ok {
-				out := append([]member(nil), ms...)
-				out[i].value = v
-				return write(out, " "), nil
+			if _, ok := change(m.value); ok && first < 0 {
+				first = i
 			}
 		}
 	}
-	return nil, errors.New("the key-reuse step needs a top-level number, string or boolean to change, and the body has none")
+	if first < 0 {
+		return nil, errors.New("the key-reuse step needs a top-level number, string or boolean to change, and the body has none")
+	}
+	out := []variant{changed(ms, first)}
+	for i := len(ms) - 1; i >= 0; i-- {
+		if i != first && changeable(ms[i].value) {
+			return append(out, changed(ms, i)), nil
+		}
+	}
+	return out, nil
+}
+
+// changes are the ways a member's value is changed, in order of preference.
+var changes = []func(json.RawMessage) (json.RawMessage, bool){bumpNumber, extendString, flipBool}
+
+func changeable(v json.RawMessage) bool {
+	for _, change := range changes {
+		if _, ok := change(v); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// changed returns ms with member i changed the first way that applies.
+func changed(ms []member, i int) variant {
+	out := append([]member(nil), ms...)
+	for _, change := range changes {
+		if v, ok := change(ms[i].value); ok {
+			out[i].value = v
+			break
+		}
+	}
+	return variant{member: ms[i].key, body: write(out, " ")}
+}
+
+// mutate returns the first variant: a different request.
+func mutate(body []byte) ([]byte, error) {
+	vs, err := variants(body)
+	if err != nil {
+		return nil, err
+	}
+	return vs[0].body, nil
 }
 
 func bumpNumber(v json.RawMessage) (json.RawMessage, bool) {
@@ -128,13 +180,22 @@ func flipBool(v json.RawMessage) (json.RawMessage, bool) {
 	return nil, false
 }
 
-// sameBody reports whether two answers carry the same content: equal JSON
-// values when both parse (so spacing and key order do not count), else equal
-// bytes.
-func sameBody(a, b []byte) bool {
-	var x, y any
-	if json.Unmarshal(a, &x) == nil && json.Unmarshal(b, &y) == nil {
-		return reflect.DeepEqual(x, y)
+// sameBody reports whether two bodies carry the same content (see digest).
+func sameBody(a, b []byte) bool { return digest(a) == digest(b) }
+
+// digest is the SHA-256 of a whole body: of its canonical JSON (keys sorted,
+// numbers as written) when it is one JSON value, so spacing and key order do
+// not count, else of its bytes. The two kinds never collide.
+func digest(b []byte) [32]byte {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err == nil {
+		if _, err := dec.Token(); err == io.EOF {
+			if c, err := json.Marshal(v); err == nil {
+				return sha256.Sum256(append([]byte("json\x00"), c...))
+			}
+		}
 	}
-	return bytes.Equal(a, b)
+	return sha256.Sum256(append([]byte("raw\x00"), b...))
 }

@@ -25,7 +25,7 @@ func chargeServer(t *testing.T) (string, *processor.Ledger) {
 	t.Helper()
 	cfg := chargeserver.DefaultConfig()
 	cfg.Database = "sqlite:" + filepath.Join(t.TempDir(), "charges.db")
-	cfg.APIKeys = map[string]string{"sk_probe": "acct_probe"}
+	cfg.APIKeys = map[string]string{"sk_probe": "acct_probe", "sk_other": "acct_other"}
 	cfg.RateLimit = 0
 	st, err := store.Open(context.Background(), cfg.Database)
 	if err != nil {
@@ -39,8 +39,9 @@ func chargeServer(t *testing.T) (string, *processor.Ledger) {
 	return hs.URL + "/v1/charges", ledger
 }
 
-// TestReferenceChargeServer: the bundled server passes every step, charges
-// once per key, and its contract agrees with every answer. A slow processor
+// TestReferenceChargeServer: the bundled server passes every step (its
+// charges counted through GET /v1/charges, keys scoped to the account, a
+// retry a second later replayed), charges once per key and account, and its contract agrees with every answer. A slow processor
 // holds the in-flight step's first request open; without it that step is
 // skipped, never failed.
 func TestReferenceChargeServer(t *testing.T) {
@@ -69,7 +70,9 @@ func TestReferenceChargeServer(t *testing.T) {
 					t.Errorf("the server's contract fails idempotency lint: %s %s", f.Rule, f.Message)
 				}
 			}
+			charges, _ := u.Parse("/v1/charges?limit=100")
 			c := &Config{URL: u, Header: http.Header{"Authorization": {"Bearer sk_probe"}}, Body: []byte(DefaultBody),
+				SecondHeader: http.Header{"Authorization": {"Bearer sk_other"}}, ChargesURL: charges, RetryAfter: time.Second,
 				Concurrency: 8, Timeout: 5 * time.Second, Op: op, Where: op.Loc}
 			if err := c.Validate(); err != nil {
 				t.Fatal(err)
@@ -90,9 +93,10 @@ func TestReferenceChargeServer(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			// Steps 1, 2, 3, 5 and 6 each charge once; step 4 is refused.
-			if n := processor.Succeeded(recs); n != 5 {
-				t.Errorf("the processor charged %d times, want 5", n)
+			// Steps 1, 2, 3, 5 and 6 each charge once, step 7 once per
+			// account; step 4 is refused.
+			if n := processor.Succeeded(recs); n != 7 {
+				t.Errorf("the processor charged %d times, want 7", n)
 			}
 		})
 	}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -35,7 +36,29 @@ const (
 	rawFingerprint
 	// noDelayControl ignores X-Probe-Delay, like a production server.
 	noDelayControl
+	// keyDerivedAnswer is check-then-act, but every answer's id is derived
+	// from the key: each concurrent duplicate charges, and all get one
+	// identical answer.
+	keyDerivedAnswer
+	// chargeThen500 charges each concurrent duplicate, then fails the insert
+	// of the key for all but the first: those are answered 500, charged.
+	chargeThen500
+	// partialFingerprint fingerprints amount_cents alone.
+	partialFingerprint
+	// shortRetention forgets a completed key after keyLife.
+	shortRetention
+	// unscopedKey keeps keys per server, not per account (Authorization).
+	unscopedKey
+	// hugeFreshRetry answers with a body over 1 MiB whose first MiB is
+	// always alike, and mints a new one (a new id at the end) for every retry.
+	hugeFreshRetry
 )
+
+// racy reports the flaws that look the key up and insert it later.
+func (f flaw) racy() bool { return f == checkThenAct || f == keyDerivedAnswer || f == chargeThen500 }
+
+// keyLife is how long shortRetention keeps a completed key.
+const keyLife = 300 * time.Millisecond
 
 // work is how long a fresh charge takes, so concurrent duplicates meet one
 // in progress; window is check-then-act's gap between SELECT and INSERT.
@@ -49,6 +72,7 @@ type entry struct {
 	done        bool
 	status      int
 	body        []byte
+	doneAt      time.Time
 }
 
 // fakeServer is a charge endpoint on an in-memory key table, correct except
@@ -60,6 +84,8 @@ type fakeServer struct {
 	mu      sync.Mutex
 	keys    map[string]*entry
 	charges int
+	// made is every charge's JSON, newest last: what GET /v1/charges lists.
+	made []json.RawMessage
 }
 
 func newFake(f flaw) *fakeServer { return &fakeServer{flaw: f, keys: map[string]*entry{}} }
@@ -72,7 +98,14 @@ func (s *fakeServer) chargeCount() int {
 
 func (s *fakeServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.requests.Add(1)
-	if r.Method != http.MethodPost || r.URL.Path != "/v1/charges" {
+	switch {
+	case r.URL.Path != "/v1/charges":
+		http.NotFound(w, r)
+		return
+	case r.Method == http.MethodGet:
+		s.list(w)
+		return
+	case r.Method != http.MethodPost:
 		http.NotFound(w, r)
 		return
 	}
@@ -82,18 +115,13 @@ func (s *fakeServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		problem(w, 400, "invalid_json")
 		return
 	}
-	canonical, _ := json.Marshal(v) // map keys come out sorted
-	fp := sha256.Sum256(canonical)
-	if s.flaw == rawFingerprint {
-		fp = sha256.Sum256(raw)
-	}
 	key := r.Header.Get("Idempotency-Key")
 	if key == "" {
 		if s.flaw != acceptsMissingKey {
 			problem(w, 400, "idempotency_key_missing")
 			return
 		}
-		s.finish(w, &entry{}, v, work)
+		s.finish(w, &entry{}, key, v, work)
 		return
 	}
 	delay := work
@@ -101,53 +129,121 @@ func (s *fakeServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		delay = d
 		w.Header().Set(DelayHeader, d.String())
 	}
-	mine := &entry{fingerprint: hex.EncodeToString(fp[:])}
-	if s.flaw == checkThenAct {
-		s.mu.Lock()
-		e, found := s.keys[key]
-		var seen entry
-		if found {
-			seen = *e
-		}
-		s.mu.Unlock()
-		if found {
-			s.answerExisting(w, &seen, mine, v)
-			return
-		}
-		time.Sleep(window) // SELECT found nothing; INSERT comes later
-		s.mu.Lock()
-		s.keys[key] = mine
-		s.mu.Unlock()
-		s.finish(w, mine, v, delay)
+	mine := &entry{fingerprint: s.fingerprint(raw, v)}
+	scope := r.Header.Get("Authorization") + "\x00" + key
+	if s.flaw == unscopedKey {
+		scope = key
+	}
+	if s.flaw.racy() {
+		s.racyCharge(w, scope, key, mine, v, delay)
 		return
 	}
 	s.mu.Lock()
-	e, found := s.keys[key]
-	var seen entry
-	if found {
-		seen = *e
-	} else {
-		s.keys[key] = mine
+	seen, found := s.lookup(scope)
+	if !found {
+		s.keys[scope] = mine
 	}
 	s.mu.Unlock()
 	if found {
 		s.answerExisting(w, &seen, mine, v)
 		return
 	}
-	s.finish(w, mine, v, delay)
+	s.finish(w, mine, key, v, delay)
+}
+
+// fingerprint is the body's canonical JSON hash, or what the flaw makes it.
+func (s *fakeServer) fingerprint(raw []byte, v map[string]any) string {
+	canonical, _ := json.Marshal(v) // map keys come out sorted
+	switch s.flaw {
+	case rawFingerprint:
+		canonical = raw
+	case partialFingerprint:
+		canonical, _ = json.Marshal(v["amount_cents"])
+	}
+	fp := sha256.Sum256(canonical)
+	return hex.EncodeToString(fp[:])
+}
+
+// lookup returns a copy of scope's entry, forgetting it if it expired.
+// s.mu must be held.
+func (s *fakeServer) lookup(scope string) (entry, bool) {
+	e, found := s.keys[scope]
+	if found && s.flaw == shortRetention && e.done && time.Since(e.doneAt) > keyLife {
+		delete(s.keys, scope)
+		return entry{}, false
+	}
+	if !found {
+		return entry{}, false
+	}
+	return *e, true
+}
+
+// racyCharge looks the key up and inserts it only after a window, so
+// concurrent duplicates all find nothing.
+func (s *fakeServer) racyCharge(w http.ResponseWriter, scope, key string, mine *entry, v map[string]any, delay time.Duration) {
+	s.mu.Lock()
+	seen, found := s.lookup(scope)
+	s.mu.Unlock()
+	if found {
+		s.answerExisting(w, &seen, mine, v)
+		return
+	}
+	time.Sleep(window) // SELECT found nothing; INSERT comes later
+	if s.flaw == chargeThen500 {
+		// Charge first, then insert: the unique index refuses every insert
+		// but the first, after the money moved.
+		time.Sleep(delay)
+		body := s.charge(key, v)
+		s.mu.Lock()
+		_, taken := s.keys[scope]
+		if !taken {
+			mine.done, mine.status, mine.body = true, 201, body
+			s.keys[scope] = mine
+		}
+		s.mu.Unlock()
+		if taken {
+			problem(w, 500, "internal_error")
+			return
+		}
+		writeJSON(w, 201, body)
+		return
+	}
+	s.mu.Lock()
+	s.keys[scope] = mine
+	s.mu.Unlock()
+	s.finish(w, mine, key, v, delay)
 }
 
 // finish does the work, stores the answer with the key and sends it.
-func (s *fakeServer) finish(w http.ResponseWriter, e *entry, req map[string]any, delay time.Duration) {
+func (s *fakeServer) finish(w http.ResponseWriter, e *entry, key string, req map[string]any, delay time.Duration) {
 	time.Sleep(delay)
-	body := newCharge(req)
+	body := s.charge(key, req)
+	s.mu.Lock()
+	e.done, e.status, e.body, e.doneAt = true, 201, body, time.Now()
+	s.mu.Unlock()
+	writeJSON(w, 201, body)
+}
+
+// charge records one charge and returns its answer.
+func (s *fakeServer) charge(key string, req map[string]any) []byte {
+	body := s.newCharge(key, req)
 	s.mu.Lock()
 	s.charges++
-	e.done, e.status, e.body = true, 201, body
+	s.made = append(s.made, body)
 	s.mu.Unlock()
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(201)
-	_, _ = w.Write(body)
+	return body
+}
+
+// list answers GET /v1/charges: every charge, newest first.
+func (s *fakeServer) list(w http.ResponseWriter) {
+	s.mu.Lock()
+	data := make([]json.RawMessage, 0, len(s.made))
+	for i := len(s.made) - 1; i >= 0; i-- {
+		data = append(data, s.made[i])
+	}
+	s.mu.Unlock()
+	b, _ := json.Marshal(map[string]any{"data": data, "has_more": false})
+	writeJSON(w, 200, b)
 }
 
 func (s *fakeServer) answerExisting(w http.ResponseWriter, seen, mine *entry, req map[string]any) {
@@ -161,22 +257,38 @@ func (s *fakeServer) answerExisting(w http.ResponseWriter, seen, mine *entry, re
 		problem(w, 409, "request_in_progress")
 	default:
 		body := seen.body
-		if s.flaw == freshEachRetry {
-			body = newCharge(req)
+		if s.flaw == freshEachRetry || s.flaw == hugeFreshRetry {
+			body = s.newCharge("", req)
 		}
 		if s.flaw != noReplayHeader {
 			w.Header().Set("Idempotent-Replay", "true")
 		}
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(seen.status)
-		_, _ = w.Write(body)
+		writeJSON(w, seen.status, body)
 	}
 }
 
-func newCharge(req map[string]any) []byte {
+func writeJSON(w http.ResponseWriter, status int, body []byte) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(body)
+}
+
+// newCharge is a charge's JSON with a fresh id, or with one derived from key
+// for keyDerivedAnswer; hugeFreshRetry puts 1.5 MiB of padding before the id.
+func (s *fakeServer) newCharge(key string, req map[string]any) []byte {
 	var id [8]byte
 	_, _ = rand.Read(id[:])
-	b, _ := json.Marshal(map[string]any{"id": "ch_" + hex.EncodeToString(id[:]), "amount_cents": req["amount_cents"], "status": "succeeded"})
+	if s.flaw == keyDerivedAnswer {
+		sum := sha256.Sum256([]byte(key))
+		copy(id[:], sum[:])
+	}
+	c := map[string]any{"id": "ch_" + hex.EncodeToString(id[:]), "amount_cents": req["amount_cents"], "status": "succeeded"}
+	b, _ := json.Marshal(c)
+	if s.flaw == hugeFreshRetry {
+		// encoding/json sorts keys, so "aa_padding" comes before "id".
+		c["aa_padding"] = strings.Repeat("x", 3<<19)
+		b, _ = json.Marshal(c)
+	}
 	return b
 }
 

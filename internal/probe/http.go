@@ -16,8 +16,9 @@ import (
 	"time"
 )
 
-// maxResponse is how much of a response body the probe reads and compares.
-const maxResponse = 1 << 20
+// kept is how much of an answer's body a reply holds for messages and
+// fields; the comparison uses the digest of the whole body.
+const kept = 64 << 10
 
 // NewClient returns the probe's HTTP client: every phase bounded by timeout,
 // no proxy (a proxy would carry loopback-checked requests elsewhere), and no
@@ -72,11 +73,32 @@ func newKey() string {
 type reply struct {
 	Status int
 	Header http.Header
+	// Body is the body's first kept bytes; Digest covers all of it.
 	Body   []byte
+	Digest [32]byte
 	Err    error
 }
 
 func (r reply) ok() bool { return r.Err == nil && r.Status >= 200 && r.Status < 300 }
+
+// same reports whether two answers carry the same content, judged on their
+// whole bodies (see digest).
+func (r reply) same(o reply) bool { return r.Err == nil && o.Err == nil && r.Digest == o.Digest }
+
+// answered reports whether the server answered at all: an answer over the
+// size cap is an answer the probe could not compare, not a dead server.
+func (r reply) answered() bool {
+	var big *tooLarge
+	return r.Err == nil || errors.As(r.Err, &big)
+}
+
+// tooLarge is an answer whose body is over the cap: comparing only its
+// beginning would let two different answers pass as one.
+type tooLarge struct{ limit int64 }
+
+func (e *tooLarge) Error() string {
+	return fmt.Sprintf("a body over the %d-byte cap (--max-response), which the probe cannot compare whole", e.limit)
+}
 
 // replayed reports whether the server marked the answer as a stored one.
 func (r reply) replayed() bool { return strings.EqualFold(r.Header.Get("Idempotent-Replay"), "true") }
@@ -85,7 +107,11 @@ func (r reply) retryAfter() bool { return r.Err == nil && r.Header.Get("Retry-Af
 
 // describe names the answer for a message: status and a short body excerpt.
 func (r reply) describe() string {
-	if r.Err != nil {
+	var big *tooLarge
+	switch {
+	case errors.As(r.Err, &big):
+		return fmt.Sprintf("%d with %s", r.Status, big)
+	case r.Err != nil:
 		return "no answer (" + r.Err.Error() + ")"
 	}
 	return fmt.Sprintf("%d %s", r.Status, excerpt(r.Body))
@@ -170,11 +196,55 @@ func (s *sender) roundTrip(ctx context.Context, key string, body []byte, extra h
 		return reply{Err: trimURLError(err)}
 	}
 	defer resp.Body.Close()
-	b, err := io.ReadAll(io.LimitReader(resp.Body, maxResponse))
-	if err != nil {
-		return reply{Err: fmt.Errorf("reading the response: %w", err)}
+	b, err := s.readCapped(resp.Body)
+	r := reply{Status: resp.StatusCode, Header: resp.Header, Body: b[:min(len(b), kept)], Err: err}
+	if err == nil {
+		r.Digest = digest(b)
 	}
-	return reply{Status: resp.StatusCode, Header: resp.Header, Body: b}
+	return r
+}
+
+// readCapped reads a whole body of at most the configured cap.
+func (s *sender) readCapped(body io.Reader) ([]byte, error) {
+	limit := s.cfg.maxResponse()
+	b, err := io.ReadAll(io.LimitReader(body, limit+1))
+	switch {
+	case err != nil:
+		return b, fmt.Errorf("reading the response: %w", err)
+	case int64(len(b)) > limit:
+		return b, &tooLarge{limit: limit}
+	}
+	return b, nil
+}
+
+// get fetches u with the probe's headers (its credentials) and returns a
+// 2xx body; it counts against the same budget as the POSTs.
+func (s *sender) get(ctx context.Context, u *url.URL) ([]byte, error) {
+	if !s.take() {
+		return nil, errBudget
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+	req.Header = s.cfg.Header.Clone()
+	if req.Header == nil {
+		req.Header = http.Header{}
+	}
+	req.Header.Del("Idempotency-Key")
+	resp, err := s.client.Do(req)
+	if err != nil {
+		return nil, trimURLError(err)
+	}
+	defer resp.Body.Close()
+	b, err := s.readCapped(resp.Body)
+	switch {
+	case err != nil:
+		return nil, err
+	case resp.StatusCode < 200 || resp.StatusCode > 299:
+		return nil, fmt.Errorf("GET %s answered %d %s", u.Redacted(), resp.StatusCode, excerpt(b))
+	}
+	return b, nil
 }
 
 // trimURLError drops the method and URL net/http prefixes: every message is

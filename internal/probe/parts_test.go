@@ -18,6 +18,7 @@ import (
 func TestRefusedStopsTheSequence(t *testing.T) {
 	s := newFake(correct)
 	c := config(t, strings.TrimSuffix(serve(t, s), "/v1/charges")+"/v1/nowhere", false)
+	c.ChargesURL = nil
 	rep := Run(context.Background(), c)
 	if len(rep.Results) != 1 || rep.Results[0].Outcome != Fail || !strings.Contains(rep.Results[0].Message, "refused every request with 404") {
 		t.Fatalf("results %+v", rep.Results)
@@ -108,6 +109,7 @@ func TestUnreachableStops(t *testing.T) {
 	u := hs.URL + "/v1/charges"
 	hs.Close()
 	c := config(t, u, false)
+	c.ChargesURL = nil
 	rep := Run(context.Background(), c)
 	if rep.Unreachable == nil || len(rep.Results) != 0 || rep.Sent != c.Concurrency {
 		t.Errorf("unreachable %v, results %v, sent %d", rep.Unreachable, rep.Results, rep.Sent)

@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"time"
 
 	"github.com/contractlint/contractlint/rules"
@@ -30,10 +31,32 @@ const MaxConcurrency = 64
 // maxDelay is the longest the in-flight step asks the server to wait.
 const maxDelay = 2 * time.Second
 
+// DefaultMaxResponse is the default cap on an answer's size: the probe
+// compares whole bodies, and an answer over the cap fails its step.
+const DefaultMaxResponse = 1 << 20
+
+// MaxMaxResponse bounds --max-response: at most MaxConcurrency answers of
+// this size are held at once.
+const MaxMaxResponse = 16 << 20
+
 // Config is one probe run.
 type Config struct {
 	URL    *url.URL
 	Header http.Header
+	// SecondHeader holds another account's credentials: the headers that
+	// replace Header's of the same name on the account-scope step's second
+	// request. Empty skips that step.
+	SecondHeader http.Header
+	// ChargesURL, on URL's host, lists the charges (newest first): step 1
+	// counts what it created there instead of trusting the answers. Nil
+	// judges the answers alone.
+	ChargesURL *url.URL
+	// RetryAfter is how long after its first request the delayed-retry step
+	// retries; 0 skips that step.
+	RetryAfter time.Duration
+	// MaxResponse caps each answer's size in bytes; 0 means
+	// DefaultMaxResponse.
+	MaxResponse int64
 	// Body is the request body, a JSON object.
 	Body        []byte
 	Concurrency int
@@ -55,6 +78,18 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("--concurrency must be from 2 to %d, got %d", MaxConcurrency, c.Concurrency)
 	case c.Timeout <= 0:
 		return fmt.Errorf("--timeout must be positive")
+	case c.RetryAfter < 0 || c.RetryAfter > maxRetryAfter:
+		return fmt.Errorf("--retry-after must be from 0 to %s, got %s", maxRetryAfter, c.RetryAfter)
+	case c.MaxResponse < 0 || c.MaxResponse > MaxMaxResponse:
+		return fmt.Errorf("--max-response must be from 1 to %d bytes, got %d", MaxMaxResponse, c.MaxResponse)
+	}
+	if err := c.validateSecond(); err != nil {
+		return err
+	}
+	if u := c.ChargesURL; u != nil && (u.Scheme != c.URL.Scheme || u.Host != c.URL.Host) {
+		// The list is fetched with the probe's credentials: never send them
+		// to another origin.
+		return fmt.Errorf("--charges-endpoint must be on %s://%s, the probed URL's origin", c.URL.Scheme, c.URL.Host)
 	}
 	if _, err := parseObject(c.Body); err != nil {
 		return fmt.Errorf("--body: %v", err)
@@ -63,6 +98,29 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("--body: %v", err)
 	}
 	return nil
+}
+
+// maxRetryAfter bounds --retry-after: the run waits that long.
+const maxRetryAfter = time.Hour
+
+// validateSecond checks that SecondHeader really is another credential.
+func (c *Config) validateSecond() error {
+	if len(c.SecondHeader) == 0 {
+		return nil
+	}
+	for name, vs := range c.SecondHeader {
+		if !slices.Equal(c.Header.Values(name), vs) {
+			return nil
+		}
+	}
+	return fmt.Errorf("--second-header repeats the --header values: the account-scope step needs another account's credentials")
+}
+
+func (c *Config) maxResponse() int64 {
+	if c.MaxResponse == 0 {
+		return DefaultMaxResponse
+	}
+	return c.MaxResponse
 }
 
 // Outcome is how a step ended.
@@ -109,12 +167,23 @@ func fixed(n int) func(*Config) int { return func(*Config) int { return n } }
 
 // sequence is the fixed order of issue 7; nothing is sent outside it.
 var sequence = []step{
-	{rules.ProbeConcurrentDuplicates, func(c *Config) int { return c.Concurrency }, (*prober).concurrent},
+	{rules.ProbeConcurrentDuplicates, concurrentRequests, (*prober).concurrent},
 	{rules.ProbeRetryReplay, fixed(2), (*prober).retry},
-	{rules.ProbeKeyReuseMismatch, fixed(2), (*prober).reuse},
+	{rules.ProbeKeyReuseMismatch, reuseRequests, (*prober).reuse},
 	{rules.ProbeMissingKey, missingKeyRequests, (*prober).missingKey},
 	{rules.ProbeReorderedBody, fixed(2), (*prober).reordered},
 	{rules.ProbeInFlightConflict, fixed(3), (*prober).inFlight},
+	{rules.ProbeKeyAccountScope, accountScopeRequests, (*prober).accountScope},
+	{rules.ProbeDelayedRetry, delayedRetryRequests, (*prober).delayedRetry},
+}
+
+// concurrentRequests is the duplicates, and the two listings of the
+// charges endpoint around them when there is one.
+func concurrentRequests(c *Config) int {
+	if c.ChargesURL != nil {
+		return c.Concurrency + 2
+	}
+	return c.Concurrency
 }
 
 // Steps is how many steps the sequence has.
@@ -193,6 +262,8 @@ type prober struct {
 	stopped bool
 	// unreachable is set when no request of step 1 got any answer.
 	unreachable error
+	// earlier is step 2's first request, for step 8.
+	earlier retried
 }
 
 // delay is how long the in-flight step asks the server to hold its first

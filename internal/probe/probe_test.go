@@ -2,6 +2,7 @@ package probe
 
 import (
 	"context"
+	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"strings"
@@ -20,8 +21,10 @@ func config(t *testing.T, u string, contract bool) *Config {
 	if err != nil {
 		t.Fatal(err)
 	}
+	charges, _ := pu.Parse("/v1/charges?limit=100")
 	c := &Config{URL: pu, Body: []byte(DefaultBody), Concurrency: 8, Timeout: 5 * time.Second,
-		Where: rules.Location{File: u}}
+		Header: http.Header{"Authorization": {"Bearer sk_a"}}, SecondHeader: http.Header{"Authorization": {"Bearer sk_b"}},
+		ChargesURL: charges, RetryAfter: time.Second, Where: rules.Location{File: u}}
 	if contract {
 		op, _ := target(t, "openapi.yaml", pu)
 		c.Op, c.Where = op, op.Loc
@@ -76,12 +79,14 @@ func TestCorrectServerPassesEveryStep(t *testing.T) {
 			if want := Steps() + map[bool]int{false: 0, true: 1}[contract]; len(rep.Results) != want {
 				t.Errorf("%d results, want %d", len(rep.Results), want)
 			}
-			if got := s.requests.Load(); got != int64(c.Requests()) || rep.Sent != c.Requests() || c.Requests() != 8+10 {
-				t.Errorf("server saw %d requests, probe sent %d, planned %d; want 18", got, rep.Sent, c.Requests())
+			// Step 1: 8 and two listings; 2: 2; 3: 3; 4: 1; 5: 2; 6: 3; 7: 2; 8: 1.
+			if got := s.requests.Load(); got != int64(c.Requests()) || rep.Sent != c.Requests() || c.Requests() != 24 {
+				t.Errorf("server saw %d requests, probe sent %d, planned %d; want 24", got, rep.Sent, c.Requests())
 			}
-			// One charge per key: steps 1, 2, 3, 5 and 6; step 4 is refused.
-			if n := s.chargeCount(); n != 5 {
-				t.Errorf("%d charges, want 5", n)
+			// One charge per key: steps 1, 2, 3, 5 and 6, two in step 7 (one
+			// per account); step 4 is refused.
+			if n := s.chargeCount(); n != 7 {
+				t.Errorf("%d charges, want 7", n)
 			}
 			if fs := rep.Findings(c, rules.Default()); len(fs) != 0 {
 				t.Errorf("findings for a correct server: %v", fs)
@@ -102,22 +107,45 @@ func TestBrokenServers(t *testing.T) {
 		// mayFail lists other steps the flaw can also fail, depending on timing.
 		mayFail []string
 		skipped string
+		// maxResponse is Config.MaxResponse; 0 keeps the default.
+		maxResponse int64
+		// unlisted runs without the charges endpoint.
+		unlisted bool
 	}{
-		{"check-then-act", checkThenAct, false, rules.ProbeConcurrentDuplicates, "check-then-act", nil, ""},
-		{"ignores the body fingerprint", ignoresFingerprint, false, rules.ProbeKeyReuseMismatch, "ignores the body's fingerprint", nil, ""},
-		{"409 without Retry-After", noRetryAfter, false, rules.ProbeInFlightConflict, "409 without a Retry-After", []string{rules.ProbeConcurrentDuplicates}, ""},
+		{"check-then-act", checkThenAct, false, rules.ProbeConcurrentDuplicates, "check-then-act", nil, "", 0, false},
+		{"ignores the body fingerprint", ignoresFingerprint, false, rules.ProbeKeyReuseMismatch, "ignores the body's fingerprint", nil, "", 0, false},
+		{"409 without Retry-After", noRetryAfter, false, rules.ProbeInFlightConflict, "409 without a Retry-After", []string{rules.ProbeConcurrentDuplicates}, "", 0, false},
 		{"409 without Retry-After, against the contract", noRetryAfter, true, rules.ProbeContractMismatch, "no Retry-After header, which the contract documents",
-			[]string{rules.ProbeConcurrentDuplicates, rules.ProbeInFlightConflict}, ""},
-		{"replays without Idempotent-Replay", noReplayHeader, true, rules.ProbeRetryReplay, "without Idempotent-Replay: true", nil, ""},
-		{"a fresh answer for each retry", freshEachRetry, false, rules.ProbeRetryReplay, "made a new response instead of replaying", nil, ""},
-		{"accepts a missing key", acceptsMissingKey, false, rules.ProbeMissingKey, "was applied", nil, ""},
-		{"fingerprints raw bytes", rawFingerprint, false, rules.ProbeReorderedBody, "fingerprints the raw bytes", nil, ""},
-		{"no delay control", noDelayControl, false, "", "", nil, rules.ProbeInFlightConflict},
+			[]string{rules.ProbeConcurrentDuplicates, rules.ProbeInFlightConflict}, "", 0, false},
+		{"replays without Idempotent-Replay", noReplayHeader, true, rules.ProbeRetryReplay, "without Idempotent-Replay: true", nil, "", 0, false},
+		{"a fresh answer for each retry", freshEachRetry, false, rules.ProbeRetryReplay, "made a new response instead of replaying", []string{rules.ProbeDelayedRetry}, "", 0, false},
+		{"accepts a missing key", acceptsMissingKey, false, rules.ProbeMissingKey, "was applied", nil, "", 0, false},
+		{"fingerprints raw bytes", rawFingerprint, false, rules.ProbeReorderedBody, "fingerprints the raw bytes", nil, "", 0, false},
+		{"no delay control", noDelayControl, false, "", "", nil, rules.ProbeInFlightConflict, 0, false},
+		{"every duplicate charged, one identical answer", keyDerivedAnswer, false, rules.ProbeConcurrentDuplicates,
+			"8 charges appeared at the charges endpoint, so the request was applied 8 times, yet every success carried one identical answer",
+			// Its answers carry the key's id for any account, too.
+			[]string{rules.ProbeKeyAccountScope}, "", 0, false},
+		{"duplicates charged, then answered 500", chargeThen500, false, rules.ProbeConcurrentDuplicates,
+			"answered 5xx: a server error after the money moved is a double charge", []string{rules.ProbeInFlightConflict}, "", 0, false},
+		{"a fingerprint over the amount alone", partialFingerprint, false, rules.ProbeKeyReuseMismatch,
+			"(description changed) was answered with the first request's response (201): the server's fingerprint leaves out description", nil, "", 0, false},
+		{"keys forgotten within a second", shortRetention, false, rules.ProbeDelayedRetry, "forgot the key within 1s", nil, "", 0, false},
+		{"keys not scoped to the account", unscopedKey, false, rules.ProbeKeyAccountScope, "was given the first account's answer", nil, "", 0, false},
+		{"bodies alike in their first MiB", hugeFreshRetry, false, rules.ProbeRetryReplay, "made a new response instead of replaying",
+			[]string{rules.ProbeConcurrentDuplicates, rules.ProbeDelayedRetry}, "", 4 << 20, false},
+		{"bodies over the size cap", hugeFreshRetry, false, rules.ProbeConcurrentDuplicates, "with a body over the 1048576-byte cap (--max-response)",
+			[]string{rules.ProbeRetryReplay, rules.ProbeKeyReuseMismatch, rules.ProbeReorderedBody, rules.ProbeInFlightConflict,
+				rules.ProbeKeyAccountScope, rules.ProbeDelayedRetry}, "", 0, true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			c := config(t, serve(t, newFake(tc.flaw)), tc.contract)
+			c.MaxResponse = tc.maxResponse
+			if tc.unlisted {
+				c.ChargesURL = nil
+			}
 			rep := Run(context.Background(), c)
 			got := outcomes(rep)
 			for _, r := range rep.Results {
@@ -154,4 +182,33 @@ func contains(ss []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// TestAnswersAloneCannotCount: without --charges-endpoint a server that
+// charges every duplicate is judged on its answers alone, and step 1 says so:
+// identical answers pass with a note that the probe could not see them, and
+// 500s are named as possibly charged.
+func TestAnswersAloneCannotCount(t *testing.T) {
+	for _, tc := range []struct {
+		flaw    flaw
+		outcome Outcome
+		message string
+	}{
+		{keyDerivedAnswer, Pass, "applied once by the answers alone (without --charges-endpoint the probe cannot see a server that charges every duplicate and answers them all alike)"},
+		{chargeThen500, Fail, "a duplicate answered 5xx may have been charged all the same, and the probe cannot count charges without --charges-endpoint"},
+	} {
+		t.Run(tc.message[:20], func(t *testing.T) {
+			t.Parallel()
+			s := newFake(tc.flaw)
+			c := config(t, serve(t, s), false)
+			c.ChargesURL = nil
+			r := outcomes(Run(context.Background(), c))[rules.ProbeConcurrentDuplicates]
+			if r.Outcome != tc.outcome || !strings.Contains(r.Message, tc.message) {
+				t.Errorf("%s %q, want %s saying %q", r.Outcome, r.Message, tc.outcome, tc.message)
+			}
+			if s.chargeCount() < 5+2 {
+				t.Errorf("the flawed server charged %d times: the duplicates were not all charged", s.chargeCount())
+			}
+		})
+	}
 }

@@ -29,7 +29,7 @@ func skip(rule, format string, args ...any) Result {
 // proves nothing unless the endpoint accepted the probe's request.
 func baseline(rule, what string, r reply) (Result, bool) {
 	if r.Err != nil {
-		return fail(rule, "%s: the first request got no answer: %v", what, r.Err), false
+		return fail(rule, "%s: the first request got %s", what, r.describe()), false
 	}
 	if !r.ok() {
 		return fail(rule, "%s: the first request was answered %s, so the step proves nothing; "+
@@ -43,6 +43,7 @@ func baseline(rule, what string, r reply) (Result, bool) {
 func (p *prober) concurrent(ctx context.Context) Result {
 	const rule = rules.ProbeConcurrentDuplicates
 	n, key := p.cfg.Concurrency, newKey()
+	count := p.startCount(ctx)
 	replies := make([]reply, n)
 	start := make(chan struct{})
 	var wg sync.WaitGroup
@@ -54,21 +55,22 @@ func (p *prober) concurrent(ctx context.Context) Result {
 	}
 	close(start)
 	wg.Wait()
+	created, countErr := count.finish(ctx)
 
 	what := fmt.Sprintf("step 1, %d concurrent identical requests with one key", n)
-	var fresh [][]byte
-	var conflicts, noRetryAfter, successes int
+	var fresh [][32]byte
+	var conflicts, noRetryAfter, successes, serverErrors int
 	other := map[string]int{}
 	for _, r := range replies {
 		switch {
 		case r.Err != nil:
-			other["no answer ("+r.Err.Error()+")"]++
+			other[r.describe()]++
 		case r.ok() && r.replayed():
 			successes++
 		case r.ok():
 			successes++
-			if !slices.ContainsFunc(fresh, func(b []byte) bool { return sameBody(b, r.Body) }) {
-				fresh = append(fresh, r.Body)
+			if !slices.Contains(fresh, r.Digest) {
+				fresh = append(fresh, r.Digest)
 			}
 		case r.Status == http.StatusConflict:
 			conflicts++
@@ -77,6 +79,9 @@ func (p *prober) concurrent(ctx context.Context) Result {
 			}
 		default:
 			other[r.describe()]++
+			if r.Err == nil && r.Status >= 500 {
+				serverErrors++
+			}
 		}
 	}
 	if err := unreachable(replies); err != nil {
@@ -89,10 +94,24 @@ func (p *prober) concurrent(ctx context.Context) Result {
 			"and was stopped; pass a body and headers it accepts (--body, --header)", what, replies[0].describe())
 	}
 	switch {
+	case countErr != nil:
+		return fail(rule, "%s: the probe could not count the charges it created: %v", what, countErr)
+	case created > 1:
+		return fail(rule, "%s: %d charges appeared at the charges endpoint, so the request was applied %d "+
+			"times%s; the server checks for the key and then inserts it (check-then-act), or charges before "+
+			"its claim: claim the key with one atomic insert on a unique index before charging",
+			what, created, created, hidden(len(fresh), serverErrors))
+	case created == 0 && successes > 0:
+		return fail(rule, "%s: no charge appeared at the charges endpoint, so the probe cannot count what "+
+			"the requests did; give a --charges-endpoint that lists the newest charges first", what)
 	case len(fresh) > 1:
 		return fail(rule, "%s: %d different successful answers, so the request was applied %d times; "+
 			"the server checks for the key and then inserts it (check-then-act): claim the key with one "+
 			"atomic insert on a unique index", what, len(fresh), len(fresh))
+	case len(other) > 0 && serverErrors > 0 && created < 0:
+		return fail(rule, "%s: unexpected answers %s; a duplicate answered 5xx may have been charged all the "+
+			"same, and the probe cannot count charges without --charges-endpoint; every duplicate must be "+
+			"answered 409 with Retry-After or with the stored response", what, counts(other))
 	case len(other) > 0:
 		return fail(rule, "%s: unexpected answers %s; every duplicate must be answered 409 with Retry-After "+
 			"or with the stored response", what, counts(other))
@@ -102,13 +121,30 @@ func (p *prober) concurrent(ctx context.Context) Result {
 	case successes == 0:
 		return fail(rule, "%s: every request was answered 409, so none was applied", what)
 	}
-	return pass(rule, "%s: applied once; %d answered 409 with Retry-After, %d with the stored answer", what, conflicts, successes-1)
+	how := "applied once by the answers alone (without --charges-endpoint the probe cannot see a server that " +
+		"charges every duplicate and answers them all alike)"
+	if created == 1 {
+		how = "applied once (1 charge appeared at the charges endpoint)"
+	}
+	return pass(rule, "%s: %s; %d answered 409 with Retry-After, %d with the stored answer", what, how, conflicts, successes-1)
+}
+
+// hidden says how the answers hid a double charge the count found.
+func hidden(distinct, serverErrors int) string {
+	switch {
+	case serverErrors > 0:
+		return fmt.Sprintf(", though %d duplicates were answered 5xx: a server error after the money moved is "+
+			"a double charge, not a failed request", serverErrors)
+	case distinct <= 1:
+		return ", yet every success carried one identical answer, which hides the duplicates from the client"
+	}
+	return ""
 }
 
 // unreachable returns the error when no request got an answer at all.
 func unreachable(replies []reply) error {
 	for _, r := range replies {
-		if r.Err == nil {
+		if r.answered() {
 			return nil
 		}
 	}
@@ -164,17 +200,20 @@ func (p *prober) pair(ctx context.Context, other []byte) (first, second reply) {
 func (p *prober) retry(ctx context.Context) Result {
 	const rule = rules.ProbeRetryReplay
 	const what = "step 2, a retry after the first request completed"
-	first, again := p.pair(ctx, p.cfg.Body)
+	key := newKey()
+	first := p.send.do(ctx, key, p.cfg.Body, nil)
+	p.earlier = retried{key: key, first: first, at: time.Now()}
+	again := p.send.do(ctx, key, p.cfg.Body, nil)
 	if res, ok := baseline(rule, what, first); !ok {
 		return res
 	}
 	switch {
 	case again.Err != nil:
-		return fail(rule, "%s got no answer: %v", what, again.Err)
+		return fail(rule, "%s got %s", what, again.describe())
 	case again.Status != first.Status:
 		return fail(rule, "%s was answered %s, the first request %d; a retry must get the first answer back",
 			what, again.describe(), first.Status)
-	case !sameBody(first.Body, again.Body):
+	case !first.same(again):
 		return fail(rule, "%s got a different body (%s) than the first request (%s): the server made a new "+
 			"response instead of replaying the stored one", what, excerpt(again.Body), excerpt(first.Body))
 	case !again.replayed() && p.documentsReplay(again.Status):
@@ -188,30 +227,58 @@ func (p *prober) retry(ctx context.Context) Result {
 	return pass(rule, "%s got the first answer back (%d, same body%s)", what, again.Status, marked)
 }
 
-// reuse is step 3: the same key with a different body is rejected.
+// reuseRequests is the first request and one per variant.
+func reuseRequests(c *Config) int {
+	vs, _ := variants(c.Body) // Validate proved there is one
+	return 1 + len(vs)
+}
+
+// reuse is step 3: the same key with a different body is rejected, whichever
+// member differs.
 func (p *prober) reuse(ctx context.Context) Result {
 	const rule = rules.ProbeKeyReuseMismatch
 	const what = "step 3, the same key with a different body"
-	changed, _ := mutate(p.cfg.Body) // Validate proved it can
-	first, second := p.pair(ctx, changed)
+	vs, _ := variants(p.cfg.Body) // Validate proved there is one
+	key := newKey()
+	first := p.send.do(ctx, key, p.cfg.Body, nil)
 	if res, ok := baseline(rule, what, first); !ok {
 		return res
 	}
+	var changed []string
+	for i, v := range vs {
+		second := p.send.do(ctx, key, v.body, nil)
+		if res, ok := p.judgeReuse(first, second, v.member, i > 0); !ok {
+			return res
+		}
+		changed = append(changed, v.member)
+	}
+	return pass(rule, "%s was rejected with %d (%s changed in turn)", what, http.StatusUnprocessableEntity, strings.Join(changed, ", then "))
+}
+
+// judgeReuse judges the answer to a variant; later says an earlier variant,
+// changing another member, was rejected.
+func (p *prober) judgeReuse(first, second reply, member string, later bool) (Result, bool) {
+	const rule = rules.ProbeKeyReuseMismatch
+	what := fmt.Sprintf("step 3, the same key with a different body (%s changed)", member)
 	const want = http.StatusUnprocessableEntity
 	switch {
 	case second.Err != nil:
-		return fail(rule, "%s got no answer: %v", what, second.Err)
+		return fail(rule, "%s got %s", what, second.describe()), false
 	case second.Status == want:
-		return pass(rule, "%s was rejected with %d", what, want)
-	case second.ok() && sameBody(first.Body, second.Body):
+		return Result{}, true
+	case second.ok() && (first.same(second) || second.replayed()) && later:
+		return fail(rule, "%s was answered with the first request's response (%d): the server's fingerprint "+
+			"leaves out %s, so a client that reused a key with another %s believes its different request "+
+			"succeeded; fingerprint the whole canonical body and answer %d", what, second.Status, member, member, want), false
+	case second.ok() && (first.same(second) || second.replayed()):
 		return fail(rule, "%s was answered with the first request's response (%d): the server ignores the "+
 			"body's fingerprint, so a client that reused a key believes its different request succeeded; "+
-			"answer %d", what, second.Status, want)
+			"answer %d", what, second.Status, want), false
 	case second.ok():
 		return fail(rule, "%s was applied as a new request (%s): a second resource under a key that promised "+
-			"once; answer %d", what, second.describe(), want)
+			"once; answer %d", what, second.describe(), want), false
 	}
-	return fail(rule, "%s was answered %s, want %d", what, second.describe(), want)
+	return fail(rule, "%s was answered %s, want %d", what, second.describe(), want), false
 }
 
 // missingKeyRequests is 0 when the contract makes the key optional: the
@@ -265,7 +332,7 @@ func (p *prober) reordered(ctx context.Context) Result {
 	case second.Status == http.StatusUnprocessableEntity:
 		return fail(rule, "%s was answered 422: the server fingerprints the raw bytes, so a client that "+
 			"serialises keys in another order cannot retry; fingerprint the canonical JSON", what)
-	case second.Status == first.Status && (sameBody(first.Body, second.Body) || second.replayed()):
+	case second.Status == first.Status && (first.same(second) || second.replayed()):
 		return pass(rule, "%s was treated as the same request (%d replayed)", what, second.Status)
 	case second.ok():
 		return fail(rule, "%s was applied as a new request (%s)", what, second.describe())
@@ -307,7 +374,7 @@ func (p *prober) inFlight(ctx context.Context) Result {
 	// Without the echo, a retry answered with the first answer may have gone
 	// out just after the first completed: nothing was in flight to judge.
 	held := first.Header.Get(DelayHeader) != ""
-	if completed || (!held && during.Status == first.Status && (sameBody(first.Body, during.Body) || during.replayed())) {
+	if completed || (!held && during.Status == first.Status && (first.same(during) || during.replayed())) {
 		return skip(rule, "%s: skipped, the first request was answered before the retry went out: the server "+
 			"does not honour the %s test header and is not slow by itself, so the probe cannot hold a request "+
 			"in flight; run it with its probe-delay control or a slow processor to check this step", what, DelayHeader)
@@ -322,10 +389,97 @@ func (p *prober) inFlight(ctx context.Context) Result {
 			"to retry", what)
 	case after.Err != nil:
 		return fail(rule, "%s: the retry after it completed got no answer: %v", what, after.Err)
-	case after.Status != first.Status || !(sameBody(first.Body, after.Body) || after.replayed()):
+	case after.Status != first.Status || !(first.same(after) || after.replayed()):
 		return fail(rule, "%s: the retry after it completed was answered %s, not the first answer (%d)",
 			what, after.describe(), first.Status)
 	}
 	return pass(rule, "%s was answered 409 with Retry-After: %s, and the first answer once it completed",
 		what, during.Header.Get("Retry-After"))
+}
+
+// accountScopeRequests is 2 with another account's credentials, else 0.
+func accountScopeRequests(c *Config) int {
+	if len(c.SecondHeader) == 0 {
+		return 0
+	}
+	return 2
+}
+
+// accountScope is step 7: account B sending account A's key and body makes
+// a new request of its own, never gets A's answer.
+func (p *prober) accountScope(ctx context.Context) Result {
+	const rule = rules.ProbeKeyAccountScope
+	const what = "step 7, another account's request with the first account's key and body"
+	if len(p.cfg.SecondHeader) == 0 {
+		return skip(rule, "%s: skipped, give --second-header with another account's credentials to check that "+
+			"keys are scoped to the account", what)
+	}
+	key := newKey()
+	first := p.send.do(ctx, key, p.cfg.Body, nil)
+	if res, ok := baseline(rule, what, first); !ok {
+		return res
+	}
+	other := p.send.do(ctx, key, p.cfg.Body, p.cfg.SecondHeader)
+	switch {
+	case other.Err != nil:
+		return fail(rule, "%s got %s", what, other.describe())
+	case first.same(other) || (other.ok() && other.replayed()):
+		return fail(rule, "%s was given the first account's answer (%s): keys are not scoped to the account, "+
+			"so one account is shown another's charge and its own request is never made; claim by (account, key)",
+			what, other.describe())
+	case other.ok():
+		return pass(rule, "%s was a new request of its own (%d, another answer)", what, other.Status)
+	case other.Status == http.StatusConflict || other.Status == http.StatusUnprocessableEntity:
+		return fail(rule, "%s was answered %s: the key is shared between accounts, so one account's key "+
+			"blocks another's request; claim by (account, key)", what, other.describe())
+	}
+	return fail(rule, "%s was answered %s; check that --second-header holds another account's valid "+
+		"credentials", what, other.describe())
+}
+
+// delayedRetryRequests is 1 when the step runs.
+func delayedRetryRequests(c *Config) int {
+	if c.RetryAfter == 0 {
+		return 0
+	}
+	return 1
+}
+
+// retried is step 2's first request, which step 8 retries later.
+type retried struct {
+	key   string
+	first reply
+	at    time.Time
+}
+
+// delayedRetry is step 8: step 2's request retried RetryAfter after its
+// first answer still gets that answer back. It comes last, so the steps in
+// between use up most of the wait.
+func (p *prober) delayedRetry(ctx context.Context) Result {
+	const rule = rules.ProbeDelayedRetry
+	d := p.cfg.RetryAfter
+	what := fmt.Sprintf("step 8, a retry %s after the first request", d)
+	switch {
+	case d == 0:
+		return skip(rule, "%s: skipped (--retry-after 0)", what)
+	case !p.earlier.first.ok():
+		return skip(rule, "%s: skipped, step 2's first request was not accepted, so there is nothing to retry", what)
+	}
+	select {
+	case <-time.After(time.Until(p.earlier.at.Add(d))):
+	case <-ctx.Done():
+	}
+	first := p.earlier.first
+	again := p.send.do(ctx, p.earlier.key, p.cfg.Body, nil)
+	switch {
+	case again.Err != nil:
+		return fail(rule, "%s got %s", what, again.describe())
+	case again.Status == first.Status && first.same(again):
+		return pass(rule, "%s got the first answer back (%d, same body)", what, again.Status)
+	case again.ok():
+		return fail(rule, "%s was applied as a new request (%s, the first answer was %s): the server forgot "+
+			"the key within %s, so a client that retries after a timeout and a backoff is charged twice; keep "+
+			"keys for the retention the contract documents", what, again.describe(), first.describe(), d)
+	}
+	return fail(rule, "%s was answered %s, not the first answer (%d)", what, again.describe(), first.Status)
 }
