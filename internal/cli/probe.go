@@ -20,9 +20,13 @@ import (
 type probeFlags struct {
 	contract    string
 	headers     []string
+	second      []string
+	charges     string
 	body        string
 	concurrency int
 	timeout     time.Duration
+	retryAfter  time.Duration
+	maxResponse int64
 	allow       bool
 }
 
@@ -33,12 +37,13 @@ func newProbeCmd(e *Env) *cobra.Command {
 		Use:   "probe URL",
 		Short: "Send duplicate, concurrent and mismatched requests to a live POST endpoint and judge its idempotency",
 		Long: "probe runs a fixed sequence against one POST endpoint, each step with fresh random Idempotency-Keys:\n" +
-			"concurrent duplicates, a retry after completion, a key reused with another body, a missing key,\n" +
-			"a reordered JSON body, and a retry while the first request is in flight (needs the server's\n" +
-			probe.DelayHeader + " test control; skipped otherwise). It creates real resources, so it refuses\n" +
-			"a host that is not this machine unless --allow-side-effects is given, and prints up front how\n" +
-			"many requests it will send. With --contract it also checks the answers against the documented\n" +
-			"responses and runs the idempotency lint rules on the operation.",
+			"concurrent duplicates (counted at --charges-endpoint when given), a retry after completion, a key\n" +
+			"reused with two different bodies, a missing key, a reordered JSON body, a retry while the first\n" +
+			"request is in flight (needs the server's " + probe.DelayHeader + " test control; skipped otherwise),\n" +
+			"another account's request with the same key (--second-header), and a retry --retry-after later.\n" +
+			"It creates real resources, so it refuses a host that is not this machine unless --allow-side-effects\n" +
+			"is given, and prints up front how many requests it will send. With --contract it also checks the\n" +
+			"answers against the documented responses and runs the idempotency lint rules on the operation.",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runProbe(cmd, e, &c, &pf, args[0])
@@ -51,6 +56,12 @@ func newProbeCmd(e *Env) *cobra.Command {
 	f := cmd.Flags()
 	f.StringVar(&pf.contract, "contract", "", "the endpoint's OpenAPI contract: check answers against it and lint the operation")
 	f.StringArrayVarP(&pf.headers, "header", "H", nil, "request header 'Name: value' (repeatable), such as 'Authorization: Bearer …'")
+	f.StringArrayVar(&pf.second, "second-header", nil, "another account's credential header 'Name: value' (repeatable): "+
+		"step 7 sends the first account's key and body with it and expects a new request, never the first account's answer")
+	f.StringVar(&pf.charges, "charges-endpoint", "", "a GET URL (or path) on the probed host that lists the newest charges first, "+
+		"such as /v1/charges?limit=100: step 1 counts the charges it created there instead of trusting the answers")
+	f.DurationVar(&pf.retryAfter, "retry-after", 2*time.Second, "step 8 retries step 2's request this long after it (0 skips the step)")
+	f.Int64Var(&pf.maxResponse, "max-response", probe.DefaultMaxResponse, "largest answer body in bytes; answers are compared whole, and a larger one fails its step")
 	f.StringVar(&pf.body, "body", "", "request body, a JSON object, or @FILE to read it (default: a charge the bundled charge server accepts)")
 	f.IntVar(&pf.concurrency, "concurrency", 8, fmt.Sprintf("concurrent duplicates in step 1 (2 to %d)", probe.MaxConcurrency))
 	f.DurationVar(&pf.timeout, "timeout", 5*time.Second, "timeout of each request")
@@ -70,10 +81,18 @@ func runProbe(cmd *cobra.Command, e *Env, c *common, pf *probeFlags, rawURL stri
 	if err := probe.CheckHost(u, pf.allow); err != nil {
 		return usageErr("%v", err)
 	}
-	cfg := &probe.Config{URL: u, Concurrency: pf.concurrency, Timeout: pf.timeout,
-		Where: rules.Location{File: u.Redacted()}}
+	cfg := &probe.Config{URL: u, Concurrency: pf.concurrency, Timeout: pf.timeout, RetryAfter: pf.retryAfter,
+		MaxResponse: pf.maxResponse, Where: rules.Location{File: u.Redacted()}}
 	if cfg.Header, err = parseHeaders(pf.headers); err != nil {
 		return err
+	}
+	if cfg.SecondHeader, err = parseHeaders(pf.second); err != nil {
+		return err
+	}
+	if pf.charges != "" {
+		if cfg.ChargesURL, err = u.Parse(pf.charges); err != nil {
+			return usageErr("--charges-endpoint %q is not a URL or path", pf.charges)
+		}
 	}
 	if cfg.Body, err = readBody(pf.body); err != nil {
 		return err

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/big"
 	"strconv"
 )
 
@@ -184,18 +185,40 @@ func flipBool(v json.RawMessage) (json.RawMessage, bool) {
 func sameBody(a, b []byte) bool { return digest(a) == digest(b) }
 
 // digest is the SHA-256 of a whole body: of its canonical JSON (keys sorted,
-// numbers as written) when it is one JSON value, so spacing and key order do
-// not count, else of its bytes. The two kinds never collide.
+// integers exact and normalised, so 1 and 1.0 are one number and two ids
+// past 2^53 stay two) when it is one JSON value, so spacing and key order do not
+// count, else of its bytes. The two kinds never collide.
 func digest(b []byte) [32]byte {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.UseNumber()
 	var v any
 	if err := dec.Decode(&v); err == nil {
 		if _, err := dec.Token(); err == io.EOF {
-			if c, err := json.Marshal(v); err == nil {
+			if c, err := json.Marshal(exact(v)); err == nil {
 				return sha256.Sum256(append([]byte("json\x00"), c...))
 			}
 		}
 	}
 	return sha256.Sum256(append([]byte("raw\x00"), b...))
+}
+
+// exact respells every integer in v in its shortest exact form (1.0, 1e0
+// and 1 are all 1), so equal integers spelt differently compare equal;
+// other numbers keep their spelling.
+func exact(v any) any {
+	switch v := v.(type) {
+	case json.Number:
+		if r, ok := new(big.Rat).SetString(string(v)); ok && r.IsInt() {
+			return json.Number(r.Num().String())
+		}
+	case map[string]any:
+		for k, e := range v {
+			v[k] = exact(e)
+		}
+	case []any:
+		for i, e := range v {
+			v[i] = exact(e)
+		}
+	}
+	return v
 }

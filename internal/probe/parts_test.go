@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/contractlint/contractlint/rules"
 )
@@ -113,5 +114,108 @@ func TestUnreachableStops(t *testing.T) {
 	rep := Run(context.Background(), c)
 	if rep.Unreachable == nil || len(rep.Results) != 0 || rep.Sent != c.Concurrency {
 		t.Errorf("unreachable %v, results %v, sent %d", rep.Unreachable, rep.Results, rep.Sent)
+	}
+}
+
+// TestVariants: the key-reuse step changes the first number, then the last
+// other member that can change, so a fingerprint over one field is caught.
+func TestVariants(t *testing.T) {
+	for _, tc := range []struct {
+		body    string
+		members []string
+	}{
+		{DefaultBody, []string{"amount_cents", "description"}},
+		{`{"note": "a", "ok": true, "tags": ["x"]}`, []string{"note", "ok"}},
+		{`{"amount": 5, "meta": {"a": 1}}`, []string{"amount"}},
+	} {
+		vs, err := variants([]byte(tc.body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, v := range vs {
+			got = append(got, v.member)
+			if sameBody(v.body, []byte(tc.body)) {
+				t.Errorf("%s: the %s variant is the same body", tc.body, v.member)
+			}
+		}
+		if !slices.Equal(got, tc.members) {
+			t.Errorf("%s: variants change %v, want %v", tc.body, got, tc.members)
+		}
+	}
+}
+
+// TestDigestCoversTheWholeBody: two bodies alike in their first MiB and
+// different after it are different; spacing and key order are not.
+func TestDigestCoversTheWholeBody(t *testing.T) {
+	pad := strings.Repeat("x", 2<<20)
+	a := []byte(`{"pad": "` + pad + `", "id": "ch_1"}`)
+	b := []byte(`{"pad": "` + pad + `", "id": "ch_2"}`)
+	if sameBody(a, b) {
+		t.Error("bodies that differ after 2 MiB compared equal")
+	}
+	if !sameBody([]byte(`{"id": "ch_1", "n": 10}`), []byte("{\"n\":10,\n \"id\":\"ch_1\"}")) {
+		t.Error("the same JSON spaced and ordered differently compared unequal")
+	}
+	if !sameBody([]byte(`{"n": 1}`), []byte(`{"n": 1.0}`)) || !sameBody([]byte(`[1e3]`), []byte(`[1000]`)) {
+		t.Error("one number spelt two ways compared unequal")
+	}
+	if sameBody([]byte(`{"id": 9007199254740993}`), []byte(`{"id": 9007199254740992}`)) ||
+		sameBody([]byte(`{"n": "1"}`), []byte(`{"n": 1}`)) || sameBody([]byte("a"), []byte("b")) {
+		t.Error("different bodies compared equal")
+	}
+}
+
+// TestListItems: the charges endpoint's answer is an array or an object
+// with one array member (or "data"); anything else says what it wanted.
+func TestListItems(t *testing.T) {
+	for body, want := range map[string]int{
+		`[{"id": 1}, {"id": 2}]`:                   2,
+		`{"data": [{"id": 1}], "has_more": false}`: 1,
+		`{"charges": [], "total": 0}`:              0,
+		`{"data": [{}], "errors": []}`:             1,
+	} {
+		items, err := listItems([]byte(body))
+		if err != nil || len(items) != want {
+			t.Errorf("%s: %d items, %v; want %d", body, len(items), err, want)
+		}
+	}
+	for _, bad := range []string{`{"id": 1}`, `not json`, `{"a": [], "b": []}`} {
+		if _, err := listItems([]byte(bad)); err == nil {
+			t.Errorf("%s: accepted as a list", bad)
+		}
+	}
+}
+
+// TestValidateNewFlags: the charges endpoint stays on the probed origin (it
+// is fetched with the credentials), the second header must be another
+// credential, and the delay and size cap are bounded.
+func TestValidateNewFlags(t *testing.T) {
+	base := func() *Config {
+		u, _ := url.Parse("http://127.0.0.1:8080/v1/charges")
+		return &Config{URL: u, Body: []byte(DefaultBody), Concurrency: 2, Timeout: time.Second,
+			Header: http.Header{"Authorization": {"Bearer a"}}}
+	}
+	for name, tc := range map[string]struct {
+		change func(*Config)
+		want   string
+	}{
+		"another host":    {func(c *Config) { c.ChargesURL, _ = url.Parse("http://127.0.0.2:8080/v1/charges") }, "must be on http://127.0.0.1:8080"},
+		"another scheme":  {func(c *Config) { c.ChargesURL, _ = url.Parse("https://127.0.0.1:8080/v1/charges") }, "must be on http://127.0.0.1:8080"},
+		"same credential": {func(c *Config) { c.SecondHeader = http.Header{"Authorization": {"Bearer a"}} }, "repeats the --header values"},
+		"negative delay":  {func(c *Config) { c.RetryAfter = -time.Second }, "--retry-after must be from 0"},
+		"huge cap":        {func(c *Config) { c.MaxResponse = MaxMaxResponse + 1 }, "--max-response must be from 1"},
+	} {
+		c := base()
+		tc.change(c)
+		if err := c.Validate(); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want %q", name, err, tc.want)
+		}
+	}
+	c := base()
+	c.ChargesURL, _ = c.URL.Parse("/v1/charges?limit=100")
+	c.SecondHeader = http.Header{"Authorization": {"Bearer b"}}
+	if err := c.Validate(); err != nil {
+		t.Errorf("a valid configuration: %v", err)
 	}
 }
