@@ -1,7 +1,11 @@
 // Package probe checks a live POST endpoint's idempotency from the outside:
 // it sends a fixed sequence of real requests (concurrent duplicates, a retry,
-// a reused key, a missing key, a reordered body, a retry while the first is
-// in flight), each with fresh random keys, and judges the answers.
+// a key reused with two different bodies, a missing key, a reordered body, a
+// retry while the first is in flight, another account's request with the
+// same key, a retry after a delay), each with fresh random keys, and judges
+// the answers, compared whole by digest. Where answers can hide an effect
+// (duplicates each charged but answered alike, or answered 500), it counts
+// the effects in a list of charges the server serves, when given one.
 //
 // The in-flight step needs the server's help to hold a request open. The
 // probe sends DelayHeader (for example "X-Probe-Delay: 2s") on the first

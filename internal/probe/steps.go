@@ -58,32 +58,6 @@ func (p *prober) concurrent(ctx context.Context) Result {
 	created, countErr := count.finish(ctx)
 
 	what := fmt.Sprintf("step 1, %d concurrent identical requests with one key", n)
-	var fresh [][32]byte
-	var conflicts, noRetryAfter, successes, serverErrors int
-	other := map[string]int{}
-	for _, r := range replies {
-		switch {
-		case r.Err != nil:
-			other[r.describe()]++
-		case r.ok() && r.replayed():
-			successes++
-		case r.ok():
-			successes++
-			if !slices.Contains(fresh, r.Digest) {
-				fresh = append(fresh, r.Digest)
-			}
-		case r.Status == http.StatusConflict:
-			conflicts++
-			if !r.retryAfter() {
-				noRetryAfter++
-			}
-		default:
-			other[r.describe()]++
-			if r.Err == nil && r.Status >= 500 {
-				serverErrors++
-			}
-		}
-	}
 	if err := unreachable(replies); err != nil {
 		p.unreachable = err
 		return Result{}
@@ -93,32 +67,74 @@ func (p *prober) concurrent(ctx context.Context) Result {
 		return fail(rule, "%s: the endpoint refused every request with %s, so the sequence would prove nothing "+
 			"and was stopped; pass a body and headers it accepts (--body, --header)", what, replies[0].describe())
 	}
-	switch {
-	case countErr != nil:
+	if countErr != nil {
 		return fail(rule, "%s: the probe could not count the charges it created: %v", what, countErr)
+	}
+	return tallyOf(replies).judge(what, created)
+}
+
+// tally sorts step 1's answers.
+type tally struct {
+	fresh                                         [][32]byte // distinct fresh successes
+	conflicts, noRetryAfter, successes, serverErr int
+	other                                         map[string]int
+}
+
+func tallyOf(replies []reply) tally {
+	t := tally{other: map[string]int{}}
+	for _, r := range replies {
+		switch {
+		case r.Err != nil:
+			t.other[r.describe()]++
+		case r.ok():
+			t.successes++
+			if !r.replayed() && !slices.Contains(t.fresh, r.Digest) {
+				t.fresh = append(t.fresh, r.Digest)
+			}
+		case r.Status == http.StatusConflict:
+			t.conflicts++
+			if !r.retryAfter() {
+				t.noRetryAfter++
+			}
+		default:
+			t.other[r.describe()]++
+			if r.Status >= 500 {
+				t.serverErr++
+			}
+		}
+	}
+	return t
+}
+
+// judge decides step 1 from the answers and, when the charges endpoint was
+// listed (created >= 0), from the charges that appeared there.
+func (t tally) judge(what string, created int) Result {
+	const rule = rules.ProbeConcurrentDuplicates
+	switch {
 	case created > 1:
 		return fail(rule, "%s: %d charges appeared at the charges endpoint, so the request was applied %d "+
 			"times%s; the server checks for the key and then inserts it (check-then-act), or charges before "+
 			"its claim: claim the key with one atomic insert on a unique index before charging",
-			what, created, created, hidden(len(fresh), serverErrors))
-	case created == 0 && successes > 0:
-		return fail(rule, "%s: no charge appeared at the charges endpoint, so the probe cannot count what "+
-			"the requests did; give a --charges-endpoint that lists the newest charges first", what)
-	case len(fresh) > 1:
+			what, created, created, hidden(len(t.fresh), t.serverErr))
+	case created == 0 && t.successes > 0:
+		return fail(rule, "%s: no charge with the request's fields appeared at the charges endpoint, so the "+
+			"probe cannot count what the requests did; give a --charges-endpoint that lists the newest charges "+
+			"first, with the fields they were created with", what)
+	case len(t.fresh) > 1:
 		return fail(rule, "%s: %d different successful answers, so the request was applied %d times; "+
 			"the server checks for the key and then inserts it (check-then-act): claim the key with one "+
-			"atomic insert on a unique index", what, len(fresh), len(fresh))
-	case len(other) > 0 && serverErrors > 0 && created < 0:
+			"atomic insert on a unique index", what, len(t.fresh), len(t.fresh))
+	case len(t.other) > 0 && t.serverErr > 0 && created < 0:
 		return fail(rule, "%s: unexpected answers %s; a duplicate answered 5xx may have been charged all the "+
 			"same, and the probe cannot count charges without --charges-endpoint; every duplicate must be "+
-			"answered 409 with Retry-After or with the stored response", what, counts(other))
-	case len(other) > 0:
+			"answered 409 with Retry-After or with the stored response", what, counts(t.other))
+	case len(t.other) > 0:
 		return fail(rule, "%s: unexpected answers %s; every duplicate must be answered 409 with Retry-After "+
-			"or with the stored response", what, counts(other))
-	case noRetryAfter > 0:
+			"or with the stored response", what, counts(t.other))
+	case t.noRetryAfter > 0:
 		return fail(rule, "%s: %d of the %d answers 409 had no Retry-After header, so clients cannot tell "+
-			"when to retry", what, noRetryAfter, conflicts)
-	case successes == 0:
+			"when to retry", what, t.noRetryAfter, t.conflicts)
+	case t.successes == 0:
 		return fail(rule, "%s: every request was answered 409, so none was applied", what)
 	}
 	how := "applied once by the answers alone (without --charges-endpoint the probe cannot see a server that " +
@@ -126,7 +142,7 @@ func (p *prober) concurrent(ctx context.Context) Result {
 	if created == 1 {
 		how = "applied once (1 charge appeared at the charges endpoint)"
 	}
-	return pass(rule, "%s: %s; %d answered 409 with Retry-After, %d with the stored answer", what, how, conflicts, successes-1)
+	return pass(rule, "%s: %s; %d answered 409 with Retry-After, %d with the stored answer", what, how, t.conflicts, t.successes-1)
 }
 
 // hidden says how the answers hid a double charge the count found.
