@@ -36,7 +36,7 @@ var noCaseRules = []string{
 	"contract-file-removed",
 	rules.ProbeConcurrentDuplicates, rules.ProbeRetryReplay, rules.ProbeKeyReuseMismatch,
 	rules.ProbeMissingKey, rules.ProbeReorderedBody, rules.ProbeInFlightConflict,
-	rules.ProbeContractMismatch,
+	rules.ProbeContractMismatch, rules.ProbeKeyAccountScope, rules.ProbeDelayedRetry,
 }
 
 // TestRuleCases checks that every rule a lint or diff can report has a
