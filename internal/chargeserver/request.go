@@ -164,9 +164,11 @@ func textProblem(body []byte) *problem {
 	if !utf8.Valid(body) {
 		return bad("invalid_json", "the body is not valid UTF-8")
 	}
-	name, ok := duplicateMember(body)
+	name, err := duplicateMember(body)
 	switch {
-	case !ok:
+	case errors.Is(err, errTooDeep):
+		return bad("invalid_json", fmt.Sprintf("the body nests deeper than %d levels; a charge request is one flat object", maxNesting))
+	case err != nil:
 		return nil
 	case name != "":
 		return bad("duplicate_field", fmt.Sprintf("the member %q appears more than once in one object", name))
@@ -176,10 +178,18 @@ func textProblem(body []byte) *problem {
 	return nil
 }
 
+// maxNesting bounds the walk: a charge request is one flat object, so any
+// nesting is refused later anyway, and a body of 30,000 brackets would
+// otherwise cost ten times its parse.
+const maxNesting = 32
+
+var errTooDeep = errors.New("nested too deep")
+
 // duplicateMember returns the first member name that repeats within one
-// object, at any depth, and whether body is one JSON value at all. It walks
-// tokens with an explicit stack, so nesting costs no recursion.
-func duplicateMember(body []byte) (string, bool) {
+// object, at any depth up to maxNesting; an error when body is not one JSON
+// value (the parser says why) or nests deeper. It walks tokens with an
+// explicit stack, so nesting costs no recursion.
+func duplicateMember(body []byte) (string, error) {
 	type object struct {
 		names    map[string]bool
 		wantName bool
@@ -189,7 +199,7 @@ func duplicateMember(body []byte) (string, bool) {
 	for {
 		t, err := dec.Token()
 		if err != nil {
-			return "", false
+			return "", err
 		}
 		var top *object
 		if len(stack) > 0 {
@@ -197,24 +207,28 @@ func duplicateMember(body []byte) (string, bool) {
 		}
 		if name, ok := t.(string); ok && top != nil && top.wantName {
 			if top.names[name] {
-				return name, true
+				return name, nil
 			}
 			top.names[name], top.wantName = true, false
 			continue
 		}
 		switch t {
-		case json.Delim('{'):
-			stack = append(stack, &object{names: map[string]bool{}, wantName: true})
-			continue
-		case json.Delim('['):
-			stack = append(stack, nil)
+		case json.Delim('{'), json.Delim('['):
+			if len(stack) == maxNesting {
+				return "", errTooDeep
+			}
+			var o *object
+			if t == json.Delim('{') {
+				o = &object{names: map[string]bool{}, wantName: true}
+			}
+			stack = append(stack, o)
 			continue
 		case json.Delim('}'), json.Delim(']'):
 			stack = stack[:len(stack)-1]
 		}
 		// A value ended: its object expects a name next, or the text is done.
 		if len(stack) == 0 {
-			return "", true
+			return "", nil
 		}
 		if parent := stack[len(stack)-1]; parent != nil {
 			parent.wantName = true

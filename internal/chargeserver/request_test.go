@@ -58,6 +58,15 @@ func TestDuplicateJSONKeysRefused(t *testing.T) {
 			r := h.send(t, jsonHeader(keyA, "dup-"+string(rune('a'+i))), body)
 			h.refused(t, body, r, 400, "duplicate_field")
 		}
+		// The walk that finds them stops at maxNesting: deeper is refused
+		// as what it is, not walked (see BenchmarkTextChecks).
+		deep := `{"amount_cents":100,"currency":"GBP","card_token":"tok_visa","description":` +
+			strings.Repeat("[", 20000) + strings.Repeat("]", 20000) + `}`
+		r := h.send(t, jsonHeader(keyA, "deep"), deep)
+		h.refused(t, "20,000 nested arrays", r, 400, "invalid_json")
+		if !strings.Contains(r.code()+string(r.Body), "nests deeper than 32 levels") {
+			t.Errorf("deep nesting: %s", r.Body)
+		}
 		if n := h.ledger.Calls(); n != 0 {
 			t.Fatalf("the processor was called %d times", n)
 		}
