@@ -132,7 +132,7 @@ func TestBrokenServers(t *testing.T) {
 			"(description changed) was answered with the first request's response (201): the server's fingerprint leaves out description", nil, "", 0, false},
 		{"keys forgotten within a second", shortRetention, false, rules.ProbeDelayedRetry, "forgot the key within 1s", nil, "", 0, false},
 		{"keys not scoped to the account", unscopedKey, false, rules.ProbeKeyAccountScope, "was given the first account's answer", nil, "", 0, false},
-		{"bodies alike in their first MiB", hugeFreshRetry, false, rules.ProbeRetryReplay, "made a new response instead of replaying",
+		{"bodies alike in their first MiB", hugeFreshRetry, false, rules.ProbeRetryReplay, "alike as far as shown and different further in: the server made a new response instead of replaying",
 			[]string{rules.ProbeConcurrentDuplicates, rules.ProbeDelayedRetry}, "", 4 << 20, false},
 		{"bodies over the size cap", hugeFreshRetry, false, rules.ProbeConcurrentDuplicates, "with a body over the 1048576-byte cap (--max-response)",
 			[]string{rules.ProbeRetryReplay, rules.ProbeKeyReuseMismatch, rules.ProbeReorderedBody, rules.ProbeInFlightConflict,

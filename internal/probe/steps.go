@@ -230,8 +230,8 @@ func (p *prober) retry(ctx context.Context) Result {
 		return fail(rule, "%s was answered %s, the first request %d; a retry must get the first answer back",
 			what, again.describe(), first.Status)
 	case !first.same(again):
-		return fail(rule, "%s got a different body (%s) than the first request (%s): the server made a new "+
-			"response instead of replaying the stored one", what, excerpt(again.Body), excerpt(first.Body))
+		return fail(rule, "%s got a different body (%s) than the first request (%s)%s: the server made a new "+
+			"response instead of replaying the stored one", what, excerpt(again.Body), excerpt(first.Body), beyond(first, again))
 	case !again.replayed() && p.documentsReplay(again.Status):
 		return fail(rule, "%s got the first answer back but without Idempotent-Replay: true, which the "+
 			"contract documents for %d", what, again.Status)
@@ -241,6 +241,15 @@ func (p *prober) retry(ctx context.Context) Result {
 		marked = ", marked Idempotent-Replay: true"
 	}
 	return pass(rule, "%s got the first answer back (%d, same body%s)", what, again.Status, marked)
+}
+
+// beyond notes when two different bodies look alike in their excerpts: the
+// difference is further in, where only the whole-body digest sees it.
+func beyond(a, b reply) string {
+	if excerpt(a.Body) == excerpt(b.Body) {
+		return ", alike as far as shown and different further in"
+	}
+	return ""
 }
 
 // reuseRequests is the first request and one per variant.
