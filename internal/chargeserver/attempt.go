@@ -44,7 +44,7 @@ func (d *driver) drive(ctx context.Context, rec store.Record) (outcome, error) {
 	}
 	pctx, cancel := context.WithTimeout(ctx, d.timeout)
 	res, err := d.proc.Charge(pctx, processor.Request{
-		Key: rec.ProcessorKey, AmountCents: req.AmountCents, Currency: req.Currency,
+		Key: rec.ProcessorKey, Account: rec.Account, AmountCents: req.AmountCents, Currency: req.Currency,
 		CardToken: req.CardToken, Description: req.Description,
 	})
 	cancel()

@@ -130,7 +130,7 @@ func (s *Server) chargeOnce(w http.ResponseWriter, r *http.Request, account, key
 	rec := store.Record{
 		Scope:        store.Scope{Account: account, Route: RouteCreateCharge, Key: key},
 		Fingerprint:  idem.Fingerprint(canonical),
-		ProcessorKey: idem.ProcessorKey(account, RouteCreateCharge, key),
+		ProcessorKey: idem.ProcessorKey(account, RouteCreateCharge, key, idem.NewNonce()),
 		Request:      canonical,
 		Owner:        newOwner("req"),
 		LeaseUntil:   now.Add(s.cfg.StaleAfter),
@@ -270,7 +270,7 @@ func (s *Server) chargeWithoutKey(w http.ResponseWriter, r *http.Request, accoun
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), s.cfg.ProcessorTimeout)
 	defer cancel()
 	rec := store.Record{Scope: store.Scope{Account: account}, ProcessorKey: newOwner("nokey")}
-	res, err := s.driver.proc.Charge(ctx, processor.Request{Key: rec.ProcessorKey, AmountCents: req.AmountCents,
+	res, err := s.driver.proc.Charge(ctx, processor.Request{Key: rec.ProcessorKey, Account: account, AmountCents: req.AmountCents,
 		Currency: req.Currency, CardToken: req.CardToken, Description: req.Description})
 	if err != nil {
 		s.unavailable(w, "processor", err)
