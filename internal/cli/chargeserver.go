@@ -56,6 +56,8 @@ func newChargeServerCmd(e *Env) *cobra.Command {
 	p.DurationVar(&o.cfg.StaleAfter, "stale-after", o.cfg.StaleAfter, "re-drive attempts in progress longer than this (must exceed --processor-timeout)")
 	p.DurationVar(&o.cfg.Retention, "retention", o.cfg.Retention, "how long idempotency keys are kept")
 	p.IntVar(&o.cfg.PruneBatch, "prune-batch", o.cfg.PruneBatch, "keys deleted per pruning statement")
+	p.IntVar(&o.cfg.MaxAttempts, "max-attempts", o.cfg.MaxAttempts, "drives of one claim (first attempt plus re-drives) before an unknown processor outcome is stored as final (502 charge_outcome_unknown)")
+	p.DurationVar(&o.cfg.MaxUnresolvedAge, "max-unresolved-age", o.cfg.MaxUnresolvedAge, "age after which a claim the processor still answers unknown for is stored as final (502 charge_outcome_unknown)")
 	cmd.AddCommand(newProcessorCmd(e), newReapCmd(e, o), newPruneCmd(e, o), newReconcileCmd(e, o))
 	return cmd
 }

@@ -81,6 +81,9 @@ type Faults struct {
 	// FailAfter makes the next N calls charge and then fail, the ambiguous
 	// case where only asking again reveals the outcome.
 	FailAfter int `json:"fail_after"`
+	// Reject makes the next N calls refuse with ErrRejected without
+	// charging: the definite "not done" a caller stores as final.
+	Reject int `json:"reject"`
 }
 
 // Ledger is the in-memory processor. Its table lives as long as the process:
@@ -118,9 +121,12 @@ func (l *Ledger) Calls() int {
 // concurrent asks with one key still meet under the lock and only the first
 // creates a record.
 func (l *Ledger) Charge(ctx context.Context, req Request) (Result, error) {
-	failBefore, failAfter, latency := l.takeFaults()
+	failBefore, failAfter, reject, latency := l.takeFaults()
 	if r, ok := l.lookup(req.Key); ok {
 		return answer(r, req)
+	}
+	if reject {
+		return Result{}, ErrRejected
 	}
 	if latency > 0 {
 		select {
@@ -149,18 +155,21 @@ func answer(r Record, req Request) (Result, error) {
 }
 
 // takeFaults consumes one of each counted fault for this call.
-func (l *Ledger) takeFaults() (failBefore, failAfter bool, latency time.Duration) {
+func (l *Ledger) takeFaults() (failBefore, failAfter, reject bool, latency time.Duration) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.calls++
-	if l.faults.FailBefore > 0 {
+	if l.faults.Reject > 0 {
+		l.faults.Reject--
+		reject = true
+	} else if l.faults.FailBefore > 0 {
 		l.faults.FailBefore--
 		failBefore = true
 	} else if l.faults.FailAfter > 0 {
 		l.faults.FailAfter--
 		failAfter = true
 	}
-	return failBefore, failAfter, l.faults.Latency
+	return failBefore, failAfter, reject, l.faults.Latency
 }
 
 func (l *Ledger) lookup(key string) (Record, bool) {
