@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/contractlint/contractlint/internal/chargeserver/processor"
+	"github.com/contractlint/contractlint/internal/chargeserver/store"
 )
 
 // TestProcessorRefusalIsStoredAndReplayed: a definite "not charged" from the
@@ -114,4 +115,62 @@ func metricsHave(t *testing.T, h *harness, lines ...string) {
 			t.Errorf("metrics lack %q:\n%s", l, m)
 		}
 	}
+}
+
+// TestReconcileChecksWhatClientsWereTold plants the three ways an answer can
+// disagree with the money: a 201 whose amount is not the charge's (the
+// retention bug's symptom), a 201 naming a charge the processor never made
+// under the claim's key, and a "not charged" answer for a key the processor
+// did charge. Reconcile must report each, and nothing for an honest answer.
+func TestReconcileChecksWhatClientsWereTold(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, db string) {
+		h := newHarness(t, testConfig(db), nil)
+		ctx := context.Background()
+		honest := h.mustPost(t, keyA, "honest", okBody).charge(t)
+		plant := func(key string, status int, told string, row *store.Charge) {
+			t.Helper()
+			rec := claimDirectly(t, h, key, time.Now())
+			body := strings.NewReplacer("ID", "", "KEY", rec.ProcessorKey).Replace(told)
+			if row != nil {
+				row.ProcessorKey = rec.ProcessorKey
+			}
+			if ok, err := h.store.Complete(ctx, rec.Scope, rec.Owner, store.Response{Status: status, Body: []byte(body), Charge: row}, time.Now()); !ok || err != nil {
+				t.Fatal(ok, err)
+			}
+		}
+		// The processor charges 4000 under the claim's key; the client is told 9900.
+		res, err := h.ledger.Charge(ctx, processor.Request{Key: "pk_wrong-amount", Account: acctA, AmountCents: 4000, Currency: "GBP", CardToken: "tok_visa"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		plant("wrong-amount", 201, `{"id":"`+res.ID+`","amount_cents":9900,"currency":"GBP","status":"succeeded","created_at":"2026-01-01T00:00:00Z"}`,
+			&store.Charge{ID: res.ID, Account: acctA, AmountCents: 4000, Currency: "GBP", Status: "succeeded", CreatedAt: time.Now()})
+		// The client is told about the honest charge under another claim.
+		plant("borrowed-id", 201, `{"id":"`+honest.ID+`","amount_cents":4000,"currency":"GBP","status":"succeeded","created_at":"2026-01-01T00:00:00Z"}`, nil)
+		// The processor charged, the client was told the outcome is unknown.
+		if _, err := h.ledger.Charge(ctx, processor.Request{Key: "pk_told-unknown", Account: acctA, AmountCents: 4000, Currency: "GBP", CardToken: "tok_visa"}); err != nil {
+			t.Fatal(err)
+		}
+		plant("told-unknown", 502, `{"code":"charge_outcome_unknown"}`, nil)
+		diffs, err := Reconcile(ctx, h.store, h.ledger)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := strings.Join(diffs, "\n")
+		for _, want := range []string{
+			"key wrong-amount of acct_a was told charge " + res.ID + " for 9900 GBP; the charge row says 4000 GBP",
+			"key wrong-amount of acct_a was told charge " + res.ID + " for 9900 GBP; the processor charged " + res.ID + " for 4000 GBP under its key",
+			"key borrowed-id of acct_a was told charge " + honest.ID + " for 4000 GBP, but that charge row belongs to another claim",
+			"key borrowed-id of acct_a was told charge " + honest.ID + " for 4000 GBP, but the processor made no successful charge under its key",
+			"key told-unknown of acct_a was answered 502 (not charged), but the processor charged ",
+			"processor charge ", // the told-unknown charge has no row either
+		} {
+			if !strings.Contains(got, want) {
+				t.Errorf("reconcile missed %q; it said:\n%s", want, got)
+			}
+		}
+		if strings.Contains(got, "key honest ") || len(diffs) != 6 {
+			t.Errorf("want exactly the six planted differences, got %d:\n%s", len(diffs), got)
+		}
+	})
 }

@@ -170,7 +170,7 @@ func newPruneCmd(e *Env, o *chargeServerOptions) *cobra.Command {
 func newReconcileCmd(e *Env, o *chargeServerOptions) *cobra.Command {
 	return &cobra.Command{
 		Use:   "reconcile",
-		Short: "Report every difference between the charges table and the processor's table (exit 1 if any)",
+		Short: "Report every difference between the answers clients were told, the charges table and the processor's table (exit 1 if any)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if o.cfg.ProcessorURL == "" {
