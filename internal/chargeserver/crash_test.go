@@ -24,6 +24,7 @@ const (
 	envChild     = "CHARGESERVER_TEST_CHILD"
 	envDB        = "CHARGESERVER_TEST_DATABASE"
 	envProcessor = "CHARGESERVER_TEST_PROCESSOR"
+	envAddr      = "CHARGESERVER_TEST_ADDR"
 	// envCrash enables the crash-after-charge hook; nothing else sets it.
 	envCrash    = "CHARGESERVER_TEST_CRASH_AFTER_CHARGE"
 	crashMarker = "crash-window reached"
@@ -41,6 +42,9 @@ func TestMain(m *testing.M) {
 func runChild() int {
 	cfg := DefaultConfig()
 	cfg.Addr = "127.0.0.1:0"
+	if a := os.Getenv(envAddr); a != "" {
+		cfg.Addr = a // a restarted server comes back where its clients look
+	}
 	cfg.Database = os.Getenv(envDB)
 	cfg.ProcessorURL = os.Getenv(envProcessor)
 	cfg.APIKeys = map[string]string{keyA: acctA, keyB: acctB}
@@ -70,12 +74,18 @@ type child struct {
 
 func startChild(t *testing.T, db, processorURL string, crash bool) *child {
 	t.Helper()
+	return startChildAt(t, "", db, processorURL, crash)
+}
+
+// startChildAt starts the child listening on addr ("" for any port).
+func startChildAt(t *testing.T, addr, db, processorURL string, crash bool) *child {
+	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(exe, "-test.run=^$")
-	cmd.Env = append(os.Environ(), envChild+"=1", envDB+"="+db, envProcessor+"="+processorURL)
+	cmd.Env = append(os.Environ(), envChild+"=1", envDB+"="+db, envProcessor+"="+processorURL, envAddr+"="+addr)
 	if crash {
 		cmd.Env = append(cmd.Env, envCrash+"=1")
 	}
