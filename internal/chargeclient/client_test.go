@@ -41,7 +41,15 @@ func status(code int, hdr ...string) func(w http.ResponseWriter) {
 // hangUp drops the connection without an answer, as a crashed server does.
 func hangUp(http.ResponseWriter) { panic(http.ErrAbortHandler) }
 
-func run(t *testing.T, o Options, steps ...func(w http.ResponseWriter)) (Result, error, *script, []time.Duration) {
+// outcome is one run of the client against a script.
+type outcome struct {
+	res   Result
+	err   error
+	srv   *script
+	waits []time.Duration
+}
+
+func run(t *testing.T, o Options, steps ...func(w http.ResponseWriter)) outcome {
 	t.Helper()
 	s := &script{steps: steps}
 	srv := httptest.NewServer(s)
@@ -51,7 +59,7 @@ func run(t *testing.T, o Options, steps ...func(w http.ResponseWriter)) (Result,
 	var waits []time.Duration
 	c.sleep = func(ctx context.Context, d time.Duration) error { waits = append(waits, d); return nil }
 	res, err := c.Charge(context.Background(), Intent{AmountCents: 4000, Currency: "GBP", CardToken: "tok_visa"})
-	return res, err, s, waits
+	return outcome{res, err, s, waits}
 }
 
 func fast() Options {
@@ -63,7 +71,8 @@ func fast() Options {
 // TestRetriesWithOneKey: every retryable answer is retried, with the one key
 // minted for the intent, until the final answer.
 func TestRetriesWithOneKey(t *testing.T) {
-	res, err, s, waits := run(t, fast(), hangUp, status(503), status(429), status(409, "Retry-After", "2"), status(502), status(201))
+	o := run(t, fast(), hangUp, status(503), status(429), status(409, "Retry-After", "2"), status(502), status(201))
+	res, err, s, waits := o.res, o.err, o.srv, o.waits
 	if err != nil || !res.Charged() || res.Attempts != 6 {
 		t.Fatalf("%+v, %v; want charged on attempt 6", res, err)
 	}
@@ -98,7 +107,8 @@ func TestFinalAnswersAreNotRetried(t *testing.T) {
 		},
 		"replayed charge": status(201, "Idempotent-Replay", "true"),
 	} {
-		res, err, s, _ := run(t, fast(), step)
+		o := run(t, fast(), step)
+		res, err, s := o.res, o.err, o.srv
 		if err != nil || !res.Final || res.Attempts != 1 || len(s.keys) != 1 {
 			t.Errorf("%s: %+v, %v after %d requests; want final after one", name, res, err, len(s.keys))
 		}
@@ -124,7 +134,8 @@ func TestAttemptTimeoutIsRetried(t *testing.T) {
 	o := fast()
 	o.AttemptTimeout = 50 * time.Millisecond
 	slow := func(w http.ResponseWriter) { time.Sleep(300 * time.Millisecond); status(201)(w) }
-	res, err, s, _ := run(t, o, slow, status(201, "Idempotent-Replay", "true"))
+	out := run(t, o, slow, status(201, "Idempotent-Replay", "true"))
+	res, err, s := out.res, out.err, out.srv
 	if err != nil || !res.Charged() || !res.Replayed || res.Attempts != 2 || s.keys[0] != s.keys[1] {
 		t.Fatalf("%+v, %v, keys %q", res, err, s.keys)
 	}
