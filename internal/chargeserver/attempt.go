@@ -78,8 +78,7 @@ func (d *driver) drive(ctx context.Context, rec store.Record) (outcome, error) {
 		}
 		out = responseFor(rec, req, res, d.now())
 	case errors.Is(err, processor.ErrRejected):
-		p := newProblem(402, "charge_rejected", "the payment processor refused the charge; nothing was charged")
-		out = outcome{resp: store.Response{Status: 402, Body: p.body()}, name: outcomeRejected}
+		out = rejected()
 	case rec.Attempts >= d.maxAttempts || d.now().Sub(rec.CreatedAt) >= d.maxAge:
 		p := newProblem(502, "charge_outcome_unknown", fmt.Sprintf(
 			"the payment processor did not confirm the charge in %d attempts; it is left to reconciliation, do not retry it under a new key", rec.Attempts))
@@ -130,6 +129,12 @@ func responseFor(rec store.Record, req chargeRequest, res processor.Result, now 
 		Description: req.Description, Status: res.Status, ProcessorKey: rec.ProcessorKey, CreatedAt: now.Truncate(time.Millisecond)}
 	body, _ := json.Marshal(toJSON(ch))
 	return outcome{resp: store.Response{Status: 201, Body: body, Charge: &ch}, name: outcomeCreated}
+}
+
+// rejected is the answer to a definite refusal by the processor.
+func rejected() outcome {
+	p := newProblem(402, "charge_rejected", "the payment processor refused the charge; nothing was charged")
+	return outcome{resp: store.Response{Status: 402, Body: p.body()}, name: outcomeRejected}
 }
 
 // newOwner names one attempt; the lease belongs to it alone.

@@ -174,3 +174,15 @@ func TestReconcileChecksWhatClientsWereTold(t *testing.T) {
 		}
 	})
 }
+
+// TestKeylessRefusalIsNotUnavailable: during a rollout a keyless POST the
+// processor refuses is told "not charged" (402), not "retry" (503).
+func TestKeylessRefusalIsNotUnavailable(t *testing.T) {
+	cfg := testConfig(sqliteDSN(t))
+	cfg.RequireIdempotencyKey = false
+	h := newHarness(t, cfg, nil)
+	h.ledger.SetFaults(processor.Faults{Reject: 1})
+	if r := h.mustPost(t, keyA, "", okBody); r.Status != 402 || r.code() != "charge_rejected" {
+		t.Fatalf("keyless refusal: %d %s", r.Status, r.Body)
+	}
+}

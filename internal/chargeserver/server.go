@@ -285,11 +285,16 @@ func (s *Server) chargeWithoutKey(w http.ResponseWriter, r *http.Request, accoun
 	rec := store.Record{Scope: store.Scope{Account: account}, ProcessorKey: newOwner("nokey")}
 	res, err := s.driver.proc.Charge(ctx, processor.Request{Key: rec.ProcessorKey, Account: account, AmountCents: req.AmountCents,
 		Currency: req.Currency, CardToken: req.CardToken, Description: req.Description})
-	if err != nil {
+	var out outcome
+	switch {
+	case errors.Is(err, processor.ErrRejected):
+		out = rejected()
+	case err != nil:
 		s.unavailable(w, "processor", err)
 		return
+	default:
+		out = responseFor(rec, req, res, s.now())
 	}
-	out := responseFor(rec, req, res, s.now())
 	resp := out.resp
 	if resp.Charge != nil {
 		if err := s.store.InsertCharge(ctx, *resp.Charge); err != nil {
