@@ -86,6 +86,8 @@ type dropper struct {
 	every   int64
 	seen    atomic.Int64
 	dropped atomic.Int64
+	// unavailable counts the 503s the server gave, dropped or not.
+	unavailable atomic.Int64
 }
 
 func (d *dropper) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -101,6 +103,9 @@ func (d *dropper) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	b, err := io.ReadAll(resp.Body)
 	resp.Body.Close()
+	if resp.StatusCode == http.StatusServiceUnavailable {
+		d.unavailable.Add(1)
+	}
 	if err != nil || d.seen.Add(1)%d.every == 0 {
 		d.dropped.Add(1)
 		panic(http.ErrAbortHandler) // hang up without a word
@@ -124,25 +129,26 @@ func TestClientExactlyOnceUnderFaults(t *testing.T) {
 		cfg := faultConfig(db)
 		h, proc := startOverHTTP(t, cfg)
 		ctx := context.Background()
-		if err := proc.SetFaults(ctx, processor.Faults{FailAfter: 8, FailBefore: 4}); err != nil {
+		// First a second of processor timeouts, then 12 failures, 8 of
+		// them after charging, then health.
+		const counted = 12
+		if err := proc.SetFaults(ctx, processor.Faults{Latency: 3 * cfg.ProcessorTimeout}); err != nil {
 			t.Fatal(err)
 		}
+		heal := time.AfterFunc(time.Second, func() {
+			_ = proc.SetFaults(ctx, processor.Faults{FailAfter: 8, FailBefore: counted - 8})
+		})
+		defer heal.Stop()
 		d := &dropper{target: h.url, client: newClientWithTimeout(30 * time.Second), every: 3}
 		proxy := httptest.NewServer(d)
 		defer proxy.Close()
-		slow := time.AfterFunc(200*time.Millisecond, func() {
-			// Processor timeouts for a while, then health.
-			_ = proc.SetFaults(ctx, processor.Faults{Latency: 3 * cfg.ProcessorTimeout})
-			time.Sleep(time.Second)
-			_ = proc.SetFaults(ctx, processor.Faults{})
-		})
-		defer slow.Stop()
 		results := sendIntents(t, proxy.URL, intents)
 		retried := oneChargePerIntent(t, results, h.store, proc)
-		if d.dropped.Load() == 0 || retried == 0 {
-			t.Fatalf("no answer was dropped (%d) or no intent retried (%d): the run proves nothing", d.dropped.Load(), retried)
+		if d.dropped.Load() == 0 || retried == 0 || d.unavailable.Load() <= counted {
+			t.Fatalf("answers dropped %d, intents retried %d, 503s %d (timeouts are the 503s beyond %d): a fault never bit, the run proves nothing",
+				d.dropped.Load(), retried, d.unavailable.Load(), counted)
 		}
-		t.Logf("%d intents, %d answers dropped, %d intents retried", intents, d.dropped.Load(), retried)
+		t.Logf("%d intents, %d answers dropped, %d 503s, %d intents retried", intents, d.dropped.Load(), d.unavailable.Load(), retried)
 	})
 }
 
