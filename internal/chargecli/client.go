@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"os/signal"
 	"syscall"
@@ -57,7 +58,10 @@ func runChargeClient(ctx context.Context, e *env, o *chargeClientOptions) error 
 	if o.opts.APIKey == "" {
 		o.opts.APIKey = e.Getenv(apiKeyEnv)
 	}
+	u, err := url.Parse(o.opts.URL)
 	switch {
+	case err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "":
+		return usageErr("--url must be an http:// or https:// URL of the charges endpoint")
 	case o.opts.APIKey == "":
 		return usageErr("an API key is needed: --api-key or $%s", apiKeyEnv)
 	case o.intent.AmountCents <= 0:
