@@ -186,3 +186,23 @@ func TestKeylessRefusalIsNotUnavailable(t *testing.T) {
 		t.Fatalf("keyless refusal: %d %s", r.Status, r.Body)
 	}
 }
+
+// TestReconcileComparesAccounts: a charge row on another account than the
+// processor charged is a difference, even when amount and currency agree.
+func TestReconcileComparesAccounts(t *testing.T) {
+	h := newHarness(t, testConfig(sqliteDSN(t)), nil)
+	ctx := context.Background()
+	res, err := h.ledger.Charge(ctx, processor.Request{Key: "pk_acct", Account: acctA, AmountCents: 4000, Currency: "GBP", CardToken: "tok_visa"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := h.store.InsertCharge(ctx, store.Charge{ID: res.ID, Account: acctB, AmountCents: 4000, Currency: "GBP",
+		Status: "succeeded", ProcessorKey: "pk_acct", CreatedAt: time.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	diffs, err := Reconcile(ctx, h.store, h.ledger)
+	want := "charge " + res.ID + ": recorded 4000 GBP for acct_b, processor has 4000 GBP for acct_a"
+	if err != nil || len(diffs) != 1 || diffs[0] != want {
+		t.Fatalf("diffs %q, %v; want %q", diffs, err, want)
+	}
+}

@@ -73,8 +73,9 @@ func (l *ledgers) tables() []string {
 		switch {
 		case !ok:
 			diffs = append(diffs, fmt.Sprintf("charge %s is recorded but the processor has no successful charge with that id", c.ID))
-		case r.AmountCents != c.AmountCents || r.Currency != c.Currency || r.Key != c.ProcessorKey:
-			diffs = append(diffs, fmt.Sprintf("charge %s: recorded %d %s, processor has %d %s", c.ID, c.AmountCents, c.Currency, r.AmountCents, r.Currency))
+		case r.AmountCents != c.AmountCents || r.Currency != c.Currency || r.Key != c.ProcessorKey || r.Account != c.Account:
+			diffs = append(diffs, fmt.Sprintf("charge %s: recorded %d %s for %s, processor has %d %s for %s",
+				c.ID, c.AmountCents, c.Currency, c.Account, r.AmountCents, r.Currency, r.Account))
 		}
 	}
 	for _, r := range l.recs {
