@@ -18,6 +18,9 @@ type Metrics struct {
 
 	Replays, InProgress, KeyReused, WithoutKey atomic.Int64
 	ReaperRuns, Reaped, PrunerRuns, Pruned     atomic.Int64
+	// GaveUp counts claims settled as "unresolved" (502
+	// charge_outcome_unknown), by a request or the reaper.
+	GaveUp atomic.Int64
 }
 
 func newMetrics() *Metrics { return &Metrics{outcomes: map[string]*atomic.Int64{}} }
@@ -74,6 +77,7 @@ func (m *Metrics) WriteTo(w io.Writer) (int64, error) {
 		{"chargeserver_reaped_total", "Stale attempts the reaper resolved.", &m.Reaped},
 		{"chargeserver_pruner_runs_total", "Pruner runs.", &m.PrunerRuns},
 		{"chargeserver_pruned_keys_total", "Idempotency keys deleted past retention.", &m.Pruned},
+		{"chargeserver_gave_up_total", "Claims stored as unresolved after --max-attempts or --max-unresolved-age; reconcile each with the processor.", &m.GaveUp},
 	} {
 		p("# HELP %s %s\n# TYPE %s counter\n%s %d\n", c.name, c.help, c.name, c.name, c.v.Load())
 	}

@@ -64,7 +64,8 @@ func TestUnknownIsRedrivenThenBounded(t *testing.T) {
 		if r.Status != 502 || !r.replayed() || r.code() != "charge_outcome_unknown" || !strings.Contains(string(r.Body), "3 attempts") {
 			t.Fatalf("after the bound: %d replay=%v %s", r.Status, r.replayed(), r.Body)
 		}
-		metricsHave(t, h, `chargeserver_claims{state="stale"} 0`, `chargeserver_claims{state="in_progress"} 0`, `chargeserver_claims{state="completed"} 1`)
+		metricsHave(t, h, `chargeserver_claims{state="stale"} 0`, `chargeserver_claims{state="in_progress"} 0`, `chargeserver_claims{state="completed"} 1`,
+			"chargeserver_gave_up_total 1")
 	})
 }
 
@@ -83,8 +84,8 @@ func TestUnresolvedAgeBound(t *testing.T) {
 	if r.Status != 502 || r.replayed() || r.code() != "charge_outcome_unknown" {
 		t.Fatalf("retry past the age bound: %d replay=%v %s", r.Status, r.replayed(), r.Body)
 	}
-	if n := h.server.Metrics().Outcome(outcomeUnresolved); n != 1 {
-		t.Fatalf("unresolved outcomes counted %d", n)
+	if n, g := h.server.Metrics().Outcome(outcomeUnresolved), h.server.Metrics().GaveUp.Load(); n != 1 || g != 1 {
+		t.Fatalf("unresolved outcomes counted %d, gave up %d; want 1 each", n, g)
 	}
 }
 

@@ -73,6 +73,7 @@ func (r *Reaper) resolve(ctx context.Context, rec store.Record, now time.Time) b
 	}
 	r.log.Info("reaper: resolved stale attempt", "account", rec.Account, "key", idem.Redact(rec.Key), "status", out.resp.Status, "outcome", out.name)
 	if out.recorded && out.name == outcomeUnresolved {
+		r.metrics.GaveUp.Add(1)
 		r.log.Error("reaper: gave up on an unresolved claim; reconcile it with the processor", "account", rec.Account, "key", idem.Redact(rec.Key), "attempts", rec.Attempts)
 	}
 	return out.recorded

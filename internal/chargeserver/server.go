@@ -209,6 +209,9 @@ func (s *Server) execute(w http.ResponseWriter, r *http.Request, rec store.Recor
 		return
 	}
 	s.metrics.request(out.name)
+	if out.name == outcomeUnresolved {
+		s.metrics.GaveUp.Add(1)
+	}
 	s.log.Info("charge", "account", rec.Account, "key", idem.Redact(rec.Key), "status", out.resp.Status)
 	writeBody(w, out.resp.Status, out.resp.Body)
 }
