@@ -88,7 +88,6 @@ var commands = []func(*Env) *cobra.Command{
 	newProbeCmd,
 	newLintCmd,
 	newInitCmd,
-	newChargeServerCmd,
 	newReviewCmd,
 	newLockCmd,
 }
