@@ -56,6 +56,10 @@ func (e *MissingError) Error() string { return e.Msg }
 // with the default branch (origin/HEAD, then main, then master); else HEAD~1;
 // else, in a repository with one commit or none, the empty tree.
 func (r *Repo) ResolveBase(ref string) (Base, error) {
+	if strings.HasPrefix(ref, "-") {
+		// Never echoed into a suggested command: git would read it as an option.
+		return Base{}, &MissingError{fmt.Sprintf("base %q begins with '-': a ref name cannot, name a branch, tag or commit", ref)}
+	}
 	if ref != "" {
 		if c := r.commit(ref); c != "" {
 			return Base{Commit: c, Why: ref}, nil
@@ -63,9 +67,9 @@ func (r *Repo) ResolveBase(ref string) (Base, error) {
 		if r.shallow() {
 			return Base{}, &MissingError{fmt.Sprintf(
 				"base %s is not in this shallow clone; fetch it with `git fetch origin %s` "+
-					"(or deepen the clone: `git fetch --deepen=100`, or check out with fetch-depth: 0)", ref, ref)}
+					"(or deepen the clone: `git fetch --deepen=100`, or check out with fetch-depth: 0)", ref, ShellQuote(ref))}
 		}
-		return Base{}, &MissingError{fmt.Sprintf("base %s: no such commit in this repository; fetch it with `git fetch origin %s`", ref, ref)}
+		return Base{}, &MissingError{fmt.Sprintf("base %s: no such commit in this repository; fetch it with `git fetch origin %s`", ref, ShellQuote(ref))}
 	}
 	head := r.commit("HEAD")
 	if head == "" {
@@ -94,6 +98,28 @@ func (r *Repo) ResolveBase(ref string) (Base, error) {
 		return Base{}, &MissingError{"HEAD~1 is not in this shallow clone; fetch it with `git fetch --deepen=1`, or name the base with --base"}
 	}
 	return Base{Commit: source.EmptyTree, Why: "the first commit"}, nil
+}
+
+// ResolveStaged picks the base of `review --staged`: HEAD, since a commit
+// changes what the index holds relative to it; before the first commit, the
+// empty tree.
+func (r *Repo) ResolveStaged() Base {
+	if head := r.commit("HEAD"); head != "" {
+		return Base{Commit: head, Why: "HEAD"}
+	}
+	return Base{Commit: source.EmptyTree, Why: "no commits yet"}
+}
+
+// ShellQuote quotes s for a POSIX shell when it holds anything but the
+// characters a ref or path usually has, so a suggested command pastes safely.
+func ShellQuote(s string) string {
+	safe := s != "" && strings.IndexFunc(s, func(c rune) bool {
+		return !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.ContainsRune("-_./:@+=^~", c))
+	}) < 0
+	if safe {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 func shortRef(ref string) string {

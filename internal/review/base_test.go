@@ -239,3 +239,29 @@ func TestResolveBaseShallow(t *testing.T) {
 		t.Errorf("after deepening: ResolveBase(HEAD~1) = %+v, %v", b, err)
 	}
 }
+
+// A suggested command is pasted into a shell: the ref in it is quoted, and a
+// ref that looks like an option is refused rather than suggested.
+func TestResolveBaseSuggestionQuoted(t *testing.T) {
+	r := newRepo(t, "main")
+	r.write("a", "1")
+	r.commit("c1")
+	repo := r.repo()
+
+	_, err := repo.ResolveBase("--upload-pack=touch X")
+	var me *MissingError
+	if !errors.As(err, &me) {
+		t.Fatalf("err = %v (%T), want *MissingError", err, err)
+	}
+	if strings.Contains(me.Msg, "git fetch") || !strings.Contains(me.Msg, "begins with '-'") {
+		t.Errorf("a ref beginning with '-': message %q, want a refusal that suggests no command", me.Msg)
+	}
+
+	_, err = repo.ResolveBase("feature branch;touch X")
+	if !errors.As(err, &me) {
+		t.Fatalf("err = %v (%T), want *MissingError", err, err)
+	}
+	if want := "git fetch origin 'feature branch;touch X'"; !strings.Contains(me.Msg, want) {
+		t.Errorf("message %q, want the ref quoted: %s", me.Msg, want)
+	}
+}

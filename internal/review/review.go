@@ -23,7 +23,8 @@ type Options struct {
 	Dir   string
 	Base  string
 	Paths []string
-	// Staged compares the index with the base instead of the working tree.
+	// Staged compares the index instead of the working tree, with HEAD
+	// unless Base is given: what the commit being made changes.
 	Staged bool
 	// Globs select the contract files (repository-relative).
 	Globs []string
@@ -52,9 +53,11 @@ func Run(o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	base, err := repo.ResolveBase(o.Base)
-	if err != nil {
-		return nil, err
+	base := repo.ResolveStaged()
+	if !o.Staged || o.Base != "" {
+		if base, err = repo.ResolveBase(o.Base); err != nil {
+			return nil, err
+		}
 	}
 	changes, err := repo.changedFiles(o.Dir, base.Commit, o.Staged, o.Paths)
 	if err != nil {

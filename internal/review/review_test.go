@@ -247,3 +247,48 @@ func TestRunUnmatchedEvidenceNamedTwice(t *testing.T) {
 		t.Errorf("evidence given twice changes Unmatched (-want +got):\n%s", d)
 	}
 }
+
+// --staged is what this commit changes: the index against HEAD. A break
+// already committed on the branch must not block every later harmless
+// commit to the same file.
+func TestRunStagedComparesWithHead(t *testing.T) {
+	r := newRepo(t, "main")
+	r.write("api/pets.yaml", pets("name", "age"))
+	r.commit("v1")
+	r.git("checkout", "-q", "-b", "feature")
+	r.write("api/pets.yaml", pets("name"))
+	head := r.commit("the break, already committed")
+	r.write("api/pets.yaml", pets("name", "tag"))
+	r.git("add", "api/pets.yaml")
+
+	o := options(r.top)
+	o.Staged = true
+	res, err := Run(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Base.Commit != head || res.Base.Why != "HEAD" {
+		t.Errorf("Base = %+v, want HEAD (%s)", res.Base, head)
+	}
+	if len(res.Findings) != 0 {
+		t.Errorf("a harmless staged change after a committed break: findings %+v, want none", res.Findings)
+	}
+
+	// A staged deletion is this commit's own change.
+	r.git("rm", "-q", "-f", "api/pets.yaml")
+	if res, err = Run(o); err != nil {
+		t.Fatal(err)
+	}
+	if !hasRule(res.Findings, "contract-file-removed") {
+		t.Errorf("a staged deletion: findings %+v, want contract-file-removed", res.Findings)
+	}
+
+	// --base keeps the pull-request view.
+	o.Base = "main"
+	if res, err = Run(o); err != nil {
+		t.Fatal(err)
+	}
+	if res.Base.Why != "main" {
+		t.Errorf("--staged --base main: Base = %+v", res.Base)
+	}
+}
