@@ -38,6 +38,8 @@ type common struct {
 	config string
 	cfg    *config.Config
 	flags  *pflag.FlagSet
+	// review is what `review` compared, for the report; nil elsewhere.
+	review *report.Review
 }
 
 func (c *common) register(cmd *cobra.Command) {
@@ -150,7 +152,7 @@ func (c *common) emit(e *Env, fs []rules.Finding, reg *rules.Registry) error {
 		return usageErr("--format: %v", err)
 	}
 	err = c.st.Measure("report", func() error {
-		return rep.Write(w, &report.Report{Findings: fs, Rules: reg, Tool: "contractlint", Version: Version()})
+		return rep.Write(w, &report.Report{Findings: fs, Rules: reg, Tool: "contractlint", Version: Version(), Review: c.review})
 	})
 	if err != nil {
 		return usageErr("writing the report: %v", err)

@@ -42,6 +42,12 @@ func (g *GitHub) Write(w io.Writer, r *Report) error {
 			workflowProperty("contractlint"), hidden, annotationsPerLevel, where)
 	}
 	s := r.Summarize()
+	if v := r.Review; v != nil {
+		fmt.Fprintf(bw, "contractlint: compared against %s\n", Clean(v.Base))
+		for _, n := range v.NotReviewed {
+			fmt.Fprintf(bw, "::warning title=%s::not reviewed: %s\n", workflowProperty("contractlint"), workflowData(n))
+		}
+	}
 	fmt.Fprintf(bw, "contractlint: %d findings (%d errors, %d warnings, %d info), %d annotated\n",
 		s.Findings, s.Errors, s.Warnings, s.Infos, shown)
 	if err := bw.Flush(); err != nil {

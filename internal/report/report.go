@@ -18,6 +18,8 @@ type Report struct {
 	// Tool and Version identify contractlint in machine-readable formats.
 	Tool    string
 	Version string
+	// Review is set by `review`: the base and what was compared.
+	Review *Review
 }
 
 // Summary counts findings by severity.

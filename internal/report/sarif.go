@@ -39,7 +39,16 @@ type sarifLog struct {
 type sarifRun struct {
 	Tool        sarifTool         `json:"tool"`
 	Invocations []sarifInvocation `json:"invocations,omitempty"`
-	Results     []sarifResult     `json:"results"`
+	// Provenance names the base a review compared against.
+	Provenance []sarifVersionControl `json:"versionControlProvenance,omitempty"`
+	Results    []sarifResult         `json:"results"`
+}
+
+type sarifVersionControl struct {
+	RepositoryURI string            `json:"repositoryUri"`
+	RevisionID    string            `json:"revisionId,omitempty"`
+	Branch        string            `json:"branch,omitempty"`
+	Properties    map[string]string `json:"properties,omitempty"`
 }
 
 type sarifTool struct {
@@ -146,6 +155,10 @@ func (s SARIF) Write(w io.Writer, r *Report) error {
 			Level:   "warning",
 			Message: sarifMessage{Text: fmt.Sprintf("%d less severe findings left out: at most %d results are written per run", left, limit)},
 		}}}}
+	}
+	if v := r.Review; v != nil && v.RepositoryURI != "" {
+		run.Provenance = []sarifVersionControl{{RepositoryURI: v.RepositoryURI, RevisionID: v.BaseCommit,
+			Branch: Clean(v.BaseRef), Properties: map[string]string{"role": "base", "comparedAgainst": Clean(v.Base)}}}
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
@@ -263,6 +276,10 @@ func helpMarkdown(rule *rules.Rule, doc string) string {
 // codeFence returns a backtick fence longer than any run of backticks in s,
 // so an example can never close its own block.
 func codeFence(s string) string {
+	return strings.Repeat("`", max(3, longestBackticks(s)+1))
+}
+
+func longestBackticks(s string) int {
 	longest, run := 0, 0
 	for _, r := range s {
 		if r == '`' {
@@ -272,7 +289,7 @@ func codeFence(s string) string {
 			run = 0
 		}
 	}
-	return strings.Repeat("`", max(3, longest+1))
+	return longest
 }
 
 func sarifResultFor(f rules.Finding, ruleIndex int, seen map[string]int) sarifResult {

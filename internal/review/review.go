@@ -28,6 +28,9 @@ type Options struct {
 	Staged bool
 	// Globs select the contract files (repository-relative).
 	Globs []string
+	// GlobsFrom names the config that gave Globs ("" for the built-in
+	// ones); a glob of its that matches no file is an error.
+	GlobsFrom string
 	// HistoryDepth bounds the commits read per .proto file for field
 	// numbers; 0 reads all, a negative value none.
 	HistoryDepth int
@@ -36,9 +39,16 @@ type Options struct {
 
 // Result is what a review found.
 type Result struct {
-	Base     Base
-	Files    []FileChange // the contract files reviewed
-	Findings []rules.Finding
+	Base  Base
+	Files []FileChange // the contract files reviewed
+	// Compared counts the contracts compared (or linted, or reported
+	// deleted): 0 means no contract changed.
+	Compared int
+	// NotReviewed names what changed but was not compared, with why.
+	NotReviewed []string
+	// RemoteURI is origin's URL without credentials, "" when unknown.
+	RemoteURI string
+	Findings  []rules.Finding
 	// Unmatched are the evidence entries (--readers) that matched no
 	// operation or message of any contract compared: one evidence folder
 	// serves every contract, so an entry that misses one contract is normal,
@@ -59,15 +69,21 @@ func Run(o Options) (*Result, error) {
 			return nil, err
 		}
 	}
-	changes, err := repo.changedFiles(o.Dir, base.Commit, o.Staged, o.Paths)
-	if err != nil {
-		return nil, err
-	}
 	oldSrc, err := source.OpenRev(repo.Top, base.Commit)
 	if err != nil {
 		return nil, err
 	}
 	defer oldSrc.Close()
+	if err := repo.checkPaths(o.Dir, o.Paths, oldSrc); err != nil {
+		return nil, err
+	}
+	if err := repo.checkGlobs(o.Globs, o.GlobsFrom, base.Commit); err != nil {
+		return nil, err
+	}
+	changes, err := repo.changedFiles(o.Dir, base.Commit, o.Staged, o.Paths)
+	if err != nil {
+		return nil, err
+	}
 	var newSrc source.Source
 	if o.Staged {
 		idx, err := source.OpenIndex(repo.Top)
@@ -83,7 +99,7 @@ func Run(o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := &Result{Base: base}
+	res := &Result{Base: base, RemoteURI: repo.RemoteURI()}
 	misses := &evidenceMisses{count: map[readers.Entry]int{}, compared: map[rules.Format]int{}}
 	if o.Pipeline.Readers != nil {
 		o.Pipeline.Unmatched = misses.add
@@ -108,6 +124,7 @@ func Run(o Options) (*Result, error) {
 		return nil, probs
 	}
 	rules.SortFindings(res.Findings)
+	res.Compared = len(res.Files)
 	res.Unmatched = misses.everywhere()
 	return res, nil
 }

@@ -42,7 +42,7 @@ func TestRunOpenAPIChange(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := (Base{Commit: head, Why: "merge base with main"}); res.Base != want {
+	if want := (Base{Commit: head, Ref: "main", Why: "merge base of HEAD"}); res.Base != want {
 		t.Errorf("Base = %+v, want %+v", res.Base, want)
 	}
 	want := []FileChange{{Status: Modified, Old: "api/pets.yaml", New: "api/pets.yaml"}}
@@ -267,7 +267,7 @@ func TestRunStagedComparesWithHead(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Base.Commit != head || res.Base.Why != "HEAD" {
+	if res.Base.Commit != head || res.Base.Ref != "HEAD" {
 		t.Errorf("Base = %+v, want HEAD (%s)", res.Base, head)
 	}
 	if len(res.Findings) != 0 {
@@ -288,7 +288,58 @@ func TestRunStagedComparesWithHead(t *testing.T) {
 	if res, err = Run(o); err != nil {
 		t.Fatal(err)
 	}
-	if res.Base.Why != "main" {
+	if res.Base.Ref != "main" {
 		t.Errorf("--staged --base main: Base = %+v", res.Base)
+	}
+}
+
+// A typo'd path or contracts glob must not pass as "nothing changed".
+func TestRunPathMatchesNothing(t *testing.T) {
+	r := newRepo(t, "main")
+	r.write("api/pets.yaml", pets("name", "age"))
+	r.write("old/gone.yaml", pets("name"))
+	r.commit("v1")
+	r.remove("old/gone.yaml")
+
+	o := options(r.top)
+	o.Paths = []string{"apis/"}
+	_, err := Run(o)
+	if err == nil || !strings.Contains(err.Error(), `path "apis/" matches no file`) {
+		t.Errorf("a path that matches nothing: err = %v, want one naming it", err)
+	}
+	// A path that only the base has (a deleted file) is a real path.
+	o.Paths = []string{"old/gone.yaml"}
+	res, err := Run(o)
+	if err != nil || !hasRule(res.Findings, "contract-file-removed") {
+		t.Errorf("a deleted path: %v, %+v; want contract-file-removed", err, res)
+	}
+
+	o = options(r.top)
+	o.Globs, o.GlobsFrom = []string{"apis/**/*.yaml", "api/*.yaml"}, ".contractlint.yaml"
+	_, err = Run(o)
+	if err == nil || !strings.Contains(err.Error(), `.contractlint.yaml: contracts glob "apis/**/*.yaml" matches no file`) {
+		t.Errorf("a contracts glob that matches nothing: err = %v, want one naming it", err)
+	}
+}
+
+// "Nothing to compare" and "compared, no findings" are different answers.
+func TestRunCountsCompared(t *testing.T) {
+	r := newRepo(t, "main")
+	r.write("api/pets.yaml", pets("name"))
+	r.write("api/shop.yaml", getDoc("shop", "/shop", "", "id"))
+	r.commit("v1")
+	res, err := Run(options(r.top))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Compared != 0 {
+		t.Errorf("nothing changed: Compared = %d", res.Compared)
+	}
+	r.write("api/pets.yaml", pets("name", "tag"))
+	if res, err = Run(options(r.top)); err != nil {
+		t.Fatal(err)
+	}
+	if res.Compared != 1 || len(res.Findings) != 0 {
+		t.Errorf("one harmless change: Compared = %d, findings %+v; want 1 and none", res.Compared, res.Findings)
 	}
 }
