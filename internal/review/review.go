@@ -95,11 +95,16 @@ func Run(o Options) (*Result, error) {
 	} else if newSrc, err = source.OpenDir(repo.Top); err != nil {
 		return nil, err
 	}
-	lock, err := ReadLock(newSrc)
+	lock, weakened, err := readLocks(oldSrc, newSrc)
 	if err != nil {
 		return nil, err
 	}
 	res := &Result{Base: base, RemoteURI: repo.RemoteURI()}
+	if weakened != nil {
+		if res.Findings, err = reportChange("lock-file-weakened", *weakened, o.Pipeline); err != nil {
+			return nil, err
+		}
+	}
 	misses := &evidenceMisses{count: map[readers.Entry]int{}, compared: map[rules.Format]int{}}
 	if o.Pipeline.Readers != nil {
 		o.Pipeline.Unmatched = misses.add
@@ -200,22 +205,28 @@ func side(src source.Source, name string) pipeline.Side {
 
 func isProto(name string) bool { return strings.EqualFold(path.Ext(name), ".proto") }
 
-// removed reports a deleted contract through the contract-file-removed rule,
-// so config, severity overrides and path ignores apply to it as to any rule.
+// removed reports a deleted contract through the contract-file-removed rule.
 func removed(name string, po pipeline.Options) ([]rules.Finding, error) {
-	r, ok := po.Registry.Get("contract-file-removed")
-	if !ok {
-		return nil, fmt.Errorf("rule contract-file-removed is not registered")
-	}
-	reg, err := rules.NewRegistry([]*rules.Rule{r})
-	if err != nil {
-		return nil, err
-	}
 	format := rules.OpenAPI
 	if isProto(name) {
 		format = rules.Proto
 	}
 	ch := rules.Change{Kind: rules.Removed, Subject: rules.SubjectContract, Format: format,
 		Name: name, Path: name, OldLoc: rules.Location{File: name, Line: 1, Column: 1}}
+	return reportChange("contract-file-removed", ch, po)
+}
+
+// reportChange runs one rule over one change that only review sees (a
+// file deleted, the lock weakened), so config, severity overrides and path
+// ignores apply to it as to any rule.
+func reportChange(id string, ch rules.Change, po pipeline.Options) ([]rules.Finding, error) {
+	r, ok := po.Registry.Get(id)
+	if !ok {
+		return nil, fmt.Errorf("rule %s is not registered", id)
+	}
+	reg, err := rules.NewRegistry([]*rules.Rule{r})
+	if err != nil {
+		return nil, err
+	}
 	return rules.Run(reg, po.Settings, rules.DiffRule, &rules.Input{Changes: []rules.Change{ch}}), nil
 }
