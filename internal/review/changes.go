@@ -28,19 +28,23 @@ const (
 type FileChange struct {
 	Status   Status
 	Old, New string
+	// Also are changed .proto files an unchanged root imports, compared
+	// with it (a root reached through $refs needs none: loading it reads them).
+	Also []string
 }
 
 // changedFiles lists the files that differ between base and the working tree
 // (or the index when staged), with git's rename detection. Outside the index,
 // files git does not track yet count as added: a new contract is reviewed
 // before anyone remembers to `git add` it.
-func (r *Repo) changedFiles(dir, base string, staged bool, paths []string) ([]FileChange, error) {
+func (r *Repo) changedFiles(dir, base string, staged bool) ([]FileChange, error) {
 	args := []string{"diff", "--name-status", "-z", "--find-renames", "--no-ext-diff", "--no-textconv"}
 	if staged {
 		args = append(args, "--cached")
 	}
-	// Paths filter the result rather than limit git's view: a rename is
-	// only detected when git sees both of its sides.
+	// The whole tree, not only the paths asked for: a rename is only
+	// detected when git sees both of its sides, and a root is compared when
+	// a file it reaches changed, wherever that file is.
 	out, err := source.RunGit(dir, append(args, base, "--")...)
 	if err != nil {
 		return nil, err
@@ -58,8 +62,14 @@ func (r *Repo) changedFiles(dir, base string, staged bool, paths []string) ([]Fi
 			changes = append(changes, FileChange{Status: Added, New: name})
 		}
 	}
+	return changes, nil
+}
+
+// pathFilter returns whether a repository-relative name is one of the path
+// arguments (relative to dir) or inside one; with none, every name is.
+func pathFilter(dir string, paths []string) (func(string) bool, error) {
 	if len(paths) == 0 {
-		return changes, nil
+		return func(string) bool { return true }, nil
 	}
 	prefix, err := source.RunGit(dir, "rev-parse", "--show-prefix")
 	if err != nil {
@@ -69,9 +79,7 @@ func (r *Repo) changedFiles(dir, base string, staged bool, paths []string) ([]Fi
 	for _, p := range paths {
 		roots = append(roots, path.Join(strings.TrimSpace(string(prefix)), filepath.ToSlash(p)))
 	}
-	return slices.DeleteFunc(changes, func(c FileChange) bool {
-		return !under(c.New, roots) && !under(c.Old, roots)
-	}), nil
+	return func(name string) bool { return under(name, roots) }, nil
 }
 
 // under reports whether name is one of roots or inside one of them.

@@ -80,7 +80,11 @@ func Run(o Options) (*Result, error) {
 	if err := repo.checkGlobs(o.Globs, o.GlobsFrom, base.Commit); err != nil {
 		return nil, err
 	}
-	changes, err := repo.changedFiles(o.Dir, base.Commit, o.Staged, o.Paths)
+	changes, err := repo.changedFiles(o.Dir, base.Commit, o.Staged)
+	if err != nil {
+		return nil, err
+	}
+	inPaths, err := pathFilter(o.Dir, o.Paths)
 	if err != nil {
 		return nil, err
 	}
@@ -109,12 +113,18 @@ func Run(o Options) (*Result, error) {
 	if o.Pipeline.Readers != nil {
 		o.Pipeline.Unmatched = misses.add
 	}
-	var probs source.Problems
 	for _, c := range changes {
-		if !c.selected(oldSrc, newSrc, o.Globs) {
-			continue
+		if (inPaths(c.New) || inPaths(c.Old)) && c.selected(oldSrc, newSrc, o.Globs) {
+			res.Files = append(res.Files, c)
 		}
-		res.Files = append(res.Files, c)
+	}
+	reached, err := repo.reachedRoots(changes, res.Files, oldSrc, newSrc, o.Staged, inPaths, o)
+	if err != nil {
+		return nil, err
+	}
+	res.Files = append(res.Files, reached...)
+	var probs source.Problems
+	for _, c := range res.Files {
 		fs, err := repo.review(c, base, oldSrc, newSrc, lock, o)
 		var ps source.Problems
 		switch {
@@ -128,10 +138,86 @@ func Run(o Options) (*Result, error) {
 	if len(probs) > 0 {
 		return nil, probs
 	}
+	res.Findings = dedupe(res.Findings)
 	rules.SortFindings(res.Findings)
 	res.Compared = len(res.Files)
 	res.Unmatched = misses.everywhere()
 	return res, nil
+}
+
+// reachedRoots lists the contracts the change did not touch that reach a
+// file it did, through $refs or imports: each is compared whole, so a
+// change to a shared schema is judged by the operations that use it.
+func (r *Repo) reachedRoots(changes, compared []FileChange, oldSrc, newSrc source.Source, staged bool,
+	inPaths func(string) bool, o Options) ([]FileChange, error) {
+	changed := map[string]bool{}
+	for _, c := range changes {
+		changed[c.Old], changed[c.New] = true, true
+	}
+	delete(changed, "")
+	if len(changed) == 0 {
+		return nil, nil
+	}
+	for _, c := range compared {
+		changed[c.New] = true
+	}
+	args := []string{"ls-files", "-z", "--cached"}
+	if !staged {
+		args = append(args, "--others", "--exclude-standard")
+	}
+	out, err := r.git(args...)
+	if err != nil {
+		return nil, err
+	}
+	g := newGraph(o.Pipeline.Limits.Guard(newSrc, nil), o.Pipeline.ProtoPaths)
+	var reached []FileChange
+	for _, name := range source.SplitZ(out) {
+		if changed[name] || !inPaths(name) || !slices.ContainsFunc(o.Globs, func(gl string) bool { return rules.MatchGlob(gl, name) }) {
+			continue
+		}
+		if _, err := oldSrc.Stat(name); err != nil {
+			continue // new on this side: a change of its own
+		}
+		via := g.reaches(name, changed)
+		if len(via) == 0 || !isContract(newSrc, name, o.Globs) {
+			continue
+		}
+		c := FileChange{Status: Modified, Old: name, New: name}
+		if isProto(name) {
+			// A proto diff compares the files it is given, not their
+			// imports: the changed imports that exist on both sides join.
+			c.Also = slices.DeleteFunc(via, func(v string) bool {
+				_, errOld := oldSrc.Stat(v)
+				_, errNew := newSrc.Stat(v)
+				return !isProto(v) || errOld != nil || errNew != nil
+			})
+		}
+		reached = append(reached, c)
+	}
+	return reached, nil
+}
+
+// dedupe keeps one finding per rule, place and message: two roots reaching
+// one changed schema report its change once, with the operations of both.
+func dedupe(fs []rules.Finding) []rules.Finding {
+	type key struct {
+		rule, msg string
+		at        rules.Location
+	}
+	seen := map[key]int{}
+	out := fs[:0]
+	for _, f := range fs {
+		k := key{f.Rule, f.Message, f.Where}
+		if i, ok := seen[k]; ok {
+			ops := slices.Concat(out[i].Operations, f.Operations)
+			slices.Sort(ops)
+			out[i].Operations = slices.Compact(ops)
+			continue
+		}
+		seen[k] = len(out)
+		out = append(out, f)
+	}
+	return out
 }
 
 // evidenceMisses counts, for each evidence entry, the compared contracts of
@@ -196,11 +282,11 @@ func (r *Repo) review(c FileChange, base Base, oldSrc, newSrc source.Source, loc
 	case Added:
 		return pipeline.Lint(side(newSrc, c.New), po)
 	}
-	return pipeline.Diff(side(oldSrc, c.Old), side(newSrc, c.New), po)
+	return pipeline.Diff(side(oldSrc, c.Old, c.Also...), side(newSrc, c.New, c.Also...), po)
 }
 
-func side(src source.Source, name string) pipeline.Side {
-	return pipeline.Side{Src: src, Files: []string{name}, Display: func(s string) string { return s }}
+func side(src source.Source, name string, also ...string) pipeline.Side {
+	return pipeline.Side{Src: src, Files: append([]string{name}, also...), Display: func(s string) string { return s }}
 }
 
 func isProto(name string) bool { return strings.EqualFold(path.Ext(name), ".proto") }

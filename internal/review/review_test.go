@@ -343,3 +343,70 @@ func TestRunCountsCompared(t *testing.T) {
 		t.Errorf("one harmless change: Compared = %d, findings %+v; want 1 and none", res.Compared, res.Findings)
 	}
 }
+
+// orderAPI is an OpenAPI root whose GET route answers with schemas/order.yaml.
+func orderAPI(title, route string) string {
+	return "openapi: 3.0.3\ninfo: {title: " + title + ", version: \"1\"}\npaths:\n  " + route + ":\n    get:\n" +
+		"      responses:\n        \"200\":\n          description: ok\n          content:\n            application/json:\n" +
+		"              schema: {$ref: \"../schemas/order.yaml\"}\n"
+}
+
+// review compares contracts, not files: a change to a file that only a
+// $ref reaches (two steps away here) makes every root that reaches it
+// compared, and a finding in it is reported once, in the changed file.
+func TestRunRefGraph(t *testing.T) {
+	r := newRepo(t, "main")
+	r.write("api/orders.yaml", orderAPI("orders", "/orders"))
+	r.write("api/admin.yaml", orderAPI("admin", "/admin/orders"))
+	r.write("api/other.yaml", pets("name"))
+	r.write("schemas/order.yaml", "type: object\nproperties:\n  id: {type: string}\n  total: {$ref: \"money.yaml\"}\n")
+	r.write("schemas/money.yaml", "type: object\nproperties:\n  amount: {type: integer}\n  currency: {type: string}\n")
+	r.commit("v1")
+	r.write("schemas/money.yaml", "type: object\nproperties:\n  amount: {type: integer}\n")
+
+	res, err := Run(options(r.top))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs := findingsOf(res.Findings, "response-property-removed")
+	if len(fs) != 1 || fs[0].Where.File != "schemas/money.yaml" || fs[0].Where.Line != 4 {
+		t.Errorf("want one response-property-removed at schemas/money.yaml:4, got %+v", res.Findings)
+	}
+	if len(fs) == 1 && len(fs[0].Operations) != 2 {
+		t.Errorf("the finding should name both operations that reach it: %v", fs[0].Operations)
+	}
+	if res.Compared != 2 {
+		t.Errorf("Compared = %d, want the two roots that reach the change (orders, admin)", res.Compared)
+	}
+
+	// A path argument limits which roots are compared, not which changed
+	// files count.
+	o := options(r.top)
+	o.Paths = []string{"api/admin.yaml"}
+	if res, err = Run(o); err != nil {
+		t.Fatal(err)
+	}
+	if res.Compared != 1 || !hasRule(res.Findings, "response-property-removed") {
+		t.Errorf("limited to api/admin.yaml: Compared %d, findings %+v", res.Compared, res.Findings)
+	}
+}
+
+// A .proto file imported from outside the contracts globs is reached
+// through its importer.
+func TestRunImportGraph(t *testing.T) {
+	r := newRepo(t, "main")
+	r.write("api/shop.proto", "syntax = \"proto3\";\npackage shop;\nimport \"lib/money.proto\";\nmessage Charge {\n  lib.Money total = 1;\n}\n")
+	r.write("api/lib/money.proto", "syntax = \"proto3\";\npackage lib;\nmessage Money {\n  int64 units = 1;\n  string currency = 2;\n}\n")
+	r.commit("v1")
+	r.write("api/lib/money.proto", "syntax = \"proto3\";\npackage lib;\nmessage Money {\n  int64 units = 1;\n  int32 currency = 2;\n}\n")
+
+	o := options(r.top)
+	o.Globs = []string{"api/*.proto"}
+	res, err := Run(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Compared != 1 || !hasRule(res.Findings, "field-redefined") {
+		t.Errorf("Compared %d, findings %+v; want api/shop.proto compared and field-redefined in lib/money.proto", res.Compared, res.Findings)
+	}
+}
