@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -138,6 +140,22 @@ func (c *common) emit(e *Env, fs []rules.Finding, reg *rules.Registry) error {
 	if err != nil {
 		return err
 	}
+	if err := c.write(e, &report.Report{Findings: fs, Rules: reg, Review: c.review}); err != nil {
+		return err
+	}
+	if c.st != nil {
+		c.st.Write(e.Stderr)
+	}
+	for _, f := range fs {
+		if f.Severity >= threshold {
+			return &exitError{code: ExitFindings}
+		}
+	}
+	return nil
+}
+
+// write renders r in the chosen format to --output or standard output.
+func (c *common) write(e *Env, r *report.Report) error {
 	var w io.Writer = e.Stdout
 	if c.output != "" {
 		f, err := os.Create(c.output)
@@ -151,21 +169,30 @@ func (c *common) emit(e *Env, fs []rules.Finding, reg *rules.Registry) error {
 	if err != nil {
 		return usageErr("--format: %v", err)
 	}
-	err = c.st.Measure("report", func() error {
-		return rep.Write(w, &report.Report{Findings: fs, Rules: reg, Tool: "contractlint", Version: Version(), Review: c.review})
-	})
+	r.Tool, r.Version = "contractlint", Version()
+	err = c.st.Measure("report", func() error { return rep.Write(w, r) })
 	if err != nil {
 		return usageErr("writing the report: %v", err)
 	}
-	if c.st != nil {
-		c.st.Write(e.Stderr)
-	}
-	for _, f := range fs {
-		if f.Severity >= threshold {
-			return &exitError{code: ExitFindings}
-		}
-	}
 	return nil
+}
+
+// inputProblems reports unreadable input: exit 2 with every problem on
+// standard error and, in the formats a CI reads (github annotations, SARIF
+// notifications), in the report too, so the problem shows where findings do.
+func (c *common) inputProblems(e *Env, err error, reg *rules.Registry) error {
+	var ps source.Problems
+	if !errors.As(err, &ps) || (c.format != "github" && c.format != "sarif") {
+		return inputErr(err)
+	}
+	r := &report.Report{Rules: reg}
+	for _, p := range ps {
+		r.Problems = append(r.Problems, report.Problem{File: p.File, Line: p.Line, Column: p.Column, Msg: p.Msg})
+	}
+	if werr := c.write(e, r); werr != nil {
+		fmt.Fprintln(e.Stderr, "contractlint:", werr)
+	}
+	return inputErr(err)
 }
 
 func newDiffCmd(e *Env) *cobra.Command {
@@ -199,7 +226,7 @@ func newDiffCmd(e *Env) *cobra.Command {
 			}
 			fs, err := pipeline.Diff(old, nw, o)
 			if err != nil {
-				return inputErr(err)
+				return c.inputProblems(e, err, o.Registry)
 			}
 			return c.emit(e, fs, o.Registry)
 		},

@@ -55,6 +55,9 @@ func newReviewCmd(e *Env) *cobra.Command {
 			}
 			res, err := review.Run(o)
 			if err != nil {
+				if errors.As(err, new(source.Problems)) {
+					return c.inputProblems(e, err, po.Registry)
+				}
 				return reviewErr(err)
 			}
 			warnUnmatched(e, res.Unmatched)

@@ -72,3 +72,25 @@ func TestReviewNamesBase(t *testing.T) {
 		t.Errorf("markdown does not name the base in a code span:\n%s", buf.String())
 	}
 }
+
+// Input that could not be read is an ::error annotation and a SARIF
+// notification, valid against the schema, never a count that reads as a pass.
+func TestReportProblems(t *testing.T) {
+	r := testReport(t, nil)
+	r.Problems = []Problem{{File: "api/a,b.yaml", Line: 5, Column: 2, Msg: "not valid YAML\n::warning::x"}, {Msg: "no file"}}
+	var buf bytes.Buffer
+	if err := (&GitHub{}).Write(&buf, r); err != nil {
+		t.Fatal(err)
+	}
+	want := "::error file=api/a%2Cb.yaml,line=5,col=2,title=contractlint%3A cannot read the contract::not valid YAML ::warning::x\n" +
+		"::error title=contractlint%3A cannot read the contract::no file\n" +
+		"contractlint: 2 input problems could not be read; nothing was compared\n"
+	if buf.String() != want {
+		t.Errorf("github:\n%s\nwant:\n%s", buf.String(), want)
+	}
+	m := validateSARIF(t, sarifSchema(t), writeSARIF(t, r))
+	inv := m["runs"].([]any)[0].(map[string]any)["invocations"].([]any)[0].(map[string]any)
+	if inv["executionSuccessful"] != false || len(inv["toolExecutionNotifications"].([]any)) != 2 {
+		t.Errorf("SARIF invocation = %v", inv)
+	}
+}

@@ -89,8 +89,9 @@ type sarifInvocation struct {
 }
 
 type sarifNotification struct {
-	Level   string       `json:"level"`
-	Message sarifMessage `json:"message"`
+	Level     string          `json:"level"`
+	Message   sarifMessage    `json:"message"`
+	Locations []sarifLocation `json:"locations,omitempty"`
 }
 
 type sarifMessage struct {
@@ -155,6 +156,20 @@ func (s SARIF) Write(w io.Writer, r *Report) error {
 			Level:   "warning",
 			Message: sarifMessage{Text: fmt.Sprintf("%d less severe findings left out: at most %d results are written per run", left, limit)},
 		}}}}
+	}
+	if len(r.Problems) > 0 {
+		inv := sarifInvocation{ExecutionSuccessful: false}
+		if len(run.Invocations) > 0 {
+			inv.Notifications = run.Invocations[0].Notifications
+		}
+		for _, p := range r.Problems {
+			n := sarifNotification{Level: "error", Message: sarifMessage{Text: Clean(p.Msg)}}
+			if p.File != "" {
+				n.Locations = []sarifLocation{{PhysicalLocation: sarifPhysical(rules.Location{File: p.File, Line: p.Line, Column: p.Column})}}
+			}
+			inv.Notifications = append(inv.Notifications, n)
+		}
+		run.Invocations = []sarifInvocation{inv}
 	}
 	if v := r.Review; v != nil && v.RepositoryURI != "" {
 		run.Provenance = []sarifVersionControl{{RepositoryURI: v.RepositoryURI, RevisionID: v.BaseCommit,
