@@ -42,7 +42,13 @@ type common struct {
 	flags  *pflag.FlagSet
 	// review is what `review` compared, for the report; nil elsewhere.
 	review *report.Review
+	// also maps a format to the file --output-FORMAT names: one run writes
+	// every report a CI job needs.
+	also map[string]*string
 }
+
+// alsoFormats are the formats with an --output-FORMAT flag.
+var alsoFormats = []string{"json", "sarif", "markdown"}
 
 func (c *common) register(cmd *cobra.Command) {
 	f := cmd.Flags()
@@ -51,6 +57,10 @@ func (c *common) register(cmd *cobra.Command) {
 	f.StringVar(&c.format, "format", "text", "report format: "+joinFormats())
 	f.StringVar(&c.failOn, "fail-on", "error", "exit 1 when a finding is at or above: error, warning, info or never")
 	f.StringVarP(&c.output, "output", "o", "", "write the report to this file instead of standard output")
+	c.also = map[string]*string{}
+	for _, name := range alsoFormats {
+		c.also[name] = f.String("output-"+name, "", "also write a "+name+" report to this file")
+	}
 	f.StringArrayVar(&c.protoPaths, "proto-path", nil, "extra .proto import root (repeatable, like protoc -I)")
 	f.StringVar(&c.protoLevel, "proto-level", "wire-json", "proto strictness: file, package, wire-json or wire")
 	f.BoolVar(&c.stats, "stats", false, "print time per phase and peak memory to standard error")
@@ -154,22 +164,41 @@ func (c *common) emit(e *Env, fs []rules.Finding, reg *rules.Registry) error {
 	return nil
 }
 
-// write renders r in the chosen format to --output or standard output.
+// write renders r in the chosen format to --output or standard output, and
+// in each --output-FORMAT's format to its file.
 func (c *common) write(e *Env, r *report.Report) error {
+	r.Tool, r.Version = "contractlint", Version()
+	if err := c.writeOne(e, c.format, c.output, "--output", r); err != nil {
+		return err
+	}
+	for _, name := range alsoFormats {
+		if file := c.also[name]; file != nil && c.flags.Changed("output-"+name) {
+			if *file == "" {
+				return usageErr("--output-%s: want a file name", name)
+			}
+			// The job summary is the main report's to write, once.
+			if err := c.writeOne(&Env{Getenv: func(string) string { return "" }}, name, *file, "--output-"+name, r); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (c *common) writeOne(e *Env, format, file, flag string, r *report.Report) error {
 	var w io.Writer = e.Stdout
-	if c.output != "" {
-		f, err := os.Create(c.output)
+	if file != "" {
+		f, err := os.Create(file)
 		if err != nil {
-			return usageErr("--output: %v", err)
+			return usageErr("%s: %v", flag, err)
 		}
 		defer f.Close()
 		w = f
 	}
-	rep, err := report.New(c.format, report.Options{Getenv: e.Getenv, Color: report.UseColor(w, e.Getenv)})
+	rep, err := report.New(format, report.Options{Getenv: e.Getenv, Color: report.UseColor(w, e.Getenv)})
 	if err != nil {
 		return usageErr("--format: %v", err)
 	}
-	r.Tool, r.Version = "contractlint", Version()
 	err = c.st.Measure("report", func() error { return rep.Write(w, r) })
 	if err != nil {
 		return usageErr("writing the report: %v", err)
