@@ -152,9 +152,15 @@ func (r *Repo) reachedRoots(changes, compared []FileChange, oldSrc, newSrc sourc
 	inPaths func(string) bool, o Options) ([]FileChange, error) {
 	changed := map[string]bool{}
 	for _, c := range changes {
-		changed[c.Old], changed[c.New] = true, true
+		for _, name := range []string{c.Old, c.New} {
+			// Only what a $ref or an import can name: a commit that
+			// touches no such file reads no contract.
+			switch strings.ToLower(path.Ext(name)) {
+			case ".yaml", ".yml", ".json", ".proto":
+				changed[name] = true
+			}
+		}
 	}
-	delete(changed, "")
 	if len(changed) == 0 {
 		return nil, nil
 	}
