@@ -28,6 +28,9 @@ const (
 type FileChange struct {
 	Status   Status
 	Old, New string
+	// Submodule marks a gitlink: a submodule whose commit changed. Its
+	// files are another repository's; review names it as not reviewed.
+	Submodule bool
 	// Also are changed .proto files an unchanged root imports, compared
 	// with it (a root reached through $refs needs none: loading it reads them).
 	Also []string
@@ -38,7 +41,8 @@ type FileChange struct {
 // files git does not track yet count as added: a new contract is reviewed
 // before anyone remembers to `git add` it.
 func (r *Repo) changedFiles(dir, base string, staged bool) ([]FileChange, error) {
-	args := []string{"diff", "--name-status", "-z", "--find-renames", "--no-ext-diff", "--no-textconv"}
+	// --raw gives the file modes too: a submodule is mode 160000.
+	args := []string{"diff", "--raw", "-z", "--find-renames", "--no-ext-diff", "--no-textconv"}
 	if staged {
 		args = append(args, "--cached")
 	}
@@ -90,12 +94,22 @@ func under(name string, roots []string) bool {
 }
 
 // parseNameStatus reads `git diff --name-status -z`: a status, then one name,
-// or two for a rename or copy.
+// or two for a rename or copy; or `git diff --raw -z`, whose status comes
+// after the modes and object ids (":100644 100644 abc def M").
 func parseNameStatus(f []string) ([]FileChange, error) {
 	var out []FileChange
 	for i := 0; i < len(f); {
 		st := f[i]
 		i++
+		gitlink := false
+		if meta, ok := strings.CutPrefix(st, ":"); ok {
+			fields := strings.Fields(meta)
+			if len(fields) != 5 {
+				return nil, fmt.Errorf("git diff: unexpected output near %q", st)
+			}
+			gitlink = fields[0] == "160000" || fields[1] == "160000"
+			st = fields[4]
+		}
 		need := 1
 		if st != "" && (st[0] == 'R' || st[0] == 'C') {
 			need = 2
@@ -105,6 +119,10 @@ func parseNameStatus(f []string) ([]FileChange, error) {
 		}
 		names := f[i : i+need]
 		i += need
+		if gitlink {
+			out = append(out, FileChange{Status: Modified, Old: names[0], New: names[len(names)-1], Submodule: true})
+			continue
+		}
 		switch st[0] {
 		case 'A':
 			out = append(out, FileChange{Status: Added, New: names[0]})
@@ -145,14 +163,5 @@ func hasOpenAPIKey(b []byte) bool {
 	if yaml.Unmarshal(b, &doc) != nil || len(doc.Content) == 0 {
 		return false
 	}
-	top := doc.Content[0]
-	if top.Kind != yaml.MappingNode {
-		return false
-	}
-	for i := 0; i < len(top.Content); i += 2 {
-		if top.Content[i].Value == "openapi" {
-			return true
-		}
-	}
-	return false
+	return lookup(doc.Content[0], "openapi") != nil
 }

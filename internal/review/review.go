@@ -114,10 +114,16 @@ func Run(o Options) (*Result, error) {
 		o.Pipeline.Unmatched = misses.add
 	}
 	for _, c := range changes {
-		if (inPaths(c.New) || inPaths(c.Old)) && c.selected(oldSrc, newSrc, o.Globs) {
+		switch {
+		case !inPaths(c.New) && !inPaths(c.Old):
+		case c.Submodule:
+			res.NotReviewed = append(res.NotReviewed, fmt.Sprintf(
+				"%s is a submodule whose commit changed; review its contracts in its own repository", c.New))
+		case c.selected(oldSrc, newSrc, o.Globs):
 			res.Files = append(res.Files, c)
 		}
 	}
+	res.Files = pairByIdentity(res.Files, o.Pipeline.Limits.Guard(oldSrc, nil), o.Pipeline.Limits.Guard(newSrc, nil))
 	reached, err := repo.reachedRoots(changes, res.Files, oldSrc, newSrc, o.Staged, inPaths, o)
 	if err != nil {
 		return nil, err
