@@ -410,3 +410,49 @@ func TestRunImportGraph(t *testing.T) {
 		t.Errorf("Compared %d, findings %+v; want api/shop.proto compared and field-redefined in lib/money.proto", res.Compared, res.Findings)
 	}
 }
+
+// orders is an OpenAPI document whose response schema has the properties
+// given and, when ignore is set, the x-contractlint-ignore block given.
+func orders(ignore string, props ...string) string {
+	var b strings.Builder
+	b.WriteString("openapi: 3.0.3\ninfo: {title: orders, version: \"1\"}\npaths:\n  /orders:\n    get:\n      responses:\n" +
+		"        \"200\":\n          description: ok\n          content:\n            application/json:\n" +
+		"              schema:\n                type: object\n" + ignore + "                properties:\n")
+	for _, p := range props {
+		b.WriteString("                  " + p + ": {type: string}\n")
+	}
+	return b.String()
+}
+
+// An ignore names the element it accepts: once the change it accepted is
+// merged, a later removal below the same parent is reported, and the
+// leftover ignore is reported unused.
+func TestRunElementIgnore(t *testing.T) {
+	const ignore = "                x-contractlint-ignore:\n                  response-property-removed:\n" +
+		"                    {element: tracking_url, reason: \"moved to the carrier's page\"}\n"
+	r := newRepo(t, "main")
+	r.write("api/orders.yaml", orders("", "id", "tracking_url", "carrier"))
+	r.commit("v1")
+
+	r.write("api/orders.yaml", orders(ignore, "id", "carrier"))
+	res, err := Run(options(r.top))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if hasRule(res.Findings, "response-property-removed") || hasRule(res.Findings, "unused-ignore") {
+		t.Errorf("the accepted removal: findings %+v, want neither response-property-removed nor unused-ignore", res.Findings)
+	}
+	r.commit("v2: tracking_url removed, accepted")
+
+	r.write("api/orders.yaml", orders(ignore, "id"))
+	if res, err = Run(options(r.top)); err != nil {
+		t.Fatal(err)
+	}
+	fs := findingsOf(res.Findings, "response-property-removed")
+	if len(fs) != 1 || !strings.Contains(fs[0].Message, "carrier") {
+		t.Errorf("a later removal under the same parent: want response-property-removed for carrier, got %+v", res.Findings)
+	}
+	if fs := findingsOf(res.Findings, "unused-ignore"); len(fs) != 1 || fs[0].Where.Line != 13 {
+		t.Errorf("the leftover ignore: want unused-ignore at api/orders.yaml:13, got %+v", res.Findings)
+	}
+}
