@@ -93,7 +93,10 @@ type Ignore struct {
 	// Element is a name below Scope (a property, field, parameter, value)
 	// or a JSON pointer ("#/..."); "" covers all of Scope.
 	Element string
-	Loc     Location
+	// File is a glob of the files a config ignore covers ("" for all);
+	// an inline ignore covers its own contract.
+	File string
+	Loc  Location
 }
 
 // Unexplained lists the inline ignores that give no reason. Loaders turn

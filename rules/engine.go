@@ -21,6 +21,9 @@ type Settings struct {
 	// IgnoreName maps a finding's file, as shown, to the name IgnorePaths
 	// are written against (the config file's directory); nil keeps it.
 	IgnoreName func(file string) string
+	// Accepts are the config's ignores of one change each (see Accept).
+	Accepts []Ignore
+	hits    *acceptHits
 }
 
 // Enabled reports whether rule r runs under s.
@@ -57,6 +60,7 @@ func Run(reg *Registry, s *Settings, m Mode, in *Input) []Finding {
 	}
 	out = supersede(reg, out)
 	out = applyIgnores(reg, m, out, in)
+	out = applyAccepts(out, s)
 	out = dropPaths(out, s.IgnorePaths, s.IgnoreName)
 	out = overrideSeverity(out, s.Severity)
 	out = dedupe(out)
@@ -158,7 +162,10 @@ func (ig Ignore) covers(p string) bool {
 	case strings.HasPrefix(ig.Element, "#/"):
 		return covers(ig.Element, p)
 	}
-	return covers(ig.Scope, p) && p != ig.Scope && lastSegment(p[len(ig.Scope):]) == ig.Element
+	// A config ignore has no scope: the element's name is looked for
+	// wherever the finding is.
+	inScope := ig.Scope == "" || covers(ig.Scope, p) && p != ig.Scope
+	return inScope && lastSegment(strings.TrimPrefix(p[len(ig.Scope):], "#")) == ig.Element
 }
 
 // lastSegment is the last name in the rest of a path after a scope: JSON

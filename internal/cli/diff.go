@@ -257,7 +257,7 @@ func newDiffCmd(e *Env) *cobra.Command {
 			if err != nil {
 				return c.inputProblems(e, err, o.Registry)
 			}
-			return c.emit(e, fs, o.Registry)
+			return c.emit(e, withUnusedAccepts(fs, o.Settings, append(old.Shown(), nw.Shown()...)), o.Registry)
 		},
 	}
 	c.register(cmd)

@@ -62,7 +62,7 @@ func newReviewCmd(e *Env) *cobra.Command {
 			}
 			warnUnmatched(e, res.Unmatched)
 			c.review = reviewReport(e, res)
-			return c.emit(e, res.Findings, po.Registry)
+			return c.emit(e, withUnusedAccepts(res.Findings, po.Settings, res.Read), po.Registry)
 		},
 	}
 	c.register(cmd)

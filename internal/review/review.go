@@ -48,7 +48,10 @@ type Result struct {
 	NotReviewed []string
 	// RemoteURI is origin's URL without credentials, "" when unknown.
 	RemoteURI string
-	Findings  []rules.Finding
+	// Read names the files a comparison read, as far as review knows:
+	// the contracts compared and every changed file.
+	Read     []string
+	Findings []rules.Finding
 	// Unmatched are the evidence entries (--readers) that matched no
 	// operation or message of any contract compared: one evidence folder
 	// serves every contract, so an entry that misses one contract is normal,
@@ -129,6 +132,10 @@ func Run(o Options) (*Result, error) {
 		return nil, err
 	}
 	res.Files = append(res.Files, reached...)
+	for _, c := range slices.Concat(res.Files, changes) {
+		res.Read = append(res.Read, c.Old, c.New)
+		res.Read = append(res.Read, c.Also...)
+	}
 	var probs source.Problems
 	for _, c := range res.Files {
 		fs, err := repo.review(c, base, oldSrc, newSrc, lock, o)
