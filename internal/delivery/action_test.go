@@ -308,15 +308,6 @@ func TestActionCacheKey(t *testing.T) {
 	}
 }
 
-func contains(lines []string, prefix string) bool {
-	for _, l := range lines {
-		if strings.HasPrefix(l, prefix) {
-			return true
-		}
-	}
-	return false
-}
-
 // evaluate expands the ${{ inputs.x }} and ${{ github.x }} expressions an
 // env: value may hold; anything else is a test failure, not a silent "".
 func evaluate(t *testing.T, v string, inputs, ctx map[string]string) string {
