@@ -171,7 +171,12 @@ func (c *common) write(e *Env, r *report.Report) error {
 	if err := c.writeOne(e, c.format, c.output, "--output", r); err != nil {
 		return err
 	}
-	for _, name := range alsoFormats {
+	return c.writeAlso(r, alsoFormats)
+}
+
+// writeAlso writes r to the --output-FORMAT files of the formats given.
+func (c *common) writeAlso(r *report.Report, formats []string) error {
+	for _, name := range formats {
 		if file := c.also[name]; file != nil && c.flags.Changed("output-"+name) {
 			if *file == "" {
 				return usageErr("--output-%s: want a file name", name)
@@ -211,14 +216,23 @@ func (c *common) writeOne(e *Env, format, file, flag string, r *report.Report) e
 // notifications), in the report too, so the problem shows where findings do.
 func (c *common) inputProblems(e *Env, err error, reg *rules.Registry) error {
 	var ps source.Problems
-	if !errors.As(err, &ps) || (c.format != "github" && c.format != "sarif") {
+	if !errors.As(err, &ps) {
 		return inputErr(err)
 	}
-	r := &report.Report{Rules: reg}
+	r := &report.Report{Rules: reg, Tool: "contractlint", Version: Version()}
 	for _, p := range ps {
 		r.Problems = append(r.Problems, report.Problem{File: p.File, Line: p.Line, Column: p.Column, Msg: p.Msg})
 	}
-	if werr := c.write(e, r); werr != nil {
+	// Only these formats can say that nothing was compared; the others
+	// would read as a pass.
+	var werr error
+	if c.format == "github" || c.format == "sarif" {
+		werr = c.writeOne(e, c.format, c.output, "--output", r)
+	}
+	if werr == nil {
+		werr = c.writeAlso(r, []string{"sarif"})
+	}
+	if werr != nil {
 		fmt.Fprintln(e.Stderr, "contractlint:", werr)
 	}
 	return inputErr(err)

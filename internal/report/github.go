@@ -51,7 +51,7 @@ func (g *GitHub) Write(w io.Writer, r *Report) error {
 	}
 	s := r.Summarize()
 	if v := r.Review; v != nil {
-		fmt.Fprintf(bw, "contractlint: compared against %s\n", Clean(v.Base))
+		fmt.Fprintf(bw, "contractlint: compared against %s: %s\n", Clean(v.Base), v.Outcome(s))
 		for _, n := range v.NotReviewed {
 			fmt.Fprintf(bw, "::warning title=%s::not reviewed: %s\n", workflowProperty("contractlint"), workflowData(n))
 		}
