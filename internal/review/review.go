@@ -177,8 +177,9 @@ func (r *Repo) reachedRoots(changes, compared []FileChange, oldSrc, newSrc sourc
 	if len(changed) == 0 {
 		return nil, nil
 	}
+	selected := map[string]bool{}
 	for _, c := range compared {
-		changed[c.New] = true
+		changed[c.New], selected[c.New] = true, true
 	}
 	args := []string{"ls-files", "-z", "--cached"}
 	if !staged {
@@ -205,11 +206,16 @@ func (r *Repo) reachedRoots(changes, compared []FileChange, oldSrc, newSrc sourc
 		if isProto(name) {
 			// A proto diff compares the files it is given, not their
 			// imports: the changed imports that exist on both sides join.
+			// One compared on its own already says all a join would, so
+			// a widely imported file does not recompile every importer.
 			c.Also = slices.DeleteFunc(via, func(v string) bool {
 				_, errOld := oldSrc.Stat(v)
 				_, errNew := newSrc.Stat(v)
-				return !isProto(v) || errOld != nil || errNew != nil
+				return !isProto(v) || selected[v] || errOld != nil || errNew != nil
 			})
+			if len(c.Also) == 0 {
+				continue
+			}
 		}
 		reached = append(reached, c)
 	}

@@ -456,3 +456,23 @@ func TestRunElementIgnore(t *testing.T) {
 		t.Errorf("the leftover ignore: want unused-ignore at api/orders.yaml:13, got %+v", res.Findings)
 	}
 }
+
+// A changed .proto file compared on its own is not compared again through
+// each file importing it: the findings would be the same, the compiles not.
+func TestRunImportedRootComparedOnce(t *testing.T) {
+	r := newRepo(t, "main")
+	r.write("api/money.proto", "syntax = \"proto3\";\npackage lib;\nmessage Money {\n  int64 units = 1;\n  string currency = 2;\n}\n")
+	for _, n := range []string{"a", "b", "c"} {
+		r.write("api/"+n+".proto", "syntax = \"proto3\";\npackage "+n+";\nimport \"money.proto\";\nmessage M {\n  lib.Money total = 1;\n}\n")
+	}
+	r.commit("v1")
+	r.write("api/money.proto", "syntax = \"proto3\";\npackage lib;\nmessage Money {\n  int64 units = 1;\n  int32 currency = 2;\n}\n")
+
+	res, err := Run(options(r.top))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Compared != 1 || len(findingsOf(res.Findings, "field-redefined")) != 1 {
+		t.Errorf("Compared %d, findings %+v; want money.proto compared once and one field-redefined", res.Compared, res.Findings)
+	}
+}
