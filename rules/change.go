@@ -60,6 +60,9 @@ const (
 	// SubjectContract is a whole contract file as review sees it in git (a
 	// deleted OpenAPI document or .proto file), not a file of a proto tree.
 	SubjectContract
+	// SubjectLock is contractlint.lock, the record of proto field numbers
+	// ever used, as a pull request changes it.
+	SubjectLock
 )
 
 // Direction says who writes the data a change is in: clients send requests and

@@ -30,10 +30,10 @@ func TestRuleDocs(t *testing.T) {
 }
 
 // noCaseRules are produced only outside lint and diff, so testdata/rules
-// cannot show them: review reports deleted contract files, and
+// cannot show them: review reports deleted contract files and lock files, and
 // `contractlint probe` reports the probe pack from live answers.
 var noCaseRules = []string{
-	"contract-file-removed",
+	"contract-file-removed", "lock-file-weakened",
 	rules.ProbeConcurrentDuplicates, rules.ProbeRetryReplay, rules.ProbeKeyReuseMismatch,
 	rules.ProbeMissingKey, rules.ProbeReorderedBody, rules.ProbeInFlightConflict,
 	rules.ProbeContractMismatch, rules.ProbeKeyAccountScope, rules.ProbeDelayedRetry,

@@ -21,6 +21,9 @@ type Settings struct {
 	// IgnoreName maps a finding's file, as shown, to the name IgnorePaths
 	// are written against (the config file's directory); nil keeps it.
 	IgnoreName func(file string) string
+	// Accepts are the config's ignores of one change each (see Accept).
+	Accepts []Ignore
+	hits    *acceptHits
 }
 
 // Enabled reports whether rule r runs under s.
@@ -57,6 +60,7 @@ func Run(reg *Registry, s *Settings, m Mode, in *Input) []Finding {
 	}
 	out = supersede(reg, out)
 	out = applyIgnores(reg, m, out, in)
+	out = applyAccepts(out, s)
 	out = dropPaths(out, s.IgnorePaths, s.IgnoreName)
 	out = overrideSeverity(out, s.Severity)
 	out = dedupe(out)
@@ -113,22 +117,18 @@ func applyIgnores(reg *Registry, m Mode, fs []Finding, in *Input) []Finding {
 	fs = slices.DeleteFunc(fs, func(f Finding) bool {
 		hit := false
 		for i, ig := range ignores {
-			if ig.Rule == f.Rule && covers(ig.Scope, f.Path) {
+			if ig.Rule == f.Rule && ig.covers(f.Path) {
 				used[i], hit = true, true
 			}
 		}
 		return hit
 	})
 	// Only the new version's ignores can be stale: the old ones went away
-	// with the change under review. A diff judges only ignores the change
-	// adds, so an ignore written for a past change does not nag every review.
+	// with the change under review. An ignore kept from an earlier change
+	// that matches nothing in this one is reported too: left in place it
+	// would accept the next, unrelated change below it unseen.
 	for i, ig := range ignores {
 		if used[i] || in.New == nil || !slices.Contains(in.New.Ignores, ig) {
-			continue
-		}
-		if m == DiffRule && in.Old != nil && slices.ContainsFunc(in.Old.Ignores, func(o Ignore) bool {
-			return o.Rule == ig.Rule && o.Scope == ig.Scope
-		}) {
 			continue
 		}
 		// A diff runs diff rules and lint rules separately; each run judges
@@ -138,6 +138,9 @@ func applyIgnores(reg *Registry, m Mode, fs []Finding, in *Input) []Finding {
 			continue
 		}
 		msg := fmt.Sprintf("ignore of %s matched no finding; remove it", ig.Rule)
+		if ig.Element != "" {
+			msg = fmt.Sprintf("ignore of %s for element %s matched no finding; remove it", ig.Rule, ig.Element)
+		}
 		if !known {
 			msg = fmt.Sprintf("ignore names unknown rule %q", ig.Rule)
 		}
@@ -148,6 +151,32 @@ func applyIgnores(reg *Registry, m Mode, fs []Finding, in *Input) []Finding {
 
 // UnusedIgnoreID is the pseudo-rule reported for an ignore that matched nothing.
 const UnusedIgnoreID = "unused-ignore"
+
+// covers reports whether ig accepts a finding about the element at p: one
+// inside its scope and, when it names an element, that element: what a JSON
+// pointer reaches, or the element whose own name (p's last segment) it is.
+func (ig Ignore) covers(p string) bool {
+	switch {
+	case ig.Element == "":
+		return covers(ig.Scope, p)
+	case strings.HasPrefix(ig.Element, "#/"):
+		return covers(ig.Element, p)
+	}
+	// A config ignore has no scope: the element's name is looked for
+	// wherever the finding is.
+	inScope := ig.Scope == "" || covers(ig.Scope, p) && p != ig.Scope
+	return inScope && lastSegment(strings.TrimPrefix(p[len(ig.Scope):], "#")) == ig.Element
+}
+
+// lastSegment is the last name in the rest of a path after a scope: JSON
+// pointer segments (unescaped) after a '/', proto names after a '.'.
+func lastSegment(rest string) string {
+	if strings.HasPrefix(rest, "/") {
+		seg := rest[strings.LastIndexByte(rest, '/')+1:]
+		return strings.NewReplacer("~1", "/", "~0", "~").Replace(seg)
+	}
+	return rest[strings.LastIndexAny(rest, ". ")+1:]
+}
 
 // covers reports whether an ignore scoped at scope covers an element at p:
 // the same element or one nested below it.

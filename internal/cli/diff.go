@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -38,7 +40,15 @@ type common struct {
 	config string
 	cfg    *config.Config
 	flags  *pflag.FlagSet
+	// review is what `review` compared, for the report; nil elsewhere.
+	review *report.Review
+	// also maps a format to the file --output-FORMAT names: one run writes
+	// every report a CI job needs.
+	also map[string]*string
 }
+
+// alsoFormats are the formats with an --output-FORMAT flag.
+var alsoFormats = []string{"json", "sarif", "markdown"}
 
 func (c *common) register(cmd *cobra.Command) {
 	f := cmd.Flags()
@@ -47,6 +57,10 @@ func (c *common) register(cmd *cobra.Command) {
 	f.StringVar(&c.format, "format", "text", "report format: "+joinFormats())
 	f.StringVar(&c.failOn, "fail-on", "error", "exit 1 when a finding is at or above: error, warning, info or never")
 	f.StringVarP(&c.output, "output", "o", "", "write the report to this file instead of standard output")
+	c.also = map[string]*string{}
+	for _, name := range alsoFormats {
+		c.also[name] = f.String("output-"+name, "", "also write a "+name+" report to this file")
+	}
 	f.StringArrayVar(&c.protoPaths, "proto-path", nil, "extra .proto import root (repeatable, like protoc -I)")
 	f.StringVar(&c.protoLevel, "proto-level", "wire-json", "proto strictness: file, package, wire-json or wire")
 	f.BoolVar(&c.stats, "stats", false, "print time per phase and peak memory to standard error")
@@ -136,24 +150,8 @@ func (c *common) emit(e *Env, fs []rules.Finding, reg *rules.Registry) error {
 	if err != nil {
 		return err
 	}
-	var w io.Writer = e.Stdout
-	if c.output != "" {
-		f, err := os.Create(c.output)
-		if err != nil {
-			return usageErr("--output: %v", err)
-		}
-		defer f.Close()
-		w = f
-	}
-	rep, err := report.New(c.format, report.Options{Getenv: e.Getenv, Color: report.UseColor(w, e.Getenv)})
-	if err != nil {
-		return usageErr("--format: %v", err)
-	}
-	err = c.st.Measure("report", func() error {
-		return rep.Write(w, &report.Report{Findings: fs, Rules: reg, Tool: "contractlint", Version: Version()})
-	})
-	if err != nil {
-		return usageErr("writing the report: %v", err)
+	if err := c.write(e, &report.Report{Findings: fs, Rules: reg, Review: c.review}); err != nil {
+		return err
 	}
 	if c.st != nil {
 		c.st.Write(e.Stderr)
@@ -164,6 +162,80 @@ func (c *common) emit(e *Env, fs []rules.Finding, reg *rules.Registry) error {
 		}
 	}
 	return nil
+}
+
+// write renders r in the chosen format to --output or standard output, and
+// in each --output-FORMAT's format to its file.
+func (c *common) write(e *Env, r *report.Report) error {
+	r.Tool, r.Version = "contractlint", Version()
+	if err := c.writeOne(e, c.format, c.output, "--output", r); err != nil {
+		return err
+	}
+	return c.writeAlso(r, alsoFormats)
+}
+
+// writeAlso writes r to the --output-FORMAT files of the formats given.
+func (c *common) writeAlso(r *report.Report, formats []string) error {
+	for _, name := range formats {
+		if file := c.also[name]; file != nil && c.flags.Changed("output-"+name) {
+			if *file == "" {
+				return usageErr("--output-%s: want a file name", name)
+			}
+			// The job summary is the main report's to write, once.
+			if err := c.writeOne(&Env{Getenv: func(string) string { return "" }}, name, *file, "--output-"+name, r); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (c *common) writeOne(e *Env, format, file, flag string, r *report.Report) error {
+	var w io.Writer = e.Stdout
+	if file != "" {
+		f, err := os.Create(file)
+		if err != nil {
+			return usageErr("%s: %v", flag, err)
+		}
+		defer f.Close()
+		w = f
+	}
+	rep, err := report.New(format, report.Options{Getenv: e.Getenv, Color: report.UseColor(w, e.Getenv)})
+	if err != nil {
+		return usageErr("--format: %v", err)
+	}
+	err = c.st.Measure("report", func() error { return rep.Write(w, r) })
+	if err != nil {
+		return usageErr("writing the report: %v", err)
+	}
+	return nil
+}
+
+// inputProblems reports unreadable input: exit 2 with every problem on
+// standard error and, in the formats a CI reads (github annotations, SARIF
+// notifications), in the report too, so the problem shows where findings do.
+func (c *common) inputProblems(e *Env, err error, reg *rules.Registry) error {
+	var ps source.Problems
+	if !errors.As(err, &ps) {
+		return inputErr(err)
+	}
+	r := &report.Report{Rules: reg, Tool: "contractlint", Version: Version()}
+	for _, p := range ps {
+		r.Problems = append(r.Problems, report.Problem{File: p.File, Line: p.Line, Column: p.Column, Msg: p.Msg})
+	}
+	// Only these formats can say that nothing was compared; the others
+	// would read as a pass.
+	var werr error
+	if c.format == "github" || c.format == "sarif" {
+		werr = c.writeOne(e, c.format, c.output, "--output", r)
+	}
+	if werr == nil {
+		werr = c.writeAlso(r, []string{"sarif"})
+	}
+	if werr != nil {
+		fmt.Fprintln(e.Stderr, "contractlint:", werr)
+	}
+	return inputErr(err)
 }
 
 func newDiffCmd(e *Env) *cobra.Command {
@@ -197,9 +269,9 @@ func newDiffCmd(e *Env) *cobra.Command {
 			}
 			fs, err := pipeline.Diff(old, nw, o)
 			if err != nil {
-				return inputErr(err)
+				return c.inputProblems(e, err, o.Registry)
 			}
-			return c.emit(e, fs, o.Registry)
+			return c.emit(e, withUnusedAccepts(fs, o.Settings, append(old.Shown(), nw.Shown()...)), o.Registry)
 		},
 	}
 	c.register(cmd)

@@ -44,6 +44,9 @@ type Config struct {
 	Severity map[string]rules.Severity
 	// Ignore are globs of files whose findings are dropped.
 	Ignore []string
+	// Accepts are ignore entries that accept one change each: a rule, an
+	// element (name or JSON pointer), optionally a file glob, a reason.
+	Accepts []rules.Ignore
 	// Contracts are globs (repository-relative) of the files review compares;
 	// nil means DefaultContracts.
 	Contracts []string
@@ -139,6 +142,9 @@ func (c *Config) Apply(s *rules.Settings) {
 		s.Severity[k] = v
 	}
 	s.IgnorePaths = append(s.IgnorePaths, c.Ignore...)
+	if len(c.Accepts) > 0 {
+		s.Accept(c.Accepts...)
+	}
 	if c.ProtoLevel != 0 {
 		s.ProtoLevel = c.ProtoLevel
 	}
@@ -218,7 +224,7 @@ func (p *parser) top(n *yaml.Node, c *Config) {
 		case "severity":
 			c.Severity = p.severities(v)
 		case "ignore":
-			c.Ignore = p.globs(v, "ignore")
+			c.Ignore, c.Accepts = p.ignores(v)
 		case "contracts":
 			c.Contracts = p.globs(v, "contracts")
 			if c.Contracts == nil {
@@ -325,6 +331,63 @@ func (p *parser) globs(n *yaml.Node, what string) []string {
 		}
 	}
 	return out
+}
+
+// ignores reads the ignore list: a string is a glob of files whose findings
+// are all dropped; a mapping accepts one change, {rule, element, file,
+// reason}, and is reported unused when it matched nothing.
+func (p *parser) ignores(n *yaml.Node) ([]string, []rules.Ignore) {
+	n = deref(n)
+	if n.Kind != yaml.SequenceNode {
+		return p.globs(n, "ignore"), nil
+	}
+	var globs []string
+	var accepts []rules.Ignore
+	for _, e := range n.Content {
+		e = deref(e)
+		if e.Kind != yaml.MappingNode {
+			globs = append(globs, p.globs(&yaml.Node{Kind: yaml.SequenceNode, Content: []*yaml.Node{e}}, "ignore")...)
+			continue
+		}
+		a := rules.Ignore{Loc: rules.Location{File: p.file, Line: e.Line, Column: e.Column}}
+		p.mapping(e, "ignore", func(k, v *yaml.Node) {
+			var field *string
+			switch k.Value {
+			case "rule":
+				field = &a.Rule
+			case "element":
+				field = &a.Element
+			case "file":
+				field = &a.File
+			case "reason":
+				field = &a.Reason
+			default:
+				p.errorf(k, "ignore: unknown key %q (want rule, element, file or reason)", k.Value)
+				return
+			}
+			if v.Kind != yaml.ScalarNode || v.Value == "" {
+				p.errorf(v, "ignore: %s: want a non-empty string", k.Value)
+				return
+			}
+			*field = v.Value
+			if k.Value == "rule" && !p.known.rules[v.Value] {
+				p.errorf(v, "unknown rule %q (see `contractlint rules`)", v.Value)
+			}
+			if _, err := path.Match(v.Value, ""); k.Value == "file" && err != nil {
+				p.errorf(v, "ignore: bad glob %q: %v", v.Value, err)
+			}
+		})
+		switch {
+		case a.Rule == "":
+			p.errorf(e, "ignore: an accepted change names its rule")
+		case a.Element == "":
+			p.errorf(e, "ignore: an accepted change names its element (a name or a JSON pointer); a glob string ignores whole files")
+		case a.Reason == "":
+			p.errorf(e, "ignore: an accepted change needs a reason")
+		}
+		accepts = append(accepts, a)
+	}
+	return globs, accepts
 }
 
 func (p *parser) readers(n *yaml.Node, c *Config) {

@@ -112,3 +112,37 @@ func TestFindAndLoad(t *testing.T) {
 		t.Errorf("Load of a missing file: %v", err)
 	}
 }
+
+// An ignore entry is a glob of files, or one accepted change: a rule, the
+// element (name or JSON pointer), optionally the files, and a reason.
+func TestParseAcceptedChanges(t *testing.T) {
+	c, err := config.Parse("c.yaml", "/repo", []byte(`ignore:
+  - "vendor/**"
+  - rule: response-property-removed
+    element: "#/components/schemas/Order/properties/tracking_url"
+    file: api/orders.yaml
+    reason: moved to the carrier's page
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &rules.Settings{}
+	c.Apply(s)
+	want := rules.Ignore{Rule: "response-property-removed", Element: "#/components/schemas/Order/properties/tracking_url",
+		File: "api/orders.yaml", Reason: "moved to the carrier's page", Loc: rules.Location{File: "c.yaml", Line: 3, Column: 5}}
+	if len(s.IgnorePaths) != 1 || len(s.Accepts) != 1 || s.Accepts[0] != want {
+		t.Errorf("IgnorePaths %v, Accepts %+v; want one glob and %+v", s.IgnorePaths, s.Accepts, want)
+	}
+
+	for _, tc := range []struct{ text, want string }{
+		{"ignore:\n  - {rule: response-property-removed, element: x}\n", `c.yaml:2:5: ignore: an accepted change needs a reason`},
+		{"ignore:\n  - {rule: no-such-rule, element: x, reason: r}\n", `c.yaml:2:12: unknown rule "no-such-rule"`},
+		{"ignore:\n  - {rule: response-property-removed, reason: r}\n", `c.yaml:2:5: ignore: an accepted change names its element`},
+		{"ignore:\n  - {rule: response-property-removed, element: x, reason: r, when: now}\n", `c.yaml:2:62: ignore: unknown key "when"`},
+	} {
+		_, err := config.Parse("c.yaml", "/repo", []byte(tc.text))
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: err = %v, want %q", tc.text, err, tc.want)
+		}
+	}
+}

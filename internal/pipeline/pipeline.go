@@ -200,6 +200,15 @@ func firstName(s Side) string {
 	return ""
 }
 
+// Shown lists the side's files as findings name them.
+func (s Side) Shown() []string {
+	out := make([]string, len(s.Files))
+	for i, f := range s.Files {
+		out[i] = s.display(f)
+	}
+	return out
+}
+
 func (s Side) display(name string) string {
 	if s.Display == nil {
 		return name

@@ -18,6 +18,18 @@ type Report struct {
 	// Tool and Version identify contractlint in machine-readable formats.
 	Tool    string
 	Version string
+	// Review is set by `review`: the base and what was compared.
+	Review *Review
+	// Problems are input that could not be read (the run exits 2); the
+	// formats a CI reads (github, sarif) show them beside findings.
+	Problems []Problem
+}
+
+// Problem is one input that could not be read, at file:line:col.
+type Problem struct {
+	File         string
+	Line, Column int
+	Msg          string
 }
 
 // Summary counts findings by severity.
