@@ -1,0 +1,205 @@
+package replay
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/getkin/kin-openapi/openapi3filter"
+	"github.com/getkin/kin-openapi/routers"
+
+	"github.com/contractlint/contractlint/rules"
+)
+
+// rangeKeywords are the schema keywords a number fails when its unit or
+// scale changed under the same name.
+var rangeKeywords = []string{"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"}
+
+// check validates one answer against the operation's documented responses:
+// the status first, then headers and body with openapi3filter. A 400 or 422
+// to a request built from the contract is a refused request.
+func (r *runner) check(ctx context.Context, req *Request, hr *http.Request, resp *http.Response, body []byte) *Problem {
+	op, sent := req.Op, hr.Method+" "+hr.URL.RequestURI()
+	responses := op.Op.Responses
+	if responses == nil || responses.Len() == 0 {
+		return nil
+	}
+	ref := responses.Status(resp.StatusCode)
+	if ref == nil {
+		ref = responses.Default()
+	}
+	if ref == nil {
+		return &Problem{Rule: rules.ReplayStatusUndocumented, Where: r.doc.FieldLoc(op.Op.Origin, "responses"),
+			Message: fmt.Sprintf("%s: %s (%s) was answered %d, a status the contract does not document (it lists %s)",
+				opName(op), sent, req.Variant, resp.StatusCode, strings.Join(statuses(responses), ", "))}
+	}
+	in := &openapi3filter.ResponseValidationInput{
+		RequestValidationInput: &openapi3filter.RequestValidationInput{
+			Request: hr,
+			Route: &routers.Route{Spec: r.doc.T, Path: op.Template, PathItem: op.Item,
+				Method: op.Method, Operation: op.Op},
+		},
+		Status:  resp.StatusCode,
+		Header:  resp.Header,
+		Body:    io.NopCloser(bytes.NewReader(body)),
+		Options: &openapi3filter.Options{IncludeResponseStatus: true},
+	}
+	if err := openapi3filter.ValidateResponse(ctx, in); err != nil {
+		return r.mismatch(req, sent, resp.StatusCode, ref, err)
+	}
+	if resp.StatusCode == http.StatusBadRequest || resp.StatusCode == http.StatusUnprocessableEntity {
+		return &Problem{Rule: rules.ReplayRequestRejected, Where: op.Loc,
+			Message: fmt.Sprintf("%s: %s (%s%s) was refused with %d %s; a client following the contract sends this",
+				opName(op), sent, req.Variant, bodyNote(req), resp.StatusCode, excerpt(body))}
+	}
+	return nil
+}
+
+// mismatch turns a validation error into a problem at the schema keyword
+// that rejected the first mismatching value.
+func (r *runner) mismatch(req *Request, sent string, status int, ref *openapi3.ResponseRef, err error) *Problem {
+	p := &Problem{Rule: rules.ReplayResponseInvalid, Where: r.doc.KeyLoc(ref.Origin)}
+	if ref.Value != nil && ref.Value.Origin != nil {
+		p.Where = r.doc.KeyLoc(ref.Value.Origin)
+	}
+	what := "the answer"
+	var se *openapi3.SchemaError
+	var re *openapi3filter.ResponseError
+	switch {
+	case errors.As(err, &se):
+		se = firstLeaf(se)
+		p.Pointer = pointer(se)
+		if name, ok := headerName(err); ok {
+			p.Pointer, what = "header "+name, "header "+name
+		} else {
+			what = "the body at " + displayPointer(p.Pointer)
+		}
+		if se.Schema != nil {
+			p.Where = r.doc.FieldLoc(se.Schema.Origin, se.SchemaField)
+		}
+		if slices.Contains(rangeKeywords, se.SchemaField) {
+			p.Rule = rules.ReplayValueOutOfRange
+		}
+		err = errors.New(reason(se))
+	case errors.As(err, &re):
+		err = errors.New(re.Reason)
+		if re.Err != nil {
+			err = fmt.Errorf("%s: %v", re.Reason, re.Err)
+		}
+	}
+	p.Message = fmt.Sprintf("%s: %s (%s) was answered %d, and %s does not match the contract: %s",
+		opName(req.Op), sent, req.Variant, status, what, oneLine(err.Error()))
+	if p.Rule == rules.ReplayValueOutOfRange {
+		p.Message += "; a unit or scale change under the same name looks like this"
+	}
+	return p
+}
+
+// firstLeaf follows a JSON Schema 2020-12 error (which wraps the errors of
+// its subschemas) down to the first concrete mismatch.
+func firstLeaf(se *openapi3.SchemaError) *openapi3.SchemaError {
+	for {
+		var multi openapi3.MultiError
+		if !errors.As(se.Origin, &multi) || len(multi) == 0 {
+			return se
+		}
+		var next *openapi3.SchemaError
+		if !errors.As(multi[0], &next) {
+			return se
+		}
+		se = next
+	}
+}
+
+// missingRE reads the property name out of a "required" failure (in the
+// words of either validator), whose pointer may stop at the object that
+// lacks it.
+var missingRE = regexp.MustCompile(`property "([^"]+)" is missing|missing propert(?:y|ies) '([^']+)'`)
+
+// locationRE is the place prefix the validators put before a message.
+var locationRE = regexp.MustCompile(`^(?:error at "[^"]*": )?(?:at '[^']*': )?`)
+
+// pointer is the JSON pointer of the mismatching value; for a missing
+// required property, of the property itself.
+func pointer(se *openapi3.SchemaError) string {
+	parts := se.JSONPointer()
+	if se.SchemaField == "required" {
+		if m := missingRE.FindStringSubmatch(se.Reason); m != nil {
+			name := m[1] + m[2]
+			if len(parts) == 0 || parts[len(parts)-1] != name {
+				parts = append(parts, name)
+			}
+		}
+	}
+	var b strings.Builder
+	for _, p := range parts {
+		b.WriteByte('/')
+		b.WriteString(strings.NewReplacer("~", "~0", "/", "~1").Replace(p))
+	}
+	return b.String()
+}
+
+func displayPointer(p string) string {
+	if p == "" {
+		return "the root"
+	}
+	return p
+}
+
+// headerName names the header a header validation error is about.
+func headerName(err error) (string, bool) {
+	var re *openapi3filter.ResponseError
+	if errors.As(err, &re) {
+		if name, ok := strings.CutPrefix(re.Reason, "response header "); ok {
+			name, _, _ = strings.Cut(name, " ")
+			return strings.Trim(name, `"`), true
+		}
+	}
+	return "", false
+}
+
+// reason is the validator's message without the location prefix the
+// 2020-12 validator repeats.
+func reason(se *openapi3.SchemaError) string {
+	s := locationRE.ReplaceAllString(se.Reason, "")
+	if s == "" {
+		s = se.Error()
+	}
+	return s
+}
+
+func statuses(rs *openapi3.Responses) []string {
+	var out []string
+	for code := range rs.Map() {
+		out = append(out, code)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// bodyNote shows a sent body in a message, shortened.
+func bodyNote(req *Request) string {
+	if req.Body == nil {
+		return ""
+	}
+	return ", body " + excerpt(req.Body)
+}
+
+// excerpt is text shortened for a one-line message.
+func excerpt(b []byte) string {
+	s := oneLine(string(b))
+	const limit = 120
+	if len(s) > limit {
+		s = s[:limit] + "…"
+	}
+	return s
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
