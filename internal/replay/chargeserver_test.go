@@ -2,41 +2,26 @@ package replay
 
 import (
 	"context"
-	"io"
-	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/contractlint/contractlint/internal/chargeserver"
-	"github.com/contractlint/contractlint/internal/chargeserver/processor"
-	"github.com/contractlint/contractlint/internal/chargeserver/store"
+	"github.com/contractlint/contractlint/internal/chargeserver/chargetest"
 	"github.com/contractlint/contractlint/internal/source"
 	"github.com/contractlint/contractlint/openapi"
 	"github.com/contractlint/contractlint/rules"
 )
 
-// chargeServer starts the reference charge server on a fresh SQLite file,
-// in-process behind real HTTP, and returns its base URL.
+// chargeServer starts the reference charge server and returns its base URL.
 func chargeServer(t *testing.T) *url.URL {
-	t.Helper()
-	cfg := chargeserver.DefaultConfig()
-	cfg.Database = "sqlite:" + filepath.Join(t.TempDir(), "charges.db")
-	cfg.APIKeys = map[string]string{"sk_replay": "acct_replay"}
-	cfg.RateLimit = 0
-	st, err := store.Open(context.Background(), cfg.Database)
+	base, _ := chargetest.Start(t, map[string]string{"sk_replay": "acct_replay"})
+	u, err := url.Parse(base)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { st.Close() })
-	srv := chargeserver.New(cfg, st, processor.NewLedger(), slog.New(slog.NewTextHandler(io.Discard, nil)))
-	hs := httptest.NewServer(srv.Handler())
-	t.Cleanup(hs.Close)
-	u, _ := url.Parse(hs.URL)
 	return u
 }
 

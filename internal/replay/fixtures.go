@@ -7,6 +7,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/contractlint/contractlint/internal/source"
+	"github.com/contractlint/contractlint/openapi"
 )
 
 // Fixture is what a --fixtures file gives one operation: parameter values
@@ -84,7 +85,8 @@ func fixture(name string, n *yaml.Node) (*Fixture, error) {
 // Check reports a fixture for an operation the contract does not have, or
 // a parameter the operation does not declare: a typo would otherwise be
 // silently ignored.
-func (fx Fixtures) Check(name string, ops []*Operation) error {
+func (fx Fixtures) Check(name string, doc *openapi.Doc) error {
+	ops := operations(doc)
 	var ps source.Problems
 	for key, f := range fx {
 		i := slices.IndexFunc(ops, func(o *Operation) bool { return o.Name == key || o.ID == key })

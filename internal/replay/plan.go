@@ -211,18 +211,8 @@ func mediaExample(media *openapi3.MediaType) (any, bool) {
 	if media == nil {
 		return nil, false
 	}
-	if media.Example != nil {
-		return media.Example, true
-	}
-	names := make([]string, 0, len(media.Examples))
-	for name := range media.Examples {
-		names = append(names, name)
-	}
-	slices.Sort(names)
-	for _, name := range names {
-		if ex := media.Examples[name]; ex != nil && ex.Value != nil && ex.Value.Value != nil {
-			return ex.Value.Value, true
-		}
+	if v, ok := firstExample(media.Example, media.Examples); ok {
+		return v, true
 	}
 	if media.Schema != nil {
 		return derive(media.Schema, requiredOnly), true
@@ -230,22 +220,27 @@ func mediaExample(media *openapi3.MediaType) (any, bool) {
 	return nil, false
 }
 
-// paramExample is a parameter's own example; a required one without an
-// example falls back to its schema, so the example request can be sent.
+// paramExample is a parameter's own example.
 func paramExample(p *openapi3.Parameter) (any, bool) {
 	if p == nil {
 		return nil, false
 	}
-	if p.Example != nil {
-		return p.Example, true
+	return firstExample(p.Example, p.Examples)
+}
+
+// firstExample is example, else the value of the first of the named
+// examples (by name, so a run is repeatable).
+func firstExample(example any, examples openapi3.Examples) (any, bool) {
+	if example != nil {
+		return example, true
 	}
-	names := make([]string, 0, len(p.Examples))
-	for name := range p.Examples {
+	names := make([]string, 0, len(examples))
+	for name := range examples {
 		names = append(names, name)
 	}
 	slices.Sort(names)
 	for _, name := range names {
-		if ex := p.Examples[name]; ex != nil && ex.Value != nil && ex.Value.Value != nil {
+		if ex := examples[name]; ex != nil && ex.Value != nil && ex.Value.Value != nil {
 			return ex.Value.Value, true
 		}
 	}

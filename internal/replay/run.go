@@ -42,7 +42,9 @@ type Config struct {
 	MaxRequests int
 	MaxTime     time.Duration
 	Rate        float64
-	Client      *http.Client
+	// Client sends the requests; nil means probe.NewClient (no proxy, no
+	// redirects followed).
+	Client *http.Client
 }
 
 // Validate rejects budgets a run cannot keep.
@@ -91,10 +93,11 @@ type Report struct {
 
 // runner is one run's state.
 type runner struct {
-	doc  *openapi.Doc
-	cfg  *Config
-	mem  memory
-	next time.Time
+	doc    *openapi.Doc
+	cfg    *Config
+	mem    memory
+	next   time.Time
+	client *http.Client
 }
 
 // Run sends the plan in order within the budgets and validates each answer
@@ -102,10 +105,10 @@ type runner struct {
 func Run(ctx context.Context, doc *openapi.Doc, p *Plan, c *Config) *Report {
 	ctx, cancel := context.WithTimeout(ctx, c.MaxTime)
 	defer cancel()
-	if c.Client == nil {
-		c.Client = probe.NewClient(10*time.Second, 2)
+	r := &runner{doc: doc, cfg: c, mem: memory{}, client: c.Client}
+	if r.client == nil {
+		r.client = probe.NewClient(10*time.Second, 2)
 	}
-	r := &runner{doc: doc, cfg: c, mem: memory{}}
 	rep := &Report{NotSent: append([]Skip(nil), p.Skipped...)}
 	for i, req := range p.Requests {
 		if rep.Sent >= c.MaxRequests {
@@ -154,7 +157,7 @@ func (r *runner) send(ctx context.Context, req *Request) (Result, error) {
 		return Result{Request: req, Problem: &Problem{Rule: rules.ReplayNoAnswer, Message: err.Error(), Where: req.Op.Loc}}, err
 	}
 	res := Result{Request: req, Sent: hr.Method + " " + hr.URL.RequestURI()}
-	resp, err := r.cfg.Client.Do(hr)
+	resp, err := r.client.Do(hr)
 	if err != nil {
 		err = trimURLError(err)
 		res.Problem = &Problem{Rule: rules.ReplayNoAnswer, Where: req.Op.Loc,
