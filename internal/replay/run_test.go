@@ -1,0 +1,168 @@
+package replay
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/contractlint/contractlint/rules"
+)
+
+// shopServer serves the shop contract's paths: it knows one order, o_42,
+// which creating an order returns, and records what it was sent.
+type shopServer struct {
+	mu   sync.Mutex
+	seen []string // "METHOD path key"
+	// listStatus is what GET /orders answers.
+	listStatus int
+}
+
+func (s *shopServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	s.seen = append(s.seen, r.Method+" "+r.URL.Path+" "+r.Header.Get("Idempotency-Key"))
+	s.mu.Unlock()
+	switch {
+	case r.Method == http.MethodPost:
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusCreated)
+		_, _ = w.Write([]byte(`{"id": "o_42"}`))
+	case r.URL.Path == "/orders":
+		w.WriteHeader(s.listStatus)
+	case r.URL.Path != "/orders/o_42":
+		http.NotFound(w, r)
+	case r.Method == http.MethodDelete:
+		w.WriteHeader(http.StatusNoContent)
+	default:
+		w.WriteHeader(http.StatusOK)
+	}
+}
+
+func startShop(t *testing.T) (*shopServer, *url.URL) {
+	t.Helper()
+	s := &shopServer{listStatus: http.StatusOK}
+	hs := httptest.NewServer(s)
+	t.Cleanup(hs.Close)
+	u, _ := url.Parse(hs.URL)
+	return s, u
+}
+
+func runShop(t *testing.T, u *url.URL, c Config) *Report {
+	t.Helper()
+	doc := loadText(t, shop)
+	c.Base = u
+	if c.MaxRequests == 0 {
+		c.MaxRequests = 100
+	}
+	if c.MaxTime == 0 {
+		c.MaxTime = time.Minute
+	}
+	if err := c.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	return Run(context.Background(), doc, NewPlan(doc, Options{SideEffects: true}), &c)
+}
+
+// TestRunFeedsAndKeys: each POST carries its own fresh Idempotency-Key,
+// nothing else carries one, and the id the create returned is the one every
+// later request on the order uses (not the example's, not a made-up one).
+func TestRunFeedsAndKeys(t *testing.T) {
+	s, u := startShop(t)
+	rep := runShop(t, u, Config{})
+	if fs := rep.Findings(rules.Default()); len(fs) != 1 || fs[0].Rule != rules.ReplayNotSent {
+		t.Errorf("want only the upload not sent, got %v", fs)
+	}
+	keys := map[string]bool{}
+	for _, line := range s.seen {
+		f := strings.Fields(line)
+		switch {
+		case f[0] == http.MethodPost && len(f) == 3 && !keys[f[2]]:
+			keys[f[2]] = true
+		case f[0] == http.MethodPost:
+			t.Errorf("a POST without a fresh key: %q", line)
+		case len(f) != 2:
+			t.Errorf("a key on %q", line)
+		}
+		if strings.HasPrefix(f[1], "/orders/") && f[1] != "/orders/o_42" {
+			t.Errorf("%s: not the id the create returned", line)
+		}
+	}
+	if rep.Sent != len(s.seen) || rep.Sent != 9 {
+		t.Errorf("sent %d, the server saw %d, want 9", rep.Sent, len(s.seen))
+	}
+}
+
+// TestRunStatusUndocumented: an answer whose status the operation does not
+// list is reported at the operation's responses.
+func TestRunStatusUndocumented(t *testing.T) {
+	s, u := startShop(t)
+	s.listStatus = http.StatusTeapot
+	var got []rules.Finding
+	for _, f := range runShop(t, u, Config{}).Findings(rules.Default()) {
+		if f.Rule == rules.ReplayStatusUndocumented {
+			got = append(got, f)
+		}
+	}
+	if len(got) != 1 || !strings.Contains(got[0].Message, "GET /orders (required fields) was answered 418") ||
+		got[0].Where.Line != 27 {
+		t.Fatalf("want one finding for 418 at the responses of listOrders (line 27), got %v", got)
+	}
+}
+
+// TestRunRequestCap: the cap stops the run; what it left out is reported.
+func TestRunRequestCap(t *testing.T) {
+	s, u := startShop(t)
+	rep := runShop(t, u, Config{MaxRequests: 3})
+	if rep.Sent != 3 || len(s.seen) != 3 {
+		t.Errorf("sent %d, the server saw %d, want 3", rep.Sent, len(s.seen))
+	}
+	n := 0
+	for _, f := range rep.Findings(rules.Default()) {
+		if f.Rule == rules.ReplayNotSent && strings.Contains(f.Message, "--max-requests 3") {
+			n++
+		}
+	}
+	// Both creates and the first replace went out; the rest of putOrder,
+	// listOrders, getOrder and deleteOrder did not: one finding each.
+	if n != 4 {
+		t.Errorf("%d operations reported as cut by the cap, want 4", n)
+	}
+}
+
+// TestRunTimeCap: at one request every 5 seconds, a 1-second cap lets
+// exactly the first request out.
+func TestRunTimeCap(t *testing.T) {
+	s, u := startShop(t)
+	rep := runShop(t, u, Config{MaxTime: time.Second, Rate: 0.2})
+	if rep.Sent != 1 || len(s.seen) != 1 {
+		t.Errorf("sent %d, the server saw %d, want 1", rep.Sent, len(s.seen))
+	}
+	if len(rep.NotSent) == 0 || !strings.Contains(rep.NotSent[len(rep.NotSent)-1].Reason, "--max-time 1s") {
+		t.Errorf("the time cap is not reported: %v", rep.NotSent)
+	}
+}
+
+// TestRunRate: 9 requests at 40 a second take at least 8 intervals.
+func TestRunRate(t *testing.T) {
+	_, u := startShop(t)
+	start := time.Now()
+	rep := runShop(t, u, Config{Rate: 40})
+	if took, least := time.Since(start), 8*25*time.Millisecond; rep.Sent != 9 || took < least {
+		t.Errorf("sent %d in %s, want 9 in at least %s", rep.Sent, took, least)
+	}
+}
+
+// TestRunUnreachable: nothing listening ends the run at the first request.
+func TestRunUnreachable(t *testing.T) {
+	hs := httptest.NewServer(http.NotFoundHandler())
+	dead, _ := url.Parse(hs.URL)
+	hs.Close()
+	rep := runShop(t, dead, Config{})
+	if rep.Unreachable == nil || rep.Sent != 1 {
+		t.Errorf("unreachable %v after %d requests, want an error after 1", rep.Unreachable, rep.Sent)
+	}
+}
