@@ -41,9 +41,10 @@ func replay() []*Rule {
 				"field for the new unit and keep the old one unchanged.",
 			"price: 4000          # contract: type number, maximum 10000, description: in dollars",
 			"price: 40.00\nprice_cents: 4000"),
-		replayRule(ReplayRequestRejected, Warning, "A request the contract describes as valid was refused with 400 or 422",
+		replayRule(ReplayRequestRejected, Warning, "A request the contract describes as valid was refused (400, 401, 403 or 422)",
 			"replay builds requests from the contract's examples and from its schemas (required fields only, then "+
-				"all fields); the server refused one as malformed. Either the server now demands more than the "+
+				"all fields); the server refused one. A 401 or 403 means the run lacked credentials (pass them with "+
+				"-H), and every answer it got proves nothing. A 400 or 422 is malformed input: either the server now demands more than the "+
 				"contract says (a client following the contract is refused), or the value replay derived breaks a "+
 				"rule the contract does not state (a currency the server does not support): then document the rule "+
 				"(an enum, a pattern, an example) or give replay a value with --fixtures.",

@@ -18,8 +18,10 @@ import (
 type shopServer struct {
 	mu   sync.Mutex
 	seen []string // "METHOD path key"
-	// listStatus is what GET /orders answers.
+	// listStatus is what GET /orders answers, with pageCount (if set) as
+	// its X-Page-Count header.
 	listStatus int
+	pageCount  string
 }
 
 func (s *shopServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -32,6 +34,9 @@ func (s *shopServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusCreated)
 		_, _ = w.Write([]byte(`{"id": "o_42"}`))
 	case r.URL.Path == "/orders":
+		if s.pageCount != "" {
+			w.Header().Set("X-Page-Count", s.pageCount)
+		}
 		w.WriteHeader(s.listStatus)
 	case r.URL.Path != "/orders/o_42":
 		http.NotFound(w, r)
@@ -42,9 +47,13 @@ func (s *shopServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-func startShop(t *testing.T) (*shopServer, *url.URL) {
+// startShop starts a shop server, set up by configure before it serves.
+func startShop(t *testing.T, configure ...func(*shopServer)) (*shopServer, *url.URL) {
 	t.Helper()
 	s := &shopServer{listStatus: http.StatusOK}
+	for _, f := range configure {
+		f(s)
+	}
 	hs := httptest.NewServer(s)
 	t.Cleanup(hs.Close)
 	u, _ := url.Parse(hs.URL)
@@ -99,8 +108,7 @@ func TestRunFeedsAndKeys(t *testing.T) {
 // TestRunStatusUndocumented: an answer whose status the operation does not
 // list is reported at the operation's responses.
 func TestRunStatusUndocumented(t *testing.T) {
-	s, u := startShop(t)
-	s.listStatus = http.StatusTeapot
+	_, u := startShop(t, func(s *shopServer) { s.listStatus = http.StatusTeapot })
 	var got []rules.Finding
 	for _, f := range runShop(t, u, Config{}).Findings(rules.Default()) {
 		if f.Rule == rules.ReplayStatusUndocumented {
@@ -164,5 +172,31 @@ func TestRunUnreachable(t *testing.T) {
 	rep := runShop(t, dead, Config{})
 	if rep.Unreachable == nil || rep.Sent != 1 {
 		t.Errorf("unreachable %v after %d requests, want an error after 1", rep.Unreachable, rep.Sent)
+	}
+}
+
+// TestRunHeaders: a response header the contract requires and the server
+// does not send, or sends with a value its schema rejects, is reported at
+// the header, named in the message.
+func TestRunHeaders(t *testing.T) {
+	contract := strings.Replace(shop, "      responses: {'200': {description: a page}}",
+		"      responses:\n        '200':\n          description: a page\n          headers:\n"+
+			"            X-Page-Count: {required: true, schema: {type: integer}}\n", 1)
+	doc := loadText(t, contract)
+	for sent, want := range map[string]string{
+		"":     `header X-Page-Count does not match the contract: response header "X-Page-Count" missing`,
+		"many": `header X-Page-Count does not match the contract: unable to decode header "X-Page-Count" value`,
+	} {
+		_, u := startShop(t, func(s *shopServer) { s.pageCount = sent })
+		c := &Config{Base: u, MaxRequests: 100, MaxTime: time.Minute}
+		var got []string
+		for _, f := range Run(context.Background(), doc, NewPlan(doc, Options{}), c).Findings(rules.Default()) {
+			if f.Rule == rules.ReplayResponseInvalid {
+				got = append(got, f.Where.String()+" "+f.Message)
+			}
+		}
+		if len(got) != 1 || !strings.HasPrefix(got[0], "shop.yaml:31:13 ") || !strings.Contains(got[0], want) {
+			t.Errorf("X-Page-Count %q: want one finding at the header (line 31) saying %q, got %q", sent, want, got)
+		}
 	}
 }

@@ -54,34 +54,48 @@ func (r *runner) check(ctx context.Context, req *Request, hr *http.Request, resp
 	if err := openapi3filter.ValidateResponse(ctx, in); err != nil {
 		return r.mismatch(req, sent, resp.StatusCode, ref, err)
 	}
-	if resp.StatusCode == http.StatusBadRequest || resp.StatusCode == http.StatusUnprocessableEntity {
+	if hint, ok := refusals[resp.StatusCode]; ok {
 		return &Problem{Rule: rules.ReplayRequestRejected, Where: op.Loc,
-			Message: fmt.Sprintf("%s: %s (%s%s) was refused with %d %s; a client following the contract sends this",
-				opName(op), sent, req.Variant, bodyNote(req), resp.StatusCode, excerpt(body))}
+			Message: fmt.Sprintf("%s: %s (%s%s) was refused with %d %s; %s",
+				opName(op), sent, req.Variant, bodyNote(req), resp.StatusCode, excerpt(body), hint)}
 	}
 	return nil
 }
 
+// refusals are the answers that say the request itself was not accepted,
+// so the documented response proves nothing about what old clients read.
+var refusals = map[int]string{
+	http.StatusBadRequest:          "a client following the contract sends this (or give replay a value with --fixtures)",
+	http.StatusUnprocessableEntity: "a client following the contract sends this (or give replay a value with --fixtures)",
+	http.StatusUnauthorized:        "pass the credentials the server wants with -H",
+	http.StatusForbidden:           "pass the credentials the server wants with -H",
+}
+
 // mismatch turns a validation error into a problem at the schema keyword
-// that rejected the first mismatching value.
+// (or the header) that rejected the first mismatching value.
 func (r *runner) mismatch(req *Request, sent string, status int, ref *openapi3.ResponseRef, err error) *Problem {
 	p := &Problem{Rule: rules.ReplayResponseInvalid, Where: r.doc.KeyLoc(ref.Origin)}
 	if ref.Value != nil && ref.Value.Origin != nil {
 		p.Where = r.doc.KeyLoc(ref.Value.Origin)
 	}
-	what := "the answer"
+	what := "the body"
+	name, isHeader := headerName(err)
+	if isHeader {
+		p.Pointer, what = "header "+name, "header "+name
+		if h := ref.Value.Headers[name]; h != nil && h.Value != nil && h.Value.Origin != nil {
+			p.Where = r.doc.KeyLoc(h.Value.Origin)
+		}
+	}
 	var se *openapi3.SchemaError
 	var re *openapi3filter.ResponseError
 	switch {
 	case errors.As(err, &se):
 		se = firstLeaf(se)
-		p.Pointer = pointer(se)
-		if name, ok := headerName(err); ok {
-			p.Pointer, what = "header "+name, "header "+name
-		} else {
+		if !isHeader {
+			p.Pointer = pointer(se)
 			what = "the body at " + displayPointer(p.Pointer)
 		}
-		if se.Schema != nil {
+		if se.Schema != nil && se.Schema.Origin != nil {
 			p.Where = r.doc.FieldLoc(se.Schema.Origin, se.SchemaField)
 		}
 		if slices.Contains(rangeKeywords, se.SchemaField) {
@@ -153,13 +167,15 @@ func displayPointer(p string) string {
 	return p
 }
 
-// headerName names the header a header validation error is about.
+// headerRE finds the header a header validation error is about.
+var headerRE = regexp.MustCompile(`header "([^"]+)"`)
+
+// headerName names the header a validation error is about.
 func headerName(err error) (string, bool) {
 	var re *openapi3filter.ResponseError
 	if errors.As(err, &re) {
-		if name, ok := strings.CutPrefix(re.Reason, "response header "); ok {
-			name, _, _ = strings.Cut(name, " ")
-			return strings.Trim(name, `"`), true
+		if m := headerRE.FindStringSubmatch(re.Reason); m != nil {
+			return m[1], true
 		}
 	}
 	return "", false
