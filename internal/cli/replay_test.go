@@ -3,7 +3,6 @@ package cli_test
 import (
 	"bytes"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -17,11 +16,7 @@ import (
 func replayCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	base, _ := chargetest.Start(t, map[string]string{"sk_cli": "acct_cli"})
-	fx := filepath.Join(t.TempDir(), "fixtures.yaml")
-	body := "createCharge:\n  body: {amount_cents: 1500, currency: EUR, card_token: tok_visa}\n"
-	if err := os.WriteFile(fx, []byte(body), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	fx := filepath.Join("..", "..", "testdata", "replay", "fixtures.yaml")
 	all := append([]string{"replay", "--allow-side-effects", "--fixtures", fx, "-H", "Authorization: Bearer sk_cli"}, args...)
 	var out, errOut bytes.Buffer
 	code = cli.Run(append(all, base), strings.NewReader(""), &out, &errOut)
