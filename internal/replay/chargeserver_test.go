@@ -28,7 +28,7 @@ func chargeServer(t *testing.T) *url.URL {
 var auth = http.Header{"Authorization": {"Bearer sk_replay"}}
 
 // load reads a contract from dir/name the way the CLI does.
-func load(t *testing.T, dir, name string) *openapi.Doc {
+func load(t testing.TB, dir, name string) *openapi.Doc {
 	t.Helper()
 	src, err := source.OpenDir(dir)
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -170,8 +171,10 @@ func variants(op *Operation, fx *Fixture) ([]*Request, string) {
 	return out, ""
 }
 
-// bodyMedia picks the request body's JSON media type. An operation whose
-// body can only be sent in another media type (a form, a file) is left out.
+// bodyMedia picks the request body's media type: JSON first, then a form.
+// A body that can only be sent in another media type (multipart, a file)
+// is left out when it is optional, and the operation skipped when it is
+// required.
 func bodyMedia(op *openapi3.Operation) (string, *openapi3.MediaType, string) {
 	if op.RequestBody == nil || op.RequestBody.Value == nil || len(op.RequestBody.Value.Content) == 0 {
 		return "", nil, ""
@@ -182,18 +185,29 @@ func bodyMedia(op *openapi3.Operation) (string, *openapi3.MediaType, string) {
 		names = append(names, name)
 	}
 	slices.Sort(names)
-	for _, name := range names {
-		if isJSON(name) {
-			return name, content[name], ""
+	for _, want := range []func(string) bool{isJSON, isForm} {
+		for _, name := range names {
+			if want(name) {
+				return name, content[name], ""
+			}
 		}
 	}
-	return "", nil, fmt.Sprintf("its request body is %s; replay builds JSON bodies only", strings.Join(names, ", "))
+	if !op.RequestBody.Value.Required {
+		return "", nil, ""
+	}
+	return "", nil, fmt.Sprintf("its request body is %s; replay builds JSON and form bodies only", strings.Join(names, ", "))
 }
 
 func isJSON(mediaType string) bool {
-	mt, _, _ := strings.Cut(strings.ToLower(mediaType), ";")
-	mt = strings.TrimSpace(mt)
+	mt := baseType(mediaType)
 	return mt == "application/json" || strings.HasSuffix(mt, "+json")
+}
+
+func isForm(mediaType string) bool { return baseType(mediaType) == "application/x-www-form-urlencoded" }
+
+func baseType(mediaType string) string {
+	mt, _, _ := strings.Cut(strings.ToLower(mediaType), ";")
+	return strings.TrimSpace(mt)
 }
 
 func hasExamples(op *openapi3.Operation, media *openapi3.MediaType) bool {
@@ -340,11 +354,44 @@ func scalar(v any) string {
 }
 
 func (r *Request) setBody(mediaType string, v any) {
+	if isForm(mediaType) {
+		r.Body, r.ContentType = []byte(formEncode(v)), mediaType
+		return
+	}
 	b, err := json.Marshal(v)
 	if err != nil {
 		return
 	}
 	r.Body, r.ContentType = b, mediaType
+}
+
+// formEncode writes an object as a form, as OpenAPI's default form
+// encoding does: each property its own field, an array's items repeated
+// under its name, a nested object's properties as name[property].
+func formEncode(v any) string {
+	q := url.Values{}
+	var add func(key string, v any)
+	add = func(key string, v any) {
+		switch x := v.(type) {
+		case map[string]any:
+			for k, y := range x {
+				if key != "" {
+					k = key + "[" + k + "]"
+				}
+				add(k, y)
+			}
+		case []any:
+			for _, y := range x {
+				add(key, y)
+			}
+		default:
+			if key != "" {
+				q.Add(key, scalar(x))
+			}
+		}
+	}
+	add("", v)
+	return q.Encode()
 }
 
 // same reports whether two planned requests would send the same thing.

@@ -54,6 +54,7 @@ paths:
     post:
       operationId: upload
       requestBody:
+        required: true
         content:
           multipart/form-data:
             schema: {type: object}
@@ -92,7 +93,7 @@ func TestPlanOrder(t *testing.T) {
 		"  7. GET /orders/{id} (getOrder): required fields; id from an earlier response of /orders",
 		"  8. GET /orders/{id} (getOrder): all fields; id from an earlier response of /orders",
 		"  9. DELETE /orders/{id} (deleteOrder): required fields; id from an earlier response of /orders",
-		"  not sent: POST /upload (upload): its request body is multipart/form-data; replay builds JSON bodies only",
+		"  not sent: POST /upload (upload): its request body is multipart/form-data; replay builds JSON and form bodies only",
 	}
 	if diff := cmp.Diff(want, lines(NewPlan(doc, Options{SideEffects: true}))); diff != "" {
 		t.Errorf("plan (-want +got):\n%s", diff)
@@ -172,5 +173,12 @@ func TestFixtureErrors(t *testing.T) {
 		if err == nil || !strings.HasPrefix(err.Error(), c.want) {
 			t.Errorf("%q: got %v, want %s", c.text, err, c.want)
 		}
+	}
+}
+
+func TestFormEncode(t *testing.T) {
+	got := formEncode(map[string]any{"amount": 100.0, "tags": []any{"a", "b"}, "card": map[string]any{"exp": "12/30"}, "ok": true})
+	if want := "amount=100&card%5Bexp%5D=12%2F30&ok=true&tags=a&tags=b"; got != want {
+		t.Errorf("got %s, want %s", got, want)
 	}
 }

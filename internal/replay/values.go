@@ -18,42 +18,59 @@ const (
 	allFields
 )
 
-// maxDepth bounds derivation through nested (or cyclic) schemas; below it
-// only required properties are filled, and past it nothing is.
+// maxDepth bounds derivation through nested (or cyclic) schemas; below
+// half of it only required properties are filled, and past it nothing is.
 const maxDepth = 8
+
+// maxValues bounds the values one derived request holds: wide schemas
+// nested a few levels deep (a payment API's expandable objects) would
+// otherwise multiply into millions. Past it only required properties and
+// single array items are filled.
+const maxValues = 2000
+
+// deriver builds one value, counting what it made.
+type deriver struct {
+	fill fill
+	left int
+}
 
 // derive builds a request value from a schema alone: the schema's own
 // example, default, const or first enum value where it gives one, else a
 // value of its type inside its bounds. Read-only properties are never part of
 // a request.
 func derive(sr *openapi3.SchemaRef, f fill) any {
-	return deriveAt(sr, f, 0)
+	d := &deriver{fill: f, left: maxValues}
+	return d.at(sr, 0)
 }
 
-func deriveAt(sr *openapi3.SchemaRef, f fill, depth int) any {
+func (d *deriver) at(sr *openapi3.SchemaRef, depth int) any {
 	if sr == nil || sr.Value == nil || depth > maxDepth {
 		return nil
 	}
+	d.left--
 	s := sr.Value
 	if v, ok := given(s); ok {
 		return v
 	}
 	switch {
 	case len(s.AllOf) > 0:
-		return allOf(s, f, depth)
+		return d.allOf(s, depth)
 	case len(s.OneOf) > 0:
-		return deriveAt(s.OneOf[0], f, depth+1)
+		return d.at(s.OneOf[0], depth+1)
 	case len(s.AnyOf) > 0:
-		return deriveAt(s.AnyOf[0], f, depth+1)
+		return d.at(s.AnyOf[0], depth+1)
 	}
 	switch typeOf(s) {
 	case openapi3.TypeObject:
-		return object(s, f, depth)
+		return d.object(s, depth)
 	case openapi3.TypeArray:
 		n := max(1, int(min(s.MinItems, 3)))
+		if d.left <= 0 {
+			n = max(1, int(min(s.MinItems, maxValues)))
+		}
 		items := make([]any, 0, n)
 		for range n {
-			items = append(items, deriveAt(s.Items, f, depth+1))
+			items = append(items, d.at(s.Items, depth+1))
 		}
 		return items
 	case openapi3.TypeInteger:
@@ -104,7 +121,7 @@ func typeOf(s *openapi3.Schema) string {
 	return openapi3.TypeString
 }
 
-func object(s *openapi3.Schema, f fill, depth int) map[string]any {
+func (d *deriver) object(s *openapi3.Schema, depth int) map[string]any {
 	out := map[string]any{}
 	names := make([]string, 0, len(s.Properties))
 	for name := range s.Properties {
@@ -113,21 +130,22 @@ func object(s *openapi3.Schema, f fill, depth int) map[string]any {
 	slices.Sort(names)
 	for _, name := range names {
 		p := s.Properties[name]
-		required := slices.Contains(s.Required, name)
-		if p == nil || p.Value == nil || p.Value.ReadOnly || !(required || (f == allFields && depth < maxDepth/2)) {
+		optional := !slices.Contains(s.Required, name)
+		if p == nil || p.Value == nil || p.Value.ReadOnly ||
+			(optional && (d.fill != allFields || depth >= maxDepth/2 || d.left <= 0)) {
 			continue
 		}
-		out[name] = deriveAt(p, f, depth+1)
+		out[name] = d.at(p, depth+1)
 	}
 	return out
 }
 
 // allOf merges the objects its members derive; a member that is not an
 // object decides the value alone.
-func allOf(s *openapi3.Schema, f fill, depth int) any {
+func (d *deriver) allOf(s *openapi3.Schema, depth int) any {
 	merged := map[string]any{}
 	for _, m := range s.AllOf {
-		v := deriveAt(m, f, depth+1)
+		v := d.at(m, depth+1)
 		o, ok := v.(map[string]any)
 		if !ok {
 			return v
@@ -137,7 +155,7 @@ func allOf(s *openapi3.Schema, f fill, depth int) any {
 		}
 	}
 	if len(s.Properties) > 0 {
-		for k, x := range object(s, f, depth) {
+		for k, x := range d.object(s, depth) {
 			merged[k] = x
 		}
 	}

@@ -89,3 +89,37 @@ func TestDeriveCycle(t *testing.T) {
 		t.Errorf("derived %d levels, want 1 to %d", depth, maxDepth+1)
 	}
 }
+
+// TestDeriveBounded: 30 properties of 30 properties of 30 of 30 (810,000
+// leaves) derive into at most maxValues values, each level still filled.
+func TestDeriveBounded(t *testing.T) {
+	leaf := &openapi3.SchemaRef{Value: &openapi3.Schema{Type: &openapi3.Types{openapi3.TypeString}}}
+	level := leaf
+	for range 4 {
+		o := &openapi3.Schema{Type: &openapi3.Types{openapi3.TypeObject}, Properties: openapi3.Schemas{}}
+		for i := range 30 {
+			o.Properties[string(rune('a'+i%26))+string(rune('a'+i/26))] = level
+		}
+		level = &openapi3.SchemaRef{Value: o}
+	}
+	v := derive(level, allFields)
+	if n := count(v); n > maxValues+30 || n < 100 {
+		t.Errorf("derived %d values, want between 100 and about %d", n, maxValues)
+	}
+}
+
+// count is how many values a derived value holds, itself included.
+func count(v any) int {
+	n := 1
+	switch x := v.(type) {
+	case map[string]any:
+		for _, y := range x {
+			n += count(y)
+		}
+	case []any:
+		for _, y := range x {
+			n += count(y)
+		}
+	}
+	return n
+}
