@@ -2,8 +2,6 @@ package cli
 
 import (
 	"fmt"
-	"io"
-	"net/url"
 	"os"
 	"time"
 
@@ -51,15 +49,11 @@ func newReplayCmd(e *Env) *cobra.Command {
 			return runReplay(cmd, e, &c, &rf, args[0])
 		},
 	}
-	c.register(cmd)
-	// The proto flags mean nothing to an HTTP server.
-	_ = cmd.Flags().MarkHidden("proto-path")
-	_ = cmd.Flags().MarkHidden("proto-level")
+	registerLive(cmd, &c, &rf.headers)
 	f := cmd.Flags()
 	f.StringVar(&rf.contract, "contract", "", "the OpenAPI contract whose clients to play (required)")
 	_ = cmd.MarkFlagRequired("contract")
 	f.StringVar(&rf.fixtures, "fixtures", "", "YAML file: operationId -> {params: {name: value}, body: ...}")
-	f.StringArrayVarP(&rf.headers, "header", "H", nil, "request header 'Name: value' (repeatable), such as 'Authorization: Bearer …'")
 	f.BoolVar(&rf.remote, "allow-remote", false, "allow a server that is not this machine")
 	f.BoolVar(&rf.sideEffects, "allow-side-effects", false, "also send POST, PUT, PATCH and DELETE (they change state on the server)")
 	f.IntVar(&rf.maxRequests, "max-requests", 100, "send at most this many requests")
@@ -74,9 +68,9 @@ func runReplay(cmd *cobra.Command, e *Env, c *common, rf *replayFlags, rawURL st
 	if err != nil {
 		return err
 	}
-	u, err := url.Parse(rawURL)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return usageErr("replay: %q is not an absolute http or https URL", rawURL)
+	u, err := liveURL("replay", rawURL)
+	if err != nil {
+		return err
 	}
 	if !rf.remote && !probe.IsLoopback(u.Hostname()) {
 		return usageErr("refusing to replay against %s: %s is not a loopback address and replay sends real requests; "+
@@ -102,12 +96,7 @@ func runReplay(cmd *cobra.Command, e *Env, c *common, rf *replayFlags, rawURL st
 		return err
 	}
 	plan := replay.NewPlan(doc, replay.Options{Fixtures: fx, SideEffects: rf.sideEffects})
-	// The plan and the count go with a text report on standard output;
-	// beside a machine-readable report they go to standard error.
-	var info io.Writer = e.Stderr
-	if c.format == "text" && c.output == "" {
-		info = e.Stdout
-	}
+	info := c.progress(e)
 	fmt.Fprintf(info, "replay: %s against %s: %d requests planned (at most %d, for at most %s, %s)\n",
 		report.Clean(rf.contract), report.Clean(u.Redacted()), len(plan.Requests), cfg.MaxRequests, cfg.MaxTime, rateText(cfg.Rate))
 	plan.Write(info, report.Clean)
