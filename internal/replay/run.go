@@ -183,18 +183,21 @@ func (r *runner) send(ctx context.Context, req *Request) (Result, error) {
 // where the plan says so), query, headers, body, and a fresh
 // Idempotency-Key for every POST and every operation that declares one.
 func (r *runner) build(ctx context.Context, req *Request) (*http.Request, error) {
-	path := req.Op.Template
+	// Path is the decoded form, RawPath the escaped one: a value's "/" or
+	// "?" stays inside its segment.
+	plain, escaped := req.Op.Template, req.Op.Template
 	for name, v := range req.Path {
 		if from, ok := req.Feeds[name]; ok {
 			if got, ok := r.mem.lookup(from, name); ok {
 				v = got
 			}
 		}
-		path = strings.ReplaceAll(path, "{"+name+"}", url.PathEscape(v))
+		plain = strings.ReplaceAll(plain, "{"+name+"}", v)
+		escaped = strings.ReplaceAll(escaped, "{"+name+"}", url.PathEscape(v))
 	}
 	u := *r.cfg.Base
-	u.Path = strings.TrimRight(u.Path, "/") + path
-	u.RawPath = ""
+	u.Path = strings.TrimRight(r.cfg.Base.Path, "/") + plain
+	u.RawPath = strings.TrimRight(r.cfg.Base.EscapedPath(), "/") + escaped
 	q := url.Values{}
 	for _, kv := range req.Query {
 		q.Add(kv[0], kv[1])

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/getkin/kin-openapi/openapi3"
+
 	"github.com/contractlint/contractlint/rules"
 )
 
@@ -22,6 +24,8 @@ type shopServer struct {
 	// its X-Page-Count header.
 	listStatus int
 	pageCount  string
+	// hangUpOnDelete closes the connection instead of answering a DELETE.
+	hangUpOnDelete bool
 }
 
 func (s *shopServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -40,6 +44,11 @@ func (s *shopServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(s.listStatus)
 	case r.URL.Path != "/orders/o_42":
 		http.NotFound(w, r)
+	case r.Method == http.MethodDelete && s.hangUpOnDelete:
+		conn, _, err := http.NewResponseController(w).Hijack()
+		if err == nil {
+			conn.Close()
+		}
 	case r.Method == http.MethodDelete:
 		w.WriteHeader(http.StatusNoContent)
 	default:
@@ -198,5 +207,48 @@ func TestRunHeaders(t *testing.T) {
 		if len(got) != 1 || !strings.HasPrefix(got[0], "shop.yaml:31:13 ") || !strings.Contains(got[0], want) {
 			t.Errorf("X-Page-Count %q: want one finding at the header (line 31) saying %q, got %q", sent, want, got)
 		}
+	}
+}
+
+// TestBuildStaysOnTarget: whatever a contract's paths and values say, a
+// request goes to the host it was pointed at, under its base path.
+func TestBuildStaysOnTarget(t *testing.T) {
+	base, _ := url.Parse("http://127.0.0.1:9/api")
+	r := &runner{cfg: &Config{Base: base}, mem: memory{}}
+	for _, c := range []struct{ tmpl, id, want string }{
+		{"//evil.example/x/{id}", "1", "/api//evil.example/x/1"},
+		{"/v1/{id}", "../../admin", "/api/v1/..%2F..%2Fadmin"},
+		{"/v1/{id}", "http://evil.example/", "/api/v1/http:%2F%2Fevil.example%2F"},
+	} {
+		op := &Operation{ID: "GET " + c.tmpl, Name: "x", Method: http.MethodGet, Template: c.tmpl,
+			Item: &openapi3.PathItem{}, Op: &openapi3.Operation{}}
+		hr, err := r.build(context.Background(), &Request{Op: op, Path: map[string]string{"id": c.id}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if hr.URL.Host != "127.0.0.1:9" || hr.URL.EscapedPath() != c.want {
+			t.Errorf("%s with id %q: sent to %s%s, want 127.0.0.1:9%s", c.tmpl, c.id, hr.URL.Host, hr.URL.EscapedPath(), c.want)
+		}
+	}
+}
+
+// TestRunNoAnswer: a request the server hangs up on, after it answered
+// others, is a finding at the operation; the run goes on.
+func TestRunNoAnswer(t *testing.T) {
+	shop, u := startShop(t, func(s *shopServer) { s.hangUpOnDelete = true })
+	rep := runShop(t, u, Config{})
+	var got []string
+	for _, f := range rep.Findings(rules.Default()) {
+		if f.Rule == rules.ReplayNoAnswer {
+			got = append(got, f.Where.String()+" "+f.Message)
+		}
+	}
+	if len(got) != 1 || !strings.HasPrefix(got[0], "shop.yaml:5:5 deleteOrder (DELETE /orders/{id}): DELETE /orders/o_42 got no answer: ") {
+		t.Errorf("want one no-answer finding at deleteOrder, got %q", got)
+	}
+	// net/http resends an idempotent request whose pooled connection
+	// broke; a request that changes state must go out exactly once.
+	if rep.Sent != 9 || len(shop.seen) != 9 {
+		t.Errorf("sent %d, the server saw %d, want 9", rep.Sent, len(shop.seen))
 	}
 }
