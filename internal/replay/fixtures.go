@@ -20,6 +20,15 @@ type Fixture struct {
 	line int
 }
 
+// param is the fixture's value for a parameter; a nil fixture has none.
+func (f *Fixture) param(name string) (any, bool) {
+	if f == nil {
+		return nil, false
+	}
+	v, ok := f.Params[name]
+	return v, ok
+}
+
 // Fixtures maps operationId (or "METHOD /template") to its fixture.
 type Fixtures map[string]*Fixture
 

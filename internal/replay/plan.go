@@ -90,7 +90,7 @@ func NewPlan(doc *openapi.Doc, o Options) *Plan {
 			continue
 		}
 		for _, r := range reqs {
-			r.Feeds = feeds(r, p.Requests)
+			r.Feeds = feeds(r, p.Requests, o.Fixtures[op.Name])
 			if !slices.ContainsFunc(p.Requests, r.same) {
 				p.Requests = append(p.Requests, r)
 			}
@@ -151,12 +151,13 @@ func variants(op *Operation, fx *Fixture) ([]*Request, string) {
 		} else if v, ok := body(); ok {
 			r.setBody(mt, v)
 		}
-		if fx != nil {
+		if fx != nil && len(fx.Params) > 0 {
+			r.Variant += ", fixture params"
 			r.override(op, fx.Params)
 		}
 		out = append(out, r)
 	}
-	if hasExamples(op.Op, media) {
+	if hasExamples(op, media) {
 		add("examples", paramExample, func() (any, bool) { return mediaExample(media) })
 	}
 	for _, f := range []fill{requiredOnly, allFields} {
@@ -210,12 +211,12 @@ func baseType(mediaType string) string {
 	return strings.TrimSpace(mt)
 }
 
-func hasExamples(op *openapi3.Operation, media *openapi3.MediaType) bool {
+func hasExamples(op *Operation, media *openapi3.MediaType) bool {
 	if media != nil && (media.Example != nil || len(media.Examples) > 0) {
 		return true
 	}
-	return slices.ContainsFunc(op.Parameters, func(p *openapi3.ParameterRef) bool {
-		_, ok := paramExample(p.Value)
+	return slices.ContainsFunc(allParams(op), func(p *openapi3.Parameter) bool {
+		_, ok := paramExample(p)
 		return ok
 	})
 }
@@ -404,9 +405,12 @@ func (r *Request) same(o *Request) bool {
 // planned request answers about: "/v1/charges" for the id in
 // "/v1/charges/{id}". Its response's id (or a field named like the
 // parameter) replaces the derived value when the request is sent.
-func feeds(r *Request, earlier []*Request) map[string]string {
+func feeds(r *Request, earlier []*Request, fx *Fixture) map[string]string {
 	out := map[string]string{}
 	for name := range r.Path {
+		if _, given := fx.param(name); given {
+			continue // a fixture's value wins
+		}
 		prefix, _, ok := strings.Cut(r.Op.Template, "/{"+name+"}")
 		if !ok {
 			continue

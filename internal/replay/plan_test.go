@@ -145,10 +145,13 @@ func TestPlanFixtures(t *testing.T) {
 			}
 		case "getOrder":
 			reads++
-			if r.Path["id"] != "o_9" || len(r.Query) != 1 {
-				t.Errorf("getOrder sends id %q and query %v", r.Path["id"], r.Query)
+			if r.Path["id"] != "o_9" || len(r.Query) != 1 || len(r.Feeds) != 0 {
+				t.Errorf("getOrder sends id %q (fed from %v) and query %v", r.Path["id"], r.Feeds, r.Query)
 			}
 		}
+	}
+	if got := strings.Join(lines(p), "\n"); !strings.Contains(got, "(getOrder): required fields, fixture params\n") {
+		t.Errorf("the plan does not say getOrder's values come from the fixture:\n%s", got)
 	}
 	if creates != 1 || reads != 1 {
 		t.Errorf("%d createOrder and %d getOrder requests, want 1 each (the same request is sent once)", creates, reads)
