@@ -110,22 +110,28 @@ func Run(ctx context.Context, doc *openapi.Doc, p *Plan, c *Config) *Report {
 		r.client = probe.NewClient(10*time.Second, 2)
 	}
 	rep := &Report{NotSent: append([]Skip(nil), p.Skipped...)}
+	timeUp := fmt.Sprintf("the time cap (--max-time %s) ran out", c.MaxTime)
 	for i, req := range p.Requests {
 		if rep.Sent >= c.MaxRequests {
 			rep.NotSent = append(rep.NotSent, Skip{req.Op, fmt.Sprintf("the request cap (--max-requests %d) was reached", c.MaxRequests)})
 			continue
 		}
 		if !r.wait(ctx) {
-			rep.NotSent = append(rep.NotSent, Skip{req.Op, fmt.Sprintf("the time cap (--max-time %s) ran out", c.MaxTime)})
+			rep.NotSent = append(rep.NotSent, Skip{req.Op, timeUp})
 			continue
 		}
 		res, err := r.send(ctx, req)
 		rep.Sent++
-		if err != nil && i == 0 {
+		switch {
+		case err != nil && ctx.Err() != nil:
+			// Cut by the time cap, not unanswered by the server.
+			rep.NotSent = append(rep.NotSent, Skip{req.Op, timeUp + " while it was in flight"})
+		case err != nil && i == 0:
 			rep.Unreachable = err
 			return rep
+		default:
+			rep.Results = append(rep.Results, res)
 		}
-		rep.Results = append(rep.Results, res)
 	}
 	return rep
 }

@@ -252,3 +252,27 @@ func TestRunNoAnswer(t *testing.T) {
 		t.Errorf("sent %d, the server saw %d, want 9", rep.Sent, len(shop.seen))
 	}
 }
+
+// TestRunTimeCapInFlight: a request the time cap cuts while the server
+// still works on it is not sent to the end, not unanswered.
+func TestRunTimeCapInFlight(t *testing.T) {
+	release := make(chan struct{})
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		<-release
+	}))
+	t.Cleanup(hs.Close)
+	t.Cleanup(func() { close(release) })
+	u, _ := url.Parse(hs.URL)
+	rep := runShop(t, u, Config{MaxTime: 200 * time.Millisecond, Rate: 0})
+	if rep.Unreachable != nil {
+		t.Fatalf("unreachable: %v", rep.Unreachable)
+	}
+	for _, f := range rep.Findings(rules.Default()) {
+		if f.Rule != rules.ReplayNotSent {
+			t.Errorf("unexpected %s: %s", f.Rule, f.Message)
+		}
+	}
+	if len(rep.NotSent) < 2 || !strings.Contains(rep.NotSent[1].Reason, "ran out while it was in flight") {
+		t.Errorf("the cut request is not reported: %v", rep.NotSent)
+	}
+}
