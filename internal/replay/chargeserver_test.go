@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/contractlint/contractlint/internal/chargeserver/chargetest"
 	"github.com/contractlint/contractlint/internal/source"
 	"github.com/contractlint/contractlint/openapi"
@@ -147,5 +149,29 @@ func seed(t *testing.T, base *url.URL, body string) {
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusCreated {
 		t.Fatalf("seeding a charge: %s", resp.Status)
+	}
+}
+
+// TestNextContractForward: the forward direction. A new app built from v2
+// meets today's server: the field v2 added is missing from every charge,
+// and the refunds endpoint answers 404, a status v2 does not list for it.
+func TestNextContractForward(t *testing.T) {
+	base := chargeServer(t)
+	doc := load(t, filepath.Join("..", "..", "testdata", "replay"), "charges-v2.yaml")
+	got := map[string]int{}
+	for _, f := range replayAgainst(t, base, doc, charge) {
+		got[f.Rule+" "+f.Operations[0]+" "+f.Where.String()]++
+		if f.Rule == rules.ReplayResponseInvalid && !strings.Contains(f.Message, "amount_refunded_cents") {
+			t.Errorf("%s: %s", f.Rule, f.Message)
+		}
+	}
+	want := map[string]int{
+		"replay-response-invalid POST /v1/charges charges-v2.yaml:129:7":               1,
+		"replay-response-invalid GET /v1/charges charges-v2.yaml:129:7":                1,
+		"replay-response-invalid GET /v1/charges/{id} charges-v2.yaml:129:7":           1,
+		"replay-status-undocumented GET /v1/charges/{id}/refunds charges-v2.yaml:94:7": 1,
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("findings (-want +got):\n%s", diff)
 	}
 }
