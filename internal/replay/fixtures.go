@@ -32,6 +32,14 @@ func (f *Fixture) param(name string) (any, bool) {
 // Fixtures maps operationId (or "METHOD /template") to its fixture.
 type Fixtures map[string]*Fixture
 
+// of is the fixture for op, under its operationId or "METHOD /template".
+func (fx Fixtures) of(op *Operation) *Fixture {
+	if f, ok := fx[op.Name]; ok {
+		return f
+	}
+	return fx[op.ID]
+}
+
 // ParseFixtures reads a --fixtures file:
 //
 //	createCharge:

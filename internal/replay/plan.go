@@ -84,13 +84,14 @@ func NewPlan(doc *openapi.Doc, o Options) *Plan {
 			p.Skipped = append(p.Skipped, Skip{op, op.Method + " changes state on the server; pass --allow-side-effects to send it"})
 			continue
 		}
-		reqs, why := variants(op, o.Fixtures[op.Name])
+		fx := o.Fixtures.of(op)
+		reqs, why := variants(op, fx)
 		if why != "" {
 			p.Skipped = append(p.Skipped, Skip{op, why})
 			continue
 		}
 		for _, r := range reqs {
-			r.Feeds = feeds(r, p.Requests, o.Fixtures[op.Name])
+			r.Feeds = feeds(r, p.Requests, fx)
 			if !slices.ContainsFunc(p.Requests, r.same) {
 				p.Requests = append(p.Requests, r)
 			}

@@ -124,9 +124,10 @@ func TestPlanSafeOnly(t *testing.T) {
 }
 
 // TestPlanFixtures: a fixture's body replaces the derived ones (so the
-// variants collapse into one request) and its parameters override all.
+// variants collapse into one request) and its parameters override all. An
+// operation is named by operationId or by "METHOD /template".
 func TestPlanFixtures(t *testing.T) {
-	fx, err := ParseFixtures("fx.yaml", []byte("createOrder:\n  body: {sku: tea, qty: 2}\ngetOrder:\n  params: {id: o_9, expand: [lines]}\n"))
+	fx, err := ParseFixtures("fx.yaml", []byte("createOrder:\n  body: {sku: tea, qty: 2}\nGET /orders/{id}:\n  params: {id: o_9, expand: [lines]}\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
