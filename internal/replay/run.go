@@ -120,7 +120,12 @@ func Run(ctx context.Context, doc *openapi.Doc, p *Plan, c *Config) *Report {
 			rep.NotSent = append(rep.NotSent, Skip{req.Op, timeUp})
 			continue
 		}
-		res, err := r.send(ctx, req)
+		hr, err := r.build(ctx, req)
+		if err != nil {
+			rep.NotSent = append(rep.NotSent, Skip{req.Op, "the contract's values make no valid HTTP request: " + trimURLError(err).Error()})
+			continue
+		}
+		res, err := r.send(req, hr)
 		rep.Sent++
 		switch {
 		case err != nil && ctx.Err() != nil:
@@ -157,11 +162,7 @@ func (r *runner) wait(ctx context.Context) bool {
 
 // send sends one request and judges the answer; the error is set only
 // when no answer came.
-func (r *runner) send(ctx context.Context, req *Request) (Result, error) {
-	hr, err := r.build(ctx, req)
-	if err != nil {
-		return Result{Request: req, Problem: &Problem{Rule: rules.ReplayNoAnswer, Message: err.Error(), Where: req.Op.Loc}}, err
-	}
+func (r *runner) send(req *Request, hr *http.Request) (Result, error) {
 	res := Result{Request: req, Sent: hr.Method + " " + hr.URL.RequestURI()}
 	resp, err := r.client.Do(hr)
 	if err != nil {
@@ -178,7 +179,7 @@ func (r *runner) send(ctx context.Context, req *Request) (Result, error) {
 		return res, nil
 	}
 	res.Status = resp.StatusCode
-	res.Problem = r.check(ctx, req, hr, resp, body)
+	res.Problem = r.check(hr.Context(), req, hr, resp, body)
 	if resp.StatusCode/100 == 2 {
 		r.mem.learn(req.Op.Template, body)
 	}
@@ -225,6 +226,11 @@ func (r *runner) build(ctx context.Context, req *Request) (*http.Request, error)
 		hr.Header = http.Header{}
 	}
 	for k, v := range req.Header {
+		for _, x := range v {
+			if strings.ContainsAny(x, "\r\n\x00") {
+				return nil, fmt.Errorf("header %s: a value with a line break or NUL", k)
+			}
+		}
 		hr.Header[k] = v
 	}
 	if req.ContentType != "" {

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -274,5 +275,30 @@ func TestRunTimeCapInFlight(t *testing.T) {
 	}
 	if len(rep.NotSent) < 2 || !strings.Contains(rep.NotSent[1].Reason, "ran out while it was in flight") {
 		t.Errorf("the cut request is not reported: %v", rep.NotSent)
+	}
+}
+
+// TestRunBadHeaderValue: a header value from the contract that cannot go on
+// the wire (a line break would start a header of the contract's choosing)
+// is not sent, and says why.
+func TestRunBadHeaderValue(t *testing.T) {
+	server, u := startShop(t)
+	contract := strings.Replace(shop, "      operationId: listOrders\n",
+		"      operationId: listOrders\n      parameters:\n        - {name: X-Tenant, in: header, required: true, schema: {type: string}, example: \"a\\r\\nX-Admin: 1\"}\n", 1)
+	doc := loadText(t, contract)
+	c := &Config{Base: u, MaxRequests: 100, MaxTime: time.Minute}
+	rep := Run(context.Background(), doc, NewPlan(doc, Options{}), c)
+	for _, line := range server.seen {
+		if strings.HasPrefix(line, "GET /orders ") {
+			t.Errorf("sent %q", line)
+		}
+	}
+	var reasons []string
+	for _, s := range rep.NotSent {
+		reasons = append(reasons, s.Op.Name+": "+s.Reason)
+	}
+	want := "listOrders: the contract's values make no valid HTTP request: header X-Tenant: a value with a line break or NUL"
+	if !slices.Contains(reasons, want) {
+		t.Errorf("not sent: %q, want %q", reasons, want)
 	}
 }
