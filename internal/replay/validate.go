@@ -38,7 +38,7 @@ func (r *runner) check(ctx context.Context, req *Request, hr *http.Request, resp
 	if ref == nil {
 		return &Problem{Rule: rules.ReplayStatusUndocumented, Where: r.doc.FieldLoc(op.Op.Origin, "responses"),
 			Message: fmt.Sprintf("%s: %s (%s) was answered %d, a status the contract does not document (it lists %s)",
-				opName(op), sent, req.Variant, resp.StatusCode, strings.Join(statuses(responses), ", "))}
+				opName(op), withBody(sent, req), req.Variant, resp.StatusCode, strings.Join(statuses(responses), ", "))}
 	}
 	in := &openapi3filter.ResponseValidationInput{
 		RequestValidationInput: &openapi3filter.RequestValidationInput{
@@ -56,8 +56,8 @@ func (r *runner) check(ctx context.Context, req *Request, hr *http.Request, resp
 	}
 	if hint, ok := refusals[resp.StatusCode]; ok {
 		return &Problem{Rule: rules.ReplayRequestRejected, Where: op.Loc,
-			Message: fmt.Sprintf("%s: %s (%s%s) was refused with %d %s; %s",
-				opName(op), sent, req.Variant, bodyNote(req), resp.StatusCode, excerpt(body), hint)}
+			Message: fmt.Sprintf("%s: %s (%s) was refused with %d %s; %s",
+				opName(op), withBody(sent, req), req.Variant, resp.StatusCode, excerpt(body), hint)}
 	}
 	return nil
 }
@@ -109,7 +109,7 @@ func (r *runner) mismatch(req *Request, sent string, status int, ref *openapi3.R
 		}
 	}
 	p.Message = fmt.Sprintf("%s: %s (%s) was answered %d, and %s does not match the contract: %s",
-		opName(req.Op), sent, req.Variant, status, what, oneLine(err.Error()))
+		opName(req.Op), withBody(sent, req), req.Variant, status, what, oneLine(err.Error()))
 	if p.Rule == rules.ReplayValueOutOfRange {
 		p.Message += "; a unit or scale change under the same name looks like this"
 	}
@@ -200,12 +200,12 @@ func statuses(rs *openapi3.Responses) []string {
 	return out
 }
 
-// bodyNote shows a sent body in a message, shortened.
-func bodyNote(req *Request) string {
+// withBody is the request line followed by the body sent, shortened.
+func withBody(sent string, req *Request) string {
 	if req.Body == nil {
-		return ""
+		return sent
 	}
-	return ", body " + excerpt(req.Body)
+	return sent + " " + excerpt(req.Body)
 }
 
 // excerpt is text shortened for a one-line message.
