@@ -29,6 +29,13 @@ type shopServer struct {
 	hangUpOnDelete bool
 }
 
+// requests is what the server was sent so far.
+func (s *shopServer) requests() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.seen...)
+}
+
 func (s *shopServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	s.seen = append(s.seen, r.Method+" "+r.URL.Path+" "+r.Header.Get("Idempotency-Key"))
@@ -96,7 +103,7 @@ func TestRunFeedsAndKeys(t *testing.T) {
 		t.Errorf("want only the upload not sent, got %v", fs)
 	}
 	keys := map[string]bool{}
-	for _, line := range s.seen {
+	for _, line := range s.requests() {
 		f := strings.Fields(line)
 		switch {
 		case f[0] == http.MethodPost && len(f) == 3 && !keys[f[2]]:
@@ -110,8 +117,8 @@ func TestRunFeedsAndKeys(t *testing.T) {
 			t.Errorf("%s: not the id the create returned", line)
 		}
 	}
-	if rep.Sent != len(s.seen) || rep.Sent != 9 {
-		t.Errorf("sent %d, the server saw %d, want 9", rep.Sent, len(s.seen))
+	if rep.Sent != len(s.requests()) || rep.Sent != 9 {
+		t.Errorf("sent %d, the server saw %d, want 9", rep.Sent, len(s.requests()))
 	}
 }
 
@@ -135,8 +142,8 @@ func TestRunStatusUndocumented(t *testing.T) {
 func TestRunRequestCap(t *testing.T) {
 	s, u := startShop(t)
 	rep := runShop(t, u, Config{MaxRequests: 3})
-	if rep.Sent != 3 || len(s.seen) != 3 {
-		t.Errorf("sent %d, the server saw %d, want 3", rep.Sent, len(s.seen))
+	if rep.Sent != 3 || len(s.requests()) != 3 {
+		t.Errorf("sent %d, the server saw %d, want 3", rep.Sent, len(s.requests()))
 	}
 	n := 0
 	for _, f := range rep.Findings(rules.Default()) {
@@ -156,8 +163,8 @@ func TestRunRequestCap(t *testing.T) {
 func TestRunTimeCap(t *testing.T) {
 	s, u := startShop(t)
 	rep := runShop(t, u, Config{MaxTime: time.Second, Rate: 0.2})
-	if rep.Sent != 1 || len(s.seen) != 1 {
-		t.Errorf("sent %d, the server saw %d, want 1", rep.Sent, len(s.seen))
+	if rep.Sent != 1 || len(s.requests()) != 1 {
+		t.Errorf("sent %d, the server saw %d, want 1", rep.Sent, len(s.requests()))
 	}
 	if len(rep.NotSent) == 0 || !strings.Contains(rep.NotSent[len(rep.NotSent)-1].Reason, "--max-time 1s") {
 		t.Errorf("the time cap is not reported: %v", rep.NotSent)
@@ -249,8 +256,8 @@ func TestRunNoAnswer(t *testing.T) {
 	}
 	// net/http resends an idempotent request whose pooled connection
 	// broke; a request that changes state must go out exactly once.
-	if rep.Sent != 9 || len(shop.seen) != 9 {
-		t.Errorf("sent %d, the server saw %d, want 9", rep.Sent, len(shop.seen))
+	if rep.Sent != 9 || len(shop.requests()) != 9 {
+		t.Errorf("sent %d, the server saw %d, want 9", rep.Sent, len(shop.requests()))
 	}
 }
 
@@ -288,7 +295,7 @@ func TestRunBadHeaderValue(t *testing.T) {
 	doc := loadText(t, contract)
 	c := &Config{Base: u, MaxRequests: 100, MaxTime: time.Minute}
 	rep := Run(context.Background(), doc, NewPlan(doc, Options{}), c)
-	for _, line := range server.seen {
+	for _, line := range server.requests() {
 		if strings.HasPrefix(line, "GET /orders ") {
 			t.Errorf("sent %q", line)
 		}
