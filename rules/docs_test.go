@@ -31,12 +31,15 @@ func TestRuleDocs(t *testing.T) {
 
 // noCaseRules are produced only outside lint and diff, so testdata/rules
 // cannot show them: review reports deleted contract files and lock files, and
-// `contractlint probe` reports the probe pack from live answers.
+// `contractlint probe` and `contractlint replay` report their packs from live
+// answers.
 var noCaseRules = []string{
 	"contract-file-removed", "lock-file-weakened",
 	rules.ProbeConcurrentDuplicates, rules.ProbeRetryReplay, rules.ProbeKeyReuseMismatch,
 	rules.ProbeMissingKey, rules.ProbeReorderedBody, rules.ProbeInFlightConflict,
 	rules.ProbeContractMismatch, rules.ProbeKeyAccountScope, rules.ProbeDelayedRetry,
+	rules.ReplayStatusUndocumented, rules.ReplayResponseInvalid, rules.ReplayValueOutOfRange,
+	rules.ReplayRequestRejected, rules.ReplayNoAnswer, rules.ReplayNotSent,
 }
 
 // TestRuleCases checks that every rule a lint or diff can report has a

@@ -52,7 +52,8 @@ const (
 	DiffRule Mode = iota + 1
 	LintRule
 	// ProbeRule is documented like any rule but reported only by
-	// `contractlint probe` from live responses; it has no Check.
+	// `contractlint probe` or `contractlint replay` from live responses; it
+	// has no Check.
 	ProbeRule
 )
 
@@ -80,7 +81,7 @@ type Rule struct {
 }
 
 // Packs names the rule packs in the order they are listed.
-var packOrder = []string{"breaking", "evolution", "idempotency", "evolvability", "probe"}
+var packOrder = []string{"breaking", "evolution", "idempotency", "evolvability", "probe", "replay"}
 
 // Registry is the immutable set of rules, built once per run.
 type Registry struct {

@@ -86,6 +86,7 @@ var commands = []func(*Env) *cobra.Command{
 	newRulesCmd,
 	newDiffCmd,
 	newProbeCmd,
+	newReplayCmd,
 	newLintCmd,
 	newInitCmd,
 	newReviewCmd,
