@@ -52,10 +52,10 @@ func Load(src source.Source, files []string, o Options) (*Tree, error) {
 		names = append(names, n)
 	}
 	var mu sync.Mutex
-	var probs source.Problems
+	var got source.Collector // junk can hold millions of errors: keep a few per file
 	rep := reporter.NewReporter(func(e reporter.ErrorWithPos) error {
 		mu.Lock()
-		probs = append(probs, r.problem(e))
+		got.Add(r.problem(e))
 		mu.Unlock()
 		return nil // keep going: report every error, not the first
 	}, nil)
@@ -65,6 +65,7 @@ func Load(src source.Source, files []string, o Options) (*Tree, error) {
 		Reporter:       rep,
 	}
 	compiled, err := compile(&c, names)
+	probs := got.Problems()
 	if err != nil {
 		var ewp reporter.ErrorWithPos
 		var own source.Problems
