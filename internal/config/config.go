@@ -61,7 +61,8 @@ type Config struct {
 	// HistoryDepth bounds how many commits of a file's history review reads
 	// for field numbers; 0 means all of it.
 	HistoryDepth int
-	// Limits bound what a run reads (limits: file-size, depth, files); zero
+	// Limits bound what a run reads (limits: file-size, depth, files,
+	// elements); zero
 	// fields keep the defaults.
 	Limits limits.Limits
 }
@@ -433,7 +434,7 @@ func (p *parser) history(n *yaml.Node, c *Config) {
 }
 
 // limits reads the bounds on what a run reads; the flags of the same names
-// (--max-file-size, --max-depth, --max-files) win over them.
+// (--max-file-size, --max-depth, --max-files, --max-elements) win over them.
 func (p *parser) limits(n *yaml.Node, c *Config) {
 	p.mapping(n, "limits", func(k, v *yaml.Node) {
 		switch k.Value {
@@ -444,19 +445,22 @@ func (p *parser) limits(n *yaml.Node, c *Config) {
 				return
 			}
 			c.Limits.FileSize = size
-		case "depth", "files":
+		case "depth", "files", "elements":
 			var d int
 			if v.Kind != yaml.ScalarNode || v.Tag != "!!int" || v.Decode(&d) != nil || d <= 0 {
 				p.errorf(v, "limits.%s: want a positive number, not %q", k.Value, v.Value)
 				return
 			}
-			if k.Value == "depth" {
+			switch k.Value {
+			case "depth":
 				c.Limits.Depth = d
-			} else {
+			case "files":
 				c.Limits.Files = d
+			default:
+				c.Limits.Elements, c.Limits.ProtoElements = d, d
 			}
 		default:
-			p.errorf(k, "unknown key limits.%s (want file-size, depth or files)", k.Value)
+			p.errorf(k, "unknown key limits.%s (want file-size, depth, files or elements)", k.Value)
 		}
 	})
 }

@@ -13,7 +13,16 @@ import "bytes"
 // an upper bound within one level per line on odd layouts (a plain scalar
 // continued on deeper lines), never lower than the parsed depth.
 func DeepLine(b []byte, max int) int {
-	s := scanner{max: max, scalarIndent: -1}
+	line, _ := Scan(b, max)
+	return line
+}
+
+// Scan is DeepLine that also counts the document's elements as it goes:
+// every key of a mapping and every item of a list, block or flow, before any
+// alias is expanded. The count costs nothing beyond the depth scan and is
+// what a parser will build, give or take the scalars themselves.
+func Scan(b []byte, maxDepth int) (deepLine, elements int) {
+	s := scanner{max: maxDepth, scalarIndent: -1}
 	for line := 1; len(b) > 0; line++ {
 		l := b
 		if i := bytes.IndexByte(b, '\n'); i >= 0 {
@@ -22,10 +31,10 @@ func DeepLine(b []byte, max int) int {
 			b = nil
 		}
 		if s.line(l) {
-			return line
+			return line, s.elements
 		}
 	}
-	return 0
+	return 0, s.elements
 }
 
 type scanner struct {
@@ -38,6 +47,8 @@ type scanner struct {
 	// scalarIndent is the indentation of the line that opened a block
 	// scalar (| or >) while its content lines are skipped, else -1.
 	scalarIndent int
+	// elements counts keys and list items seen so far.
+	elements int
 }
 
 // line scans one line and reports whether the nesting went past max.
@@ -70,6 +81,7 @@ func (s *scanner) line(l []byte) bool {
 	// "- - key: v" opens a sequence per dash, then the item's own node.
 	for len(rest) > 0 && rest[0] == '-' && (len(rest) == 1 || rest[1] == ' ' || rest[1] == '\t') {
 		s.blocks = append(s.blocks, col)
+		s.elements++
 		n := 1
 		for n < len(rest) && (rest[n] == ' ' || rest[n] == '\t') {
 			n++
@@ -79,6 +91,9 @@ func (s *scanner) line(l []byte) bool {
 	// A key (or scalar) opens a block node; a flow collection counts itself.
 	if len(rest) > 0 && rest[0] != '#' && rest[0] != '[' && rest[0] != '{' {
 		s.blocks = append(s.blocks, col)
+		if isKey(rest) {
+			s.elements++ // an item's scalar was counted with its dash
+		}
 	}
 	if len(s.blocks) > s.max {
 		return true
@@ -119,15 +134,23 @@ func (s *scanner) scan(rest []byte, prev byte) bool {
 			s.quote = c
 		case (c == '[' || c == '{') && valueStart(prev, s.flow > 0):
 			s.flow++
+			s.elements++ // its first entry; each comma adds one more
 			if len(s.blocks)+s.flow > s.max {
 				return true
 			}
 		case (c == ']' || c == '}') && s.flow > 0:
 			s.flow--
+		case c == ',' && s.flow > 0:
+			s.elements++
 		}
 		prev = c
 	}
 	return false
+}
+
+// isKey tells whether a block line's node is a mapping key ("k: v", "k:").
+func isKey(rest []byte) bool {
+	return bytes.Contains(rest, []byte(": ")) || bytes.HasSuffix(rest, []byte(":"))
 }
 
 // valueStart tells whether a quote or bracket after prev (the last
@@ -163,6 +186,14 @@ func blockScalar(rest []byte) bool {
 // ProtoDeepLine is DeepLine for .proto text: depth is the nesting of { }
 // (messages, enums, services, option values), outside strings and comments.
 func ProtoDeepLine(b []byte, max int) int {
+	line, _ := ProtoScan(b, max)
+	return line
+}
+
+// ProtoScan is ProtoDeepLine that also counts elements: every declaration
+// (a statement ending in ; or a block opening {) and every further entry of
+// a list (the commas of reserved 1, 2, 3; of options; of map<k, v>).
+func ProtoScan(b []byte, max int) (deepLine, elements int) {
 	depth, line := 0, 1
 	for i := 0; i < len(b); i++ {
 		switch c := b[i]; c {
@@ -193,14 +224,17 @@ func ProtoDeepLine(b []byte, max int) int {
 				i++
 			}
 		case '{', '<':
+			elements++
 			if depth++; depth > max {
-				return line
+				return line, elements
 			}
 		case '}', '>':
 			if depth > 0 {
 				depth--
 			}
+		case ';', ',':
+			elements++
 		}
 	}
-	return 0
+	return 0, elements
 }

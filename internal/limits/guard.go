@@ -42,16 +42,38 @@ func (g *guarded) ReadFile(name string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	line := 0
-	if strings.EqualFold(path.Ext(name), ".proto") {
-		line = ProtoDeepLine(b, g.l.Depth)
+	return b, g.shape(name, b)
+}
+
+// shape refuses a file nested past the depth limit or holding more elements
+// than the element limit, counted before any parser builds them.
+func (g *guarded) shape(name string, b []byte) error {
+	proto := strings.EqualFold(path.Ext(name), ".proto")
+	var line, n int
+	limit := g.l.Elements
+	if proto {
+		line, n = ProtoScan(b, g.l.Depth)
+		limit = g.l.ProtoElements
 	} else {
-		line = DeepLine(b, g.l.Depth)
+		line, n = Scan(b, g.l.Depth)
 	}
 	if line > 0 {
-		return nil, source.Errorf(g.display(name), line, 0, "nested deeper than the limit of %d levels (raise it with %s)", g.l.Depth, DepthFlag)
+		return source.Errorf(g.display(name), line, 0, "nested deeper than the limit of %d levels (raise it with %s)", g.l.Depth, DepthFlag)
 	}
-	return b, nil
+	if n > limit {
+		what := "keys and list items"
+		if proto {
+			what = "declarations and list entries"
+		}
+		return source.Errorf(g.display(name), 0, 0, "%d %s is more than the limit of %d in one file (raise it with %s)", n, what, limit, ElementsFlag)
+	}
+	if proto {
+		return nil
+	}
+	if n, line := Expanded(b, limit); n > limit {
+		return source.Errorf(g.display(name), line, 0, "YAML aliases expand to more than the limit of %d keys and list items in one file (raise it with %s)", g.l.Elements, ElementsFlag)
+	}
+	return nil
 }
 
 // count refuses the first file past the limit on files per side.
@@ -85,5 +107,5 @@ func (l Limits) CheckFiles(dir string, n int) error {
 // String shows the limits as the flags that set them.
 func (l Limits) String() string {
 	l = l.OrDefault()
-	return fmt.Sprintf("%s %s %s %d %s %d", FileSizeFlag, FormatSize(l.FileSize), DepthFlag, l.Depth, FilesFlag, l.Files)
+	return fmt.Sprintf("%s %s %s %d %s %d %s %d (.proto %d)", FileSizeFlag, FormatSize(l.FileSize), DepthFlag, l.Depth, FilesFlag, l.Files, ElementsFlag, l.Elements, l.ProtoElements)
 }

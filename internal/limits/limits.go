@@ -1,6 +1,7 @@
 // Package limits holds the bounds that keep a hostile contract from costing
 // unbounded time or memory: how large one file may be, how deeply a YAML or
-// JSON document may nest, and how many files one side may read. Each has a
+// JSON document may nest, how many elements one file may hold (aliases
+// expanded) and how many files one side may read. Each has a
 // default, a command-line flag and a config key, and hitting one is an input
 // error naming the file, the limit and the flag that raises it.
 package limits
@@ -21,6 +22,17 @@ type Limits struct {
 	// Files is the most files one side may read: a proto tree with its
 	// imports, or an OpenAPI document with its $refs (--max-files).
 	Files int
+	// Elements is the most elements one file may hold (--max-elements): in
+	// YAML or JSON the keys and list items after every alias is expanded
+	// (operations, schemas, properties, enum values all are); in a .proto
+	// file the declarations and list entries (messages, fields, enum
+	// values, each reserved number or name). It bounds what the loader
+	// builds, where the file size alone does not. The flag sets it for both
+	// formats; unset, each format has its own default (ProtoElements).
+	Elements int
+	// ProtoElements is Elements for .proto files: a declaration costs the
+	// compiler about 2.5 times what a YAML element costs kin-openapi.
+	ProtoElements int
 }
 
 // Defaults: far above real contracts (Stripe's OpenAPI document is 4 MiB
@@ -30,6 +42,15 @@ const (
 	DefaultFileSize = 64 << 20
 	DefaultDepth    = 256
 	DefaultFiles    = 20000
+	// DefaultElements and DefaultProtoElements keep loading any one file
+	// under the memory budget (TestMemoryBudget measures the cost of an
+	// element): Stripe's document holds 115,500 elements, googleapis'
+	// largest file (compute.proto) 20,700.
+	DefaultElements      = 400_000
+	DefaultProtoElements = 180_000
+	// MemoryBudget is what loading one file at the default limits may
+	// allocate, in all (an upper bound on its peak heap).
+	MemoryBudget = 1 << 30
 )
 
 // Flag names, shown in every message about a limit.
@@ -37,11 +58,12 @@ const (
 	FileSizeFlag = "--max-file-size"
 	DepthFlag    = "--max-depth"
 	FilesFlag    = "--max-files"
+	ElementsFlag = "--max-elements"
 )
 
 // Default returns the built-in limits.
 func Default() Limits {
-	return Limits{FileSize: DefaultFileSize, Depth: DefaultDepth, Files: DefaultFiles}
+	return Limits{FileSize: DefaultFileSize, Depth: DefaultDepth, Files: DefaultFiles, Elements: DefaultElements, ProtoElements: DefaultProtoElements}
 }
 
 // OrDefault fills every unset (zero or negative) field with its default.
@@ -55,6 +77,12 @@ func (l Limits) OrDefault() Limits {
 	}
 	if l.Files <= 0 {
 		l.Files = d.Files
+	}
+	if l.Elements <= 0 {
+		l.Elements = d.Elements
+	}
+	if l.ProtoElements <= 0 {
+		l.ProtoElements = d.ProtoElements
 	}
 	return l
 }
