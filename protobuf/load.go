@@ -81,7 +81,7 @@ func Load(src source.Source, files []string, o Options) (*Tree, error) {
 		}
 	}
 	if len(probs) > 0 {
-		return nil, dedupe(probs)
+		return nil, dropEchoes(dedupe(probs))
 	}
 	t := lower(compiled, r.locate)
 	if len(compiled) >= bigCompile {
@@ -176,8 +176,13 @@ func (r *resolver) FindFileByPath(name string) (protocompile.SearchResult, error
 		return protocompile.SearchResult{}, fmt.Errorf("import %q is absolute: imports must stay inside the import paths", name)
 	}
 	c, err := source.Clean(name)
-	if err != nil || c != name {
+	if err != nil {
 		return protocompile.SearchResult{}, fmt.Errorf("import %q leaves the import paths", name)
+	}
+	if c != name {
+		// Inside, but spelled two ways: protoc refuses it too, as the same
+		// file would then be compiled under two names.
+		return protocompile.SearchResult{}, fmt.Errorf("import %q is not written canonically (no ./, // or ..): write %q", name, c)
 	}
 	r.mu.Lock()
 	rel, known := r.where[name]

@@ -13,15 +13,27 @@ import "bytes"
 // an upper bound within one level per line on odd layouts (a plain scalar
 // continued on deeper lines), never lower than the parsed depth.
 func DeepLine(b []byte, max int) int {
-	line, _ := Scan(b, max)
-	return line
+	return Scan(b, max).DeepLine
 }
 
-// Scan is DeepLine that also counts the document's elements as it goes:
-// every key of a mapping and every item of a list, block or flow, before any
-// alias is expanded. The count costs nothing beyond the depth scan and is
-// what a parser will build, give or take the scalars themselves.
-func Scan(b []byte, maxDepth int) (deepLine, elements int) {
+// Shape is what one pass over YAML or JSON text finds before any parser
+// sees it.
+type Shape struct {
+	// DeepLine is the line where nesting first passes the limit, else 0;
+	// the scan stops there.
+	DeepLine int
+	// Elements counts every key of a mapping and every item of a list,
+	// block or flow, before any alias is expanded: what a parser will
+	// build, give or take the scalars themselves.
+	Elements int
+	// SecondDocument is the line of a "---" or "..." marker that follows
+	// content and is followed by more: the start of a second document,
+	// which the OpenAPI loader would silently ignore. 0 when there is none.
+	SecondDocument int
+}
+
+// Scan is DeepLine that also counts elements and finds a second document.
+func Scan(b []byte, maxDepth int) Shape {
 	s := scanner{max: maxDepth, scalarIndent: -1}
 	for line := 1; len(b) > 0; line++ {
 		l := b
@@ -30,11 +42,11 @@ func Scan(b []byte, maxDepth int) (deepLine, elements int) {
 		} else {
 			b = nil
 		}
-		if s.line(l) {
-			return line, s.elements
+		if s.line(l, line) {
+			return Shape{DeepLine: line, Elements: s.elements, SecondDocument: s.second}
 		}
 	}
-	return 0, s.elements
+	return Shape{Elements: s.elements, SecondDocument: s.second}
 }
 
 type scanner struct {
@@ -49,10 +61,13 @@ type scanner struct {
 	scalarIndent int
 	// elements counts keys and list items seen so far.
 	elements int
+	// marker is the line of a document marker after content, pending
+	// content after it; second is set once that content comes.
+	marker, second int
 }
 
-// line scans one line and reports whether the nesting went past max.
-func (s *scanner) line(l []byte) bool {
+// line scans line number n and reports whether the nesting went past max.
+func (s *scanner) line(l []byte, n int) bool {
 	ind := 0
 	for ind < len(l) && (l[ind] == ' ' || l[ind] == '\t') {
 		ind++
@@ -72,7 +87,16 @@ func (s *scanner) line(l []byte) bool {
 	}
 	if ind == 0 && (bytes.HasPrefix(rest, []byte("---")) || bytes.HasPrefix(rest, []byte("...")) || rest[0] == '%') {
 		s.blocks = s.blocks[:0] // a new document
-		return false
+		if s.elements > 0 && s.marker == 0 {
+			s.marker = n
+		}
+		if len(bytes.TrimSpace(bytes.TrimLeft(rest, "-."))) == 0 || rest[0] == '%' {
+			return false
+		}
+		rest = bytes.TrimSpace(rest[3:]) // "--- value": the document's content begins on the marker's line
+	}
+	if s.marker > 0 && s.second == 0 {
+		s.second = s.marker
 	}
 	for len(s.blocks) > 0 && s.blocks[len(s.blocks)-1] >= ind {
 		s.blocks = s.blocks[:len(s.blocks)-1]

@@ -49,29 +49,36 @@ func (g *guarded) ReadFile(name string) ([]byte, error) {
 // than the element limit, counted before any parser builds them.
 func (g *guarded) shape(name string, b []byte) error {
 	proto := strings.EqualFold(path.Ext(name), ".proto")
-	var line, n int
+	var sh Shape
 	limit := g.l.Elements
 	if proto {
-		line, n = ProtoScan(b, g.l.Depth)
+		sh.DeepLine, sh.Elements = ProtoScan(b, g.l.Depth)
 		limit = g.l.ProtoElements
 	} else {
-		line, n = Scan(b, g.l.Depth)
+		sh = Scan(b, g.l.Depth)
 	}
-	if line > 0 {
-		return source.Errorf(g.display(name), line, 0, "nested deeper than the limit of %d levels (raise it with %s)", g.l.Depth, DepthFlag)
+	shown := g.display(name)
+	if sh.DeepLine > 0 {
+		return source.Errorf(shown, sh.DeepLine, 0, "nested deeper than the limit of %d levels (raise it with %s)", g.l.Depth, DepthFlag)
 	}
-	if n > limit {
+	if sh.Elements > limit {
 		what := "keys and list items"
 		if proto {
 			what = "declarations and list entries"
 		}
-		return source.Errorf(g.display(name), 0, 0, "%d %s is more than the limit of %d in one file (raise it with %s)", n, what, limit, ElementsFlag)
+		return source.Errorf(shown, 0, 0, "%d %s is more than the limit of %d in one file (raise it with %s)", sh.Elements, what, limit, ElementsFlag)
 	}
 	if proto {
 		return nil
 	}
+	if sh.SecondDocument > 0 {
+		return source.Errorf(shown, sh.SecondDocument, 0, "a second YAML document begins here, which would be ignored: keep one document per file")
+	}
 	if n, line := Expanded(b, limit); n > limit {
-		return source.Errorf(g.display(name), line, 0, "YAML aliases expand to more than the limit of %d keys and list items in one file (raise it with %s)", g.l.Elements, ElementsFlag)
+		return source.Errorf(shown, line, 0, "YAML aliases expand to more than the limit of %d keys and list items in one file (raise it with %s)", limit, ElementsFlag)
+	}
+	if line, col, key := DuplicateKey(b); line > 0 {
+		return source.Errorf(shown, line, col, "key %q appears twice in one JSON object: JSON readers disagree on which wins, so it is refused as YAML refuses it", key)
 	}
 	return nil
 }

@@ -95,7 +95,7 @@ func TestScanMatchesParser(t *testing.T) {
 			continue
 		}
 		want := elements(&doc)
-		if _, got := limits.Scan(b, 1000); got < want*9/10-2 || got > want*11/10+2 {
+		if got := limits.Scan(b, 1000).Elements; got < want*9/10-2 || got > want*11/10+2 {
 			t.Errorf("%s: scanned %d elements, parsed %d", f, got, want)
 		}
 	}
@@ -201,7 +201,7 @@ func TestScanElements(t *testing.T) {
 		"- k: v\n  j: w\n- x\n":          4,
 		"a: \"x, y, [z]\"\n":             1,
 	} {
-		if _, got := limits.Scan([]byte(text), 100); got != want {
+		if got := limits.Scan([]byte(text), 100).Elements; got != want {
 			t.Errorf("Scan(%q) counted %d elements, want %d", text, got, want)
 		}
 	}
@@ -230,5 +230,38 @@ func TestExpanded(t *testing.T) {
 	n, line := limits.Expanded([]byte(b.String()), 1_000_000)
 	if n != 1_000_001 || line < 18 || line > 22 {
 		t.Errorf("bomb of 2^40: counted %d at line %d, want past the limit near line 20", n, line)
+	}
+}
+
+// TestDuplicateKey: a key twice in one JSON object is found at its second
+// place; the same key in two objects, or in YAML, is not a duplicate here.
+func TestDuplicateKey(t *testing.T) {
+	for text, want := range map[string][3]any{
+		`{"a": 1, "b": {"a": 2}, "c": [{"a": 3}, {"a": 4}]}`:      {0, 0, ""},
+		"{\"a\": 1,\n \"b\": {\"x\": [1, {\"y\": 2}], \"x\": 3}}": {2, 28, "x"},
+		`{"a": "a", "a": 1}`: {1, 12, "a"},
+		"a: 1\na: 2\n":       {0, 0, ""},
+		`{"a": 1, "a"`:       {1, 10, "a"}, // found before the text breaks
+	} {
+		line, col, key := limits.DuplicateKey([]byte(text))
+		if got := [3]any{line, col, key}; got != want {
+			t.Errorf("DuplicateKey(%q) = %v, want %v", text, got, want)
+		}
+	}
+}
+
+// TestSecondDocument: a document marker after content, followed by more,
+// is a second document; markers around one document are not.
+func TestSecondDocument(t *testing.T) {
+	for text, want := range map[string]int{
+		"a: 1\n---\nb: 2\n":           2,
+		"---\na: 1\n...\n":            0,
+		"---\na: 1\n---\n":            0,
+		"a: 1\n--- {b: 2}\n":          2,
+		"a: |\n  ---\n  text\nb: 1\n": 0,
+	} {
+		if got := limits.Scan([]byte(text), 10).SecondDocument; got != want {
+			t.Errorf("Scan(%q).SecondDocument = %d, want %d", text, got, want)
+		}
 	}
 }

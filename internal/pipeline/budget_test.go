@@ -34,7 +34,7 @@ func loadAlloc(t *testing.T, name, text string) (alloc uint64, elements int) {
 	if strings.HasSuffix(name, ".proto") {
 		_, elements = limits.ProtoScan([]byte(text), limits.DefaultDepth)
 	} else {
-		_, elements = limits.Scan([]byte(text), limits.DefaultDepth)
+		elements = limits.Scan([]byte(text), limits.DefaultDepth).Elements
 		elements = max(elements, first(limits.Expanded([]byte(text), 1<<40)))
 	}
 	var before, after runtime.MemStats

@@ -248,7 +248,7 @@ func TestHostileLarge(t *testing.T) {
 	src, _ := hostileRepo(t, map[string]string{"old.yaml": old, "new.yaml": new})
 	st := &pipeline.Stats{}
 	o := pipeline.Options{Stats: st}
-	if _, n := limits.Scan([]byte(new), limits.DefaultDepth); n > limits.DefaultElements {
+	if n := limits.Scan([]byte(new), limits.DefaultDepth).Elements; n > limits.DefaultElements {
 		o.Limits.Elements = n
 	}
 	m := diff(src, "old.yaml", "new.yaml", o)
