@@ -62,7 +62,7 @@ type Config struct {
 	// for field numbers; 0 means all of it.
 	HistoryDepth int
 	// Limits bound what a run reads (limits: file-size, depth, files,
-	// elements); zero
+	// elements, keys); zero
 	// fields keep the defaults.
 	Limits limits.Limits
 }
@@ -434,7 +434,8 @@ func (p *parser) history(n *yaml.Node, c *Config) {
 }
 
 // limits reads the bounds on what a run reads; the flags of the same names
-// (--max-file-size, --max-depth, --max-files, --max-elements) win over them.
+// (--max-file-size, --max-depth, --max-files, --max-elements, --max-keys)
+// win over them.
 func (p *parser) limits(n *yaml.Node, c *Config) {
 	p.mapping(n, "limits", func(k, v *yaml.Node) {
 		switch k.Value {
@@ -445,7 +446,7 @@ func (p *parser) limits(n *yaml.Node, c *Config) {
 				return
 			}
 			c.Limits.FileSize = size
-		case "depth", "files", "elements":
+		case "depth", "files", "elements", "keys":
 			var d int
 			if v.Kind != yaml.ScalarNode || v.Tag != "!!int" || v.Decode(&d) != nil || d <= 0 {
 				p.errorf(v, "limits.%s: want a positive number, not %q", k.Value, v.Value)
@@ -456,11 +457,13 @@ func (p *parser) limits(n *yaml.Node, c *Config) {
 				c.Limits.Depth = d
 			case "files":
 				c.Limits.Files = d
+			case "keys":
+				c.Limits.Keys = d
 			default:
 				c.Limits.Elements, c.Limits.ProtoElements = d, d
 			}
 		default:
-			p.errorf(k, "unknown key limits.%s (want file-size, depth, files or elements)", k.Value)
+			p.errorf(k, "unknown key limits.%s (want file-size, depth, files, elements or keys)", k.Value)
 		}
 	})
 }

@@ -1,6 +1,9 @@
 package limits
 
-import "bytes"
+import (
+	"bytes"
+	"math"
+)
 
 // DeepLine scans YAML or JSON text and returns the 1-based line where its
 // nesting first goes deeper than max, or 0 when it never does.
@@ -13,7 +16,7 @@ import "bytes"
 // an upper bound within one level per line on odd layouts (a plain scalar
 // continued on deeper lines), never lower than the parsed depth.
 func DeepLine(b []byte, max int) int {
-	return Scan(b, max).DeepLine
+	return Scan(b, max, math.MaxInt).DeepLine
 }
 
 // Shape is what one pass over YAML or JSON text finds before any parser
@@ -30,11 +33,16 @@ type Shape struct {
 	// content and is followed by more: the start of a second document,
 	// which the OpenAPI loader would silently ignore. 0 when there is none.
 	SecondDocument int
+	// WideLine is the line where one mapping first holds more than the
+	// keys limit, else 0; the scan stops there.
+	WideLine int
 }
 
-// Scan is DeepLine that also counts elements and finds a second document.
-func Scan(b []byte, maxDepth int) Shape {
-	s := scanner{max: maxDepth, scalarIndent: -1}
+// Scan is DeepLine that also counts elements, finds a second document and
+// stops at a mapping with more than maxKeys keys (the YAML library under
+// kin-openapi compares every pair of a mapping's keys).
+func Scan(b []byte, maxDepth, maxKeys int) Shape {
+	s := scanner{max: maxDepth, maxKeys: maxKeys, scalarIndent: -1}
 	for line := 1; len(b) > 0; line++ {
 		l := b
 		if i := bytes.IndexByte(b, '\n'); i >= 0 {
@@ -43,7 +51,11 @@ func Scan(b []byte, maxDepth int) Shape {
 			b = nil
 		}
 		if s.line(l, line) {
-			return Shape{DeepLine: line, Elements: s.elements, SecondDocument: s.second}
+			sh := Shape{Elements: s.elements, SecondDocument: s.second, WideLine: line}
+			if !s.wide {
+				sh.DeepLine, sh.WideLine = line, 0
+			}
+			return sh
 		}
 	}
 	return Shape{Elements: s.elements, SecondDocument: s.second}
@@ -64,10 +76,18 @@ type scanner struct {
 	// marker is the line of a document marker after content, pending
 	// content after it; second is set once that content comes.
 	marker, second int
+	// keys holds, beside each open block, how many keys its mapping has
+	// had so far (0 for an item); flowKeys the same for each open flow
+	// collection (-1 for a list). wide is set when one passes maxKeys.
+	keys     []int
+	flowKeys []int
+	maxKeys  int
+	wide     bool
 }
 
-// line scans line number n and reports whether the nesting went past max.
-func (s *scanner) line(l []byte, n int) bool {
+// line scans line number num and reports whether the nesting went past max
+// or a mapping past maxKeys (then wide is set).
+func (s *scanner) line(l []byte, num int) bool {
 	ind := 0
 	for ind < len(l) && (l[ind] == ' ' || l[ind] == '\t') {
 		ind++
@@ -86,9 +106,9 @@ func (s *scanner) line(l []byte, n int) bool {
 		return false
 	}
 	if ind == 0 && (bytes.HasPrefix(rest, []byte("---")) || bytes.HasPrefix(rest, []byte("...")) || rest[0] == '%') {
-		s.blocks = s.blocks[:0] // a new document
+		s.blocks, s.keys = s.blocks[:0], s.keys[:0] // a new document
 		if s.elements > 0 && s.marker == 0 {
-			s.marker = n
+			s.marker = num
 		}
 		if len(bytes.TrimSpace(bytes.TrimLeft(rest, "-."))) == 0 || rest[0] == '%' {
 			return false
@@ -98,13 +118,21 @@ func (s *scanner) line(l []byte, n int) bool {
 	if s.marker > 0 && s.second == 0 {
 		s.second = s.marker
 	}
+	// A key at the indentation of the block it closes is that key's
+	// sibling: its mapping's count carries over.
+	siblings := 0
 	for len(s.blocks) > 0 && s.blocks[len(s.blocks)-1] >= ind {
-		s.blocks = s.blocks[:len(s.blocks)-1]
+		last := len(s.blocks) - 1
+		if s.blocks[last] == ind {
+			siblings = s.keys[last]
+		}
+		s.blocks, s.keys = s.blocks[:last], s.keys[:last]
 	}
 	col := ind
 	// "- - key: v" opens a sequence per dash, then the item's own node.
 	for len(rest) > 0 && rest[0] == '-' && (len(rest) == 1 || rest[1] == ' ' || rest[1] == '\t') {
-		s.blocks = append(s.blocks, col)
+		s.blocks, s.keys = append(s.blocks, col), append(s.keys, 0)
+		siblings = 0 // a key after a dash starts the item's own mapping
 		s.elements++
 		n := 1
 		for n < len(rest) && (rest[n] == ' ' || rest[n] == '\t') {
@@ -114,9 +142,15 @@ func (s *scanner) line(l []byte, n int) bool {
 	}
 	// A key (or scalar) opens a block node; a flow collection counts itself.
 	if len(rest) > 0 && rest[0] != '#' && rest[0] != '[' && rest[0] != '{' {
-		s.blocks = append(s.blocks, col)
+		keys := 0
 		if isKey(rest) {
 			s.elements++ // an item's scalar was counted with its dash
+			keys = siblings + 1
+		}
+		s.blocks, s.keys = append(s.blocks, col), append(s.keys, keys)
+		if keys > s.maxKeys {
+			s.wide = true
+			return true
 		}
 	}
 	if len(s.blocks) > s.max {
@@ -159,13 +193,25 @@ func (s *scanner) scan(rest []byte, prev byte) bool {
 		case (c == '[' || c == '{') && valueStart(prev, s.flow > 0):
 			s.flow++
 			s.elements++ // its first entry; each comma adds one more
+			keys := -1   // a list
+			if c == '{' {
+				keys = 1
+			}
+			s.flowKeys = append(s.flowKeys, keys)
 			if len(s.blocks)+s.flow > s.max {
 				return true
 			}
 		case (c == ']' || c == '}') && s.flow > 0:
 			s.flow--
+			s.flowKeys = s.flowKeys[:len(s.flowKeys)-1]
 		case c == ',' && s.flow > 0:
 			s.elements++
+			if top := len(s.flowKeys) - 1; s.flowKeys[top] >= 0 {
+				if s.flowKeys[top]++; s.flowKeys[top] > s.maxKeys {
+					s.wide = true
+					return true
+				}
+			}
 		}
 		prev = c
 	}

@@ -55,11 +55,14 @@ func (g *guarded) shape(name string, b []byte) error {
 		sh.DeepLine, sh.Elements = ProtoScan(b, g.l.Depth)
 		limit = g.l.ProtoElements
 	} else {
-		sh = Scan(b, g.l.Depth)
+		sh = Scan(b, g.l.Depth, g.l.Keys)
 	}
 	shown := g.display(name)
 	if sh.DeepLine > 0 {
 		return source.Errorf(shown, sh.DeepLine, 0, "nested deeper than the limit of %d levels (raise it with %s)", g.l.Depth, DepthFlag)
+	}
+	if sh.WideLine > 0 {
+		return source.Errorf(shown, sh.WideLine, 0, "one mapping holds more than the limit of %d keys (raise it with %s)", g.l.Keys, KeysFlag)
 	}
 	if sh.Elements > limit {
 		what := "keys and list items"
@@ -114,5 +117,5 @@ func (l Limits) CheckFiles(dir string, n int) error {
 // String shows the limits as the flags that set them.
 func (l Limits) String() string {
 	l = l.OrDefault()
-	return fmt.Sprintf("%s %s %s %d %s %d %s %d (.proto %d)", FileSizeFlag, FormatSize(l.FileSize), DepthFlag, l.Depth, FilesFlag, l.Files, ElementsFlag, l.Elements, l.ProtoElements)
+	return fmt.Sprintf("%s %s %s %d %s %d %s %d (.proto %d) %s %d", FileSizeFlag, FormatSize(l.FileSize), DepthFlag, l.Depth, FilesFlag, l.Files, ElementsFlag, l.Elements, l.ProtoElements, KeysFlag, l.Keys)
 }

@@ -33,6 +33,11 @@ type Limits struct {
 	// ProtoElements is Elements for .proto files: a declaration costs the
 	// compiler about 2.5 times what a YAML element costs kin-openapi.
 	ProtoElements int
+	// Keys is the most keys one YAML or JSON mapping may hold (--max-keys):
+	// the properties of one schema, the paths, the schemas. The YAML
+	// library under kin-openapi compares every pair of a mapping's keys,
+	// so time grows with their square.
+	Keys int
 }
 
 // Defaults: far above real contracts (Stripe's OpenAPI document is 4 MiB
@@ -48,6 +53,10 @@ const (
 	// largest file (compute.proto) 20,700.
 	DefaultElements      = 400_000
 	DefaultProtoElements = 180_000
+	// DefaultKeys holds the YAML library's pairwise key check to about
+	// 5·10⁷ comparisons, seconds at worst; Stripe's widest mapping
+	// (components.schemas) has about 1,300 keys.
+	DefaultKeys = 10_000
 	// MemoryBudget is what loading one file at the default limits may
 	// allocate, in all (an upper bound on its peak heap).
 	MemoryBudget = 1 << 30
@@ -59,11 +68,12 @@ const (
 	DepthFlag    = "--max-depth"
 	FilesFlag    = "--max-files"
 	ElementsFlag = "--max-elements"
+	KeysFlag     = "--max-keys"
 )
 
 // Default returns the built-in limits.
 func Default() Limits {
-	return Limits{FileSize: DefaultFileSize, Depth: DefaultDepth, Files: DefaultFiles, Elements: DefaultElements, ProtoElements: DefaultProtoElements}
+	return Limits{FileSize: DefaultFileSize, Depth: DefaultDepth, Files: DefaultFiles, Elements: DefaultElements, ProtoElements: DefaultProtoElements, Keys: DefaultKeys}
 }
 
 // OrDefault fills every unset (zero or negative) field with its default.
@@ -83,6 +93,9 @@ func (l Limits) OrDefault() Limits {
 	}
 	if l.ProtoElements <= 0 {
 		l.ProtoElements = d.ProtoElements
+	}
+	if l.Keys <= 0 {
+		l.Keys = d.Keys
 	}
 	return l
 }

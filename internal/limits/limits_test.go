@@ -95,7 +95,7 @@ func TestScanMatchesParser(t *testing.T) {
 			continue
 		}
 		want := elements(&doc)
-		if got := limits.Scan(b, 1000).Elements; got < want*9/10-2 || got > want*11/10+2 {
+		if got := limits.Scan(b, 1000, 1<<30).Elements; got < want*9/10-2 || got > want*11/10+2 {
 			t.Errorf("%s: scanned %d elements, parsed %d", f, got, want)
 		}
 	}
@@ -201,7 +201,7 @@ func TestScanElements(t *testing.T) {
 		"- k: v\n  j: w\n- x\n":          4,
 		"a: \"x, y, [z]\"\n":             1,
 	} {
-		if got := limits.Scan([]byte(text), 100).Elements; got != want {
+		if got := limits.Scan([]byte(text), 100, 1<<30).Elements; got != want {
 			t.Errorf("Scan(%q) counted %d elements, want %d", text, got, want)
 		}
 	}
@@ -260,8 +260,28 @@ func TestSecondDocument(t *testing.T) {
 		"a: 1\n--- {b: 2}\n":          2,
 		"a: |\n  ---\n  text\nb: 1\n": 0,
 	} {
-		if got := limits.Scan([]byte(text), 10).SecondDocument; got != want {
+		if got := limits.Scan([]byte(text), 10, 1<<30).SecondDocument; got != want {
 			t.Errorf("Scan(%q).SecondDocument = %d, want %d", text, got, want)
+		}
+	}
+}
+
+// TestScanKeys: the keys of one mapping are counted across lines, past
+// nested blocks and in flow style; the keys of different mappings, and
+// the items of a list, are not added together.
+func TestScanKeys(t *testing.T) {
+	for text, wide := range map[string]int{
+		"a: 1\nb:\n  x: 1\n  y: 2\nc: 3\n":            0,
+		"a: 1\nb:\n  x: 1\n  y: 2\nc: 3\nd: 4\n":      6,
+		"- a: 1\n  b: 2\n  c: 3\n- a: 1\n":            0,
+		"- a: 1\n  b: 2\n  c: 3\n  d: 4\n":            4,
+		"a: {x: 1, y: 2, z: 3}\nb: [1, 2, 3, 4, 5]\n": 0,
+		"a: {x: 1, y: [1, 2], z: 3, w: 4}\n":          1,
+		`{"a": 1, "b": {"x": 1}, "c": 2}`:             0,
+		`{"a": 1, "b": {"x": 1}, "c": 2, "d": 3}`:     1,
+	} {
+		if got := limits.Scan([]byte(text), 100, 3).WideLine; got != wide {
+			t.Errorf("Scan(%q, 3 keys).WideLine = %d, want %d", text, got, wide)
 		}
 	}
 }

@@ -34,7 +34,7 @@ func loadAlloc(t *testing.T, name, text string) (alloc uint64, elements int) {
 	if strings.HasSuffix(name, ".proto") {
 		_, elements = limits.ProtoScan([]byte(text), limits.DefaultDepth)
 	} else {
-		elements = limits.Scan([]byte(text), limits.DefaultDepth).Elements
+		elements = limits.Scan([]byte(text), limits.DefaultDepth, 1<<30).Elements
 		elements = max(elements, first(limits.Expanded([]byte(text), 1<<40)))
 	}
 	var before, after runtime.MemStats
@@ -103,9 +103,10 @@ func TestMemoryBudget(t *testing.T) {
 		"over.proto": protoFile(limits.DefaultProtoElements + 1000),
 	} {
 		src, _ := hostileRepo(t, map[string]string{name: text})
-		m := diff(src, "good.yaml", name, pipeline.Options{})
+		o := pipeline.Options{Limits: limits.Limits{Keys: 1 << 30}} // the element limit, not the keys one
+		m := diff(src, "good.yaml", name, o)
 		if strings.HasSuffix(name, ".proto") {
-			m = diff(src, name, name, pipeline.Options{})
+			m = diff(src, name, name, o)
 		}
 		m.refused(t, name, "is more than the limit of", 4*uint64(len(text))+8<<20)
 	}

@@ -248,8 +248,8 @@ func TestHostileLarge(t *testing.T) {
 	src, _ := hostileRepo(t, map[string]string{"old.yaml": old, "new.yaml": new})
 	st := &pipeline.Stats{}
 	o := pipeline.Options{Stats: st}
-	if n := limits.Scan([]byte(new), limits.DefaultDepth).Elements; n > limits.DefaultElements {
-		o.Limits.Elements = n
+	if n := limits.Scan([]byte(new), limits.DefaultDepth, 1<<30).Elements; n > limits.DefaultElements {
+		o.Limits.Elements, o.Limits.Keys = n, n
 	}
 	m := diff(src, "old.yaml", "new.yaml", o)
 	if m.err != nil {
