@@ -2,6 +2,7 @@ package cli
 
 import (
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -36,6 +37,7 @@ type common struct {
 	maxFiles    int
 	maxElements int
 	maxKeys     int
+	maxLine     string
 	// config is --config; cfg is what options() loaded (never nil after it).
 	config string
 	cfg    *config.Config
@@ -56,6 +58,7 @@ func (c *common) register(cmd *cobra.Command) {
 	f.IntVar(&c.maxDepth, strings.TrimPrefix(limits.DepthFlag, "--"), 0, "deepest nesting of a YAML or JSON document, or of braces in a .proto file (default "+strconv.Itoa(limits.DefaultDepth)+")")
 	f.IntVar(&c.maxFiles, strings.TrimPrefix(limits.FilesFlag, "--"), 0, "most files one side may read, imports and $refs included (default "+strconv.Itoa(limits.DefaultFiles)+")")
 	f.IntVar(&c.maxKeys, strings.TrimPrefix(limits.KeysFlag, "--"), 0, "most keys one YAML or JSON mapping may hold: properties of a schema, paths (default "+strconv.Itoa(limits.DefaultKeys)+")")
+	f.StringVar(&c.maxLine, strings.TrimPrefix(limits.ProtoLineFlag, "--"), "", "longest line of a .proto file, in bytes or like 64KiB (default "+limits.FormatSize(limits.DefaultProtoLine)+")")
 	f.IntVar(&c.maxElements, strings.TrimPrefix(limits.ElementsFlag, "--"), 0, "most elements one file may hold: YAML/JSON keys and list items with aliases expanded, .proto declarations and list entries (default "+strconv.Itoa(limits.DefaultElements)+", .proto "+strconv.Itoa(limits.DefaultProtoElements)+")")
 }
 
@@ -74,6 +77,13 @@ func (c *common) limits(cfg limits.Limits) (limits.Limits, error) {
 	}
 	if c.maxKeys > 0 {
 		l.Keys = c.maxKeys
+	}
+	if c.maxLine != "" {
+		n, err := limits.ParseSize(c.maxLine)
+		if err != nil || n > math.MaxInt32 {
+			return l, usageErr("%s: %q is not a size such as 64KiB", limits.ProtoLineFlag, c.maxLine)
+		}
+		l.ProtoLine = int(n)
 	}
 	if c.maxElements > 0 {
 		l.Elements, l.ProtoElements = c.maxElements, c.maxElements

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"path"
 	"path/filepath"
@@ -62,7 +63,7 @@ type Config struct {
 	// for field numbers; 0 means all of it.
 	HistoryDepth int
 	// Limits bound what a run reads (limits: file-size, depth, files,
-	// elements, keys); zero
+	// elements, keys, proto-line); zero
 	// fields keep the defaults.
 	Limits limits.Limits
 }
@@ -434,18 +435,22 @@ func (p *parser) history(n *yaml.Node, c *Config) {
 }
 
 // limits reads the bounds on what a run reads; the flags of the same names
-// (--max-file-size, --max-depth, --max-files, --max-elements, --max-keys)
-// win over them.
+// (--max-file-size, --max-depth, --max-files, --max-elements, --max-keys,
+// --max-proto-line) win over them.
 func (p *parser) limits(n *yaml.Node, c *Config) {
 	p.mapping(n, "limits", func(k, v *yaml.Node) {
 		switch k.Value {
-		case "file-size":
+		case "file-size", "proto-line":
 			size, err := limits.ParseSize(v.Value)
-			if v.Kind != yaml.ScalarNode || err != nil {
-				p.errorf(v, "limits.file-size: want a size such as 64MiB, not %q", v.Value)
+			if v.Kind != yaml.ScalarNode || err != nil || size > math.MaxInt32 {
+				p.errorf(v, "limits.%s: want a size such as 64MiB, not %q", k.Value, v.Value)
 				return
 			}
-			c.Limits.FileSize = size
+			if k.Value == "file-size" {
+				c.Limits.FileSize = size
+			} else {
+				c.Limits.ProtoLine = int(size)
+			}
 		case "depth", "files", "elements", "keys":
 			var d int
 			if v.Kind != yaml.ScalarNode || v.Tag != "!!int" || v.Decode(&d) != nil || d <= 0 {
@@ -463,7 +468,7 @@ func (p *parser) limits(n *yaml.Node, c *Config) {
 				c.Limits.Elements, c.Limits.ProtoElements = d, d
 			}
 		default:
-			p.errorf(k, "unknown key limits.%s (want file-size, depth, files, elements or keys)", k.Value)
+			p.errorf(k, "unknown key limits.%s (want file-size, depth, files, elements, keys or proto-line)", k.Value)
 		}
 	})
 }

@@ -308,3 +308,19 @@ func ProtoScan(b []byte, max int) (deepLine, elements int) {
 	}
 	return 0, elements
 }
+
+// LongLine returns the 1-based number of the first line longer than max
+// bytes, or 0 when there is none.
+func LongLine(b []byte, max int) int {
+	for line := 1; len(b) > 0; line++ {
+		i := bytes.IndexByte(b, '\n')
+		if i < 0 {
+			i = len(b)
+		}
+		if i > max {
+			return line
+		}
+		b = b[min(i+1, len(b)):]
+	}
+	return 0
+}

@@ -52,6 +52,9 @@ func (g *guarded) shape(name string, b []byte) error {
 	var sh Shape
 	limit := g.l.Elements
 	if proto {
+		if line := LongLine(b, g.l.ProtoLine); line > 0 {
+			return source.Errorf(g.display(name), line, 0, "line longer than the limit of %s (raise it with %s)", FormatSize(int64(g.l.ProtoLine)), ProtoLineFlag)
+		}
 		sh.DeepLine, sh.Elements = ProtoScan(b, g.l.Depth)
 		limit = g.l.ProtoElements
 	} else {
@@ -117,5 +120,6 @@ func (l Limits) CheckFiles(dir string, n int) error {
 // String shows the limits as the flags that set them.
 func (l Limits) String() string {
 	l = l.OrDefault()
-	return fmt.Sprintf("%s %s %s %d %s %d %s %d (.proto %d) %s %d", FileSizeFlag, FormatSize(l.FileSize), DepthFlag, l.Depth, FilesFlag, l.Files, ElementsFlag, l.Elements, l.ProtoElements, KeysFlag, l.Keys)
+	return fmt.Sprintf("%s %s %s %d %s %d %s %d (.proto %d) %s %d %s %s", FileSizeFlag, FormatSize(l.FileSize), DepthFlag, l.Depth, FilesFlag, l.Files,
+		ElementsFlag, l.Elements, l.ProtoElements, KeysFlag, l.Keys, ProtoLineFlag, FormatSize(int64(l.ProtoLine)))
 }

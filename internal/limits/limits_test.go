@@ -285,3 +285,11 @@ func TestScanKeys(t *testing.T) {
 		}
 	}
 }
+
+func TestLongLine(t *testing.T) {
+	for text, want := range map[string]int{"ab\ncd\n": 0, "ab\ncdef\nx": 2, "abcd": 1, "abc": 0, "": 0} {
+		if got := limits.LongLine([]byte(text), 3); got != want {
+			t.Errorf("LongLine(%q, 3) = %d, want %d", text, got, want)
+		}
+	}
+}
