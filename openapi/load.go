@@ -31,6 +31,8 @@ type Doc struct {
 	// raw is the document's own text, kept while loading to place errors
 	// the parser reports without a line.
 	raw []byte
+	// refs are the files $refs reached, to place an error inside one.
+	refs refFiles
 }
 
 // Load reads the document name (root-relative) from src. Every $ref is read
@@ -94,6 +96,7 @@ func (d *Doc) read(src source.Source, u *url.URL) ([]byte, error) {
 			if !ref {
 				d.raw = b
 			}
+			d.read1(name, b)
 			return b, d.text(name, b)
 		}
 	}
@@ -175,6 +178,9 @@ func (d *Doc) loadError(err error) error {
 		}
 		return source.Errorf(file, line, col, "YAML aliases expand too far: refused, as a \"billion laughs\" document would exhaust memory")
 	}
+	if ps := d.refError(msg); ps != nil {
+		return ps
+	}
 	if strings.Contains(msg, "failed to resolve") {
 		return source.Errorf(file, 0, 0, "unresolved $ref: %s", msg)
 	}
@@ -194,6 +200,9 @@ func (d *Doc) loadError(err error) error {
 		msg = strings.Replace(msg, m[0], "", 1)
 	}
 	if strings.Contains(msg, "cannot construct") || strings.Contains(msg, "cannot unmarshal") {
+		if ps := diagnose(file, d.raw); ps != nil {
+			return ps
+		}
 		msg = "the top level is not a map of OpenAPI fields"
 	}
 	return source.Errorf(file, line, col, "not valid YAML or JSON: %s", noise.Replace(msg))

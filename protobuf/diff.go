@@ -236,8 +236,9 @@ func (d *differ) reserved(owner string, o, n *Elem, oldR, newR [][2]int32, oldN,
 		d.add(rules.Change{Kind: rules.Removed, Subject: rules.SubjectReserved, Aspect: rules.AspectNumber,
 			Name: owner, Path: n.Name, Old: r, OldLoc: o.Loc, NewLoc: n.Loc})
 	}
+	held := reserve(nil, newN)
 	for _, name := range oldN {
-		if !slices.Contains(newN, name) {
+		if !held.names[name] {
 			d.add(rules.Change{Kind: rules.Removed, Subject: rules.SubjectReserved, Aspect: rules.AspectName,
 				Name: owner, Path: n.Name, Old: name, OldLoc: o.Loc, NewLoc: n.Loc})
 		}
@@ -248,27 +249,13 @@ func (d *differ) reserved(owner string, o, n *Elem, oldR, newR [][2]int32, oldN,
 // cover entirely, without walking numbers one by one (ranges reach 2^29).
 func missingRanges(old, new [][2]int32) []string {
 	var out []string
+	by := numberSet(new)
 	for _, r := range old {
-		if !covered(r, new) {
+		if !by.covers(r[0], r[1]) {
 			out = append(out, rangeString(r))
 		}
 	}
 	return out
-}
-
-func covered(r [2]int32, by [][2]int32) bool {
-	sorted := slices.Clone(by)
-	slices.SortFunc(sorted, func(a, b [2]int32) int { return int(a[0]) - int(b[0]) })
-	next := int64(r[0])
-	for _, b := range sorted {
-		if int64(b[0]) <= next && int64(b[1]) >= next {
-			next = int64(b[1]) + 1
-		}
-		if next > int64(r[1]) {
-			return true
-		}
-	}
-	return next > int64(r[1])
 }
 
 func rangeString(r [2]int32) string {
@@ -282,6 +269,7 @@ func rangeString(r [2]int32) string {
 }
 
 func (d *differ) fields(om, nm *Message) {
+	held := reserve(nm.ReservedRanges, nm.ReservedNames)
 	byNum := make(map[int32]*Field, len(nm.Fields))
 	byName := make(map[string]*Field, len(nm.Fields))
 	for _, f := range nm.Fields {
@@ -295,7 +283,7 @@ func (d *differ) fields(om, nm *Message) {
 		if nf == nil {
 			d.add(rules.Change{Kind: rules.Removed, Subject: rules.SubjectField, Name: of.Short, Path: of.Name,
 				OldLoc: of.Loc, NewLoc: nm.Loc, OldField: facts(of),
-				NumberReserved: reserved(nm.ReservedRanges, of.Number), NameReserved: slices.Contains(nm.ReservedNames, of.Short)})
+				NumberReserved: held.nums.has(of.Number), NameReserved: held.names[of.Short]})
 		} else {
 			d.field(rules.SubjectField, of, nf)
 		}
@@ -396,6 +384,7 @@ func openness(e *Enum) string {
 // values matches enum values by number; with aliases, a number keeps
 // its meaning while any one of its old names is still there.
 func (d *differ) values(oe, ne *Enum) {
+	held := reserve(ne.ReservedRanges, ne.ReservedNames)
 	byNum := map[int32][]*EnumValue{}
 	for _, v := range ne.Values {
 		byNum[v.Number] = append(byNum[v.Number], v)
@@ -411,7 +400,7 @@ func (d *differ) values(oe, ne *Enum) {
 		case len(nvs) == 0:
 			d.add(rules.Change{Kind: rules.Removed, Subject: rules.SubjectEnumValue, Name: ov.Short, Path: ov.Name,
 				Old: strconv.Itoa(int(ov.Number)), OldLoc: ov.Loc, NewLoc: ne.Loc,
-				NumberReserved: reserved(ne.ReservedRanges, ov.Number), NameReserved: slices.Contains(ne.ReservedNames, ov.Short)})
+				NumberReserved: held.nums.has(ov.Number), NameReserved: held.names[ov.Short]})
 		case !slices.ContainsFunc(nvs, func(v *EnumValue) bool { return v.Short == ov.Short }):
 			d.add(rules.Change{Kind: rules.Modified, Subject: rules.SubjectEnumValue, Aspect: rules.AspectName,
 				Name: nvs[0].Short, Path: nvs[0].Name, Old: ov.Short, New: nvs[0].Short, OldLoc: ov.Loc, NewLoc: nvs[0].Loc})
@@ -431,17 +420,25 @@ func (d *differ) services() {
 }
 
 func (d *differ) service(os, ns *Service) {
+	byName := func(rs []*RPC) map[string]*RPC {
+		m := make(map[string]*RPC, len(rs))
+		for _, r := range rs {
+			m[r.Name] = r
+		}
+		return m
+	}
+	oldRPCs, newRPCs := byName(os.RPCs), byName(ns.RPCs)
 	for _, or := range os.RPCs {
-		i := slices.IndexFunc(ns.RPCs, func(r *RPC) bool { return r.Name == or.Name })
-		if i < 0 {
+		nr := newRPCs[or.Name]
+		if nr == nil {
 			d.add(rules.Change{Kind: rules.Removed, Subject: rules.SubjectRPC, Name: or.Short, Path: or.Name,
 				OldLoc: or.Loc, NewLoc: ns.Loc, Operations: []string{or.Name}})
 			continue
 		}
-		d.rpc(or, ns.RPCs[i])
+		d.rpc(or, nr)
 	}
 	for _, nr := range ns.RPCs {
-		if !slices.ContainsFunc(os.RPCs, func(r *RPC) bool { return r.Name == nr.Name }) {
+		if oldRPCs[nr.Name] == nil {
 			d.add(rules.Change{Kind: rules.Added, Subject: rules.SubjectRPC, Name: nr.Short, Path: nr.Name,
 				NewLoc: nr.Loc, Operations: []string{nr.Name}})
 		}

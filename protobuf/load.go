@@ -52,10 +52,10 @@ func Load(src source.Source, files []string, o Options) (*Tree, error) {
 		names = append(names, n)
 	}
 	var mu sync.Mutex
-	var probs source.Problems
+	var got source.Collector // junk can hold millions of errors: keep a few per file
 	rep := reporter.NewReporter(func(e reporter.ErrorWithPos) error {
 		mu.Lock()
-		probs = append(probs, r.problem(e))
+		got.Add(r.problem(e))
 		mu.Unlock()
 		return nil // keep going: report every error, not the first
 	}, nil)
@@ -65,6 +65,7 @@ func Load(src source.Source, files []string, o Options) (*Tree, error) {
 		Reporter:       rep,
 	}
 	compiled, err := compile(&c, names)
+	probs := got.Problems()
 	if err != nil {
 		var ewp reporter.ErrorWithPos
 		var own source.Problems
@@ -80,7 +81,7 @@ func Load(src source.Source, files []string, o Options) (*Tree, error) {
 		}
 	}
 	if len(probs) > 0 {
-		return nil, dedupe(probs)
+		return nil, dropEchoes(dedupe(probs))
 	}
 	t := lower(compiled, r.locate)
 	if len(compiled) >= bigCompile {
@@ -175,8 +176,13 @@ func (r *resolver) FindFileByPath(name string) (protocompile.SearchResult, error
 		return protocompile.SearchResult{}, fmt.Errorf("import %q is absolute: imports must stay inside the import paths", name)
 	}
 	c, err := source.Clean(name)
-	if err != nil || c != name {
+	if err != nil {
 		return protocompile.SearchResult{}, fmt.Errorf("import %q leaves the import paths", name)
+	}
+	if c != name {
+		// Inside, but spelled two ways: protoc refuses it too, as the same
+		// file would then be compiled under two names.
+		return protocompile.SearchResult{}, fmt.Errorf("import %q is not written canonically (no ./, // or ..): write %q", name, c)
 	}
 	r.mu.Lock()
 	rel, known := r.where[name]

@@ -124,13 +124,3 @@ type RPC struct {
 	ServerStreaming bool
 	Idempotency     string // IDEMPOTENCY_UNKNOWN, NO_SIDE_EFFECTS, IDEMPOTENT
 }
-
-// reserved reports whether n falls in one of the inclusive ranges.
-func reserved(ranges [][2]int32, n int32) bool {
-	for _, r := range ranges {
-		if n >= r[0] && n <= r[1] {
-			return true
-		}
-	}
-	return false
-}

@@ -70,7 +70,7 @@ func runCase(t *testing.T, reg *rules.Registry, dir, id string) []string {
 	if fi, err := os.Stat(filepath.Join(dir, "readers")); err == nil && fi.IsDir() {
 		// Evidence is judged on a fixed day so that cases do not age.
 		now := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
-		if o.Readers, err = readers.Load([]string{filepath.Join(dir, "readers")}, readers.DefaultWindow, now, limits.DefaultFileSize, func(string) {}); err != nil {
+		if o.Readers, err = readers.Load(dir, []string{filepath.Join(dir, "readers")}, readers.DefaultWindow, now, limits.DefaultFileSize, func(string) {}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -88,8 +88,12 @@ func (o *readerOpts) defaults(cfg *config.Config, flags *pflag.FlagSet) {
 	if cfg == nil {
 		return
 	}
-	if len(o.paths) == 0 {
-		o.paths = cfg.Readers
+	if len(o.paths) == 0 && len(cfg.Readers) > 0 {
+		// Shown relative to the working directory, like every other file.
+		o.paths, o.root = make([]string, len(cfg.Readers)), cfg.Root
+		for i, p := range cfg.Readers {
+			o.paths[i] = displayPath(p)
+		}
 	}
 	if cfg.ReadersWindow != 0 && !flags.Changed("readers-window") {
 		o.window = window(cfg.ReadersWindow)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -36,6 +37,9 @@ type common struct {
 	maxFileSize string
 	maxDepth    int
 	maxFiles    int
+	maxElements int
+	maxKeys     int
+	maxLine     string
 	// config is --config; cfg is what options() loaded (never nil after it).
 	config string
 	cfg    *config.Config
@@ -67,6 +71,9 @@ func (c *common) register(cmd *cobra.Command) {
 	f.StringVar(&c.maxFileSize, strings.TrimPrefix(limits.FileSizeFlag, "--"), "", "largest contract, $ref or import file to read (default "+limits.FormatSize(limits.DefaultFileSize)+")")
 	f.IntVar(&c.maxDepth, strings.TrimPrefix(limits.DepthFlag, "--"), 0, "deepest nesting of a YAML or JSON document, or of braces in a .proto file (default "+strconv.Itoa(limits.DefaultDepth)+")")
 	f.IntVar(&c.maxFiles, strings.TrimPrefix(limits.FilesFlag, "--"), 0, "most files one side may read, imports and $refs included (default "+strconv.Itoa(limits.DefaultFiles)+")")
+	f.IntVar(&c.maxKeys, strings.TrimPrefix(limits.KeysFlag, "--"), 0, "most keys one YAML or JSON mapping may hold: properties of a schema, paths (default "+strconv.Itoa(limits.DefaultKeys)+")")
+	f.StringVar(&c.maxLine, strings.TrimPrefix(limits.ProtoLineFlag, "--"), "", "longest line of a .proto file, in bytes or like 64KiB (default "+limits.FormatSize(limits.DefaultProtoLine)+")")
+	f.IntVar(&c.maxElements, strings.TrimPrefix(limits.ElementsFlag, "--"), 0, "most elements one file may hold: YAML/JSON keys and list items with aliases expanded, .proto declarations and list entries (default "+strconv.Itoa(limits.DefaultElements)+", .proto "+strconv.Itoa(limits.DefaultProtoElements)+")")
 }
 
 // limits merges the --max-* flags over the config's limits.
@@ -79,8 +86,21 @@ func (c *common) limits(cfg limits.Limits) (limits.Limits, error) {
 		}
 		l.FileSize = n
 	}
-	if c.maxDepth < 0 || c.maxFiles < 0 {
-		return l, usageErr("%s and %s: want a positive number", limits.DepthFlag, limits.FilesFlag)
+	if c.maxDepth < 0 || c.maxFiles < 0 || c.maxElements < 0 || c.maxKeys < 0 {
+		return l, usageErr("%s, %s, %s and %s: want a positive number", limits.DepthFlag, limits.FilesFlag, limits.ElementsFlag, limits.KeysFlag)
+	}
+	if c.maxKeys > 0 {
+		l.Keys = c.maxKeys
+	}
+	if c.maxLine != "" {
+		n, err := limits.ParseSize(c.maxLine)
+		if err != nil || n > math.MaxInt32 {
+			return l, usageErr("%s: %q is not a size such as 64KiB", limits.ProtoLineFlag, c.maxLine)
+		}
+		l.ProtoLine = int(n)
+	}
+	if c.maxElements > 0 {
+		l.Elements, l.ProtoElements = c.maxElements, c.maxElements
 	}
 	if c.maxDepth > 0 {
 		l.Depth = c.maxDepth

@@ -53,12 +53,12 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var xe *exitError
 	if errors.As(err, &xe) {
 		if xe.msg != "" {
-			fmt.Fprintln(stderr, "contractlint:", xe.msg)
+			fmt.Fprintln(stderr, "contractlint:", cleanLines(xe.msg))
 		}
 		return xe.code
 	}
 	// cobra's own errors (unknown flag, wrong argument count) are usage errors.
-	fmt.Fprintln(stderr, "contractlint:", err)
+	fmt.Fprintln(stderr, "contractlint:", cleanLines(err.Error()))
 	return ExitUsage
 }
 

@@ -4,10 +4,12 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/contractlint/contractlint/internal/config"
+	"github.com/contractlint/contractlint/internal/limits"
 	"github.com/contractlint/contractlint/rules"
 )
 
@@ -88,9 +90,17 @@ func TestParseErrors(t *testing.T) {
 }
 
 func TestFindAndLoad(t *testing.T) {
-	root := t.TempDir()
+	root := filepath.Join(t.TempDir(), "repo")
 	deep := filepath.Join(root, "a", "b")
 	if err := os.MkdirAll(deep, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// A repository (a .git entry is what marks its top), and a config above
+	// it that belongs to someone else and must never be found.
+	if err := os.Mkdir(filepath.Join(root, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "..", config.FileName), []byte("bogus: 1\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if p, err := config.Find(deep); err != nil || (p != "" && strings.HasPrefix(p, root)) {
@@ -143,6 +153,41 @@ func TestParseAcceptedChanges(t *testing.T) {
 		_, err := config.Parse("c.yaml", "/repo", []byte(tc.text))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%q: err = %v, want %q", tc.text, err, tc.want)
+		}
+	}
+}
+
+// TestLoadBoundary: the config is read like a contract. A FIFO is refused
+// rather than waited on, a file over the size limit is refused unread, and
+// a config nested past the depth limit is refused at its line.
+func TestLoadBoundary(t *testing.T) {
+	root := t.TempDir()
+	if err := os.Mkdir(filepath.Join(root, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	fifo := filepath.Join(root, "fifo.yaml")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Skipf("no FIFO on this system: %v", err)
+	}
+	big := filepath.Join(root, "big.yaml")
+	if err := os.WriteFile(big, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(big, limits.DefaultFileSize+1); err != nil { // sparse: no disk used
+		t.Fatal(err)
+	}
+	deep := filepath.Join(root, "deep.yaml")
+	if err := os.WriteFile(deep, []byte("packs: "+strings.Repeat("[", 300)+strings.Repeat("]", 300)+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for file, want := range map[string]string{
+		fifo: "cannot read the config: not a regular file (a device, pipe or socket)",
+		big:  "is larger than the limit of 64MiB on one file (raise it with --max-file-size)",
+		deep: ":1: nested deeper than the limit of 256 levels (raise it with --max-depth)",
+	} {
+		_, err := config.Load(file)
+		if err == nil || !strings.HasPrefix(err.Error(), file) || !strings.Contains(err.Error(), want) {
+			t.Errorf("Load(%s) = %v, want %q", filepath.Base(file), err, want)
 		}
 	}
 }

@@ -162,7 +162,7 @@ func TestRunUnmatchedEvidence(t *testing.T) {
 
 	file := filepath.Join(t.TempDir(), "app.json")
 	writeFile(t, file, pact)
-	set, err := readers.Load([]string{file}, readers.DefaultWindow, time.Date(2025, 6, 1, 0, 0, 0, 0, time.UTC),
+	set, err := readers.Load(filepath.Dir(file), []string{file}, readers.DefaultWindow, time.Date(2025, 6, 1, 0, 0, 0, 0, time.UTC),
 		1<<20, func(msg string) { t.Errorf("readers warned: %s", msg) })
 	if err != nil {
 		t.Fatal(err)
@@ -219,11 +219,11 @@ func TestRunUnmatchedEvidenceNamedTwice(t *testing.T) {
 	file := filepath.Join(dir, "app.json")
 	writeFile(t, file, pact)
 	now := time.Date(2025, 6, 1, 0, 0, 0, 0, time.UTC)
-	once, err := readers.Load([]string{file}, readers.DefaultWindow, now, 1<<20, func(string) {})
+	once, err := readers.Load(dir, []string{file}, readers.DefaultWindow, now, 1<<20, func(string) {})
 	if err != nil {
 		t.Fatal(err)
 	}
-	twice, err := readers.Load([]string{dir, file}, readers.DefaultWindow, now, 1<<20, func(string) {})
+	twice, err := readers.Load(dir, []string{dir, file}, readers.DefaultWindow, now, 1<<20, func(string) {})
 	if err != nil {
 		t.Fatal(err)
 	}
