@@ -45,12 +45,14 @@ components:
           items: {type: ITEM_TYPE}
 `
 
+// doc fills in validateBase.
+func doc(in, typ string) string {
+	return strings.NewReplacer("PARAM_IN", in, "ITEM_TYPE", typ).Replace(validateBase)
+}
+
 // TestValidateOnce shows that validating each schema once still catches what
 // kin-openapi's own pass catches, and leaves the document as it was.
 func TestValidateOnce(t *testing.T) {
-	doc := func(in, typ string) string {
-		return strings.NewReplacer("PARAM_IN", in, "ITEM_TYPE", typ).Replace(validateBase)
-	}
 	d, err := loadText(t, doc("path", "string"))
 	if err != nil {
 		t.Fatalf("valid document rejected: %v", err)
@@ -67,10 +69,73 @@ func TestValidateOnce(t *testing.T) {
 		"nested schema type": doc("path", "strin"),
 		"parameter location": doc("nowhere", "string"),
 	} {
-		if _, err := loadText(t, text); err == nil {
-			t.Errorf("%s: invalid document accepted", name)
-		} else if !strings.Contains(err.Error(), "invalid") {
-			t.Errorf("%s: unclear error %q", name, err)
+		d, err := loadText(t, text)
+		switch {
+		case err != nil:
+			t.Errorf("%s: a document that parses was refused: %v", name, err)
+		case len(d.Problems) == 0:
+			t.Errorf("%s: no problem reported", name)
+		case d.Problems[0].Loc.Line == 0 || d.StrictError() == nil:
+			t.Errorf("%s: problem not placed or not refused under strict: %+v", name, d.Problems[0])
 		}
+	}
+}
+
+// TestLenientProblems shows each blemish oasdiff accepts is loaded, with
+// one problem per element at its line, and that a clean document has none.
+func TestLenientProblems(t *testing.T) {
+	d, err := loadText(t, `openapi: 3.0.3
+info: {title: t, version: ""}
+paths:
+  /items/{id}:
+    get:
+      operationId: same
+      parameters:
+        - {name: q, in: query}
+      responses:
+        "200": {}
+  /other:
+    get:
+      operationId: same
+    post:
+      responses:
+        "200":
+          description: ok
+          content:
+            application/json:
+              schema: {type: "null"}
+components:
+  securitySchemes:
+    o:
+      type: oauth2
+      flows:
+        implicit: {authorizationUrl: "https://example.com/auth"}
+`)
+	if err != nil {
+		t.Fatalf("refused: %v", err)
+	}
+	want := map[int]string{
+		2:  "version must be a non-empty string",
+		4:  "must define exactly all path parameters",
+		8:  "exactly one of content and schema",
+		10: "description of the response is required",
+		12: "same operation id",
+		19: `'type' value "null"`,
+		26: "'scopes' is missing",
+	}
+	got := map[int]string{}
+	for _, p := range d.Problems {
+		got[p.Loc.Line] += p.Msg
+	}
+	for line, frag := range want {
+		if !strings.Contains(got[line], frag) {
+			t.Errorf("line %d: got %q, want it to mention %q (all: %v)", line, got[line], frag, d.Problems)
+		}
+	}
+	if len(got) != len(want) {
+		t.Errorf("problems on lines %v, want %d lines", got, len(want))
+	}
+	if d, err := loadText(t, doc("path", "string")); err != nil || len(d.Problems) != 0 {
+		t.Errorf("valid document: %v %v", err, d.Problems)
 	}
 }

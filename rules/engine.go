@@ -21,6 +21,9 @@ type Settings struct {
 	// IgnoreName maps a finding's file, as shown, to the name IgnorePaths
 	// are written against (the config file's directory); nil keeps it.
 	IgnoreName func(file string) string
+	// Strict refuses (exit 2) a contract its format's validator calls
+	// invalid, instead of reporting contract-invalid findings.
+	Strict bool
 }
 
 // Enabled reports whether rule r runs under s.

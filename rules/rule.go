@@ -80,7 +80,7 @@ type Rule struct {
 }
 
 // Packs names the rule packs in the order they are listed.
-var packOrder = []string{"breaking", "evolution", "idempotency", "evolvability", "probe"}
+var packOrder = []string{"breaking", "evolution", "idempotency", "evolvability", "lint", "probe"}
 
 // Registry is the immutable set of rules, built once per run.
 type Registry struct {
