@@ -1,6 +1,7 @@
 package openapi
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 
@@ -188,8 +189,9 @@ func (d *differ) paths() {
 		op := oldPaths[tmpl]
 		np, ok := newPaths[tmpl]
 		if !ok {
+			dep, sunset := pathDeprecation(op.item)
 			i := d.add(rules.Change{Kind: rules.Removed, Subject: rules.SubjectPath, Name: op.name,
-				Path: "#/paths/" + escape(op.name), OldLoc: d.old.KeyLoc(op.item.Origin)})
+				Path: "#/paths/" + escape(op.name), OldLoc: d.old.KeyLoc(op.item.Origin), Deprecated: dep, Sunset: sunset})
 			d.reach([]int{i}, op.name, rules.Request|rules.Response)
 			continue
 		}
@@ -253,7 +255,8 @@ func (d *differ) pathItem(op, np namedPath) {
 func (d *differ) operationGone(op, np namedPath, method string, o *openapi3.Operation) {
 	id := strings.ToUpper(method) + " " + op.name
 	c := rules.Change{Kind: rules.Removed, Subject: rules.SubjectOperation, Name: id,
-		Path: "#/paths/" + escape(op.name) + "/" + strings.ToLower(method), OldLoc: d.old.KeyLoc(o.Origin)}
+		Path: "#/paths/" + escape(op.name) + "/" + strings.ToLower(method), OldLoc: d.old.KeyLoc(o.Origin),
+		Deprecated: o.Deprecated, Sunset: sunsetOf(o.Extensions, op.item.Extensions)}
 	if o.OperationID != "" {
 		for nm, n := range np.item.Operations() {
 			if _, had := op.item.Operations()[nm]; !had && n.OperationID == o.OperationID {
@@ -294,4 +297,28 @@ func sortedKeys[V any](m map[string]V) []string {
 // escape makes a JSON pointer token.
 func escape(s string) string {
 	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
+}
+
+// sunsetOf is the x-sunset date an operation (or else its path) announces.
+func sunsetOf(exts ...map[string]any) string {
+	for _, e := range exts {
+		if v, ok := e["x-sunset"]; ok && v != nil {
+			return fmt.Sprint(v)
+		}
+	}
+	return ""
+}
+
+// pathDeprecation says whether every operation of a path was deprecated,
+// and the latest sunset they announce.
+func pathDeprecation(item *openapi3.PathItem) (bool, string) {
+	ops := item.Operations()
+	sunset := sunsetOf(item.Extensions)
+	for _, o := range ops {
+		if !o.Deprecated {
+			return false, ""
+		}
+		sunset = max(sunset, sunsetOf(o.Extensions))
+	}
+	return len(ops) > 0, sunset
 }

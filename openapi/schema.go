@@ -1,6 +1,7 @@
 package openapi
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -19,6 +20,9 @@ func (d *differ) schema(oref, nref *openapi3.SchemaRef, path string) *node {
 	if o == nil && n == nil {
 		return nil
 	}
+	if ow, nw := unwrapNull(oref), unwrapNull(nref); ow == nil && nw != nil && !composed(o) || ow != nil && nw == nil && !composed(n) {
+		return d.wrapped(oref, nref, cmp.Or(ow, oref), cmp.Or(nw, nref), path)
+	}
 	if o == nil {
 		o = &openapi3.Schema{}
 	}
@@ -36,6 +40,92 @@ func (d *differ) schema(oref, nref *openapi3.SchemaRef, path string) *node {
 	d.memo[p] = nd
 	s := &sc{d: d, o: o, n: n, path: path, node: nd}
 	s.compare()
+	return nd
+}
+
+// unwrapNull sees through a schema whose only job is to let another be null
+// (or to annotate it): anyOf/oneOf of one member plus {type: "null"}, or
+// allOf/anyOf/oneOf of one member beside nullable or a description. It
+// returns that member, or nil when ref is not such a wrapper.
+func unwrapNull(ref *openapi3.SchemaRef) *openapi3.SchemaRef {
+	s := schemaOf(ref)
+	if s == nil || s.Type != nil && !onlyNull(s.Type) || len(s.Properties) > 0 || s.Items != nil ||
+		s.Not != nil || len(s.Enum) > 0 || s.Discriminator != nil {
+		return nil
+	}
+	var member *openapi3.SchemaRef
+	lists := 0
+	for _, list := range []openapi3.SchemaRefs{s.OneOf, s.AnyOf, s.AllOf} {
+		if len(list) > 0 {
+			lists++
+		}
+		for _, m := range list {
+			switch {
+			case m == nil || m.Value == nil:
+				return nil
+			case isNullOnly(m.Value):
+				continue
+			case member != nil:
+				return nil
+			}
+			member = m
+		}
+	}
+	if lists != 1 {
+		return nil
+	}
+	return member
+}
+
+func composed(s *openapi3.Schema) bool { return s != nil && len(s.OneOf)+len(s.AnyOf)+len(s.AllOf) > 0 }
+
+func onlyNull(t *openapi3.Types) bool { return len(*t) == 1 && t.Is("null") }
+
+// isNullOnly is the {type: "null"} member a nullable wrapper adds.
+func isNullOnly(s *openapi3.Schema) bool {
+	return s.Type != nil && onlyNull(s.Type) && len(s.Properties) == 0 && len(s.OneOf)+len(s.AnyOf)+len(s.AllOf) == 0
+}
+
+// admitsNull says whether a value may be null, seeing through a wrapper.
+func admitsNull(ref *openapi3.SchemaRef) bool {
+	s := schemaOf(ref)
+	if nullable(s) {
+		return true
+	}
+	if inner := unwrapNull(ref); inner != nil {
+		for _, list := range []openapi3.SchemaRefs{s.OneOf, s.AnyOf} {
+			if slices.ContainsFunc(list, func(m *openapi3.SchemaRef) bool { return isNullOnly(m.Value) }) {
+				return true
+			}
+		}
+		return admitsNull(inner)
+	}
+	return false
+}
+
+// wrapped compares a schema with the same schema wrapped to allow null
+// (Stripe's `$ref: X` becoming `anyOf: [$ref: X], nullable: true`): the
+// members are compared as one schema, and only the nullability is a change.
+// Comparing the wrapper itself would invent a removed property for each of
+// the member's.
+func (d *differ) wrapped(oref, nref, oin, nin *openapi3.SchemaRef, path string) *node {
+	p := pair{schemaOf(oref), schemaOf(nref)}
+	if nd, ok := d.memo[p]; ok {
+		return nd
+	}
+	nd := &node{}
+	d.memo[p] = nd
+	if on, nn := admitsNull(oref), admitsNull(nref); on != nn {
+		s := &sc{d: d, o: p.o, n: p.n, path: path, node: nd}
+		field := "nullable"
+		if !p.n.Nullable && !p.o.Nullable {
+			field = "anyOf"
+		}
+		s.mod(rules.AspectNullable, field, fmt.Sprint(on), fmt.Sprint(nn))
+	}
+	if k := d.schema(oin, nin, path); k != nil {
+		nd.kids = append(nd.kids, edge{k, rules.Request | rules.Response})
+	}
 	return nd
 }
 
@@ -281,9 +371,12 @@ func (s *sc) properties() {
 }
 
 // sameMeaning compares the facts the evolution rules read (not location).
+// Nullability is not among them: it is a schema change of its own
+// (response-became-nullable, request-became-not-nullable), and allowing
+// null in a request redefines nothing.
 func sameMeaning(a, b *rules.Field) bool {
 	return a.Type == b.Type && a.Format == b.Format && a.Array == b.Array && a.Map == b.Map &&
-		a.Nullable == b.Nullable && a.Unit == b.Unit && a.Description == b.Description &&
+		a.Unit == b.Unit && a.Description == b.Description &&
 		a.MultipleOf == b.MultipleOf && a.Example == b.Example && a.HasExample == b.HasExample &&
 		slices.Equal(a.Enum, b.Enum)
 }

@@ -177,6 +177,11 @@ type Change struct {
 	// NumberReserved and NameReserved tell, for a removed proto field or enum
 	// value, whether the new version reserves its number and its name.
 	NumberReserved, NameReserved bool
+	// Deprecated marks a removed OpenAPI operation (or a path whose every
+	// operation) the old version already deprecated; Sunset is the x-sunset
+	// date it announced, as written ("" when none).
+	Deprecated bool
+	Sunset     string
 	// FileRemoved marks the removal of a proto element whose whole file was
 	// deleted, so file-level rules report the file once, not each element.
 	FileRemoved bool

@@ -11,7 +11,7 @@ import (
 // openapiBreaking is the classic breaking-change catalogue for OpenAPI: what a
 // user of oasdiff expects to be told, one finding per distinct change.
 func openapiBreaking() []*Rule {
-	return slices.Concat(openapiSurface(), openapiRequest(), openapiResponse(), openapiSchemaShape())
+	return slices.Concat(openapiSurface(), openapiLifecycle(), openapiRequest(), openapiResponse(), openapiSchemaShape())
 }
 
 func oa(id string, sev Severity, title, doc, bad, good string) *Rule {
@@ -33,14 +33,14 @@ func openapiSurface() []*Rule {
 			"paths:\n  /v1/orders: ...   # gone in the new version",
 			"paths:\n  /v1/orders:\n    get:\n      deprecated: true"),
 			func(c *Change) (string, bool) {
-				return fmt.Sprintf("path %s removed: its clients now get 404", c.Name), c.is(Removed, SubjectPath)
+				return fmt.Sprintf("path %s removed: its clients now get 404", c.Name), c.is(Removed, SubjectPath) && !c.Deprecated
 			}),
 		onChange(oa("operation-removed", Error, "An operation was removed",
 			"Removing an operation breaks every client that calls it. Mark it `deprecated: true` first and remove it once nobody calls it.",
 			"paths:\n  /v1/orders:\n    delete: ...   # gone",
 			"paths:\n  /v1/orders:\n    delete:\n      deprecated: true"),
 			func(c *Change) (string, bool) {
-				return fmt.Sprintf("operation %s removed: its clients now get 404 or 405", c.Name), c.is(Removed, SubjectOperation)
+				return fmt.Sprintf("operation %s removed: its clients now get 404 or 405", c.Name), c.is(Removed, SubjectOperation) && !c.Deprecated
 			}),
 		onChange(oa("operation-method-changed", Error, "An operation moved to another HTTP method",
 			"Clients send the method they were generated with; moving an operation (same operationId) from one method to another makes every existing call fail. Add the new method beside the old one.",
