@@ -3,6 +3,7 @@ package openapi
 import (
 	"cmp"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -185,7 +186,11 @@ func (s *sc) mod(aspect rules.Aspect, field, old, new string) {
 }
 
 func (s *sc) compare() {
+	if s.boolean() {
+		return
+	}
 	s.types()
+	s.keywords()
 	s.bounds()
 	s.enum()
 	s.properties()
@@ -229,6 +234,11 @@ func (s *sc) bounds() {
 	s.num(rules.AspectMaxItems, "maxItems", u64(s.o.MaxItems), u64(s.n.MaxItems))
 	s.num(rules.AspectMinItems, "minItems", nonzero(s.o.MinItems), nonzero(s.n.MinItems))
 	s.num(rules.AspectMultipleOf, "multipleOf", f64(s.o.MultipleOf), f64(s.n.MultipleOf))
+	s.num(rules.AspectMinContains, "minContains", u64(s.o.MinContains), u64(s.n.MinContains))
+	s.num(rules.AspectMaxContains, "maxContains", u64(s.o.MaxContains), u64(s.n.MaxContains))
+	if s.o.UniqueItems != s.n.UniqueItems {
+		s.mod(rules.AspectUniqueItems, "uniqueItems", fmt.Sprint(s.o.UniqueItems), fmt.Sprint(s.n.UniqueItems))
+	}
 	if s.o.Pattern != s.n.Pattern {
 		s.mod(rules.AspectPattern, "pattern", s.o.Pattern, s.n.Pattern)
 	}
@@ -263,6 +273,11 @@ func boundField(x *openapi3.Schema, plain string, ex openapi3.ExclusiveBound) st
 }
 
 func (s *sc) num(a rules.Aspect, field, old, new string) {
+	if (old == "" || new == "") && composed(s.o) != composed(s.n) {
+		// A value that became oneOf/anyOf (Stripe's expandable ids) keeps
+		// its bounds in the members; the type change says what changed.
+		return
+	}
 	if old != new {
 		s.mod(a, field, old, new)
 	}
@@ -301,7 +316,9 @@ func (s *sc) enum() {
 		return
 	}
 	if len(nv) == 0 {
-		return // no longer an enum: widened
+		// No longer an enum: widened for senders, new values for readers.
+		s.mod(rules.AspectEnum, "enum", strings.Join(ov, ", "), "")
+		return
 	}
 	for i, v := range ov {
 		if !slices.Contains(nv, v) {
@@ -329,6 +346,68 @@ func (s *sc) value(k rules.Kind, v string, doc *Doc, x *openapi3.Schema, i int) 
 		c.NewLoc, c.New = loc, v
 	}
 	s.own(s.d.add(c))
+}
+
+// boolean compares schemas written as `false` (nothing is valid) with the
+// rest; there is nothing more to compare when one side is false.
+func (s *sc) boolean() bool {
+	ob, nb := booleanOf(s.o), booleanOf(s.n)
+	if ob != "false" && nb != "false" {
+		return false
+	}
+	if ob != nb {
+		s.mod(rules.AspectBoolean, "", ob, nb)
+	}
+	return true
+}
+
+func booleanOf(x *openapi3.Schema) string {
+	if x.Always != nil && !*x.Always {
+		return "false"
+	}
+	return "schema"
+}
+
+// keywords compares const and the constraining JSON Schema 2020-12
+// keywords, each as set or not and whether its value changed.
+func (s *sc) keywords() {
+	if oc, nc := constOf(s.o), constOf(s.n); oc != nc {
+		s.mod(rules.AspectConst, "const", oc, nc)
+	}
+	for _, kw := range rules.Constraining {
+		ov, nv := keyword(s.o, kw), keyword(s.n, kw)
+		if set(ov) == "" && set(nv) == "" || set(ov) != "" && set(nv) != "" && sameValue(ov, nv) {
+			continue
+		}
+		s.mod(kw, string(kw), set(ov), set(nv))
+	}
+}
+
+func constOf(x *openapi3.Schema) string {
+	if x.Const == nil {
+		return ""
+	}
+	return valueString(x.Const)
+}
+
+// keyword is the value of a 2020-12 keyword, found by its JSON name.
+func keyword(x *openapi3.Schema, kw rules.Aspect) reflect.Value {
+	v := reflect.ValueOf(x).Elem()
+	t := v.Type()
+	for i := range t.NumField() {
+		if name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ","); name == string(kw) {
+			return v.Field(i)
+		}
+	}
+	return reflect.Value{}
+}
+
+// set is "set" when a keyword's value is present.
+func set(v reflect.Value) string {
+	if !v.IsValid() || v.IsZero() || (v.Kind() == reflect.Slice || v.Kind() == reflect.Map) && v.Len() == 0 {
+		return ""
+	}
+	return "set"
 }
 
 // properties compares properties by name: removed, added (with whether they

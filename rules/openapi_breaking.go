@@ -11,7 +11,7 @@ import (
 // openapiBreaking is the classic breaking-change catalogue for OpenAPI: what a
 // user of oasdiff expects to be told, one finding per distinct change.
 func openapiBreaking() []*Rule {
-	return slices.Concat(openapiSurface(), openapiLifecycle(), openapiRequest(), openapiResponse(), openapiSchemaShape())
+	return slices.Concat(openapiSurface(), openapiLifecycle(), openapiRequest(), openapiResponse(), openapiSchemaShape(), openapiLoosened())
 }
 
 func oa(id string, sev Severity, title, doc, bad, good string) *Rule {
@@ -260,7 +260,7 @@ func openapiSchemaShape() []*Rule {
 			"country: {type: string}"),
 			func(c *Change) (string, bool) {
 				return fmt.Sprintf("%q in a request is now limited to [%s]: other values clients send are rejected%s", c.Name, c.New, reach(c)),
-					c.Aspect == AspectEnum && req(c)
+					c.Aspect == AspectEnum && c.New != "" && req(c)
 			}),
 		onChange(oa("request-max-decreased", Error, "A request upper bound was lowered or added",
 			"A maxLength, maximum, maxItems or maxProperties that shrinks (or appears), or a maximum made exclusive, rejects values clients were allowed to send.",
@@ -268,7 +268,7 @@ func openapiSchemaShape() []*Rule {
 			"name: {type: string, maxLength: 100}"),
 			func(c *Change) (string, bool) {
 				return fmt.Sprintf("%s of %q in a request lowered from %s to %s: larger values clients send are rejected%s", c.Aspect, c.Name, orNone(c.Old), c.New, reach(c)),
-					req(c) && isAspect(c, AspectMaxLength, AspectMaximum, AspectMaxItems, AspectMaxProperties) && tighter(c.Old, c.New, true)
+					req(c) && isAspect(c, AspectMaxLength, AspectMaximum, AspectMaxItems, AspectMaxProperties, AspectMaxContains) && tighter(c.Old, c.New, true)
 			}),
 		onChange(oa("request-min-increased", Error, "A request lower bound was raised or added",
 			"A minLength, minimum, minItems or minProperties that grows (or appears), or a minimum made exclusive, rejects values clients were allowed to send.",
@@ -276,7 +276,7 @@ func openapiSchemaShape() []*Rule {
 			"quantity: {type: integer, minimum: 1}"),
 			func(c *Change) (string, bool) {
 				return fmt.Sprintf("%s of %q in a request raised from %s to %s: smaller values clients send are rejected%s", c.Aspect, c.Name, orNone(c.Old), c.New, reach(c)),
-					req(c) && isAspect(c, AspectMinLength, AspectMinimum, AspectMinItems, AspectMinProperties) && tighter(c.Old, c.New, false)
+					req(c) && isAspect(c, AspectMinLength, AspectMinimum, AspectMinItems, AspectMinProperties, AspectMinContains) && tighter(c.Old, c.New, false)
 			}),
 		onChange(oa("request-pattern-changed", Error, "A request pattern was added or changed",
 			"Values clients send that matched nothing, or the old pattern, may not match the new one.",
