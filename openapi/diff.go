@@ -25,6 +25,12 @@ type differ struct {
 	// below holds, per schema node an operation reaches directly, the
 	// operations and directions; finish spreads them over the node's closure.
 	below map[*node]map[string]rules.Direction
+	// turn is set while comparing webhooks and callbacks, where the API
+	// sends the request and the client reads it.
+	turn bool
+	// schemes holds the changes of each security scheme, reached from the
+	// operations that use it.
+	schemes map[string][]int
 }
 
 type pair struct{ o, n *openapi3.Schema }
@@ -48,7 +54,9 @@ type edge struct {
 func Diff(old, new *Doc) []rules.Change {
 	d := &differ{old: old, new: new, memo: map[pair]*node{}, below: map[*node]map[string]rules.Direction{}}
 	d.components()
+	d.securitySchemes()
 	d.paths()
+	d.webhooks()
 	return d.finish()
 }
 
@@ -63,6 +71,7 @@ func (d *differ) add(c rules.Change) int {
 
 // reach marks changes as reached from operation op in direction dir.
 func (d *differ) reach(idx []int, op string, dir rules.Direction) {
+	dir = d.direction(dir)
 	for _, i := range idx {
 		if d.reached[i] == nil {
 			d.reached[i] = map[string]rules.Direction{}
@@ -79,7 +88,7 @@ func (d *differ) reachSchema(n *node, op string, dir rules.Direction) {
 	if d.below[n] == nil {
 		d.below[n] = map[string]rules.Direction{}
 	}
-	d.below[n][op] |= dir
+	d.below[n][op] |= d.direction(dir)
 }
 
 // spread resolves reachSchema once the graph is complete: each directly
@@ -278,11 +287,13 @@ func (d *differ) operation(id, ptr string, o, n *openapi3.Operation, op, np name
 			Aspect: rules.AspectOperationID, Name: id, Path: base, Old: o.OperationID, New: n.OperationID,
 			OldLoc: d.old.FieldLoc(o.Origin, "operationId"), NewLoc: d.new.FieldLoc(n.Origin, "operationId")}))
 	}
+	idx = append(idx, d.stability(id, base, o, n)...)
 	d.reach(idx, id, rules.Request|rules.Response)
 	d.parameters(id, base, params(oldTmpl, oi, o), params(newTmpl, ni, n))
 	d.requestBody(id, base, o, n)
 	d.responses(id, base, o.Responses, n.Responses)
 	d.security(id, base, o, n)
+	d.callbacks(id, base, o, n)
 }
 
 func sortedKeys[V any](m map[string]V) []string {

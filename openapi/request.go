@@ -149,6 +149,10 @@ func (d *differ) requestBody(id, base string, o, n *openapi3.Operation) {
 	var idx []int
 	switch {
 	case nb == nil:
+		if ob != nil {
+			idx = append(idx, d.add(rules.Change{Kind: rules.Removed, Subject: rules.SubjectRequestBody,
+				Name: "requestBody", Path: path, Old: reqWord(ob.Required), OldLoc: d.old.FieldLoc(o.Origin, "requestBody")}))
+		}
 	case ob == nil:
 		if nb.Required {
 			idx = append(idx, d.add(rules.Change{Kind: rules.Added, Subject: rules.SubjectRequestBody,

@@ -30,6 +30,9 @@ func (d *differ) schema(oref, nref *openapi3.SchemaRef, path string) *node {
 	if n == nil {
 		n = &openapi3.Schema{}
 	}
+	if !composed(o) && composed(n) {
+		o = wrapIn(oref, o, n)
+	}
 	if nref != nil && strings.HasPrefix(nref.Ref, "#/components/schemas/") {
 		path = nref.Ref
 	}
@@ -76,6 +79,22 @@ func unwrapNull(ref *openapi3.SchemaRef) *openapi3.SchemaRef {
 		return nil
 	}
 	return member
+}
+
+// wrapIn sees an old schema that the new version wrapped in oneOf or anyOf
+// (`X` -> `oneOf: [X, Y]`) as the one-member composition it now is, so the
+// members are compared (X with X, Y added) instead of X with the wrapper.
+func wrapIn(oref *openapi3.SchemaRef, o, n *openapi3.Schema) *openapi3.Schema {
+	same := func(m *openapi3.SchemaRef) bool {
+		return m != nil && oref != nil && (oref.Ref != "" && m.Ref == oref.Ref || (oref.Ref == "" || m.Ref == "") && sameShape(o, m.Value))
+	}
+	switch {
+	case slices.ContainsFunc(n.OneOf, same):
+		return &openapi3.Schema{OneOf: openapi3.SchemaRefs{oref}, Origin: o.Origin}
+	case slices.ContainsFunc(n.AnyOf, same):
+		return &openapi3.Schema{AnyOf: openapi3.SchemaRefs{oref}, Origin: o.Origin}
+	}
+	return o
 }
 
 func composed(s *openapi3.Schema) bool { return s != nil && len(s.OneOf)+len(s.AnyOf)+len(s.AllOf) > 0 }
@@ -242,9 +261,6 @@ func (s *sc) bounds() {
 	if s.o.Pattern != s.n.Pattern {
 		s.mod(rules.AspectPattern, "pattern", s.o.Pattern, s.n.Pattern)
 	}
-	if !s.o.ReadOnly && s.n.ReadOnly || s.o.ReadOnly && !s.n.ReadOnly {
-		s.mod(rules.AspectReadOnly, "readOnly", fmt.Sprint(s.o.ReadOnly), fmt.Sprint(s.n.ReadOnly))
-	}
 }
 
 // bound is the effective limit of maximum (sign -1) or minimum (sign 1) with
@@ -307,6 +323,7 @@ func f64(p *float64) string {
 // enum reports each removed and added value at its own line, and a schema
 // that became an enum.
 func (s *sc) enum() {
+	s.extensible()
 	ov, nv := enumStrings(s.o.Enum), enumStrings(s.n.Enum)
 	if len(ov) == 0 && len(nv) == 0 {
 		return
@@ -328,6 +345,26 @@ func (s *sc) enum() {
 	for i, v := range nv {
 		if !slices.Contains(ov, v) {
 			s.value(rules.Added, v, s.d.new, s.n, i)
+		}
+	}
+}
+
+// extensible reports values removed from x-extensible-enum (Zalando's
+// open enum): senders of a removed value are rejected like any enum's, while
+// values added to it are what it exists for.
+func (s *sc) extensible() {
+	list := func(x *openapi3.Schema) []string {
+		vs, _ := x.Extensions["x-extensible-enum"].([]any)
+		return enumStrings(vs)
+	}
+	ov, nv := list(s.o), list(s.n)
+	if len(nv) == 0 {
+		return
+	}
+	for _, v := range ov {
+		if !slices.Contains(nv, v) {
+			s.own(s.d.add(rules.Change{Kind: rules.Removed, Subject: rules.SubjectEnumValue, Name: v, Old: v,
+				Path: s.path + "/x-extensible-enum/" + escape(v), OldLoc: s.d.old.FieldLoc(s.o.Origin, "x-extensible-enum")}))
 		}
 	}
 }
@@ -432,6 +469,7 @@ func (s *sc) properties() {
 				Aspect: rules.AspectRequired, Name: name, Path: ppath, Old: reqWord(oreq), New: reqWord(nreq),
 				OldLoc: of.Loc, NewLoc: nf.Loc, OldField: of, NewField: nf}), dir)
 		}
+		s.access(name, ppath, oref, nref, of, nf)
 		if !sameMeaning(of, nf) {
 			s.ownIn(s.d.add(rules.Change{Kind: rules.Modified, Subject: rules.SubjectField,
 				Name: name, Path: ppath, OldLoc: of.Loc, NewLoc: nf.Loc, OldField: of, NewField: nf}), dir)
@@ -446,6 +484,32 @@ func (s *sc) properties() {
 		s.ownIn(s.d.add(rules.Change{Kind: rules.Added, Subject: rules.SubjectField,
 			Name: name, Path: path + escape(name), NewLoc: nf.Loc, NewField: nf, New: reqWord(nf.Required)}),
 			travels(s.n.Properties[name]))
+	}
+}
+
+// access reports a property that became readOnly (clients may no longer
+// send it), stopped being readOnly while required (clients never sent it),
+// or became writeOnly (clients no longer read it). Each is owned by the
+// object, in the direction it breaks: the property's own schema is no
+// longer reached in that direction.
+func (s *sc) access(name, path string, oref, nref *openapi3.SchemaRef, of, nf *rules.Field) {
+	o, n := schemaOf(oref), schemaOf(nref)
+	if o == nil || n == nil {
+		return
+	}
+	change := func(a rules.Aspect, old, new bool, dir rules.Direction) {
+		s.ownIn(s.d.add(rules.Change{Kind: rules.Modified, Subject: rules.SubjectField, Aspect: a, Name: name, Path: path,
+			Old: fmt.Sprint(old), New: fmt.Sprint(new), OldLoc: of.Loc, NewLoc: s.d.new.FieldLoc(n.Origin, string(a)),
+			OldField: of, NewField: nf}), dir)
+	}
+	switch {
+	case !o.ReadOnly && n.ReadOnly:
+		change(rules.AspectReadOnly, false, true, rules.Request)
+	case o.ReadOnly && !n.ReadOnly && nf.Required:
+		change(rules.AspectReadOnly, true, false, rules.Request)
+	}
+	if !o.WriteOnly && n.WriteOnly {
+		change(rules.AspectWriteOnly, false, true, rules.Response)
 	}
 }
 

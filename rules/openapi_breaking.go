@@ -11,7 +11,7 @@ import (
 // openapiBreaking is the classic breaking-change catalogue for OpenAPI: what a
 // user of oasdiff expects to be told, one finding per distinct change.
 func openapiBreaking() []*Rule {
-	return slices.Concat(openapiSurface(), openapiLifecycle(), openapiRequest(), openapiResponse(), openapiSchemaShape(), openapiLoosened())
+	return slices.Concat(openapiSurface(), openapiLifecycle(), openapiRequest(), openapiResponse(), openapiSchemaShape(), openapiLoosened(), openapiParts())
 }
 
 func oa(id string, sev Severity, title, doc, bad, good string) *Rule {
@@ -40,7 +40,7 @@ func openapiSurface() []*Rule {
 			"paths:\n  /v1/orders:\n    delete: ...   # gone",
 			"paths:\n  /v1/orders:\n    delete:\n      deprecated: true"),
 			func(c *Change) (string, bool) {
-				return fmt.Sprintf("operation %s removed: its clients now get 404 or 405", c.Name), c.is(Removed, SubjectOperation) && !c.Deprecated
+				return fmt.Sprintf("operation %s removed: its clients now get 404 or 405", c.Name), c.is(Removed, SubjectOperation) && !c.Deprecated && c.Old != "webhook"
 			}),
 		onChange(oa("operation-method-changed", Error, "An operation moved to another HTTP method",
 			"Clients send the method they were generated with; moving an operation (same operationId) from one method to another makes every existing call fail. Add the new method beside the old one.",

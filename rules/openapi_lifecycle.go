@@ -20,8 +20,9 @@ func openapiLifecycle() []*Rule {
 			Doc: "The old version deprecated the operation and promised it until its `x-sunset` date; removing it earlier breaks " +
 				"the clients that planned their migration on that date. Keep it until the date has passed. A sunset that cannot be " +
 				"read as a date (2025-12-31, RFC 3339 or an HTTP date) promises nothing a client can check, and counts as not passed.",
-			Bad:  "get:\n  deprecated: true\n  x-sunset: '2099-01-01'   # removed in the next release",
-			Good: "get:\n  deprecated: true\n  x-sunset: '2025-01-01'   # removed after that date",
+			Bad:     "get:\n  deprecated: true\n  x-sunset: '2099-01-01'   # removed in the next release",
+			Good:    "get:\n  deprecated: true\n  x-sunset: '2025-01-01'   # removed after that date",
+			Oasdiff: []string{"api-removed-before-sunset", "api-path-removed-before-sunset", "api-path-sunset-parse"},
 		}, func(c *Change) (string, bool) {
 			if !removedDeprecated(c) || c.Sunset == "" {
 				return "", false
