@@ -30,7 +30,8 @@ func (d *differ) schema(oref, nref *openapi3.SchemaRef, path string) *node {
 	if n == nil {
 		n = &openapi3.Schema{}
 	}
-	if !composed(o) && composed(n) {
+	if !composed(o) && composed(n) && (oref.Ref != "" || len(o.Properties) > 0) {
+		// Only objects: a scalar that became a choice keeps its type change.
 		o = wrapIn(oref, o, n)
 	}
 	if nref != nil && strings.HasPrefix(nref.Ref, "#/components/schemas/") {
