@@ -3,6 +3,7 @@ package rules
 import (
 	"fmt"
 	"slices"
+	"strings"
 )
 
 // openapiLoosened covers response constraints that loosen (readers that
@@ -163,8 +164,10 @@ func openapiLoosened() []*Rule {
 			Good:    "note: {type: string, deprecated: true}",
 			Oasdiff: []string{"request-*-schema-became-false", "response-body-schema-became-false"},
 		}, func(c *Change) (string, bool) {
+			// In a response, items that became false only end an array
+			// sooner (prefixItems closed): readers lose nothing they relied on.
 			return fmt.Sprintf("%q became the schema false: no value matches it any more%s", c.Name, reach(c)),
-				c.Aspect == AspectBoolean && c.New == "false"
+				c.Aspect == AspectBoolean && c.New == "false" && (req(c) || !strings.HasSuffix(c.Path, "/items"))
 		}),
 		onChange(&Rule{
 			ID: "response-schema-became-not-false", Pack: "breaking", Formats: OpenAPI, Severity: Error,
