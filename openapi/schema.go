@@ -428,16 +428,27 @@ func constOf(x *openapi3.Schema) string {
 	return valueString(x.Const)
 }
 
-// keyword is the value of a 2020-12 keyword, found by its JSON name.
-func keyword(x *openapi3.Schema, kw rules.Aspect) reflect.Value {
-	v := reflect.ValueOf(x).Elem()
-	t := v.Type()
+// keywordField is the index of each 2020-12 keyword's field in
+// openapi3.Schema, found once by its JSON name.
+var keywordField = func() map[rules.Aspect]int {
+	out := map[rules.Aspect]int{}
+	t := reflect.TypeFor[openapi3.Schema]()
 	for i := range t.NumField() {
-		if name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ","); name == string(kw) {
-			return v.Field(i)
+		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+		if slices.Contains(rules.Constraining, rules.Aspect(name)) {
+			out[rules.Aspect(name)] = i
 		}
 	}
-	return reflect.Value{}
+	return out
+}()
+
+// keyword is the value of a 2020-12 keyword.
+func keyword(x *openapi3.Schema, kw rules.Aspect) reflect.Value {
+	i, ok := keywordField[kw]
+	if !ok {
+		return reflect.Value{}
+	}
+	return reflect.ValueOf(x).Elem().Field(i)
 }
 
 // set is "set" when a keyword's value is present.

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/contractlint/contractlint/internal/source"
+	"github.com/contractlint/contractlint/rules"
 )
 
 func loadText(t *testing.T, doc string) (*Doc, error) {
@@ -137,5 +138,15 @@ components:
 	}
 	if d, err := loadText(t, doc("path", "string")); err != nil || len(d.Problems) != 0 {
 		t.Errorf("valid document: %v %v", err, d.Problems)
+	}
+}
+
+// TestKeywordFields shows every constraining keyword names a field of
+// kin-openapi's Schema, so none is silently never compared.
+func TestKeywordFields(t *testing.T) {
+	for _, kw := range rules.Constraining {
+		if _, ok := keywordField[kw]; !ok {
+			t.Errorf("keyword %s has no field in openapi3.Schema", kw)
+		}
 	}
 }
