@@ -150,3 +150,44 @@ func TestKeywordFields(t *testing.T) {
 		}
 	}
 }
+
+// TestDiffBlemished diffs documents that only load leniently (no responses,
+// a parameter without schema, `type: "null"` in 3.0, an undeclared path
+// parameter) against a clean one, both ways: the diff must see the changes,
+// whatever is missing from either side.
+func TestDiffBlemished(t *testing.T) {
+	blemished, err := loadText(t, `openapi: 3.0.3
+info: {title: t, version: ""}
+paths:
+  /items/{id}:
+    get:
+      parameters:
+        - {name: q, in: query}
+      responses:
+        "200":
+          description: ok
+          headers: {X-Next: {}}
+          content:
+            application/json:
+              schema: {type: "null"}
+  /orders:
+    post:
+      requestBody: {content: {application/json: {}}}
+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	clean, err := loadText(t, doc("path", "string"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, pair := range [][2]*Doc{{blemished, clean}, {clean, blemished}} {
+		changes := Diff(pair[0], pair[1])
+		if len(changes) == 0 {
+			t.Errorf("no change found between a blemished and a clean document")
+		}
+		if c := pair[1].Contract(); len(c.Operations) == 0 {
+			t.Errorf("lowering lost the operations")
+		}
+	}
+}
