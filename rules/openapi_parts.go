@@ -128,5 +128,18 @@ func openapiParts() []*Rule {
 			return fmt.Sprintf("security scheme %s: URL changed from %q to %q: clients configured with the old one must follow%s", c.Name, c.Old, orNone(c.New), reach(c)),
 				c.Kind == Modified && c.Subject == SubjectSecurity && c.Aspect == "url"
 		}),
+		onChange(&Rule{
+			ID: "request-one-of-added", Pack: "breaking", Formats: OpenAPI, Severity: Warning,
+			Title: "A request oneOf gained an alternative",
+			Doc: "oneOf accepts a value that matches exactly one alternative: a body clients send that also matches the new one " +
+				"now matches two and is rejected. This includes wrapping a request schema in oneOf beside new alternatives. " +
+				"A warning: alternatives told apart by a required discriminator never overlap. anyOf has no such trap.",
+			Bad:     "schema: {$ref: Card}   ->   schema: {oneOf: [$ref: Card, $ref: Wallet]}   # a body may match both",
+			Good:    "schema: {oneOf: [...], discriminator: {propertyName: kind}}   # or anyOf",
+			Oasdiff: []string{"request-body-wrapped-in-one-of", "request-body-wrapped-in-one-of-original-preserved"},
+		}, func(c *Change) (string, bool) {
+			return fmt.Sprintf("request %s added: a body that also matches it matches two alternatives and oneOf rejects it%s", c.Name, reach(c)),
+				c.Aspect == AspectComposition && c.Kind == Added && c.New == "oneOf" && c.Dir.Has(Request)
+		}),
 	}
 }
