@@ -176,9 +176,6 @@ var oasdiffNotNeeded = map[string]string{
 		"stability-decreased compares the known levels and ignores others",
 	"*-property-stability-decreased": "contractlint reads x-stability-level on operations (stability-decreased); a property's " +
 		"own level is not compared, and what changes in the property is judged by the schema rules",
-	"request-parameter-removed-before-sunset": "request-parameter-removed reports every removed parameter, deprecated or not",
-	"response-required-property-removed-before-sunset": "response-property-removed reports every removed response " +
-		"property, deprecated or not",
 	"request-property-removed-before-sunset": "a request property clients still send is ignored once removed, not rejected, " +
 		"unless the object is closed (request-additional-properties-closed); field-removed-without-deprecation covers " +
 		"removal without warning",
