@@ -501,7 +501,7 @@ func (s *sc) properties() {
 
 // access reports a property that became readOnly (clients may no longer
 // send it), stopped being readOnly while required (clients never sent it),
-// or became writeOnly (clients no longer read it). Each is owned by the
+// became writeOnly (clients no longer read it), or lost stability. Each is owned by the
 // object, in the direction it breaks: the property's own schema is no
 // longer reached in that direction.
 func (s *sc) access(name, path string, oref, nref *openapi3.SchemaRef, of, nf *rules.Field) {
@@ -522,6 +522,10 @@ func (s *sc) access(name, path string, oref, nref *openapi3.SchemaRef, of, nf *r
 	}
 	if !o.WriteOnly && n.WriteOnly {
 		change(rules.AspectWriteOnly, false, true, rules.Response)
+	}
+	if ol, nl, down := lowered(o.Extensions, n.Extensions); down {
+		s.own(s.d.add(rules.Change{Kind: rules.Modified, Subject: rules.SubjectField, Aspect: rules.AspectStability,
+			Name: name, Path: path, Old: ol, New: nl, OldLoc: of.Loc, NewLoc: s.d.new.FieldLoc(n.Origin, "x-stability-level")}))
 	}
 }
 

@@ -16,14 +16,21 @@ var stabilityLevels = []string{"draft", "alpha", "beta", "stable"}
 // stability reports an operation whose x-stability-level went down: clients
 // that adopted it as stable now hold a promise it no longer makes.
 func (d *differ) stability(id, base string, o, n *openapi3.Operation) []int {
-	ol, nl := fmt.Sprint(o.Extensions["x-stability-level"]), fmt.Sprint(n.Extensions["x-stability-level"])
-	oi, ni := slices.Index(stabilityLevels, ol), slices.Index(stabilityLevels, nl)
-	if oi < 0 || ni < 0 || ni >= oi {
+	ol, nl, down := lowered(o.Extensions, n.Extensions)
+	if !down {
 		return nil
 	}
 	return []int{d.add(rules.Change{Kind: rules.Modified, Subject: rules.SubjectOperation, Aspect: rules.AspectStability,
 		Name: id, Path: base, Old: ol, New: nl, OldLoc: d.old.FieldLoc(o.Origin, "x-stability-level"),
 		NewLoc: d.new.FieldLoc(n.Origin, "x-stability-level")})}
+}
+
+// lowered reads x-stability-level on both sides and says whether it went
+// down; levels outside the known four are not compared.
+func lowered(o, n map[string]any) (string, string, bool) {
+	ol, nl := fmt.Sprint(o["x-stability-level"]), fmt.Sprint(n["x-stability-level"])
+	oi, ni := slices.Index(stabilityLevels, ol), slices.Index(stabilityLevels, nl)
+	return ol, nl, oi >= 0 && ni >= 0 && ni < oi
 }
 
 // webhooks compares 3.1 webhooks like operations, with the directions

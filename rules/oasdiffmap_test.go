@@ -174,8 +174,6 @@ var oasdiffNotNeeded = map[string]string{
 	"*-sunset-date-too-small": sunsetMoved, "*-sunset-deleted": sunsetMoved, "sunset-deleted": sunsetMoved,
 	"api-invalid-stability-level": "an x-stability-level outside draft, alpha, beta and stable breaks no client; " +
 		"stability-decreased compares the known levels and ignores others",
-	"*-property-stability-decreased": "contractlint reads x-stability-level on operations (stability-decreased); a property's " +
-		"own level is not compared, and what changes in the property is judged by the schema rules",
 	"request-property-removed-before-sunset": "a request property clients still send is ignored once removed, not rejected, " +
 		"unless the object is closed (request-additional-properties-closed); field-removed-without-deprecation covers " +
 		"removal without warning",

@@ -90,12 +90,12 @@ func openapiParts() []*Rule {
 		}),
 		onChange(&Rule{
 			ID: "stability-decreased", Pack: "breaking", Formats: OpenAPI, Severity: Error,
-			Title: "An operation's stability level went down",
-			Doc: "Clients adopted the operation at the stability it promised (x-stability-level draft < alpha < beta < stable); a " +
+			Title: "An operation's or property's stability level went down",
+			Doc: "Clients adopted the operation (or property) at the stability it promised (x-stability-level draft < alpha < beta < stable); a " +
 				"lower level withdraws the promise that it will not change under them.",
 			Bad:     "x-stability-level: stable   ->   x-stability-level: beta",
 			Good:    "x-stability-level: stable",
-			Oasdiff: []string{"api-stability-decreased"},
+			Oasdiff: []string{"api-stability-decreased", "*-property-stability-decreased"},
 		}, func(c *Change) (string, bool) {
 			return fmt.Sprintf("%s went from %s to %s: clients that relied on %s stability lose that promise", c.Name, c.Old, c.New, c.Old),
 				c.Aspect == AspectStability
