@@ -119,7 +119,7 @@ func openapiRequest() []*Rule {
 			"requestBody: {required: false}"),
 			func(c *Change) (string, bool) {
 				return "request body is now required: clients that send none are rejected",
-					c.Subject == SubjectRequestBody && c.New == "required"
+					c.Subject == SubjectRequestBody && c.New == "required" && c.Dir.Has(Request)
 			}),
 		onChange(oa("request-property-added-required", Error, "A new required request property",
 			"Existing clients do not send a property that did not exist; the server now rejects their bodies. Add it optional with a server-side default.",

@@ -17,7 +17,7 @@ func openapiParts() []*Rule {
 			Good:    "post:\n  requestBody: {..., description: 'deprecated: ignored from 2026-01'}",
 			Oasdiff: []string{"request-body-removed"},
 		}, func(c *Change) (string, bool) {
-			return "request body removed: clients still send one, and it is now ignored or rejected", c.is(Removed, SubjectRequestBody)
+			return "request body removed: clients still send one, and it is now ignored or rejected", c.is(Removed, SubjectRequestBody) && c.Dir.Has(Request)
 		}),
 		onChange(&Rule{
 			ID: "response-header-became-optional", Pack: "breaking", Formats: OpenAPI, Severity: Error,
