@@ -157,7 +157,7 @@ func openapiResponse() []*Rule {
 			"responses: {'200': ..., '201': ...}"),
 			func(c *Change) (string, bool) {
 				return fmt.Sprintf("success status %s removed: clients that handle it get something else", c.Name),
-					c.is(Removed, SubjectResponse) && success(c.Name)
+					c.is(Removed, SubjectResponse) && success(c.Name) && resp(c)
 			}),
 		onChange(oa("response-property-removed", Error, "A response property was removed",
 			"Clients that read the property get nothing (or crash on a missing field). Deprecate it, measure who reads it (--readers), and remove it only once nobody does.",
@@ -220,7 +220,7 @@ func openapiResponse() []*Rule {
 			"headers: {Link: ..., ETag: ...}   # ETag gone",
 			"headers: {Link: ..., ETag: ...}"),
 			func(c *Change) (string, bool) {
-				return fmt.Sprintf("response header %s removed: clients that read it lose it", c.Name), c.is(Removed, SubjectHeader)
+				return fmt.Sprintf("response header %s removed: clients that read it lose it", c.Name), c.is(Removed, SubjectHeader) && resp(c)
 			}),
 	}
 }

@@ -28,7 +28,7 @@ func openapiParts() []*Rule {
 			Oasdiff: []string{"response-header-became-optional"},
 		}, func(c *Change) (string, bool) {
 			return fmt.Sprintf("response header %s is no longer required: clients that read it unconditionally break", c.Name),
-				c.Kind == Modified && c.Subject == SubjectHeader && c.Aspect == AspectRequired && c.New == "optional"
+				c.Kind == Modified && c.Subject == SubjectHeader && c.Aspect == AspectRequired && c.New == "optional" && c.Dir.Has(Response)
 		}),
 		onChange(&Rule{
 			ID: "request-property-became-read-only", Pack: "breaking", Formats: OpenAPI, Severity: Warning,
