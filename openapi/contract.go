@@ -24,6 +24,7 @@ func (d *Doc) Contract() *rules.Contract {
 	if d == nil || d.T == nil {
 		return l.c
 	}
+	l.c.Invalid = d.Problems
 	if d.T.Paths != nil {
 		for _, p := range d.T.Paths.InMatchingOrder() {
 			l.pathItem(p, d.T.Paths.Value(p))

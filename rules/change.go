@@ -123,7 +123,25 @@ const (
 	// AspectFile: a proto element moved to another file of the same package.
 	AspectFile           Aspect = "file"
 	AspectExtensionRange Aspect = "extension_range"
+	// OpenAPI, JSON Schema 2020-12 and extensions.
+	AspectMinContains Aspect = "minContains"
+	AspectMaxContains Aspect = "maxContains"
+	AspectConst       Aspect = "const"
+	// AspectBoolean: a schema became (or stopped being) the boolean schema
+	// false, which no value matches; Old/New are "false" or "schema".
+	AspectBoolean   Aspect = "boolean schema"
+	AspectWriteOnly Aspect = "writeOnly"
+	// AspectStability is x-stability-level (draft, alpha, beta, stable).
+	AspectStability Aspect = "x-stability-level"
 )
+
+// Constraining lists the JSON Schema 2020-12 keywords that, added to a
+// schema, reject values it accepted (and, removed, let through values
+// readers never saw). A change to one has the keyword as its Aspect and
+// "set" or "" as Old and New.
+var Constraining = []Aspect{"contains", "dependentRequired", "dependentSchemas", "if", "then", "else",
+	"propertyNames", "patternProperties", "unevaluatedItems", "prefixItems", "contentEncoding",
+	"contentMediaType", "contentSchema"}
 
 // Exclusive marks a bound (Old/New of AspectMaximum or AspectMinimum) that
 // excludes its own value.
@@ -180,6 +198,11 @@ type Change struct {
 	// NumberReserved and NameReserved tell, for a removed proto field or enum
 	// value, whether the new version reserves its number and its name.
 	NumberReserved, NameReserved bool
+	// Deprecated marks a removed OpenAPI operation (or a path whose every
+	// operation) the old version already deprecated; Sunset is the x-sunset
+	// date it announced, as written ("" when none).
+	Deprecated bool
+	Sunset     string
 	// FileRemoved marks the removal of a proto element whose whole file was
 	// deleted, so file-level rules report the file once, not each element.
 	FileRemoved bool

@@ -12,6 +12,15 @@ type Contract struct {
 	Schemas  []*Schema
 	Messages []*Message
 	Ignores  []Ignore
+	// Invalid lists what the format's own validator finds wrong in a
+	// contract that still loaded (contract-invalid reports each).
+	Invalid []Invalid
+}
+
+// Invalid is one validation problem of a contract, where it is.
+type Invalid struct {
+	Loc Location
+	Msg string
 }
 
 // Operation is an HTTP operation or an rpc.

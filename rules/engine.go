@@ -24,6 +24,9 @@ type Settings struct {
 	// Accepts are the config's ignores of one change each (see Accept).
 	Accepts []Ignore
 	hits    *acceptHits
+	// Strict refuses (exit 2) a contract its format's validator calls
+	// invalid, instead of reporting contract-invalid findings.
+	Strict bool
 }
 
 // Enabled reports whether rule r runs under s.

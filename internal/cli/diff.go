@@ -31,6 +31,7 @@ type common struct {
 	protoPaths []string
 	protoLevel string
 	stats      bool
+	strict     bool
 	st         *pipeline.Stats // set by options() when --stats is given
 	// maxFileSize, maxDepth and maxFiles are the --max-* limits; zero
 	// means the config's value, else the default.
@@ -68,6 +69,7 @@ func (c *common) register(cmd *cobra.Command) {
 	f.StringArrayVar(&c.protoPaths, "proto-path", nil, "extra .proto import root (repeatable, like protoc -I)")
 	f.StringVar(&c.protoLevel, "proto-level", "wire-json", "proto strictness: file, package, wire-json or wire")
 	f.BoolVar(&c.stats, "stats", false, "print time per phase and peak memory to standard error")
+	f.BoolVar(&c.strict, "strict", false, "refuse (exit 2) an OpenAPI document that fails validation, instead of reporting contract-invalid")
 	f.StringVar(&c.maxFileSize, strings.TrimPrefix(limits.FileSizeFlag, "--"), "", "largest contract, $ref or import file to read (default "+limits.FormatSize(limits.DefaultFileSize)+")")
 	f.IntVar(&c.maxDepth, strings.TrimPrefix(limits.DepthFlag, "--"), 0, "deepest nesting of a YAML or JSON document, or of braces in a .proto file (default "+strconv.Itoa(limits.DefaultDepth)+")")
 	f.IntVar(&c.maxFiles, strings.TrimPrefix(limits.FilesFlag, "--"), 0, "most files one side may read, imports and $refs included (default "+strconv.Itoa(limits.DefaultFiles)+")")
@@ -130,6 +132,7 @@ func (c *common) options() (pipeline.Options, error) {
 		return pipeline.Options{}, err
 	}
 	cfg.Apply(s)
+	s.Strict = s.Strict || c.strict
 	if len(cfg.Ignore) > 0 {
 		// diff and lint show files relative to the working directory.
 		s.IgnoreName = ignoreNames(cfg.Dir, ".")

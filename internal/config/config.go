@@ -69,6 +69,9 @@ type Config struct {
 	// elements, keys, proto-line); zero
 	// fields keep the defaults.
 	Limits limits.Limits
+	// Strict refuses an OpenAPI document its validator calls invalid
+	// (exit 2) instead of reporting contract-invalid findings.
+	Strict bool
 }
 
 // Find looks for FileName in dir and each directory above it and returns its
@@ -193,6 +196,7 @@ func (c *Config) Apply(s *rules.Settings) {
 	if c.ProtoLevel != 0 {
 		s.ProtoLevel = c.ProtoLevel
 	}
+	s.Strict = s.Strict || c.Strict
 }
 
 // ContractGlobs returns the globs review uses.
@@ -283,8 +287,13 @@ func (p *parser) top(n *yaml.Node, c *Config) {
 			p.history(v, c)
 		case "limits":
 			p.limits(v, c)
+		case "strict":
+			var ok bool
+			if c.Strict, ok = p.boolean(v); !ok {
+				p.errorf(v, "strict: want true or false, not %q", v.Value)
+			}
 		default:
-			p.errorf(k, "unknown key %q (want packs, rules, severity, ignore, contracts, readers, proto, history or limits)", k.Value)
+			p.errorf(k, "unknown key %q (want packs, rules, severity, ignore, contracts, readers, proto, history, limits or strict)", k.Value)
 		}
 	})
 }

@@ -25,7 +25,7 @@ func TestTemplateIsTheDefault(t *testing.T) {
 			t.Errorf("template switches %s to %v, default is %v", r.ID, got, want)
 		}
 	}
-	if s.ProtoLevel != rules.LevelWireJSON || c.HistoryDepth != 0 {
+	if s.ProtoLevel != rules.LevelWireJSON || c.HistoryDepth != 0 || s.Strict {
 		t.Errorf("template level %v depth %d, want wire-json and 0", s.ProtoLevel, c.HistoryDepth)
 	}
 	if strings.Join(c.ContractGlobs(), ",") != strings.Join(config.DefaultContracts, ",") {
@@ -43,6 +43,7 @@ contracts: ["api/**/*.yaml"]
 readers: {paths: [pacts], window: 30d}
 proto: {level: wire, paths: [proto]}
 history: {depth: 5}
+strict: true
 `))
 	if err != nil {
 		t.Fatal(err)
@@ -54,7 +55,7 @@ history: {depth: 5}
 		t.Errorf("switches not applied: %+v", s)
 	case s.Severity["idempotency-key-missing"] != rules.Warning:
 		t.Errorf("severity not applied: %v", s.Severity)
-	case len(s.IgnorePaths) != 1 || s.ProtoLevel != rules.LevelWire:
+	case len(s.IgnorePaths) != 1 || s.ProtoLevel != rules.LevelWire || !s.Strict:
 		t.Errorf("ignore or level not applied: %+v", s)
 	case c.ReadersWindow != 30*24*time.Hour || c.Readers[0] != filepath.Join("/repo", "pacts"):
 		t.Errorf("readers %v window %v", c.Readers, c.ReadersWindow)
@@ -76,6 +77,7 @@ func TestParseErrors(t *testing.T) {
 		{"proto:\n  level: strict\n", `c.yaml:2:10: proto.level: want file, package, wire-json or wire, not "strict"`},
 		{"history:\n  depth: -1\n", `c.yaml:2:10: history.depth: want a number of commits`},
 		{"history:\n  deep: 1\n", `c.yaml:2:3: unknown key history.deep`},
+		{"strict: sometimes\n", `c.yaml:1:9: strict: want true or false, not "sometimes"`},
 		{"packs: {breaking: on}\npacks: {}\n", `c.yaml:2:1: the config: "packs" is set twice`},
 		{"contracts: 3\n", `c.yaml:1:12: contracts must be a list of strings`},
 		{"- a\n", `c.yaml:1:1: the config must be a mapping`},

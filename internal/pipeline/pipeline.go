@@ -83,7 +83,7 @@ func Diff(old, new Side, o Options) ([]rules.Finding, error) {
 	if fo == rules.Proto {
 		in, err = diffProto(old, new, o)
 	} else {
-		in, err = diffOpenAPI(old, new, o.Stats)
+		in, err = diffOpenAPI(old, new, o)
 	}
 	if err != nil {
 		return nil, err
@@ -130,7 +130,7 @@ func Load(s Side, o Options) (*rules.Contract, error) {
 	if FormatOf(s) == rules.Proto {
 		return lintProto(s, o)
 	}
-	return lintOpenAPI(s)
+	return lintOpenAPI(s, o)
 }
 
 // newLintFindings reports lint findings on the new side only where the diff
