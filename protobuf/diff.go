@@ -139,7 +139,7 @@ func (d *differ) packages() {
 func (d *differ) removed(s rules.Subject, o, n *Elem) bool {
 	if n == nil {
 		d.add(rules.Change{Kind: rules.Removed, Subject: s, Name: short(o.Name), Path: o.Name,
-			OldLoc: o.Loc, FileRemoved: d.fileGone(o.File)})
+			OldLoc: o.Loc, NewLoc: d.anchor(o), FileRemoved: d.fileGone(o.File)})
 		return true
 	}
 	if d.moved(o.File, n.File) {
@@ -147,6 +147,22 @@ func (d *differ) removed(s rules.Subject, o, n *Elem) bool {
 			Path: n.Name, Old: o.Loc.File, New: n.Loc.File, OldLoc: o.Loc, NewLoc: n.Loc})
 	}
 	return false
+}
+
+// anchor is where the new version shows that o was deleted: the nearest
+// enclosing message it still declares, else its file's package line. A
+// deleted file has no such place.
+func (d *differ) anchor(o *Elem) rules.Location {
+	for p := o.Name; strings.Contains(p, "."); {
+		p = p[:strings.LastIndexByte(p, '.')]
+		if m, ok := d.new.Messages[p]; ok && m.File == d.newFile(o.File) {
+			return m.Loc
+		}
+	}
+	if f, ok := d.new.Files[d.newFile(o.File)]; ok {
+		return orLoc(f.PackageLoc, fileLoc(f))
+	}
+	return rules.Location{}
 }
 
 func short(full string) string {
@@ -182,14 +198,27 @@ func matchNamed[T declared](d *differ, s rules.Subject, old, new map[string]T, s
 	}
 }
 
+// messages compares messages by full name. Map entries are left out: a map
+// field's own changes (its type names key and value) already cover them.
 func (d *differ) messages() {
-	matchNamed(d, rules.SubjectMessage, d.old.Messages, d.new.Messages, d.message)
-	for _, name := range sortedKeys(d.new.Messages) {
-		if _, ok := d.old.Messages[name]; !ok {
-			m := d.new.Messages[name]
+	old, new := withoutMapEntries(d.old.Messages), withoutMapEntries(d.new.Messages)
+	matchNamed(d, rules.SubjectMessage, old, new, d.message)
+	for _, name := range sortedKeys(new) {
+		if _, ok := old[name]; !ok {
+			m := new[name]
 			d.add(rules.Change{Kind: rules.Added, Subject: rules.SubjectMessage, Name: short(name), Path: name, NewLoc: m.Loc})
 		}
 	}
+}
+
+func withoutMapEntries(ms map[string]*Message) map[string]*Message {
+	out := make(map[string]*Message, len(ms))
+	for k, m := range ms {
+		if !m.MapEntry {
+			out[k] = m
+		}
+	}
+	return out
 }
 
 func (d *differ) message(om, nm *Message) {
@@ -199,14 +228,16 @@ func (d *differ) message(om, nm *Message) {
 	d.option(rules.SubjectMessage, "message_set_wire_format", &om.Elem, &nm.Elem, om.MessageSet, nm.MessageSet)
 	d.option(rules.SubjectMessage, "no_standard_descriptor_accessor", &om.Elem, &nm.Elem, om.NoAccessor, nm.NoAccessor)
 	d.modified(rules.SubjectMessage, rules.AspectRequired, s, &om.Elem, &nm.Elem, requiredFields(om), requiredFields(nm))
-	for _, r := range missingRanges(om.ExtRanges, nm.ExtRanges) {
+	for _, i := range missingRanges(om.ExtRanges, nm.ExtRanges) {
 		d.add(rules.Change{Kind: rules.Modified, Subject: rules.SubjectMessage, Aspect: rules.AspectExtensionRange,
-			Name: s, Path: nm.Name, Old: r, OldLoc: om.Loc, NewLoc: nm.Loc})
+			Name: s, Path: nm.Name, Old: rangeString(om.ExtRanges[i]), OldLoc: om.Loc, NewLoc: nm.Loc})
 	}
-	d.reserved("message", &om.Elem, &nm.Elem, om.ReservedRanges, nm.ReservedRanges, om.ReservedNames, nm.ReservedNames)
+	d.reserved("message", om.Elem, nm.Elem, reservations{om.ReservedRanges, om.ReservedNames, om.Reservations},
+		reservations{nm.ReservedRanges, nm.ReservedNames, nm.Reservations})
 	for _, oo := range om.Oneofs {
 		if !slices.ContainsFunc(nm.Oneofs, func(x *Oneof) bool { return x.Name == oo.Name }) {
-			d.add(rules.Change{Kind: rules.Removed, Subject: rules.SubjectOneof, Name: short(oo.Name), Path: oo.Name, OldLoc: oo.Loc})
+			d.add(rules.Change{Kind: rules.Removed, Subject: rules.SubjectOneof, Name: short(oo.Name), Path: oo.Name,
+				OldLoc: oo.Loc, NewLoc: nm.Loc})
 		}
 	}
 	d.fields(om, nm)
@@ -229,28 +260,43 @@ func requiredFields(m *Message) string {
 	return strings.Join(names, ", ")
 }
 
-// reserved reports reserved ranges and names the new version no longer
-// holds; Name says whose they were ("message" or "enum"), Old what they were.
-func (d *differ) reserved(owner string, o, n *Elem, oldR, newR [][2]int32, oldN, newN []string) {
-	for _, r := range missingRanges(oldR, newR) {
-		d.add(rules.Change{Kind: rules.Removed, Subject: rules.SubjectReserved, Aspect: rules.AspectNumber,
-			Name: owner, Path: n.Name, Old: r, OldLoc: o.Loc, NewLoc: n.Loc})
+// reservations is what a message or enum reserves, with where.
+type reservations struct {
+	ranges [][2]int32
+	names  []string
+	Reservations
+}
+
+// reserved reports each reserved range and name the new version no longer
+// holds, at its own place in the old file; Name says whose they were
+// ("message" or "enum"), Old what they were.
+func (d *differ) reserved(owner string, o, n Elem, old, new reservations) {
+	at := func(locs []rules.Location, i int) rules.Location {
+		if i < len(locs) && locs[i].Line > 0 {
+			return locs[i]
+		}
+		return o.Loc
 	}
-	for _, name := range oldN {
-		if !slices.Contains(newN, name) {
+	for _, i := range missingRanges(old.ranges, new.ranges) {
+		d.add(rules.Change{Kind: rules.Removed, Subject: rules.SubjectReserved, Aspect: rules.AspectNumber,
+			Name: owner, Path: n.Name, Old: rangeString(old.ranges[i]), OldLoc: at(old.RangeLocs, i), NewLoc: n.Loc})
+	}
+	for i, name := range old.names {
+		if !slices.Contains(new.names, name) {
 			d.add(rules.Change{Kind: rules.Removed, Subject: rules.SubjectReserved, Aspect: rules.AspectName,
-				Name: owner, Path: n.Name, Old: name, OldLoc: o.Loc, NewLoc: n.Loc})
+				Name: owner, Path: n.Name, Old: strconv.Quote(name), OldLoc: at(old.NameLocs, i), NewLoc: n.Loc})
 		}
 	}
 }
 
-// missingRanges lists the old inclusive ranges that the new ranges do not
-// cover entirely, without walking numbers one by one (ranges reach 2^29).
-func missingRanges(old, new [][2]int32) []string {
-	var out []string
-	for _, r := range old {
+// missingRanges lists the indexes of the old inclusive ranges that the new
+// ranges do not cover entirely, without walking numbers one by one (ranges
+// reach 2^29).
+func missingRanges(old, new [][2]int32) []int {
+	var out []int
+	for i, r := range old {
 		if !covered(r, new) {
-			out = append(out, rangeString(r))
+			out = append(out, i)
 		}
 	}
 	return out
@@ -382,7 +428,8 @@ func (d *differ) enum(oe, ne *Enum) {
 	s := short(ne.Name)
 	d.modified(rules.SubjectEnum, rules.AspectType, s, &oe.Elem, &ne.Elem, openness(oe), openness(ne))
 	d.modified(rules.SubjectEnum, rules.AspectJSONFormat, s, &oe.Elem, &ne.Elem, oe.JSONFormat, ne.JSONFormat)
-	d.reserved("enum", &oe.Elem, &ne.Elem, oe.ReservedRanges, ne.ReservedRanges, oe.ReservedNames, ne.ReservedNames)
+	d.reserved("enum", oe.Elem, ne.Elem, reservations{oe.ReservedRanges, oe.ReservedNames, oe.Reservations},
+		reservations{ne.ReservedRanges, ne.ReservedNames, ne.Reservations})
 	d.values(oe, ne)
 }
 

@@ -2,6 +2,7 @@ package protobuf
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/bufbuild/protocompile/linker"
@@ -161,6 +162,7 @@ func (l *lowerer) message(md protoreflect.MessageDescriptor) {
 	for i := 0; i < md.ReservedNames().Len(); i++ {
 		m.ReservedNames = append(m.ReservedNames, string(md.ReservedNames().Get(i)))
 	}
+	m.Reservations = l.reservations(md, 9, 10, len(m.ReservedRanges), len(m.ReservedNames))
 	for i := 0; i < md.ExtensionRanges().Len(); i++ {
 		r := md.ExtensionRanges().Get(i)
 		m.ExtRanges = append(m.ExtRanges, [2]int32{int32(r[0]), int32(r[1]) - 1})
@@ -169,6 +171,26 @@ func (l *lowerer) message(md protoreflect.MessageDescriptor) {
 	l.messages(md.Messages())
 	l.enums(md.Enums())
 	l.extensions(md.Extensions())
+	l.placeMapEntries(md, m)
+}
+
+// placeMapEntries puts a map field's entry message, and its key and value,
+// at the `map<...>` field's line: the compiler synthesizes them without one.
+func (l *lowerer) placeMapEntries(md protoreflect.MessageDescriptor, m *Message) {
+	for i, f := range m.Fields {
+		fd := md.Fields().Get(i)
+		if !fd.IsMap() {
+			continue
+		}
+		e := l.t.Messages[string(fd.Message().FullName())]
+		if e == nil {
+			continue
+		}
+		e.Loc = f.Loc
+		for _, x := range e.Fields {
+			x.Loc = f.Loc
+		}
+	}
 }
 
 // feature reads an editions feature from the element's options, then the
@@ -263,7 +285,34 @@ func (l *lowerer) enum(ed protoreflect.EnumDescriptor) {
 	for i := 0; i < ed.ReservedNames().Len(); i++ {
 		e.ReservedNames = append(e.ReservedNames, string(ed.ReservedNames().Get(i)))
 	}
+	e.Reservations = l.reservations(ed, 4, 5, len(e.ReservedRanges), len(e.ReservedNames))
 	l.t.Enums[e.Name] = e
+}
+
+// reservations locates the reserved ranges and names of d, whose
+// descriptor holds them under the field numbers rangeTag and nameTag.
+func (l *lowerer) reservations(d protoreflect.Descriptor, rangeTag, nameTag int32, nr, nn int) Reservations {
+	var r Reservations
+	if nr+nn == 0 {
+		return r
+	}
+	own := l.locs.ByDescriptor(d)
+	at := func(tag int32, i int) rules.Location {
+		if own.Path == nil {
+			return rules.Location{File: l.file}
+		}
+		if loc, _ := l.at(append(slices.Clip(own.Path), tag, int32(i))); loc.Line > 0 {
+			return loc
+		}
+		return rules.Location{File: l.file, Line: own.StartLine + 1, Column: own.StartColumn + 1}
+	}
+	for i := range nr {
+		r.RangeLocs = append(r.RangeLocs, at(rangeTag, i))
+	}
+	for i := range nn {
+		r.NameLocs = append(r.NameLocs, at(nameTag, i))
+	}
+	return r
 }
 
 func (l *lowerer) service(sd protoreflect.ServiceDescriptor) {

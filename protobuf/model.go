@@ -45,11 +45,18 @@ type Message struct {
 	Oneofs         []*Oneof
 	ReservedRanges [][2]int32 // inclusive
 	ReservedNames  []string
-	ExtRanges      [][2]int32 // inclusive
-	MapEntry       bool
-	MessageSet     bool
-	NoAccessor     bool // no_standard_descriptor_accessor
-	JSONFormat     string
+	Reservations
+	ExtRanges  [][2]int32 // inclusive
+	MapEntry   bool
+	MessageSet bool
+	NoAccessor bool // no_standard_descriptor_accessor
+	JSONFormat string
+}
+
+// Reservations locate each reserved range and name, index for index, so
+// releasing one is reported where it was written.
+type Reservations struct {
+	RangeLocs, NameLocs []rules.Location
 }
 
 // Oneof is a real (not synthetic) oneof.
@@ -98,8 +105,9 @@ type Enum struct {
 	Values         []*EnumValue
 	ReservedRanges [][2]int32
 	ReservedNames  []string
-	Closed         bool
-	JSONFormat     string
+	Reservations
+	Closed     bool
+	JSONFormat string
 }
 
 // EnumValue is one enum value.

@@ -71,6 +71,13 @@ func bufMapping(reg *rules.Registry) string {
 	}
 	b.WriteString("\n`MESSAGE_SAME_MESSAGE_SET_WIRE_FORMAT` is deprecated in buf and belongs to none of its categories;\n")
 	b.WriteString("contractlint runs it at the file and package levels.\n\n")
+	b.WriteString("## Where deletions are reported\n\n")
+	b.WriteString("Like buf, contractlint reports a deletion at the element that held the deleted one in the new file:\n")
+	b.WriteString("the message that lost a field, oneof or reservation, the enum that lost a value or reservation, the\n")
+	b.WriteString("service that lost an rpc, the enclosing message of a nested message, enum or extension. Where buf\n")
+	b.WriteString("reports a top-level element deleted from a file with no line, contractlint points at the file's\n")
+	b.WriteString("`package` line (its first line without one). The old file:line is in the message and in `old` in JSON.\n")
+	b.WriteString("A deleted file or package has no new place and is reported at the old one.\n\n")
 	b.WriteString("## Proto rules buf does not have\n\n| contractlint rule | pack | levels | what |\n|---|---|---|---|\n")
 	for _, r := range reg.All() {
 		if r.Formats&rules.Proto == 0 || len(r.Buf) > 0 || r.Mode != rules.DiffRule {

@@ -64,9 +64,12 @@ func Run(reg *Registry, s *Settings, m Mode, in *Input) []Finding {
 	return out
 }
 
+// key identifies a finding for de-duplication: two findings of one rule at
+// one place are the same only when they are about the same element, come
+// from the same old place and say the same thing.
 type key struct {
-	rule string
-	at   Location
+	rule, path, msg string
+	at, old         Location
 }
 
 // lineKey is a (rule, file, line) triple: a finding that supersedes another
@@ -186,12 +189,17 @@ func overrideSeverity(fs []Finding, sev map[string]Severity) []Finding {
 	return fs
 }
 
-// dedupe keeps one finding per (rule, location): one change, one finding.
+// dedupe keeps one finding per change reported twice (a shared schema
+// reached by several operations), and every distinct finding, even when
+// several share a line.
 func dedupe(fs []Finding) []Finding {
 	seen := make(map[key]int, len(fs))
 	out := fs[:0]
 	for _, f := range fs {
-		k := key{f.Rule, f.Where}
+		k := key{rule: f.Rule, path: f.Path, msg: f.Message, at: f.Where}
+		if f.Old != nil {
+			k.old = *f.Old
+		}
 		if i, ok := seen[k]; ok {
 			out[i].Operations = mergeOps(out[i].Operations, f.Operations)
 			continue
