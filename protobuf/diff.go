@@ -362,7 +362,7 @@ func (d *differ) fields(om, nm *Message) {
 // field compares two fields with the same number (or extensions with the
 // same extendee and number).
 func (d *differ) field(s rules.Subject, of, nf *Field) {
-	ofa, nfa := facts(of), facts(nf)
+	ofa, nfa := enumFacts(facts(of), d.old), enumFacts(facts(nf), d.new)
 	add := func(a rules.Aspect, name, ov, nv string) {
 		if ov != nv {
 			d.add(rules.Change{Kind: rules.Modified, Subject: s, Aspect: a, Name: name, Path: nf.Name,
@@ -391,10 +391,26 @@ func (d *differ) field(s rules.Subject, of, nf *Field) {
 }
 
 // meaningChanged reports a change in what a field's value means to a
-// reader: its type, its shape (scalar, repeated, map) or its JSON name.
+// reader: its type or its shape (scalar, repeated, map). A new name or
+// JSON name is the same value under another name, which the name rules
+// report.
 func meaningChanged(o, n *rules.Field) bool {
 	return o.Type != n.Type || o.Key != n.Key || o.Format != n.Format ||
-		o.Array != n.Array || o.Map != n.Map || o.JSONName != n.JSONName
+		o.Array != n.Array || o.Map != n.Map
+}
+
+// enumFacts adds an enum field's values, so rules can tell an enum moved
+// or copied with the same values from one that means something else.
+func enumFacts(x *rules.Field, t *Tree) *rules.Field {
+	e := t.Enums[x.Type]
+	if x.Format != "enum" || e == nil {
+		return x
+	}
+	for _, v := range e.Values {
+		x.Enum = append(x.Enum, v.Short)
+		x.EnumNumbers = append(x.EnumNumbers, v.Number)
+	}
+	return x
 }
 
 func defaultOf(f *Field) string {

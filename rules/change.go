@@ -146,6 +146,9 @@ type Field struct {
 	HasExample  bool
 	Enum        []string
 	Number      int32 // proto field number
+	// EnumNumbers are, for a proto enum field, the numbers of the values
+	// Enum names, index for index; nil when the enum is not in the tree.
+	EnumNumbers []int32
 	JSONName    string
 	// Key is a proto map's key type (Map is set and Type is the value type);
 	// for proto, Format holds the kind of a non-scalar Type: enum, message, group.

@@ -95,8 +95,11 @@ func supersede(reg *Registry, fs []Finding) []Finding {
 			}
 		}
 	}
+	// A proto element is on one line; by name alone, a field that moved to
+	// another number would also lose the findings about its old number.
 	return slices.DeleteFunc(fs, func(f Finding) bool {
-		return gone[lineKey{f.Rule, f.Where.File, f.Where.Line}] || f.Path != "" && goneAt[[2]string{f.Rule, f.Path}]
+		return gone[lineKey{f.Rule, f.Where.File, f.Where.Line}] ||
+			f.Format != Proto && f.Path != "" && goneAt[[2]string{f.Rule, f.Path}]
 	})
 }
 

@@ -1,5 +1,11 @@
 package rules
 
+import (
+	"cmp"
+	"fmt"
+	"slices"
+)
+
 // protoKind is what a proto field holds: a scalar name, or enum, message
 // or group for named types (Field.Format carries those).
 func protoKind(f *Field) string {
@@ -40,6 +46,9 @@ func wireCompatibleType(o, n *Field) bool {
 	switch {
 	case ok == "message" && nk == "message":
 		return o.Type == n.Type
+	case ok == "enum" && nk == "enum":
+		// Binary readers see an enum's numbers, whatever it is called.
+		return sameEnumNumbers(o, n)
 	case ok == "message" || nk == "message":
 		// A message and bytes holding its encoding share the wire.
 		return (ok == "bytes" || nk == "bytes") && !o.Map && !n.Map
@@ -53,10 +62,49 @@ func jsonCompatibleType(o, n *Field) bool {
 	if o.Key != n.Key {
 		return false
 	}
+	if ok == "enum" && nk == "enum" {
+		return o.Type == n.Type || sameEnumValues(o, n)
+	}
 	if ok == "message" || ok == "enum" || nk == "message" || nk == "enum" {
 		return o.Type == n.Type
 	}
 	return jsonGroup[ok] != "" && jsonGroup[ok] == jsonGroup[nk]
+}
+
+// sameEnumNumbers reports whether two enum fields' enums have the same
+// value numbers: binary readers see the same values. Unknown enums (from
+// imports outside the tree) compare by name only.
+func sameEnumNumbers(o, n *Field) bool {
+	if o.Type == n.Type {
+		return true
+	}
+	if o.EnumNumbers == nil || n.EnumNumbers == nil {
+		return false
+	}
+	return sameSet(o.EnumNumbers, n.EnumNumbers)
+}
+
+// sameEnumValues reports whether two enums have the same names on the same
+// numbers: JSON readers, which carry names, see the same values too.
+func sameEnumValues(o, n *Field) bool {
+	if o.EnumNumbers == nil || n.EnumNumbers == nil || len(o.Enum) != len(n.Enum) {
+		return false
+	}
+	pairs := func(f *Field) []string {
+		out := make([]string, len(f.Enum))
+		for i, name := range f.Enum {
+			out[i] = fmt.Sprintf("%s=%d", name, f.EnumNumbers[i])
+		}
+		return out
+	}
+	return sameSet(pairs(o), pairs(n))
+}
+
+func sameSet[T cmp.Ordered](a, b []T) bool {
+	a, b = slices.Clone(a), slices.Clone(b)
+	slices.Sort(a)
+	slices.Sort(b)
+	return slices.Equal(slices.Compact(a), slices.Compact(b))
 }
 
 // singular cardinalities differ only in presence tracking, not on the wire.
