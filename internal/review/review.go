@@ -85,7 +85,7 @@ func Run(o Options) (*Result, error) {
 	if o.Pipeline.Readers != nil {
 		o.Pipeline.Unmatched = misses.add
 	}
-	var probs source.Problems
+	var unread []unreadable
 	for _, c := range changes {
 		if !c.selected(oldSrc, newSrc, o.Globs) {
 			continue
@@ -95,14 +95,18 @@ func Run(o Options) (*Result, error) {
 		var ps source.Problems
 		switch {
 		case errors.As(err, &ps):
-			probs = append(probs, ps...)
+			unread = append(unread, unreadable{c, ps})
 		case err != nil:
 			return nil, err
 		}
 		res.Findings = append(res.Findings, fs...)
 	}
-	if len(probs) > 0 {
-		return nil, probs
+	if len(unread) > 0 {
+		fs, err := unreadableFindings(unread, len(res.Files), o.Pipeline)
+		if err != nil {
+			return nil, err
+		}
+		res.Findings = append(res.Findings, fs...)
 	}
 	rules.SortFindings(res.Findings)
 	res.Unmatched = misses.everywhere()
