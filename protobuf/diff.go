@@ -376,19 +376,39 @@ func (d *differ) field(s rules.Subject, of, nf *Field) {
 			OldLoc: of.Loc, NewLoc: nf.Loc, OldField: ofa, NewField: nfa})
 	}
 	add(rules.AspectName, nf.Short, of.Short, nf.Short)
-	add(rules.AspectType, nf.Short, of.Type, nf.Type)
+	add(rules.AspectType, nf.Short, typeLabel(of), typeLabel(nf))
 	add(rules.AspectCardinality, nf.Short, of.Card, nf.Card)
 	add(rules.AspectJSONName, nf.Short, of.JSONName, nf.JSONName)
 	add(rules.AspectOneof, nf.Short, of.Oneof, nf.Oneof)
 	add(rules.AspectDefault, nf.Short, defaultOf(of), defaultOf(nf))
 	add(rules.AspectPacked, nf.Short, strconv.FormatBool(of.Packed), strconv.FormatBool(nf.Packed))
-	add(rules.AspectOption, "ctype", of.CType, nf.CType)
-	add(rules.AspectOption, "jstype", of.JSType, nf.JSType)
-	add(rules.AspectOption, "utf8_validation", of.UTF8, nf.UTF8)
+	// Options and features that only mean something for some kinds are
+	// compared where both sides have them: a string becoming a bool is a
+	// type change, not a validation change to nothing.
+	if of.CType != "" && nf.CType != "" {
+		add(rules.AspectOption, "ctype", of.CType, nf.CType)
+	}
+	if int64Kinds[of.Kind] && int64Kinds[nf.Kind] {
+		add(rules.AspectOption, "jstype", of.JSType, nf.JSType)
+	}
 	if of.Kind == "string" && nf.Kind == "string" {
-		add(rules.AspectOption, "java_string_check_utf8", strconv.FormatBool(of.JavaUTF8), strconv.FormatBool(nf.JavaUTF8))
+		add(rules.AspectOption, "utf8_validation", of.UTF8, nf.UTF8)
+		add(rules.AspectOption, "java_string_check_utf8", of.JavaUTF8, nf.JavaUTF8)
 	}
 }
+
+// typeLabel is a field's type as the wire sees it: a message field encoded
+// delimited (a proto2 group, or message_encoding = DELIMITED) is another
+// type than the same message length-prefixed.
+func typeLabel(f *Field) string {
+	if f.Kind == "group" {
+		return f.Type + " (delimited)"
+	}
+	return f.Type
+}
+
+// int64Kinds are the kinds jstype applies to.
+var int64Kinds = map[string]bool{"int64": true, "uint64": true, "sint64": true, "fixed64": true, "sfixed64": true}
 
 // meaningChanged reports a change in what a field's value means to a
 // reader: its type or its shape (scalar, repeated, map). A new name or
@@ -456,8 +476,8 @@ func openness(e *Enum) string {
 	return "open"
 }
 
-// values matches enum values by number; with aliases, a number keeps
-// its meaning while any one of its old names is still there.
+// values matches enum values by number; with aliases (allow_alias), each
+// old name of a number must still name it.
 func (d *differ) values(oe, ne *Enum) {
 	byNum := map[int32][]*EnumValue{}
 	for _, v := range ne.Values {
@@ -465,17 +485,17 @@ func (d *differ) values(oe, ne *Enum) {
 	}
 	oldNums := map[int32]bool{}
 	for _, ov := range oe.Values {
-		if oldNums[ov.Number] {
-			continue
-		}
-		oldNums[ov.Number] = true
 		nvs := byNum[ov.Number]
+		first := !oldNums[ov.Number]
+		oldNums[ov.Number] = true
 		switch {
-		case len(nvs) == 0:
+		case len(nvs) == 0 && first:
 			d.add(rules.Change{Kind: rules.Removed, Subject: rules.SubjectEnumValue, Name: ov.Short, Path: ov.Name,
 				Old: strconv.Itoa(int(ov.Number)), OldLoc: ov.Loc, NewLoc: ne.Loc,
 				NumberReserved: reserved(ne.ReservedRanges, ov.Number), NameReserved: slices.Contains(ne.ReservedNames, ov.Short)})
-		case !slices.ContainsFunc(nvs, func(v *EnumValue) bool { return v.Short == ov.Short }):
+		case len(nvs) > 0 && !slices.ContainsFunc(nvs, func(v *EnumValue) bool { return v.Short == ov.Short }):
+			// Every alias is a name JSON clients may send or expect:
+			// each one dropped from its number is a rename.
 			d.add(rules.Change{Kind: rules.Modified, Subject: rules.SubjectEnumValue, Aspect: rules.AspectName,
 				Name: nvs[0].Short, Path: nvs[0].Name, Old: ov.Short, New: nvs[0].Short, OldLoc: ov.Loc, NewLoc: nvs[0].Loc})
 		}

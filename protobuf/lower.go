@@ -146,7 +146,7 @@ func extKey(extendee string, n int32) string { return fmt.Sprintf("%s/%d", exten
 func (l *lowerer) message(md protoreflect.MessageDescriptor) {
 	opts, _ := md.Options().(*descriptorpb.MessageOptions)
 	m := &Message{Elem: l.elem(md), MapEntry: md.IsMapEntry(), MessageSet: opts.GetMessageSetWireFormat(),
-		NoAccessor: opts.GetNoStandardDescriptorAccessor(), JSONFormat: l.jsonFormat(opts.GetFeatures())}
+		NoAccessor: opts.GetNoStandardDescriptorAccessor(), JSONFormat: coreFeature(md, "json_format")}
 	for i := 0; i < md.Fields().Len(); i++ {
 		m.Fields = append(m.Fields, l.field(md.Fields().Get(i)))
 	}
@@ -193,36 +193,11 @@ func (l *lowerer) placeMapEntries(md protoreflect.MessageDescriptor, m *Message)
 	}
 }
 
-// feature reads an editions feature from the element's options, then the
-// file's; proto2 and proto3 files have fixed values.
-func (l *lowerer) feature(own *descriptorpb.FeatureSet, get func(*descriptorpb.FeatureSet) string, fixed map[string]string) string {
-	if v, ok := fixed[l.syntax]; ok && l.syntax != "editions" {
-		return v
-	}
-	for _, fs := range []*descriptorpb.FeatureSet{own, l.fopts.GetFeatures()} {
-		if fs != nil {
-			if v := get(fs); !strings.HasSuffix(v, "_UNKNOWN") {
-				return v
-			}
-		}
-	}
-	return fixed[""]
-}
-
-// jsonFormat is the json_format feature of a message or enum: proto2 is
-// best effort, proto3 and editions without the feature allow JSON.
-func (l *lowerer) jsonFormat(own *descriptorpb.FeatureSet) string {
-	return l.feature(own, func(fs *descriptorpb.FeatureSet) string {
-		return fs.GetJsonFormat().String()
-	}, map[string]string{"proto2": "LEGACY_BEST_EFFORT", "": "ALLOW"})
-}
-
 func (l *lowerer) field(fd protoreflect.FieldDescriptor) *Field {
 	opts, _ := fd.Options().(*descriptorpb.FieldOptions)
 	f := &Field{Elem: l.elem(fd), Short: string(fd.Name()), Number: int32(fd.Number()),
 		JSONName: fd.JSONName(), Kind: fd.Kind().String(), Packed: fd.IsPacked(),
-		Deprecated: opts.GetDeprecated(), CType: opts.GetCtype().String(), JSType: opts.GetJstype().String(),
-		JavaUTF8: l.fopts.GetJavaStringCheckUtf8()}
+		Deprecated: opts.GetDeprecated(), JSType: opts.GetJstype().String()}
 	f.Type = typeName(fd)
 	switch {
 	case fd.IsMap():
@@ -250,10 +225,12 @@ func (l *lowerer) field(fd protoreflect.FieldDescriptor) *Field {
 			f.Default = fmt.Sprint(fd.Default().Interface())
 		}
 	}
-	if fd.Kind() == protoreflect.StringKind {
-		f.UTF8 = l.feature(opts.GetFeatures(), func(fs *descriptorpb.FeatureSet) string {
-			return fs.GetUtf8Validation().String()
-		}, map[string]string{"proto2": "NONE", "proto3": "VERIFY", "": "VERIFY"})
+	switch fd.Kind() {
+	case protoreflect.StringKind:
+		f.UTF8, f.JavaUTF8 = coreFeature(fd, "utf8_validation"), javaUTF8(fd, l.fopts)
+		f.CType = cppStringType(fd, opts)
+	case protoreflect.BytesKind:
+		f.CType = cppStringType(fd, opts)
 	}
 	if fd.IsExtension() {
 		f.Extendee = string(fd.ContainingMessage().FullName())
@@ -272,8 +249,7 @@ func typeName(fd protoreflect.FieldDescriptor) string {
 }
 
 func (l *lowerer) enum(ed protoreflect.EnumDescriptor) {
-	opts, _ := ed.Options().(*descriptorpb.EnumOptions)
-	e := &Enum{Elem: l.elem(ed), Closed: ed.IsClosed(), JSONFormat: l.jsonFormat(opts.GetFeatures())}
+	e := &Enum{Elem: l.elem(ed), Closed: ed.IsClosed(), JSONFormat: coreFeature(ed, "json_format")}
 	for i := 0; i < ed.Values().Len(); i++ {
 		v := ed.Values().Get(i)
 		e.Values = append(e.Values, &EnumValue{Elem: l.elem(v), Short: string(v.Name()), Number: int32(v.Number())})

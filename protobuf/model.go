@@ -89,10 +89,10 @@ type Field struct {
 	HasDefault bool
 	Packed     bool
 	Deprecated bool
-	CType      string
+	CType      string // C++ string type of a string or bytes field (ctype or string_type)
 	JSType     string
-	UTF8       string // VERIFY or NONE
-	JavaUTF8   bool
+	UTF8       string // a string field's resolved utf8_validation: VERIFY or NONE
+	JavaUTF8   string // a string field's Java UTF-8 check: VERIFY or DEFAULT
 	Extendee   string // full name of the extended message, for extensions
 	// MapKey and MapValue describe a map field's entry; MapKind is the
 	// value's Kind.

@@ -209,6 +209,14 @@ func modifiedOf(s Subject, a Aspect) func(c *Change) bool {
 	return func(c *Change) bool { return modified(c, s, a) }
 }
 
+// jsonWeakened matches a message or enum whose json_format went from
+// ALLOW to LEGACY_BEST_EFFORT; the other way only promises more.
+func jsonWeakened(s Subject) func(c *Change) bool {
+	return func(c *Change) bool {
+		return modified(c, s, AspectJSONFormat) && c.Old == "ALLOW" && c.New == "LEGACY_BEST_EFFORT"
+	}
+}
+
 // fieldOption matches a change of one field option.
 func fieldOption(name string) func(c *Change) bool {
 	return func(c *Change) bool { return modified(c, SubjectField, AspectOption) && c.Name == name }
@@ -251,11 +259,15 @@ func protoFieldRules() []*Rule {
 			"packed encoding of field %s changed from %s to %s: readers that expect one encoding fail on the other",
 			modifiedOf(SubjectField, AspectPacked)),
 		pbChange("proto-field-ctype-changed", lvFP, []string{"FIELD_SAME_CPP_STRING_TYPE"}, "A field's C++ string type changed",
-			"ctype (or the string_type feature) decides which C++ type the accessors use; changing it breaks C++ code that calls them. Keep it.",
+			"ctype (or the (pb.cpp).string_type feature in editions) decides which C++ type the accessors use; changing it breaks C++ code that calls them (STRING_PIECE to STRING excepted: those accessors never existed in open source C++). The value compared is the resolved one, so moving a field between a proto2, a proto3 and an editions file counts. Keep it.",
 			"string name = 1 [ctype = CORD];   ->   string name = 1;",
 			"string name = 1 [ctype = CORD];",
 			"C++ string type of field %s changed from %s to %s: C++ accessors change type",
-			fieldOption("ctype")),
+			func(c *Change) bool {
+				// STRING_PIECE accessors were never generated for open
+				// source C++: moving to STRING breaks no code.
+				return fieldOption("ctype")(c) && !(c.Old == "STRING_PIECE" && c.New == "STRING")
+			}),
 		pbChange("proto-field-jstype-changed", lvFP, []string{"FIELD_SAME_JSTYPE"}, "A field's JavaScript type changed",
 			"jstype decides whether JavaScript code sees a 64-bit integer as a string or a number; changing it breaks the code that reads the field. Keep it.",
 			"int64 id = 1 [jstype = JS_STRING];   ->   int64 id = 1;",
@@ -269,7 +281,7 @@ func protoFieldRules() []*Rule {
 			"UTF-8 validation of field %s changed from %s to %s: parsing accepts or rejects different data",
 			fieldOption("utf8_validation")),
 		pbChange("proto-field-java-utf8-validation-changed", lvFP, []string{"FIELD_SAME_JAVA_UTF8_VALIDATION"}, "A string field's Java UTF-8 check changed",
-			"java_string_check_utf8 makes Java parsers reject invalid UTF-8 in string fields. Changing it changes which messages Java clients accept. Keep it.",
+			"java_string_check_utf8 (the (pb.java).utf8_validation feature in editions) makes Java parsers reject invalid UTF-8 in string fields. Changing it, or moving the field to a file where it resolves otherwise, changes which messages Java clients accept. Keep it.",
 			"option java_string_check_utf8 = true;   ->   removed",
 			"option java_string_check_utf8 = true;",
 			"Java UTF-8 check of field %s changed from %s to %s: Java parsers accept different data",
@@ -349,11 +361,11 @@ func protoTypeFieldRules() []*Rule {
 			"required fields of %s changed from [%s] to [%s]: one side's parser rejects the other's messages",
 			modifiedOf(SubjectMessage, AspectRequired)),
 		pbChange("proto-message-json-format-changed", lvFPJ, []string{"MESSAGE_SAME_JSON_FORMAT"}, "A message's JSON format support changed",
-			"The json_format feature (fixed by syntax before editions) says whether a message must map cleanly to JSON. Moving from ALLOW to LEGACY_BEST_EFFORT lets JSON mappings conflict for JSON clients. Keep it.",
+			"The json_format feature (fixed by syntax before editions) says whether a message must map cleanly to JSON. Moving from ALLOW to LEGACY_BEST_EFFORT (a message moved into a proto2 file, say) lets JSON mappings conflict for JSON clients; the other way only promises more and is not reported. Keep it.",
 			"syntax = \"proto3\";   ->   edition with features.json_format = LEGACY_BEST_EFFORT",
 			"keep json_format = ALLOW",
 			"JSON format of message %s changed from %s to %s: JSON clients may no longer map it",
-			modifiedOf(SubjectMessage, AspectJSONFormat)),
+			jsonWeakened(SubjectMessage)),
 		pb("proto-message-descriptor-accessor-removed", lvFP, []string{"MESSAGE_NO_REMOVE_STANDARD_DESCRIPTOR_ACCESSOR"}, "A message's standard descriptor accessor was removed",
 			"no_standard_descriptor_accessor = true removes the descriptor() accessor from generated code; code that reflects on the message through it breaks. Leave the option unset.",
 			"message Order { option no_standard_descriptor_accessor = true; }",
@@ -381,7 +393,7 @@ func protoTypeFieldRules() []*Rule {
 			"syntax = \"proto3\";   ->   edition with features.json_format = LEGACY_BEST_EFFORT",
 			"keep json_format = ALLOW",
 			"JSON format of enum %s changed from %s to %s: JSON clients may no longer map its names",
-			modifiedOf(SubjectEnum, AspectJSONFormat)),
+			jsonWeakened(SubjectEnum)),
 		pb("proto-enum-value-name-changed", lvFPJ, []string{"ENUM_VALUE_SAME_NAME"}, "An enum value was renamed",
 			"JSON carries enum values by name and generated code names the constants, so renaming a value breaks JSON clients and code alike even though the number is kept. Add an alias (allow_alias) instead.",
 			"STATUS_OPEN = 1;   ->   STATUS_ACTIVE = 1;",

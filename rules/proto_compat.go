@@ -1,9 +1,9 @@
 package rules
 
 import (
-	"cmp"
 	"fmt"
 	"slices"
+	"strings"
 )
 
 // protoKind is what a proto field holds: a scalar name, or enum, message
@@ -52,6 +52,10 @@ func wireCompatibleType(o, n *Field) bool {
 	case ok == "message" || nk == "message":
 		// A message and bytes holding its encoding share the wire.
 		return (ok == "bytes" || nk == "bytes") && !o.Map && !n.Map
+	case ok == "bytes" && nk == "string":
+		// Old writers' bytes need not be UTF-8, which a string may
+		// require: the other way round is safe.
+		return false
 	}
 	return wireGroup[ok] != "" && wireGroup[ok] == wireGroup[nk]
 }
@@ -71,40 +75,45 @@ func jsonCompatibleType(o, n *Field) bool {
 	return jsonGroup[ok] != "" && jsonGroup[ok] == jsonGroup[nk]
 }
 
-// sameEnumNumbers reports whether two enum fields' enums have the same
-// value numbers: binary readers see the same values. Unknown enums (from
-// imports outside the tree) compare by name only.
+// An enum field that changes to another enum type keeps its values when the
+// new enum is the same enum moved (googleapis moves enums into the message
+// that uses them): the same short name, and every old value still there —
+// by number for binary readers, by name on that number for JSON ones.
+// Values may be added in the same change. Enums outside the tree (imports)
+// are known by name only.
+
+// sameEnumNumbers reports whether binary readers see the same values.
 func sameEnumNumbers(o, n *Field) bool {
-	if o.Type == n.Type {
-		return true
-	}
-	if o.EnumNumbers == nil || n.EnumNumbers == nil {
-		return false
-	}
-	return sameSet(o.EnumNumbers, n.EnumNumbers)
+	return o.Type == n.Type || movedEnum(o, n) && subset(o.EnumNumbers, n.EnumNumbers)
 }
 
-// sameEnumValues reports whether two enums have the same names on the same
-// numbers: JSON readers, which carry names, see the same values too.
+// sameEnumValues reports whether JSON readers see the same values too.
 func sameEnumValues(o, n *Field) bool {
-	if o.EnumNumbers == nil || n.EnumNumbers == nil || len(o.Enum) != len(n.Enum) {
-		return false
-	}
-	pairs := func(f *Field) []string {
-		out := make([]string, len(f.Enum))
-		for i, name := range f.Enum {
-			out[i] = fmt.Sprintf("%s=%d", name, f.EnumNumbers[i])
-		}
-		return out
-	}
-	return sameSet(pairs(o), pairs(n))
+	return o.Type == n.Type || movedEnum(o, n) && subset(enumPairs(o), enumPairs(n))
 }
 
-func sameSet[T cmp.Ordered](a, b []T) bool {
-	a, b = slices.Clone(a), slices.Clone(b)
-	slices.Sort(a)
-	slices.Sort(b)
-	return slices.Equal(slices.Compact(a), slices.Compact(b))
+func movedEnum(o, n *Field) bool {
+	return o.EnumNumbers != nil && n.EnumNumbers != nil && shortName(o.Type) == shortName(n.Type)
+}
+
+func shortName(full string) string { return full[strings.LastIndexByte(full, '.')+1:] }
+
+func enumPairs(f *Field) []string {
+	out := make([]string, len(f.Enum))
+	for i, name := range f.Enum {
+		out[i] = fmt.Sprintf("%s=%d", name, f.EnumNumbers[i])
+	}
+	return out
+}
+
+// subset reports whether every element of a is in b.
+func subset[T comparable](a, b []T) bool {
+	for _, x := range a {
+		if !slices.Contains(b, x) {
+			return false
+		}
+	}
+	return true
 }
 
 // singular cardinalities differ only in presence tracking, not on the wire.

@@ -35,6 +35,9 @@ func redefinedProto(c *Change) (msg string, sev Severity, ok bool) {
 }
 
 func protoType(f *Field) string {
+	if f.Format == "group" {
+		return f.Type + " (delimited)"
+	}
 	if f.Map {
 		return "map<" + f.Key + ", " + f.Type + ">"
 	}
