@@ -3,7 +3,6 @@ package rules
 import (
 	"fmt"
 	"slices"
-	"strings"
 )
 
 // protoKind is what a proto field holds: a scalar name, or enum, message
@@ -75,28 +74,23 @@ func jsonCompatibleType(o, n *Field) bool {
 	return jsonGroup[ok] != "" && jsonGroup[ok] == jsonGroup[nk]
 }
 
-// An enum field that changes to another enum type keeps its values when the
-// new enum is the same enum moved (googleapis moves enums into the message
-// that uses them): the same short name, and every old value still there —
-// by number for binary readers, by name on that number for JSON ones.
-// Values may be added in the same change. Enums outside the tree (imports)
-// are known by name only.
+// An enum field that changes to another enum type keeps its values when
+// the new enum holds every old value (googleapis moves enums into the
+// message that uses them, and may add values in the same change): by
+// number for binary readers, by name on that number for JSON ones. Enums
+// outside the tree (imports) are known by name only.
 
 // sameEnumNumbers reports whether binary readers see the same values.
 func sameEnumNumbers(o, n *Field) bool {
-	return o.Type == n.Type || movedEnum(o, n) && subset(o.EnumNumbers, n.EnumNumbers)
+	return o.Type == n.Type || known(o, n) && subset(o.EnumNumbers, n.EnumNumbers)
 }
 
 // sameEnumValues reports whether JSON readers see the same values too.
 func sameEnumValues(o, n *Field) bool {
-	return o.Type == n.Type || movedEnum(o, n) && subset(enumPairs(o), enumPairs(n))
+	return o.Type == n.Type || known(o, n) && subset(enumPairs(o), enumPairs(n))
 }
 
-func movedEnum(o, n *Field) bool {
-	return o.EnumNumbers != nil && n.EnumNumbers != nil && shortName(o.Type) == shortName(n.Type)
-}
-
-func shortName(full string) string { return full[strings.LastIndexByte(full, '.')+1:] }
+func known(o, n *Field) bool { return o.EnumNumbers != nil && n.EnumNumbers != nil }
 
 func enumPairs(f *Field) []string {
 	out := make([]string, len(f.Enum))
