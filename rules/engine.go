@@ -74,31 +74,42 @@ type key struct {
 
 // lineKey is a (rule, file, line) triple: a finding that supersedes another
 // may point at the property's key while the other points at its `type:`.
+// Proto findings add the element: a message's line carries the findings
+// about every field deleted from it, and one field's must not hide another's.
 type lineKey struct {
 	rule, file string
 	line       int
+	path       string
+}
+
+func supersedeKey(rule string, f Finding) lineKey {
+	k := lineKey{rule: rule, file: f.Where.File, line: f.Where.Line}
+	if f.Format == Proto {
+		k.path = f.Path
+	}
+	return k
 }
 
 // supersede drops findings that a more specific rule replaced at the same
 // place: the same line, or the same element (Path), since in block-style YAML
-// a property's key and its `type:` sit on different lines.
+// a property's key and its `type:` sit on different lines. A proto element
+// is on one line; by name alone, a field that moved to another number would
+// also lose the findings about its old number.
 func supersede(reg *Registry, fs []Finding) []Finding {
 	gone := map[lineKey]bool{}
 	goneAt := map[[2]string]bool{}
 	for _, f := range fs {
 		if r, ok := reg.Get(f.Rule); ok {
 			for _, id := range r.Supersedes {
-				gone[lineKey{id, f.Where.File, f.Where.Line}] = true
+				gone[supersedeKey(id, f)] = true
 				if f.Path != "" {
 					goneAt[[2]string{id, f.Path}] = true
 				}
 			}
 		}
 	}
-	// A proto element is on one line; by name alone, a field that moved to
-	// another number would also lose the findings about its old number.
 	return slices.DeleteFunc(fs, func(f Finding) bool {
-		return gone[lineKey{f.Rule, f.Where.File, f.Where.Line}] ||
+		return gone[supersedeKey(f.Rule, f)] ||
 			f.Format != Proto && f.Path != "" && goneAt[[2]string{f.Rule, f.Path}]
 	})
 }
