@@ -203,10 +203,28 @@ func matchNamed[T declared](d *differ, s rules.Subject, old, new map[string]T, s
 func (d *differ) messages() {
 	old, new := withoutMapEntries(d.old.Messages), withoutMapEntries(d.new.Messages)
 	matchNamed(d, rules.SubjectMessage, old, new, d.message)
+	d.mapEntries()
 	for _, name := range sortedKeys(new) {
 		if _, ok := old[name]; !ok {
 			m := new[name]
 			d.add(rules.Change{Kind: rules.Added, Subject: rules.SubjectMessage, Name: short(name), Path: name, NewLoc: m.Loc})
+		}
+	}
+}
+
+// mapEntries compares what a map field's own type does not say: the
+// UTF-8 checks of its string key and value, which follow the file and its
+// features. Each is reported at the map field's line, as buf does.
+func (d *differ) mapEntries() {
+	for _, name := range sortedKeys(d.old.Messages) {
+		om, nm := d.old.Messages[name], d.new.Messages[name]
+		if !om.MapEntry || nm == nil || !nm.MapEntry {
+			continue
+		}
+		for i, of := range om.Fields {
+			if i < len(nm.Fields) && of.Kind == "string" && nm.Fields[i].Kind == "string" {
+				d.utf8(rules.SubjectField, of, nm.Fields[i])
+			}
 		}
 	}
 }
@@ -392,8 +410,19 @@ func (d *differ) field(s rules.Subject, of, nf *Field) {
 		add(rules.AspectOption, "jstype", of.JSType, nf.JSType)
 	}
 	if of.Kind == "string" && nf.Kind == "string" {
-		add(rules.AspectOption, "utf8_validation", of.UTF8, nf.UTF8)
-		add(rules.AspectOption, "java_string_check_utf8", of.JavaUTF8, nf.JavaUTF8)
+		d.utf8(s, of, nf)
+	}
+}
+
+// utf8 reports the UTF-8 checks of two string fields that differ.
+func (d *differ) utf8(s rules.Subject, of, nf *Field) {
+	for _, o := range []struct{ name, ov, nv string }{
+		{"utf8_validation", of.UTF8, nf.UTF8}, {"java_string_check_utf8", of.JavaUTF8, nf.JavaUTF8},
+	} {
+		if o.ov != o.nv {
+			d.add(rules.Change{Kind: rules.Modified, Subject: s, Aspect: rules.AspectOption, Name: o.name, Path: nf.Name,
+				Old: o.ov, New: o.nv, OldLoc: of.Loc, NewLoc: nf.Loc, OldField: facts(of), NewField: facts(nf)})
+		}
 	}
 }
 
