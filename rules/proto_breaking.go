@@ -353,7 +353,7 @@ func protoTypeFieldRules() []*Rule {
 			"int32 count = 3;   ->   repeated int32 count = 3;",
 			"int32 count = 3;\nrepeated int32 counts = 6;",
 			"cardinality of field %s changed from %s to %s: old readers cannot decode it",
-			func(c *Change) bool { return card(c) && !wireCompatibleCard(c.Old, c.New, c.NewField) }),
+			func(c *Change) bool { return card(c) && !wireCompatibleCard(c.Old, c.New) }),
 		pbChange("proto-message-required-fields-changed", lvAll, []string{"MESSAGE_SAME_REQUIRED_FIELDS"}, "A message's required fields changed",
 			"A proto2 parser rejects a message that lacks a required field. Adding one rejects what old writers send; removing one makes old readers reject what new writers send. Never change the set of required fields.",
 			"message Order { required string id = 1; }   ->   + required string region = 2;",

@@ -115,14 +115,16 @@ func singular(card string) bool {
 	return card == "optional" || card == "implicit"
 }
 
-// wireCompatibleCard reports whether a cardinality change keeps the wire:
-// singular to singular, or singular to repeated for length-delimited types,
-// whose readers keep the last (or every) value.
-func wireCompatibleCard(oc, nc string, f *Field) bool {
-	if singular(oc) && singular(nc) {
-		return true
-	}
-	k := protoKind(f)
-	lenDelimited := k == "string" || k == "bytes" || k == "message"
-	return lenDelimited && (singular(oc) && nc == "repeated" || oc == "repeated" && singular(nc))
+// wireGroupOfCard names the cardinalities a binary reader decodes from
+// one another's bytes: singular fields with or without presence; required
+// alone (parsers reject its absence); repeated fields and maps, whose
+// entries are repeated messages. A singular field becoming repeated is not
+// among them: packed numbers and the last-one-wins rule differ by runtime.
+var wireGroupOfCard = map[string]string{
+	"optional": "singular", "implicit": "singular", "required": "required", "repeated": "list", "map": "list",
+}
+
+// wireCompatibleCard reports whether a cardinality change keeps the wire.
+func wireCompatibleCard(oc, nc string) bool {
+	return wireGroupOfCard[oc] != "" && wireGroupOfCard[oc] == wireGroupOfCard[nc]
 }

@@ -24,7 +24,7 @@ func redefinedProto(c *Change) (msg string, sev Severity, ok bool) {
 			parts = append(parts, fmt.Sprintf("type %s -> %s (old readers misread it)", protoType(o), protoType(n)))
 		}
 	}
-	if oc, nc := shape(o), shape(n); oc != nc && !wireCompatibleCard(card(o), card(n), n) {
+	if oc, nc := shape(o), shape(n); oc != nc && !wireCompatibleCard(card(o), card(n)) {
 		parts = append(parts, fmt.Sprintf("%s -> %s", oc, nc))
 	}
 	if len(parts) == 0 {
