@@ -331,7 +331,7 @@ func protoTypeFieldRules() []*Rule {
 				return fieldType(c) && !(wireCompatibleType(c.OldField, c.NewField) && jsonCompatibleType(c.OldField, c.NewField))
 			}),
 		pbChange("proto-field-type-wire-incompatible", lvWire, []string{"FIELD_WIRE_COMPATIBLE_TYPE"}, "A field's type changed in a way the binary encoding cannot absorb",
-			"Some type changes keep the wire (int32/int64/uint32/uint64/bool/enum; sint32/sint64; fixed32/sfixed32; fixed64/sfixed64; string/bytes; a message and bytes). Any other change makes old readers fail or misread the field. Add a new field instead.",
+			"Some type changes keep the wire (int32/int64/uint32/uint64/bool; sint32/sint64; fixed32/sfixed32; fixed64/sfixed64; string to bytes, not back, since old bytes need not be UTF-8; a message and bytes; an enum moved or copied with every old value on its number). Any other change makes old readers fail or misread the field. Add a new field instead.",
 			"int32 quantity = 2;   ->   string quantity = 2;",
 			"int32 quantity = 2;\nstring quantity_text = 5;",
 			"type of field %s changed from %s to %s: old readers cannot decode it",
@@ -349,7 +349,7 @@ func protoTypeFieldRules() []*Rule {
 			"cardinality of field %s changed from %s to %s: JSON or binary clients misread it",
 			func(c *Change) bool { return card(c) && !(singular(c.Old) && singular(c.New)) }),
 		pbChange("proto-field-cardinality-wire-incompatible", lvWire, []string{"FIELD_WIRE_COMPATIBLE_CARDINALITY"}, "A field's cardinality changed in a way the binary encoding cannot absorb",
-			"Binary readers tolerate optional versus implicit presence, and singular versus repeated for strings, bytes and messages. Other changes (packed numbers becoming singular, maps, required) make old readers fail or misread. Add a new field instead.",
+			"Binary readers tolerate optional versus implicit presence, and a map versus a repeated entry message. Other changes (singular to repeated, which runtimes read differently, or to or from required) make old readers fail or misread. Add a new field instead.",
 			"int32 count = 3;   ->   repeated int32 count = 3;",
 			"int32 count = 3;\nrepeated int32 counts = 6;",
 			"cardinality of field %s changed from %s to %s: old readers cannot decode it",
