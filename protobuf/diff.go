@@ -245,7 +245,7 @@ func (d *differ) message(om, nm *Message) {
 	d.modified(rules.SubjectMessage, rules.AspectJSONFormat, s, &om.Elem, &nm.Elem, om.JSONFormat, nm.JSONFormat)
 	d.option(rules.SubjectMessage, "message_set_wire_format", &om.Elem, &nm.Elem, om.MessageSet, nm.MessageSet)
 	d.option(rules.SubjectMessage, "no_standard_descriptor_accessor", &om.Elem, &nm.Elem, om.NoAccessor, nm.NoAccessor)
-	d.modified(rules.SubjectMessage, rules.AspectRequired, s, &om.Elem, &nm.Elem, requiredFields(om), requiredFields(nm))
+	d.required(om, nm)
 	for _, i := range missingRanges(om.ExtRanges, nm.ExtRanges) {
 		d.add(rules.Change{Kind: rules.Modified, Subject: rules.SubjectMessage, Aspect: rules.AspectExtensionRange,
 			Name: s, Path: nm.Name, Old: rangeString(om.ExtRanges[i]), OldLoc: om.Loc, NewLoc: nm.Loc})
@@ -268,14 +268,35 @@ func (d *differ) option(s rules.Subject, name string, o, n *Elem, ov, nv bool) {
 	}
 }
 
-func requiredFields(m *Message) string {
-	var names []string
-	for _, f := range m.Fields {
-		if f.Card == CardRequired {
-			names = append(names, fmt.Sprintf("%s = %d", f.Short, f.Number))
+// required reports each field that stopped or started being required:
+// one that stopped at the message (it may be gone), one that started at
+// its own line. Old or New holds the field as "name = number".
+func (d *differ) required(om, nm *Message) {
+	was, is := requiredFields(om), requiredFields(nm)
+	for _, f := range om.Fields {
+		if key := requiredKey(f); was[key] && !is[key] {
+			d.add(rules.Change{Kind: rules.Modified, Subject: rules.SubjectMessage, Aspect: rules.AspectRequired,
+				Name: short(nm.Name), Path: nm.Name, Old: key, OldLoc: f.Loc, NewLoc: nm.Loc})
 		}
 	}
-	return strings.Join(names, ", ")
+	for _, f := range nm.Fields {
+		if key := requiredKey(f); is[key] && !was[key] {
+			d.add(rules.Change{Kind: rules.Modified, Subject: rules.SubjectMessage, Aspect: rules.AspectRequired,
+				Name: short(nm.Name), Path: nm.Name, New: key, OldLoc: om.Loc, NewLoc: f.Loc})
+		}
+	}
+}
+
+func requiredKey(f *Field) string { return fmt.Sprintf("%s = %d", f.Short, f.Number) }
+
+func requiredFields(m *Message) map[string]bool {
+	out := map[string]bool{}
+	for _, f := range m.Fields {
+		if f.Card == CardRequired {
+			out[requiredKey(f)] = true
+		}
+	}
+	return out
 }
 
 // reservations is what a message or enum reserves, with where.

@@ -354,12 +354,19 @@ func protoTypeFieldRules() []*Rule {
 			"int32 count = 3;\nrepeated int32 counts = 6;",
 			"cardinality of field %s changed from %s to %s: old readers cannot decode it",
 			func(c *Change) bool { return card(c) && !wireCompatibleCard(c.Old, c.New) }),
-		pbChange("proto-message-required-fields-changed", lvAll, []string{"MESSAGE_SAME_REQUIRED_FIELDS"}, "A message's required fields changed",
-			"A proto2 parser rejects a message that lacks a required field. Adding one rejects what old writers send; removing one makes old readers reject what new writers send. Never change the set of required fields.",
+		pb("proto-message-required-fields-changed", lvAll, []string{"MESSAGE_SAME_REQUIRED_FIELDS"}, "A message's required fields changed",
+			"A proto2 parser rejects a message that lacks a required field. Adding one rejects what old writers send; removing one makes old readers reject what new writers send. Never change the set of required fields. Each field is reported on its own: one made required at its line, one no longer required at its message.",
 			"message Order { required string id = 1; }   ->   + required string region = 2;",
 			"message Order { required string id = 1; optional string region = 2; }",
-			"required fields of %s changed from [%s] to [%s]: one side's parser rejects the other's messages",
-			modifiedOf(SubjectMessage, AspectRequired)),
+			func(c *Change) (string, bool) {
+				if !modified(c, SubjectMessage, AspectRequired) {
+					return "", false
+				}
+				if c.New != "" {
+					return fmt.Sprintf("field %s of %s is now required: old writers that leave it out are rejected by new readers", c.New, c.Path), true
+				}
+				return fmt.Sprintf("field %s of %s is no longer required: old readers reject new messages without it", c.Old, c.Path), true
+			}),
 		pbChange("proto-message-json-format-changed", lvFPJ, []string{"MESSAGE_SAME_JSON_FORMAT"}, "A message's JSON format support changed",
 			"The json_format feature (fixed by syntax before editions) says whether a message must map cleanly to JSON. Moving from ALLOW to LEGACY_BEST_EFFORT (a message moved into a proto2 file, say) lets JSON mappings conflict for JSON clients; the other way only promises more and is not reported. Keep it.",
 			"syntax = \"proto3\";   ->   edition with features.json_format = LEGACY_BEST_EFFORT",
