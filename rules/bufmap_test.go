@@ -78,6 +78,15 @@ func bufMapping(reg *rules.Registry) string {
 	b.WriteString("reports a top-level element deleted from a file with no line, contractlint points at the file's\n")
 	b.WriteString("`package` line (its first line without one). The old file:line is in the message and in `old` in JSON.\n")
 	b.WriteString("A deleted file or package has no new place and is reported at the old one.\n\n")
+	b.WriteString("A changed option or feature is reported at the element it applies to: a field whose Java UTF-8 check\n")
+	b.WriteString("changed because the file option `java_string_check_utf8` did is reported at the field (buf: at the\n")
+	b.WriteString("file option); an enum or message whose `enum_type` or `json_format` changed through a feature is\n")
+	b.WriteString("reported at the enum or message (buf: at the feature's option line when one is written). A map\n")
+	b.WriteString("field's key and value are reported at the `map<...>` field, as buf does.\n\n")
+	b.WriteString("## Where contractlint reports less than buf, on purpose\n\n")
+	b.WriteString("A field number that now carries another field (its name and its type or shape changed) is one\n")
+	b.WriteString("`field-number-reused` finding; buf's FIELD_SAME_NAME, FIELD_SAME_JSON_NAME, FIELD_SAME_TYPE,\n")
+	b.WriteString("FIELD_*_COMPATIBLE_TYPE and FIELD_*_CARDINALITY findings at that field are superseded by it.\n\n")
 	b.WriteString("## Proto rules buf does not have\n\n| contractlint rule | pack | levels | what |\n|---|---|---|---|\n")
 	for _, r := range reg.All() {
 		if r.Formats&rules.Proto == 0 || len(r.Buf) > 0 || r.Mode != rules.DiffRule {
