@@ -124,10 +124,10 @@ func TestAction(t *testing.T) {
 	if !contains(outputs, "errors=") || contains(outputs, "errors=0") {
 		t.Errorf("outputs %q: want errors > 0", outputs)
 	}
-	if !regexp.MustCompile(`(?m)^::error file=api/shop\.proto,line=5,col=3,.*field-redefined`).MatchString(stdout) {
-		t.Errorf("no field-redefined annotation at api/shop.proto:5:3:\n%s", stdout)
+	if !regexp.MustCompile(`(?m)^::error file=api/shop\.proto,line=5,col=3,.*proto-field-type-wire-json-incompatible`).MatchString(stdout) {
+		t.Errorf("no proto-field-type-wire-json-incompatible annotation at api/shop.proto:5:3:\n%s", stdout)
 	}
-	if sum, _ := os.ReadFile(files["GITHUB_STEP_SUMMARY"]); !strings.Contains(string(sum), "field-redefined") {
+	if sum, _ := os.ReadFile(files["GITHUB_STEP_SUMMARY"]); !strings.Contains(string(sum), "proto-field-type-wire-json-incompatible") {
 		t.Errorf("job summary lacks the finding:\n%s", sum)
 	}
 	if sarif, err := os.ReadFile(filepath.Join(work, "out.sarif")); err != nil || !strings.Contains(string(sarif), `"2.1.0"`) || !strings.Contains(string(sarif), "api/shop.proto") {
