@@ -7,6 +7,7 @@ import (
 
 	gocmp "github.com/google/go-cmp/cmp"
 
+	"github.com/contractlint/contractlint/internal/config"
 	"github.com/contractlint/contractlint/internal/source"
 	"github.com/contractlint/contractlint/rules"
 )
@@ -95,6 +96,10 @@ func TestRunFindsProtoRoots(t *testing.T) {
 			}
 			if d := gocmp.Diff(want, fs[0].Where); d != "" {
 				t.Errorf("Where (-want +got):\n%s", d)
+			}
+			// lock walks the same files' history and finds the same roots.
+			if _, n, err := WriteLock(r.top, config.DefaultContracts, options(r.top).Pipeline); err != nil || n == 0 {
+				t.Errorf("lock: %d numbers, %v; want the numbers of every version", n, err)
 			}
 		})
 	}
