@@ -435,14 +435,19 @@ func (d *differ) field(s rules.Subject, of, nf *Field) {
 	}
 }
 
-// utf8 reports the UTF-8 checks of two string fields that differ.
+// utf8 reports the UTF-8 checks of two string fields that differ. A Java
+// check the file option sets shows at that option, as buf shows it.
 func (d *differ) utf8(s rules.Subject, of, nf *Field) {
-	for _, o := range []struct{ name, ov, nv string }{
-		{"utf8_validation", of.UTF8, nf.UTF8}, {"java_string_check_utf8", of.JavaUTF8, nf.JavaUTF8},
+	for _, o := range []struct {
+		name, ov, nv string
+		at           rules.Location
+	}{
+		{"utf8_validation", of.UTF8, nf.UTF8, nf.Loc},
+		{"java_string_check_utf8", of.JavaUTF8, nf.JavaUTF8, orLoc(nf.JavaUTF8Loc, nf.Loc)},
 	} {
 		if o.ov != o.nv {
 			d.add(rules.Change{Kind: rules.Modified, Subject: s, Aspect: rules.AspectOption, Name: o.name, Path: nf.Name,
-				Old: o.ov, New: o.nv, OldLoc: of.Loc, NewLoc: nf.Loc, OldField: facts(of), NewField: facts(nf)})
+				Old: o.ov, New: o.nv, OldLoc: of.Loc, NewLoc: o.at, OldField: facts(of), NewField: facts(nf)})
 		}
 	}
 }

@@ -228,6 +228,9 @@ func (l *lowerer) field(fd protoreflect.FieldDescriptor) *Field {
 	switch fd.Kind() {
 	case protoreflect.StringKind:
 		f.UTF8, f.JavaUTF8 = coreFeature(fd, "utf8_validation"), javaUTF8(fd, l.fopts)
+		if l.fopts != nil && l.fopts.JavaStringCheckUtf8 != nil {
+			f.JavaUTF8Loc, _ = l.at(protoreflect.SourcePath{8, 27}) // FileOptions.java_string_check_utf8
+		}
 		f.CType = cppStringType(fd, opts)
 	case protoreflect.BytesKind:
 		f.CType = cppStringType(fd, opts)

@@ -93,7 +93,10 @@ type Field struct {
 	JSType     string
 	UTF8       string // a string field's resolved utf8_validation: VERIFY or NONE
 	JavaUTF8   string // a string field's Java UTF-8 check: VERIFY or DEFAULT
-	Extendee   string // full name of the extended message, for extensions
+	// JavaUTF8Loc is the file's java_string_check_utf8 line when the file
+	// writes it: where a change of it shows, for every string field.
+	JavaUTF8Loc rules.Location
+	Extendee    string // full name of the extended message, for extensions
 	// MapKey and MapValue describe a map field's entry; MapKind is the
 	// value's Kind.
 	MapKey, MapValue, MapKind string
