@@ -169,6 +169,18 @@ func short(full string) string {
 	return full[strings.LastIndexByte(full, '.')+1:]
 }
 
+// modifiedAt is modified shown at the feature line that made the change,
+// when the new element writes one (buf's anchor), else at the element.
+func (d *differ) modifiedAt(s rules.Subject, a rules.Aspect, name string, o, n *Elem, ov, nv string, at rules.Location) {
+	if at.Line == 0 {
+		d.modified(s, a, name, o, n, ov, nv)
+		return
+	}
+	e := *n
+	e.Loc = at
+	d.modified(s, a, name, o, &e, ov, nv)
+}
+
 func (d *differ) modified(s rules.Subject, a rules.Aspect, name string, o, n *Elem, ov, nv string) {
 	if ov == nv {
 		return
@@ -242,7 +254,7 @@ func withoutMapEntries(ms map[string]*Message) map[string]*Message {
 func (d *differ) message(om, nm *Message) {
 	s := short(nm.Name)
 	d.modified(rules.SubjectMessage, rules.AspectMapEntry, s, &om.Elem, &nm.Elem, strconv.FormatBool(om.MapEntry), strconv.FormatBool(nm.MapEntry))
-	d.modified(rules.SubjectMessage, rules.AspectJSONFormat, s, &om.Elem, &nm.Elem, om.JSONFormat, nm.JSONFormat)
+	d.modifiedAt(rules.SubjectMessage, rules.AspectJSONFormat, s, &om.Elem, &nm.Elem, om.JSONFormat, nm.JSONFormat, nm.JSONFormatLoc)
 	d.option(rules.SubjectMessage, "message_set_wire_format", &om.Elem, &nm.Elem, om.MessageSet, nm.MessageSet)
 	d.option(rules.SubjectMessage, "no_standard_descriptor_accessor", &om.Elem, &nm.Elem, om.NoAccessor, nm.NoAccessor)
 	d.required(om, nm)
@@ -517,8 +529,8 @@ func (d *differ) enums() {
 
 func (d *differ) enum(oe, ne *Enum) {
 	s := short(ne.Name)
-	d.modified(rules.SubjectEnum, rules.AspectType, s, &oe.Elem, &ne.Elem, openness(oe), openness(ne))
-	d.modified(rules.SubjectEnum, rules.AspectJSONFormat, s, &oe.Elem, &ne.Elem, oe.JSONFormat, ne.JSONFormat)
+	d.modifiedAt(rules.SubjectEnum, rules.AspectType, s, &oe.Elem, &ne.Elem, openness(oe), openness(ne), ne.ClosedLoc)
+	d.modifiedAt(rules.SubjectEnum, rules.AspectJSONFormat, s, &oe.Elem, &ne.Elem, oe.JSONFormat, ne.JSONFormat, ne.JSONFormatLoc)
 	d.reserved("enum", oe.Elem, ne.Elem, reservations{oe.ReservedRanges, oe.ReservedNames, oe.Reservations},
 		reservations{ne.ReservedRanges, ne.ReservedNames, ne.Reservations})
 	d.values(oe, ne)

@@ -146,7 +146,8 @@ func extKey(extendee string, n int32) string { return fmt.Sprintf("%s/%d", exten
 func (l *lowerer) message(md protoreflect.MessageDescriptor) {
 	opts, _ := md.Options().(*descriptorpb.MessageOptions)
 	m := &Message{Elem: l.elem(md), MapEntry: md.IsMapEntry(), MessageSet: opts.GetMessageSetWireFormat(),
-		NoAccessor: opts.GetNoStandardDescriptorAccessor(), JSONFormat: coreFeature(md, "json_format")}
+		NoAccessor: opts.GetNoStandardDescriptorAccessor(), JSONFormat: coreFeature(md, "json_format"),
+		JSONFormatLoc: l.featureLoc(md, 7, 12, 6)}
 	for i := 0; i < md.Fields().Len(); i++ {
 		m.Fields = append(m.Fields, l.field(md.Fields().Get(i)))
 	}
@@ -252,7 +253,8 @@ func typeName(fd protoreflect.FieldDescriptor) string {
 }
 
 func (l *lowerer) enum(ed protoreflect.EnumDescriptor) {
-	e := &Enum{Elem: l.elem(ed), Closed: ed.IsClosed(), JSONFormat: coreFeature(ed, "json_format")}
+	e := &Enum{Elem: l.elem(ed), Closed: ed.IsClosed(), JSONFormat: coreFeature(ed, "json_format"),
+		ClosedLoc: l.featureLoc(ed, 3, 7, 2), JSONFormatLoc: l.featureLoc(ed, 3, 7, 6)}
 	for i := 0; i < ed.Values().Len(); i++ {
 		v := ed.Values().Get(i)
 		e.Values = append(e.Values, &EnumValue{Elem: l.elem(v), Short: string(v.Name()), Number: int32(v.Number())})
@@ -266,6 +268,21 @@ func (l *lowerer) enum(ed protoreflect.EnumDescriptor) {
 	}
 	e.Reservations = l.reservations(ed, 4, 5, len(e.ReservedRanges), len(e.ReservedNames))
 	l.t.Enums[e.Name] = e
+}
+
+// featureLoc is where d's own options set one feature: d's options are
+// field optionsTag of its descriptor, their features field featuresTag,
+// the feature field feature of FeatureSet. Zero when not written there.
+func (l *lowerer) featureLoc(d protoreflect.Descriptor, optionsTag, featuresTag, feature int32) rules.Location {
+	own := l.locs.ByDescriptor(d)
+	if own.Path == nil {
+		return rules.Location{}
+	}
+	loc, _ := l.at(append(slices.Clip(own.Path), optionsTag, featuresTag, feature))
+	if loc.Line == 0 {
+		return rules.Location{}
+	}
+	return loc
 }
 
 // reservations locates the reserved ranges and names of d, whose

@@ -51,6 +51,8 @@ type Message struct {
 	MessageSet bool
 	NoAccessor bool // no_standard_descriptor_accessor
 	JSONFormat string
+	// JSONFormatLoc is the message's own features.json_format line, if written.
+	JSONFormatLoc rules.Location
 }
 
 // Reservations locate each reserved range and name, index for index, so
@@ -111,6 +113,9 @@ type Enum struct {
 	Reservations
 	Closed     bool
 	JSONFormat string
+	// ClosedLoc and JSONFormatLoc are the enum's own features.enum_type and
+	// features.json_format lines, if written.
+	ClosedLoc, JSONFormatLoc rules.Location
 }
 
 // EnumValue is one enum value.
