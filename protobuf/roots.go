@@ -82,6 +82,24 @@ func FindRoots(src source.Source, file string) ([]string, error) {
 	return out, nil
 }
 
+// Excluded reports whether the buf configuration above file leaves it out
+// of every module that would hold it (buf.yaml excludes): buf never builds
+// it, so neither does review.
+func Excluded(src source.Source, file string) (bool, error) {
+	roots, err := declaredRoots(src, path.Dir(file))
+	if err != nil {
+		return false, err
+	}
+	out := false
+	for _, r := range roots {
+		if r.holds(file) {
+			return false, nil
+		}
+		out = out || under(file, r.dir)
+	}
+	return out, nil
+}
+
 // configNames are the files that declare roots, in the order read in a
 // directory.
 var configNames = []string{"buf.work.yaml", "buf.yaml"}

@@ -87,7 +87,7 @@ func Run(o Options) (*Result, error) {
 	}
 	var unread []unreadable
 	for _, c := range changes {
-		if !c.selected(oldSrc, newSrc, o.Globs) {
+		if !c.selected(oldSrc, newSrc, o.Globs) || bufExcluded(newSrc, c) {
 			continue
 		}
 		res.Files = append(res.Files, c)

@@ -144,3 +144,28 @@ func TestRunUnreadableProto(t *testing.T) {
 		t.Fatalf("alone, the unreadable proto must be the input error at orders.proto:3; got %v", err)
 	}
 }
+
+// A file buf.yaml excludes from its module is not built by buf, so review
+// leaves it out: a vendored tree that does not compile on its own does not
+// fail the review.
+func TestRunSkipsBufExcluded(t *testing.T) {
+	r := newRepo(t, "main")
+	r.write("buf.yaml", "version: v2\nmodules:\n  - path: proto\n    excludes: [proto/vendor]\n")
+	r.write("proto/shop/common/v1/money.proto", money)
+	r.write("proto/vendor/x/v1/x.proto", "syntax = \"proto3\";\npackage x.v1;\nmessage X { string id = 1; }\n")
+	r.commit("v1")
+	r.write("proto/vendor/x/v1/x.proto", "syntax = \"proto3\";\npackage x.v1;\nimport \"nowhere/y.proto\";\nmessage X { nowhere.Y id = 1; }\n")
+	r.write("proto/shop/common/v1/money.proto", strings.Replace(money, "  int64 units = 2;\n", "", 1))
+
+	res, err := Run(options(r.top))
+	if err != nil {
+		t.Fatalf("review: %v", err)
+	}
+	want := []FileChange{{Status: Modified, Old: "proto/shop/common/v1/money.proto", New: "proto/shop/common/v1/money.proto"}}
+	if d := gocmp.Diff(want, res.Files); d != "" {
+		t.Errorf("Files (-want +got):\n%s", d)
+	}
+	if hasRule(res.Findings, "contract-unreadable") || !hasRule(res.Findings, "proto-field-removed-unreserved-number") {
+		t.Errorf("want money.proto's finding and nothing about the excluded file, got %+v", res.Findings)
+	}
+}

@@ -6,8 +6,19 @@ import (
 
 	"github.com/contractlint/contractlint/internal/pipeline"
 	"github.com/contractlint/contractlint/internal/source"
+	"github.com/contractlint/contractlint/protobuf"
 	"github.com/contractlint/contractlint/rules"
 )
+
+// bufExcluded reports a .proto file that buf.yaml excludes from its module:
+// buf never builds it (vendored or generated trees), so review leaves it out.
+func bufExcluded(src source.Source, c FileChange) bool {
+	if c.New == "" || !isProto(c.New) {
+		return false
+	}
+	ex, err := protobuf.Excluded(src, c.New)
+	return err == nil && ex
+}
 
 // unreadable is a reviewed contract that did not parse or compile.
 type unreadable struct {
