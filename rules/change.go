@@ -1,5 +1,7 @@
 package rules
 
+import "fmt"
+
 // Format is a contract format; rules declare the formats they apply to.
 type Format uint8
 
@@ -165,6 +167,9 @@ type Field struct {
 	HasExample  bool
 	Enum        []string
 	Number      int32 // proto field number
+	// EnumNumbers are, for a proto enum field, the numbers of the values
+	// Enum names, index for index; nil when the enum is not in the tree.
+	EnumNumbers []int32
 	JSONName    string
 	// Key is a proto map's key type (Map is set and Type is the value type);
 	// for proto, Format holds the kind of a non-scalar Type: enum, message, group.
@@ -209,9 +214,11 @@ type Change struct {
 }
 
 // Where is the location a finding about c points at: the new side, or the
-// old side for a removal.
+// old side for a removal. A proto removal points at the element that held
+// the deleted one in the new file (the message that lost a field), as buf
+// does, so a pull request can show it on a line it has.
 func (c *Change) Where() (Location, bool) {
-	if c.Kind == Removed || c.NewLoc.IsZero() {
+	if c.NewLoc.IsZero() || c.Kind == Removed && c.Format != Proto {
 		return c.OldLoc, true
 	}
 	return c.NewLoc, false
@@ -220,6 +227,9 @@ func (c *Change) Where() (Location, bool) {
 // Finding builds a finding for rule r about c, carrying both locations.
 func (c *Change) Finding(r *Rule, msg string) Finding {
 	where, removed := c.Where()
+	if c.Kind == Removed && !removed && c.OldLoc.Line > 0 {
+		msg += fmt.Sprintf(" (it was at %s)", c.OldLoc)
+	}
 	f := Finding{Rule: r.ID, Severity: r.Severity, Message: msg, Where: where,
 		Removed: removed, Operations: c.Operations, Format: c.Format, Path: c.Path}
 	if !removed && !c.OldLoc.IsZero() && c.OldLoc != where {

@@ -71,28 +71,44 @@ func Run(reg *Registry, s *Settings, m Mode, in *Input) []Finding {
 	return out
 }
 
+// key identifies a finding for de-duplication: two findings of one rule at
+// one place are the same only when they are about the same element, come
+// from the same old place and say the same thing.
 type key struct {
-	rule string
-	at   Location
+	rule, path, msg string
+	at, old         Location
 }
 
 // lineKey is a (rule, file, line) triple: a finding that supersedes another
 // may point at the property's key while the other points at its `type:`.
+// Proto findings add the element: a message's line carries the findings
+// about every field deleted from it, and one field's must not hide another's.
 type lineKey struct {
 	rule, file string
 	line       int
+	path       string
+}
+
+func supersedeKey(rule string, f Finding) lineKey {
+	k := lineKey{rule: rule, file: f.Where.File, line: f.Where.Line}
+	if f.Format == Proto {
+		k.path = f.Path
+	}
+	return k
 }
 
 // supersede drops findings that a more specific rule replaced at the same
 // place: the same line, or the same element (Path), since in block-style YAML
-// a property's key and its `type:` sit on different lines.
+// a property's key and its `type:` sit on different lines. A proto element
+// is on one line; by name alone, a field that moved to another number would
+// also lose the findings about its old number.
 func supersede(reg *Registry, fs []Finding) []Finding {
 	gone := map[lineKey]bool{}
 	goneAt := map[[2]string]bool{}
 	for _, f := range fs {
 		if r, ok := reg.Get(f.Rule); ok {
 			for _, id := range r.Supersedes {
-				gone[lineKey{id, f.Where.File, f.Where.Line}] = true
+				gone[supersedeKey(id, f)] = true
 				if f.Path != "" {
 					goneAt[[2]string{id, f.Path}] = true
 				}
@@ -100,7 +116,8 @@ func supersede(reg *Registry, fs []Finding) []Finding {
 		}
 	}
 	return slices.DeleteFunc(fs, func(f Finding) bool {
-		return gone[lineKey{f.Rule, f.Where.File, f.Where.Line}] || f.Path != "" && goneAt[[2]string{f.Rule, f.Path}]
+		return gone[supersedeKey(f.Rule, f)] ||
+			f.Format != Proto && f.Path != "" && goneAt[[2]string{f.Rule, f.Path}]
 	})
 }
 
@@ -218,12 +235,17 @@ func overrideSeverity(fs []Finding, sev map[string]Severity) []Finding {
 	return fs
 }
 
-// dedupe keeps one finding per (rule, location): one change, one finding.
+// dedupe keeps one finding per change reported twice (a shared schema
+// reached by several operations), and every distinct finding, even when
+// several share a line.
 func dedupe(fs []Finding) []Finding {
 	seen := make(map[key]int, len(fs))
 	out := fs[:0]
 	for _, f := range fs {
-		k := key{f.Rule, f.Where}
+		k := key{rule: f.Rule, path: f.Path, msg: f.Message, at: f.Where}
+		if f.Old != nil {
+			k.old = *f.Old
+		}
 		if i, ok := seen[k]; ok {
 			out[i].Operations = mergeOps(out[i].Operations, f.Operations)
 			continue

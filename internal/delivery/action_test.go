@@ -213,18 +213,18 @@ func TestAction(t *testing.T) {
 		t.Errorf("contractlint ran %d times, want once", strings.Count(string(b), "run"))
 	}
 	outputs := readEnvFile(t, r.files["GITHUB_OUTPUT"])
-	for _, want := range []string{"findings=2", "errors=2", "warnings=0", "report=" + filepath.Join(tmp, "contractlint.md")} {
+	for _, want := range []string{"findings=1", "errors=1", "warnings=0", "report=" + filepath.Join(tmp, "contractlint.md")} {
 		if !slices.Contains(outputs, want) {
 			t.Errorf("outputs %q lack %q", outputs, want)
 		}
 	}
-	if !regexp.MustCompile(`(?m)^::error file=api/shop\.proto,line=5,col=3,.*field-redefined`).MatchString(stdout) {
-		t.Errorf("no field-redefined annotation at api/shop.proto:5:3:\n%s", stdout)
+	if !regexp.MustCompile(`(?m)^::error file=api/shop\.proto,line=5,col=3,.*proto-field-type-wire-json-incompatible`).MatchString(stdout) {
+		t.Errorf("no proto-field-type-wire-json-incompatible annotation at api/shop.proto:5:3:\n%s", stdout)
 	}
 	if !strings.Contains(stdout, "compared against "+base[:7]) {
 		t.Errorf("the log does not name the base %s:\n%s", base[:7], stdout)
 	}
-	if sum, _ := os.ReadFile(r.files["GITHUB_STEP_SUMMARY"]); !strings.Contains(string(sum), "field-redefined") {
+	if sum, _ := os.ReadFile(r.files["GITHUB_STEP_SUMMARY"]); !strings.Contains(string(sum), "proto-field-type-wire-json-incompatible") {
 		t.Errorf("job summary lacks the finding:\n%s", sum)
 	}
 	if sarif, err := os.ReadFile(filepath.Join(work, "out.sarif")); err != nil || !strings.Contains(string(sarif), `"2.1.0"`) || !strings.Contains(string(sarif), "api/shop.proto") {
@@ -232,7 +232,7 @@ func TestAction(t *testing.T) {
 	}
 	gh, _ := os.ReadFile(r.ghLog)
 	if !strings.Contains(string(gh), "gh api --method POST repos/shop/api/issues/7/comments --input -") ||
-		!strings.Contains(string(gh), "<!-- contractlint:sticky -->") || !strings.Contains(string(gh), "field-redefined") {
+		!strings.Contains(string(gh), "<!-- contractlint:sticky -->") || !strings.Contains(string(gh), "proto-field-type-wire-json-incompatible") {
 		t.Errorf("first run: want one comment posted with the report, gh calls:\n%s", gh)
 	}
 

@@ -122,7 +122,7 @@ func Run(o Options) (*Result, error) {
 		case c.Submodule:
 			res.NotReviewed = append(res.NotReviewed, fmt.Sprintf(
 				"%s is a submodule whose commit changed; review its contracts in its own repository", c.New))
-		case c.selected(oldSrc, newSrc, o.Globs):
+		case c.selected(oldSrc, newSrc, o.Globs) && !bufExcluded(newSrc, c):
 			res.Files = append(res.Files, c)
 		}
 	}
@@ -136,20 +136,24 @@ func Run(o Options) (*Result, error) {
 		res.Read = append(res.Read, c.Old, c.New)
 		res.Read = append(res.Read, c.Also...)
 	}
-	var probs source.Problems
+	var unread []unreadable
 	for _, c := range res.Files {
 		fs, err := repo.review(c, base, oldSrc, newSrc, lock, o)
 		var ps source.Problems
 		switch {
 		case errors.As(err, &ps):
-			probs = append(probs, ps...)
+			unread = append(unread, unreadable{c, ps})
 		case err != nil:
 			return nil, err
 		}
 		res.Findings = append(res.Findings, fs...)
 	}
-	if len(probs) > 0 {
-		return nil, probs
+	if len(unread) > 0 {
+		fs, err := unreadableFindings(unread, len(res.Files), o.Pipeline)
+		if err != nil {
+			return nil, err
+		}
+		res.Findings = append(res.Findings, fs...)
 	}
 	res.Findings = dedupe(res.Findings)
 	rules.SortFindings(res.Findings)
