@@ -18,24 +18,25 @@ import (
 // loadConfig reads --config, or the .contractlint.yaml found upward from the
 // working directory; with neither, every default holds. A config that cannot
 // be read is an input error (exit 2) naming file:line:col.
-func (c *common) loadConfig() (*config.Config, error) {
-	file := c.config
+func loadConfig(e *Env, file string) (*config.Config, error) {
 	if file == "" {
-		found, err := config.Find(".")
+		wd, err := e.Getwd()
 		if err != nil {
 			return nil, usageErr("looking for %s: %v", config.FileName, err)
 		}
-		file = displayPath(found)
+		found, err := config.Find(wd)
+		if err != nil {
+			return nil, usageErr("looking for %s: %v", config.FileName, err)
+		}
+		file = displayPath(e, found)
 	}
-	c.cfg = &config.Config{}
 	if file == "" {
-		return c.cfg, nil
+		return &config.Config{}, nil
 	}
 	cfg, err := config.Load(file)
 	if err != nil {
 		return nil, inputErr(err)
 	}
-	c.cfg = cfg
 	return cfg, nil
 }
 
@@ -84,7 +85,7 @@ func withUnusedAccepts(fs []rules.Finding, s *rules.Settings, compared []string)
 
 // defaults takes the readers and window from the config unless the flags
 // gave them.
-func (o *readerOpts) defaults(cfg *config.Config, flags *pflag.FlagSet) {
+func (o *readerOpts) defaults(e *Env, cfg *config.Config, flags *pflag.FlagSet) {
 	if cfg == nil {
 		return
 	}
@@ -92,7 +93,7 @@ func (o *readerOpts) defaults(cfg *config.Config, flags *pflag.FlagSet) {
 		// Shown relative to the working directory, like every other file.
 		o.paths, o.root = make([]string, len(cfg.Readers)), cfg.Root
 		for i, p := range cfg.Readers {
-			o.paths[i] = displayPath(p)
+			o.paths[i] = displayPath(e, p)
 		}
 	}
 	if cfg.ReadersWindow != 0 && !flags.Changed("readers-window") {
@@ -102,11 +103,11 @@ func (o *readerOpts) defaults(cfg *config.Config, flags *pflag.FlagSet) {
 
 // displayPath names a found file relative to the working directory when it
 // can, so messages carry no machine path.
-func displayPath(p string) string {
+func displayPath(e *Env, p string) string {
 	if p == "" {
 		return ""
 	}
-	wd, err := os.Getwd()
+	wd, err := e.Getwd()
 	if err != nil {
 		return p
 	}
@@ -122,22 +123,32 @@ func newInitCmd(e *Env) *cobra.Command {
 		Short: "Write a commented default " + config.FileName + " in the current directory",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			f, err := os.OpenFile(config.FileName, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-			if errors.Is(err, fs.ErrExist) {
-				return usageErr("%s already exists; edit it, or remove it to start over", config.FileName)
-			}
-			if err != nil {
-				return usageErr("%s: %v", config.FileName, unwrapPath(err))
-			}
-			if _, err := f.Write(config.Template); err != nil {
-				f.Close()
-				return usageErr("%s: %v", config.FileName, unwrapPath(err))
-			}
-			if err := f.Close(); err != nil {
-				return usageErr("%s: %v", config.FileName, unwrapPath(err))
-			}
-			fmt.Fprintf(e.Stdout, "wrote %s\n", config.FileName)
-			return nil
+			return runInit(e)
 		},
 	}
+}
+
+// runInit writes the config template in the working directory, never over
+// an existing one.
+func runInit(e *Env) error {
+	wd, err := e.Getwd()
+	if err != nil {
+		return usageErr("%s: %v", config.FileName, err)
+	}
+	f, err := os.OpenFile(filepath.Join(wd, config.FileName), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if errors.Is(err, fs.ErrExist) {
+		return usageErr("%s already exists; edit it, or remove it to start over", config.FileName)
+	}
+	if err != nil {
+		return usageErr("%s: %v", config.FileName, unwrapPath(err))
+	}
+	if _, err := f.Write(config.Template); err != nil {
+		f.Close()
+		return usageErr("%s: %v", config.FileName, unwrapPath(err))
+	}
+	if err := f.Close(); err != nil {
+		return usageErr("%s: %v", config.FileName, unwrapPath(err))
+	}
+	fmt.Fprintf(e.Stdout, "wrote %s\n", config.FileName)
+	return nil
 }

@@ -10,7 +10,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -32,7 +31,6 @@ type common struct {
 	protoLevel string
 	stats      bool
 	strict     bool
-	st         *pipeline.Stats // set by options() when --stats is given
 	// maxFileSize, maxDepth and maxFiles are the --max-* limits; zero
 	// means the config's value, else the default.
 	maxFileSize string
@@ -41,12 +39,9 @@ type common struct {
 	maxElements int
 	maxKeys     int
 	maxLine     string
-	// config is --config; cfg is what options() loaded (never nil after it).
+	// config is --config.
 	config string
-	cfg    *config.Config
 	flags  *pflag.FlagSet
-	// review is what `review` compared, for the report; nil elsewhere.
-	review *report.Review
 	// also maps a format to the file --output-FORMAT names: one run writes
 	// every report a CI job needs.
 	also map[string]*string
@@ -124,12 +119,15 @@ func joinFormats() string {
 	return s
 }
 
-// options turns flags into a pipeline run's options.
-func (c *common) options() (pipeline.Options, error) {
+// options turns flags and the config they find into a pipeline run's
+// options; the config is returned too (never nil) for the settings only a
+// command reads. --proto-path is not in them: each side resolves it from
+// the working directory (openSide).
+func (c *common) options(e *Env) (pipeline.Options, *config.Config, error) {
 	s := &rules.Settings{}
-	cfg, err := c.loadConfig()
+	cfg, err := loadConfig(e, c.config)
 	if err != nil {
-		return pipeline.Options{}, err
+		return pipeline.Options{}, nil, err
 	}
 	cfg.Apply(s)
 	s.Strict = s.Strict || c.strict
@@ -140,19 +138,19 @@ func (c *common) options() (pipeline.Options, error) {
 	if s.ProtoLevel == 0 || c.flags.Changed("proto-level") {
 		lvl, err := rules.ParseProtoLevel(c.protoLevel)
 		if err != nil {
-			return pipeline.Options{}, usageErr("%v", err)
+			return pipeline.Options{}, nil, usageErr("%v", err)
 		}
 		s.ProtoLevel = lvl
 	}
-	paths := append(slices.Clip(c.protoPaths), cfg.ProtoPaths...)
+	var st *pipeline.Stats
 	if c.stats {
-		c.st = &pipeline.Stats{}
+		st = &pipeline.Stats{}
 	}
 	lim, err := c.limits(cfg.Limits)
 	if err != nil {
-		return pipeline.Options{}, err
+		return pipeline.Options{}, nil, err
 	}
-	return pipeline.Options{Registry: rules.Default(), Settings: s, ProtoPaths: paths, Stats: c.st, Limits: lim}, nil
+	return pipeline.Options{Registry: rules.Default(), Settings: s, ProtoPaths: slices.Clip(cfg.ProtoPaths), Stats: st, Limits: lim}, cfg, nil
 }
 
 // threshold reads --fail-on; never means no severity fails the run.
@@ -167,17 +165,18 @@ func (c *common) threshold() (rules.Severity, error) {
 	return s, nil
 }
 
-// emit writes the report and turns the findings into the exit status.
-func (c *common) emit(e *Env, fs []rules.Finding, reg *rules.Registry) error {
+// emit writes the report of a run with options o (rv says what review
+// compared; nil elsewhere) and turns the findings into the exit status.
+func (c *common) emit(e *Env, fs []rules.Finding, o pipeline.Options, rv *report.Review) error {
 	threshold, err := c.threshold()
 	if err != nil {
 		return err
 	}
-	if err := c.write(e, &report.Report{Findings: fs, Rules: reg, Review: c.review}); err != nil {
+	if err := c.write(e, &report.Report{Findings: fs, Rules: o.Registry, Review: rv}, o.Stats); err != nil {
 		return err
 	}
-	if c.st != nil {
-		c.st.Write(e.Stderr)
+	if o.Stats != nil {
+		o.Stats.Write(e.Stderr)
 	}
 	for _, f := range fs {
 		if f.Severity >= threshold {
@@ -189,23 +188,23 @@ func (c *common) emit(e *Env, fs []rules.Finding, reg *rules.Registry) error {
 
 // write renders r in the chosen format to --output or standard output, and
 // in each --output-FORMAT's format to its file.
-func (c *common) write(e *Env, r *report.Report) error {
+func (c *common) write(e *Env, r *report.Report, st *pipeline.Stats) error {
 	r.Tool, r.Version = "contractlint", Version()
-	if err := c.writeOne(e, c.format, c.output, "--output", r); err != nil {
+	if err := c.writeOne(e, c.format, c.output, "--output", r, st); err != nil {
 		return err
 	}
-	return c.writeAlso(r, alsoFormats)
+	return c.writeAlso(r, alsoFormats, st)
 }
 
 // writeAlso writes r to the --output-FORMAT files of the formats given.
-func (c *common) writeAlso(r *report.Report, formats []string) error {
+func (c *common) writeAlso(r *report.Report, formats []string, st *pipeline.Stats) error {
 	for _, name := range formats {
 		if file := c.also[name]; file != nil && c.flags.Changed("output-"+name) {
 			if *file == "" {
 				return usageErr("--output-%s: want a file name", name)
 			}
 			// The job summary is the main report's to write, once.
-			if err := c.writeOne(&Env{Getenv: func(string) string { return "" }}, name, *file, "--output-"+name, r); err != nil {
+			if err := c.writeOne(&Env{Getenv: func(string) string { return "" }}, name, *file, "--output-"+name, r, st); err != nil {
 				return err
 			}
 		}
@@ -213,7 +212,7 @@ func (c *common) writeAlso(r *report.Report, formats []string) error {
 	return nil
 }
 
-func (c *common) writeOne(e *Env, format, file, flag string, r *report.Report) error {
+func (c *common) writeOne(e *Env, format, file, flag string, r *report.Report, st *pipeline.Stats) error {
 	var w io.Writer = e.Stdout
 	if file != "" {
 		f, err := os.Create(file)
@@ -227,7 +226,7 @@ func (c *common) writeOne(e *Env, format, file, flag string, r *report.Report) e
 	if err != nil {
 		return usageErr("--format: %v", err)
 	}
-	err = c.st.Measure("report", func() error { return rep.Write(w, r) })
+	err = st.Measure("report", func() error { return rep.Write(w, r) })
 	if err != nil {
 		return usageErr("writing the report: %v", err)
 	}
@@ -250,10 +249,10 @@ func (c *common) inputProblems(e *Env, err error, reg *rules.Registry) error {
 	// would read as a pass.
 	var werr error
 	if c.format == "github" || c.format == "sarif" {
-		werr = c.writeOne(e, c.format, c.output, "--output", r)
+		werr = c.writeOne(e, c.format, c.output, "--output", r, nil)
 	}
 	if werr == nil {
-		werr = c.writeAlso(r, []string{"sarif"})
+		werr = c.writeAlso(r, []string{"sarif"}, nil)
 	}
 	if werr != nil {
 		fmt.Fprintln(e.Stderr, "contractlint:", werr)
@@ -261,9 +260,14 @@ func (c *common) inputProblems(e *Env, err error, reg *rules.Registry) error {
 	return inputErr(err)
 }
 
+// diffOptions are the flags of `contractlint diff`.
+type diffOptions struct {
+	common
+	readers readerOpts
+}
+
 func newDiffCmd(e *Env) *cobra.Command {
-	var c common
-	var ro readerOpts
+	var o diffOptions
 	cmd := &cobra.Command{
 		Use:   "diff OLD NEW",
 		Short: "Report the changes from OLD to NEW that break existing clients",
@@ -271,35 +275,39 @@ func newDiffCmd(e *Env) *cobra.Command {
 			"two .proto files, or two directories of .proto files matched by relative path.",
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			o, err := c.options()
-			if err != nil {
-				return err
-			}
-			ro.defaults(c.cfg, cmd.Flags())
-			if o.Readers, err = ro.load(e, time.Now(), o.Limits); err != nil {
-				return err
-			}
-			old, err := openSide(args[0], c.protoPaths)
-			if err != nil {
-				return err
-			}
-			nw, err := openSide(args[1], c.protoPaths)
-			if err != nil {
-				return err
-			}
-			if o.History, err = lockHistory(nw); err != nil {
-				return err
-			}
-			fs, err := pipeline.Diff(old, nw, o)
-			if err != nil {
-				return c.inputProblems(e, err, o.Registry)
-			}
-			return c.emit(e, withUnusedAccepts(fs, o.Settings, append(old.Shown(), nw.Shown()...)), o.Registry)
+			return runDiff(e, &o, args[0], args[1])
 		},
 	}
-	c.register(cmd)
-	addReaderFlags(cmd, &ro)
+	o.register(cmd)
+	addReaderFlags(cmd, &o.readers)
 	return cmd
+}
+
+func runDiff(e *Env, do *diffOptions, oldArg, newArg string) error {
+	o, cfg, err := do.options(e)
+	if err != nil {
+		return err
+	}
+	do.readers.defaults(e, cfg, do.flags)
+	if o.Readers, err = do.readers.load(e, o.Limits); err != nil {
+		return err
+	}
+	old, err := openSide(e, oldArg, do.protoPaths)
+	if err != nil {
+		return err
+	}
+	nw, err := openSide(e, newArg, do.protoPaths)
+	if err != nil {
+		return err
+	}
+	if o.History, err = lockHistory(nw); err != nil {
+		return err
+	}
+	fs, err := pipeline.Diff(old, nw, o)
+	if err != nil {
+		return do.inputProblems(e, err, o.Registry)
+	}
+	return do.emit(e, withUnusedAccepts(fs, o.Settings, append(old.Shown(), nw.Shown()...)), o, nil)
 }
 
 // inputErr reports an unreadable contract: exit 2, every problem on its own
@@ -310,8 +318,9 @@ func inputErr(err error) error {
 
 // openSide resolves a command-line path into a Side rooted at its
 // repository (or its own directory outside one), shown relative to the
-// working directory.
-func openSide(arg string, protoPaths []string) (pipeline.Side, error) {
+// working directory. protoPaths (--proto-path) name import roots from the
+// working directory, as protoc's -I does; each must lie inside the root.
+func openSide(e *Env, arg string, protoPaths []string) (pipeline.Side, error) {
 	fi, err := os.Stat(arg)
 	if err != nil {
 		return pipeline.Side{}, usageErr("%s: %v", arg, unwrapPath(err))
@@ -324,10 +333,18 @@ func openSide(arg string, protoPaths []string) (pipeline.Side, error) {
 	if err != nil {
 		return pipeline.Side{}, usageErr("%s: %v", arg, err)
 	}
-	abs, _ := filepath.Abs(arg)
-	rel, _ := filepath.Rel(root, abs)
-	rel = filepath.ToSlash(rel)
-	side := pipeline.Side{Src: src, Display: displayFrom(root)}
+	rel, err := underRoot(root, arg)
+	if err != nil {
+		return pipeline.Side{}, usageErr("%s: %v", arg, err)
+	}
+	side := pipeline.Side{Src: src, Display: displayFrom(e, root)}
+	for _, p := range protoPaths {
+		r, err := underRoot(root, p)
+		if err != nil {
+			return side, usageErr("--proto-path %s: %v", p, err)
+		}
+		side.ProtoPaths = append(side.ProtoPaths, r)
+	}
 	if fi.IsDir() {
 		side.Dir = rel
 		side.Files, err = pipeline.ProtoFiles(src, rel)
@@ -343,10 +360,25 @@ func openSide(arg string, protoPaths []string) (pipeline.Side, error) {
 	return side, nil
 }
 
+// underRoot names p (relative to the working directory) relative to root,
+// in slashes. A path that leaves root stays such a path ("../x"): the
+// source boundary refuses it where it is used, naming the import.
+func underRoot(root, p string) (string, error) {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return "", err
+	}
+	rel, err := filepath.Rel(root, abs)
+	if err != nil {
+		return "", err
+	}
+	return filepath.ToSlash(rel), nil
+}
+
 // displayFrom names files relative to the working directory when they are
 // below it, else relative to the root: never an absolute machine path.
-func displayFrom(root string) func(string) string {
-	wd, _ := os.Getwd()
+func displayFrom(e *Env, root string) func(string) string {
+	wd, _ := e.Getwd()
 	return func(name string) string {
 		abs := filepath.Join(root, filepath.FromSlash(name))
 		if rel, err := filepath.Rel(wd, abs); err == nil && !filepath.IsAbs(rel) && len(rel) < len(abs) {

@@ -10,8 +10,13 @@ import (
 	"github.com/contractlint/contractlint/rules"
 )
 
+// lintOptions are the flags of `contractlint lint`.
+type lintOptions struct {
+	common
+}
+
 func newLintCmd(e *Env) *cobra.Command {
-	var c common
+	var o lintOptions
 	cmd := &cobra.Command{
 		Use:   "lint SPEC...",
 		Short: "Check contracts with the single-contract rules (idempotency, evolvability)",
@@ -20,29 +25,33 @@ func newLintCmd(e *Env) *cobra.Command {
 			"rules, old or new; diff reports them only where the change made them true.",
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			o, err := c.options()
-			if err != nil {
-				return err
-			}
-			fs, err := lintAll(args, c.protoPaths, o)
-			if err != nil {
-				return err
-			}
-			return c.emit(e, fs, o.Registry)
+			return runLint(e, &o, args)
 		},
 	}
-	c.register(cmd)
+	o.register(cmd)
 	return cmd
+}
+
+func runLint(e *Env, lo *lintOptions, specs []string) error {
+	o, _, err := lo.options(e)
+	if err != nil {
+		return err
+	}
+	fs, err := lintAll(e, specs, lo.protoPaths, o)
+	if err != nil {
+		return err
+	}
+	return lo.emit(e, fs, o, nil)
 }
 
 // lintAll lints every spec and reports every unreadable one together, so a
 // user fixing input errors sees them all in one run.
-func lintAll(args, protoPaths []string, o pipeline.Options) ([]rules.Finding, error) {
+func lintAll(e *Env, args, protoPaths []string, o pipeline.Options) ([]rules.Finding, error) {
 	var all []rules.Finding
 	var probs source.Problems
 	var errs []error
 	for _, arg := range args {
-		side, err := openSide(arg, protoPaths)
+		side, err := openSide(e, arg, protoPaths)
 		if err != nil {
 			return nil, err
 		}

@@ -14,8 +14,9 @@ import (
 	"github.com/contractlint/contractlint/rules"
 )
 
-// probeFlags are the flags of `contractlint probe` beyond the common ones.
-type probeFlags struct {
+// probeOptions are the flags of `contractlint probe`.
+type probeOptions struct {
+	common
 	contract    string
 	headers     []string
 	second      []string
@@ -29,8 +30,7 @@ type probeFlags struct {
 }
 
 func newProbeCmd(e *Env) *cobra.Command {
-	var c common
-	var pf probeFlags
+	var pf probeOptions
 	cmd := &cobra.Command{
 		Use:   "probe URL",
 		Short: "Send duplicate, concurrent and mismatched requests to a live POST endpoint and judge its idempotency",
@@ -44,10 +44,10 @@ func newProbeCmd(e *Env) *cobra.Command {
 			"answers against the documented responses and runs the idempotency lint rules on the operation.",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runProbe(cmd, e, &c, &pf, args[0])
+			return runProbe(cmd, e, &pf, args[0])
 		},
 	}
-	registerLive(cmd, &c, &pf.headers)
+	registerLive(cmd, &pf.common, &pf.headers)
 	f := cmd.Flags()
 	f.StringVar(&pf.contract, "contract", "", "the endpoint's OpenAPI contract: check answers against it and lint the operation")
 	f.StringArrayVar(&pf.second, "second-header", nil, "another account's credential header 'Name: value' (repeatable): "+
@@ -63,8 +63,8 @@ func newProbeCmd(e *Env) *cobra.Command {
 	return cmd
 }
 
-func runProbe(cmd *cobra.Command, e *Env, c *common, pf *probeFlags, rawURL string) error {
-	o, err := c.options()
+func runProbe(cmd *cobra.Command, e *Env, pf *probeOptions, rawURL string) error {
+	o, _, err := pf.options(e)
 	if err != nil {
 		return err
 	}
@@ -93,7 +93,7 @@ func runProbe(cmd *cobra.Command, e *Env, c *common, pf *probeFlags, rawURL stri
 	}
 	var lint []rules.Finding
 	if pf.contract != "" {
-		side, err := openSide(pf.contract, nil)
+		side, err := openSide(e, pf.contract, nil)
 		if err != nil {
 			return err
 		}
@@ -105,7 +105,7 @@ func runProbe(cmd *cobra.Command, e *Env, c *common, pf *probeFlags, rawURL stri
 	if err := cfg.Validate(); err != nil {
 		return usageErr("probe: %v", err)
 	}
-	info := c.progress(e)
+	info := pf.progress(e)
 	fmt.Fprintf(info, "probe: POST %s: %d steps, %d requests (concurrency %d, timeout %s)\n",
 		report.Clean(u.Redacted()), probe.Steps(), cfg.Requests(), cfg.Concurrency, cfg.Timeout)
 	rep := probe.Run(cmd.Context(), cfg)
@@ -122,7 +122,7 @@ func runProbe(cmd *cobra.Command, e *Env, c *common, pf *probeFlags, rawURL stri
 	}
 	fs := append(rep.Findings(cfg, o.Registry), lint...)
 	rules.SortFindings(fs)
-	return c.emit(e, fs, o.Registry)
+	return pf.emit(e, fs, o, nil)
 }
 
 // parseHeaders reads --header 'Name: value' flags.

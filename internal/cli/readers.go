@@ -32,7 +32,7 @@ func addReaderFlags(cmd *cobra.Command, o *readerOpts) {
 
 // load reads the evidence files; nil when --readers was not given. Warnings
 // (files or rules read but not used) go to standard error.
-func (o *readerOpts) load(e *Env, now time.Time, lim limits.Limits) (*readers.Set, error) {
+func (o *readerOpts) load(e *Env, lim limits.Limits) (*readers.Set, error) {
 	if len(o.paths) == 0 {
 		return nil, nil
 	}
@@ -44,7 +44,7 @@ func (o *readerOpts) load(e *Env, now time.Time, lim limits.Limits) (*readers.Se
 			return nil, usageErr("--readers: %v", err)
 		}
 	}
-	s, err := readers.Load(root, o.paths, time.Duration(o.window), now, lim.OrDefault().FileSize, warn)
+	s, err := readers.Load(root, o.paths, time.Duration(o.window), e.Now(), lim.OrDefault().FileSize, warn)
 	if err != nil {
 		return nil, inputErr(err)
 	}

@@ -16,8 +16,9 @@ import (
 	"github.com/contractlint/contractlint/rules"
 )
 
-// replayFlags are the flags of `contractlint replay` beyond the common ones.
-type replayFlags struct {
+// replayOptions are the flags of `contractlint replay`.
+type replayOptions struct {
+	common
 	contract    string
 	fixtures    string
 	headers     []string
@@ -30,8 +31,7 @@ type replayFlags struct {
 }
 
 func newReplayCmd(e *Env) *cobra.Command {
-	var c common
-	var rf replayFlags
+	var rf replayOptions
 	cmd := &cobra.Command{
 		Use:   "replay --contract SPEC URL",
 		Short: "Send the requests a contract describes to a live server and check every answer against that contract",
@@ -46,10 +46,10 @@ func newReplayCmd(e *Env) *cobra.Command {
 			"unless --allow-side-effects (then each POST carries a fresh Idempotency-Key).",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runReplay(cmd, e, &c, &rf, args[0])
+			return runReplay(cmd, e, &rf, args[0])
 		},
 	}
-	registerLive(cmd, &c, &rf.headers)
+	registerLive(cmd, &rf.common, &rf.headers)
 	f := cmd.Flags()
 	f.StringVar(&rf.contract, "contract", "", "the OpenAPI contract whose clients to play (required)")
 	_ = cmd.MarkFlagRequired("contract")
@@ -63,8 +63,8 @@ func newReplayCmd(e *Env) *cobra.Command {
 	return cmd
 }
 
-func runReplay(cmd *cobra.Command, e *Env, c *common, rf *replayFlags, rawURL string) error {
-	o, err := c.options()
+func runReplay(cmd *cobra.Command, e *Env, rf *replayOptions, rawURL string) error {
+	o, _, err := rf.options(e)
 	if err != nil {
 		return err
 	}
@@ -87,7 +87,7 @@ func runReplay(cmd *cobra.Command, e *Env, c *common, rf *replayFlags, rawURL st
 	if cfg.Header, err = parseHeaders(rf.headers); err != nil {
 		return err
 	}
-	doc, err := loadReplayContract(rf.contract, o)
+	doc, err := loadReplayContract(e, rf.contract, o)
 	if err != nil {
 		return err
 	}
@@ -96,7 +96,7 @@ func runReplay(cmd *cobra.Command, e *Env, c *common, rf *replayFlags, rawURL st
 		return err
 	}
 	plan := replay.NewPlan(doc, replay.Options{Fixtures: fx, SideEffects: rf.sideEffects})
-	info := c.progress(e)
+	info := rf.progress(e)
 	fmt.Fprintf(info, "replay: %s against %s: %d requests planned (at most %d, for at most %s, %s)\n",
 		report.Clean(rf.contract), report.Clean(u.Redacted()), len(plan.Requests), cfg.MaxRequests, cfg.MaxTime, rateText(cfg.Rate))
 	plan.Write(info, report.Clean)
@@ -105,7 +105,7 @@ func runReplay(cmd *cobra.Command, e *Env, c *common, rf *replayFlags, rawURL st
 		return usageErr("replay: %s did not answer: %v", u.Redacted(), rep.Unreachable)
 	}
 	fmt.Fprintf(info, "replay: sent %d of %d requests\n", rep.Sent, len(plan.Requests))
-	return c.emit(e, rep.Findings(o.Registry), o.Registry)
+	return rf.emit(e, rep.Findings(o.Registry), o, nil)
 }
 
 func rateText(r float64) string {
@@ -117,8 +117,8 @@ func rateText(r float64) string {
 
 // loadReplayContract reads --contract inside its repository, within the
 // read limits, as diff and lint read contracts.
-func loadReplayContract(name string, o pipeline.Options) (*openapi.Doc, error) {
-	side, err := openSide(name, nil)
+func loadReplayContract(e *Env, name string, o pipeline.Options) (*openapi.Doc, error) {
+	side, err := openSide(e, name, nil)
 	if err != nil {
 		return nil, err
 	}

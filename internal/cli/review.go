@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -17,10 +16,15 @@ import (
 	"github.com/contractlint/contractlint/rules"
 )
 
+// reviewOptions are the flags of `contractlint review`.
+type reviewOptions struct {
+	common
+	readers readerOpts
+	review  review.Options
+}
+
 func newReviewCmd(e *Env) *cobra.Command {
-	var c common
-	var ro readerOpts
-	var o review.Options
+	var o reviewOptions
 	cmd := &cobra.Command{
 		Use:   "review [--base REF] [--staged] [PATH...]",
 		Short: "Check the contract files changed since a base commit, each against its version there",
@@ -30,48 +34,55 @@ func newReviewCmd(e *Env) *cobra.Command {
 			"REF defaults to the merge base with the default branch (origin/HEAD, main or master), else HEAD~1.\n" +
 			"PATHs limit the review to those files or directories.",
 		RunE: func(cmd *cobra.Command, args []string) error {
-			po, err := c.options()
-			if err != nil {
-				return err
-			}
-			if len(c.cfg.Ignore) > 0 {
-				// review shows files relative to the top of the work tree.
-				repo, err := review.OpenRepo(".")
-				if err != nil {
-					return reviewErr(err)
-				}
-				po.Settings.IgnoreName = ignoreNames(c.cfg.Dir, repo.Top)
-			}
-			ro.defaults(c.cfg, cmd.Flags())
-			if po.Readers, err = ro.load(e, time.Now(), po.Limits); err != nil {
-				return err
-			}
-			if !cmd.Flags().Changed("history-depth") {
-				o.HistoryDepth = c.cfg.HistoryDepth
-			}
-			o.Dir, o.Paths, o.Globs, o.Pipeline = ".", args, c.cfg.ContractGlobs(), po
-			if c.cfg.Contracts != nil {
-				o.GlobsFrom = c.cfg.File
-			}
-			res, err := review.Run(o)
-			if err != nil {
-				if errors.As(err, new(source.Problems)) {
-					return c.inputProblems(e, err, po.Registry)
-				}
-				return reviewErr(err)
-			}
-			warnUnmatched(e, res.Unmatched)
-			c.review = reviewReport(e, res)
-			return c.emit(e, withUnusedAccepts(res.Findings, po.Settings, res.Read), po.Registry)
+			return runReview(e, &o, args)
 		},
 	}
-	c.register(cmd)
-	addReaderFlags(cmd, &ro)
+	o.register(cmd)
+	addReaderFlags(cmd, &o.readers)
 	f := cmd.Flags()
-	f.StringVar(&o.Base, "base", "", "compare with this commit (default: the merge base with the default branch, else HEAD~1)")
-	f.BoolVar(&o.Staged, "staged", false, "review the staged changes (the index) instead of the working tree")
-	f.IntVar(&o.HistoryDepth, "history-depth", 0, "commits of each .proto file's history read for field numbers used before (0: all)")
+	f.StringVar(&o.review.Base, "base", "", "compare with this commit (default: the merge base with the default branch, else HEAD~1)")
+	f.BoolVar(&o.review.Staged, "staged", false, "review the staged changes (the index) instead of the working tree")
+	f.IntVar(&o.review.HistoryDepth, "history-depth", 0, "commits of each .proto file's history read for field numbers used before (0: all)")
 	return cmd
+}
+
+func runReview(e *Env, ro *reviewOptions, paths []string) error {
+	po, cfg, err := ro.options(e)
+	if err != nil {
+		return err
+	}
+	// review reads the repository from its top, where --proto-path names
+	// the same directories as from the working directory's view of it.
+	po.ProtoPaths = append(slices.Clip(ro.protoPaths), po.ProtoPaths...)
+	if len(cfg.Ignore) > 0 {
+		// review shows files relative to the top of the work tree.
+		repo, err := review.OpenRepo(".")
+		if err != nil {
+			return reviewErr(err)
+		}
+		po.Settings.IgnoreName = ignoreNames(cfg.Dir, repo.Top)
+	}
+	ro.readers.defaults(e, cfg, ro.flags)
+	if po.Readers, err = ro.readers.load(e, po.Limits); err != nil {
+		return err
+	}
+	o := ro.review
+	if !ro.flags.Changed("history-depth") {
+		o.HistoryDepth = cfg.HistoryDepth
+	}
+	o.Dir, o.Paths, o.Globs, o.Pipeline = ".", paths, cfg.ContractGlobs(), po
+	if cfg.Contracts != nil {
+		o.GlobsFrom = cfg.File
+	}
+	res, err := review.Run(o)
+	if err != nil {
+		if errors.As(err, new(source.Problems)) {
+			return ro.inputProblems(e, err, po.Registry)
+		}
+		return reviewErr(err)
+	}
+	warnUnmatched(e, res.Unmatched)
+	return ro.emit(e, withUnusedAccepts(res.Findings, po.Settings, res.Read), po, reviewReport(e, res))
 }
 
 // reviewReport is what every report says about the review: the base and
@@ -121,8 +132,14 @@ func reviewErr(err error) error {
 	return usageErr("review: %v", err)
 }
 
+// lockOptions are the flags of `contractlint lock`: the common ones it
+// needs to load contracts as review does.
+type lockOptions struct {
+	common
+}
+
 func newLockCmd(e *Env) *cobra.Command {
-	c := common{protoLevel: "wire-json"}
+	o := lockOptions{common{protoLevel: "wire-json"}}
 	cmd := &cobra.Command{
 		Use:   "lock",
 		Short: "Record every proto field number ever used in " + review.LockFile,
@@ -132,22 +149,28 @@ func newLockCmd(e *Env) *cobra.Command {
 			"Commit the file; regenerate it with this command, never by hand.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			po, err := c.options()
-			if err != nil {
-				return err
-			}
-			file, n, err := review.WriteLock(".", c.cfg.ContractGlobs(), po)
-			if err != nil {
-				return reviewErr(err)
-			}
-			fmt.Fprintf(e.Stdout, "wrote %s: %d field numbers\n", displayPath(file), n)
-			return nil
+			return runLock(e, &o)
 		},
 	}
+	c := &o.common
 	c.flags = cmd.Flags()
 	c.flags.StringVar(&c.config, "config", "", "config file (default: .contractlint.yaml found upward from the working directory)")
 	c.flags.StringArrayVar(&c.protoPaths, "proto-path", nil, "extra .proto import root (repeatable, like protoc -I)")
 	return cmd
+}
+
+func runLock(e *Env, lo *lockOptions) error {
+	po, cfg, err := lo.options(e)
+	if err != nil {
+		return err
+	}
+	po.ProtoPaths = append(slices.Clip(lo.protoPaths), po.ProtoPaths...)
+	file, n, err := review.WriteLock(".", cfg.ContractGlobs(), po)
+	if err != nil {
+		return reviewErr(err)
+	}
+	fmt.Fprintf(e.Stdout, "wrote %s: %d field numbers\n", displayPath(e, file), n)
+	return nil
 }
 
 // lockHistory reads contractlint.lock beside a diff's new side, if any.

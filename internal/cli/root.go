@@ -8,17 +8,28 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
+	"time"
 
 	"github.com/spf13/cobra"
 )
 
 // Env is everything a command may touch besides the file system: the CLI is
-// a function of these, so tests can run it in-process.
+// a function of these, so tests can run it in-process with their own.
 type Env struct {
 	Stdin  io.Reader
 	Stdout io.Writer
 	Stderr io.Writer
 	Getenv func(string) string
+	// Now is the clock: evidence ages (--readers-window) are measured from it.
+	Now func() time.Time
+	// Getwd is the working directory: file names are shown relative to it
+	// and the config is looked for upward from it.
+	Getwd func() (string, error)
+}
+
+// OSEnv is the environment of the running process.
+func OSEnv(stdin io.Reader, stdout, stderr io.Writer) *Env {
+	return &Env{Stdin: stdin, Stdout: stdout, Stderr: stderr, Getenv: os.Getenv, Now: time.Now, Getwd: os.Getwd}
 }
 
 // Exit codes, as in DESIGN.md section 1.
@@ -41,9 +52,16 @@ func usageErr(format string, args ...any) error {
 	return &exitError{code: ExitUsage, msg: fmt.Sprintf(format, args...)}
 }
 
-// Run runs contractlint with args and returns the process exit code.
+// Run runs contractlint with args in the process's environment and returns
+// the process exit code.
 func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	e := &Env{Stdin: stdin, Stdout: stdout, Stderr: stderr, Getenv: os.Getenv}
+	return Main(args, OSEnv(stdin, stdout, stderr))
+}
+
+// Main runs contractlint with args in the environment e and returns the
+// exit code; nothing it does reads the process environment.
+func Main(args []string, e *Env) int {
+	stderr := e.Stderr
 	root := newRoot(e)
 	root.SetArgs(args)
 	err := root.Execute()

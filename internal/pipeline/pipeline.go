@@ -25,6 +25,10 @@ type Side struct {
 	Dir string
 	// Display maps a root-relative name to the name shown in findings.
 	Display func(string) string
+	// ProtoPaths are this side's own extra import roots (root-relative),
+	// searched before Options.ProtoPaths: --proto-path names them from the
+	// working directory, so each side maps them into its own root.
+	ProtoPaths []string
 }
 
 // Options shape one run.

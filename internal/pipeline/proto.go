@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"path"
+	"slices"
 
 	"github.com/contractlint/contractlint/protobuf"
 	"github.com/contractlint/contractlint/rules"
@@ -18,17 +19,18 @@ func loadProto(s Side, o Options) (*protobuf.Tree, error) {
 		return nil, err
 	}
 	return protobuf.Load(s.Src, s.Files, protobuf.Options{ImportPaths: imports, Display: s.Display,
-		Hint: protoPathHint(len(o.ProtoPaths) > 0 || s.Dir != "")})
+		Hint: protoPathHint(len(s.ProtoPaths)+len(o.ProtoPaths) > 0 || s.Dir != "")})
 }
 
 func importRoots(s Side, o Options) ([]string, error) {
+	extra := append(slices.Clip(s.ProtoPaths), o.ProtoPaths...)
 	switch {
 	case s.Dir != "":
-		return append([]string{s.Dir}, o.ProtoPaths...), nil
+		return append([]string{s.Dir}, extra...), nil
 	case len(s.Files) == 0:
-		return append([]string{"."}, o.ProtoPaths...), nil
-	case len(o.ProtoPaths) > 0:
-		return append([]string{path.Dir(s.Files[0])}, o.ProtoPaths...), nil
+		return append([]string{"."}, extra...), nil
+	case len(extra) > 0:
+		return append([]string{path.Dir(s.Files[0])}, extra...), nil
 	}
 	return protobuf.FindRoots(s.Src, s.Files[0])
 }
