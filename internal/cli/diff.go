@@ -165,20 +165,21 @@ func (c *common) threshold() (rules.Severity, error) {
 	return s, nil
 }
 
-// emit writes the report of a run with options o (rv says what review
-// compared; nil elsewhere) and turns the findings into the exit status.
-func (c *common) emit(e *Env, fs []rules.Finding, o pipeline.Options, rv *report.Review) error {
+// emit writes the report r of a run with options o and turns its findings
+// into the exit status.
+func (c *common) emit(e *Env, r *report.Report, o pipeline.Options) error {
 	threshold, err := c.threshold()
 	if err != nil {
 		return err
 	}
-	if err := c.write(e, &report.Report{Findings: fs, Rules: o.Registry, Review: rv}, o.Stats); err != nil {
+	r.Rules = o.Registry
+	if err := c.write(e, r, o.Stats); err != nil {
 		return err
 	}
 	if o.Stats != nil {
 		o.Stats.Write(e.Stderr)
 	}
-	for _, f := range fs {
+	for _, f := range r.Findings {
 		if f.Severity >= threshold {
 			return &exitError{code: ExitFindings}
 		}
@@ -307,7 +308,7 @@ func runDiff(e *Env, do *diffOptions, oldArg, newArg string) error {
 	if err != nil {
 		return do.inputProblems(e, err, o.Registry)
 	}
-	return do.emit(e, withUnusedAccepts(fs, o.Settings, append(old.Shown(), nw.Shown()...)), o, nil)
+	return do.emit(e, &report.Report{Findings: withUnusedAccepts(fs, o.Settings, append(old.Shown(), nw.Shown()...))}, o)
 }
 
 // inputErr reports an unreadable contract: exit 2, every problem on its own

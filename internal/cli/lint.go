@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/contractlint/contractlint/internal/pipeline"
+	"github.com/contractlint/contractlint/internal/report"
 	"github.com/contractlint/contractlint/internal/source"
 	"github.com/contractlint/contractlint/rules"
 )
@@ -41,7 +42,7 @@ func runLint(e *Env, lo *lintOptions, specs []string) error {
 	if err != nil {
 		return err
 	}
-	return lo.emit(e, fs, o, nil)
+	return lo.emit(e, &report.Report{Findings: fs}, o)
 }
 
 // lintAll lints every spec and reports every unreadable one together, so a

@@ -112,9 +112,10 @@ func runProbe(cmd *cobra.Command, e *Env, pf *probeOptions, rawURL string) error
 	if rep.Unreachable != nil {
 		return usageErr("probe: %s did not answer: %v", u.Redacted(), rep.Unreachable)
 	}
+	var passes []report.Pass
 	for _, r := range rep.Results {
 		if r.Outcome == probe.Pass {
-			fmt.Fprintf(info, "%s: pass %s: %s\n", report.Clean(cfg.Where.String()), r.Rule, report.Clean(r.Message))
+			passes = append(passes, report.Pass{Where: cfg.Where, Rule: r.Rule, Message: r.Message})
 		}
 	}
 	if rep.Sent != rep.Planned {
@@ -122,7 +123,7 @@ func runProbe(cmd *cobra.Command, e *Env, pf *probeOptions, rawURL string) error
 	}
 	fs := append(rep.Findings(cfg, o.Registry), lint...)
 	rules.SortFindings(fs)
-	return pf.emit(e, fs, o, nil)
+	return pf.emit(e, &report.Report{Findings: fs, Passes: passes}, o)
 }
 
 // parseHeaders reads --header 'Name: value' flags.

@@ -105,7 +105,7 @@ func runReplay(cmd *cobra.Command, e *Env, rf *replayOptions, rawURL string) err
 		return usageErr("replay: %s did not answer: %v", u.Redacted(), rep.Unreachable)
 	}
 	fmt.Fprintf(info, "replay: sent %d of %d requests\n", rep.Sent, len(plan.Requests))
-	return rf.emit(e, rep.Findings(o.Registry), o, nil)
+	return rf.emit(e, &report.Report{Findings: rep.Findings(o.Registry)}, o)
 }
 
 func rateText(r float64) string {

@@ -82,7 +82,7 @@ func runReview(e *Env, ro *reviewOptions, paths []string) error {
 		return reviewErr(err)
 	}
 	warnUnmatched(e, res.Unmatched)
-	return ro.emit(e, withUnusedAccepts(res.Findings, po.Settings, res.Read), po, reviewReport(e, res))
+	return ro.emit(e, &report.Report{Findings: withUnusedAccepts(res.Findings, po.Settings, res.Read), Review: reviewReport(e, res)}, po)
 }
 
 // reviewReport is what every report says about the review: the base and

@@ -34,8 +34,18 @@ type jsonReport struct {
 	Base        *jsonBase     `json:"base,omitempty"`
 	Compared    *int          `json:"compared,omitempty"`
 	NotReviewed []string      `json:"not_reviewed,omitempty"`
+	Passes      []jsonPass    `json:"passes,omitempty"`
 	Findings    []jsonFinding `json:"findings"`
 	Summary     Summary       `json:"summary"`
+}
+
+// jsonPass is a check a live command saw hold.
+type jsonPass struct {
+	Rule    string `json:"rule"`
+	Message string `json:"message"`
+	File    string `json:"file"`
+	Line    int    `json:"line"`
+	Column  int    `json:"column"`
 }
 
 type jsonBase struct {
@@ -49,6 +59,10 @@ func (JSON) Write(w io.Writer, r *Report) error {
 	if v := r.Review; v != nil {
 		out.Base = &jsonBase{Ref: Clean(v.BaseRef), Commit: v.BaseCommit, Text: Clean(v.Base)}
 		out.Compared, out.NotReviewed = &v.Compared, cleanAll(v.NotReviewed)
+	}
+	for _, p := range r.Passes {
+		out.Passes = append(out.Passes, jsonPass{Rule: Clean(p.Rule), Message: Clean(p.Message),
+			File: Clean(p.Where.File), Line: p.Where.Line, Column: p.Where.Column})
 	}
 	for _, f := range r.Findings {
 		jf := jsonFinding{Rule: Clean(f.Rule), Severity: f.Severity, Message: Clean(f.Message),

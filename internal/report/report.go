@@ -23,6 +23,16 @@ type Report struct {
 	// Problems are input that could not be read (the run exits 2); the
 	// formats a CI reads (github, sarif) show them beside findings.
 	Problems []Problem
+	// Passes are the checks a live command (probe) ran and saw hold; the
+	// text and json formats show them before the findings.
+	Passes []Pass
+}
+
+// Pass is one check that held, at the place it is about.
+type Pass struct {
+	Where   rules.Location
+	Rule    string
+	Message string
 }
 
 // Problem is one input that could not be read, at file:line:col.

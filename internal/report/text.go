@@ -26,6 +26,9 @@ func (t *Text) Write(w io.Writer, r *Report) error {
 			fmt.Fprintf(bw, "not reviewed: %s\n", Clean(n))
 		}
 	}
+	for _, p := range r.Passes {
+		fmt.Fprintf(bw, "%s: pass %s: %s\n", Clean(p.Where.String()), Clean(p.Rule), Clean(p.Message))
+	}
 	for _, f := range r.Findings {
 		fmt.Fprintf(bw, "%s: %s %s: %s\n", Clean(findingPlace(f)), t.paint(f.Severity), Clean(f.Rule), Clean(f.Message))
 		if n := len(f.Operations); n > 1 {
