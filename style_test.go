@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-// TestStyle keeps the tree gofmt- and staticcheck-clean, so the README's one
+// TestStyle keeps the tree gofmt-, staticcheck- (every check) and unparam-clean, so the README's one
 // test command checks what a reviewer checks first.
 func TestStyle(t *testing.T) {
 	if testing.Short() {
@@ -22,18 +22,29 @@ func TestStyle(t *testing.T) {
 	if err != nil || len(out) > 0 {
 		t.Errorf("gofmt -l: %v\n%s", err, out)
 	}
-	cmd := exec.Command("go", "run", "honnef.co/go/tools/cmd/staticcheck@v0.8.2", "./...")
+	// Every check, package comments and naming included; an exception is a
+	// //lint:ignore with its one-line reason beside the code.
+	runTool(t, "staticcheck", "honnef.co/go/tools/cmd/staticcheck@v0.8.2", "-checks", "all", "./...")
+	// Parameters and results no caller uses.
+	runTool(t, "unparam", "mvdan.cc/unparam@v0.0.0-20260823230713-2fa3d841b0c8", "./...")
+}
+
+// runTool runs a pinned checker with go run and fails on what it reports;
+// without a module proxy it skips, except in CI.
+func runTool(t *testing.T, name, pkg string, args ...string) {
+	t.Helper()
+	cmd := exec.Command("go", append([]string{"run", pkg}, args...)...)
 	cmd.Env = append(os.Environ(), "GOFLAGS=")
-	out, err = cmd.CombinedOutput()
+	out, err := cmd.CombinedOutput()
 	if err == nil {
 		return
 	}
 	if _, ok := err.(*exec.ExitError); ok && !strings.Contains(string(out), "go: ") {
-		t.Errorf("staticcheck:\n%s", out)
+		t.Errorf("%s:\n%s", name, out)
 		return
 	}
 	if os.Getenv("CI") == "true" {
-		t.Fatalf("staticcheck could not run: %v\n%s", err, out)
+		t.Fatalf("%s could not run: %v\n%s", name, err, out)
 	}
-	t.Skipf("staticcheck could not run (no module proxy?): %v", err)
+	t.Skipf("%s could not run (no module proxy?): %v", name, err)
 }

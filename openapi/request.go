@@ -139,7 +139,7 @@ func reqWord(b bool) string {
 func (d *differ) requestBody(id, base string, o, n *openapi3.Operation) {
 	path := base + "/requestBody"
 	var ob, nb *openapi3.RequestBody
-	var obRef, nbRef *openapi3.RequestBodyRef = o.RequestBody, n.RequestBody
+	obRef, nbRef := o.RequestBody, n.RequestBody
 	if obRef != nil {
 		ob = obRef.Value
 	}

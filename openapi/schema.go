@@ -247,8 +247,8 @@ func typeText(ts []string) string {
 func (s *sc) bounds() {
 	s.num(rules.AspectMaxLength, "maxLength", u64(s.o.MaxLength), u64(s.n.MaxLength))
 	s.num(rules.AspectMinLength, "minLength", nonzero(s.o.MinLength), nonzero(s.n.MinLength))
-	s.num(rules.AspectMaximum, boundField(s.n, "maximum", s.n.ExclusiveMax), bound(s.o.Max, s.o.ExclusiveMax, -1), bound(s.n.Max, s.n.ExclusiveMax, -1))
-	s.num(rules.AspectMinimum, boundField(s.n, "minimum", s.n.ExclusiveMin), bound(s.o.Min, s.o.ExclusiveMin, 1), bound(s.n.Min, s.n.ExclusiveMin, 1))
+	s.num(rules.AspectMaximum, boundField("maximum", s.n.ExclusiveMax), bound(s.o.Max, s.o.ExclusiveMax, -1), bound(s.n.Max, s.n.ExclusiveMax, -1))
+	s.num(rules.AspectMinimum, boundField("minimum", s.n.ExclusiveMin), bound(s.o.Min, s.o.ExclusiveMin, 1), bound(s.n.Min, s.n.ExclusiveMin, 1))
 	s.num(rules.AspectMaxProperties, "maxProperties", u64(s.o.MaxProps), u64(s.n.MaxProps))
 	s.num(rules.AspectMinProperties, "minProperties", nonzero(s.o.MinProps), nonzero(s.n.MinProps))
 	s.num(rules.AspectMaxItems, "maxItems", u64(s.o.MaxItems), u64(s.n.MaxItems))
@@ -282,7 +282,7 @@ func bound(v *float64, ex openapi3.ExclusiveBound, sign float64) string {
 }
 
 // boundField is the keyword that states a bound, to locate its change.
-func boundField(x *openapi3.Schema, plain string, ex openapi3.ExclusiveBound) string {
+func boundField(plain string, ex openapi3.ExclusiveBound) string {
 	if ex.Value != nil {
 		return "exclusive" + strings.ToUpper(plain[:1]) + plain[1:]
 	}

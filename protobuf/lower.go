@@ -80,13 +80,12 @@ func syntaxOf(fd protoreflect.FileDescriptor) string {
 	return "editions"
 }
 
-func (l *lowerer) at(p protoreflect.SourcePath) (rules.Location, string) {
+func (l *lowerer) at(p protoreflect.SourcePath) rules.Location {
 	sl := l.locs.ByPath(p)
 	if sl.Path == nil {
-		return rules.Location{File: l.file}, ""
+		return rules.Location{File: l.file}
 	}
-	return rules.Location{File: l.file, Line: sl.StartLine + 1, Column: sl.StartColumn + 1},
-		strings.TrimSpace(sl.LeadingComments)
+	return rules.Location{File: l.file, Line: sl.StartLine + 1, Column: sl.StartColumn + 1}
 }
 
 func (l *lowerer) elem(d protoreflect.Descriptor) Elem {
@@ -102,14 +101,14 @@ func (l *lowerer) elem(d protoreflect.Descriptor) Elem {
 func (l *lowerer) lowerFile() {
 	f := &File{Name: l.fd.Path(), Loc: rules.Location{File: l.file}, Package: string(l.fd.Package()),
 		Syntax: l.syntax, Options: map[string]string{}, OptionLoc: map[string]rules.Location{}}
-	f.PackageLoc, _ = l.at(protoreflect.SourcePath{2})
-	f.SyntaxLoc, _ = l.at(protoreflect.SourcePath{12})
+	f.PackageLoc = l.at(protoreflect.SourcePath{2})
+	f.SyntaxLoc = l.at(protoreflect.SourcePath{12})
 	if f.SyntaxLoc.Line == 0 {
-		f.SyntaxLoc, _ = l.at(protoreflect.SourcePath{14}) // edition
+		f.SyntaxLoc = l.at(protoreflect.SourcePath{14}) // edition
 	}
 	for _, o := range fileOptions {
 		f.Options[o.name] = o.get(l.fopts)
-		if loc, _ := l.at(protoreflect.SourcePath{8, o.num}); loc.Line != 0 {
+		if loc := l.at(protoreflect.SourcePath{8, o.num}); loc.Line != 0 {
 			f.OptionLoc[o.name] = loc
 		}
 	}
@@ -230,7 +229,7 @@ func (l *lowerer) field(fd protoreflect.FieldDescriptor) *Field {
 	case protoreflect.StringKind:
 		f.UTF8, f.JavaUTF8 = coreFeature(fd, "utf8_validation"), javaUTF8(fd, l.fopts)
 		if l.fopts != nil && l.fopts.JavaStringCheckUtf8 != nil {
-			f.JavaUTF8Loc, _ = l.at(protoreflect.SourcePath{8, 27}) // FileOptions.java_string_check_utf8
+			f.JavaUTF8Loc = l.at(protoreflect.SourcePath{8, 27}) // FileOptions.java_string_check_utf8
 		}
 		f.CType = cppStringType(fd, opts)
 	case protoreflect.BytesKind:
@@ -278,7 +277,7 @@ func (l *lowerer) featureLoc(d protoreflect.Descriptor, optionsTag, featuresTag,
 	if own.Path == nil {
 		return rules.Location{}
 	}
-	loc, _ := l.at(append(slices.Clip(own.Path), optionsTag, featuresTag, feature))
+	loc := l.at(append(slices.Clip(own.Path), optionsTag, featuresTag, feature))
 	if loc.Line == 0 {
 		return rules.Location{}
 	}
@@ -297,7 +296,7 @@ func (l *lowerer) reservations(d protoreflect.Descriptor, rangeTag, nameTag int3
 		if own.Path == nil {
 			return rules.Location{File: l.file}
 		}
-		if loc, _ := l.at(append(slices.Clip(own.Path), tag, int32(i))); loc.Line > 0 {
+		if loc := l.at(append(slices.Clip(own.Path), tag, int32(i))); loc.Line > 0 {
 			return loc
 		}
 		return rules.Location{File: l.file, Line: own.StartLine + 1, Column: own.StartColumn + 1}

@@ -3,7 +3,6 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -214,7 +213,7 @@ func (c *common) writeAlso(r *report.Report, formats []string, st *pipeline.Stat
 }
 
 func (c *common) writeOne(e *Env, format, file, flag string, r *report.Report, st *pipeline.Stats) error {
-	var w io.Writer = e.Stdout
+	w := e.Stdout
 	if file != "" {
 		f, err := os.Create(file)
 		if err != nil {
