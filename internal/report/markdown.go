@@ -14,15 +14,15 @@ import (
 // one table per file with its findings, most severe first. Every string that
 // came from a contract goes through markdownText first.
 type Markdown struct {
-	// RulesURL is where a rule ID links to: the README's list of rules.
+	// RulesURL is where a rule ID links to: the list of rules.
 	RulesURL string
 	// MaxBytes bounds the output (0: unbounded); findings past it are
 	// counted, not shown.
 	MaxBytes int
 }
 
-// DefaultRulesURL is the README section that lists every rule.
-const DefaultRulesURL = "https://github.com/contractlint/contractlint#rules"
+// DefaultRulesURL is the page that lists every rule.
+const DefaultRulesURL = "https://github.com/contractlint/contractlint/blob/main/docs/rules.md#every-rule"
 
 // commentBudget keeps a PR comment under GitHub's 65,536-character limit.
 const commentBudget = 60000
