@@ -345,10 +345,12 @@ func (d *differ) field(s rules.Subject, of, nf *Field) {
 }
 
 // meaningChanged reports a change in what a field's value means to a
-// reader: its type, its shape (scalar, repeated, map) or its JSON name.
+// reader: its type, its shape (scalar, repeated, map), its JSON name, or the
+// comments and options that state its unit.
 func meaningChanged(o, n *rules.Field) bool {
 	return o.Type != n.Type || o.Key != n.Key || o.Format != n.Format ||
-		o.Array != n.Array || o.Map != n.Map || o.JSONName != n.JSONName
+		o.Array != n.Array || o.Map != n.Map || o.JSONName != n.JSONName ||
+		o.Description != n.Description || o.Unit != n.Unit
 }
 
 func defaultOf(f *Field) string {
@@ -362,7 +364,8 @@ func defaultOf(f *Field) string {
 func facts(f *Field) *rules.Field {
 	x := &rules.Field{Name: f.Short, Type: f.Type, Number: f.Number, JSONName: f.JSONName,
 		Array: f.Card == CardRepeated, Map: f.Card == CardMap, Required: f.Card == CardRequired,
-		Deprecated: f.Deprecated, Description: f.Comment, Loc: f.Loc, Path: f.Name}
+		Deprecated: f.Deprecated, Description: strings.TrimSpace(f.Comment + "\n" + f.Trailing), Unit: f.Unit,
+		Behavior: f.Behavior, Loc: f.Loc, Path: f.Name}
 	kind := f.Kind
 	if f.Card == CardMap {
 		x.Type, x.Key, kind = f.MapValue, f.MapKey, f.MapKind
