@@ -400,6 +400,11 @@ func keyDropped() *Rule {
 		if !keyRequired(o.Key) || keyRequired(n.Key) || !needsKey(n) {
 			return nil
 		}
+		// A proto key field that gains (google.api.field_behavior) = OPTIONAL
+		// documents what the wire always allowed; only its removal drops it.
+		if c.Format == Proto && n.Key != nil {
+			return nil
+		}
 		where, now := n.Loc, "no longer takes it"
 		if n.Key != nil {
 			where, now = n.Key.Loc, "makes it optional"

@@ -84,6 +84,24 @@ func TestRedefinedOpenAPI(t *testing.T) {
 		{"enum grew", func(f *Field) { f.Type, f.Enum = "string", []string{"paid"} }, func(f *Field) { f.Type, f.Enum = "string", []string{"paid", "failed"} }, ""},
 		{"array flipped", same, func(f *Field) { f.Array = true }, "price: single value -> array"},
 		{"nullable flipped", func(f *Field) { f.Nullable = true }, same, "price: nullable -> not nullable"},
+		{"unit named only on the new side, example 100x", func(f *Field) { f.Description = "The ticket price." },
+			func(f *Field) { f.Description, f.Example = "The ticket price in cents.", 4000 },
+			"price: unit (none stated) -> cents, example 40 -> 4000: old clients read every value 100 times too large"},
+		{"unit named only on the old side, example 100x", same, func(f *Field) { f.Description, f.Example = "The ticket price.", 4000 },
+			"unit dollars -> (none stated), example 40 -> 4000: old clients read 4000 as $4,000"},
+		{"unit named only on the new side, example unchanged", func(f *Field) { f.Description = "The ticket price." },
+			func(f *Field) { f.Description = "The ticket price in cents." }, ""},
+		{"title names the unit", func(f *Field) { f.Description, f.Title = "", "Price (dollars)" },
+			func(f *Field) { f.Description, f.Title, f.Example = "", "Price (cents)", 4000 }, "unit dollars -> cents"},
+		{"string money loses its decimals", func(f *Field) { f.Type, f.Description, f.HasExample, f.StringExample = "string", "", false, "40.00" },
+			func(f *Field) { f.Type, f.Description, f.HasExample, f.StringExample = "string", "", false, "4000" },
+			`example "40.00" -> "4000": old clients read every value 100 times too large`},
+		{"string money, pattern loses its decimals", func(f *Field) { f.Type, f.Description, f.HasExample, f.Pattern = "string", "", false, `^\d+\.\d{2}$` },
+			func(f *Field) { f.Type, f.Description, f.HasExample, f.Pattern = "string", "", false, `^\d+$` },
+			`pattern ^\d+\.\d{2}$ -> ^\d+$`},
+		{"string example reworded at the same scale", func(f *Field) { f.Type, f.Description, f.HasExample, f.StringExample = "string", "", false, "40.00" },
+			func(f *Field) { f.Type, f.Description, f.HasExample, f.StringExample = "string", "", false, "41.50" }, ""},
+		{"same unit on both sides, example 100x", same, func(f *Field) { f.Example = 4000 }, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := &Change{Kind: Modified, Subject: SubjectField, Name: field(tc.old).Name, Format: OpenAPI,
@@ -99,6 +117,27 @@ func TestRedefinedOpenAPI(t *testing.T) {
 				t.Fatalf("got %q, %v; want it to contain %q", msg, ok, tc.want)
 			}
 		})
+	}
+}
+
+// The message names the direction: a response is misread by old clients; a
+// request is misread by the server.
+func TestRedefinedDirection(t *testing.T) {
+	o := field(same)
+	n := field(func(f *Field) { f.Type, f.Description, f.Example = "integer", "Ticket price in cents.", 4000 })
+	for dir, want := range map[Direction]string{
+		Response:           "old clients read 4000 as $4,000;",
+		Request:            "old clients send 40 meaning $40, and the server now reads it as 40 cents;",
+		Request | Response: "old clients read 4000 as $4,000; old clients send 40 meaning $40, and the server now reads it as 40 cents;",
+	} {
+		c := &Change{Kind: Modified, Subject: SubjectField, Name: "price", Format: OpenAPI, Dir: dir, OldField: o, NewField: n}
+		msg, ok := redefinedOpenAPI(c)
+		if !ok || !strings.Contains(msg, want) {
+			t.Errorf("dir %v: got %q; want it to contain %q", dir, msg, want)
+		}
+		if dir == Request && strings.Contains(msg, "read 4000 as") {
+			t.Errorf("request message speaks of reading a response: %q", msg)
+		}
 	}
 }
 

@@ -44,6 +44,8 @@ var units = map[string]unit{
 	"percent":      {Name: "percent", Dim: "ratio", Scale: 0.01, Suffix: "percent"},
 	"ratio":        {Name: "ratio", Dim: "ratio", Scale: 1, Suffix: "ratio"},
 	"basis points": {Name: "basis points", Dim: "ratio", Scale: 1e-4, Suffix: "bps"},
+	"degrees":      {Name: "degrees", Dim: "angle", Scale: math.Pi / 180, Suffix: "deg"},
+	"radians":      {Name: "radians", Dim: "angle", Scale: 1, Suffix: "rad"},
 }
 
 // unitWords maps the words a description uses onto units. Only words that
@@ -55,8 +57,8 @@ var unitWords = map[string]string{
 	"penny": "pence", "pence": "pence", "pennies": "pence", "gbp pence": "pence",
 	"euro": "euros", "euros": "euros", "eur": "euros",
 	"minor units": "minor units", "minor unit": "minor units",
-	"nanosecond": "nanoseconds", "nanoseconds": "nanoseconds", "ns": "nanoseconds",
-	"microsecond": "microseconds", "microseconds": "microseconds", "µs": "microseconds",
+	"nanosecond": "nanoseconds", "nanoseconds": "nanoseconds", "ns": "nanoseconds", "nsec": "nanoseconds",
+	"microsecond": "microseconds", "microseconds": "microseconds", "µs": "microseconds", "μs": "microseconds", "usec": "microseconds",
 	"millisecond": "milliseconds", "milliseconds": "milliseconds", "ms": "milliseconds", "msec": "milliseconds", "millis": "milliseconds",
 	"second": "seconds", "seconds": "seconds", "sec": "seconds", "secs": "seconds",
 	"minute": "minutes", "minutes": "minutes", "mins": "minutes",
@@ -70,12 +72,18 @@ var unitWords = map[string]string{
 	"percent": "percent", "percentage": "percent", "%": "percent",
 	"ratio": "ratio", "fraction": "ratio",
 	"basis point": "basis points", "basis points": "basis points",
+	"degree": "degrees", "degrees": "degrees", "radian": "radians", "radians": "radians",
 }
+
+// weakWords are unit words that are ordinary English too ("the second
+// line", "a pound of", "bit by bit"): they name a unit only right after a
+// number or after in/of/per.
+var weakWords = map[string]bool{"second": true, "minute": true, "hour": true, "pound": true, "day": true, "bit": true, "degree": true}
 
 // tagWords are the extra spellings accepted in an x-unit value, which names a
 // unit and nothing else, so short symbols are unambiguous there.
 var tagWords = map[string]string{
-	"s": "seconds", "min": "minutes", "h": "hours", "d": "days", "us": "microseconds",
+	"s": "seconds", "min": "minutes", "h": "hours", "d": "days", "us": "microseconds", "deg": "degrees", "rad": "radians",
 	"b": "bytes", "bp": "basis points", "bps": "basis points", "pct": "percent",
 	"$": "dollars", "£": "pounds", "€": "euros", "p": "pence", "c": "cents",
 }
@@ -122,10 +130,23 @@ func mentions(text string, extra map[string]string) []mention {
 		if n == 0 {
 			continue
 		}
-		out = append(out, mention{unit: name, in: i > 0 && (ws[i-1] == "in" || ws[i-1] == "of")})
+		in := i > 0 && (ws[i-1] == "in" || ws[i-1] == "of")
+		if n == 1 && weakWords[ws[i]] && !in && !(i > 0 && (ws[i-1] == "per" || isNumber(ws[i-1]))) {
+			continue
+		}
+		out = append(out, mention{unit: name, in: in})
 		i += n - 1
 	}
 	return out
+}
+
+// isNumber reports a word that counts something: digits or a small number word.
+func isNumber(w string) bool {
+	switch w {
+	case "one", "two", "three", "five", "ten", "hundred", "thousand":
+		return true
+	}
+	return w != "" && strings.IndexFunc(w, func(r rune) bool { return !unicode.IsDigit(r) }) < 0
 }
 
 func gluedSign(w string) (string, bool) {
@@ -170,8 +191,9 @@ func parseUnit(text string, extra map[string]string) (unit, bool) {
 	return units[name], true
 }
 
-// fieldUnit is the unit a field declares: x-unit wins over the description.
-// An x-unit that names no known unit is kept as written so two different
+// fieldUnit is the unit a field declares: x-unit (proto: a unit option)
+// wins over the description (proto: the comments), which wins over the
+// title. A tag that names no known unit is kept as written so two different
 // spellings still compare.
 func fieldUnit(f *Field) (unit, bool) {
 	if tag := strings.TrimSpace(f.Unit); tag != "" {
@@ -180,7 +202,10 @@ func fieldUnit(f *Field) (unit, bool) {
 		}
 		return unit{Name: tag}, true
 	}
-	return parseUnit(f.Description, nil)
+	if u, ok := parseUnit(f.Description, nil); ok {
+		return u, true
+	}
+	return parseUnit(f.Title, nil)
 }
 
 // powerOfTen returns k when x is 10^k for a whole k other than 0.
