@@ -8,5 +8,7 @@ func evolution() []*Rule {
 		fieldRemovedWhileRead(),
 		fieldRemovedUnread(),
 		fieldRemovedWithoutDeprecation(),
+		operationRemovedWhileCalled(),
+		operationRemovedUnread(),
 	}
 }
