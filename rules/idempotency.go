@@ -64,7 +64,7 @@ func keyMissing() *Rule {
 			"Idempotency-Key header parameter (matched case-insensitively, inline or via $ref). An " +
 			"operation that is harmless to repeat, such as a search sent by POST, says so with " +
 			"x-idempotent: true. PUT, DELETE, GET, HEAD and OPTIONS are idempotent by definition and " +
-			"never flagged. Proto rpcs have their own rule, " + rpcKeyMissingID + ".",
+			"never flagged. Proto rpcs have their own rule, " + RPCKeyMissingID + ".",
 		Bad: `post:
   operationId: createCharge
   requestBody: {$ref: '#/components/requestBodies/Charge'}`,
@@ -85,16 +85,13 @@ func keyMissing() *Rule {
 	})
 }
 
-// rpcKeyMissingID is the proto twin of idempotency-key-missing; config's
+// RPCKeyMissingID is the proto twin of idempotency-key-missing; config's
 // `idempotency: {proto: strict}` raises it to an error.
-const rpcKeyMissingID = "idempotency-key-missing-rpc"
-
-// RPCKeyMissingID names the rule `idempotency: {proto: strict}` makes an error.
-const RPCKeyMissingID = rpcKeyMissingID
+const RPCKeyMissingID = "idempotency-key-missing-rpc"
 
 func rpcKeyMissing() *Rule {
 	return lintOps(&Rule{
-		ID:       rpcKeyMissingID,
+		ID:       RPCKeyMissingID,
 		Pack:     "idempotency",
 		Formats:  Proto,
 		Severity: Warning,

@@ -20,10 +20,14 @@ func fieldRedefined() *Rule {
 		Doc: "A field that keeps its name (proto: its number) while its type, format, unit, scale, " +
 			"enum values, array-ness or nullability change is read by every existing client with " +
 			"the old meaning. Nothing fails to parse: a price of 40.00 dollars that becomes 4000 " +
-			"cents is shown as $4,000 by last year's app. Units are read from x-unit/x-units, " +
-			"multipleOf, unit words in the description and examples that grow by a power of ten. " +
-			"Add a new field with the new meaning next to the old one (expand), move clients over, " +
-			"and remove the old field only once nobody reads it (contract).",
+			"cents is shown as $4,000 by last year's app, and in a request the server reads an old " +
+			"client's 40.00 as 40 cents. Units are read on both sides from x-unit/x-units, unit words " +
+			"in the description or title, multipleOf, a pattern or string example that loses its " +
+			"decimals (\"40.00\" -> \"4000\"), and in proto from the field's leading and trailing " +
+			"comments and any custom option named *unit*. A unit named on one side only counts when " +
+			"the example moved by a power of ten. Add a new field with the new meaning next to the " +
+			"old one (expand), move clients over, and remove the old field only once nobody reads it " +
+			"(contract).",
 		Bad: "# old\nprice: {type: number, description: Price in dollars, example: 40.00}\n" +
 			"# new\nprice: {type: integer, description: Price in cents, example: 4000}",
 		Good: "# new\nprice: {type: number, description: Price in dollars, example: 40.00}\n" +

@@ -166,3 +166,40 @@ func TestBodyPath(t *testing.T) {
 		}
 	}
 }
+
+// A proto field's comments state its unit; field_behavior says which way
+// the data flows, and so who misreads it.
+func TestRedefinedProtoUnits(t *testing.T) {
+	pf := func(comment string, behavior ...string) *Field {
+		return &Field{Name: "price", Type: "int64", Number: 3, Description: comment, Behavior: behavior}
+	}
+	for _, tc := range []struct {
+		name     string
+		old, new *Field
+		want     string // "" = not redefined
+		not      string
+	}{
+		{"both ways", pf("Price in dollars."), pf("Price in cents."),
+			"unit dollars -> cents; old clients read every value 100 times too large; the server now reads every value old clients send 100 times too small", ""},
+		{"output only", pf("Price in dollars.", "OUTPUT_ONLY"), pf("Price in cents.", "OUTPUT_ONLY"),
+			"old clients read every value 100 times too large.", "server"},
+		{"input only", pf("Hold in seconds.", "INPUT_ONLY"), pf("Hold in milliseconds.", "INPUT_ONLY"),
+			"the server now reads every value old clients send 1,000 times too small.", "old clients read"},
+		{"reworded", pf("Price in dollars."), pf("The price, in US dollars."), "", ""},
+		{"unit option beats the comment", &Field{Name: "size", Type: "int64", Unit: "KiB", Description: "Size."},
+			&Field{Name: "size", Type: "int64", Unit: "bytes", Description: "Size."}, "unit KiB -> bytes", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			msg, sev, ok := redefinedProto(&Change{Kind: Modified, Subject: SubjectField, Format: Proto, OldField: tc.old, NewField: tc.new})
+			if tc.want == "" {
+				if ok {
+					t.Fatalf("reported %q; want nothing", msg)
+				}
+				return
+			}
+			if !ok || sev != Error || !strings.Contains(msg, tc.want) || (tc.not != "" && strings.Contains(msg, tc.not)) {
+				t.Fatalf("got %q (%v, %v); want an error containing %q and not %q", msg, sev, ok, tc.want, tc.not)
+			}
+		})
+	}
+}
