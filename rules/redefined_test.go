@@ -22,6 +22,8 @@ func TestParseUnit(t *testing.T) {
 		{"Contact us for the price", "", false},
 		{"Price", "", false},
 		{"1000 milliseconds make one second", "", false},
+		{"Hours of day in 24 hour format.", "hours", false},
+		{"Duration as a number of seconds; at most 5 minutes", "seconds", false},
 		{"s", "seconds", true},
 		{"bps", "basis points", true},
 		{"USD", "dollars", true},
@@ -186,6 +188,12 @@ func TestRedefinedProtoUnits(t *testing.T) {
 		{"input only", pf("Hold in seconds.", "INPUT_ONLY"), pf("Hold in milliseconds.", "INPUT_ONLY"),
 			"the server now reads every value old clients send 1,000 times too small.", "old clients read"},
 		{"reworded", pf("Price in dollars."), pf("The price, in US dollars."), "", ""},
+		// googleapis 2026-02 -> 2026-08: comments reworded around units that
+		// are not the field's encoding.
+		{"the name says the unit", &Field{Name: "hours", Type: "int32", Description: "Hours of day in 24 hour format."},
+			&Field{Name: "hours", Type: "int32", Description: "Hours of a day in 24 hour format."}, "", ""},
+		{"a Duration's comment", &Field{Name: "task_ttl", Type: "google.protobuf.Duration", Format: "message", Description: "Default of 31 days."},
+			&Field{Name: "task_ttl", Type: "google.protobuf.Duration", Format: "message", Description: "Default of 1 hour, in seconds."}, "", ""},
 		{"unit option beats the comment", &Field{Name: "size", Type: "int64", Unit: "KiB", Description: "Size."},
 			&Field{Name: "size", Type: "int64", Unit: "bytes", Description: "Size."}, "unit KiB -> bytes", ""},
 	} {

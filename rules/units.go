@@ -96,8 +96,8 @@ func words(text string) []string {
 	})
 }
 
-// mention is one unit named in a text, and whether "in" came right before it
-// ("price in cents"), which marks the unit the field is in.
+// mention is one unit named in a text, and whether "in" (or "number of")
+// came right before it ("price in cents"), which marks the unit the field is in.
 type mention struct {
 	unit string
 	in   bool
@@ -130,7 +130,9 @@ func mentions(text string, extra map[string]string) []mention {
 		if n == 0 {
 			continue
 		}
-		in := i > 0 && (ws[i-1] == "in" || ws[i-1] == "of")
+		// "in cents" and "number of seconds" say the field's unit; "hours of
+		// day" or "a default of 31 days" do not.
+		in := i > 0 && (ws[i-1] == "in" || ws[i-1] == "of" && i > 1 && ws[i-2] == "number")
 		if n == 1 && weakWords[ws[i]] && !in && !(i > 0 && (ws[i-1] == "per" || isNumber(ws[i-1]))) {
 			continue
 		}
@@ -195,6 +197,11 @@ func parseUnit(text string, extra map[string]string) (unit, bool) {
 // wins over the description (proto: the comments), which wins over the
 // title. A tag that names no known unit is kept as written so two different
 // spellings still compare.
+//
+// Prose is not read for a field whose value is not a number or text (a
+// Duration's comment saying "a default of 31 days" is not its encoding), nor
+// for one whose own name says its unit (timeofday's `hours`): the name is the
+// contract there, and prose about it ("hours of a day") is not.
 func fieldUnit(f *Field) (unit, bool) {
 	if tag := strings.TrimSpace(f.Unit); tag != "" {
 		if u, ok := parseUnit(tag, tagWords); ok {
@@ -202,10 +209,44 @@ func fieldUnit(f *Field) (unit, bool) {
 		}
 		return unit{Name: tag}, true
 	}
+	if !scalar(f) || nameHasUnit(f.Name) {
+		return unit{}, false
+	}
 	if u, ok := parseUnit(f.Description, nil); ok {
 		return u, true
 	}
 	return parseUnit(f.Title, nil)
+}
+
+// scalar reports whether a field holds a number or text: not a proto
+// message, enum or group, nor an OpenAPI object, array of objects or boolean.
+func scalar(f *Field) bool {
+	switch {
+	case f.Format == "message" || f.Format == "enum" || f.Format == "group":
+		return false
+	case f.Type == "object" || f.Type == "boolean" || f.Map:
+		return false
+	}
+	return true
+}
+
+// nameHasUnit reports a field name whose last word is a unit: hours,
+// timeout_ms, price_cents, size_bytes.
+func nameHasUnit(name string) bool {
+	ws := nameWords(name)
+	if len(ws) == 0 {
+		return false
+	}
+	last := ws[len(ws)-1]
+	if _, ok := unitWords[last]; ok {
+		return true
+	}
+	for _, u := range units {
+		if u.Suffix == last {
+			return true
+		}
+	}
+	return false
 }
 
 // powerOfTen returns k when x is 10^k for a whole k other than 0.
