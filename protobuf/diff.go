@@ -364,8 +364,10 @@ func defaultOf(f *Field) string {
 func facts(f *Field) *rules.Field {
 	x := &rules.Field{Name: f.Short, Type: f.Type, Number: f.Number, JSONName: f.JSONName,
 		Array: f.Card == CardRepeated, Map: f.Card == CardMap, Required: f.Card == CardRequired,
-		Deprecated: f.Deprecated, Description: strings.TrimSpace(f.Comment + "\n" + f.Trailing), Unit: f.Unit,
-		Behavior: f.Behavior, Loc: f.Loc, Path: f.Name}
+		Deprecated: f.Deprecated, Description: f.Comment, Unit: f.Unit, Behavior: f.Behavior, Loc: f.Loc, Path: f.Name}
+	if f.Trailing != "" { // rare: only then build a new string
+		x.Description = strings.TrimSpace(f.Comment + "\n" + f.Trailing)
+	}
 	kind := f.Kind
 	if f.Card == CardMap {
 		x.Type, x.Key, kind = f.MapValue, f.MapKey, f.MapKind
