@@ -2,12 +2,10 @@ package cli
 
 import (
 	"fmt"
-	"os"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/contractlint/contractlint/internal/limits"
 	"github.com/contractlint/contractlint/internal/pipeline"
 	"github.com/contractlint/contractlint/internal/probe"
 	"github.com/contractlint/contractlint/internal/replay"
@@ -133,21 +131,21 @@ func loadReplayContract(name string, o pipeline.Options) (*openapi.Doc, error) {
 }
 
 // readFixtures reads --fixtures (nothing without it) and checks that it
-// names only operations and parameters the contract has.
+// names only operations and parameters the contract has. The file is read
+// as a contract is, through its repository's boundary and the read limits:
+// it comes with the same change, so a link out, a device, a pipe or an
+// alias bomb is refused before a byte of it is decoded.
 func readFixtures(name string, doc *openapi.Doc, o pipeline.Options) (replay.Fixtures, error) {
 	if name == "" {
 		return nil, nil
 	}
-	fi, err := os.Stat(name)
+	side, err := openSide(name, nil)
 	if err != nil {
-		return nil, usageErr("--fixtures: %s: %v", name, unwrapPath(err))
+		return nil, usageErr("--fixtures: %v", err)
 	}
-	if fi.Size() > o.Limits.FileSize {
-		return nil, usageErr("--fixtures: %s is larger than %s (%s)", name, limits.FormatSize(o.Limits.FileSize), limits.FileSizeFlag)
-	}
-	b, err := os.ReadFile(name)
+	b, err := o.Limits.Guard(side.Src, side.Display).ReadFile(side.Files[0])
 	if err != nil {
-		return nil, usageErr("--fixtures: %s: %v", name, unwrapPath(err))
+		return nil, inputErr(err)
 	}
 	fx, err := replay.ParseFixtures(name, b)
 	if err == nil {
