@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"time"
 
@@ -10,6 +11,7 @@ import (
 	"github.com/contractlint/contractlint/internal/probe"
 	"github.com/contractlint/contractlint/internal/replay"
 	"github.com/contractlint/contractlint/internal/report"
+	"github.com/contractlint/contractlint/internal/source"
 	"github.com/contractlint/contractlint/openapi"
 	"github.com/contractlint/contractlint/rules"
 )
@@ -144,8 +146,12 @@ func readFixtures(name string, doc *openapi.Doc, o pipeline.Options) (replay.Fix
 		return nil, usageErr("--fixtures: %v", err)
 	}
 	b, err := o.Limits.Guard(side.Src, side.Display).ReadFile(side.Files[0])
-	if err != nil {
+	var limit source.Problems // a limit hit, already named with its flag
+	switch {
+	case errors.As(err, &limit):
 		return nil, inputErr(err)
+	case err != nil:
+		return nil, usageErr("--fixtures: %v", err)
 	}
 	fx, err := replay.ParseFixtures(name, b)
 	if err == nil {
