@@ -43,9 +43,10 @@ var noCaseRules = []string{
 	rules.ReplayRequestRejected, rules.ReplayNoAnswer, rules.ReplayNotSent,
 }
 
-// TestRuleCases checks that every rule a lint or diff can report has a
-// positive case (one expecting it) and a negative case (one of its own that
-// does not) under testdata/rules/<id>/; TestRules then runs them.
+// TestRuleCases checks that every rule a lint or diff can report has, for
+// each format it declares, a positive case (one expecting it) and a negative
+// case (one of its own that does not) under testdata/rules/<id>/; TestRules
+// then runs them.
 func TestRuleCases(t *testing.T) {
 	for _, r := range rules.Default().All() {
 		if slices.Contains(noCaseRules, r.ID) {
@@ -56,31 +57,49 @@ func TestRuleCases(t *testing.T) {
 			continue
 		}
 		cases, _ := filepath.Glob(filepath.Join("..", "testdata", "rules", r.ID, "*"))
-		var pos, neg bool
-		for _, dir := range cases {
-			if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		for _, format := range []rules.Format{rules.OpenAPI, rules.Proto} {
+			if r.Formats&format == 0 {
 				continue
 			}
-			if slices.Contains(wantedIDs(t, dir), r.ID) {
-				pos = true
-			} else {
-				neg = true
+			var pos, neg bool
+			for _, dir := range cases {
+				if fi, err := os.Stat(dir); err != nil || !fi.IsDir() || caseFormat(dir) != format {
+					continue
+				}
+				if slices.Contains(wantedIDs(t, dir), r.ID) {
+					pos = true
+				} else {
+					neg = true
+				}
+			}
+			if !pos {
+				t.Errorf("%s: no %s case under testdata/rules/%s/ expects it", r.ID, format, r.ID)
+			}
+			if !neg {
+				t.Errorf("%s: no %s case under testdata/rules/%s/ where it stays silent", r.ID, format, r.ID)
 			}
 		}
-		if !pos {
-			t.Errorf("%s: no case under testdata/rules/%s/ expects it (want %s)", r.ID, r.ID, r.ID)
-		}
-		if !neg {
-			t.Errorf("%s: every case under testdata/rules/%s/ expects it; add one where it stays silent", r.ID, r.ID)
-		}
 	}
+}
+
+// caseFormat is the format of a case's contracts: a new/ directory or a
+// new.proto is protobuf, anything else OpenAPI.
+func caseFormat(dir string) rules.Format {
+	if fi, err := os.Stat(filepath.Join(dir, "new")); err == nil && fi.IsDir() {
+		return rules.Proto
+	}
+	if _, err := os.Stat(filepath.Join(dir, "new.proto")); err == nil {
+		return rules.Proto
+	}
+	return rules.OpenAPI
 }
 
 // wantedIDs lists the rule IDs a case's inline expectations name.
 func wantedIDs(t *testing.T, dir string) []string {
 	var ids []string
-	for _, w := range expectations(t, dir) {
-		ids = append(ids, w[strings.LastIndexByte(w, ' ')+1:])
+	wants, _ := expectations(t, dir)
+	for _, w := range wants {
+		ids = append(ids, w.rule)
 	}
 	return ids
 }

@@ -18,15 +18,36 @@ import (
 	"github.com/contractlint/contractlint/rules"
 )
 
-// wantRE finds an inline expectation: `# want rule-a rule-b` (YAML) or
-// `// want rule-a` (proto), written on the line the finding points at.
-var wantRE = regexp.MustCompile(`(?:#|//)\s*want\s+([a-z0-9-]+(?:\s+[a-z0-9-]+)*)\s*$`)
+// wantRE finds an inline expectation, written on the line the finding
+// points at: `# want rule-a "pattern" rule-b "pattern"` (YAML) or
+// `// want rule-a "pattern"` (proto). Each rule ID is followed by a regular
+// expression, between double quotes, that its message must match; a quote
+// inside one is written \x22.
+var (
+	wantRE     = regexp.MustCompile(`(?:#|//)\s*want\s+((?:[a-z0-9-]+\s+"[^"]*"\s*)+)$`)
+	wantItemRE = regexp.MustCompile(`([a-z0-9-]+)\s+"([^"]*)"`)
+	// alsoRE names the rules a case runs beside the one under test
+	// (`# also-run rule-a rule-b`): the rules that speak first, supersede it
+	// or are ignored in the case. No other rule runs, so a new rule never
+	// reaches into another rule's cases.
+	alsoRE = regexp.MustCompile(`(?:#|//)\s*also-run\s+([a-z0-9-]+(?:\s+[a-z0-9-]+)*)\s*$`)
+	// looseWantRE is a want this test would not read: one without patterns.
+	looseWantRE = regexp.MustCompile(`(?:#|//)\s*want\b`)
+)
 
-// TestRules runs every case under testdata/rules/<rule-id>/<case>/ and fails
-// on any finding that is not expected inline, and on any expectation unmet.
-// A case holds old/new contracts (a diff) or only new (a lint run); an
-// optional level.txt sets the proto level and off.txt switches packs or
-// rules off.
+// want is one expected finding: where, which rule, what it says.
+type want struct {
+	at, rule string
+	msg      *regexp.Regexp
+}
+
+func (w want) String() string { return fmt.Sprintf("%s %s %q", w.at, w.rule, w.msg) }
+
+// TestRules runs every case under testdata/rules/<rule-id>/<case>/ with only
+// the rule under test and the rules its also-run header names, and fails on
+// any finding that is not expected inline (rule, line and message), and on
+// any expectation unmet. A case holds old/new contracts (a diff) or only new
+// (a lint run); an optional level.txt sets the proto level.
 func TestRules(t *testing.T) {
 	cases, err := filepath.Glob(filepath.Join("..", "testdata", "rules", "*", "*"))
 	if err != nil || len(cases) == 0 {
@@ -40,42 +61,44 @@ func TestRules(t *testing.T) {
 			if _, ok := reg.Get(id); !ok && id != rules.UnusedIgnoreID {
 				t.Fatalf("testdata names unknown rule %q", id)
 			}
-			got := runCase(t, reg, dir, id)
-			want := expectations(t, dir)
-			// Counted, not only matched: a line that wants a rule twice
-			// (two reserved ranges released) must get two findings.
-			left := slices.Clone(want)
-			for _, k := range got {
-				if i := slices.Index(left, k); i >= 0 {
-					left = slices.Delete(left, i, i+1)
-				} else {
-					t.Errorf("unexpected finding %s", k)
+			wants, also := expectations(t, dir)
+			for _, a := range also {
+				if _, ok := reg.Get(a); !ok {
+					t.Fatalf("also-run names unknown rule %q", a)
 				}
 			}
-			for _, k := range left {
-				t.Errorf("missing finding %s", k)
+			// Counted, not only matched: a line that wants a rule twice
+			// (two reserved ranges released) must get two findings.
+			left := slices.Clone(wants)
+			for _, f := range runCase(t, reg, dir, append(also, id)) {
+				at := fmt.Sprintf("%s:%d", f.Where.File, f.Where.Line)
+				i := slices.IndexFunc(left, func(w want) bool { return w.at == at && w.rule == f.Rule && w.msg.MatchString(f.Message) })
+				if i < 0 {
+					t.Errorf("unexpected finding %s %s: %s", at, f.Rule, f.Message)
+					continue
+				}
+				left = slices.Delete(left, i, i+1)
+			}
+			for _, w := range left {
+				t.Errorf("missing finding %s", w)
 			}
 		})
 	}
 }
 
-func runCase(t *testing.T, reg *rules.Registry, dir, id string) []string {
+// runCase runs the rules named in run (and no other) over the case in dir.
+func runCase(t *testing.T, reg *rules.Registry, dir string, run []string) []rules.Finding {
 	src, err := source.OpenDir(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	settings := &rules.Settings{Rules: map[string]bool{id: true}}
-	// off.txt lists packs or rules the case switches off, to show what a
-	// rule says when the rules that usually speak first are not running.
-	if b, err := os.ReadFile(filepath.Join(dir, "off.txt")); err == nil {
-		settings.Packs = map[string]bool{}
-		for _, name := range strings.Fields(string(b)) {
-			if _, isRule := reg.Get(name); isRule {
-				settings.Rules[name] = false
-			} else {
-				settings.Packs[name] = false
-			}
-		}
+	// Every pack off, then the rules run switched on by name.
+	settings := &rules.Settings{Packs: map[string]bool{}, Rules: map[string]bool{}}
+	for _, r := range reg.All() {
+		settings.Packs[r.Pack] = false
+	}
+	for _, id := range run {
+		settings.Rules[id] = true
 	}
 	if b, err := os.ReadFile(filepath.Join(dir, "level.txt")); err == nil {
 		if settings.ProtoLevel, err = rules.ParseProtoLevel(strings.TrimSpace(string(b))); err != nil {
@@ -104,11 +127,7 @@ func runCase(t *testing.T, reg *rules.Registry, dir, id string) []string {
 	if err != nil {
 		t.Fatalf("run: %v", err)
 	}
-	var keys []string
-	for _, f := range fs {
-		keys = append(keys, fmt.Sprintf("%s:%d %s", f.Where.File, f.Where.Line, f.Rule))
-	}
-	return keys
+	return fs
 }
 
 func side(src source.Source, dir, name string) (pipeline.Side, bool) {
@@ -124,8 +143,10 @@ func side(src source.Source, dir, name string) (pipeline.Side, bool) {
 	return pipeline.Side{}, false
 }
 
-func expectations(t *testing.T, dir string) []string {
-	var want []string
+// expectations reads the case's inline wants and its also-run header.
+func expectations(t *testing.T, dir string) ([]want, []string) {
+	var wants []want
+	var also []string
 	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
@@ -138,10 +159,24 @@ func expectations(t *testing.T, dir string) []string {
 		defer f.Close()
 		sc := bufio.NewScanner(f)
 		for line := 1; sc.Scan(); line++ {
-			if m := wantRE.FindStringSubmatch(sc.Text()); m != nil {
-				for _, id := range strings.Fields(m[1]) {
-					want = append(want, fmt.Sprintf("%s:%d %s", filepath.ToSlash(rel), line, id))
+			if m := alsoRE.FindStringSubmatch(sc.Text()); m != nil {
+				also = append(also, strings.Fields(m[1])...)
+				continue
+			}
+			m := wantRE.FindStringSubmatch(sc.Text())
+			if m == nil {
+				if looseWantRE.MatchString(sc.Text()) {
+					t.Errorf("%s:%d: a want names each rule with a message pattern: want rule-id \"pattern\"", rel, line)
 				}
+				continue
+			}
+			for _, it := range wantItemRE.FindAllStringSubmatch(m[1], -1) {
+				re, err := regexp.Compile(it[2])
+				if err != nil {
+					t.Errorf("%s:%d: %v", rel, line, err)
+					continue
+				}
+				wants = append(wants, want{at: fmt.Sprintf("%s:%d", filepath.ToSlash(rel), line), rule: it[1], msg: re})
 			}
 		}
 		return sc.Err()
@@ -149,5 +184,5 @@ func expectations(t *testing.T, dir string) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return want
+	return wants, also
 }
