@@ -48,10 +48,8 @@ func fieldRedefined() *Rule {
 			if c.Subject != SubjectField || c.Kind != Modified || c.Aspect != "" || c.OldField == nil || c.NewField == nil {
 				continue
 			}
-			if msg, sev, ok := redefined(c); ok {
-				f := c.Finding(r, msg)
-				f.Severity = sev
-				out = append(out, f)
+			if msg, ok := redefined(c); ok {
+				out = append(out, c.Finding(r, msg))
 			}
 		}
 		return out
@@ -106,12 +104,12 @@ price: {type: number, description: Ticket price in dollars., example: 40.00}`,
 }
 
 // redefined dispatches on the format: each format knows what meaning is.
-func redefined(c *Change) (string, Severity, bool) {
+// Every finding carries the rule's one declared severity.
+func redefined(c *Change) (string, bool) {
 	if c.Format == Proto {
 		return redefinedProto(c)
 	}
-	msg, ok := redefinedOpenAPI(c)
-	return msg, Error, ok
+	return redefinedOpenAPI(c)
 }
 
 // meaning collects what changed about one field and by how much its numbers

@@ -14,10 +14,10 @@ import (
 // renaming the field is not a new meaning; the breaking rules (and
 // field-number-reused) own those, and supersede this finding wherever
 // they fire at the field, so one edit is one finding.
-func redefinedProto(c *Change) (msg string, sev Severity, ok bool) {
+func redefinedProto(c *Change) (msg string, ok bool) {
 	o, n := c.OldField, c.NewField
 	if c.Aspect != "" || o == nil || n == nil || o.Name != n.Name {
-		return "", 0, false
+		return "", false
 	}
 	var parts []string
 	if o.Type != n.Type || o.Key != n.Key || o.Format != n.Format {
@@ -37,10 +37,10 @@ func redefinedProto(c *Change) (msg string, sev Severity, ok bool) {
 		}
 	}
 	if len(parts) == 0 {
-		return "", 0, false
+		return "", false
 	}
 	return fmt.Sprintf("field %d (%s) keeps its number but changes meaning: %s; %s. Add a new field with a new number and deprecate this one",
-		n.Number, n.Name, strings.Join(parts, ", "), consequence), Error, true
+		n.Number, n.Name, strings.Join(parts, ", "), consequence), true
 }
 
 // unitChange compares the units a field's comments (leading and trailing)

@@ -86,6 +86,26 @@ func TestRules(t *testing.T) {
 	}
 }
 
+// TestDeclaredSeverity fails when a rule reports, in any case, a severity
+// other than the one it declares (and `contractlint rules` prints): a rule
+// with two severities is two rules.
+func TestDeclaredSeverity(t *testing.T) {
+	cases, err := filepath.Glob(filepath.Join("..", "testdata", "rules", "*", "*"))
+	if err != nil || len(cases) == 0 {
+		t.Fatalf("no rule cases found: %v", err)
+	}
+	reg := rules.Default()
+	for _, dir := range cases {
+		_, also := expectations(t, dir)
+		for _, f := range runCase(t, reg, dir, append(also, filepath.Base(filepath.Dir(dir)))) {
+			r, ok := reg.Get(f.Rule)
+			if ok && f.Severity != r.Severity {
+				t.Errorf("%s: %s reported %s at %s, but declares %s", dir, f.Rule, f.Severity, f.Where, r.Severity)
+			}
+		}
+	}
+}
+
 // runCase runs the rules named in run (and no other) over the case in dir.
 func runCase(t *testing.T, reg *rules.Registry, dir string, run []string) []rules.Finding {
 	src, err := source.OpenDir(dir)
