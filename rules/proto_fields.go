@@ -8,11 +8,14 @@ import (
 
 // protoEvolution holds the proto-only evolution rules.
 func protoEvolution() []*Rule {
-	return []*Rule{fieldNumberReservedReuse(fieldNumberReused())}
+	return []*Rule{fieldNumberReused()}
 }
 
+// fieldNumberReused is built here and only here: its check reads both the
+// typed diff (a number given to another field, a field moved) and the old
+// contract and history (a reserved or earlier-used number taken).
 func fieldNumberReused() *Rule {
-	return onChange(&Rule{
+	r := &Rule{
 		ID:       "field-number-reused",
 		Pack:     "evolution",
 		Formats:  Proto,
@@ -30,20 +33,36 @@ func fieldNumberReused() *Rule {
 		// A number that now carries another field says all there is to
 		// say about that field: its new name, JSON name and type follow.
 		Supersedes: slices.Concat([]string{"proto-field-name-changed", "proto-field-json-name-changed", "field-redefined"}, protoTypeRuleIDs),
-	}, func(c *Change) (string, bool) {
-		if c.Subject != SubjectField {
-			return "", false
+		Mode:       DiffRule,
+	}
+	r.Check = func(in *Input) []Finding {
+		var out []Finding
+		for i := range in.Changes {
+			c := &in.Changes[i]
+			if msg, ok := numberReused(c); ok && c.Format == Proto {
+				out = append(out, c.Finding(r, msg))
+			}
 		}
-		switch {
-		case c.Kind == Modified && c.Aspect == AspectName && otherField(c.OldField, c.NewField):
-			return fmt.Sprintf("field number %d used to belong to field %q (%s) and is now %q (%s): data written with the old field is read as the new one; reserve %d and use a new number",
-				c.NewField.Number, c.Old, protoType(c.OldField), c.New, protoType(c.NewField), c.NewField.Number), true
-		case c.Kind == Modified && c.Aspect == AspectNumber:
-			return fmt.Sprintf("field %q moved from number %s to %s: old writers still send %s, which the new version no longer reads as %q; keep the number",
-				c.Name, c.Old, c.New, c.Old, c.Name), true
-		}
+		return append(out, reservedReuse(r, in)...)
+	}
+	return r
+}
+
+// numberReused matches a number that now carries another field, and a field
+// that moved to another number.
+func numberReused(c *Change) (string, bool) {
+	if c.Subject != SubjectField {
 		return "", false
-	})
+	}
+	switch {
+	case c.Kind == Modified && c.Aspect == AspectName && otherField(c.OldField, c.NewField):
+		return fmt.Sprintf("field number %d used to belong to field %q (%s) and is now %q (%s): data written with the old field is read as the new one; reserve %d and use a new number",
+			c.NewField.Number, c.Old, protoType(c.OldField), c.New, protoType(c.NewField), c.NewField.Number), true
+	case c.Kind == Modified && c.Aspect == AspectNumber:
+		return fmt.Sprintf("field %q moved from number %s to %s: old writers still send %s, which the new version no longer reads as %q; keep the number",
+			c.Name, c.Old, c.New, c.Old, c.Name), true
+	}
+	return "", false
 }
 
 // otherField reports whether a number now carries another field: both its
@@ -57,43 +76,39 @@ func otherField(o, n *Field) bool {
 	return o.Type != n.Type || o.Key != n.Key || o.Format != n.Format || o.Array != n.Array || o.Map != n.Map
 }
 
-// fieldNumberReservedReuse reports a new field on a number the old version
-// reserved, which needs the old contract's messages.
-func fieldNumberReservedReuse(r *Rule) *Rule {
-	check := r.Check
-	r.Check = func(in *Input) []Finding {
-		out := check(in)
-		if in.Old == nil {
-			return out
-		}
-		msgs := make(map[string]*Message, len(in.Old.Messages))
-		for _, m := range in.Old.Messages {
-			msgs[m.Name] = m
-		}
-		for i := range in.Changes {
-			c := &in.Changes[i]
-			if c.Format != Proto || !c.is(Added, SubjectField) || c.NewField == nil {
-				continue
-			}
-			parent, _, ok := cutLast(c.Path)
-			if !ok {
-				continue
-			}
-			if m := msgs[parent]; m != nil && inRanges(m.ReservedRange, c.NewField.Number) {
-				out = append(out, c.Finding(r, fmt.Sprintf(
-					"field %q takes number %d, which the old version of %s reserved for a deleted field: old data is read as %q; use an unreserved number",
-					c.Name, c.NewField.Number, parent, c.Name)))
-				continue
-			}
-			if u, ok := earlierUse(in.History, parent, c.NewField); ok {
-				out = append(out, c.Finding(r, fmt.Sprintf(
-					"field %q takes number %d, which %s gave to field %q (%s) in an earlier version (%s): data written then is read as %q; reserve %d and use a new number",
-					c.Name, u.Number, parent, u.Name, u.Type, u.Seen, c.Name, u.Number)))
-			}
-		}
-		return out
+// reservedReuse reports a new field on a number the old version reserved,
+// or that an earlier version (history, lock file) gave to another field.
+func reservedReuse(r *Rule, in *Input) []Finding {
+	if in.Old == nil {
+		return nil
 	}
-	return r
+	var out []Finding
+	msgs := make(map[string]*Message, len(in.Old.Messages))
+	for _, m := range in.Old.Messages {
+		msgs[m.Name] = m
+	}
+	for i := range in.Changes {
+		c := &in.Changes[i]
+		if c.Format != Proto || !c.is(Added, SubjectField) || c.NewField == nil {
+			continue
+		}
+		parent, _, ok := cutLast(c.Path)
+		if !ok {
+			continue
+		}
+		if m := msgs[parent]; m != nil && inRanges(m.ReservedRange, c.NewField.Number) {
+			out = append(out, c.Finding(r, fmt.Sprintf(
+				"field %q takes number %d, which the old version of %s reserved for a deleted field: old data is read as %q; use an unreserved number",
+				c.Name, c.NewField.Number, parent, c.Name)))
+			continue
+		}
+		if u, ok := earlierUse(in.History, parent, c.NewField); ok {
+			out = append(out, c.Finding(r, fmt.Sprintf(
+				"field %q takes number %d, which %s gave to field %q (%s) in an earlier version (%s): data written then is read as %q; reserve %d and use a new number",
+				c.Name, u.Number, parent, u.Name, u.Type, u.Seen, c.Name, u.Number)))
+		}
+	}
+	return out
 }
 
 // earlierUse finds a version in the history where f's number belonged to a
