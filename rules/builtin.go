@@ -2,7 +2,8 @@ package rules
 
 import "slices"
 
-// builtin lists every pack's rules; each pack lives in its own file.
+// builtin lists every rule; each family (a pack, or one part of a large
+// pack such as breaking) lives in its own file.
 func builtin() []*Rule {
 	rs := slices.Concat(
 		openapiBreaking(),

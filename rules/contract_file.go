@@ -7,7 +7,7 @@ import "fmt"
 func contractFiles() []*Rule {
 	return []*Rule{contractUnreadable(), onChange(&Rule{
 		ID:       "contract-file-removed",
-		Pack:     "breaking",
+		Pack:     Breaking,
 		Formats:  OpenAPI | Proto,
 		Severity: Error,
 		Title:    "A contract file was deleted",
@@ -22,7 +22,7 @@ func contractFiles() []*Rule {
 			c.is(Removed, SubjectContract)
 	}), onChange(&Rule{
 		ID:       "lock-file-weakened",
-		Pack:     "evolution",
+		Pack:     Evolution,
 		Formats:  Proto,
 		Severity: Error,
 		Title:    "contractlint.lock lost field numbers it recorded",
@@ -53,7 +53,7 @@ const AspectUnreadable Aspect = "unreadable"
 func contractUnreadable() *Rule {
 	return onChange(&Rule{
 		ID:       "contract-unreadable",
-		Pack:     "breaking",
+		Pack:     Breaking,
 		Formats:  OpenAPI | Proto,
 		Severity: Error,
 		Title:    "A changed contract cannot be read",

@@ -34,7 +34,7 @@ func (s *Settings) Enabled(r *Rule) bool {
 	if on, ok := s.Rules[r.ID]; ok {
 		return on
 	}
-	if on, ok := s.Packs[r.Pack]; ok && !on {
+	if on, ok := s.Packs[string(r.Pack)]; ok && !on {
 		return false
 	}
 	return !r.Off

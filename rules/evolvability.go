@@ -83,7 +83,7 @@ func isFloat(c *Contract, f *Field) bool {
 
 func moneyAsFloat() *Rule {
 	return lintEach(&Rule{
-		ID: "money-as-float", Pack: "evolvability", Formats: OpenAPI | Proto, Severity: Warning,
+		ID: "money-as-float", Pack: Evolvability, Formats: OpenAPI | Proto, Severity: Warning,
 		Title: "A money field is a floating-point number",
 		Doc: "Binary floating point cannot hold 0.10 exactly, so sums and conversions drift by a cent " +
 			"here and there. Teams find out late and then \"fix\" the field by changing its type or its " +
@@ -106,7 +106,7 @@ func moneyAsFloat() *Rule {
 
 func responseSchemaClosed() *Rule {
 	return lintEach(&Rule{
-		ID: "response-schema-closed", Pack: "evolvability", Formats: OpenAPI, Severity: Warning,
+		ID: "response-schema-closed", Pack: Evolvability, Formats: OpenAPI, Severity: Warning,
 		Title: "A response schema forbids additional properties",
 		Doc: "Clients generated from a response schema with additionalProperties: false (or " +
 			"unevaluatedProperties: false) reject any property they do not know, so adding a field to " +
@@ -130,7 +130,7 @@ func responseSchemaClosed() *Rule {
 
 func responseEnumClosed() *Rule {
 	return lintEach(&Rule{
-		ID: "response-enum-closed", Pack: "evolvability", Formats: OpenAPI | Proto, Severity: Info, Off: true,
+		ID: "response-enum-closed", Pack: Evolvability, Formats: OpenAPI | Proto, Severity: Info, Off: true,
 		Title: "A response enum gives clients no way to handle values added later",
 		Doc: "A client that switches over a response enum fails on the first value it has never seen, " +
 			"so adding a status becomes a breaking change. Say in the contract how clients treat unknown " +
@@ -185,7 +185,7 @@ func versionSelector(op *Operation) string {
 
 func mediaTypeVersionWithoutVary() *Rule {
 	return lintOps(&Rule{
-		ID: "media-type-version-without-vary", Pack: "evolvability", Formats: OpenAPI, Severity: Warning,
+		ID: "media-type-version-without-vary", Pack: Evolvability, Formats: OpenAPI, Severity: Warning,
 		Title: "A versioned representation is served without Vary naming what selects it",
 		Doc: "When the version of a response is chosen by a request header (a versioned media type in " +
 			"Accept, or an API-Version header), a cache between client and server must know that the " +
@@ -222,7 +222,7 @@ func resource(op *Operation) string {
 
 func updateWithoutPrecondition() *Rule {
 	r := &Rule{
-		ID: "update-without-precondition", Pack: "evolvability", Formats: OpenAPI, Severity: Info,
+		ID: "update-without-precondition", Pack: Evolvability, Formats: OpenAPI, Severity: Info,
 		Title: "An update ignores the ETag its resource publishes",
 		Doc: "When GET returns an ETag but PUT or PATCH neither accepts If-Match nor documents 412 " +
 			"Precondition Failed, two clients that read the same version and both write it back " +
@@ -290,7 +290,7 @@ func clientID(f *Field, created string) bool {
 
 func postWithClientID() *Rule {
 	return lintOps(&Rule{
-		ID: "post-with-client-id", Pack: "evolvability", Formats: OpenAPI, Severity: Info,
+		ID: "post-with-client-id", Pack: Evolvability, Formats: OpenAPI, Severity: Info,
 		Title: "A POST carries the client-generated id of the resource it creates",
 		Doc: "When the client already chooses the new resource's identifier, the operation can be a " +
 			"PUT to that identifier: idempotent by definition, so a retry cannot create a second " +
@@ -316,7 +316,7 @@ func postWithClientID() *Rule {
 
 func fieldNumberGapReserved() *Rule {
 	return lintEach(&Rule{
-		ID: "field-number-gap-reserved", Pack: "evolvability", Formats: Proto, Severity: Info,
+		ID: "field-number-gap-reserved", Pack: Evolvability, Formats: Proto, Severity: Info,
 		Title: "A message skips field numbers without reserving them",
 		Doc: "A number missing from a message's sequence is usually a field that was deleted without " +
 			"reserving it. Nothing stops the next author from reusing that number for a new field, and " +

@@ -54,7 +54,7 @@ func opName(c *Contract, op *Operation) string {
 func keyMissing() *Rule {
 	return lintOps(&Rule{
 		ID:       "idempotency-key-missing",
-		Pack:     "idempotency",
+		Pack:     Idempotency,
 		Formats:  OpenAPI,
 		Severity: Error,
 		Title:    "A non-idempotent operation does not require an idempotency key",
@@ -92,7 +92,7 @@ const RPCKeyMissingID = "idempotency-key-missing-rpc"
 func rpcKeyMissing() *Rule {
 	return lintOps(&Rule{
 		ID:       RPCKeyMissingID,
-		Pack:     "idempotency",
+		Pack:     Idempotency,
 		Formats:  Proto,
 		Severity: Warning,
 		Title:    "An rpc that may change state has no idempotency key",
@@ -141,7 +141,7 @@ func readRPC(op *Operation) bool {
 
 func keyOptional() *Rule {
 	return lintOps(&Rule{
-		ID: "idempotency-key-optional", Pack: "idempotency", Formats: OpenAPI, Severity: Warning,
+		ID: "idempotency-key-optional", Pack: Idempotency, Formats: OpenAPI, Severity: Warning,
 		Title: "The idempotency key is declared but not required",
 		Doc: "An optional key protects only the clients that happen to send it; every other client's " +
 			"retry is still applied twice. Making it required in one step rejects those clients, so " +
@@ -166,7 +166,7 @@ const maxKeyLength = 255
 
 func keyUnbounded() *Rule {
 	return lintOps(&Rule{
-		ID: "idempotency-key-unbounded", Pack: "idempotency", Formats: OpenAPI, Severity: Warning,
+		ID: "idempotency-key-unbounded", Pack: Idempotency, Formats: OpenAPI, Severity: Warning,
 		Title: "The idempotency key is not a string bounded to 255 characters",
 		Doc: "The server stores every key it sees for the retention period and looks each request up " +
 			"by it. A key with no maximum length lets a client fill that index with megabyte keys, and " +
@@ -213,7 +213,7 @@ func (r *OpResponse) hasHeader(name string) bool {
 
 func conflictUndocumented() *Rule {
 	return lintOps(&Rule{
-		ID: "idempotency-conflict-undocumented", Pack: "idempotency", Formats: OpenAPI, Severity: Warning,
+		ID: "idempotency-conflict-undocumented", Pack: Idempotency, Formats: OpenAPI, Severity: Warning,
 		Title: "No 409 with Retry-After for a request still in progress",
 		Doc: "When a retry arrives while the first attempt with the same key is still running, the " +
 			"server can neither replay a response it does not have nor start the work again; it answers " +
@@ -244,7 +244,7 @@ func conflictUndocumented() *Rule {
 
 func mismatchUndocumented() *Rule {
 	return lintOps(&Rule{
-		ID: "idempotency-mismatch-undocumented", Pack: "idempotency", Formats: OpenAPI, Severity: Warning,
+		ID: "idempotency-mismatch-undocumented", Pack: Idempotency, Formats: OpenAPI, Severity: Warning,
 		Title: "No 422 for a key reused with a different request body",
 		Doc: "A client bug that reuses a key for a different request must not be answered with the " +
 			"first request's stored response: the client would believe its second, different charge " +
@@ -264,7 +264,7 @@ func mismatchUndocumented() *Rule {
 
 func replayUndocumented() *Rule {
 	return lintOps(&Rule{
-		ID: "idempotency-replay-undocumented", Pack: "idempotency", Formats: OpenAPI, Severity: Info,
+		ID: "idempotency-replay-undocumented", Pack: Idempotency, Formats: OpenAPI, Severity: Info,
 		Title: "The Idempotent-Replay response header is not documented",
 		Doc: "A retry that the server answers from its store looks exactly like the first response. " +
 			"An Idempotent-Replay: true header on success responses lets clients and their logs tell " +
@@ -294,7 +294,7 @@ var retentionRE = regexp.MustCompile(`(?i)\b(\d+\s*(h|hr|hrs|hours?|d|days?|min|
 
 func retentionUndocumented() *Rule {
 	return lintOps(&Rule{
-		ID: "idempotency-retention-undocumented", Pack: "idempotency", Formats: OpenAPI | Proto, Severity: Info,
+		ID: "idempotency-retention-undocumented", Pack: Idempotency, Formats: OpenAPI | Proto, Severity: Info,
 		Title: "The idempotency key's retention period is not documented",
 		Doc: "A server forgets keys after a while; a retry sent after that is a new request and is " +
 			"applied again. Clients can only keep their retries inside the window if the contract says " +
@@ -325,7 +325,7 @@ const rolloutDoc = "Roll a key out in three releases: (1) declare it optional an
 func keyNewlyRequired() *Rule {
 	return diffOps(&Rule{
 		ID:       "idempotency-key-newly-required",
-		Pack:     "idempotency",
+		Pack:     Idempotency,
 		Formats:  OpenAPI | Proto,
 		Severity: Error,
 		Title:    "An idempotency key is required where none existed",
@@ -357,7 +357,7 @@ func keyNewlyRequired() *Rule {
 func keyMadeRequired() *Rule {
 	return diffOps(&Rule{
 		ID:       "idempotency-key-made-required",
-		Pack:     "idempotency",
+		Pack:     Idempotency,
 		Formats:  OpenAPI | Proto,
 		Severity: Warning,
 		Title:    "The optional idempotency key became required",
@@ -384,7 +384,7 @@ func keyMadeRequired() *Rule {
 
 func keyDropped() *Rule {
 	return diffOps(&Rule{
-		ID: "idempotency-key-dropped", Pack: "idempotency", Formats: OpenAPI | Proto, Severity: Error,
+		ID: "idempotency-key-dropped", Pack: Idempotency, Formats: OpenAPI | Proto, Severity: Error,
 		Title: "An operation that required an idempotency key no longer does",
 		Doc: "Clients retry this operation because the contract promised that a retry with the same " +
 			"key is applied once. Dropping the requirement (or the key) breaks that promise silently: " +

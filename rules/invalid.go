@@ -8,7 +8,7 @@ import "fmt"
 func contractInvalid() *Rule {
 	r := &Rule{
 		ID:       "contract-invalid",
-		Pack:     "lint",
+		Pack:     Lint,
 		Formats:  OpenAPI,
 		Severity: Warning,
 		Title:    "The contract does not pass its format's validation",

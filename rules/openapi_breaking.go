@@ -15,7 +15,7 @@ func openapiBreaking() []*Rule {
 }
 
 func oa(id string, sev Severity, title, doc, bad, good string) *Rule {
-	return &Rule{ID: id, Pack: "breaking", Formats: OpenAPI, Severity: sev, Title: title, Doc: doc, Bad: bad, Good: good}
+	return &Rule{ID: id, Pack: Breaking, Formats: OpenAPI, Severity: sev, Title: title, Doc: doc, Bad: bad, Good: good}
 }
 
 // reach names how many operations a shared change reaches, for messages.

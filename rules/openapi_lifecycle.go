@@ -15,7 +15,7 @@ func openapiLifecycle() []*Rule {
 	}
 	return []*Rule{
 		onChange(&Rule{
-			ID: "removed-before-sunset", Pack: "breaking", Formats: OpenAPI, Severity: Error,
+			ID: "removed-before-sunset", Pack: Breaking, Formats: OpenAPI, Severity: Error,
 			Title: "A deprecated operation was removed before its sunset date",
 			Doc: "The old version deprecated the operation and promised it until its `x-sunset` date; removing it earlier breaks " +
 				"the clients that planned their migration on that date. Keep it until the date has passed. A sunset that cannot be " +
@@ -38,7 +38,7 @@ func openapiLifecycle() []*Rule {
 			return fmt.Sprintf("%s %s removed before its sunset (x-sunset %q): %s, and clients planned on it", subjectWord(c), c.Name, c.Sunset, why), true
 		}),
 		onChange(&Rule{
-			ID: "deprecated-removed", Pack: "breaking", Formats: OpenAPI, Severity: Warning,
+			ID: "deprecated-removed", Pack: Breaking, Formats: OpenAPI, Severity: Warning,
 			Title: "A deprecated operation was removed",
 			Doc: "Removing an operation the old version already marked `deprecated: true` (with no sunset date, or one that has " +
 				"passed) is the planned end of deprecate-then-remove, not a surprise: it is a warning, not an error. Clients that " +

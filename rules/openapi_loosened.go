@@ -14,7 +14,7 @@ func openapiLoosened() []*Rule {
 	resp := func(c *Change) bool { return c.Dir.Has(Response) }
 	return []*Rule{
 		onChange(&Rule{
-			ID: "response-max-increased", Pack: "breaking", Formats: OpenAPI, Severity: Error,
+			ID: "response-max-increased", Pack: Breaking, Formats: OpenAPI, Severity: Error,
 			Title: "A response upper bound was raised or removed",
 			Doc: "Clients size buffers, columns and checks by the maxLength, maximum, maxItems, maxProperties or maxContains a response " +
 				"promises; a larger value (or none) overflows them. Keep the bound and add a new field for longer values.",
@@ -26,7 +26,7 @@ func openapiLoosened() []*Rule {
 				resp(c) && isAspect(c, AspectMaxLength, AspectMaximum, AspectMaxItems, AspectMaxProperties, AspectMaxContains) && tighter(c.New, c.Old, true)
 		}),
 		onChange(&Rule{
-			ID: "response-min-decreased", Pack: "breaking", Formats: OpenAPI, Severity: Error,
+			ID: "response-min-decreased", Pack: Breaking, Formats: OpenAPI, Severity: Error,
 			Title: "A response lower bound was lowered or removed",
 			Doc: "Clients rely on the minLength, minimum, minItems, minProperties or minContains a response promises (a non-empty list, " +
 				"a positive amount); a smaller value breaks that assumption.",
@@ -38,7 +38,7 @@ func openapiLoosened() []*Rule {
 				resp(c) && isAspect(c, AspectMinLength, AspectMinimum, AspectMinItems, AspectMinProperties, AspectMinContains) && tighter(c.New, c.Old, false)
 		}),
 		onChange(&Rule{
-			ID: "response-pattern-removed", Pack: "breaking", Formats: OpenAPI, Severity: Error,
+			ID: "response-pattern-removed", Pack: Breaking, Formats: OpenAPI, Severity: Error,
 			Title: "A response pattern was removed",
 			Doc: "Clients parse response values by the pattern they were promised (a code of three capitals); without it any " +
 				"string may come back.",
@@ -50,7 +50,7 @@ func openapiLoosened() []*Rule {
 				c.Aspect == AspectPattern && resp(c) && c.Old != "" && c.New == ""
 		}),
 		onChange(&Rule{
-			ID: "response-pattern-changed", Pack: "breaking", Formats: OpenAPI, Severity: Warning,
+			ID: "response-pattern-changed", Pack: Breaking, Formats: OpenAPI, Severity: Warning,
 			Title: "A response pattern changed",
 			Doc: "A response value now follows another pattern; clients that parse by the old one may fail on the new values. " +
 				"A warning: the new pattern may well be narrower.",
@@ -62,7 +62,7 @@ func openapiLoosened() []*Rule {
 				c.Aspect == AspectPattern && resp(c) && c.Old != "" && c.New != ""
 		}),
 		onChange(&Rule{
-			ID: "response-enum-removed", Pack: "breaking", Formats: OpenAPI, Severity: Error,
+			ID: "response-enum-removed", Pack: Breaking, Formats: OpenAPI, Severity: Error,
 			Title: "A response value is no longer an enum",
 			Doc: "Clients generated an enum type (or an exhaustive switch) for the listed values; without the list any value may come " +
 				"back and they fail to decode it. Keep the enum and add values with the usual care.",
@@ -74,7 +74,7 @@ func openapiLoosened() []*Rule {
 				c.Aspect == AspectEnum && c.New == "" && resp(c)
 		}),
 		onChange(&Rule{
-			ID: "response-multiple-of-changed", Pack: "breaking", Formats: OpenAPI, Severity: Error,
+			ID: "response-multiple-of-changed", Pack: Breaking, Formats: OpenAPI, Severity: Error,
 			Title: "A response multipleOf was removed or made finer",
 			Doc: "Clients that store a value in units of its multipleOf (cents for 0.01) lose precision when values come back that " +
 				"are not multiples of it.",
@@ -86,7 +86,7 @@ func openapiLoosened() []*Rule {
 				c.Aspect == AspectMultipleOf && resp(c) && c.Old != "" && (c.New == "" || !divides(c.Old, c.New))
 		}),
 		onChange(&Rule{
-			ID: "request-const-changed", Pack: "breaking", Formats: OpenAPI, Severity: Error,
+			ID: "request-const-changed", Pack: Breaking, Formats: OpenAPI, Severity: Error,
 			Title:   "A request value was fixed with const, or its const changed",
 			Doc:     "A const allows exactly one value: clients that send any other (or the old const) are rejected.",
 			Bad:     "version: {type: string}   ->   version: {const: '2'}",
@@ -97,7 +97,7 @@ func openapiLoosened() []*Rule {
 				c.Aspect == AspectConst && req(c) && c.New != ""
 		}),
 		onChange(&Rule{
-			ID: "response-const-changed", Pack: "breaking", Formats: OpenAPI, Severity: Error,
+			ID: "response-const-changed", Pack: Breaking, Formats: OpenAPI, Severity: Error,
 			Title:   "A response const changed or was removed",
 			Doc:     "Clients rely on a const response value (a type tag, a version); another value, or none, breaks that reliance.",
 			Bad:     "object: {const: charge}   ->   object: {type: string}",
@@ -108,7 +108,7 @@ func openapiLoosened() []*Rule {
 				c.Aspect == AspectConst && resp(c) && c.Old != ""
 		}),
 		onChange(&Rule{
-			ID: "request-unique-items-set", Pack: "breaking", Formats: OpenAPI, Severity: Error,
+			ID: "request-unique-items-set", Pack: Breaking, Formats: OpenAPI, Severity: Error,
 			Title:   "A request array must now hold unique items",
 			Doc:     "Clients that send a list with a repeated item are now rejected. De-duplicate on the server instead.",
 			Bad:     "tags: {type: array}   ->   tags: {type: array, uniqueItems: true}",
@@ -119,7 +119,7 @@ func openapiLoosened() []*Rule {
 				c.Aspect == AspectUniqueItems && c.New == "true" && req(c)
 		}),
 		onChange(&Rule{
-			ID: "response-unique-items-unset", Pack: "breaking", Formats: OpenAPI, Severity: Error,
+			ID: "response-unique-items-unset", Pack: Breaking, Formats: OpenAPI, Severity: Error,
 			Title:   "A response array may now repeat items",
 			Doc:     "Clients that read the array into a set, or count on no repeats, now meet repeated items.",
 			Bad:     "tags: {type: array, uniqueItems: true}   ->   tags: {type: array}",
@@ -130,7 +130,7 @@ func openapiLoosened() []*Rule {
 				c.Aspect == AspectUniqueItems && c.Old == "true" && resp(c)
 		}),
 		onChange(&Rule{
-			ID: "request-schema-keyword-added", Pack: "breaking", Formats: OpenAPI, Severity: Error,
+			ID: "request-schema-keyword-added", Pack: Breaking, Formats: OpenAPI, Severity: Error,
 			Title: "A request schema gained (or changed) a constraining JSON Schema keyword",
 			Doc: "In OpenAPI 3.1 schemas, contains, dependentRequired, dependentSchemas, if/then/else, propertyNames, patternProperties, " +
 				"unevaluatedItems, prefixItems and contentEncoding/contentMediaType/contentSchema each reject values the schema " +
@@ -143,7 +143,7 @@ func openapiLoosened() []*Rule {
 				slices.Contains(Constraining, c.Aspect) && req(c) && (c.New != "" || c.Aspect == "prefixItems")
 		}),
 		onChange(&Rule{
-			ID: "response-schema-keyword-removed", Pack: "breaking", Formats: OpenAPI, Severity: Error,
+			ID: "response-schema-keyword-removed", Pack: Breaking, Formats: OpenAPI, Severity: Error,
 			Title: "A response schema lost (or changed) a constraining JSON Schema keyword",
 			Doc: "A 2020-12 keyword (contains, dependentRequired, dependentSchemas, if/then/else, propertyNames, patternProperties, " +
 				"unevaluatedItems, prefixItems, contentEncoding/contentMediaType/contentSchema) promised readers something about " +
@@ -156,7 +156,7 @@ func openapiLoosened() []*Rule {
 				slices.Contains(Constraining, c.Aspect) && resp(c) && (c.Old != "" || c.Aspect == "prefixItems")
 		}),
 		onChange(&Rule{
-			ID: "schema-became-false", Pack: "breaking", Formats: OpenAPI, Severity: Error,
+			ID: "schema-became-false", Pack: Breaking, Formats: OpenAPI, Severity: Error,
 			Title: "A schema became `false`",
 			Doc: "The boolean schema `false` matches no value: in a request every client that sends the value is rejected; in a " +
 				"response the value can no longer be there for clients that read it. Remove the property through deprecation instead.",
@@ -170,7 +170,7 @@ func openapiLoosened() []*Rule {
 				c.Aspect == AspectBoolean && c.New == "false" && (req(c) || !strings.HasSuffix(c.Path, "/items"))
 		}),
 		onChange(&Rule{
-			ID: "response-schema-became-not-false", Pack: "breaking", Formats: OpenAPI, Severity: Error,
+			ID: "response-schema-became-not-false", Pack: Breaking, Formats: OpenAPI, Severity: Error,
 			Title:   "A response schema that was `false` now admits values",
 			Doc:     "A response value that was `false` never came back; clients were built without it and now receive it.",
 			Bad:     "legacy: false   ->   legacy: {type: string}",

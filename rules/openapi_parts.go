@@ -9,7 +9,7 @@ func openapiParts() []*Rule {
 	resp := func(c *Change) bool { return c.Dir.Has(Response) }
 	return []*Rule{
 		onChange(&Rule{
-			ID: "request-body-removed", Pack: "breaking", Formats: OpenAPI, Severity: Error,
+			ID: "request-body-removed", Pack: Breaking, Formats: OpenAPI, Severity: Error,
 			Title: "An operation no longer takes a request body",
 			Doc: "Clients keep sending the body; a server that now rejects a body fails them, one that ignores it drops what they " +
 				"meant (a filter, a field to set). Keep accepting the body until no client sends it.",
@@ -20,7 +20,7 @@ func openapiParts() []*Rule {
 			return "request body removed: clients still send one, and it is now ignored or rejected", c.is(Removed, SubjectRequestBody) && c.Dir.Has(Request)
 		}),
 		onChange(&Rule{
-			ID: "response-header-became-optional", Pack: "breaking", Formats: OpenAPI, Severity: Error,
+			ID: "response-header-became-optional", Pack: Breaking, Formats: OpenAPI, Severity: Error,
 			Title:   "A required response header became optional",
 			Doc:     "Clients read a required header (a rate limit, a location) without checking; once optional it may be missing.",
 			Bad:     "headers: {X-Rate-Limit: {required: true}}   ->   {required: false}",
@@ -31,7 +31,7 @@ func openapiParts() []*Rule {
 				c.Kind == Modified && c.Subject == SubjectHeader && c.Aspect == AspectRequired && c.New == "optional" && c.Dir.Has(Response)
 		}),
 		onChange(&Rule{
-			ID: "request-property-became-read-only", Pack: "breaking", Formats: OpenAPI, Severity: Warning,
+			ID: "request-property-became-read-only", Pack: Breaking, Formats: OpenAPI, Severity: Warning,
 			Title: "A request property became readOnly",
 			Doc: "Clients send the property; readOnly says the server ignores it (or rejects it, if it validates strictly). A " +
 				"warning: ignoring it is often the intent, but what the client meant to set is no longer set.",
@@ -43,7 +43,7 @@ func openapiParts() []*Rule {
 				c.Aspect == AspectReadOnly && c.New == "true"
 		}),
 		onChange(&Rule{
-			ID: "request-property-became-writable-required", Pack: "breaking", Formats: OpenAPI, Severity: Error,
+			ID: "request-property-became-writable-required", Pack: Breaking, Formats: OpenAPI, Severity: Error,
 			Title: "A required readOnly property must now be sent",
 			Doc: "A required readOnly property is required only in responses; clients never sent it. Once no longer readOnly it is " +
 				"required in requests too, and every existing request lacks it.",
@@ -55,7 +55,7 @@ func openapiParts() []*Rule {
 				c.Aspect == AspectReadOnly && c.New == "false"
 		}),
 		onChange(&Rule{
-			ID: "response-property-became-write-only", Pack: "breaking", Formats: OpenAPI, Severity: Error,
+			ID: "response-property-became-write-only", Pack: Breaking, Formats: OpenAPI, Severity: Error,
 			Title:   "A response property became writeOnly",
 			Doc:     "writeOnly properties are not returned: clients that read the property from responses lose it, as if it were removed.",
 			Bad:     "email: {type: string}   ->   email: {type: string, writeOnly: true}",
@@ -66,7 +66,7 @@ func openapiParts() []*Rule {
 				c.Aspect == AspectWriteOnly && c.New == "true"
 		}),
 		onChange(&Rule{
-			ID: "response-all-of-removed", Pack: "breaking", Formats: OpenAPI, Severity: Error,
+			ID: "response-all-of-removed", Pack: Breaking, Formats: OpenAPI, Severity: Error,
 			Title:   "A response schema lost an allOf member",
 			Doc:     "Every property and promise the member brought (required fields, formats) is gone from the response at once.",
 			Bad:     "Order: {allOf: [$ref: Base, $ref: Audit]}   ->   {allOf: [$ref: Base]}",
@@ -77,7 +77,7 @@ func openapiParts() []*Rule {
 				c.Aspect == AspectComposition && c.Kind == Removed && c.Old == "allOf" && resp(c)
 		}),
 		onChange(&Rule{
-			ID: "webhook-removed", Pack: "breaking", Formats: OpenAPI, Severity: Error,
+			ID: "webhook-removed", Pack: Breaking, Formats: OpenAPI, Severity: Error,
 			Title: "A webhook was removed",
 			Doc: "Clients built a receiver for the webhook and depend on the events it brings; they stop arriving without notice. " +
 				"Deprecate the webhook first and keep sending it until subscribers have moved.",
@@ -89,7 +89,7 @@ func openapiParts() []*Rule {
 				c.is(Removed, SubjectOperation) && c.Old == "webhook"
 		}),
 		onChange(&Rule{
-			ID: "stability-decreased", Pack: "breaking", Formats: OpenAPI, Severity: Error,
+			ID: "stability-decreased", Pack: Breaking, Formats: OpenAPI, Severity: Error,
 			Title: "An operation's or property's stability level went down",
 			Doc: "Clients adopted the operation (or property) at the stability it promised (x-stability-level draft < alpha < beta < stable); a " +
 				"lower level withdraws the promise that it will not change under them.",
@@ -101,7 +101,7 @@ func openapiParts() []*Rule {
 				c.Aspect == AspectStability
 		}),
 		onChange(&Rule{
-			ID: "security-scheme-changed", Pack: "breaking", Formats: OpenAPI, Severity: Error,
+			ID: "security-scheme-changed", Pack: Breaking, Formats: OpenAPI, Severity: Error,
 			Title: "A security scheme changed how clients authenticate",
 			Doc: "A scheme whose type, apiKey location or name, HTTP scheme or OAuth flows change makes every client that uses it send " +
 				"credentials the server no longer reads. Add a new scheme beside the old one and accept both during the migration.",
@@ -117,7 +117,7 @@ func openapiParts() []*Rule {
 				c.Kind == Modified && c.Subject == SubjectSecurity && isAspect(c, "type", "in", "name", "scheme", "flow")
 		}),
 		onChange(&Rule{
-			ID: "security-scheme-url-changed", Pack: "breaking", Formats: OpenAPI, Severity: Warning,
+			ID: "security-scheme-url-changed", Pack: Breaking, Formats: OpenAPI, Severity: Warning,
 			Title: "An OAuth or OpenID Connect URL changed",
 			Doc: "Clients configured with the authorization, token, refresh or OpenID Connect discovery URL keep using the old one. " +
 				"A warning: redirecting the old URL keeps them working.",
@@ -129,7 +129,7 @@ func openapiParts() []*Rule {
 				c.Kind == Modified && c.Subject == SubjectSecurity && c.Aspect == "url"
 		}),
 		onChange(&Rule{
-			ID: "request-one-of-added", Pack: "breaking", Formats: OpenAPI, Severity: Warning,
+			ID: "request-one-of-added", Pack: Breaking, Formats: OpenAPI, Severity: Warning,
 			Title: "A request oneOf gained an alternative",
 			Doc: "oneOf accepts a value that matches exactly one alternative: a body clients send that also matches the new one " +
 				"now matches two and is rejected. This includes wrapping a request schema in oneOf beside new alternatives. " +

@@ -98,6 +98,6 @@ func probe() []*Rule {
 }
 
 func probeRule(id, title, doc, bad, good string) *Rule {
-	return &Rule{ID: id, Pack: "probe", Formats: OpenAPI, Mode: ProbeRule, Severity: Error,
+	return &Rule{ID: id, Pack: Probe, Formats: OpenAPI, Mode: ProbeRule, Severity: Error,
 		Title: title, Doc: doc, Bad: bad, Good: good}
 }

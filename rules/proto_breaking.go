@@ -29,7 +29,7 @@ func protoBreaking() []*Rule {
 }
 
 func pb(id string, lv ProtoLevel, buf []string, title, doc, bad, good string, match func(c *Change) (string, bool)) *Rule {
-	return onChange(&Rule{ID: id, Pack: "breaking", Formats: Proto, Severity: Error, Levels: lv, Buf: buf,
+	return onChange(&Rule{ID: id, Pack: Breaking, Formats: Proto, Severity: Error, Levels: lv, Buf: buf,
 		Title: title, Doc: doc, Bad: bad, Good: good}, match)
 }
 

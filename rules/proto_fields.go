@@ -17,7 +17,7 @@ func protoEvolution() []*Rule {
 func fieldNumberReused() *Rule {
 	r := &Rule{
 		ID:       "field-number-reused",
-		Pack:     "evolution",
+		Pack:     Evolution,
 		Formats:  Proto,
 		Severity: Error,
 		Title:    "A field number now belongs to a different field",

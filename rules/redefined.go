@@ -12,7 +12,7 @@ import (
 func fieldRedefined() *Rule {
 	r := &Rule{
 		ID:       "field-redefined",
-		Pack:     "evolution",
+		Pack:     Evolution,
 		Formats:  OpenAPI | Proto,
 		Mode:     DiffRule,
 		Severity: Error,
@@ -60,7 +60,7 @@ func fieldRedefined() *Rule {
 func fieldExampleRescaled() *Rule {
 	r := &Rule{
 		ID:       "field-example-rescaled",
-		Pack:     "evolution",
+		Pack:     Evolution,
 		Formats:  OpenAPI,
 		Mode:     DiffRule,
 		Severity: Warning,

@@ -16,7 +16,7 @@ func removalSupersedes() []string { return []string{"response-property-removed"}
 func fieldRemovedWhileRead() *Rule {
 	return onRemovedField(&Rule{
 		ID:       "field-removed-while-read",
-		Pack:     "evolution",
+		Pack:     Evolution,
 		Formats:  OpenAPI | Proto,
 		Mode:     DiffRule,
 		Severity: Error,
@@ -43,7 +43,7 @@ func fieldRemovedWhileRead() *Rule {
 func fieldRemovedUnread() *Rule {
 	return onRemovedField(&Rule{
 		ID:       "field-removed-unread",
-		Pack:     "evolution",
+		Pack:     Evolution,
 		Formats:  OpenAPI | Proto,
 		Mode:     DiffRule,
 		Severity: Info,
@@ -71,7 +71,7 @@ func fieldRemovedUnread() *Rule {
 func fieldRemovedWithoutDeprecation() *Rule {
 	return onChange(&Rule{
 		ID:       "field-removed-without-deprecation",
-		Pack:     "evolution",
+		Pack:     Evolution,
 		Formats:  OpenAPI | Proto,
 		Mode:     DiffRule,
 		Severity: Warning,
@@ -275,7 +275,7 @@ func operationRemovals() []string {
 func operationRemovedWhileCalled() *Rule {
 	return onRemovedOperation(&Rule{
 		ID:       "operation-removed-while-called",
-		Pack:     "evolution",
+		Pack:     Evolution,
 		Formats:  OpenAPI | Proto,
 		Mode:     DiffRule,
 		Severity: Error,
@@ -304,7 +304,7 @@ func operationRemovedWhileCalled() *Rule {
 func operationRemovedUnread() *Rule {
 	return onRemovedOperation(&Rule{
 		ID:       "operation-removed-unread",
-		Pack:     "evolution",
+		Pack:     Evolution,
 		Formats:  OpenAPI | Proto,
 		Mode:     DiffRule,
 		Severity: Info,

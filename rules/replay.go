@@ -68,6 +68,6 @@ func replay() []*Rule {
 }
 
 func replayRule(id string, sev Severity, title, doc, bad, good string) *Rule {
-	return &Rule{ID: id, Pack: "replay", Formats: OpenAPI, Mode: ProbeRule, Severity: sev,
+	return &Rule{ID: id, Pack: Replay, Formats: OpenAPI, Mode: ProbeRule, Severity: sev,
 		Title: title, Doc: doc, Bad: bad, Good: good}
 }

@@ -57,11 +57,25 @@ const (
 	ProbeRule
 )
 
+// Pack is a named set of rules switched on and off together.
+type Pack string
+
+// The packs, in the order they are listed.
+const (
+	Breaking     Pack = "breaking"
+	Evolution    Pack = "evolution"
+	Idempotency  Pack = "idempotency"
+	Evolvability Pack = "evolvability"
+	Lint         Pack = "lint"
+	Probe        Pack = "probe"
+	Replay       Pack = "replay"
+)
+
 // Rule is one declared check. Everything a user reads about it (title, doc,
 // examples) is data here, printed by `contractlint rules ID`.
 type Rule struct {
 	ID       string
-	Pack     string
+	Pack     Pack
 	Formats  Format
 	Mode     Mode
 	Severity Severity
@@ -84,8 +98,8 @@ type Rule struct {
 	Check      func(*Input) []Finding
 }
 
-// Packs names the rule packs in the order they are listed.
-var packOrder = []string{"breaking", "evolution", "idempotency", "evolvability", "lint", "probe", "replay"}
+// packOrder lists the packs in the order they are listed.
+var packOrder = []Pack{Breaking, Evolution, Idempotency, Evolvability, Lint, Probe, Replay}
 
 // Registry is the immutable set of rules, built once per run.
 type Registry struct {

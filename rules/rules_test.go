@@ -115,7 +115,7 @@ func runCase(t *testing.T, reg *rules.Registry, dir string, run []string) []rule
 	// Every pack off, then the rules run switched on by name.
 	settings := &rules.Settings{Packs: map[string]bool{}, Rules: map[string]bool{}}
 	for _, r := range reg.All() {
-		settings.Packs[r.Pack] = false
+		settings.Packs[string(r.Pack)] = false
 	}
 	for _, id := range run {
 		settings.Rules[id] = true

@@ -17,7 +17,7 @@ import (
 )
 
 // lintPacks are the single-contract packs the charge server must pass.
-var lintPacks = []string{"idempotency", "evolvability"}
+var lintPacks = []rules.Pack{rules.Idempotency, rules.Evolvability}
 
 // TestChargeServerContractsLintClean holds the bundled server to its own
 // rules: both contracts pass every rule of both packs, off-by-default ones

@@ -46,7 +46,7 @@ func TestReadmeRules(t *testing.T) {
 
 func ruleTable(reg *rules.Registry) string {
 	var b strings.Builder
-	pack := ""
+	var pack rules.Pack
 	for _, r := range reg.All() {
 		if r.Pack != pack {
 			pack = r.Pack

@@ -69,7 +69,7 @@ type ruleJSON struct {
 func jsonRules(e *Env, reg *rules.Registry) error {
 	out := []ruleJSON{}
 	for _, r := range reg.All() {
-		out = append(out, ruleJSON{ID: r.ID, Pack: r.Pack, Formats: strings.Split(r.Formats.String(), ","),
+		out = append(out, ruleJSON{ID: r.ID, Pack: string(r.Pack), Formats: strings.Split(r.Formats.String(), ","),
 			Severity: r.Severity, Default: !r.Off, Title: r.Title, Doc: r.Doc, Bad: r.Bad, Good: r.Good, Buf: r.Buf})
 	}
 	enc := json.NewEncoder(e.Stdout)

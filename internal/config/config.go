@@ -221,7 +221,7 @@ type names struct {
 func knownNames(reg *rules.Registry) names {
 	n := names{packs: map[string]bool{}, rules: map[string]bool{}}
 	for _, r := range reg.All() {
-		n.packs[r.Pack] = true
+		n.packs[string(r.Pack)] = true
 		n.rules[r.ID] = true
 	}
 	// Pseudo-rules a run reports without a registered check.

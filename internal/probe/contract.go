@@ -41,7 +41,7 @@ func Target(side pipeline.Side, o pipeline.Options, u *url.URL) (*rules.Operatio
 	var fs []rules.Finding
 	for _, f := range all {
 		r, ok := o.Registry.Get(f.Rule)
-		if ok && r.Pack == "idempotency" && slices.Contains(f.Operations, op.ID) {
+		if ok && r.Pack == rules.Idempotency && slices.Contains(f.Operations, op.ID) {
 			fs = append(fs, f)
 		}
 	}

@@ -251,7 +251,7 @@ func sarifRuleFor(reg *rules.Registry, id string) sarifRule {
 		DefaultConfiguration: sarifRuleConfig{Level: sarifLevel(rule.Severity)},
 	}
 	if rule.Pack != "" {
-		out.Properties = &sarifRuleProperty{Tags: []string{rule.Pack}}
+		out.Properties = &sarifRuleProperty{Tags: []string{string(rule.Pack)}}
 	}
 	return out
 }
