@@ -28,50 +28,77 @@ func reach(c *Change) string {
 
 func openapiSurface() []*Rule {
 	return []*Rule{
-		onChange(oa("path-removed", Error, "A path was removed",
-			"Every operation under a removed path answers 404 to clients that still call it. Deprecate the path, wait until traffic stops, then remove it.",
-			"paths:\n  /v1/orders: ...   # gone in the new version",
-			"paths:\n  /v1/orders:\n    get:\n      deprecated: true"),
+		onChange(&Rule{
+			ID: "path-removed", Pack: Breaking, Formats: OpenAPI, Severity: Error,
+			Title: "A path was removed",
+			Doc:   "Every operation under a removed path answers 404 to clients that still call it. Deprecate the path, wait until traffic stops, then remove it.",
+			Bad: `paths:
+  /v1/orders: ...   # gone in the new version`,
+			Good: `paths:
+  /v1/orders:
+    get:
+      deprecated: true`,
+		},
 			func(c *Change) (string, bool) {
 				return fmt.Sprintf("path %s removed: its clients now get 404", c.Name), c.is(Removed, SubjectPath) && !c.Deprecated
 			}),
-		onChange(oa("operation-removed", Error, "An operation was removed",
-			"Removing an operation breaks every client that calls it. Mark it `deprecated: true` first and remove it once nobody calls it.",
-			"paths:\n  /v1/orders:\n    delete: ...   # gone",
-			"paths:\n  /v1/orders:\n    delete:\n      deprecated: true"),
+		onChange(&Rule{
+			ID: "operation-removed", Pack: Breaking, Formats: OpenAPI, Severity: Error,
+			Title: "An operation was removed",
+			Doc:   "Removing an operation breaks every client that calls it. Mark it `deprecated: true` first and remove it once nobody calls it.",
+			Bad: `paths:
+  /v1/orders:
+    delete: ...   # gone`,
+			Good: `paths:
+  /v1/orders:
+    delete:
+      deprecated: true`,
+		},
 			func(c *Change) (string, bool) {
 				return fmt.Sprintf("operation %s removed: its clients now get 404 or 405", c.Name), c.is(Removed, SubjectOperation) && !c.Deprecated && c.Old != "webhook"
 			}),
-		onChange(oa("operation-method-changed", Error, "An operation moved to another HTTP method",
-			"Clients send the method they were generated with; moving an operation (same operationId) from one method to another makes every existing call fail. Add the new method beside the old one.",
-			"post:  operationId: updateOrder   ->   put:  operationId: updateOrder",
-			"keep post: updateOrder, add put: replaceOrder"),
+		onChange(&Rule{
+			ID: "operation-method-changed", Pack: Breaking, Formats: OpenAPI, Severity: Error,
+			Title: "An operation moved to another HTTP method",
+			Doc:   "Clients send the method they were generated with; moving an operation (same operationId) from one method to another makes every existing call fail. Add the new method beside the old one.",
+			Bad:   "post:  operationId: updateOrder   ->   put:  operationId: updateOrder",
+			Good:  "keep post: updateOrder, add put: replaceOrder",
+		},
 			func(c *Change) (string, bool) {
 				return fmt.Sprintf("operation %s moved from %s to %s: clients still send %s", c.Name, c.Old, c.New, c.Old),
 					c.Kind == Modified && c.Subject == SubjectOperation && c.Aspect == "method"
 			}),
-		onChange(oa("operation-id-changed", Warning, "An operationId changed",
-			"Generated clients name their methods after operationId; renaming it breaks the code that calls the generated method at the next regeneration, though not the wire.",
-			"operationId: listOrders   ->   operationId: getOrders",
-			"operationId: listOrders   (unchanged)"),
+		onChange(&Rule{
+			ID: "operation-id-changed", Pack: Breaking, Formats: OpenAPI, Severity: Warning,
+			Title: "An operationId changed",
+			Doc:   "Generated clients name their methods after operationId; renaming it breaks the code that calls the generated method at the next regeneration, though not the wire.",
+			Bad:   "operationId: listOrders   ->   operationId: getOrders",
+			Good:  "operationId: listOrders   (unchanged)",
+		},
 			func(c *Change) (string, bool) {
 				return fmt.Sprintf("operationId of %s changed from %q to %q: generated clients rename their method", c.Name, c.Old, c.New),
 					c.Kind == Modified && c.Aspect == AspectOperationID
 			}),
-		onChange(oa("security-requirement-added", Error, "An operation now requires (more) authentication",
-			"Clients that called the operation anonymously, or with the credentials it used to accept, are now refused with 401 or 403. Accept the old way too during a migration.",
-			"security: []   ->   security: [{apiKey: []}]",
-			"security: [{}, {apiKey: []}]   # anonymous still accepted while clients migrate"),
+		onChange(&Rule{
+			ID: "security-requirement-added", Pack: Breaking, Formats: OpenAPI, Severity: Error,
+			Title: "An operation now requires (more) authentication",
+			Doc:   "Clients that called the operation anonymously, or with the credentials it used to accept, are now refused with 401 or 403. Accept the old way too during a migration.",
+			Bad:   "security: []   ->   security: [{apiKey: []}]",
+			Good:  "security: [{}, {apiKey: []}]   # anonymous still accepted while clients migrate",
+		},
 			func(c *Change) (string, bool) {
 				if c.Old != "" {
 					return fmt.Sprintf("%s is no longer accepted: the operation now requires %s, so clients that authenticate with %s are refused", c.Old, c.New, c.Old), c.is(Added, SubjectSecurity)
 				}
 				return fmt.Sprintf("security requirement %s added: clients that used to call without it are refused", c.Name), c.is(Added, SubjectSecurity)
 			}),
-		onChange(oa("security-scope-added", Error, "An operation requires a new OAuth scope",
-			"Tokens issued before the change lack the new scope, so their holders are refused until they re-consent.",
-			"security: [{oauth: [read]}]   ->   [{oauth: [read, write]}]",
-			"security: [{oauth: [read]}]"),
+		onChange(&Rule{
+			ID: "security-scope-added", Pack: Breaking, Formats: OpenAPI, Severity: Error,
+			Title: "An operation requires a new OAuth scope",
+			Doc:   "Tokens issued before the change lack the new scope, so their holders are refused until they re-consent.",
+			Bad:   "security: [{oauth: [read]}]   ->   [{oauth: [read, write]}]",
+			Good:  "security: [{oauth: [read]}]",
+		},
 			func(c *Change) (string, bool) {
 				return fmt.Sprintf("scope %s now required: existing tokens lack it", c.Name), c.is(Added, SubjectScope)
 			}),
@@ -81,66 +108,92 @@ func openapiSurface() []*Rule {
 func openapiRequest() []*Rule {
 	req := func(c *Change) bool { return c.Dir.Has(Request) }
 	return []*Rule{
-		onChange(oa("request-parameter-added-required", Error, "A new required request parameter",
-			"Existing clients do not send a parameter that did not exist when they were written; the server now rejects their requests. Add it as optional with a default.",
-			"parameters:\n  - {name: region, in: query, required: true}",
-			"parameters:\n  - {name: region, in: query, required: false, schema: {default: eu}}"),
+		onChange(&Rule{
+			ID: "request-parameter-added-required", Pack: Breaking, Formats: OpenAPI, Severity: Error,
+			Title: "A new required request parameter",
+			Doc:   "Existing clients do not send a parameter that did not exist when they were written; the server now rejects their requests. Add it as optional with a default.",
+			Bad: `parameters:
+  - {name: region, in: query, required: true}`,
+			Good: `parameters:
+  - {name: region, in: query, required: false, schema: {default: eu}}`,
+		},
 			func(c *Change) (string, bool) {
 				return fmt.Sprintf("new required %s parameter %q: existing clients do not send it", c.Old, c.Name),
 					c.is(Added, SubjectParameter) && c.New == "required"
 			}),
-		onChange(oa("request-parameter-became-required", Error, "A request parameter became required",
-			"Clients that leave out an optional parameter are now rejected. Keep it optional and give it a default the server applies when it is missing.",
-			"- {name: limit, in: query, required: false}   ->   required: true",
-			"- {name: limit, in: query, required: false, schema: {default: 20}}"),
+		onChange(&Rule{
+			ID: "request-parameter-became-required", Pack: Breaking, Formats: OpenAPI, Severity: Error,
+			Title: "A request parameter became required",
+			Doc:   "Clients that leave out an optional parameter are now rejected. Keep it optional and give it a default the server applies when it is missing.",
+			Bad:   "- {name: limit, in: query, required: false}   ->   required: true",
+			Good:  "- {name: limit, in: query, required: false, schema: {default: 20}}",
+		},
 			func(c *Change) (string, bool) {
 				return fmt.Sprintf("parameter %q became required: clients that omit it are rejected", c.Name),
 					c.Kind == Modified && c.Subject == SubjectParameter && c.Aspect == AspectRequired && c.New == "required"
 			}),
-		onChange(oa("request-parameter-location-changed", Error, "A request parameter moved (its `in` changed)",
-			"A parameter read from the query string is not found in a header, and vice versa: every client still sends it where it used to go.",
-			"- {name: api_version, in: query}   ->   in: header",
-			"accept both locations for a release; document the new one"),
+		onChange(&Rule{
+			ID: "request-parameter-location-changed", Pack: Breaking, Formats: OpenAPI, Severity: Error,
+			Title: "A request parameter moved (its `in` changed)",
+			Doc:   "A parameter read from the query string is not found in a header, and vice versa: every client still sends it where it used to go.",
+			Bad:   "- {name: api_version, in: query}   ->   in: header",
+			Good:  "accept both locations for a release; document the new one",
+		},
 			func(c *Change) (string, bool) {
 				return fmt.Sprintf("parameter %q moved from %s to %s: clients still send it in the %s", c.Name, c.Old, c.New, c.Old),
 					c.Kind == Modified && c.Subject == SubjectParameter && c.Aspect == AspectIn
 			}),
-		onChange(oa("request-parameter-removed", Warning, "A request parameter was removed",
-			"Clients keep sending the parameter; a server that rejects unknown parameters now fails them, and one that ignores it silently changes behaviour (a filter no longer filters).",
-			"- {name: status, in: query}   # gone",
-			"keep accepting status, mark it deprecated"),
+		onChange(&Rule{
+			ID: "request-parameter-removed", Pack: Breaking, Formats: OpenAPI, Severity: Warning,
+			Title: "A request parameter was removed",
+			Doc:   "Clients keep sending the parameter; a server that rejects unknown parameters now fails them, and one that ignores it silently changes behaviour (a filter no longer filters).",
+			Bad:   "- {name: status, in: query}   # gone",
+			Good:  "keep accepting status, mark it deprecated",
+		},
 			func(c *Change) (string, bool) {
 				return fmt.Sprintf("%s parameter %q removed: clients still send it and it is now ignored or rejected", c.Old, c.Name),
 					c.is(Removed, SubjectParameter)
 			}),
-		onChange(oa("request-body-became-required", Error, "The request body became required",
-			"Clients that sent no body are now rejected. Keep the body optional and treat a request without one as it was treated before.",
-			"requestBody: {required: false}   ->   {required: true}",
-			"requestBody: {required: false}"),
+		onChange(&Rule{
+			ID: "request-body-became-required", Pack: Breaking, Formats: OpenAPI, Severity: Error,
+			Title: "The request body became required",
+			Doc:   "Clients that sent no body are now rejected. Keep the body optional and treat a request without one as it was treated before.",
+			Bad:   "requestBody: {required: false}   ->   {required: true}",
+			Good:  "requestBody: {required: false}",
+		},
 			func(c *Change) (string, bool) {
 				return "request body is now required: clients that send none are rejected",
 					c.Subject == SubjectRequestBody && c.New == "required" && c.Dir.Has(Request)
 			}),
-		onChange(oa("request-property-added-required", Error, "A new required request property",
-			"Existing clients do not send a property that did not exist; the server now rejects their bodies. Add it optional with a server-side default.",
-			"required: [amount, currency, channel]   # channel is new",
-			"required: [amount, currency]   # channel optional, defaulted by the server"),
+		onChange(&Rule{
+			ID: "request-property-added-required", Pack: Breaking, Formats: OpenAPI, Severity: Error,
+			Title: "A new required request property",
+			Doc:   "Existing clients do not send a property that did not exist; the server now rejects their bodies. Add it optional with a server-side default.",
+			Bad:   "required: [amount, currency, channel]   # channel is new",
+			Good:  "required: [amount, currency]   # channel optional, defaulted by the server",
+		},
 			func(c *Change) (string, bool) {
 				return fmt.Sprintf("new required request property %q: existing clients do not send it%s", c.Name, reach(c)),
 					c.is(Added, SubjectField) && req(c) && c.NewField != nil && c.NewField.Required
 			}),
-		onChange(oa("request-property-became-required", Error, "A request property became required",
-			"Clients that leave out a property that used to be optional are now rejected. Keep it optional and default it on the server.",
-			"required: [amount]   ->   required: [amount, currency]",
-			"required: [amount]   # currency optional, defaulted"),
+		onChange(&Rule{
+			ID: "request-property-became-required", Pack: Breaking, Formats: OpenAPI, Severity: Error,
+			Title: "A request property became required",
+			Doc:   "Clients that leave out a property that used to be optional are now rejected. Keep it optional and default it on the server.",
+			Bad:   "required: [amount]   ->   required: [amount, currency]",
+			Good:  "required: [amount]   # currency optional, defaulted",
+		},
 			func(c *Change) (string, bool) {
 				return fmt.Sprintf("request property %q became required: clients that omit it are rejected%s", c.Name, reach(c)),
 					c.Kind == Modified && c.Subject == SubjectField && c.Aspect == AspectRequired && c.New == "required" && req(c)
 			}),
-		onChange(oa("request-media-type-removed", Error, "A request media type is no longer accepted",
-			"Clients that send the removed content type now get 415. Keep accepting it, and mark the operation deprecated if the type should go later.",
-			"content: {application/json: ..., application/x-www-form-urlencoded: ...}   # form removed",
-			"keep accepting both"),
+		onChange(&Rule{
+			ID: "request-media-type-removed", Pack: Breaking, Formats: OpenAPI, Severity: Error,
+			Title: "A request media type is no longer accepted",
+			Doc:   "Clients that send the removed content type now get 415. Keep accepting it, and mark the operation deprecated if the type should go later.",
+			Bad:   "content: {application/json: ..., application/x-www-form-urlencoded: ...}   # form removed",
+			Good:  "keep accepting both",
+		},
 			func(c *Change) (string, bool) {
 				return fmt.Sprintf("request media type %s removed: clients sending it get 415", c.Name),
 					c.is(Removed, SubjectMediaType) && req(c)
@@ -151,74 +204,101 @@ func openapiRequest() []*Rule {
 func openapiResponse() []*Rule {
 	resp := func(c *Change) bool { return c.Dir.Has(Response) }
 	return []*Rule{
-		onChange(oa("response-status-removed", Error, "A success response status was removed",
-			"Clients branch on the statuses they were told to expect; one that handled 200 mishandles the 202 that replaces it.",
-			"responses: {'200': ..., '201': ...}   ->   {'201': ...}",
-			"responses: {'200': ..., '201': ...}"),
+		onChange(&Rule{
+			ID: "response-status-removed", Pack: Breaking, Formats: OpenAPI, Severity: Error,
+			Title: "A success response status was removed",
+			Doc:   "Clients branch on the statuses they were told to expect; one that handled 200 mishandles the 202 that replaces it.",
+			Bad:   "responses: {'200': ..., '201': ...}   ->   {'201': ...}",
+			Good:  "responses: {'200': ..., '201': ...}",
+		},
 			func(c *Change) (string, bool) {
 				return fmt.Sprintf("success status %s removed: clients that handle it get something else", c.Name),
 					c.is(Removed, SubjectResponse) && success(c.Name) && resp(c)
 			}),
-		onChange(oa("response-property-removed", Error, "A response property was removed",
-			"Clients that read the property get nothing (or crash on a missing field). Deprecate it, measure who reads it (--readers), and remove it only once nobody does.",
-			"properties: {id: ..., price: ...}   # price gone",
-			"properties: {id: ..., price: {deprecated: true, ...}}"),
+		onChange(&Rule{
+			ID: "response-property-removed", Pack: Breaking, Formats: OpenAPI, Severity: Error,
+			Title: "A response property was removed",
+			Doc:   "Clients that read the property get nothing (or crash on a missing field). Deprecate it, measure who reads it (--readers), and remove it only once nobody does.",
+			Bad:   "properties: {id: ..., price: ...}   # price gone",
+			Good:  "properties: {id: ..., price: {deprecated: true, ...}}",
+		},
 			func(c *Change) (string, bool) {
 				return fmt.Sprintf("response property %q removed: clients that read it break%s", c.Name, reach(c)),
 					c.is(Removed, SubjectField) && resp(c)
 			}),
-		onChange(oa("response-property-became-optional", Error, "A required response property became optional",
-			"Clients were promised the property is always there and read it without checking.",
-			"required: [id, status]   ->   required: [id]",
-			"required: [id, status]"),
+		onChange(&Rule{
+			ID: "response-property-became-optional", Pack: Breaking, Formats: OpenAPI, Severity: Error,
+			Title: "A required response property became optional",
+			Doc:   "Clients were promised the property is always there and read it without checking.",
+			Bad:   "required: [id, status]   ->   required: [id]",
+			Good:  "required: [id, status]",
+		},
 			func(c *Change) (string, bool) {
 				return fmt.Sprintf("response property %q is no longer required: clients that read it unconditionally break%s", c.Name, reach(c)),
 					c.Kind == Modified && c.Subject == SubjectField && c.Aspect == AspectRequired && c.New == "optional" && resp(c)
 			}),
-		onChange(oa("response-became-nullable", Error, "A response value became nullable",
-			"Clients that never expected null dereference it and crash. Keep the value non-null, and add a new nullable field beside it if absence must be expressed.",
-			"type: string   ->   type: [string, 'null']",
-			"type: string   # add a new nullable field instead"),
+		onChange(&Rule{
+			ID: "response-became-nullable", Pack: Breaking, Formats: OpenAPI, Severity: Error,
+			Title: "A response value became nullable",
+			Doc:   "Clients that never expected null dereference it and crash. Keep the value non-null, and add a new nullable field beside it if absence must be expressed.",
+			Bad:   "type: string   ->   type: [string, 'null']",
+			Good:  "type: string   # add a new nullable field instead",
+		},
 			func(c *Change) (string, bool) {
 				return fmt.Sprintf("%q in a response can now be null: clients that never expected null break%s", c.Name, reach(c)),
 					c.Aspect == AspectNullable && c.New == "true" && resp(c)
 			}),
-		onChange(oa("response-property-type-changed", Error, "A response value's type changed",
-			"Clients parse the type they were generated for; a string where they expect a number fails to decode.",
-			"id: {type: integer}   ->   id: {type: string}",
-			"add id_str: {type: string} beside id"),
+		onChange(&Rule{
+			ID: "response-property-type-changed", Pack: Breaking, Formats: OpenAPI, Severity: Error,
+			Title: "A response value's type changed",
+			Doc:   "Clients parse the type they were generated for; a string where they expect a number fails to decode.",
+			Bad:   "id: {type: integer}   ->   id: {type: string}",
+			Good:  "add id_str: {type: string} beside id",
+		},
 			func(c *Change) (string, bool) {
 				return fmt.Sprintf("type of %q in a response changed from %s to %s: clients decode it as %s%s", c.Name, c.Old, c.New, c.Old, reach(c)),
 					c.Aspect == AspectType && resp(c) && !subtype(c.New, c.Old)
 			}),
-		onChange(oa("response-property-format-changed", Error, "A response value's format changed",
-			"Clients parse the format they were generated for (a date-time parser rejects a date).",
-			"created: {type: string, format: date-time}   ->   format: date",
-			"created: {type: string, format: date-time}"),
+		onChange(&Rule{
+			ID: "response-property-format-changed", Pack: Breaking, Formats: OpenAPI, Severity: Error,
+			Title: "A response value's format changed",
+			Doc:   "Clients parse the format they were generated for (a date-time parser rejects a date).",
+			Bad:   "created: {type: string, format: date-time}   ->   format: date",
+			Good:  "created: {type: string, format: date-time}",
+		},
 			func(c *Change) (string, bool) {
 				return fmt.Sprintf("format of %q in a response changed from %q to %q%s", c.Name, c.Old, c.New, reach(c)),
 					c.Aspect == AspectFormat && resp(c) && c.Old != ""
 			}),
-		onChange(oa("response-enum-value-added", Warning, "A response enum gained a value",
-			"Strict readers (generated enums, exhaustive switches) fail on a value they have never seen.",
-			"status: {enum: [paid, failed]}   ->   enum: [paid, failed, refunded]",
-			"document that clients must tolerate unknown values before adding one"),
+		onChange(&Rule{
+			ID: "response-enum-value-added", Pack: Breaking, Formats: OpenAPI, Severity: Warning,
+			Title: "A response enum gained a value",
+			Doc:   "Strict readers (generated enums, exhaustive switches) fail on a value they have never seen.",
+			Bad:   "status: {enum: [paid, failed]}   ->   enum: [paid, failed, refunded]",
+			Good:  "document that clients must tolerate unknown values before adding one",
+		},
 			func(c *Change) (string, bool) {
 				return fmt.Sprintf("response enum value %q added: strict readers fail on it%s", c.Name, reach(c)),
 					c.is(Added, SubjectEnumValue) && resp(c)
 			}),
-		onChange(oa("response-media-type-removed", Error, "A response media type was removed",
-			"Clients that ask for the removed representation get 406 or a body they cannot parse.",
-			"content: {application/json: ..., text/csv: ...}   # text/csv gone",
-			"keep serving both"),
+		onChange(&Rule{
+			ID: "response-media-type-removed", Pack: Breaking, Formats: OpenAPI, Severity: Error,
+			Title: "A response media type was removed",
+			Doc:   "Clients that ask for the removed representation get 406 or a body they cannot parse.",
+			Bad:   "content: {application/json: ..., text/csv: ...}   # text/csv gone",
+			Good:  "keep serving both",
+		},
 			func(c *Change) (string, bool) {
 				return fmt.Sprintf("response media type %s removed: clients that ask for it get 406", c.Name),
 					c.is(Removed, SubjectMediaType) && resp(c)
 			}),
-		onChange(oa("response-header-removed", Error, "A response header was removed",
-			"Clients that read the header (pagination links, rate limits, ETag) lose it. Keep sending it until no client reads it.",
-			"headers: {Link: ..., ETag: ...}   # ETag gone",
-			"headers: {Link: ..., ETag: ...}"),
+		onChange(&Rule{
+			ID: "response-header-removed", Pack: Breaking, Formats: OpenAPI, Severity: Error,
+			Title: "A response header was removed",
+			Doc:   "Clients that read the header (pagination links, rate limits, ETag) lose it. Keep sending it until no client reads it.",
+			Bad:   "headers: {Link: ..., ETag: ...}   # ETag gone",
+			Good:  "headers: {Link: ..., ETag: ...}",
+		},
 			func(c *Change) (string, bool) {
 				return fmt.Sprintf("response header %s removed: clients that read it lose it", c.Name), c.is(Removed, SubjectHeader) && resp(c)
 			}),
@@ -230,114 +310,156 @@ func openapiResponse() []*Rule {
 func openapiSchemaShape() []*Rule {
 	req := func(c *Change) bool { return c.Dir.Has(Request) }
 	return []*Rule{
-		onChange(oa("request-property-type-changed", Error, "A request value's type changed",
-			"Clients keep sending the old type; the server now rejects it. Widening (integer to number) is fine; anything else is not.",
-			"quantity: {type: string}   ->   quantity: {type: integer}",
-			"quantity: {type: [string, integer]}"),
+		onChange(&Rule{
+			ID: "request-property-type-changed", Pack: Breaking, Formats: OpenAPI, Severity: Error,
+			Title: "A request value's type changed",
+			Doc:   "Clients keep sending the old type; the server now rejects it. Widening (integer to number) is fine; anything else is not.",
+			Bad:   "quantity: {type: string}   ->   quantity: {type: integer}",
+			Good:  "quantity: {type: [string, integer]}",
+		},
 			func(c *Change) (string, bool) {
 				return fmt.Sprintf("type of %q in a request changed from %s to %s: clients still send %s%s", c.Name, c.Old, c.New, c.Old, reach(c)),
 					c.Aspect == AspectType && req(c) && !subtype(c.Old, c.New)
 			}),
-		onChange(oa("request-property-format-changed", Error, "A request value's format changed or was added",
-			"Values clients send in the old format fail validation in the new one. Keep accepting the old format; add a new property for values in the new one.",
-			"date: {type: string}   ->   date: {type: string, format: date}",
-			"date: {type: string}"),
+		onChange(&Rule{
+			ID: "request-property-format-changed", Pack: Breaking, Formats: OpenAPI, Severity: Error,
+			Title: "A request value's format changed or was added",
+			Doc:   "Values clients send in the old format fail validation in the new one. Keep accepting the old format; add a new property for values in the new one.",
+			Bad:   "date: {type: string}   ->   date: {type: string, format: date}",
+			Good:  "date: {type: string}",
+		},
 			func(c *Change) (string, bool) {
 				return fmt.Sprintf("format of %q in a request changed from %q to %q: values in the old format are rejected%s", c.Name, c.Old, c.New, reach(c)),
 					c.Aspect == AspectFormat && req(c) && c.New != ""
 			}),
-		onChange(oa("request-enum-value-removed", Error, "A request enum lost a value",
-			"Clients that send the removed value are rejected. Keep accepting it, stop producing it, and map it to its replacement on the server.",
-			"channel: {enum: [web, app, phone]}   ->   enum: [web, app]",
-			"keep accepting phone; stop producing it"),
+		onChange(&Rule{
+			ID: "request-enum-value-removed", Pack: Breaking, Formats: OpenAPI, Severity: Error,
+			Title: "A request enum lost a value",
+			Doc:   "Clients that send the removed value are rejected. Keep accepting it, stop producing it, and map it to its replacement on the server.",
+			Bad:   "channel: {enum: [web, app, phone]}   ->   enum: [web, app]",
+			Good:  "keep accepting phone; stop producing it",
+		},
 			func(c *Change) (string, bool) {
 				return fmt.Sprintf("request enum value %q removed: clients that send it are rejected%s", c.Name, reach(c)),
 					c.is(Removed, SubjectEnumValue) && req(c)
 			}),
-		onChange(oa("request-became-enum", Error, "A request value became an enum",
-			"Free values that clients send are now limited to a list; anything outside it is rejected.",
-			"country: {type: string}   ->   country: {type: string, enum: [GB, FR]}",
-			"country: {type: string}"),
+		onChange(&Rule{
+			ID: "request-became-enum", Pack: Breaking, Formats: OpenAPI, Severity: Error,
+			Title: "A request value became an enum",
+			Doc:   "Free values that clients send are now limited to a list; anything outside it is rejected.",
+			Bad:   "country: {type: string}   ->   country: {type: string, enum: [GB, FR]}",
+			Good:  "country: {type: string}",
+		},
 			func(c *Change) (string, bool) {
 				return fmt.Sprintf("%q in a request is now limited to [%s]: other values clients send are rejected%s", c.Name, c.New, reach(c)),
 					c.Aspect == AspectEnum && c.New != "" && req(c)
 			}),
-		onChange(oa("request-max-decreased", Error, "A request upper bound was lowered or added",
-			"A maxLength, maximum, maxItems or maxProperties that shrinks (or appears), or a maximum made exclusive, rejects values clients were allowed to send.",
-			"name: {type: string, maxLength: 100}   ->   maxLength: 50",
-			"name: {type: string, maxLength: 100}"),
+		onChange(&Rule{
+			ID: "request-max-decreased", Pack: Breaking, Formats: OpenAPI, Severity: Error,
+			Title: "A request upper bound was lowered or added",
+			Doc:   "A maxLength, maximum, maxItems or maxProperties that shrinks (or appears), or a maximum made exclusive, rejects values clients were allowed to send.",
+			Bad:   "name: {type: string, maxLength: 100}   ->   maxLength: 50",
+			Good:  "name: {type: string, maxLength: 100}",
+		},
 			func(c *Change) (string, bool) {
 				return fmt.Sprintf("%s of %q in a request lowered from %s to %s: larger values clients send are rejected%s", c.Aspect, c.Name, orNone(c.Old), c.New, reach(c)),
 					req(c) && isAspect(c, AspectMaxLength, AspectMaximum, AspectMaxItems, AspectMaxProperties, AspectMaxContains) && tighter(c.Old, c.New, true)
 			}),
-		onChange(oa("request-min-increased", Error, "A request lower bound was raised or added",
-			"A minLength, minimum, minItems or minProperties that grows (or appears), or a minimum made exclusive, rejects values clients were allowed to send.",
-			"quantity: {type: integer, minimum: 1}   ->   minimum: 5",
-			"quantity: {type: integer, minimum: 1}"),
+		onChange(&Rule{
+			ID: "request-min-increased", Pack: Breaking, Formats: OpenAPI, Severity: Error,
+			Title: "A request lower bound was raised or added",
+			Doc:   "A minLength, minimum, minItems or minProperties that grows (or appears), or a minimum made exclusive, rejects values clients were allowed to send.",
+			Bad:   "quantity: {type: integer, minimum: 1}   ->   minimum: 5",
+			Good:  "quantity: {type: integer, minimum: 1}",
+		},
 			func(c *Change) (string, bool) {
 				return fmt.Sprintf("%s of %q in a request raised from %s to %s: smaller values clients send are rejected%s", c.Aspect, c.Name, orNone(c.Old), c.New, reach(c)),
 					req(c) && isAspect(c, AspectMinLength, AspectMinimum, AspectMinItems, AspectMinProperties, AspectMinContains) && tighter(c.Old, c.New, false)
 			}),
-		onChange(oa("request-pattern-changed", Error, "A request pattern was added or changed",
-			"Values clients send that matched nothing, or the old pattern, may not match the new one.",
-			"code: {type: string}   ->   code: {type: string, pattern: '^[A-Z]{3}$'}",
-			"code: {type: string}"),
+		onChange(&Rule{
+			ID: "request-pattern-changed", Pack: Breaking, Formats: OpenAPI, Severity: Error,
+			Title: "A request pattern was added or changed",
+			Doc:   "Values clients send that matched nothing, or the old pattern, may not match the new one.",
+			Bad:   "code: {type: string}   ->   code: {type: string, pattern: '^[A-Z]{3}$'}",
+			Good:  "code: {type: string}",
+		},
 			func(c *Change) (string, bool) {
 				return fmt.Sprintf("pattern of %q in a request changed from %q to %q: values clients send may no longer match%s", c.Name, c.Old, c.New, reach(c)),
 					c.Aspect == AspectPattern && req(c) && c.New != ""
 			}),
-		onChange(oa("request-multiple-of-changed", Error, "A request multipleOf was added or changed",
-			"Values that were multiples of the old step are not all multiples of the new one.",
-			"amount: {type: number, multipleOf: 0.01}   ->   multipleOf: 1",
-			"amount: {type: number, multipleOf: 0.01}"),
+		onChange(&Rule{
+			ID: "request-multiple-of-changed", Pack: Breaking, Formats: OpenAPI, Severity: Error,
+			Title: "A request multipleOf was added or changed",
+			Doc:   "Values that were multiples of the old step are not all multiples of the new one.",
+			Bad:   "amount: {type: number, multipleOf: 0.01}   ->   multipleOf: 1",
+			Good:  "amount: {type: number, multipleOf: 0.01}",
+		},
 			func(c *Change) (string, bool) {
 				return fmt.Sprintf("multipleOf of %q in a request changed from %s to %s: values clients send may be rejected%s", c.Name, orNone(c.Old), c.New, reach(c)),
 					c.Aspect == AspectMultipleOf && req(c) && c.New != "" && !divides(c.New, c.Old)
 			}),
-		onChange(oa("request-additional-properties-closed", Error, "A request object stopped accepting unknown properties",
-			"Clients that send extra properties (newer clients, or ones that echo what they read) are now rejected.",
-			"Order: {type: object}   ->   {type: object, additionalProperties: false}",
-			"Order: {type: object}"),
+		onChange(&Rule{
+			ID: "request-additional-properties-closed", Pack: Breaking, Formats: OpenAPI, Severity: Error,
+			Title: "A request object stopped accepting unknown properties",
+			Doc:   "Clients that send extra properties (newer clients, or ones that echo what they read) are now rejected.",
+			Bad:   "Order: {type: object}   ->   {type: object, additionalProperties: false}",
+			Good:  "Order: {type: object}",
+		},
 			func(c *Change) (string, bool) {
 				return fmt.Sprintf("%q in a request no longer accepts unknown properties: clients that send extra ones are rejected%s", c.Name, reach(c)),
 					c.Aspect == AspectAdditionalProps && req(c)
 			}),
-		onChange(oa("request-became-not-nullable", Error, "A request value no longer accepts null",
-			"Clients that send null are rejected. Keep accepting null and treat it as the property being absent.",
-			"note: {type: [string, 'null']}   ->   note: {type: string}",
-			"note: {type: [string, 'null']}"),
+		onChange(&Rule{
+			ID: "request-became-not-nullable", Pack: Breaking, Formats: OpenAPI, Severity: Error,
+			Title: "A request value no longer accepts null",
+			Doc:   "Clients that send null are rejected. Keep accepting null and treat it as the property being absent.",
+			Bad:   "note: {type: [string, 'null']}   ->   note: {type: string}",
+			Good:  "note: {type: [string, 'null']}",
+		},
 			func(c *Change) (string, bool) {
 				return fmt.Sprintf("%q in a request no longer accepts null: clients that send null are rejected%s", c.Name, reach(c)),
 					c.Aspect == AspectNullable && c.New == "false" && req(c)
 			}),
-		onChange(oa("request-one-of-removed", Error, "A oneOf/anyOf alternative was removed from a request",
-			"Clients that send the shape of the removed alternative are rejected. Keep accepting it and mark it deprecated in its description until nobody sends it.",
-			"oneOf: [$ref: Card, $ref: BankAccount]   ->   oneOf: [$ref: Card]",
-			"keep both alternatives"),
+		onChange(&Rule{
+			ID: "request-one-of-removed", Pack: Breaking, Formats: OpenAPI, Severity: Error,
+			Title: "A oneOf/anyOf alternative was removed from a request",
+			Doc:   "Clients that send the shape of the removed alternative are rejected. Keep accepting it and mark it deprecated in its description until nobody sends it.",
+			Bad:   "oneOf: [$ref: Card, $ref: BankAccount]   ->   oneOf: [$ref: Card]",
+			Good:  "keep both alternatives",
+		},
 			func(c *Change) (string, bool) {
 				return fmt.Sprintf("request %s removed: clients sending that shape are rejected%s", c.Name, reach(c)),
 					c.Aspect == AspectComposition && c.Kind == Removed && c.Old != "allOf" && req(c)
 			}),
-		onChange(oa("request-all-of-added", Error, "A request schema gained an allOf member",
-			"An allOf member adds constraints every request must now meet, so requests that were valid are rejected. Add optional properties instead.",
-			"Order: {allOf: [$ref: Base]}   ->   {allOf: [$ref: Base, $ref: Audit]}",
-			"add optional properties instead"),
+		onChange(&Rule{
+			ID: "request-all-of-added", Pack: Breaking, Formats: OpenAPI, Severity: Error,
+			Title: "A request schema gained an allOf member",
+			Doc:   "An allOf member adds constraints every request must now meet, so requests that were valid are rejected. Add optional properties instead.",
+			Bad:   "Order: {allOf: [$ref: Base]}   ->   {allOf: [$ref: Base, $ref: Audit]}",
+			Good:  "add optional properties instead",
+		},
 			func(c *Change) (string, bool) {
 				return fmt.Sprintf("request %s added: every request must now also match it%s", c.Name, reach(c)),
 					c.Aspect == AspectComposition && c.Kind == Added && c.New == "allOf" && req(c)
 			}),
-		onChange(oa("response-one-of-added", Warning, "A response oneOf/anyOf gained an alternative",
-			"Readers generated for the old alternatives cannot decode the new shape. Document that clients skip shapes they do not know, then add it.",
-			"oneOf: [$ref: Card]   ->   oneOf: [$ref: Card, $ref: Wallet]",
-			"document that clients must skip unknown shapes before adding one"),
+		onChange(&Rule{
+			ID: "response-one-of-added", Pack: Breaking, Formats: OpenAPI, Severity: Warning,
+			Title: "A response oneOf/anyOf gained an alternative",
+			Doc:   "Readers generated for the old alternatives cannot decode the new shape. Document that clients skip shapes they do not know, then add it.",
+			Bad:   "oneOf: [$ref: Card]   ->   oneOf: [$ref: Card, $ref: Wallet]",
+			Good:  "document that clients must skip unknown shapes before adding one",
+		},
 			func(c *Change) (string, bool) {
 				return fmt.Sprintf("response %s added: readers generated for the old alternatives cannot decode it%s", c.Name, reach(c)),
 					c.Aspect == AspectComposition && c.Kind == Added && c.New != "allOf" && c.Dir.Has(Response)
 			}),
-		onChange(oa("discriminator-changed", Error, "A discriminator's property or mapping changed",
-			"Clients pick the concrete type by the discriminator; a renamed property or a remapped value decodes bodies as the wrong type.",
-			"discriminator: {propertyName: kind}   ->   {propertyName: type}",
-			"discriminator: {propertyName: kind}"),
+		onChange(&Rule{
+			ID: "discriminator-changed", Pack: Breaking, Formats: OpenAPI, Severity: Error,
+			Title: "A discriminator's property or mapping changed",
+			Doc:   "Clients pick the concrete type by the discriminator; a renamed property or a remapped value decodes bodies as the wrong type.",
+			Bad:   "discriminator: {propertyName: kind}   ->   {propertyName: type}",
+			Good:  "discriminator: {propertyName: kind}",
+		},
 			func(c *Change) (string, bool) {
 				if c.Aspect == AspectMapping {
 					return fmt.Sprintf("discriminator value %q now maps to %s instead of %s: clients decode it as the wrong type%s", c.Name, orNone(c.New), c.Old, reach(c)), true
