@@ -15,7 +15,8 @@ func contractFiles() []*Rule {
 			"step: clients built against it lose the whole API at once, and nothing tells a reviewer " +
 			"which of them still call it. Keep the file, mark what it declares deprecated, and delete " +
 			"it only in a new major version once its consumers have moved.",
-		Bad:  "# old: api/orders.yaml exists\n# new: the file is gone",
+		Bad: `# old: api/orders.yaml exists
+# new: the file is gone`,
 		Good: "# new: api/orders.yaml kept; its operations marked `deprecated: true`",
 	}, func(c *Change) (string, bool) {
 		return fmt.Sprintf("contract %s deleted: every client of what it declares breaks; deprecate its contents and keep the file", c.Path),
@@ -62,8 +63,12 @@ func contractUnreadable() *Rule {
 			"breaks, so it is reported as an error at the place the problem is; the other contracts " +
 			"are still reviewed and reported. Fix the contract, or tell contractlint where its imports " +
 			"are (buf.yaml, --proto-path or proto.paths).",
-		Bad:  "// orders.proto\nimport \"shop/common/v1/money.proto\";   // no import root holds it",
-		Good: "# buf.yaml\nversion: v2\nmodules:\n  - path: proto",
+		Bad: `// orders.proto
+import "shop/common/v1/money.proto";   // no import root holds it`,
+		Good: `# buf.yaml
+version: v2
+modules:
+  - path: proto`,
 	}, func(c *Change) (string, bool) {
 		return fmt.Sprintf("contract %s cannot be read, so what it breaks is unknown: %s", c.Path, c.New),
 			c.Kind == Modified && c.Subject == SubjectContract && c.Aspect == AspectUnreadable

@@ -91,8 +91,9 @@ func moneyAsFloat() *Rule {
 			"40.00 becomes 4000. A field whose name or description says money (price, amount, cost, fee, " +
 			"total, balance, ...) should be integer minor units (price_cents) or a decimal string from " +
 			"the start; names ending in _cents or _minor are already integral and are not flagged.",
-		Bad:  "price: {type: number, description: Price in dollars}",
-		Good: "price_cents: {type: integer, description: Price in cents}\ncurrency: {type: string}",
+		Bad: "price: {type: number, description: Price in dollars}",
+		Good: `price_cents: {type: integer, description: Price in cents}
+currency: {type: string}`,
 	}, fields, func(c *Contract, f *Field) *issue {
 		if !isFloat(c, f) || !isMoney(f) { // the type test is cheap; most fields are not numbers
 			return nil
@@ -112,8 +113,13 @@ func responseSchemaClosed() *Rule {
 			"unevaluatedProperties: false) reject any property they do not know, so adding a field to " +
 			"the response, the one change that should always be safe, breaks them. Leave response " +
 			"schemas open; request schemas may be closed, since the server is the one reading them.",
-		Bad:  "Charge:\n  type: object\n  additionalProperties: false\n  properties: {id: {type: string}}",
-		Good: "Charge:\n  type: object\n  properties: {id: {type: string}}",
+		Bad: `Charge:
+  type: object
+  additionalProperties: false
+  properties: {id: {type: string}}`,
+		Good: `Charge:
+  type: object
+  properties: {id: {type: string}}`,
 	}, schemas, func(c *Contract, s *Schema) *issue {
 		if !s.Closed || !s.Dir.Has(Response) {
 			return nil
@@ -138,10 +144,13 @@ func responseEnumClosed() *Rule {
 			"handle them. A proto enum's zero value, the one an unset field reads as and the natural fallback " +
 			"for numbers a client does not know, should be named *_UNSPECIFIED so it means \"unknown\", not a real state. " +
 			"Off by default: many APIs deliberately keep enums closed.",
-		Bad: "status: {type: string, enum: [pending, succeeded, failed]}\n" +
-			"enum Status { STATUS_PENDING = 0; STATUS_SUCCEEDED = 1; }",
-		Good: "status:\n  type: string\n  enum: [pending, succeeded, failed]\n  description: New values may be added; treat unknown values as pending.\n" +
-			"enum Status { STATUS_UNSPECIFIED = 0; STATUS_PENDING = 1; STATUS_SUCCEEDED = 2; }",
+		Bad: `status: {type: string, enum: [pending, succeeded, failed]}
+enum Status { STATUS_PENDING = 0; STATUS_SUCCEEDED = 1; }`,
+		Good: `status:
+  type: string
+  enum: [pending, succeeded, failed]
+  description: New values may be added; treat unknown values as pending.
+enum Status { STATUS_UNSPECIFIED = 0; STATUS_PENDING = 1; STATUS_SUCCEEDED = 2; }`,
 	}, schemas, func(c *Contract, s *Schema) *issue {
 		if len(s.Enum) == 0 || s.EnumExtensible || !s.Dir.Has(Response) {
 			return nil
@@ -192,9 +201,16 @@ func mediaTypeVersionWithoutVary() *Rule {
 			"response depends on that header; otherwise it serves the body it cached for one version to " +
 			"clients of the other. Every success response documents a Vary header that names the " +
 			"selecting header.",
-		Bad: "get:\n  responses:\n    '200':\n      content: {application/vnd.acme.v2+json: {}}",
-		Good: "get:\n  responses:\n    '200':\n      headers:\n        Vary: {description: Accept, schema: {type: string}}\n" +
-			"      content: {application/vnd.acme.v2+json: {}}",
+		Bad: `get:
+  responses:
+    '200':
+      content: {application/vnd.acme.v2+json: {}}`,
+		Good: `get:
+  responses:
+    '200':
+      headers:
+        Vary: {description: Accept, schema: {type: string}}
+      content: {application/vnd.acme.v2+json: {}}`,
 	}, func(c *Contract, op *Operation) *issue {
 		sel := versionSelector(op)
 		if sel == "" {
@@ -229,9 +245,11 @@ func updateWithoutPrecondition() *Rule {
 			"silently overwrite each other's change. Accept If-Match on updates and document the 412 " +
 			"that a stale write gets; adding that later is a new required precondition, which breaks " +
 			"clients.",
-		Bad: "put:\n  responses: {'200': {description: updated}}",
-		Good: "put:\n  parameters: [{name: If-Match, in: header, schema: {type: string}}]\n" +
-			"  responses: {'200': {description: updated}, '412': {description: stale ETag}}",
+		Bad: `put:
+  responses: {'200': {description: updated}}`,
+		Good: `put:
+  parameters: [{name: If-Match, in: header, schema: {type: string}}]
+  responses: {'200': {description: updated}, '412': {description: stale ETag}}`,
 	}
 	return lintContract(r, func(c *Contract) []Finding {
 		tagged := map[string]bool{}
@@ -296,8 +314,10 @@ func postWithClientID() *Rule {
 			"PUT to that identifier: idempotent by definition, so a retry cannot create a second " +
 			"resource and no idempotency key is needed. Keeping it a POST means the server has to " +
 			"deduplicate on the id by hand, and clients cannot tell from the contract that it does.",
-		Bad:  "post /v1/charges:\n  requestBody: {properties: {id: {type: string}, amount_cents: {type: integer}}}",
-		Good: "put /v1/charges/{id}:\n  requestBody: {properties: {amount_cents: {type: integer}}}",
+		Bad: `post /v1/charges:
+  requestBody: {properties: {id: {type: string}, amount_cents: {type: integer}}}`,
+		Good: `put /v1/charges/{id}:
+  requestBody: {properties: {amount_cents: {type: integer}}}`,
 	}, func(c *Contract, op *Operation) *issue {
 		if op.Method != "POST" {
 			return nil
@@ -324,8 +344,16 @@ func fieldNumberGapReserved() *Rule {
 			"every number (and name) a deleted field used. A message whose numbers are hashed or " +
 			"sparse by design (the highest at least 10,000 and fewer than one field per hundred " +
 			"numbers below it) has gaps that were never fields, and is not reported.",
-		Bad:  "message Charge {\n  string id = 1;\n  int64 amount_cents = 3;\n}",
-		Good: "message Charge {\n  reserved 2;\n  reserved \"price\";\n  string id = 1;\n  int64 amount_cents = 3;\n}",
+		Bad: `message Charge {
+  string id = 1;
+  int64 amount_cents = 3;
+}`,
+		Good: `message Charge {
+  reserved 2;
+  reserved "price";
+  string id = 1;
+  int64 amount_cents = 3;
+}`,
 	}, messages, func(c *Contract, m *Message) *issue {
 		gaps := strings.Join(unreservedGaps(m), ", ")
 		if gaps == "" || sparse(m) {

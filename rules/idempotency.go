@@ -148,8 +148,13 @@ func keyOptional() *Rule {
 			"roll it out: accept requests with and without the key for a release, count the requests " +
 			"that arrive without one, and require it once that count is zero. (Proto has no required " +
 			"fields, so this rule is OpenAPI only.)",
-		Bad:  "- name: Idempotency-Key\n  in: header\n  schema: {type: string, maxLength: 255}",
-		Good: "- name: Idempotency-Key\n  in: header\n  required: true\n  schema: {type: string, maxLength: 255}",
+		Bad: `- name: Idempotency-Key
+  in: header
+  schema: {type: string, maxLength: 255}`,
+		Good: `- name: Idempotency-Key
+  in: header
+  required: true
+  schema: {type: string, maxLength: 255}`,
 	}, func(c *Contract, op *Operation) *issue {
 		if !keyedOp(op) || keyRequired(op.Key) {
 			return nil
@@ -172,8 +177,14 @@ func keyUnbounded() *Rule {
 			"by it. A key with no maximum length lets a client fill that index with megabyte keys, and " +
 			"a key that is not a string leaves clients guessing how to generate one. Declare the key as " +
 			"a string with maxLength of at most 255 (a UUID fits in 36).",
-		Bad:  "- name: Idempotency-Key\n  in: header\n  required: true\n  schema: {type: string}",
-		Good: "- name: Idempotency-Key\n  in: header\n  required: true\n  schema: {type: string, maxLength: 255}",
+		Bad: `- name: Idempotency-Key
+  in: header
+  required: true
+  schema: {type: string}`,
+		Good: `- name: Idempotency-Key
+  in: header
+  required: true
+  schema: {type: string, maxLength: 255}`,
 	}, func(c *Contract, op *Operation) *issue {
 		k := op.Key
 		if k == nil || (k.Type == "string" && k.MaxLength >= 0 && k.MaxLength <= maxKeyLength) {
@@ -220,9 +231,14 @@ func conflictUndocumented() *Rule {
 			"409 and says when to come back. A contract that does not document that 409 and its " +
 			"Retry-After header leaves clients to treat it as a failure and give up, or to retry in a " +
 			"tight loop.",
-		Bad: "responses:\n  '201': {description: created}",
-		Good: "responses:\n  '201': {description: created}\n  '409':\n    description: a request with this key is in progress\n" +
-			"    headers:\n      Retry-After: {schema: {type: integer}}",
+		Bad: `responses:
+  '201': {description: created}`,
+		Good: `responses:
+  '201': {description: created}
+  '409':
+    description: a request with this key is in progress
+    headers:
+      Retry-After: {schema: {type: integer}}`,
 	}, func(c *Contract, op *Operation) *issue {
 		if !keyedOp(op) {
 			return nil
@@ -250,8 +266,11 @@ func mismatchUndocumented() *Rule {
 			"first request's stored response: the client would believe its second, different charge " +
 			"succeeded. The server rejects it with 422, and the contract documents that response so " +
 			"client authors handle it as the programming error it is.",
-		Bad:  "responses:\n  '201': {description: created}",
-		Good: "responses:\n  '201': {description: created}\n  '422': {description: the key was used with a different body}",
+		Bad: `responses:
+  '201': {description: created}`,
+		Good: `responses:
+  '201': {description: created}
+  '422': {description: the key was used with a different body}`,
 	}, func(c *Contract, op *Operation) *issue {
 		if !keyedOp(op) || op.response("422") != nil {
 			return nil
@@ -270,9 +289,14 @@ func replayUndocumented() *Rule {
 			"An Idempotent-Replay: true header on success responses lets clients and their logs tell " +
 			"a replay from a fresh result, which is what a reviewer needs when money moved once but the " +
 			"client saw two successes.",
-		Bad: "'201':\n  description: created",
-		Good: "'201':\n  description: created\n  headers:\n    Idempotent-Replay:\n      description: true when this is a stored response\n" +
-			"      schema: {type: boolean}",
+		Bad: `'201':
+  description: created`,
+		Good: `'201':
+  description: created
+  headers:
+    Idempotent-Replay:
+      description: true when this is a stored response
+      schema: {type: boolean}`,
 	}, func(c *Contract, op *Operation) *issue {
 		if !keyedOp(op) {
 			return nil
@@ -299,8 +323,13 @@ func retentionUndocumented() *Rule {
 		Doc: "A server forgets keys after a while; a retry sent after that is a new request and is " +
 			"applied again. Clients can only keep their retries inside the window if the contract says " +
 			"how long it is, so the key's description (or the operation's) names the retention period.",
-		Bad:  "- name: Idempotency-Key\n  in: header\n  required: true",
-		Good: "- name: Idempotency-Key\n  in: header\n  required: true\n  description: Keys are kept for 24 hours.",
+		Bad: `- name: Idempotency-Key
+  in: header
+  required: true`,
+		Good: `- name: Idempotency-Key
+  in: header
+  required: true
+  description: Keys are kept for 24 hours.`,
 	}, func(c *Contract, op *Operation) *issue {
 		if !keyedOp(op) || retentionRE.MatchString(keyDocs(op)) {
 			return nil
@@ -391,8 +420,11 @@ func keyDropped() *Rule {
 			"the retries keep coming, and each one may now be applied again. Keep the key required; if " +
 			"the operation really became safe to repeat, say so with x-idempotent: true (proto: " +
 			"idempotency_level) in the same change.",
-		Bad:  "# old\n- {name: Idempotency-Key, in: header, required: true}\n# new: parameter removed",
-		Good: "# new\n- {name: Idempotency-Key, in: header, required: true}",
+		Bad: `# old
+- {name: Idempotency-Key, in: header, required: true}
+# new: parameter removed`,
+		Good: `# new
+- {name: Idempotency-Key, in: header, required: true}`,
 	}, func(c *Contract, o, n *Operation) *issue {
 		if !keyRequired(o.Key) || keyRequired(n.Key) || !needsKey(n) {
 			return nil

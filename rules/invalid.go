@@ -18,8 +18,11 @@ func contractInvalid() *Rule {
 			"Code generators and validating proxies may refuse such a document. One finding per problem, at the element it is about. " +
 			"In a diff only problems the new version introduces are reported. `--strict` (or `strict: true` in .contractlint.yaml) " +
 			"refuses an invalid document with exit status 2 instead.",
-		Bad:  "responses:\n  '200': {}            # no description",
-		Good: "responses:\n  '200':\n    description: The order",
+		Bad: `responses:
+  '200': {}            # no description`,
+		Good: `responses:
+  '200':
+    description: The order`,
 	}
 	return lintEach(r, func(c *Contract) []Invalid { return c.Invalid }, func(_ *Contract, p Invalid) *issue {
 		// The message is the path: a diff compares problems by it, so a

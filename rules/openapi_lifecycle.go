@@ -20,8 +20,12 @@ func openapiLifecycle() []*Rule {
 			Doc: "The old version deprecated the operation and promised it until its `x-sunset` date; removing it earlier breaks " +
 				"the clients that planned their migration on that date. Keep it until the date has passed. A sunset that cannot be " +
 				"read as a date (2025-12-31, RFC 3339 or an HTTP date) promises nothing a client can check, and counts as not passed.",
-			Bad:     "get:\n  deprecated: true\n  x-sunset: '2099-01-01'   # removed in the next release",
-			Good:    "get:\n  deprecated: true\n  x-sunset: '2025-01-01'   # removed after that date",
+			Bad: `get:
+  deprecated: true
+  x-sunset: '2099-01-01'   # removed in the next release`,
+			Good: `get:
+  deprecated: true
+  x-sunset: '2025-01-01'   # removed after that date`,
 			Oasdiff: []string{"api-removed-before-sunset", "api-path-removed-before-sunset", "api-path-sunset-parse"},
 		}, func(c *Change) (string, bool) {
 			if !removedDeprecated(c) || c.Sunset == "" {
@@ -43,8 +47,11 @@ func openapiLifecycle() []*Rule {
 			Doc: "Removing an operation the old version already marked `deprecated: true` (with no sunset date, or one that has " +
 				"passed) is the planned end of deprecate-then-remove, not a surprise: it is a warning, not an error. Clients that " +
 				"still call it now fail, so check that none do (logs, --readers) before releasing.",
-			Bad:  "delete:\n  deprecated: true    # removed while clients may still call it",
-			Good: "delete:\n  deprecated: true\n  x-sunset: '2025-01-01'   # removed after the announced date, with traffic checked",
+			Bad: `delete:
+  deprecated: true    # removed while clients may still call it`,
+			Good: `delete:
+  deprecated: true
+  x-sunset: '2025-01-01'   # removed after the announced date, with traffic checked`,
 		}, func(c *Change) (string, bool) {
 			if !removedDeprecated(c) {
 				return "", false

@@ -13,8 +13,10 @@ func openapiParts() []*Rule {
 			Title: "An operation no longer takes a request body",
 			Doc: "Clients keep sending the body; a server that now rejects a body fails them, one that ignores it drops what they " +
 				"meant (a filter, a field to set). Keep accepting the body until no client sends it.",
-			Bad:     "post:\n  requestBody: {...}   # gone",
-			Good:    "post:\n  requestBody: {..., description: 'deprecated: ignored from 2026-01'}",
+			Bad: `post:
+  requestBody: {...}   # gone`,
+			Good: `post:
+  requestBody: {..., description: 'deprecated: ignored from 2026-01'}`,
 			Oasdiff: []string{"request-body-removed"},
 		}, func(c *Change) (string, bool) {
 			return "request body removed: clients still send one, and it is now ignored or rejected", c.is(Removed, SubjectRequestBody) && c.Dir.Has(Request)
@@ -47,8 +49,10 @@ func openapiParts() []*Rule {
 			Title: "A required readOnly property must now be sent",
 			Doc: "A required readOnly property is required only in responses; clients never sent it. Once no longer readOnly it is " +
 				"required in requests too, and every existing request lacks it.",
-			Bad:     "required: [id]\nid: {type: string, readOnly: true}   ->   id: {type: string}",
-			Good:    "required: [id]\nid: {type: string, readOnly: true}",
+			Bad: `required: [id]
+id: {type: string, readOnly: true}   ->   id: {type: string}`,
+			Good: `required: [id]
+id: {type: string, readOnly: true}`,
 			Oasdiff: []string{"request-required-property-became-not-read-only"},
 		}, func(c *Change) (string, bool) {
 			return fmt.Sprintf("request property %q is required and no longer readOnly: clients never sent it and are now rejected%s", c.Name, reach(c)),
@@ -81,8 +85,11 @@ func openapiParts() []*Rule {
 			Title: "A webhook was removed",
 			Doc: "Clients built a receiver for the webhook and depend on the events it brings; they stop arriving without notice. " +
 				"Deprecate the webhook first and keep sending it until subscribers have moved.",
-			Bad:     "webhooks:\n  orderPaid: ...   # gone",
-			Good:    "webhooks:\n  orderPaid:\n    post: {deprecated: true, ...}",
+			Bad: `webhooks:
+  orderPaid: ...   # gone`,
+			Good: `webhooks:
+  orderPaid:
+    post: {deprecated: true, ...}`,
 			Oasdiff: []string{"webhook-removed"},
 		}, func(c *Change) (string, bool) {
 			return fmt.Sprintf("%s removed: clients that handle its events stop receiving them", c.Name),
@@ -105,8 +112,9 @@ func openapiParts() []*Rule {
 			Title: "A security scheme changed how clients authenticate",
 			Doc: "A scheme whose type, apiKey location or name, HTTP scheme or OAuth flows change makes every client that uses it send " +
 				"credentials the server no longer reads. Add a new scheme beside the old one and accept both during the migration.",
-			Bad:     "apiKey: {type: apiKey, in: header, name: X-API-Key}   ->   name: Authorization",
-			Good:    "apiKey: {type: apiKey, in: header, name: X-API-Key}\napiKeyV2: {type: apiKey, in: header, name: Authorization}",
+			Bad: "apiKey: {type: apiKey, in: header, name: X-API-Key}   ->   name: Authorization",
+			Good: `apiKey: {type: apiKey, in: header, name: X-API-Key}
+apiKeyV2: {type: apiKey, in: header, name: Authorization}`,
 			Oasdiff: []string{"api-security-component-type-changed", "api-security-component-api-key-in-changed", "api-security-component-api-key-name-changed", "api-security-component-http-scheme-changed"},
 		}, func(c *Change) (string, bool) {
 			what := fmt.Sprintf("%s changed from %q to %q", c.Aspect, c.Old, c.New)

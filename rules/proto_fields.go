@@ -28,8 +28,16 @@ func fieldNumberReused() *Rule {
 			"still send the old number. Never reuse a number: delete the field with `reserved <number>; " +
 			"reserved \"<name>\";` and give the new field a fresh number. With git history (review) or contractlint.lock, a number " +
 			"any earlier version used counts too, not only the old version's.",
-		Bad:  "// old\nmessage Charge { double price = 3; }\n// new\nmessage Charge { int64 amount_cents = 3; }",
-		Good: "// new\nmessage Charge {\n  reserved 3;\n  reserved \"price\";\n  int64 amount_cents = 4;\n}",
+		Bad: `// old
+message Charge { double price = 3; }
+// new
+message Charge { int64 amount_cents = 3; }`,
+		Good: `// new
+message Charge {
+  reserved 3;
+  reserved "price";
+  int64 amount_cents = 4;
+}`,
 		// A number that now carries another field says all there is to
 		// say about that field: its new name, JSON name and type follow.
 		Supersedes: slices.Concat([]string{"proto-field-name-changed", "proto-field-json-name-changed", "field-redefined"}, protoTypeRuleIDs),

@@ -28,10 +28,13 @@ func fieldRedefined() *Rule {
 			"the example moved by a power of ten. Add a new field with the new meaning next to the " +
 			"old one (expand), move clients over, and remove the old field only once nobody reads it " +
 			"(contract).",
-		Bad: "# old\nprice: {type: number, description: Price in dollars, example: 40.00}\n" +
-			"# new\nprice: {type: integer, description: Price in cents, example: 4000}",
-		Good: "# new\nprice: {type: number, description: Price in dollars, example: 40.00}\n" +
-			"price_cents: {type: integer, description: Price in cents, example: 4000}",
+		Bad: `# old
+price: {type: number, description: Price in dollars, example: 40.00}
+# new
+price: {type: integer, description: Price in cents, example: 4000}`,
+		Good: `# new
+price: {type: number, description: Price in dollars, example: 40.00}
+price_cents: {type: integer, description: Price in cents, example: 4000}`,
 		Supersedes: []string{
 			"response-property-type-changed", "request-property-type-changed",
 			"response-property-format-changed", "request-property-format-changed",

@@ -27,8 +27,12 @@ func fieldRemovedWhileRead() *Rule {
 			"Keep the field, mark it deprecated, tell the named consumers to move to its " +
 			"replacement, and remove it once the evidence shows nobody read it within the " +
 			"readers window.",
-		Bad:        "# old: price is read by tixdrop-ios-2025 (its Pact file)\nprice: {type: number}\n# new\n(price removed)",
-		Good:       "# new: keep price, deprecated, until its readers are gone\nprice: {type: number, deprecated: true}",
+		Bad: `# old: price is read by tixdrop-ios-2025 (its Pact file)
+price: {type: number}
+# new
+(price removed)`,
+		Good: `# new: keep price, deprecated, until its readers are gone
+price: {type: number, deprecated: true}`,
 		Supersedes: removalSupersedes(),
 	}, func(c *Change, ev readerEvidence) (string, bool) {
 		if len(ev.active) == 0 {
@@ -53,8 +57,11 @@ func fieldRemovedUnread() *Rule {
 			"This is the safe, final step of expand/contract, so it is reported for the record " +
 			"instead of as a breaking change. If the evidence is incomplete (a consumer without a " +
 			"Pact file, traffic not exported), the removal can still break someone.",
-		Bad:        "# a removal nobody has evidence about is reported by the breaking rules instead",
-		Good:       "# old: price last read 2025-11-02, window 30 days\nprice: {type: number, deprecated: true}\n# new\n(price removed)",
+		Bad: "# a removal nobody has evidence about is reported by the breaking rules instead",
+		Good: `# old: price last read 2025-11-02, window 30 days
+price: {type: number, deprecated: true}
+# new
+(price removed)`,
 		Supersedes: removalSupersedes(),
 	}, func(c *Change, ev readerEvidence) (string, bool) {
 		if !ev.known || len(ev.active) > 0 {
@@ -80,8 +87,14 @@ func fieldRemovedWithoutDeprecation() *Rule {
 			"true`, proto `[deprecated = true]`), so clients and their generated code got no " +
 			"warning that it was going away. Deprecate the field in one release, point to its " +
 			"replacement, and remove it in a later one.",
-		Bad:  "# old\nprice: {type: number}\n# new\n(price removed)",
-		Good: "# old\nprice: {type: number, deprecated: true}\n# new\n(price removed)",
+		Bad: `# old
+price: {type: number}
+# new
+(price removed)`,
+		Good: `# old
+price: {type: number, deprecated: true}
+# new
+(price removed)`,
 	}, func(c *Change) (string, bool) {
 		if !c.is(Removed, SubjectField) || c.OldField == nil || c.OldField.Deprecated {
 			return "", false
