@@ -29,6 +29,42 @@ func TestStyle(t *testing.T) {
 	runTool(t, "unparam", "mvdan.cc/unparam@v0.0.0-20260823230713-2fa3d841b0c8", "./...")
 }
 
+// TestDesignPicture keeps docs/design.md's package picture equal to the
+// packages: every package is named there, and every name there is one.
+func TestDesignPicture(t *testing.T) {
+	b, err := os.ReadFile("docs/design.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, pic, _ := strings.Cut(string(b), "```\n")
+	pic, _, _ = strings.Cut(pic, "```")
+	named := map[string]bool{}
+	for _, line := range strings.Split(pic, "\n") {
+		if f := strings.Fields(line); len(f) > 0 && (strings.HasSuffix(f[0], "/") || strings.Contains(f[0], "/") || f[0] == "main.go") && !strings.HasPrefix(line, " ") {
+			named[strings.TrimSuffix(f[0], "/")] = true
+		}
+	}
+	out, err := exec.Command("go", "list", "-f", "{{.Dir}}", "./...").Output()
+	if err != nil {
+		t.Skipf("go list: %v", err)
+	}
+	wd, _ := os.Getwd()
+	for _, dir := range strings.Fields(string(out)) {
+		rel := strings.TrimPrefix(strings.TrimPrefix(dir, wd), string(os.PathSeparator))
+		if rel == "" {
+			rel = "main.go"
+		}
+		rel = strings.ReplaceAll(rel, string(os.PathSeparator), "/")
+		if !named[rel] {
+			t.Errorf("docs/design.md does not name package %s", rel)
+		}
+		delete(named, rel)
+	}
+	for n := range named {
+		t.Errorf("docs/design.md names %s, which is no package", n)
+	}
+}
+
 // runTool runs a pinned checker with go run and fails on what it reports;
 // without a module proxy it skips, except in CI.
 func runTool(t *testing.T, name, pkg string, args ...string) {
