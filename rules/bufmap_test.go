@@ -91,7 +91,7 @@ func bufMapping(reg *rules.Registry) string {
 		if r.Formats&rules.Proto == 0 || len(r.Buf) > 0 || r.Mode != rules.DiffRule {
 			continue
 		}
-		fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", r.ID, r.Pack, levels(r.Levels), r.Title)
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", r.ID, r.Pack, levels(r.Levels), r.Doc.Title)
 	}
 	return b.String()
 }

@@ -10,14 +10,16 @@ func contractFiles() []*Rule {
 		Pack:     Breaking,
 		Formats:  OpenAPI | Proto,
 		Severity: Error,
-		Title:    "A contract file was deleted",
-		Doc: "Deleting a contract file removes every operation, message and schema it declared in one " +
-			"step: clients built against it lose the whole API at once, and nothing tells a reviewer " +
-			"which of them still call it. Keep the file, mark what it declares deprecated, and delete " +
-			"it only in a new major version once its consumers have moved.",
-		Bad: `# old: api/orders.yaml exists
+		Doc: Doc{
+			Title: "A contract file was deleted",
+			Text: "Deleting a contract file removes every operation, message and schema it declared in one " +
+				"step: clients built against it lose the whole API at once, and nothing tells a reviewer " +
+				"which of them still call it. Keep the file, mark what it declares deprecated, and delete " +
+				"it only in a new major version once its consumers have moved.",
+			Bad: `# old: api/orders.yaml exists
 # new: the file is gone`,
-		Good: "# new: api/orders.yaml kept; its operations marked `deprecated: true`",
+			Good: "# new: api/orders.yaml kept; its operations marked `deprecated: true`",
+		},
 	}, func(c *Change) (string, bool) {
 		return fmt.Sprintf("contract %s deleted: every client of what it declares breaks; deprecate its contents and keep the file", c.Path),
 			c.is(Removed, SubjectContract)
@@ -26,14 +28,16 @@ func contractFiles() []*Rule {
 		Pack:     Evolution,
 		Formats:  Proto,
 		Severity: Error,
-		Title:    "contractlint.lock lost field numbers it recorded",
-		Doc: "contractlint.lock records every proto field number ever used, so a number stays taken after " +
-			"history is squashed. A change that deletes the lock, or drops entries from it, would free those " +
-			"numbers for reuse with a new meaning, which old clients then misread. review reads the lock from " +
-			"the base commit, so the protection holds either way; this finding says the change tried to lower " +
-			"it. Regenerate the lock with `contractlint lock`, which only ever adds, instead of editing it.",
-		Bad:  "# contractlint.lock: an entry for shop.Charge 3 (price) deleted by hand",
-		Good: "# contractlint.lock regenerated with `contractlint lock`: every earlier entry kept",
+		Doc: Doc{
+			Title: "contractlint.lock lost field numbers it recorded",
+			Text: "contractlint.lock records every proto field number ever used, so a number stays taken after " +
+				"history is squashed. A change that deletes the lock, or drops entries from it, would free those " +
+				"numbers for reuse with a new meaning, which old clients then misread. review reads the lock from " +
+				"the base commit, so the protection holds either way; this finding says the change tried to lower " +
+				"it. Regenerate the lock with `contractlint lock`, which only ever adds, instead of editing it.",
+			Bad:  "# contractlint.lock: an entry for shop.Charge 3 (price) deleted by hand",
+			Good: "# contractlint.lock regenerated with `contractlint lock`: every earlier entry kept",
+		},
 	}, func(c *Change) (string, bool) {
 		what := "no longer records " + c.Old
 		if c.Kind == Removed {
@@ -57,18 +61,20 @@ func contractUnreadable() *Rule {
 		Pack:     Breaking,
 		Formats:  OpenAPI | Proto,
 		Severity: Error,
-		Title:    "A changed contract cannot be read",
-		Doc: "review compares every contract a change touches. When one of them does not parse or " +
-			"compile (a syntax error, an import no root holds), nothing can be said about what it " +
-			"breaks, so it is reported as an error at the place the problem is; the other contracts " +
-			"are still reviewed and reported. Fix the contract, or tell contractlint where its imports " +
-			"are (buf.yaml, --proto-path or proto.paths).",
-		Bad: `// orders.proto
+		Doc: Doc{
+			Title: "A changed contract cannot be read",
+			Text: "review compares every contract a change touches. When one of them does not parse or " +
+				"compile (a syntax error, an import no root holds), nothing can be said about what it " +
+				"breaks, so it is reported as an error at the place the problem is; the other contracts " +
+				"are still reviewed and reported. Fix the contract, or tell contractlint where its imports " +
+				"are (buf.yaml, --proto-path or proto.paths).",
+			Bad: `// orders.proto
 import "shop/common/v1/money.proto";   // no import root holds it`,
-		Good: `# buf.yaml
+			Good: `# buf.yaml
 version: v2
 modules:
   - path: proto`,
+		},
 	}, func(c *Change) (string, bool) {
 		return fmt.Sprintf("contract %s cannot be read, so what it breaks is unknown: %s", c.Path, c.New),
 			c.Kind == Modified && c.Subject == SubjectContract && c.Aspect == AspectUnreadable

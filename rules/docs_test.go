@@ -18,12 +18,12 @@ const minDoc = 80
 // documentation `contractlint rules ID` prints.
 func TestRuleDocs(t *testing.T) {
 	for _, r := range rules.Default().All() {
-		for part, text := range map[string]string{"Title": r.Title, "Doc": r.Doc, "Bad": r.Bad, "Good": r.Good} {
+		for part, text := range map[string]string{"Title": r.Doc.Title, "Doc": r.Doc.Text, "Bad": r.Doc.Bad, "Good": r.Doc.Good} {
 			if strings.TrimSpace(text) == "" {
 				t.Errorf("%s has no %s", r.ID, part)
 			}
 		}
-		if n := len(r.Doc); n > 0 && n < minDoc {
+		if n := len(r.Doc.Text); n > 0 && n < minDoc {
 			t.Errorf("%s: Doc is %d characters, want at least %d", r.ID, n, minDoc)
 		}
 	}

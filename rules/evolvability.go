@@ -84,16 +84,18 @@ func isFloat(c *Contract, f *Field) bool {
 func moneyAsFloat() *Rule {
 	return lintEach(&Rule{
 		ID: "money-as-float", Pack: Evolvability, Formats: OpenAPI | Proto, Severity: Warning,
-		Title: "A money field is a floating-point number",
-		Doc: "Binary floating point cannot hold 0.10 exactly, so sums and conversions drift by a cent " +
-			"here and there. Teams find out late and then \"fix\" the field by changing its type or its " +
-			"unit in place, which every existing client reads with the old meaning: the price that was " +
-			"40.00 becomes 4000. A field whose name or description says money (price, amount, cost, fee, " +
-			"total, balance, ...) should be integer minor units (price_cents) or a decimal string from " +
-			"the start; names ending in _cents or _minor are already integral and are not flagged.",
-		Bad: "price: {type: number, description: Price in dollars}",
-		Good: `price_cents: {type: integer, description: Price in cents}
+		Doc: Doc{
+			Title: "A money field is a floating-point number",
+			Text: "Binary floating point cannot hold 0.10 exactly, so sums and conversions drift by a cent " +
+				"here and there. Teams find out late and then \"fix\" the field by changing its type or its " +
+				"unit in place, which every existing client reads with the old meaning: the price that was " +
+				"40.00 becomes 4000. A field whose name or description says money (price, amount, cost, fee, " +
+				"total, balance, ...) should be integer minor units (price_cents) or a decimal string from " +
+				"the start; names ending in _cents or _minor are already integral and are not flagged.",
+			Bad: "price: {type: number, description: Price in dollars}",
+			Good: `price_cents: {type: integer, description: Price in cents}
 currency: {type: string}`,
+		},
 	}, fields, func(c *Contract, f *Field) *issue {
 		if !isFloat(c, f) || !isMoney(f) { // the type test is cheap; most fields are not numbers
 			return nil
@@ -108,18 +110,20 @@ currency: {type: string}`,
 func responseSchemaClosed() *Rule {
 	return lintEach(&Rule{
 		ID: "response-schema-closed", Pack: Evolvability, Formats: OpenAPI, Severity: Warning,
-		Title: "A response schema forbids additional properties",
-		Doc: "Clients generated from a response schema with additionalProperties: false (or " +
-			"unevaluatedProperties: false) reject any property they do not know, so adding a field to " +
-			"the response, the one change that should always be safe, breaks them. Leave response " +
-			"schemas open; request schemas may be closed, since the server is the one reading them.",
-		Bad: `Charge:
+		Doc: Doc{
+			Title: "A response schema forbids additional properties",
+			Text: "Clients generated from a response schema with additionalProperties: false (or " +
+				"unevaluatedProperties: false) reject any property they do not know, so adding a field to " +
+				"the response, the one change that should always be safe, breaks them. Leave response " +
+				"schemas open; request schemas may be closed, since the server is the one reading them.",
+			Bad: `Charge:
   type: object
   additionalProperties: false
   properties: {id: {type: string}}`,
-		Good: `Charge:
+			Good: `Charge:
   type: object
   properties: {id: {type: string}}`,
+		},
 	}, schemas, func(c *Contract, s *Schema) *issue {
 		if !s.Closed || !s.Dir.Has(Response) {
 			return nil
@@ -137,20 +141,22 @@ func responseSchemaClosed() *Rule {
 func responseEnumClosed() *Rule {
 	return lintEach(&Rule{
 		ID: "response-enum-closed", Pack: Evolvability, Formats: OpenAPI | Proto, Severity: Info, Off: true,
-		Title: "A response enum gives clients no way to handle values added later",
-		Doc: "A client that switches over a response enum fails on the first value it has never seen, " +
-			"so adding a status becomes a breaking change. Say in the contract how clients treat unknown " +
-			"values: mark the schema x-extensible-enum or write that unknown values may appear and how to " +
-			"handle them. A proto enum's zero value, the one an unset field reads as and the natural fallback " +
-			"for numbers a client does not know, should be named *_UNSPECIFIED so it means \"unknown\", not a real state. " +
-			"Off by default: many APIs deliberately keep enums closed.",
-		Bad: `status: {type: string, enum: [pending, succeeded, failed]}
+		Doc: Doc{
+			Title: "A response enum gives clients no way to handle values added later",
+			Text: "A client that switches over a response enum fails on the first value it has never seen, " +
+				"so adding a status becomes a breaking change. Say in the contract how clients treat unknown " +
+				"values: mark the schema x-extensible-enum or write that unknown values may appear and how to " +
+				"handle them. A proto enum's zero value, the one an unset field reads as and the natural fallback " +
+				"for numbers a client does not know, should be named *_UNSPECIFIED so it means \"unknown\", not a real state. " +
+				"Off by default: many APIs deliberately keep enums closed.",
+			Bad: `status: {type: string, enum: [pending, succeeded, failed]}
 enum Status { STATUS_PENDING = 0; STATUS_SUCCEEDED = 1; }`,
-		Good: `status:
+			Good: `status:
   type: string
   enum: [pending, succeeded, failed]
   description: New values may be added; treat unknown values as pending.
 enum Status { STATUS_UNSPECIFIED = 0; STATUS_PENDING = 1; STATUS_SUCCEEDED = 2; }`,
+		},
 	}, schemas, func(c *Contract, s *Schema) *issue {
 		if len(s.Enum) == 0 || s.EnumExtensible || !s.Dir.Has(Response) {
 			return nil
@@ -195,22 +201,24 @@ func versionSelector(op *Operation) string {
 func mediaTypeVersionWithoutVary() *Rule {
 	return lintOps(&Rule{
 		ID: "media-type-version-without-vary", Pack: Evolvability, Formats: OpenAPI, Severity: Warning,
-		Title: "A versioned representation is served without Vary naming what selects it",
-		Doc: "When the version of a response is chosen by a request header (a versioned media type in " +
-			"Accept, or an API-Version header), a cache between client and server must know that the " +
-			"response depends on that header; otherwise it serves the body it cached for one version to " +
-			"clients of the other. Every success response documents a Vary header that names the " +
-			"selecting header.",
-		Bad: `get:
+		Doc: Doc{
+			Title: "A versioned representation is served without Vary naming what selects it",
+			Text: "When the version of a response is chosen by a request header (a versioned media type in " +
+				"Accept, or an API-Version header), a cache between client and server must know that the " +
+				"response depends on that header; otherwise it serves the body it cached for one version to " +
+				"clients of the other. Every success response documents a Vary header that names the " +
+				"selecting header.",
+			Bad: `get:
   responses:
     '200':
       content: {application/vnd.acme.v2+json: {}}`,
-		Good: `get:
+			Good: `get:
   responses:
     '200':
       headers:
         Vary: {description: Accept, schema: {type: string}}
       content: {application/vnd.acme.v2+json: {}}`,
+		},
 	}, func(c *Contract, op *Operation) *issue {
 		sel := versionSelector(op)
 		if sel == "" {
@@ -239,17 +247,19 @@ func resource(op *Operation) string {
 func updateWithoutPrecondition() *Rule {
 	r := &Rule{
 		ID: "update-without-precondition", Pack: Evolvability, Formats: OpenAPI, Severity: Info,
-		Title: "An update ignores the ETag its resource publishes",
-		Doc: "When GET returns an ETag but PUT or PATCH neither accepts If-Match nor documents 412 " +
-			"Precondition Failed, two clients that read the same version and both write it back " +
-			"silently overwrite each other's change. Accept If-Match on updates and document the 412 " +
-			"that a stale write gets; adding that later is a new required precondition, which breaks " +
-			"clients.",
-		Bad: `put:
+		Doc: Doc{
+			Title: "An update ignores the ETag its resource publishes",
+			Text: "When GET returns an ETag but PUT or PATCH neither accepts If-Match nor documents 412 " +
+				"Precondition Failed, two clients that read the same version and both write it back " +
+				"silently overwrite each other's change. Accept If-Match on updates and document the 412 " +
+				"that a stale write gets; adding that later is a new required precondition, which breaks " +
+				"clients.",
+			Bad: `put:
   responses: {'200': {description: updated}}`,
-		Good: `put:
+			Good: `put:
   parameters: [{name: If-Match, in: header, schema: {type: string}}]
   responses: {'200': {description: updated}, '412': {description: stale ETag}}`,
+		},
 	}
 	return lintContract(r, func(c *Contract) []Finding {
 		tagged := map[string]bool{}
@@ -309,15 +319,17 @@ func clientID(f *Field, created string) bool {
 func postWithClientID() *Rule {
 	return lintOps(&Rule{
 		ID: "post-with-client-id", Pack: Evolvability, Formats: OpenAPI, Severity: Info,
-		Title: "A POST carries the client-generated id of the resource it creates",
-		Doc: "When the client already chooses the new resource's identifier, the operation can be a " +
-			"PUT to that identifier: idempotent by definition, so a retry cannot create a second " +
-			"resource and no idempotency key is needed. Keeping it a POST means the server has to " +
-			"deduplicate on the id by hand, and clients cannot tell from the contract that it does.",
-		Bad: `post /v1/charges:
+		Doc: Doc{
+			Title: "A POST carries the client-generated id of the resource it creates",
+			Text: "When the client already chooses the new resource's identifier, the operation can be a " +
+				"PUT to that identifier: idempotent by definition, so a retry cannot create a second " +
+				"resource and no idempotency key is needed. Keeping it a POST means the server has to " +
+				"deduplicate on the id by hand, and clients cannot tell from the contract that it does.",
+			Bad: `post /v1/charges:
   requestBody: {properties: {id: {type: string}, amount_cents: {type: integer}}}`,
-		Good: `put /v1/charges/{id}:
+			Good: `put /v1/charges/{id}:
   requestBody: {properties: {amount_cents: {type: integer}}}`,
+		},
 	}, func(c *Contract, op *Operation) *issue {
 		if op.Method != "POST" {
 			return nil
@@ -337,23 +349,25 @@ func postWithClientID() *Rule {
 func fieldNumberGapReserved() *Rule {
 	return lintEach(&Rule{
 		ID: "field-number-gap-reserved", Pack: Evolvability, Formats: Proto, Severity: Info,
-		Title: "A message skips field numbers without reserving them",
-		Doc: "A number missing from a message's sequence is usually a field that was deleted without " +
-			"reserving it. Nothing stops the next author from reusing that number for a new field, and " +
-			"then old clients and stored data decode the new field with the old one's meaning. Reserve " +
-			"every number (and name) a deleted field used. A message whose numbers are hashed or " +
-			"sparse by design (the highest at least 10,000 and fewer than one field per hundred " +
-			"numbers below it) has gaps that were never fields, and is not reported.",
-		Bad: `message Charge {
+		Doc: Doc{
+			Title: "A message skips field numbers without reserving them",
+			Text: "A number missing from a message's sequence is usually a field that was deleted without " +
+				"reserving it. Nothing stops the next author from reusing that number for a new field, and " +
+				"then old clients and stored data decode the new field with the old one's meaning. Reserve " +
+				"every number (and name) a deleted field used. A message whose numbers are hashed or " +
+				"sparse by design (the highest at least 10,000 and fewer than one field per hundred " +
+				"numbers below it) has gaps that were never fields, and is not reported.",
+			Bad: `message Charge {
   string id = 1;
   int64 amount_cents = 3;
 }`,
-		Good: `message Charge {
+			Good: `message Charge {
   reserved 2;
   reserved "price";
   string id = 1;
   int64 amount_cents = 3;
 }`,
+		},
 	}, messages, func(c *Contract, m *Message) *issue {
 		gaps := strings.Join(unreservedGaps(m), ", ")
 		if gaps == "" || sparse(m) {

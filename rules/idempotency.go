@@ -57,24 +57,26 @@ func keyMissing() *Rule {
 		Pack:     Idempotency,
 		Formats:  OpenAPI,
 		Severity: Error,
-		Title:    "A non-idempotent operation does not require an idempotency key",
-		Doc: "A client that times out cannot know whether its request was applied, so it retries; " +
-			"without a key the server cannot tell the retry from a new request, and a charge is made " +
-			"twice. Every POST or PATCH must require a key the server deduplicates on: an " +
-			"Idempotency-Key header parameter (matched case-insensitively, inline or via $ref). An " +
-			"operation that is harmless to repeat, such as a search sent by POST, says so with " +
-			"x-idempotent: true. PUT, DELETE, GET, HEAD and OPTIONS are idempotent by definition and " +
-			"never flagged. Proto rpcs have their own rule, " + RPCKeyMissingID + ".",
-		Bad: `post:
+		Doc: Doc{
+			Title: "A non-idempotent operation does not require an idempotency key",
+			Text: "A client that times out cannot know whether its request was applied, so it retries; " +
+				"without a key the server cannot tell the retry from a new request, and a charge is made " +
+				"twice. Every POST or PATCH must require a key the server deduplicates on: an " +
+				"Idempotency-Key header parameter (matched case-insensitively, inline or via $ref). An " +
+				"operation that is harmless to repeat, such as a search sent by POST, says so with " +
+				"x-idempotent: true. PUT, DELETE, GET, HEAD and OPTIONS are idempotent by definition and " +
+				"never flagged. Proto rpcs have their own rule, " + RPCKeyMissingID + ".",
+			Bad: `post:
   operationId: createCharge
   requestBody: {$ref: '#/components/requestBodies/Charge'}`,
-		Good: `post:
+			Good: `post:
   operationId: createCharge
   parameters:
     - name: Idempotency-Key
       in: header
       required: true
       schema: {type: string, maxLength: 255}`,
+		},
 	}, func(c *Contract, op *Operation) *issue {
 		if !needsKey(op) || op.Key != nil {
 			return nil
@@ -95,25 +97,27 @@ func rpcKeyMissing() *Rule {
 		Pack:     Idempotency,
 		Formats:  Proto,
 		Severity: Warning,
-		Title:    "An rpc that may change state has no idempotency key",
-		Doc: "gRPC clients retry too, and an rpc that creates or moves something is applied twice " +
-			"when a retry meets no key. The request should carry a string field idempotency_key or " +
-			"request_id (or one whose comment says contractlint:idempotency-key). Reads are never " +
-			"flagged: an rpc bound to HTTP GET by (google.api.http), one whose idempotency_level is " +
-			"NO_SIDE_EFFECTS or IDEMPOTENT, and the standard read methods Get*, List* and BatchGet* " +
-			"(Search* counts as a read when bound to GET). This is a warning, not an error like " +
-			"idempotency-key-missing for an OpenAPI POST, because most gRPC APIs never set " +
-			"idempotency_level and an additive change should not fail on it; teams that want the " +
-			"error set `idempotency: {proto: strict}` in .contractlint.yaml.",
-		Bad: `service Charges {
+		Doc: Doc{
+			Title: "An rpc that may change state has no idempotency key",
+			Text: "gRPC clients retry too, and an rpc that creates or moves something is applied twice " +
+				"when a retry meets no key. The request should carry a string field idempotency_key or " +
+				"request_id (or one whose comment says contractlint:idempotency-key). Reads are never " +
+				"flagged: an rpc bound to HTTP GET by (google.api.http), one whose idempotency_level is " +
+				"NO_SIDE_EFFECTS or IDEMPOTENT, and the standard read methods Get*, List* and BatchGet* " +
+				"(Search* counts as a read when bound to GET). This is a warning, not an error like " +
+				"idempotency-key-missing for an OpenAPI POST, because most gRPC APIs never set " +
+				"idempotency_level and an additive change should not fail on it; teams that want the " +
+				"error set `idempotency: {proto: strict}` in .contractlint.yaml.",
+			Bad: `service Charges {
   rpc CreateCharge(CreateChargeRequest) returns (Charge);
 }
 message CreateChargeRequest { int64 amount_cents = 1; }`,
-		Good: `message CreateChargeRequest {
+			Good: `message CreateChargeRequest {
   int64 amount_cents = 1;
   // Kept for 24 hours.
   string request_id = 2;
 }`,
+		},
 	}, func(c *Contract, op *Operation) *issue {
 		if !needsKey(op) || op.Key != nil {
 			return nil
@@ -142,19 +146,21 @@ func readRPC(op *Operation) bool {
 func keyOptional() *Rule {
 	return lintOps(&Rule{
 		ID: "idempotency-key-optional", Pack: Idempotency, Formats: OpenAPI, Severity: Warning,
-		Title: "The idempotency key is declared but not required",
-		Doc: "An optional key protects only the clients that happen to send it; every other client's " +
-			"retry is still applied twice. Making it required in one step rejects those clients, so " +
-			"roll it out: accept requests with and without the key for a release, count the requests " +
-			"that arrive without one, and require it once that count is zero. (Proto has no required " +
-			"fields, so this rule is OpenAPI only.)",
-		Bad: `- name: Idempotency-Key
+		Doc: Doc{
+			Title: "The idempotency key is declared but not required",
+			Text: "An optional key protects only the clients that happen to send it; every other client's " +
+				"retry is still applied twice. Making it required in one step rejects those clients, so " +
+				"roll it out: accept requests with and without the key for a release, count the requests " +
+				"that arrive without one, and require it once that count is zero. (Proto has no required " +
+				"fields, so this rule is OpenAPI only.)",
+			Bad: `- name: Idempotency-Key
   in: header
   schema: {type: string, maxLength: 255}`,
-		Good: `- name: Idempotency-Key
+			Good: `- name: Idempotency-Key
   in: header
   required: true
   schema: {type: string, maxLength: 255}`,
+		},
 	}, func(c *Contract, op *Operation) *issue {
 		if !keyedOp(op) || keyRequired(op.Key) {
 			return nil
@@ -172,19 +178,21 @@ const maxKeyLength = 255
 func keyUnbounded() *Rule {
 	return lintOps(&Rule{
 		ID: "idempotency-key-unbounded", Pack: Idempotency, Formats: OpenAPI, Severity: Warning,
-		Title: "The idempotency key is not a string bounded to 255 characters",
-		Doc: "The server stores every key it sees for the retention period and looks each request up " +
-			"by it. A key with no maximum length lets a client fill that index with megabyte keys, and " +
-			"a key that is not a string leaves clients guessing how to generate one. Declare the key as " +
-			"a string with maxLength of at most 255 (a UUID fits in 36).",
-		Bad: `- name: Idempotency-Key
+		Doc: Doc{
+			Title: "The idempotency key is not a string bounded to 255 characters",
+			Text: "The server stores every key it sees for the retention period and looks each request up " +
+				"by it. A key with no maximum length lets a client fill that index with megabyte keys, and " +
+				"a key that is not a string leaves clients guessing how to generate one. Declare the key as " +
+				"a string with maxLength of at most 255 (a UUID fits in 36).",
+			Bad: `- name: Idempotency-Key
   in: header
   required: true
   schema: {type: string}`,
-		Good: `- name: Idempotency-Key
+			Good: `- name: Idempotency-Key
   in: header
   required: true
   schema: {type: string, maxLength: 255}`,
+		},
 	}, func(c *Contract, op *Operation) *issue {
 		k := op.Key
 		if k == nil || (k.Type == "string" && k.MaxLength >= 0 && k.MaxLength <= maxKeyLength) {
@@ -225,20 +233,22 @@ func (r *OpResponse) hasHeader(name string) bool {
 func conflictUndocumented() *Rule {
 	return lintOps(&Rule{
 		ID: "idempotency-conflict-undocumented", Pack: Idempotency, Formats: OpenAPI, Severity: Warning,
-		Title: "No 409 with Retry-After for a request still in progress",
-		Doc: "When a retry arrives while the first attempt with the same key is still running, the " +
-			"server can neither replay a response it does not have nor start the work again; it answers " +
-			"409 and says when to come back. A contract that does not document that 409 and its " +
-			"Retry-After header leaves clients to treat it as a failure and give up, or to retry in a " +
-			"tight loop.",
-		Bad: `responses:
+		Doc: Doc{
+			Title: "No 409 with Retry-After for a request still in progress",
+			Text: "When a retry arrives while the first attempt with the same key is still running, the " +
+				"server can neither replay a response it does not have nor start the work again; it answers " +
+				"409 and says when to come back. A contract that does not document that 409 and its " +
+				"Retry-After header leaves clients to treat it as a failure and give up, or to retry in a " +
+				"tight loop.",
+			Bad: `responses:
   '201': {description: created}`,
-		Good: `responses:
+			Good: `responses:
   '201': {description: created}
   '409':
     description: a request with this key is in progress
     headers:
       Retry-After: {schema: {type: integer}}`,
+		},
 	}, func(c *Contract, op *Operation) *issue {
 		if !keyedOp(op) {
 			return nil
@@ -261,16 +271,18 @@ func conflictUndocumented() *Rule {
 func mismatchUndocumented() *Rule {
 	return lintOps(&Rule{
 		ID: "idempotency-mismatch-undocumented", Pack: Idempotency, Formats: OpenAPI, Severity: Warning,
-		Title: "No 422 for a key reused with a different request body",
-		Doc: "A client bug that reuses a key for a different request must not be answered with the " +
-			"first request's stored response: the client would believe its second, different charge " +
-			"succeeded. The server rejects it with 422, and the contract documents that response so " +
-			"client authors handle it as the programming error it is.",
-		Bad: `responses:
+		Doc: Doc{
+			Title: "No 422 for a key reused with a different request body",
+			Text: "A client bug that reuses a key for a different request must not be answered with the " +
+				"first request's stored response: the client would believe its second, different charge " +
+				"succeeded. The server rejects it with 422, and the contract documents that response so " +
+				"client authors handle it as the programming error it is.",
+			Bad: `responses:
   '201': {description: created}`,
-		Good: `responses:
+			Good: `responses:
   '201': {description: created}
   '422': {description: the key was used with a different body}`,
+		},
 	}, func(c *Contract, op *Operation) *issue {
 		if !keyedOp(op) || op.response("422") != nil {
 			return nil
@@ -284,19 +296,21 @@ func mismatchUndocumented() *Rule {
 func replayUndocumented() *Rule {
 	return lintOps(&Rule{
 		ID: "idempotency-replay-undocumented", Pack: Idempotency, Formats: OpenAPI, Severity: Info,
-		Title: "The Idempotent-Replay response header is not documented",
-		Doc: "A retry that the server answers from its store looks exactly like the first response. " +
-			"An Idempotent-Replay: true header on success responses lets clients and their logs tell " +
-			"a replay from a fresh result, which is what a reviewer needs when money moved once but the " +
-			"client saw two successes.",
-		Bad: `'201':
+		Doc: Doc{
+			Title: "The Idempotent-Replay response header is not documented",
+			Text: "A retry that the server answers from its store looks exactly like the first response. " +
+				"An Idempotent-Replay: true header on success responses lets clients and their logs tell " +
+				"a replay from a fresh result, which is what a reviewer needs when money moved once but the " +
+				"client saw two successes.",
+			Bad: `'201':
   description: created`,
-		Good: `'201':
+			Good: `'201':
   description: created
   headers:
     Idempotent-Replay:
       description: true when this is a stored response
       schema: {type: boolean}`,
+		},
 	}, func(c *Contract, op *Operation) *issue {
 		if !keyedOp(op) {
 			return nil
@@ -319,17 +333,19 @@ var retentionRE = regexp.MustCompile(`(?i)\b(\d+\s*(h|hr|hrs|hours?|d|days?|min|
 func retentionUndocumented() *Rule {
 	return lintOps(&Rule{
 		ID: "idempotency-retention-undocumented", Pack: Idempotency, Formats: OpenAPI | Proto, Severity: Info,
-		Title: "The idempotency key's retention period is not documented",
-		Doc: "A server forgets keys after a while; a retry sent after that is a new request and is " +
-			"applied again. Clients can only keep their retries inside the window if the contract says " +
-			"how long it is, so the key's description (or the operation's) names the retention period.",
-		Bad: `- name: Idempotency-Key
+		Doc: Doc{
+			Title: "The idempotency key's retention period is not documented",
+			Text: "A server forgets keys after a while; a retry sent after that is a new request and is " +
+				"applied again. Clients can only keep their retries inside the window if the contract says " +
+				"how long it is, so the key's description (or the operation's) names the retention period.",
+			Bad: `- name: Idempotency-Key
   in: header
   required: true`,
-		Good: `- name: Idempotency-Key
+			Good: `- name: Idempotency-Key
   in: header
   required: true
   description: Keys are kept for 24 hours.`,
+		},
 	}, func(c *Contract, op *Operation) *issue {
 		if !keyedOp(op) || retentionRE.MatchString(keyDocs(op)) {
 			return nil
@@ -357,21 +373,23 @@ func keyNewlyRequired() *Rule {
 		Pack:     Idempotency,
 		Formats:  OpenAPI | Proto,
 		Severity: Error,
-		Title:    "An idempotency key is required where none existed",
-		Doc: "Requiring a key that the previous release did not even declare rejects every request " +
-			"from every existing client on the day it ships: the fix for double charges becomes an " +
-			"outage. " + rolloutDoc + " A proto key field marked (google.api.field_behavior) = " +
-			"OPTIONAL is the first release of that rollout, not a requirement.",
-		Bad: `# release 1: no Idempotency-Key
-# release 2
-- {name: Idempotency-Key, in: header, required: true}`,
-		Good: `# release 2: declared, optional; the server counts requests without it
-- {name: Idempotency-Key, in: header, required: false}
-# release 3: that count is zero
-- {name: Idempotency-Key, in: header, required: true}`,
 		// The breaking pack reports the same change as a plain new required
 		// parameter; this rule says what to do about it.
 		Supersedes: []string{"request-parameter-became-required", "request-parameter-added-required"},
+		Doc: Doc{
+			Title: "An idempotency key is required where none existed",
+			Text: "Requiring a key that the previous release did not even declare rejects every request " +
+				"from every existing client on the day it ships: the fix for double charges becomes an " +
+				"outage. " + rolloutDoc + " A proto key field marked (google.api.field_behavior) = " +
+				"OPTIONAL is the first release of that rollout, not a requirement.",
+			Bad: `# release 1: no Idempotency-Key
+# release 2
+- {name: Idempotency-Key, in: header, required: true}`,
+			Good: `# release 2: declared, optional; the server counts requests without it
+- {name: Idempotency-Key, in: header, required: false}
+# release 3: that count is zero
+- {name: Idempotency-Key, in: header, required: true}`,
+		},
 	}, func(c *Contract, o, n *Operation) *issue {
 		if !keyRequired(n.Key) || o.Key != nil {
 			return nil
@@ -385,22 +403,24 @@ func keyNewlyRequired() *Rule {
 
 func keyMadeRequired() *Rule {
 	return diffOps(&Rule{
-		ID:       "idempotency-key-made-required",
-		Pack:     Idempotency,
-		Formats:  OpenAPI | Proto,
-		Severity: Warning,
-		Title:    "The optional idempotency key became required",
-		Doc: "This is the last step of a key rollout, and right when the release before it measured " +
-			"no requests without the key; any client still omitting it is rejected from now on. " +
-			rolloutDoc + " Check that the keyless count is zero before shipping this change.",
-		Bad: `# release 1: no Idempotency-Key
+		ID:         "idempotency-key-made-required",
+		Pack:       Idempotency,
+		Formats:    OpenAPI | Proto,
+		Severity:   Warning,
+		Supersedes: []string{"request-parameter-became-required"},
+		Doc: Doc{
+			Title: "The optional idempotency key became required",
+			Text: "This is the last step of a key rollout, and right when the release before it measured " +
+				"no requests without the key; any client still omitting it is rejected from now on. " +
+				rolloutDoc + " Check that the keyless count is zero before shipping this change.",
+			Bad: `# release 1: no Idempotency-Key
 # release 2
 - {name: Idempotency-Key, in: header, required: true}`,
-		Good: `# release 2
+			Good: `# release 2
 - {name: Idempotency-Key, in: header, required: false}
 # release 3, no keyless requests seen
 - {name: Idempotency-Key, in: header, required: true}`,
-		Supersedes: []string{"request-parameter-became-required"},
+		},
 	}, func(c *Contract, o, n *Operation) *issue {
 		if !keyRequired(n.Key) || o.Key == nil || keyRequired(o.Key) {
 			return nil
@@ -414,17 +434,19 @@ func keyMadeRequired() *Rule {
 func keyDropped() *Rule {
 	return diffOps(&Rule{
 		ID: "idempotency-key-dropped", Pack: Idempotency, Formats: OpenAPI | Proto, Severity: Error,
-		Title: "An operation that required an idempotency key no longer does",
-		Doc: "Clients retry this operation because the contract promised that a retry with the same " +
-			"key is applied once. Dropping the requirement (or the key) breaks that promise silently: " +
-			"the retries keep coming, and each one may now be applied again. Keep the key required; if " +
-			"the operation really became safe to repeat, say so with x-idempotent: true (proto: " +
-			"idempotency_level) in the same change.",
-		Bad: `# old
+		Doc: Doc{
+			Title: "An operation that required an idempotency key no longer does",
+			Text: "Clients retry this operation because the contract promised that a retry with the same " +
+				"key is applied once. Dropping the requirement (or the key) breaks that promise silently: " +
+				"the retries keep coming, and each one may now be applied again. Keep the key required; if " +
+				"the operation really became safe to repeat, say so with x-idempotent: true (proto: " +
+				"idempotency_level) in the same change.",
+			Bad: `# old
 - {name: Idempotency-Key, in: header, required: true}
 # new: parameter removed`,
-		Good: `# new
+			Good: `# new
 - {name: Idempotency-Key, in: header, required: true}`,
+		},
 	}, func(c *Contract, o, n *Operation) *issue {
 		if !keyRequired(o.Key) || keyRequired(n.Key) || !needsKey(n) {
 			return nil

@@ -11,18 +11,20 @@ func contractInvalid() *Rule {
 		Pack:     Lint,
 		Formats:  OpenAPI,
 		Severity: Warning,
-		Title:    "The contract does not pass its format's validation",
-		Doc: "The document parses and is compared, but kin-openapi's validation of OpenAPI 3.0/3.1 finds it wrong: " +
-			"a response without a description, an operation without responses, a path parameter the operation does not declare, " +
-			"a parameter without a schema, a duplicated operationId, an empty info.version, an OAuth flow without scopes. " +
-			"Code generators and validating proxies may refuse such a document. One finding per problem, at the element it is about. " +
-			"In a diff only problems the new version introduces are reported. `--strict` (or `strict: true` in .contractlint.yaml) " +
-			"refuses an invalid document with exit status 2 instead.",
-		Bad: `responses:
+		Doc: Doc{
+			Title: "The contract does not pass its format's validation",
+			Text: "The document parses and is compared, but kin-openapi's validation of OpenAPI 3.0/3.1 finds it wrong: " +
+				"a response without a description, an operation without responses, a path parameter the operation does not declare, " +
+				"a parameter without a schema, a duplicated operationId, an empty info.version, an OAuth flow without scopes. " +
+				"Code generators and validating proxies may refuse such a document. One finding per problem, at the element it is about. " +
+				"In a diff only problems the new version introduces are reported. `--strict` (or `strict: true` in .contractlint.yaml) " +
+				"refuses an invalid document with exit status 2 instead.",
+			Bad: `responses:
   '200': {}            # no description`,
-		Good: `responses:
+			Good: `responses:
   '200':
     description: The order`,
+		},
 	}
 	return lintEach(r, func(c *Contract) []Invalid { return c.Invalid }, func(_ *Contract, p Invalid) *issue {
 		// The message is the path: a diff compares problems by it, so a

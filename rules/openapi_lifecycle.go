@@ -16,17 +16,19 @@ func openapiLifecycle() []*Rule {
 	return []*Rule{
 		onChange(&Rule{
 			ID: "removed-before-sunset", Pack: Breaking, Formats: OpenAPI, Severity: Error,
-			Title: "A deprecated operation was removed before its sunset date",
-			Doc: "The old version deprecated the operation and promised it until its `x-sunset` date; removing it earlier breaks " +
-				"the clients that planned their migration on that date. Keep it until the date has passed. A sunset that cannot be " +
-				"read as a date (2025-12-31, RFC 3339 or an HTTP date) promises nothing a client can check, and counts as not passed.",
-			Bad: `get:
+			Oasdiff: []string{"api-removed-before-sunset", "api-path-removed-before-sunset", "api-path-sunset-parse"},
+			Doc: Doc{
+				Title: "A deprecated operation was removed before its sunset date",
+				Text: "The old version deprecated the operation and promised it until its `x-sunset` date; removing it earlier breaks " +
+					"the clients that planned their migration on that date. Keep it until the date has passed. A sunset that cannot be " +
+					"read as a date (2025-12-31, RFC 3339 or an HTTP date) promises nothing a client can check, and counts as not passed.",
+				Bad: `get:
   deprecated: true
   x-sunset: '2099-01-01'   # removed in the next release`,
-			Good: `get:
+				Good: `get:
   deprecated: true
   x-sunset: '2025-01-01'   # removed after that date`,
-			Oasdiff: []string{"api-removed-before-sunset", "api-path-removed-before-sunset", "api-path-sunset-parse"},
+			},
 		}, func(c *Change) (string, bool) {
 			if !removedDeprecated(c) || c.Sunset == "" {
 				return "", false
@@ -43,15 +45,17 @@ func openapiLifecycle() []*Rule {
 		}),
 		onChange(&Rule{
 			ID: "deprecated-removed", Pack: Breaking, Formats: OpenAPI, Severity: Warning,
-			Title: "A deprecated operation was removed",
-			Doc: "Removing an operation the old version already marked `deprecated: true` (with no sunset date, or one that has " +
-				"passed) is the planned end of deprecate-then-remove, not a surprise: it is a warning, not an error. Clients that " +
-				"still call it now fail, so check that none do (logs, --readers) before releasing.",
-			Bad: `delete:
+			Doc: Doc{
+				Title: "A deprecated operation was removed",
+				Text: "Removing an operation the old version already marked `deprecated: true` (with no sunset date, or one that has " +
+					"passed) is the planned end of deprecate-then-remove, not a surprise: it is a warning, not an error. Clients that " +
+					"still call it now fail, so check that none do (logs, --readers) before releasing.",
+				Bad: `delete:
   deprecated: true    # removed while clients may still call it`,
-			Good: `delete:
+				Good: `delete:
   deprecated: true
   x-sunset: '2025-01-01'   # removed after the announced date, with traffic checked`,
+			},
 		}, func(c *Change) (string, bool) {
 			if !removedDeprecated(c) {
 				return "", false

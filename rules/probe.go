@@ -99,5 +99,11 @@ func probe() []*Rule {
 
 func probeRule(id, title, doc, bad, good string) *Rule {
 	return &Rule{ID: id, Pack: Probe, Formats: OpenAPI, Mode: ProbeRule, Severity: Error,
-		Title: title, Doc: doc, Bad: bad, Good: good}
+		Doc: Doc{
+			Title: title,
+			Text:  doc,
+			Bad:   bad,
+			Good:  good,
+		},
+	}
 }

@@ -54,12 +54,14 @@ func removedFromFile(c *Change, s Subject) (string, bool) {
 func fileDeletion(id, buf, what string, s Subject, bad, good string) *Rule {
 	return onChange(&Rule{
 		ID: id, Pack: Breaking, Formats: Proto, Severity: Error, Levels: lvFile, Buf: []string{buf},
-		Title: "A " + what + " was deleted from its file",
-		Doc: "Generated code is laid out per file: deleting a " + what + " from a file, or moving it to another file, " +
-			"breaks every program that refers to it through the old file's generated package or header. " +
-			"Keep the " + what + " where it is and mark it deprecated; remove it in a new major version.",
-		Bad:  bad,
-		Good: good,
+		Doc: Doc{
+			Title: "A " + what + " was deleted from its file",
+			Text: "Generated code is laid out per file: deleting a " + what + " from a file, or moving it to another file, " +
+				"breaks every program that refers to it through the old file's generated package or header. " +
+				"Keep the " + what + " where it is and mark it deprecated; remove it in a new major version.",
+			Bad:  bad,
+			Good: good,
+		},
 	}, func(c *Change) (string, bool) {
 		how, ok := removedFromFile(c, s)
 		return fmt.Sprintf("%s %s %s: code generated from the old file no longer has it; keep it and deprecate it", what, c.Path, how), ok
@@ -69,12 +71,14 @@ func fileDeletion(id, buf, what string, s Subject, bad, good string) *Rule {
 func packageDeletion(id, buf, what string, s Subject, bad, good string) *Rule {
 	return onChange(&Rule{
 		ID: id, Pack: Breaking, Formats: Proto, Severity: Error, Levels: lvPkg, Buf: []string{buf},
-		Title: "A " + what + " was deleted from its package",
-		Doc: "Clients refer to a " + what + " by its full name, package included. Deleting it from the package (moving it " +
-			"between files of the same package is fine at this level) breaks every client that still uses it. " +
-			"Deprecate it and remove it in a new package version.",
-		Bad:  bad,
-		Good: good,
+		Doc: Doc{
+			Title: "A " + what + " was deleted from its package",
+			Text: "Clients refer to a " + what + " by its full name, package included. Deleting it from the package (moving it " +
+				"between files of the same package is fine at this level) breaks every client that still uses it. " +
+				"Deprecate it and remove it in a new package version.",
+			Bad:  bad,
+			Good: good,
+		},
 	}, func(c *Change) (string, bool) {
 		return fmt.Sprintf("%s %s deleted from package: clients that use it no longer compile or resolve it; deprecate it instead", what, c.Path),
 			c.is(Removed, s)
@@ -85,11 +89,13 @@ func protoDeletions() []*Rule {
 	return []*Rule{
 		onChange(&Rule{
 			ID: "proto-file-removed", Pack: Breaking, Formats: Proto, Severity: Error, Levels: lvFile, Buf: []string{"FILE_NO_DELETE"},
-			Title: "A .proto file was deleted",
-			Doc:   "Other files and generated code import a .proto file by its path. Deleting it breaks every importer and every program built from it. Keep the file, deprecate what it declares, and delete it in a new major version.",
-			Bad: `// old: api/v1/orders.proto exists
+			Doc: Doc{
+				Title: "A .proto file was deleted",
+				Text:  "Other files and generated code import a .proto file by its path. Deleting it breaks every importer and every program built from it. Keep the file, deprecate what it declares, and delete it in a new major version.",
+				Bad: `// old: api/v1/orders.proto exists
 // new: the file is gone`,
-			Good: "// new: api/v1/orders.proto kept, its messages marked deprecated",
+				Good: "// new: api/v1/orders.proto kept, its messages marked deprecated",
+			},
 		}, func(c *Change) (string, bool) {
 			return fmt.Sprintf("file %s deleted: everything importing it breaks; keep it and deprecate its contents", c.Path), c.is(Removed, SubjectFile)
 		}),
@@ -113,72 +119,86 @@ func protoDeletions() []*Rule {
 			"extend Options { string label = 1000; }   // deleted", "extend Options { string label = 1000 [deprecated = true]; }"),
 		onChange(&Rule{
 			ID: "proto-rpc-removed", Pack: Breaking, Formats: Proto, Severity: Error, Levels: lvFP, Buf: []string{"RPC_NO_DELETE"},
-			Title: "An rpc was deleted",
-			Doc:   "Clients call an rpc by service and method name; once it is deleted their calls fail with UNIMPLEMENTED. Mark the rpc deprecated and delete it when nobody calls it.",
-			Bad: `service Orders {
+			Doc: Doc{
+				Title: "An rpc was deleted",
+				Text:  "Clients call an rpc by service and method name; once it is deleted their calls fail with UNIMPLEMENTED. Mark the rpc deprecated and delete it when nobody calls it.",
+				Bad: `service Orders {
   rpc Cancel(CancelRequest) returns (Order);   // deleted
 }`,
-			Good: `service Orders {
+				Good: `service Orders {
   rpc Cancel(CancelRequest) returns (Order) { option deprecated = true; }
 }`,
+			},
 		}, func(c *Change) (string, bool) {
 			return fmt.Sprintf("rpc %s deleted: clients calling it now get UNIMPLEMENTED; deprecate it first", c.Path), c.is(Removed, SubjectRPC)
 		}),
 		onChange(&Rule{
 			ID: "proto-oneof-removed", Pack: Breaking, Formats: Proto, Severity: Error, Levels: lvFP, Buf: []string{"ONEOF_NO_DELETE"},
-			Title: "A oneof was deleted",
-			Doc:   "Generated code exposes a oneof as a case enum and accessors; deleting the oneof (even keeping its fields) removes them and changes which fields exclude each other. Keep the oneof.",
-			Bad:   "message Payment { oneof method { Card card = 1; Bank bank = 2; } }   ->   fields outside the oneof",
-			Good:  "message Payment { oneof method { Card card = 1; Bank bank = 2; } }",
+			Doc: Doc{
+				Title: "A oneof was deleted",
+				Text:  "Generated code exposes a oneof as a case enum and accessors; deleting the oneof (even keeping its fields) removes them and changes which fields exclude each other. Keep the oneof.",
+				Bad:   "message Payment { oneof method { Card card = 1; Bank bank = 2; } }   ->   fields outside the oneof",
+				Good:  "message Payment { oneof method { Card card = 1; Bank bank = 2; } }",
+			},
 		}, func(c *Change) (string, bool) {
 			return fmt.Sprintf("oneof %s deleted: generated case accessors disappear and its fields no longer exclude each other", c.Path), c.is(Removed, SubjectOneof)
 		}),
 		onChange(&Rule{
 			ID: "proto-extension-range-removed", Pack: Breaking, Formats: Proto, Severity: Error, Levels: lvFP, Buf: []string{"EXTENSION_MESSAGE_NO_DELETE"},
-			Title: "An extension range was deleted from a message",
-			Doc:   "Other files may extend a message inside its extension ranges. Deleting or narrowing a range makes those extensions invalid and fails their compilation. Keep the range.",
-			Bad:   "message Options { extensions 100 to 199; }   ->   message Options {}",
-			Good:  "message Options { extensions 100 to 199; }",
+			Doc: Doc{
+				Title: "An extension range was deleted from a message",
+				Text:  "Other files may extend a message inside its extension ranges. Deleting or narrowing a range makes those extensions invalid and fails their compilation. Keep the range.",
+				Bad:   "message Options { extensions 100 to 199; }   ->   message Options {}",
+				Good:  "message Options { extensions 100 to 199; }",
+			},
 		}, func(c *Change) (string, bool) {
 			return fmt.Sprintf("extension range %s of %s deleted: extensions declared in it no longer compile", c.Old, c.Path),
 				c.Kind == Modified && c.Subject == SubjectMessage && c.Aspect == AspectExtensionRange
 		}),
 		onChange(&Rule{
 			ID: "proto-enum-value-removed", Pack: Breaking, Formats: Proto, Severity: Error, Levels: lvFP, Buf: []string{"ENUM_VALUE_NO_DELETE"},
-			Title: "An enum value was deleted",
-			Doc:   "Generated code names every enum value; deleting one breaks the code that uses the constant, and readers see its number as unknown. Keep the value and deprecate it.",
-			Bad:   "enum Status { STATUS_UNSPECIFIED = 0; STATUS_OPEN = 1; }   ->   STATUS_OPEN deleted",
-			Good:  "enum Status { STATUS_UNSPECIFIED = 0; STATUS_OPEN = 1 [deprecated = true]; }",
+			Doc: Doc{
+				Title: "An enum value was deleted",
+				Text:  "Generated code names every enum value; deleting one breaks the code that uses the constant, and readers see its number as unknown. Keep the value and deprecate it.",
+				Bad:   "enum Status { STATUS_UNSPECIFIED = 0; STATUS_OPEN = 1; }   ->   STATUS_OPEN deleted",
+				Good:  "enum Status { STATUS_UNSPECIFIED = 0; STATUS_OPEN = 1 [deprecated = true]; }",
+			},
 		}, func(c *Change) (string, bool) {
 			return fmt.Sprintf("enum value %s (%s) deleted: code using it breaks and readers see %s as unknown; deprecate it instead", c.Path, c.Old, c.Old),
 				c.is(Removed, SubjectEnumValue)
 		}),
 		onChange(&Rule{
 			ID: "proto-enum-value-removed-unreserved-name", Pack: Breaking, Formats: Proto, Severity: Error, Levels: lvJ, Buf: []string{"ENUM_VALUE_NO_DELETE_UNLESS_NAME_RESERVED"},
-			Title: "An enum value was deleted without reserving its name",
-			Doc:   "JSON carries enum values by name. If the name of a deleted value is not reserved, a later value may take it, and JSON data written before means something else. Reserve the name when deleting the value.",
-			Bad:   "enum Status { STATUS_UNSPECIFIED = 0; }   // STATUS_OPEN = 1 deleted",
-			Good:  "enum Status { STATUS_UNSPECIFIED = 0; reserved 1; reserved \"STATUS_OPEN\"; }",
+			Doc: Doc{
+				Title: "An enum value was deleted without reserving its name",
+				Text:  "JSON carries enum values by name. If the name of a deleted value is not reserved, a later value may take it, and JSON data written before means something else. Reserve the name when deleting the value.",
+				Bad:   "enum Status { STATUS_UNSPECIFIED = 0; }   // STATUS_OPEN = 1 deleted",
+				Good:  "enum Status { STATUS_UNSPECIFIED = 0; reserved 1; reserved \"STATUS_OPEN\"; }",
+			},
 		}, func(c *Change) (string, bool) {
 			return fmt.Sprintf("enum value %s deleted without `reserved \"%s\";`: the name can be reused and old JSON data would change meaning", c.Path, c.Name),
 				c.is(Removed, SubjectEnumValue) && !c.NameReserved
 		}),
 		onChange(&Rule{
 			ID: "proto-enum-value-removed-unreserved-number", Pack: Breaking, Formats: Proto, Severity: Error, Levels: lvJW, Buf: []string{"ENUM_VALUE_NO_DELETE_UNLESS_NUMBER_RESERVED"},
-			Title: "An enum value was deleted without reserving its number",
-			Doc:   "The binary encoding carries enum values by number. If the number of a deleted value is not reserved, a later value may take it, and stored or in-flight data means something else. Reserve the number when deleting the value.",
-			Bad:   "enum Status { STATUS_UNSPECIFIED = 0; }   // STATUS_OPEN = 1 deleted",
-			Good:  "enum Status { STATUS_UNSPECIFIED = 0; reserved 1; reserved \"STATUS_OPEN\"; }",
+			Doc: Doc{
+				Title: "An enum value was deleted without reserving its number",
+				Text:  "The binary encoding carries enum values by number. If the number of a deleted value is not reserved, a later value may take it, and stored or in-flight data means something else. Reserve the number when deleting the value.",
+				Bad:   "enum Status { STATUS_UNSPECIFIED = 0; }   // STATUS_OPEN = 1 deleted",
+				Good:  "enum Status { STATUS_UNSPECIFIED = 0; reserved 1; reserved \"STATUS_OPEN\"; }",
+			},
 		}, func(c *Change) (string, bool) {
 			return fmt.Sprintf("enum value %s deleted without `reserved %s;`: the number can be reused and old data would change meaning", c.Path, c.Old),
 				c.is(Removed, SubjectEnumValue) && !c.NumberReserved
 		}),
 		onChange(&Rule{
 			ID: "proto-field-removed", Pack: Breaking, Formats: Proto, Severity: Error, Levels: lvFP, Buf: []string{"FIELD_NO_DELETE"},
-			Title: "A field was deleted",
-			Doc:   "Deleting a field removes its accessors from generated code and silently drops the data old writers still send. Deprecate the field and stop using it; delete it, with its number and name reserved, in a new major version.",
-			Bad:   "message Order { string note = 4; }   ->   field 4 deleted",
-			Good:  "message Order { string note = 4 [deprecated = true]; }",
+			Doc: Doc{
+				Title: "A field was deleted",
+				Text:  "Deleting a field removes its accessors from generated code and silently drops the data old writers still send. Deprecate the field and stop using it; delete it, with its number and name reserved, in a new major version.",
+				Bad:   "message Order { string note = 4; }   ->   field 4 deleted",
+				Good:  "message Order { string note = 4 [deprecated = true]; }",
+			},
 		}, func(c *Change) (string, bool) {
 			if !c.is(Removed, SubjectField) || c.OldField == nil {
 				return "", false
@@ -187,20 +207,24 @@ func protoDeletions() []*Rule {
 		}),
 		onChange(&Rule{
 			ID: "proto-field-removed-unreserved-name", Pack: Breaking, Formats: Proto, Severity: Error, Levels: lvJ, Buf: []string{"FIELD_NO_DELETE_UNLESS_NAME_RESERVED"},
-			Title: "A field was deleted without reserving its name",
-			Doc:   "JSON carries fields by name. If the deleted field's name is not reserved, a later field may take it and JSON written before would be read into it. Reserve the name when deleting the field.",
-			Bad:   "message Order { }   // string note = 4 deleted",
-			Good:  "message Order { reserved 4; reserved \"note\"; }",
+			Doc: Doc{
+				Title: "A field was deleted without reserving its name",
+				Text:  "JSON carries fields by name. If the deleted field's name is not reserved, a later field may take it and JSON written before would be read into it. Reserve the name when deleting the field.",
+				Bad:   "message Order { }   // string note = 4 deleted",
+				Good:  "message Order { reserved 4; reserved \"note\"; }",
+			},
 		}, func(c *Change) (string, bool) {
 			return fmt.Sprintf("field %s deleted without `reserved \"%s\";`: the name can be reused and old JSON would be read into the new field", c.Path, c.Name),
 				c.is(Removed, SubjectField) && !c.NameReserved
 		}),
 		onChange(&Rule{
 			ID: "proto-field-removed-unreserved-number", Pack: Breaking, Formats: Proto, Severity: Error, Levels: lvJW, Buf: []string{"FIELD_NO_DELETE_UNLESS_NUMBER_RESERVED"},
-			Title: "A field was deleted without reserving its number",
-			Doc:   "The binary encoding carries fields by number. If the deleted field's number is not reserved, a later field may take it and data written before would be read into it. Reserve the number when deleting the field.",
-			Bad:   "message Order { }   // string note = 4 deleted",
-			Good:  "message Order { reserved 4; reserved \"note\"; }",
+			Doc: Doc{
+				Title: "A field was deleted without reserving its number",
+				Text:  "The binary encoding carries fields by number. If the deleted field's number is not reserved, a later field may take it and data written before would be read into it. Reserve the number when deleting the field.",
+				Bad:   "message Order { }   // string note = 4 deleted",
+				Good:  "message Order { reserved 4; reserved \"note\"; }",
+			},
 		}, func(c *Change) (string, bool) {
 			if !c.is(Removed, SubjectField) || c.OldField == nil {
 				return "", false
@@ -210,20 +234,24 @@ func protoDeletions() []*Rule {
 		}),
 		onChange(&Rule{
 			ID: "proto-reserved-message-removed", Pack: Breaking, Formats: Proto, Severity: Error, Levels: lvAll, Buf: []string{"RESERVED_MESSAGE_NO_DELETE"},
-			Title: "A message's reserved number or name was released",
-			Doc:   "Reserved numbers and names keep deleted fields from coming back with another meaning. Releasing a reservation lets the next change reuse it, and old data is then read into the wrong field. Keep every reservation.",
-			Bad:   "message Order { reserved 4; }   ->   message Order { }",
-			Good:  "message Order { reserved 4; }",
+			Doc: Doc{
+				Title: "A message's reserved number or name was released",
+				Text:  "Reserved numbers and names keep deleted fields from coming back with another meaning. Releasing a reservation lets the next change reuse it, and old data is then read into the wrong field. Keep every reservation.",
+				Bad:   "message Order { reserved 4; }   ->   message Order { }",
+				Good:  "message Order { reserved 4; }",
+			},
 		}, func(c *Change) (string, bool) {
 			return fmt.Sprintf("reservation %s of message %s deleted: a new field could take it and misread old data; keep it", c.Old, c.Path),
 				c.is(Removed, SubjectReserved) && c.Name == "message"
 		}),
 		onChange(&Rule{
 			ID: "proto-reserved-enum-removed", Pack: Breaking, Formats: Proto, Severity: Error, Levels: lvAll, Buf: []string{"RESERVED_ENUM_NO_DELETE"},
-			Title: "An enum's reserved number or name was released",
-			Doc:   "Reserved enum numbers and names keep deleted values from coming back with another meaning. Releasing one lets a new value take it, and old data changes meaning. Keep every reservation.",
-			Bad:   "enum Status { reserved 2; }   ->   enum Status { }",
-			Good:  "enum Status { reserved 2; }",
+			Doc: Doc{
+				Title: "An enum's reserved number or name was released",
+				Text:  "Reserved enum numbers and names keep deleted values from coming back with another meaning. Releasing one lets a new value take it, and old data changes meaning. Keep every reservation.",
+				Bad:   "enum Status { reserved 2; }   ->   enum Status { }",
+				Good:  "enum Status { reserved 2; }",
+			},
 		}, func(c *Change) (string, bool) {
 			return fmt.Sprintf("reservation %s of enum %s deleted: a new value could take it and change what old data means; keep it", c.Old, c.Path),
 				c.is(Removed, SubjectReserved) && c.Name == "enum"
@@ -258,10 +286,12 @@ func protoFieldRules() []*Rule {
 	return []*Rule{
 		onChange(&Rule{
 			ID: "proto-field-name-changed", Pack: Breaking, Formats: Proto, Severity: Error, Levels: lvFPJ, Buf: []string{"FIELD_SAME_NAME"},
-			Title: "A field was renamed",
-			Doc:   "The binary wire does not care, but JSON clients and generated code use the name: a rename drops the field for JSON readers and breaks code using the accessors. Add a new field instead, or keep the name.",
-			Bad:   "string note = 4;   ->   string comment = 4;",
-			Good:  "string note = 4;",
+			Doc: Doc{
+				Title: "A field was renamed",
+				Text:  "The binary wire does not care, but JSON clients and generated code use the name: a rename drops the field for JSON readers and breaks code using the accessors. Add a new field instead, or keep the name.",
+				Bad:   "string note = 4;   ->   string comment = 4;",
+				Good:  "string note = 4;",
+			},
 		}, func(c *Change) (string, bool) {
 			if !modified(c, SubjectField, AspectName) || c.NewField == nil {
 				return "", false
@@ -270,38 +300,48 @@ func protoFieldRules() []*Rule {
 		}),
 		onChange(&Rule{
 			ID: "proto-field-json-name-changed", Pack: Breaking, Formats: Proto, Severity: Error, Levels: lvFPJ, Buf: []string{"FIELD_SAME_JSON_NAME"},
-			Title: "A field's JSON name changed",
-			Doc:   "JSON clients read and write a field under its JSON name (json_name, or the camelCase of its name). Changing it makes them lose the field both ways. Keep the JSON name.",
-			Bad:   "string note = 4 [json_name = \"note\"];   ->   [json_name = \"remark\"]",
-			Good:  "string note = 4 [json_name = \"note\"];",
+			Doc: Doc{
+				Title: "A field's JSON name changed",
+				Text:  "JSON clients read and write a field under its JSON name (json_name, or the camelCase of its name). Changing it makes them lose the field both ways. Keep the JSON name.",
+				Bad:   "string note = 4 [json_name = \"note\"];   ->   [json_name = \"remark\"]",
+				Good:  "string note = 4 [json_name = \"note\"];",
+			},
 		}, changeMsg("JSON name of field %s changed from %q to %q: JSON clients no longer find it", modifiedOf(SubjectField, AspectJSONName))),
 		onChange(&Rule{
 			ID: "proto-field-default-changed", Pack: Breaking, Formats: Proto, Severity: Error, Levels: lvAll, Buf: []string{"FIELD_SAME_DEFAULT"},
-			Title: "A field's default value changed",
-			Doc:   "Readers fill an absent proto2 field with the default compiled into them, so old and new readers see different values for the same bytes. Keep the default.",
-			Bad:   "optional int32 retries = 1 [default = 3];   ->   [default = 5]",
-			Good:  "optional int32 retries = 1 [default = 3];",
+			Doc: Doc{
+				Title: "A field's default value changed",
+				Text:  "Readers fill an absent proto2 field with the default compiled into them, so old and new readers see different values for the same bytes. Keep the default.",
+				Bad:   "optional int32 retries = 1 [default = 3];   ->   [default = 5]",
+				Good:  "optional int32 retries = 1 [default = 3];",
+			},
 		}, changeMsg("default of field %s changed from %q to %q: old and new readers disagree on absent values", modifiedOf(SubjectField, AspectDefault))),
 		onChange(&Rule{
 			ID: "proto-field-oneof-changed", Pack: Breaking, Formats: Proto, Severity: Error, Levels: lvAll, Buf: []string{"FIELD_SAME_ONEOF"},
-			Title: "A field moved into, out of or between oneofs",
-			Doc:   "Setting one member of a oneof clears the others. Moving a field across a oneof boundary changes which data survives a round trip through an old reader. Keep the field where it was.",
-			Bad:   "message P { oneof m { Card card = 1; } Bank bank = 2; }   ->   bank moved into the oneof",
-			Good:  "message P { oneof m { Card card = 1; } Bank bank = 2; }",
+			Doc: Doc{
+				Title: "A field moved into, out of or between oneofs",
+				Text:  "Setting one member of a oneof clears the others. Moving a field across a oneof boundary changes which data survives a round trip through an old reader. Keep the field where it was.",
+				Bad:   "message P { oneof m { Card card = 1; } Bank bank = 2; }   ->   bank moved into the oneof",
+				Good:  "message P { oneof m { Card card = 1; } Bank bank = 2; }",
+			},
 		}, changeMsg("field %s moved from oneof %q to %q: which fields exclude each other changes", modifiedOf(SubjectField, AspectOneof))),
 		onChange(&Rule{
 			ID: "proto-field-packed-changed", Pack: Breaking, Formats: Proto, Severity: Error, Levels: lvNoBuf, Buf: nil,
-			Title: "A repeated field's packed encoding changed",
-			Doc:   "Current parsers read packed and unpacked encodings alike, but older or hand-written readers may not, and the generated code's size and speed change. Keep the encoding.",
-			Bad:   "repeated int32 ids = 1 [packed = false];   ->   repeated int32 ids = 1;",
-			Good:  "repeated int32 ids = 1 [packed = false];",
+			Doc: Doc{
+				Title: "A repeated field's packed encoding changed",
+				Text:  "Current parsers read packed and unpacked encodings alike, but older or hand-written readers may not, and the generated code's size and speed change. Keep the encoding.",
+				Bad:   "repeated int32 ids = 1 [packed = false];   ->   repeated int32 ids = 1;",
+				Good:  "repeated int32 ids = 1 [packed = false];",
+			},
 		}, changeMsg("packed encoding of field %s changed from %s to %s: readers that expect one encoding fail on the other", modifiedOf(SubjectField, AspectPacked))),
 		onChange(&Rule{
 			ID: "proto-field-ctype-changed", Pack: Breaking, Formats: Proto, Severity: Error, Levels: lvFP, Buf: []string{"FIELD_SAME_CPP_STRING_TYPE"},
-			Title: "A field's C++ string type changed",
-			Doc:   "ctype (or the (pb.cpp).string_type feature in editions) decides which C++ type the accessors use; changing it breaks C++ code that calls them (STRING_PIECE to STRING excepted: those accessors never existed in open source C++). The value compared is the resolved one, so moving a field between a proto2, a proto3 and an editions file counts. Keep it.",
-			Bad:   "string name = 1 [ctype = CORD];   ->   string name = 1;",
-			Good:  "string name = 1 [ctype = CORD];",
+			Doc: Doc{
+				Title: "A field's C++ string type changed",
+				Text:  "ctype (or the (pb.cpp).string_type feature in editions) decides which C++ type the accessors use; changing it breaks C++ code that calls them (STRING_PIECE to STRING excepted: those accessors never existed in open source C++). The value compared is the resolved one, so moving a field between a proto2, a proto3 and an editions file counts. Keep it.",
+				Bad:   "string name = 1 [ctype = CORD];   ->   string name = 1;",
+				Good:  "string name = 1 [ctype = CORD];",
+			},
 		}, changeMsg("C++ string type of field %s changed from %s to %s: C++ accessors change type", func(c *Change) bool {
 			// STRING_PIECE accessors were never generated for open
 			// source C++: moving to STRING breaks no code.
@@ -309,24 +349,30 @@ func protoFieldRules() []*Rule {
 		})),
 		onChange(&Rule{
 			ID: "proto-field-jstype-changed", Pack: Breaking, Formats: Proto, Severity: Error, Levels: lvFP, Buf: []string{"FIELD_SAME_JSTYPE"},
-			Title: "A field's JavaScript type changed",
-			Doc:   "jstype decides whether JavaScript code sees a 64-bit integer as a string or a number; changing it breaks the code that reads the field. Keep it.",
-			Bad:   "int64 id = 1 [jstype = JS_STRING];   ->   int64 id = 1;",
-			Good:  "int64 id = 1 [jstype = JS_STRING];",
+			Doc: Doc{
+				Title: "A field's JavaScript type changed",
+				Text:  "jstype decides whether JavaScript code sees a 64-bit integer as a string or a number; changing it breaks the code that reads the field. Keep it.",
+				Bad:   "int64 id = 1 [jstype = JS_STRING];   ->   int64 id = 1;",
+				Good:  "int64 id = 1 [jstype = JS_STRING];",
+			},
 		}, changeMsg("jstype of field %s changed from %s to %s: JavaScript code sees another type", fieldOption("jstype"))),
 		onChange(&Rule{
 			ID: "proto-field-utf8-validation-changed", Pack: Breaking, Formats: Proto, Severity: Error, Levels: lvFP, Buf: []string{"FIELD_SAME_UTF8_VALIDATION"},
-			Title: "A string field's UTF-8 validation changed",
-			Doc:   "Whether a parser rejects invalid UTF-8 in a string field follows the file's syntax or the utf8_validation feature. Turning validation on makes messages that parsed before fail; turning it off lets invalid text into code that trusted it. Keep it.",
-			Bad:   "syntax = \"proto2\"; ... string name = 1;   ->   syntax = \"proto3\"; ... (now verified)",
-			Good:  "keep the syntax, or set features.utf8_validation to the old behaviour",
+			Doc: Doc{
+				Title: "A string field's UTF-8 validation changed",
+				Text:  "Whether a parser rejects invalid UTF-8 in a string field follows the file's syntax or the utf8_validation feature. Turning validation on makes messages that parsed before fail; turning it off lets invalid text into code that trusted it. Keep it.",
+				Bad:   "syntax = \"proto2\"; ... string name = 1;   ->   syntax = \"proto3\"; ... (now verified)",
+				Good:  "keep the syntax, or set features.utf8_validation to the old behaviour",
+			},
 		}, changeMsg("UTF-8 validation of field %s changed from %s to %s: parsing accepts or rejects different data", fieldOption("utf8_validation"))),
 		onChange(&Rule{
 			ID: "proto-field-java-utf8-validation-changed", Pack: Breaking, Formats: Proto, Severity: Error, Levels: lvFP, Buf: []string{"FIELD_SAME_JAVA_UTF8_VALIDATION"},
-			Title: "A string field's Java UTF-8 check changed",
-			Doc:   "java_string_check_utf8 (the (pb.java).utf8_validation feature in editions) makes Java parsers reject invalid UTF-8 in string fields. Changing it, or moving the field to a file where it resolves otherwise, changes which messages Java clients accept. Keep it.",
-			Bad:   "option java_string_check_utf8 = true;   ->   removed",
-			Good:  "option java_string_check_utf8 = true;",
+			Doc: Doc{
+				Title: "A string field's Java UTF-8 check changed",
+				Text:  "java_string_check_utf8 (the (pb.java).utf8_validation feature in editions) makes Java parsers reject invalid UTF-8 in string fields. Changing it, or moving the field to a file where it resolves otherwise, changes which messages Java clients accept. Keep it.",
+				Bad:   "option java_string_check_utf8 = true;   ->   removed",
+				Good:  "option java_string_check_utf8 = true;",
+			},
 		}, changeMsg("Java UTF-8 check of field %s changed from %s to %s: Java parsers accept different data", fieldOption("java_string_check_utf8"))),
 	}
 }
@@ -360,60 +406,74 @@ func protoTypeFieldRules() []*Rule {
 	return []*Rule{
 		onChange(&Rule{
 			ID: "proto-field-type-changed", Pack: Breaking, Formats: Proto, Severity: Error, Levels: lvFP, Buf: []string{"FIELD_SAME_TYPE"},
-			Title: "A field's type changed",
-			Doc:   "Generated accessors take and return the field's type; any type change, even one the wire tolerates, breaks the code that uses them. Add a new field with the new type.",
-			Bad:   "int32 quantity = 2;   ->   int64 quantity = 2;",
-			Good: `int32 quantity = 2;
+			Doc: Doc{
+				Title: "A field's type changed",
+				Text:  "Generated accessors take and return the field's type; any type change, even one the wire tolerates, breaks the code that uses them. Add a new field with the new type.",
+				Bad:   "int32 quantity = 2;   ->   int64 quantity = 2;",
+				Good: `int32 quantity = 2;
 int64 quantity_64 = 5;`,
+			},
 		}, changeMsg("type of field %s changed from %s to %s: generated code changes", fieldType)),
 		onChange(&Rule{
 			ID: "proto-field-type-wire-json-incompatible", Pack: Breaking, Formats: Proto, Severity: Error, Levels: lvJ, Buf: []string{"FIELD_WIRE_JSON_COMPATIBLE_TYPE"},
-			Title: "A field's type changed in a way the binary or JSON encoding cannot absorb",
-			Doc:   "Readers decode a field with the type they were built with. A change is safe for binary and JSON clients only when both encodings stay readable: int32 to int64 keeps the wire but turns a JSON number into a string, and swapping enums changes the names JSON carries. Add a new field instead.",
-			Bad:   "int32 quantity = 2;   ->   int64 quantity = 2;",
-			Good: `int32 quantity = 2;
+			Doc: Doc{
+				Title: "A field's type changed in a way the binary or JSON encoding cannot absorb",
+				Text:  "Readers decode a field with the type they were built with. A change is safe for binary and JSON clients only when both encodings stay readable: int32 to int64 keeps the wire but turns a JSON number into a string, and swapping enums changes the names JSON carries. Add a new field instead.",
+				Bad:   "int32 quantity = 2;   ->   int64 quantity = 2;",
+				Good: `int32 quantity = 2;
 int64 quantity_64 = 5;`,
+			},
 		}, changeMsg("type of field %s changed from %s to %s: binary or JSON clients misread it", func(c *Change) bool {
 			return fieldType(c) && !(wireCompatibleType(c.OldField, c.NewField) && jsonCompatibleType(c.OldField, c.NewField))
 		})),
 		onChange(&Rule{
 			ID: "proto-field-type-wire-incompatible", Pack: Breaking, Formats: Proto, Severity: Error, Levels: lvWire, Buf: []string{"FIELD_WIRE_COMPATIBLE_TYPE"},
-			Title: "A field's type changed in a way the binary encoding cannot absorb",
-			Doc:   "Some type changes keep the wire (int32/int64/uint32/uint64/bool; sint32/sint64; fixed32/sfixed32; fixed64/sfixed64; string to bytes, not back, since old bytes need not be UTF-8; a message and bytes; an enum moved or copied with every old value on its number). Any other change makes old readers fail or misread the field. Add a new field instead.",
-			Bad:   "int32 quantity = 2;   ->   string quantity = 2;",
-			Good: `int32 quantity = 2;
+			Doc: Doc{
+				Title: "A field's type changed in a way the binary encoding cannot absorb",
+				Text:  "Some type changes keep the wire (int32/int64/uint32/uint64/bool; sint32/sint64; fixed32/sfixed32; fixed64/sfixed64; string to bytes, not back, since old bytes need not be UTF-8; a message and bytes; an enum moved or copied with every old value on its number). Any other change makes old readers fail or misread the field. Add a new field instead.",
+				Bad:   "int32 quantity = 2;   ->   string quantity = 2;",
+				Good: `int32 quantity = 2;
 string quantity_text = 5;`,
+			},
 		}, changeMsg("type of field %s changed from %s to %s: old readers cannot decode it", func(c *Change) bool { return fieldType(c) && !wireCompatibleType(c.OldField, c.NewField) })),
 		onChange(&Rule{
 			ID: "proto-field-cardinality-changed", Pack: Breaking, Formats: Proto, Severity: Error, Levels: lvFP, Buf: []string{"FIELD_SAME_CARDINALITY"},
-			Title: "A field's cardinality changed",
-			Doc:   "Optional, required, repeated, map and implicit-presence fields have different accessors and presence semantics. Changing between them breaks generated code and, for required, parsing. Add a new field instead.",
-			Bad:   "string tag = 3;   ->   repeated string tag = 3;",
-			Good: `string tag = 3;
+			Doc: Doc{
+				Title: "A field's cardinality changed",
+				Text:  "Optional, required, repeated, map and implicit-presence fields have different accessors and presence semantics. Changing between them breaks generated code and, for required, parsing. Add a new field instead.",
+				Bad:   "string tag = 3;   ->   repeated string tag = 3;",
+				Good: `string tag = 3;
 repeated string tags = 6;`,
+			},
 		}, changeMsg("cardinality of field %s changed from %s to %s: accessors and presence change", card)),
 		onChange(&Rule{
 			ID: "proto-field-cardinality-wire-json-incompatible", Pack: Breaking, Formats: Proto, Severity: Error, Levels: lvJ, Buf: []string{"FIELD_WIRE_JSON_COMPATIBLE_CARDINALITY"},
-			Title: "A field's cardinality changed in a way binary or JSON clients cannot absorb",
-			Doc:   "Switching between optional and implicit presence keeps both encodings; making a field repeated or a map turns a JSON value into an array or object, and required changes what parses. Add a new field instead.",
-			Bad:   "string tag = 3;   ->   repeated string tag = 3;",
-			Good: `string tag = 3;
+			Doc: Doc{
+				Title: "A field's cardinality changed in a way binary or JSON clients cannot absorb",
+				Text:  "Switching between optional and implicit presence keeps both encodings; making a field repeated or a map turns a JSON value into an array or object, and required changes what parses. Add a new field instead.",
+				Bad:   "string tag = 3;   ->   repeated string tag = 3;",
+				Good: `string tag = 3;
 repeated string tags = 6;`,
+			},
 		}, changeMsg("cardinality of field %s changed from %s to %s: JSON or binary clients misread it", func(c *Change) bool { return card(c) && !(singular(c.Old) && singular(c.New)) })),
 		onChange(&Rule{
 			ID: "proto-field-cardinality-wire-incompatible", Pack: Breaking, Formats: Proto, Severity: Error, Levels: lvWire, Buf: []string{"FIELD_WIRE_COMPATIBLE_CARDINALITY"},
-			Title: "A field's cardinality changed in a way the binary encoding cannot absorb",
-			Doc:   "Binary readers tolerate optional versus implicit presence, and a map versus a repeated entry message. Other changes (singular to repeated, which runtimes read differently, or to or from required) make old readers fail or misread. Add a new field instead.",
-			Bad:   "int32 count = 3;   ->   repeated int32 count = 3;",
-			Good: `int32 count = 3;
+			Doc: Doc{
+				Title: "A field's cardinality changed in a way the binary encoding cannot absorb",
+				Text:  "Binary readers tolerate optional versus implicit presence, and a map versus a repeated entry message. Other changes (singular to repeated, which runtimes read differently, or to or from required) make old readers fail or misread. Add a new field instead.",
+				Bad:   "int32 count = 3;   ->   repeated int32 count = 3;",
+				Good: `int32 count = 3;
 repeated int32 counts = 6;`,
+			},
 		}, changeMsg("cardinality of field %s changed from %s to %s: old readers cannot decode it", func(c *Change) bool { return card(c) && !wireCompatibleCard(c.Old, c.New) })),
 		onChange(&Rule{
 			ID: "proto-message-required-fields-changed", Pack: Breaking, Formats: Proto, Severity: Error, Levels: lvAll, Buf: []string{"MESSAGE_SAME_REQUIRED_FIELDS"},
-			Title: "A message's required fields changed",
-			Doc:   "A proto2 parser rejects a message that lacks a required field. Adding one rejects what old writers send; removing one makes old readers reject what new writers send. Never change the set of required fields. Each field is reported on its own: one made required at its line, one no longer required at its message.",
-			Bad:   "message Order { required string id = 1; }   ->   + required string region = 2;",
-			Good:  "message Order { required string id = 1; optional string region = 2; }",
+			Doc: Doc{
+				Title: "A message's required fields changed",
+				Text:  "A proto2 parser rejects a message that lacks a required field. Adding one rejects what old writers send; removing one makes old readers reject what new writers send. Never change the set of required fields. Each field is reported on its own: one made required at its line, one no longer required at its message.",
+				Bad:   "message Order { required string id = 1; }   ->   + required string region = 2;",
+				Good:  "message Order { required string id = 1; optional string region = 2; }",
+			},
 		}, func(c *Change) (string, bool) {
 			if !modified(c, SubjectMessage, AspectRequired) {
 				return "", false
@@ -425,52 +485,64 @@ repeated int32 counts = 6;`,
 		}),
 		onChange(&Rule{
 			ID: "proto-message-json-format-changed", Pack: Breaking, Formats: Proto, Severity: Error, Levels: lvFPJ, Buf: []string{"MESSAGE_SAME_JSON_FORMAT"},
-			Title: "A message's JSON format support changed",
-			Doc:   "The json_format feature (fixed by syntax before editions) says whether a message must map cleanly to JSON. Moving from ALLOW to LEGACY_BEST_EFFORT (a message moved into a proto2 file, say) lets JSON mappings conflict for JSON clients; the other way only promises more and is not reported. Keep it.",
-			Bad:   "syntax = \"proto3\";   ->   edition with features.json_format = LEGACY_BEST_EFFORT",
-			Good:  "keep json_format = ALLOW",
+			Doc: Doc{
+				Title: "A message's JSON format support changed",
+				Text:  "The json_format feature (fixed by syntax before editions) says whether a message must map cleanly to JSON. Moving from ALLOW to LEGACY_BEST_EFFORT (a message moved into a proto2 file, say) lets JSON mappings conflict for JSON clients; the other way only promises more and is not reported. Keep it.",
+				Bad:   "syntax = \"proto3\";   ->   edition with features.json_format = LEGACY_BEST_EFFORT",
+				Good:  "keep json_format = ALLOW",
+			},
 		}, changeMsg("JSON format of message %s changed from %s to %s: JSON clients may no longer map it", jsonWeakened(SubjectMessage))),
 		onChange(&Rule{
 			ID: "proto-message-descriptor-accessor-removed", Pack: Breaking, Formats: Proto, Severity: Error, Levels: lvFP, Buf: []string{"MESSAGE_NO_REMOVE_STANDARD_DESCRIPTOR_ACCESSOR"},
-			Title: "A message's standard descriptor accessor was removed",
-			Doc:   "no_standard_descriptor_accessor = true removes the descriptor() accessor from generated code; code that reflects on the message through it breaks. Leave the option unset.",
-			Bad:   "message Order { option no_standard_descriptor_accessor = true; }",
-			Good:  "message Order { }",
+			Doc: Doc{
+				Title: "A message's standard descriptor accessor was removed",
+				Text:  "no_standard_descriptor_accessor = true removes the descriptor() accessor from generated code; code that reflects on the message through it breaks. Leave the option unset.",
+				Bad:   "message Order { option no_standard_descriptor_accessor = true; }",
+				Good:  "message Order { }",
+			},
 		}, func(c *Change) (string, bool) {
 			return fmt.Sprintf("message %s no longer has a standard descriptor accessor: code calling it breaks", c.Path),
 				modified(c, SubjectMessage, AspectOption) && c.Name == "no_standard_descriptor_accessor" && c.New == "true"
 		}),
 		onChange(&Rule{
 			ID: "proto-message-set-wire-format-changed", Pack: Breaking, Formats: Proto, Severity: Error, Levels: lvNoBuf, Buf: []string{"MESSAGE_SAME_MESSAGE_SET_WIRE_FORMAT"},
-			Title: "A message switched to or from the message-set wire format",
-			Doc:   "message_set_wire_format encodes the message in a different layout altogether; old readers cannot read the other layout. buf keeps this rule outside its categories as deprecated; we run it with FILE and PACKAGE. Keep the format.",
-			Bad:   "message Bag { option message_set_wire_format = true; extensions 4 to max; }   ->   option removed",
-			Good:  "message Bag { option message_set_wire_format = true; extensions 4 to max; }",
+			Doc: Doc{
+				Title: "A message switched to or from the message-set wire format",
+				Text:  "message_set_wire_format encodes the message in a different layout altogether; old readers cannot read the other layout. buf keeps this rule outside its categories as deprecated; we run it with FILE and PACKAGE. Keep the format.",
+				Bad:   "message Bag { option message_set_wire_format = true; extensions 4 to max; }   ->   option removed",
+				Good:  "message Bag { option message_set_wire_format = true; extensions 4 to max; }",
+			},
 		}, changeMsg("message-set wire format of %s changed from %s to %s: old readers cannot parse the new layout", func(c *Change) bool {
 			return modified(c, SubjectMessage, AspectOption) && c.Name == "message_set_wire_format"
 		})),
 		onChange(&Rule{
 			ID: "proto-enum-type-changed", Pack: Breaking, Formats: Proto, Severity: Error, Levels: lvFP, Buf: []string{"ENUM_SAME_TYPE"},
-			Title: "An enum changed between open and closed",
-			Doc:   "A closed enum (proto2) stores unknown numbers as unknown fields; an open one (proto3) keeps them in the field. Switching changes what readers see for values they do not know, and generated code. Keep the enum type.",
-			Bad:   "syntax = \"proto2\"; enum Status {...}   ->   syntax = \"proto3\"",
-			Good:  "keep the enum in a proto2 file, or set features.enum_type = CLOSED",
+			Doc: Doc{
+				Title: "An enum changed between open and closed",
+				Text:  "A closed enum (proto2) stores unknown numbers as unknown fields; an open one (proto3) keeps them in the field. Switching changes what readers see for values they do not know, and generated code. Keep the enum type.",
+				Bad:   "syntax = \"proto2\"; enum Status {...}   ->   syntax = \"proto3\"",
+				Good:  "keep the enum in a proto2 file, or set features.enum_type = CLOSED",
+			},
 		}, changeMsg("enum %s changed from %s to %s: unknown values are handled differently", modifiedOf(SubjectEnum, AspectType))),
 		onChange(&Rule{
 			ID: "proto-enum-json-format-changed", Pack: Breaking, Formats: Proto, Severity: Error, Levels: lvFPJ, Buf: []string{"ENUM_SAME_JSON_FORMAT"},
-			Title: "An enum's JSON format support changed",
-			Doc:   "As for messages, json_format says whether the enum's names must map cleanly to JSON; weakening it lets JSON names conflict for JSON clients. Keep it.",
-			Bad:   "syntax = \"proto3\";   ->   edition with features.json_format = LEGACY_BEST_EFFORT",
-			Good:  "keep json_format = ALLOW",
+			Doc: Doc{
+				Title: "An enum's JSON format support changed",
+				Text:  "As for messages, json_format says whether the enum's names must map cleanly to JSON; weakening it lets JSON names conflict for JSON clients. Keep it.",
+				Bad:   "syntax = \"proto3\";   ->   edition with features.json_format = LEGACY_BEST_EFFORT",
+				Good:  "keep json_format = ALLOW",
+			},
 		}, changeMsg("JSON format of enum %s changed from %s to %s: JSON clients may no longer map its names", jsonWeakened(SubjectEnum))),
 		onChange(&Rule{
 			ID: "proto-enum-value-name-changed", Pack: Breaking, Formats: Proto, Severity: Error, Levels: lvFPJ, Buf: []string{"ENUM_VALUE_SAME_NAME"},
-			Title: "An enum value was renamed",
-			Doc:   "JSON carries enum values by name and generated code names the constants, so renaming a value breaks JSON clients and code alike even though the number is kept. Add an alias (allow_alias) instead.",
-			Bad:   "STATUS_OPEN = 1;   ->   STATUS_ACTIVE = 1;",
-			Good: `option allow_alias = true;
+			Doc: Doc{
+				Title: "An enum value was renamed",
+				Text:  "JSON carries enum values by name and generated code names the constants, so renaming a value breaks JSON clients and code alike even though the number is kept. Add an alias (allow_alias) instead.",
+				Bad:   "STATUS_OPEN = 1;   ->   STATUS_ACTIVE = 1;",
+				Good: `option allow_alias = true;
 STATUS_OPEN = 1 [deprecated = true];
 STATUS_ACTIVE = 1;`,
+			},
 		}, func(c *Change) (string, bool) {
 			return fmt.Sprintf("enum value number renamed from %s to %s: JSON clients and code using the old name break", c.Old, c.New),
 				modified(c, SubjectEnumValue, AspectName)
@@ -482,10 +554,12 @@ func protoRPCRules() []*Rule {
 	rpc := func(id, buf, title, doc, bad, good, what string, a Aspect) *Rule {
 		return onChange(&Rule{
 			ID: id, Pack: Breaking, Formats: Proto, Severity: Error, Levels: lvAll, Buf: []string{buf},
-			Title: title,
-			Doc:   doc,
-			Bad:   bad,
-			Good:  good,
+			Doc: Doc{
+				Title: title,
+				Text:  doc,
+				Bad:   bad,
+				Good:  good,
+			},
 		}, changeMsg(what+" of rpc %s changed from %s to %s: existing callers break", modifiedOf(SubjectRPC, a)))
 	}
 	return []*Rule{
@@ -536,27 +610,33 @@ func protoFileRules() []*Rule {
 	out := []*Rule{
 		onChange(&Rule{
 			ID: "proto-file-package-changed", Pack: Breaking, Formats: Proto, Severity: Error, Levels: lvAll, Buf: []string{"FILE_SAME_PACKAGE"},
-			Title: "A file's package changed",
-			Doc:   "The package is part of every full name in the file: message type URLs, rpc paths (/pkg.Service/Method) and generated import paths all change, so every client breaks. Create a new file in the new package instead.",
-			Bad:   "package shop.v1;   ->   package store.v1;",
-			Good:  "package shop.v1;   // and a new file for store.v1",
+			Doc: Doc{
+				Title: "A file's package changed",
+				Text:  "The package is part of every full name in the file: message type URLs, rpc paths (/pkg.Service/Method) and generated import paths all change, so every client breaks. Create a new file in the new package instead.",
+				Bad:   "package shop.v1;   ->   package store.v1;",
+				Good:  "package shop.v1;   // and a new file for store.v1",
+			},
 		}, changeMsg("package of %s changed from %q to %q: every full name and rpc path in it changes", modifiedOf(SubjectPackage, AspectName))),
 		onChange(&Rule{
 			ID: "proto-file-syntax-changed", Pack: Breaking, Formats: Proto, Severity: Error, Levels: lvFP, Buf: []string{"FILE_SAME_SYNTAX"},
-			Title: "A file's syntax or edition changed",
-			Doc:   "Syntax decides field presence, enum openness, UTF-8 validation and packed defaults; changing it changes generated code and how data is read. Keep the syntax, or migrate to editions with features that preserve the old behaviour.",
-			Bad:   "syntax = \"proto2\";   ->   syntax = \"proto3\";",
-			Good:  "syntax = \"proto2\";",
+			Doc: Doc{
+				Title: "A file's syntax or edition changed",
+				Text:  "Syntax decides field presence, enum openness, UTF-8 validation and packed defaults; changing it changes generated code and how data is read. Keep the syntax, or migrate to editions with features that preserve the old behaviour.",
+				Bad:   "syntax = \"proto2\";   ->   syntax = \"proto3\";",
+				Good:  "syntax = \"proto2\";",
+			},
 		}, changeMsg("syntax of %s changed from %s to %s: presence, enums and validation change", modifiedOf(SubjectFile, AspectSyntax))),
 	}
 	for _, o := range fileOptionRules {
 		id := "proto-file-" + strings.ReplaceAll(o.option, "_", "-") + "-changed"
 		out = append(out, onChange(&Rule{
 			ID: id, Pack: Breaking, Formats: Proto, Severity: Error, Levels: lvFP, Buf: []string{o.buf},
-			Title: "The file option " + o.option + " changed",
-			Doc:   "The " + o.option + " option shapes the " + o.lang + " code generated from the file; changing it moves or renames that code, and every " + o.lang + " program built against it stops compiling. Keep the option's value.",
-			Bad:   "option " + o.option + " = <old value>;   ->   option " + o.option + " = <new value>;",
-			Good:  "option " + o.option + " = <old value>;   // unchanged",
+			Doc: Doc{
+				Title: "The file option " + o.option + " changed",
+				Text:  "The " + o.option + " option shapes the " + o.lang + " code generated from the file; changing it moves or renames that code, and every " + o.lang + " program built against it stops compiling. Keep the option's value.",
+				Bad:   "option " + o.option + " = <old value>;   ->   option " + o.option + " = <new value>;",
+				Good:  "option " + o.option + " = <old value>;   // unchanged",
+			},
 		}, changeMsg("option "+o.option+" of %s changed from %q to %q: generated "+o.lang+" code moves or changes", func(c *Change) bool { return modified(c, SubjectFileOption, AspectOption) && c.Name == o.option })))
 	}
 	return out

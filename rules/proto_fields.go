@@ -20,28 +20,30 @@ func fieldNumberReused() *Rule {
 		Pack:     Evolution,
 		Formats:  Proto,
 		Severity: Error,
-		Title:    "A field number now belongs to a different field",
-		Doc: "On the wire a field is its number. When a number that belonged to a deleted field, or that the " +
-			"old version reserved, is given to a different field, every message written by an older client or " +
-			"stored before the change is read into the new field: old prices become quantities, old ids become " +
-			"names. Moving a field to a new number is the same mistake seen from the other side: old writers " +
-			"still send the old number. Never reuse a number: delete the field with `reserved <number>; " +
-			"reserved \"<name>\";` and give the new field a fresh number. With git history (review) or contractlint.lock, a number " +
-			"any earlier version used counts too, not only the old version's.",
-		Bad: `// old
+		// A number that now carries another field says all there is to
+		// say about that field: its new name, JSON name and type follow.
+		Supersedes: slices.Concat([]string{"proto-field-name-changed", "proto-field-json-name-changed", "field-redefined"}, protoTypeRuleIDs),
+		Mode:       DiffRule,
+		Doc: Doc{
+			Title: "A field number now belongs to a different field",
+			Text: "On the wire a field is its number. When a number that belonged to a deleted field, or that the " +
+				"old version reserved, is given to a different field, every message written by an older client or " +
+				"stored before the change is read into the new field: old prices become quantities, old ids become " +
+				"names. Moving a field to a new number is the same mistake seen from the other side: old writers " +
+				"still send the old number. Never reuse a number: delete the field with `reserved <number>; " +
+				"reserved \"<name>\";` and give the new field a fresh number. With git history (review) or contractlint.lock, a number " +
+				"any earlier version used counts too, not only the old version's.",
+			Bad: `// old
 message Charge { double price = 3; }
 // new
 message Charge { int64 amount_cents = 3; }`,
-		Good: `// new
+			Good: `// new
 message Charge {
   reserved 3;
   reserved "price";
   int64 amount_cents = 4;
 }`,
-		// A number that now carries another field says all there is to
-		// say about that field: its new name, JSON name and type follow.
-		Supersedes: slices.Concat([]string{"proto-field-name-changed", "proto-field-json-name-changed", "field-redefined"}, protoTypeRuleIDs),
-		Mode:       DiffRule,
+		},
 	}
 	r.Check = func(in *Input) []Finding {
 		var out []Finding

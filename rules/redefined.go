@@ -16,30 +16,32 @@ func fieldRedefined() *Rule {
 		Formats:  OpenAPI | Proto,
 		Mode:     DiffRule,
 		Severity: Error,
-		Title:    "A field keeps its name but changes its meaning",
-		Doc: "A field that keeps its name (proto: its number) while its type, format, unit, scale, " +
-			"enum values, array-ness or nullability change is read by every existing client with " +
-			"the old meaning. Nothing fails to parse: a price of 40.00 dollars that becomes 4000 " +
-			"cents is shown as $4,000 by last year's app, and in a request the server reads an old " +
-			"client's 40.00 as 40 cents. Units are read on both sides from x-unit/x-units, unit words " +
-			"in the description or title, multipleOf, a pattern or string example that loses its " +
-			"decimals (\"40.00\" -> \"4000\"), and in proto from the field's leading and trailing " +
-			"comments and any custom option named *unit*. A unit named on one side only counts when " +
-			"the example moved by a power of ten. Add a new field with the new meaning next to the " +
-			"old one (expand), move clients over, and remove the old field only once nobody reads it " +
-			"(contract).",
-		Bad: `# old
-price: {type: number, description: Price in dollars, example: 40.00}
-# new
-price: {type: integer, description: Price in cents, example: 4000}`,
-		Good: `# new
-price: {type: number, description: Price in dollars, example: 40.00}
-price_cents: {type: integer, description: Price in cents, example: 4000}`,
 		Supersedes: []string{
 			"response-property-type-changed", "request-property-type-changed",
 			"response-property-format-changed", "request-property-format-changed",
 			// A pattern that dropped its decimals is the unit change itself.
 			"response-pattern-changed", "request-pattern-changed",
+		},
+		Doc: Doc{
+			Title: "A field keeps its name but changes its meaning",
+			Text: "A field that keeps its name (proto: its number) while its type, format, unit, scale, " +
+				"enum values, array-ness or nullability change is read by every existing client with " +
+				"the old meaning. Nothing fails to parse: a price of 40.00 dollars that becomes 4000 " +
+				"cents is shown as $4,000 by last year's app, and in a request the server reads an old " +
+				"client's 40.00 as 40 cents. Units are read on both sides from x-unit/x-units, unit words " +
+				"in the description or title, multipleOf, a pattern or string example that loses its " +
+				"decimals (\"40.00\" -> \"4000\"), and in proto from the field's leading and trailing " +
+				"comments and any custom option named *unit*. A unit named on one side only counts when " +
+				"the example moved by a power of ten. Add a new field with the new meaning next to the " +
+				"old one (expand), move clients over, and remove the old field only once nobody reads it " +
+				"(contract).",
+			Bad: `# old
+price: {type: number, description: Price in dollars, example: 40.00}
+# new
+price: {type: integer, description: Price in cents, example: 4000}`,
+			Good: `# new
+price: {type: number, description: Price in dollars, example: 40.00}
+price_cents: {type: integer, description: Price in cents, example: 4000}`,
 		},
 	}
 	r.Check = func(in *Input) []Finding {
@@ -67,20 +69,22 @@ func fieldExampleRescaled() *Rule {
 		Formats:  OpenAPI,
 		Mode:     DiffRule,
 		Severity: Warning,
-		Title:    "A field's example grew or shrank by a power of ten",
-		Doc: "The example is often the only place a contract shows a field's scale: 40.00 dollars " +
-			"next to 4000 cents is the same number of digits a client author copies. An example that " +
-			"moved by exactly 10, 100 or 1,000 times while nothing else about the field changed is " +
-			"either a corrected example or an unannounced change of unit. It is a warning because " +
-			"examples are free to change; when the type, a pattern, decimals or a unit word moved " +
-			"with it, field-redefined reports the change as an error instead. State the unit " +
-			"(x-unit or the description) so readers do not have to guess.",
-		Bad: `# old
+		Doc: Doc{
+			Title: "A field's example grew or shrank by a power of ten",
+			Text: "The example is often the only place a contract shows a field's scale: 40.00 dollars " +
+				"next to 4000 cents is the same number of digits a client author copies. An example that " +
+				"moved by exactly 10, 100 or 1,000 times while nothing else about the field changed is " +
+				"either a corrected example or an unannounced change of unit. It is a warning because " +
+				"examples are free to change; when the type, a pattern, decimals or a unit word moved " +
+				"with it, field-redefined reports the change as an error instead. State the unit " +
+				"(x-unit or the description) so readers do not have to guess.",
+			Bad: `# old
 price: {type: number, example: 40.00}
 # new
 price: {type: number, example: 4000}`,
-		Good: `# new
+			Good: `# new
 price: {type: number, description: Ticket price in dollars., example: 40.00}`,
+		},
 	}
 	return onChange(r, func(c *Change) (string, bool) {
 		if c.Subject != SubjectField || c.Kind != Modified || c.Aspect != "" || c.OldField == nil || c.NewField == nil {

@@ -15,25 +15,27 @@ func removalSupersedes() []string { return []string{"response-property-removed"}
 
 func fieldRemovedWhileRead() *Rule {
 	return onRemovedField(&Rule{
-		ID:       "field-removed-while-read",
-		Pack:     Evolution,
-		Formats:  OpenAPI | Proto,
-		Mode:     DiffRule,
-		Severity: Error,
-		Title:    "A field is removed while consumers still read it",
-		Doc: "Consumer evidence (--readers: Pact files or a usage export) shows that someone still " +
-			"reads a response field (proto: a message field) that this change removes. Those " +
-			"clients get nothing where they expect a value, from the moment the change ships. " +
-			"Keep the field, mark it deprecated, tell the named consumers to move to its " +
-			"replacement, and remove it once the evidence shows nobody read it within the " +
-			"readers window.",
-		Bad: `# old: price is read by tixdrop-ios-2025 (its Pact file)
+		ID:         "field-removed-while-read",
+		Pack:       Evolution,
+		Formats:    OpenAPI | Proto,
+		Mode:       DiffRule,
+		Severity:   Error,
+		Supersedes: removalSupersedes(),
+		Doc: Doc{
+			Title: "A field is removed while consumers still read it",
+			Text: "Consumer evidence (--readers: Pact files or a usage export) shows that someone still " +
+				"reads a response field (proto: a message field) that this change removes. Those " +
+				"clients get nothing where they expect a value, from the moment the change ships. " +
+				"Keep the field, mark it deprecated, tell the named consumers to move to its " +
+				"replacement, and remove it once the evidence shows nobody read it within the " +
+				"readers window.",
+			Bad: `# old: price is read by tixdrop-ios-2025 (its Pact file)
 price: {type: number}
 # new
 (price removed)`,
-		Good: `# new: keep price, deprecated, until its readers are gone
+			Good: `# new: keep price, deprecated, until its readers are gone
 price: {type: number, deprecated: true}`,
-		Supersedes: removalSupersedes(),
+		},
 	}, func(c *Change, ev readerEvidence) (string, bool) {
 		if len(ev.active) == 0 {
 			return "", false
@@ -46,23 +48,25 @@ price: {type: number, deprecated: true}`,
 
 func fieldRemovedUnread() *Rule {
 	return onRemovedField(&Rule{
-		ID:       "field-removed-unread",
-		Pack:     Evolution,
-		Formats:  OpenAPI | Proto,
-		Mode:     DiffRule,
-		Severity: Info,
-		Title:    "A field nobody reads any more is removed: the contract step of expand/contract",
-		Doc: "Consumer evidence covers the operation (or message) and shows no consumer reading " +
-			"the removed field within the readers window (--readers-window, 30 days by default). " +
-			"This is the safe, final step of expand/contract, so it is reported for the record " +
-			"instead of as a breaking change. If the evidence is incomplete (a consumer without a " +
-			"Pact file, traffic not exported), the removal can still break someone.",
-		Bad: "# a removal nobody has evidence about is reported by the breaking rules instead",
-		Good: `# old: price last read 2025-11-02, window 30 days
+		ID:         "field-removed-unread",
+		Pack:       Evolution,
+		Formats:    OpenAPI | Proto,
+		Mode:       DiffRule,
+		Severity:   Info,
+		Supersedes: removalSupersedes(),
+		Doc: Doc{
+			Title: "A field nobody reads any more is removed: the contract step of expand/contract",
+			Text: "Consumer evidence covers the operation (or message) and shows no consumer reading " +
+				"the removed field within the readers window (--readers-window, 30 days by default). " +
+				"This is the safe, final step of expand/contract, so it is reported for the record " +
+				"instead of as a breaking change. If the evidence is incomplete (a consumer without a " +
+				"Pact file, traffic not exported), the removal can still break someone.",
+			Bad: "# a removal nobody has evidence about is reported by the breaking rules instead",
+			Good: `# old: price last read 2025-11-02, window 30 days
 price: {type: number, deprecated: true}
 # new
 (price removed)`,
-		Supersedes: removalSupersedes(),
+		},
 	}, func(c *Change, ev readerEvidence) (string, bool) {
 		if !ev.known || len(ev.active) > 0 {
 			return "", false
@@ -82,19 +86,21 @@ func fieldRemovedWithoutDeprecation() *Rule {
 		Formats:  OpenAPI | Proto,
 		Mode:     DiffRule,
 		Severity: Warning,
-		Title:    "A field is removed without having been deprecated first",
-		Doc: "The old version did not mark the removed field deprecated (OpenAPI `deprecated: " +
-			"true`, proto `[deprecated = true]`), so clients and their generated code got no " +
-			"warning that it was going away. Deprecate the field in one release, point to its " +
-			"replacement, and remove it in a later one.",
-		Bad: `# old
+		Doc: Doc{
+			Title: "A field is removed without having been deprecated first",
+			Text: "The old version did not mark the removed field deprecated (OpenAPI `deprecated: " +
+				"true`, proto `[deprecated = true]`), so clients and their generated code got no " +
+				"warning that it was going away. Deprecate the field in one release, point to its " +
+				"replacement, and remove it in a later one.",
+			Bad: `# old
 price: {type: number}
 # new
 (price removed)`,
-		Good: `# old
+			Good: `# old
 price: {type: number, deprecated: true}
 # new
 (price removed)`,
+		},
 	}, func(c *Change) (string, bool) {
 		if !c.is(Removed, SubjectField) || c.OldField == nil || c.OldField.Deprecated {
 			return "", false
@@ -287,23 +293,25 @@ func operationRemovals() []string {
 
 func operationRemovedWhileCalled() *Rule {
 	return onRemovedOperation(&Rule{
-		ID:       "operation-removed-while-called",
-		Pack:     Evolution,
-		Formats:  OpenAPI | Proto,
-		Mode:     DiffRule,
-		Severity: Error,
-		Title:    "An operation is removed while consumers still call it",
-		Doc: "Consumer evidence (--readers: a usage export naming the operation or rpc with its " +
-			"last call, or a Pact file with an interaction for it) shows calls within the readers " +
-			"window to a path, operation or rpc this change removes. Those clients get 404, 405 or " +
-			"UNIMPLEMENTED from the moment it ships. Keep it, mark it deprecated, tell the named " +
-			"consumers, and remove it once the evidence shows no calls within the window.",
-		Bad: `# usage.csv: tixdrop-ios,GET /v1/tickets/{id},,412,2026-02-27
+		ID:         "operation-removed-while-called",
+		Pack:       Evolution,
+		Formats:    OpenAPI | Proto,
+		Mode:       DiffRule,
+		Severity:   Error,
+		Supersedes: operationRemovals(),
+		Doc: Doc{
+			Title: "An operation is removed while consumers still call it",
+			Text: "Consumer evidence (--readers: a usage export naming the operation or rpc with its " +
+				"last call, or a Pact file with an interaction for it) shows calls within the readers " +
+				"window to a path, operation or rpc this change removes. Those clients get 404, 405 or " +
+				"UNIMPLEMENTED from the moment it ships. Keep it, mark it deprecated, tell the named " +
+				"consumers, and remove it once the evidence shows no calls within the window.",
+			Bad: `# usage.csv: tixdrop-ios,GET /v1/tickets/{id},,412,2026-02-27
 # new: /v1/tickets/{id} removed`,
-		Good: `# new: keep it, deprecated, until its callers are gone
+			Good: `# new: keep it, deprecated, until its callers are gone
 /v1/tickets/{id}:
   get: {deprecated: true}`,
-		Supersedes: operationRemovals(),
+		},
 	}, func(what string, ev callEvidence) (string, bool) {
 		if len(ev.active) == 0 {
 			return "", false
@@ -316,23 +324,25 @@ func operationRemovedWhileCalled() *Rule {
 
 func operationRemovedUnread() *Rule {
 	return onRemovedOperation(&Rule{
-		ID:       "operation-removed-unread",
-		Pack:     Evolution,
-		Formats:  OpenAPI | Proto,
-		Mode:     DiffRule,
-		Severity: Info,
-		Title:    "An operation nobody calls any more is removed",
-		Doc: "Consumer evidence describes every operation (or rpc) the removal takes away and shows " +
-			"no call within the readers window (--readers-window, 30 days by default): the last " +
-			"calls, if any, are older. Removing it is the contract step of expand/contract, so it is " +
-			"reported for the record instead of as a breaking change. Evidence that does not name " +
-			"the operation leaves path-removed, operation-removed or proto-rpc-removed in force: a " +
-			"missing row is not a missing caller.",
-		Bad: `# no usage row or Pact interaction names GET /v1/tickets/{id}:
-# path-removed stays an error`,
-		Good: `# usage.csv: tixdrop-ios-2024,GET /v1/tickets/{id},,0,2024-09-30
-# new: /v1/tickets/{id} removed`,
+		ID:         "operation-removed-unread",
+		Pack:       Evolution,
+		Formats:    OpenAPI | Proto,
+		Mode:       DiffRule,
+		Severity:   Info,
 		Supersedes: operationRemovals(),
+		Doc: Doc{
+			Title: "An operation nobody calls any more is removed",
+			Text: "Consumer evidence describes every operation (or rpc) the removal takes away and shows " +
+				"no call within the readers window (--readers-window, 30 days by default): the last " +
+				"calls, if any, are older. Removing it is the contract step of expand/contract, so it is " +
+				"reported for the record instead of as a breaking change. Evidence that does not name " +
+				"the operation leaves path-removed, operation-removed or proto-rpc-removed in force: a " +
+				"missing row is not a missing caller.",
+			Bad: `# no usage row or Pact interaction names GET /v1/tickets/{id}:
+# path-removed stays an error`,
+			Good: `# usage.csv: tixdrop-ios-2024,GET /v1/tickets/{id},,0,2024-09-30
+# new: /v1/tickets/{id} removed`,
+		},
 	}, func(what string, ev callEvidence) (string, bool) {
 		if len(ev.active) > 0 {
 			return "", false

@@ -69,5 +69,11 @@ func replay() []*Rule {
 
 func replayRule(id string, sev Severity, title, doc, bad, good string) *Rule {
 	return &Rule{ID: id, Pack: Replay, Formats: OpenAPI, Mode: ProbeRule, Severity: sev,
-		Title: title, Doc: doc, Bad: bad, Good: good}
+		Doc: Doc{
+			Title: title,
+			Text:  doc,
+			Bad:   bad,
+			Good:  good,
+		},
+	}
 }

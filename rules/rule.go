@@ -88,14 +88,19 @@ type Rule struct {
 	// a `*` stands for one or more dash-separated words, as in
 	// request-*-max-decreased (body, property, parameter, header).
 	Oasdiff []string
-	Title   string
-	Doc     string
-	Bad     string
-	Good    string
+	// Doc is everything `contractlint rules ID` prints about the rule.
+	Doc Doc
 	// Supersedes lists rules whose findings at the same location this rule's
 	// finding replaces (field-redefined says more than a bare type change).
 	Supersedes []string
 	Check      func(*Input) []Finding
+}
+
+// Doc is a rule's documentation: a one-line title, a paragraph saying what
+// it catches, whom that breaks and what to do instead, and a bad and a good
+// example (raw strings, shown as written).
+type Doc struct {
+	Title, Text, Bad, Good string
 }
 
 // packOrder lists the packs in the order they are listed.

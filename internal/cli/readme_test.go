@@ -56,7 +56,7 @@ func ruleTable(reg *rules.Registry) string {
 		if r.Off {
 			sev += " (off by default)"
 		}
-		fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", r.ID, r.Formats, sev, strings.ReplaceAll(r.Title, "|", `\|`))
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", r.ID, r.Formats, sev, strings.ReplaceAll(r.Doc.Title, "|", `\|`))
 	}
 	b.WriteString("\n")
 	return b.String()

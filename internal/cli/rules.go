@@ -48,7 +48,7 @@ func listRules(e *Env, reg *rules.Registry) error {
 		if r.Off {
 			sev += " (off)"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.ID, r.Pack, r.Formats, sev, r.Title)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.ID, r.Pack, r.Formats, sev, r.Doc.Title)
 	}
 	return tw.Flush()
 }
@@ -70,7 +70,7 @@ func jsonRules(e *Env, reg *rules.Registry) error {
 	out := []ruleJSON{}
 	for _, r := range reg.All() {
 		out = append(out, ruleJSON{ID: r.ID, Pack: string(r.Pack), Formats: strings.Split(r.Formats.String(), ","),
-			Severity: r.Severity, Default: !r.Off, Title: r.Title, Doc: r.Doc, Bad: r.Bad, Good: r.Good, Buf: r.Buf})
+			Severity: r.Severity, Default: !r.Off, Title: r.Doc.Title, Doc: r.Doc.Text, Bad: r.Doc.Bad, Good: r.Doc.Good, Buf: r.Buf})
 	}
 	enc := json.NewEncoder(e.Stdout)
 	enc.SetEscapeHTML(false) // our own docs: keep "->" readable
@@ -81,7 +81,7 @@ func jsonRules(e *Env, reg *rules.Registry) error {
 // RuleDoc renders one rule's documentation as `contractlint rules ID` prints it.
 func RuleDoc(r *rules.Rule) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s: %s\n\n", r.ID, r.Title)
+	fmt.Fprintf(&b, "%s: %s\n\n", r.ID, r.Doc.Title)
 	fmt.Fprintf(&b, "pack: %s   formats: %s   severity: %s", r.Pack, r.Formats, r.Severity)
 	if r.Off {
 		b.WriteString(" (off by default)")
@@ -90,7 +90,7 @@ func RuleDoc(r *rules.Rule) string {
 	if len(r.Buf) > 0 {
 		fmt.Fprintf(&b, "covers buf: %s\n", strings.Join(r.Buf, ", "))
 	}
-	fmt.Fprintf(&b, "\n%s\n\nBad:\n%s\n\nGood:\n%s\n", r.Doc, indent(r.Bad), indent(r.Good))
+	fmt.Fprintf(&b, "\n%s\n\nBad:\n%s\n\nGood:\n%s\n", r.Doc.Text, indent(r.Doc.Bad), indent(r.Doc.Good))
 	return b.String()
 }
 

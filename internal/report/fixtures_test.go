@@ -11,22 +11,14 @@ import (
 func testRegistry(t *testing.T) *rules.Registry {
 	t.Helper()
 	reg, err := rules.NewRegistry([]*rules.Rule{
-		{ID: "field-redefined", Pack: "evolution", Severity: rules.Error,
-			Title: "A field keeps its name but changes its meaning",
-			Doc:   "A client that already reads the field keeps reading it the old way. Add a new field instead and deprecate the old one.",
-			Bad:   "price: {type: number}  # was dollars, now cents", Good: "price_cents: {type: integer}\nprice: {type: number, deprecated: true}"},
-		{ID: "operation-removed", Pack: "breaking", Severity: rules.Error,
-			Title: "An operation was removed",
-			Doc:   "Every client that calls it gets 404. Deprecate it first and remove it once nobody calls it.",
-			Bad:   "paths: {}", Good: "paths:\n  /pets:\n    get: {deprecated: true}"},
-		{ID: "enum-value-added", Pack: "evolution", Severity: rules.Warning,
-			Title: "A response enum gained a value",
-			Doc:   "Strict readers reject a value they do not know. Document that readers must accept unknown values.",
-			Bad:   "enum: [a, b, c]  # c is new", Good: "enum: [a, b]\nx-extensible-enum: true"},
-		{ID: "money-as-float", Pack: "evolvability", Severity: rules.Info,
-			Title: "Money is a floating-point number",
-			Doc:   "Binary floats cannot hold most decimal amounts exactly. Use integer minor units or a decimal string.",
-			Bad:   "amount: {type: number}", Good: "amount_cents: {type: integer}"},
+		{ID: "field-redefined", Pack: rules.Evolution, Severity: rules.Error,
+			Doc: rules.Doc{Title: "A field keeps its name but changes its meaning", Text: "A client that already reads the field keeps reading it the old way. Add a new field instead and deprecate the old one.", Bad: "price: {type: number}  # was dollars, now cents", Good: "price_cents: {type: integer}\nprice: {type: number, deprecated: true}"}},
+		{ID: "operation-removed", Pack: rules.Breaking, Severity: rules.Error,
+			Doc: rules.Doc{Title: "An operation was removed", Text: "Every client that calls it gets 404. Deprecate it first and remove it once nobody calls it.", Bad: "paths: {}", Good: "paths:\n  /pets:\n    get: {deprecated: true}"}},
+		{ID: "enum-value-added", Pack: rules.Evolution, Severity: rules.Warning,
+			Doc: rules.Doc{Title: "A response enum gained a value", Text: "Strict readers reject a value they do not know. Document that readers must accept unknown values.", Bad: "enum: [a, b, c]  # c is new", Good: "enum: [a, b]\nx-extensible-enum: true"}},
+		{ID: "money-as-float", Pack: rules.Evolvability, Severity: rules.Info,
+			Doc: rules.Doc{Title: "Money is a floating-point number", Text: "Binary floats cannot hold most decimal amounts exactly. Use integer minor units or a decimal string.", Bad: "amount: {type: number}", Good: "amount_cents: {type: integer}"}},
 	})
 	if err != nil {
 		t.Fatal(err)

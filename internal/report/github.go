@@ -115,8 +115,8 @@ func annotation(reg *rules.Registry, f rules.Finding) string {
 		}
 	}
 	title := f.Rule
-	if rule, ok := ruleDoc(reg, f.Rule); ok && rule.Title != "" {
-		title += ": " + rule.Title
+	if rule, ok := ruleDoc(reg, f.Rule); ok && rule.Doc.Title != "" {
+		title += ": " + rule.Doc.Title
 	}
 	props = append(props, "title="+workflowProperty(title))
 	return fmt.Sprintf("::%s %s::%s", cmd, strings.Join(props, ","), workflowData(msg))

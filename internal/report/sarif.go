@@ -241,8 +241,8 @@ func sarifRuleFor(reg *rules.Registry, id string) sarifRule {
 			Help:                 &sarifMultiText{Text: Clean(about)},
 			DefaultConfiguration: sarifRuleConfig{Level: "warning"}}
 	}
-	title := cmpOr(rule.Title, rule.ID)
-	doc := cmpOr(rule.Doc, title)
+	title := cmpOr(rule.Doc.Title, rule.ID)
+	doc := cmpOr(rule.Doc.Text, title)
 	out := sarifRule{
 		ID:                   Clean(rule.ID),
 		ShortDescription:     sarifMultiText{Text: Clean(title)},
@@ -266,11 +266,11 @@ func cmpOr(a, b string) string {
 func helpText(rule *rules.Rule, doc string) string {
 	var b strings.Builder
 	b.WriteString(doc)
-	if rule.Bad != "" {
-		fmt.Fprintf(&b, "\n\nBad:\n%s", strings.TrimRight(rule.Bad, "\n"))
+	if rule.Doc.Bad != "" {
+		fmt.Fprintf(&b, "\n\nBad:\n%s", strings.TrimRight(rule.Doc.Bad, "\n"))
 	}
-	if rule.Good != "" {
-		fmt.Fprintf(&b, "\n\nGood:\n%s", strings.TrimRight(rule.Good, "\n"))
+	if rule.Doc.Good != "" {
+		fmt.Fprintf(&b, "\n\nGood:\n%s", strings.TrimRight(rule.Doc.Good, "\n"))
 	}
 	return b.String()
 }
@@ -278,7 +278,7 @@ func helpText(rule *rules.Rule, doc string) string {
 func helpMarkdown(rule *rules.Rule, doc string) string {
 	var b strings.Builder
 	b.WriteString(doc)
-	for _, ex := range []struct{ name, body string }{{"Bad", rule.Bad}, {"Good", rule.Good}} {
+	for _, ex := range []struct{ name, body string }{{"Bad", rule.Doc.Bad}, {"Good", rule.Doc.Good}} {
 		if ex.body == "" {
 			continue
 		}
