@@ -21,6 +21,8 @@ type Settings struct {
 	// IgnoreName maps a finding's file, as shown, to the name IgnorePaths
 	// are written against (the config file's directory); nil keeps it.
 	IgnoreName func(file string) string
+	// Compat is the directions diff rules judge (zero: backward).
+	Compat Compat
 }
 
 // Enabled reports whether rule r runs under s.
@@ -46,14 +48,14 @@ func (s *Settings) level() ProtoLevel {
 func Run(reg *Registry, s *Settings, m Mode, in *Input) []Finding {
 	var out []Finding
 	for _, r := range reg.All() {
-		if r.Mode != m || !s.Enabled(r) || r.Check == nil {
+		if r.Mode != m || !s.Enabled(r) || r.Check == nil || !s.judges(r) {
 			continue
 		}
 		// buf's strictness levels: a proto rule outside the chosen one does not run.
 		if r.Levels != 0 && r.Levels&s.level() == 0 {
 			continue
 		}
-		out = append(out, r.Check(in)...)
+		out = append(out, s.labelled(r, r.Check(in))...)
 	}
 	out = supersede(reg, out)
 	out = applyIgnores(reg, m, out, in)

@@ -76,11 +76,13 @@ type Rule struct {
 	// Supersedes lists rules whose findings at the same location this rule's
 	// finding replaces (field-redefined says more than a bare type change).
 	Supersedes []string
-	Check      func(*Input) []Finding
+	// Compat is the direction a diff rule judges; zero is backward.
+	Compat Compat
+	Check  func(*Input) []Finding
 }
 
 // Packs names the rule packs in the order they are listed.
-var packOrder = []string{"breaking", "evolution", "idempotency", "evolvability", "probe"}
+var packOrder = []string{"breaking", "evolution", "idempotency", "evolvability", "forward", "probe"}
 
 // Registry is the immutable set of rules, built once per run.
 type Registry struct {

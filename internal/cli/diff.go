@@ -34,6 +34,8 @@ type common struct {
 	maxFileSize string
 	maxDepth    int
 	maxFiles    int
+	// compat is --compat, on the commands that judge a diff.
+	compat string
 	// config is --config; cfg is what options() loaded (never nil after it).
 	config string
 	cfg    *config.Config
@@ -96,6 +98,9 @@ func (c *common) options() (pipeline.Options, error) {
 		return pipeline.Options{}, err
 	}
 	cfg.Apply(s)
+	if err := c.applyCompat(s); err != nil {
+		return pipeline.Options{}, err
+	}
 	if len(cfg.Ignore) > 0 {
 		// diff and lint show files relative to the working directory.
 		s.IgnoreName = ignoreNames(cfg.Dir, ".")
@@ -203,6 +208,7 @@ func newDiffCmd(e *Env) *cobra.Command {
 		},
 	}
 	c.register(cmd)
+	c.registerCompat(cmd)
 	addReaderFlags(cmd, &ro)
 	return cmd
 }

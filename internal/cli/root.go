@@ -91,6 +91,7 @@ var commands = []func(*Env) *cobra.Command{
 	newChargeServerCmd,
 	newReviewCmd,
 	newLockCmd,
+	newChangelogCmd,
 }
 
 // Version is the module version the binary was built from ("devel" for a

@@ -61,6 +61,8 @@ type Config struct {
 	// Limits bound what a run reads (limits: file-size, depth, files); zero
 	// fields keep the defaults.
 	Limits limits.Limits
+	// Compat is the directions diff and review judge (compat:); 0 when unset.
+	Compat rules.Compat
 }
 
 // Find looks for FileName in dir and each directory above it and returns its
@@ -141,6 +143,9 @@ func (c *Config) Apply(s *rules.Settings) {
 	s.IgnorePaths = append(s.IgnorePaths, c.Ignore...)
 	if c.ProtoLevel != 0 {
 		s.ProtoLevel = c.ProtoLevel
+	}
+	if c.Compat != 0 {
+		s.Compat = c.Compat
 	}
 }
 
@@ -232,8 +237,15 @@ func (p *parser) top(n *yaml.Node, c *Config) {
 			p.history(v, c)
 		case "limits":
 			p.limits(v, c)
+		case "compat":
+			compat, err := rules.ParseCompat(v.Value)
+			if v.Kind != yaml.ScalarNode || err != nil {
+				p.errorf(v, "compat: want backward, forward or full, not %q", v.Value)
+				return
+			}
+			c.Compat = compat
 		default:
-			p.errorf(k, "unknown key %q (want packs, rules, severity, ignore, contracts, readers, proto, history or limits)", k.Value)
+			p.errorf(k, "unknown key %q (want packs, rules, severity, ignore, contracts, readers, proto, history, limits or compat)", k.Value)
 		}
 	})
 }

@@ -1,0 +1,87 @@
+package cli
+
+import (
+	"io"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/contractlint/contractlint/internal/changelog"
+	"github.com/contractlint/contractlint/internal/pipeline"
+)
+
+func newChangelogCmd(e *Env) *cobra.Command {
+	var c common
+	cmd := &cobra.Command{
+		Use:   "changelog OLD NEW",
+		Short: "List every change from OLD to NEW, breaking or not, for release notes",
+		Long: "changelog lists every change between two versions of a contract, grouped by operation (or rpc)\n" +
+			"and then by schema (or message): each change in a shared schema once, with the operations it\n" +
+			"reaches. Each entry says whether it was added, changed, deprecated or removed and whether it\n" +
+			"breaks existing clients (backward), new clients of an old server (forward), or both.",
+		Args: cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if !slices.Contains(changelog.Formats, c.format) {
+				return usageErr("--format: want %s, not %q", strings.Join(changelog.Formats, ", "), c.format)
+			}
+			o, err := c.options()
+			if err != nil {
+				return err
+			}
+			old, err := openSide(args[0], c.protoPaths)
+			if err != nil {
+				return err
+			}
+			nw, err := openSide(args[1], c.protoPaths)
+			if err != nil {
+				return err
+			}
+			in, err := pipeline.Compare(old, nw, o)
+			if err != nil {
+				return inputErr(err)
+			}
+			return c.writeChangelog(e, changelog.Of(in, o.Registry, o.Settings))
+		},
+	}
+	c.register(cmd)
+	f := cmd.Flags()
+	f.Lookup("format").Usage = "changelog format: " + strings.Join(changelog.Formats, "|")
+	// A changelog informs; it fails a build only when asked to.
+	c.failOn = "never"
+	f.Lookup("fail-on").DefValue = "never"
+	f.Lookup("fail-on").Usage = "exit 1 when a breaking change's finding is at or above: error, warning, info or never"
+	return cmd
+}
+
+// writeChangelog writes l where --output says and exits 1 when a breaking
+// entry reaches --fail-on.
+func (c *common) writeChangelog(e *Env, l *changelog.Log) error {
+	threshold, err := c.threshold()
+	if err != nil {
+		return err
+	}
+	var w io.Writer = e.Stdout
+	if c.output != "" {
+		f, err := os.Create(c.output)
+		if err != nil {
+			return usageErr("--output: %v", err)
+		}
+		defer f.Close()
+		w = f
+	}
+	if err := changelog.Write(w, l, c.format); err != nil {
+		return usageErr("writing the changelog: %v", err)
+	}
+	for _, g := range l.Groups {
+		for _, en := range g.Entries {
+			for _, b := range en.Breaks {
+				if b.Severity >= threshold {
+					return &exitError{code: ExitFindings}
+				}
+			}
+		}
+	}
+	return nil
+}
