@@ -46,8 +46,9 @@ type Entry struct {
 	Aspect   rules.Aspect
 	Old, New string
 	Dir      rules.Direction
-	// Where is on the new side, or the old side for a removal.
+	// Where is on the new side, or the old side (OldSide) for a removal.
 	Where      rules.Location
+	OldSide    bool
 	Operations []string
 	Breaks     []Break
 	// Meaning says what changed in a field whose meaning changed (type,
@@ -137,8 +138,8 @@ func union(a, b []string) []string {
 }
 
 func entryOf(c *rules.Change) Entry {
-	where, _ := c.Where()
-	e := Entry{Subject: c.Subject, Name: c.Name, Path: c.Path, Aspect: c.Aspect, Old: c.Old, New: c.New,
+	where, oldSide := c.Where()
+	e := Entry{OldSide: oldSide, Subject: c.Subject, Name: c.Name, Path: c.Path, Aspect: c.Aspect, Old: c.Old, New: c.New,
 		Dir: c.Dir, Where: where, Operations: c.Operations}
 	if c.Aspect == "" && c.OldField != nil && c.NewField != nil {
 		e.Meaning = meaning(c.OldField, c.NewField)

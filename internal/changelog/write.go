@@ -154,6 +154,14 @@ func (e *Entry) verdict() string {
 	return "breaking " + strings.Join(parts, ", ")
 }
 
+// place is where the entry points, marked when it is in the old version.
+func (e *Entry) place() string {
+	if e.OldSide {
+		return e.Where.String() + " (old)"
+	}
+	return e.Where.String()
+}
+
 // header names a group as a heading shows it.
 func (g *Group) header() string {
 	if g.Contract != "" {
@@ -201,7 +209,7 @@ func writeText(w io.Writer, l *Log) error {
 		}
 		for i := range g.Entries {
 			e := &g.Entries[i]
-			line := fmt.Sprintf("  %-10s %s  [%s]", e.Action, report.Clean(e.what()), report.Clean(e.Where.String()))
+			line := fmt.Sprintf("  %-10s %s  [%s]", e.Action, report.Clean(e.what()), report.Clean(e.place()))
 			if v := e.verdict(); v != "" {
 				line += "  " + v
 			}
@@ -250,6 +258,7 @@ type jsonEntry struct {
 	Old        string      `json:"old,omitempty"`
 	New        string      `json:"new,omitempty"`
 	File       string      `json:"file"`
+	Side       string      `json:"side"`
 	Line       int         `json:"line"`
 	Column     int         `json:"column,omitempty"`
 	Operations []string    `json:"operations,omitempty"`
@@ -276,7 +285,7 @@ func writeJSON(w io.Writer, l *Log) error {
 			je := jsonEntry{Change: e.Action, Subject: subjectNames[e.Subject], Element: report.Clean(e.Element),
 				Path: report.Clean(e.Path), Aspect: report.Clean(string(e.Aspect)), Meaning: report.Clean(e.Meaning),
 				Old: report.Clean(e.Old), New: report.Clean(e.New),
-				File: report.Clean(e.Where.File), Line: e.Where.Line, Column: e.Where.Column,
+				File: report.Clean(e.Where.File), Side: side(e.OldSide), Line: e.Where.Line, Column: e.Where.Column,
 				Operations: cleanAll(e.Operations), Breaking: []jsonBreak{}}
 			for _, b := range e.Breaks {
 				je.Breaking = append(je.Breaking, jsonBreak{Direction: b.Compat, Rule: b.Rule, Severity: b.Severity, Message: report.Clean(b.Message)})
@@ -296,4 +305,11 @@ func cleanAll(ss []string) []string {
 		out = append(out, report.Clean(s))
 	}
 	return out
+}
+
+func side(old bool) string {
+	if old {
+		return "old"
+	}
+	return "new"
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/contractlint/contractlint/internal/changelog"
 	"github.com/contractlint/contractlint/internal/pipeline"
+	"github.com/contractlint/contractlint/rules"
 )
 
 func newChangelogCmd(e *Env) *cobra.Command {
@@ -23,8 +24,8 @@ func newChangelogCmd(e *Env) *cobra.Command {
 			"breaks existing clients (backward), new clients of an old server (forward), or both.",
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if !slices.Contains(changelog.Formats, c.format) {
-				return usageErr("--format: want %s, not %q", strings.Join(changelog.Formats, ", "), c.format)
+			if err := c.changelogFormat(); err != nil {
+				return err
 			}
 			o, err := c.options()
 			if err != nil {
@@ -84,4 +85,28 @@ func (c *common) writeChangelog(e *Env, l *changelog.Log) error {
 		}
 	}
 	return nil
+}
+
+func (c *common) changelogFormat() error {
+	if !slices.Contains(changelog.Formats, c.format) {
+		return usageErr("--format: a changelog is %s, not %q", strings.Join(changelog.Formats, ", "), c.format)
+	}
+	return nil
+}
+
+// collectChangelog makes every diff the run judges add its changes to the
+// returned log, each file's groups under the file's name.
+func (c *common) collectChangelog(po *pipeline.Options) (*changelog.Log, error) {
+	if err := c.changelogFormat(); err != nil {
+		return nil, err
+	}
+	all := &changelog.Log{}
+	reg, settings := po.Registry, po.Settings
+	po.Compared = func(in *rules.Input) {
+		l := changelog.Of(in, reg, settings)
+		if len(l.Groups) > 0 {
+			all.Merge(l, l.Groups[0].Entries[0].Where.File)
+		}
+	}
+	return all, nil
 }

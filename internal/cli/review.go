@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/contractlint/contractlint/internal/changelog"
 	"github.com/contractlint/contractlint/internal/pipeline"
 	"github.com/contractlint/contractlint/internal/readers"
 	"github.com/contractlint/contractlint/internal/report"
@@ -21,6 +22,7 @@ func newReviewCmd(e *Env) *cobra.Command {
 	var c common
 	var ro readerOpts
 	var o review.Options
+	var withChangelog bool
 	cmd := &cobra.Command{
 		Use:   "review [--base REF] [--staged] [PATH...]",
 		Short: "Check the contract files changed since a base commit, each against its version there",
@@ -49,18 +51,29 @@ func newReviewCmd(e *Env) *cobra.Command {
 			if !cmd.Flags().Changed("history-depth") {
 				o.HistoryDepth = c.cfg.HistoryDepth
 			}
+			var log *changelog.Log
+			if withChangelog {
+				if log, err = c.collectChangelog(&po); err != nil {
+					return err
+				}
+			}
 			o.Dir, o.Paths, o.Globs, o.Pipeline = ".", args, c.cfg.ContractGlobs(), po
 			res, err := review.Run(o)
 			if err != nil {
 				return reviewErr(err)
 			}
 			warnUnmatched(e, res.Unmatched)
+			if log != nil {
+				return c.writeChangelog(e, log)
+			}
 			return c.emit(e, res.Findings, po.Registry)
 		},
 	}
 	c.register(cmd)
+	c.registerCompat(cmd)
 	addReaderFlags(cmd, &ro)
 	f := cmd.Flags()
+	f.BoolVar(&withChangelog, "changelog", false, "print the changelog of the reviewed files (--format text, markdown or json) instead of the findings")
 	f.StringVar(&o.Base, "base", "", "compare with this commit (default: the merge base with the default branch, else HEAD~1)")
 	f.BoolVar(&o.Staged, "staged", false, "review the staged changes (the index) instead of the working tree")
 	f.IntVar(&o.HistoryDepth, "history-depth", 0, "commits of each .proto file's history read for field numbers used before (0: all)")
