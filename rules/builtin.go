@@ -13,5 +13,6 @@ func builtin() []*Rule {
 		protoEvolution(),
 		contractFiles(),
 		probe(),
+		forward(),
 	)
 }

@@ -25,7 +25,7 @@ var wantRE = regexp.MustCompile(`(?:#|//)\s*want\s+([a-z0-9-]+(?:\s+[a-z0-9-]+)*
 // TestRules runs every case under testdata/rules/<rule-id>/<case>/ and fails
 // on any finding that is not expected inline, and on any expectation unmet.
 // A case holds old/new contracts (a diff) or only new (a lint run); an
-// optional level.txt sets the proto level.
+// optional level.txt sets the proto level, compat.txt the directions judged.
 func TestRules(t *testing.T) {
 	cases, err := filepath.Glob(filepath.Join("..", "testdata", "rules", "*", "*"))
 	if err != nil || len(cases) == 0 {
@@ -63,6 +63,11 @@ func runCase(t *testing.T, reg *rules.Registry, dir, id string) []string {
 	settings := &rules.Settings{Rules: map[string]bool{id: true}}
 	if b, err := os.ReadFile(filepath.Join(dir, "level.txt")); err == nil {
 		if settings.ProtoLevel, err = rules.ParseProtoLevel(strings.TrimSpace(string(b))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "compat.txt")); err == nil {
+		if settings.Compat, err = rules.ParseCompat(string(b)); err != nil {
 			t.Fatal(err)
 		}
 	}

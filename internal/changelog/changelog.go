@@ -76,6 +76,12 @@ func Build(in *rules.Input, findings []rules.Finding) *Log {
 		entries = append(entries, entryOf(&in.Changes[i]))
 	}
 	entries = append(entries, deprecations(in.Old, in.New)...)
+	// OpenAPI's diff lists no added operations (nothing breaks backward);
+	// release notes lead with them.
+	for _, op := range rules.NewOperations(in.Old, in.New) {
+		entries = append(entries, Entry{Action: Added, Subject: rules.SubjectOperation, Name: op.ID, Path: op.Path,
+			Where: op.Loc, Operations: []string{op.ID}})
+	}
 	attach(entries, findings)
 	return &Log{Groups: group(fold(entries), in.New, in.Old)}
 }

@@ -88,14 +88,15 @@ func TestBreakingDirections(t *testing.T) {
 	got := map[string]bool{}
 	for _, g := range l.Groups {
 		for _, e := range g.Entries {
-			got[fmt.Sprintf("%s %s backward=%v", e.Action, e.Path, e.Breaking(rules.Backward))] = true
+			got[fmt.Sprintf("%s %s backward=%v forward=%v", e.Action, e.Path, e.Breaking(rules.Backward), e.Breaking(rules.Forward))] = true
 		}
 	}
 	for _, want := range []string{
-		"removed #/paths/~1orders~1{id}/delete backward=true",
-		"added #/components/schemas/Order/properties/currency backward=false",
-		"deprecated #/components/schemas/Order/properties/note backward=false",
-		"changed #/components/schemas/Order/properties/price backward=true",
+		"removed #/paths/~1orders~1{id}/delete backward=true forward=false",
+		"added #/paths/~1refunds/get backward=false forward=true",
+		"added #/components/schemas/Order/properties/currency backward=false forward=true",
+		"deprecated #/components/schemas/Order/properties/note backward=false forward=false",
+		"changed #/components/schemas/Order/properties/price backward=true forward=true",
 	} {
 		if !got[want] {
 			t.Errorf("missing entry %q in %v", want, got)

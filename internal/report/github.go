@@ -100,7 +100,7 @@ func annotation(reg *rules.Registry, f rules.Finding) string {
 			props = append(props, fmt.Sprintf("col=%d", f.Where.Column))
 		}
 	}
-	title := f.Rule
+	title := f.Rule + compatLabel(f)
 	if rule, ok := ruleDoc(reg, f.Rule); ok && rule.Title != "" {
 		title += ": " + rule.Title
 	}

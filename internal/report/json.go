@@ -27,6 +27,8 @@ type jsonFinding struct {
 	Side       string         `json:"side"`
 	Old        *jsonLoc       `json:"old,omitempty"`
 	Operations []string       `json:"operations,omitempty"`
+	// Direction is backward or forward under --compat forward or full.
+	Direction string `json:"direction,omitempty"`
 }
 
 type jsonReport struct {
@@ -38,7 +40,8 @@ func (JSON) Write(w io.Writer, r *Report) error {
 	out := jsonReport{Findings: make([]jsonFinding, 0, len(r.Findings)), Summary: r.Summarize()}
 	for _, f := range r.Findings {
 		jf := jsonFinding{Rule: Clean(f.Rule), Severity: f.Severity, Message: Clean(f.Message),
-			File: Clean(f.Where.File), Line: f.Where.Line, Column: f.Where.Column, Side: "new", Operations: cleanAll(f.Operations)}
+			File: Clean(f.Where.File), Line: f.Where.Line, Column: f.Where.Column, Side: "new", Operations: cleanAll(f.Operations),
+			Direction: f.Compat.String()}
 		if f.Removed {
 			jf.Side = "old"
 		}

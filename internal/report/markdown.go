@@ -128,6 +128,7 @@ func (m *Markdown) row(f rules.Finding) string {
 	if m.RulesURL != "" {
 		rule = "[" + rule + "](" + m.RulesURL + ")"
 	}
+	rule += markdownText(compatLabel(f))
 	msg := markdownText(f.Message)
 	if f.Old != nil && f.Old.Line > 0 {
 		msg += fmt.Sprintf(" (base version: line %d)", f.Old.Line)

@@ -101,6 +101,8 @@ type sarifResult struct {
 
 type sarifResultProps struct {
 	Operations []string `json:"operations,omitempty"`
+	// Direction is backward or forward under --compat forward or full.
+	Direction string `json:"direction,omitempty"`
 }
 
 type sarifLocation struct {
@@ -294,8 +296,8 @@ func sarifResultFor(f rules.Finding, ruleIndex int, seen map[string]int) sarifRe
 			res.RelatedLocations = []sarifLocation{relatedOld(*f.Old, "the base version")}
 		}
 	}
-	if len(f.Operations) > 0 {
-		res.Properties = &sarifResultProps{Operations: cleanAll(f.Operations)}
+	if len(f.Operations) > 0 || f.Compat != 0 {
+		res.Properties = &sarifResultProps{Operations: cleanAll(f.Operations), Direction: f.Compat.String()}
 	}
 	return res
 }

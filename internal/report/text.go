@@ -21,7 +21,7 @@ const operationsShown = 3
 func (t *Text) Write(w io.Writer, r *Report) error {
 	bw := bufio.NewWriter(w)
 	for _, f := range r.Findings {
-		fmt.Fprintf(bw, "%s: %s %s: %s\n", Clean(findingPlace(f)), t.paint(f.Severity), Clean(f.Rule), Clean(f.Message))
+		fmt.Fprintf(bw, "%s: %s %s%s: %s\n", Clean(findingPlace(f)), t.paint(f.Severity), Clean(f.Rule), compatLabel(f), Clean(f.Message))
 		if n := len(f.Operations); n > 1 {
 			shown := f.Operations[:min(n, operationsShown)]
 			more := ""
