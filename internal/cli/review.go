@@ -23,6 +23,7 @@ func newReviewCmd(e *Env) *cobra.Command {
 	var ro readerOpts
 	var o review.Options
 	var withChangelog bool
+	var tr transitive
 	cmd := &cobra.Command{
 		Use:   "review [--base REF] [--staged] [PATH...]",
 		Short: "Check the contract files changed since a base commit, each against its version there",
@@ -58,6 +59,16 @@ func newReviewCmd(e *Env) *cobra.Command {
 				}
 			}
 			o.Dir, o.Paths, o.Globs, o.Pipeline = ".", args, c.cfg.ContractGlobs(), po
+			if tr.on() {
+				if log != nil || o.Base != "" {
+					return usageErr("--against and --against-tags compare with releases: not with --base or --changelog")
+				}
+				fs, err := tr.run(e, o)
+				if err != nil {
+					return err
+				}
+				return c.emit(e, fs, po.Registry)
+			}
 			res, err := review.Run(o)
 			if err != nil {
 				return reviewErr(err)
@@ -73,6 +84,7 @@ func newReviewCmd(e *Env) *cobra.Command {
 	c.registerCompat(cmd)
 	addReaderFlags(cmd, &ro)
 	f := cmd.Flags()
+	tr.register(f)
 	f.BoolVar(&withChangelog, "changelog", false, "print the changelog of the reviewed files (--format text, markdown or json) instead of the findings")
 	f.StringVar(&o.Base, "base", "", "compare with this commit (default: the merge base with the default branch, else HEAD~1)")
 	f.BoolVar(&o.Staged, "staged", false, "review the staged changes (the index) instead of the working tree")

@@ -1,0 +1,37 @@
+package cli
+
+import (
+	"fmt"
+
+	"github.com/spf13/pflag"
+
+	"github.com/contractlint/contractlint/internal/compat"
+	"github.com/contractlint/contractlint/internal/report"
+	"github.com/contractlint/contractlint/internal/review"
+	"github.com/contractlint/contractlint/rules"
+)
+
+// transitive holds review's --against and --against-tags.
+type transitive struct {
+	against []string
+	tags    string
+}
+
+func (t *transitive) register(f *pflag.FlagSet) {
+	f.StringArrayVar(&t.against, "against", nil, "compare with this release (repeatable); each break is reported once, naming the oldest release it breaks")
+	f.StringVar(&t.tags, "against-tags", "", "compare with every tag matching this glob (\"v*\"), as --against does")
+}
+
+func (t *transitive) on() bool { return len(t.against) > 0 || t.tags != "" }
+
+// run reviews the head against every release and says on standard error
+// which releases were checked and which skipped.
+func (t *transitive) run(e *Env, o review.Options) ([]rules.Finding, error) {
+	res, err := compat.Run(compat.Options{Review: o, Against: t.against, Tags: t.tags})
+	if err != nil {
+		return nil, reviewErr(err)
+	}
+	fmt.Fprintf(e.Stderr, "contractlint: %s\n", report.Clean(res.Note))
+	warnUnmatched(e, res.Unmatched)
+	return res.Findings, nil
+}
