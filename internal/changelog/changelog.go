@@ -88,7 +88,7 @@ func Build(in *rules.Input, findings []rules.Finding) *Log {
 
 // fold lists each change once. The diff splits a change by the direction
 // that reaches it (one per request and response side) and reports a
-// property's type twice, as the field's meaning and as its schema's type;
+// property's type twice, as the field's meaning and as its type alone;
 // release notes say each thing once. A field change left with nothing to
 // say (its enum, listed value by value) goes unless a rule judged it.
 func fold(entries []Entry) []Entry {
@@ -118,7 +118,7 @@ func fold(entries []Entry) []Entry {
 	for j := range out {
 		e := &out[j]
 		i, ok := meaningAt[e.Path]
-		if ok && e.Subject == rules.SubjectSchema && (e.Aspect == rules.AspectType || e.Aspect == rules.AspectFormat) {
+		if ok && j != i && (e.Subject == rules.SubjectSchema || e.Subject == rules.SubjectField) && (e.Aspect == rules.AspectType || e.Aspect == rules.AspectFormat) {
 			out[i].Breaks = append(out[i].Breaks, e.Breaks...)
 			gone[j] = true
 		}

@@ -33,31 +33,35 @@ func logOf(tb testing.TB, dir, old, new string) (*changelog.Log, *rules.Input) {
 	return changelog.Of(in, o.Registry, o.Settings), in
 }
 
-// TestGolden pins the changelog of the shop contract in every format: the
+// TestGolden pins the changelog of each case in every format. shop: the
 // removed operation under its own heading, the shared Order schema once with
 // the three operations it reaches, the deprecation read off the contracts.
+// proto: rpcs, then each message and enum (an enum value found by its enum,
+// though proto scopes it beside the enum).
 func TestGolden(t *testing.T) {
-	l, _ := logOf(t, filepath.Join("testdata", "shop"), "old.yaml", "new.yaml")
-	for _, format := range changelog.Formats {
-		t.Run(format, func(t *testing.T) {
-			var b bytes.Buffer
-			if err := changelog.Write(&b, l, format); err != nil {
-				t.Fatal(err)
-			}
-			golden := filepath.Join("testdata", "shop", "want."+format)
-			if *update {
-				if err := os.WriteFile(golden, b.Bytes(), 0o644); err != nil {
+	for dir, ext := range map[string]string{"shop": ".yaml", "proto": ".proto"} {
+		l, _ := logOf(t, filepath.Join("testdata", dir), "old"+ext, "new"+ext)
+		for _, format := range changelog.Formats {
+			t.Run(dir+"/"+format, func(t *testing.T) {
+				var b bytes.Buffer
+				if err := changelog.Write(&b, l, format); err != nil {
 					t.Fatal(err)
 				}
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if d := cmp.Diff(string(want), b.String()); d != "" {
-				t.Errorf("%s changelog differs from %s (-want +got; -update rewrites it):\n%s", format, golden, d)
-			}
-		})
+				golden := filepath.Join("testdata", dir, "want."+format)
+				if *update {
+					if err := os.WriteFile(golden, b.Bytes(), 0o644); err != nil {
+						t.Fatal(err)
+					}
+				}
+				want, err := os.ReadFile(golden)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if d := cmp.Diff(string(want), b.String()); d != "" {
+					t.Errorf("%s changelog differs from %s (-want +got; -update rewrites it):\n%s", format, golden, d)
+				}
+			})
+		}
 	}
 }
 

@@ -47,12 +47,13 @@ type Group struct {
 // group sorts entries into groups named by the element that owns them.
 func group(entries []Entry, contracts ...*rules.Contract) []Group {
 	proto := slices.ContainsFunc(contracts, func(c *rules.Contract) bool { return c != nil && c.Format == rules.Proto })
+	enumOf := enums(contracts)
 	byKey := map[[2]string]*Group{}
 	var order []*Group
 	for _, e := range entries {
 		kind, name := ownerOpenAPI(e)
 		if proto {
-			kind, name = ownerProto(e)
+			kind, name = ownerProto(e, enumOf)
 		}
 		k := [2]string{kind.String(), name}
 		g, ok := byKey[k]
@@ -62,6 +63,9 @@ func group(entries []Entry, contracts ...*rules.Contract) []Group {
 			order = append(order, g)
 		}
 		e.Element = relative(e.Path, name, proto)
+		if proto && e.Subject == rules.SubjectEnumValue {
+			e.Element = "" // the value's own name says it
+		}
 		g.Entries = append(g.Entries, e)
 	}
 	out := make([]Group, 0, len(order))
@@ -118,7 +122,10 @@ var httpMethods = map[string]bool{"get": true, "put": true, "post": true, "delet
 
 // ownerProto reads the owner off a full name: an rpc is its own group, a
 // field, oneof or enum value belongs to its message or enum.
-func ownerProto(e Entry) (GroupKind, string) {
+func ownerProto(e Entry, enumOf map[string]string) (GroupKind, string) {
+	if enum, ok := enumOf[e.Path]; ok && e.Subject == rules.SubjectEnumValue {
+		return SchemaGroup, enum
+	}
 	switch e.Subject {
 	case rules.SubjectRPC, rules.SubjectService:
 		return OperationGroup, e.Path
@@ -131,6 +138,25 @@ func ownerProto(e Entry) (GroupKind, string) {
 		return SchemaGroup, e.Path
 	}
 	return ContractGroup, e.Path
+}
+
+// enums maps a proto enum value's full name to its enum's: values are
+// scoped beside their enum (pkg.STATUS_OPEN belongs to pkg.Status), so the
+// name alone does not tell which enum holds it.
+func enums(contracts []*rules.Contract) map[string]string {
+	out := map[string]string{}
+	for _, c := range contracts {
+		if c == nil || c.Format != rules.Proto {
+			continue
+		}
+		for _, s := range c.Schemas {
+			scope := s.Path[:max(strings.LastIndexByte(s.Path, '.'), 0)]
+			for _, v := range s.Enum {
+				out[strings.TrimPrefix(scope+"."+v, ".")] = s.Path
+			}
+		}
+	}
+	return out
 }
 
 // relative shows an entry's path below its group: a property path as a

@@ -109,6 +109,8 @@ func (e *Entry) what() string {
 		s += ": " + e.Meaning
 	case e.Aspect == rules.AspectRequired:
 		s += ": now " + e.New
+	case e.Aspect == rules.AspectOption && e.Name != "":
+		s += fmt.Sprintf(": option %s %s -> %s", e.Name, orNone(e.Old), orNone(e.New))
 	case e.Action == Changed && e.Aspect != "":
 		s += fmt.Sprintf(": %s %s -> %s", e.Aspect, orNone(e.Old), orNone(e.New))
 	case e.Action == Changed && (e.Old != "" || e.New != ""):
