@@ -105,7 +105,14 @@ price_cents: {type: integer}   # a new field`,
 			if c.Dir.Has(Request) {
 				msg = fmt.Sprintf("a new client sends %q as %s to a server still on the old version, which expects %s%s", c.Name, c.New, c.Old, reach(c))
 			}
-			return msg, c.Kind == Modified && c.Subject == SubjectSchema && c.Aspect == AspectType && c.Old != "" && c.New != ""
+			// A reader that accepts more than the writer sends is safe: the
+			// new client reading a wider type, the old server accepting one.
+			reader, writer := c.New, c.Old
+			if c.Dir.Has(Request) {
+				reader, writer = c.Old, c.New
+			}
+			return msg, c.Kind == Modified && c.Subject == SubjectSchema && c.Aspect == AspectType &&
+				c.Old != "" && c.New != "" && !accepts(reader, writer)
 		}),
 		operationAdded(&Rule{
 			ID: "forward-operation-added", Pack: "forward", Compat: Forward, Formats: OpenAPI | Proto, Severity: Warning, Mode: DiffRule,
@@ -118,6 +125,12 @@ price_cents: {type: integer}   # a new field`,
 			Good: `# call POST /v1/refunds behind a flag switched on after the rollout`,
 		}),
 	}
+}
+
+// accepts reports whether a reader of JSON type reader takes every value of
+// type writer: any takes everything, number takes integers.
+func accepts(reader, writer string) bool {
+	return reader == "any" || reader == "number" && writer == "integer"
 }
 
 // requestFieldRejected reports request properties added to a schema that
