@@ -161,7 +161,7 @@ func entryOf(c *rules.Change) Entry {
 	return e
 }
 
-// deprecations finds the fields deprecated by the change: the diff compares
+// deprecations finds the operations and fields deprecated by the change: the diff compares
 // meaning, and a deprecation changes none, so it is read off the two
 // lowered contracts.
 func deprecations(old, new *rules.Contract) []Entry {
@@ -173,6 +173,16 @@ func deprecations(old, new *rules.Contract) []Entry {
 		was[f.Path] = f.Deprecated
 	}
 	var out []Entry
+	opWas := make(map[string]bool, len(old.Operations))
+	for _, op := range old.Operations {
+		opWas[op.ID] = op.Deprecated
+	}
+	for _, op := range new.Operations {
+		if deprecated, ok := opWas[op.ID]; ok && !deprecated && op.Deprecated {
+			out = append(out, Entry{Action: Deprecated, Subject: rules.SubjectOperation, Name: op.ID, Path: op.Path,
+				Where: op.Loc, Operations: []string{op.ID}})
+		}
+	}
 	for _, f := range new.Fields {
 		if deprecated, ok := was[f.Path]; ok && !deprecated && f.Deprecated {
 			out = append(out, Entry{Action: Deprecated, Subject: rules.SubjectField, Path: f.Path, Where: f.Loc})
