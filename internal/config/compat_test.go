@@ -10,6 +10,10 @@ import (
 
 // compat: sets the directions diff and review judge; Apply hands it on.
 func TestCompat(t *testing.T) {
+	tmpl, err := config.Parse("t.yaml", "/repo", config.Template)
+	if err != nil || tmpl.Compat != rules.Backward {
+		t.Errorf("the init template's compat is %v (%v), want backward", tmpl.Compat, err)
+	}
 	for text, want := range map[string]rules.Compat{"compat: full\n": rules.Full, "compat: forward\n": rules.Forward, "{}": 0} {
 		c, err := config.Parse("c.yaml", "/repo", []byte(text))
 		if err != nil {
