@@ -129,6 +129,7 @@ func reviewErr(err error) error {
 
 func newLockCmd(e *Env) *cobra.Command {
 	c := common{protoLevel: "wire-json"}
+	var releases string
 	cmd := &cobra.Command{
 		Use:   "lock",
 		Short: "Record every proto field number ever used in " + review.LockFile,
@@ -142,7 +143,11 @@ func newLockCmd(e *Env) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			file, n, err := review.WriteLock(".", c.cfg.ContractGlobs(), po)
+			rels, err := lockedReleases(releases)
+			if err != nil {
+				return reviewErr(err)
+			}
+			file, n, err := review.WriteLock(".", c.cfg.ContractGlobs(), po, rels...)
 			if err != nil {
 				return reviewErr(err)
 			}
@@ -153,6 +158,7 @@ func newLockCmd(e *Env) *cobra.Command {
 	c.flags = cmd.Flags()
 	c.flags.StringVar(&c.config, "config", "", "config file (default: .contractlint.yaml found upward from the working directory)")
 	c.flags.StringArrayVar(&c.protoPaths, "proto-path", nil, "extra .proto import root (repeatable, like protoc -I)")
+	c.flags.StringVar(&releases, "releases", "", "also record the tags matching this glob (\"v*\"): their field numbers and their contracts' digests")
 	return cmd
 }
 

@@ -35,3 +35,23 @@ func (t *transitive) run(e *Env, o review.Options) ([]rules.Finding, error) {
 	warnUnmatched(e, res.Unmatched)
 	return res.Findings, nil
 }
+
+// lockedReleases resolves lock --releases into the releases to record.
+func lockedReleases(glob string) ([]review.LockedRelease, error) {
+	if glob == "" {
+		return nil, nil
+	}
+	repo, err := review.OpenRepo(".")
+	if err != nil {
+		return nil, err
+	}
+	rels, err := compat.Resolve(repo.Top, nil, glob)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]review.LockedRelease, 0, len(rels))
+	for _, r := range rels {
+		out = append(out, review.LockedRelease{Name: r.Name, Commit: r.Commit})
+	}
+	return out, nil
+}

@@ -7,6 +7,7 @@ package compat
 import (
 	"cmp"
 	"fmt"
+	"path"
 	"slices"
 	"strconv"
 	"strings"
@@ -51,13 +52,21 @@ func Run(o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	rels, err := releases(repo.Top, o)
+	rels, err := Resolve(repo.Top, o.Against, o.Tags)
 	if err != nil {
 		return nil, err
 	}
 	res := &Result{}
 	res.Checked, res.Skipped = stillCalled(rels, o.Review.Pipeline.Readers)
 	res.Note = note(res, o.Review.Pipeline.Readers)
+	gone, err := squashed(repo.Top, rels, o.Tags)
+	if err != nil {
+		return nil, err
+	}
+	if len(gone) > 0 {
+		res.Note += fmt.Sprintf("; %s, recorded in %s, %s no longer in this repository: only the field numbers the lock keeps were checked",
+			strings.Join(gone, ", "), review.LockFile, map[bool]string{true: "is", false: "are"}[len(gone) == 1])
+	}
 	var per [][]rules.Finding
 	for _, r := range res.Checked {
 		ro := o.Review
@@ -75,21 +84,21 @@ func Run(o Options) (*Result, error) {
 	return res, nil
 }
 
-// releases resolves the refs and tags, oldest commit first; tags listed in
-// version order keep it among commits made in the same second.
-func releases(top string, o Options) ([]Release, error) {
-	names := slices.Clone(o.Against)
-	if o.Tags != "" {
-		if strings.HasPrefix(o.Tags, "-") {
-			return nil, fmt.Errorf("--against-tags %q: a pattern cannot start with '-'", o.Tags)
+// Resolve finds the refs and the tags matching a glob, oldest commit first;
+// tags listed in version order keep it among commits made in one second.
+func Resolve(top string, against []string, tagGlob string) ([]Release, error) {
+	names := slices.Clone(against)
+	if tagGlob != "" {
+		if strings.HasPrefix(tagGlob, "-") {
+			return nil, fmt.Errorf("tag pattern %q cannot start with '-'", tagGlob)
 		}
-		out, err := source.RunGit(top, "tag", "--list", "--sort=v:refname", o.Tags)
+		out, err := source.RunGit(top, "tag", "--list", "--sort=v:refname", tagGlob)
 		if err != nil {
 			return nil, err
 		}
 		tags := strings.Fields(string(out))
 		if len(tags) == 0 {
-			return nil, &review.MissingError{Msg: fmt.Sprintf("--against-tags %q matches no tag; fetch tags with `git fetch --tags`", o.Tags)}
+			return nil, &review.MissingError{Msg: fmt.Sprintf("tag pattern %q matches no tag; fetch tags with `git fetch --tags`", tagGlob)}
 		}
 		names = append(names, tags...)
 	}
@@ -110,6 +119,29 @@ func releases(top string, o Options) ([]Release, error) {
 	}
 	slices.SortStableFunc(out, func(a, b Release) int { return cmp.Compare(a.when, b.when) })
 	return out, nil
+}
+
+// squashed names the releases contractlint.lock records (matching the tag
+// glob) that the repository no longer has: a squash or a deleted tag.
+func squashed(top string, rels []Release, tagGlob string) ([]string, error) {
+	if tagGlob == "" {
+		return nil, nil
+	}
+	wt, err := source.OpenDir(top)
+	if err != nil {
+		return nil, err
+	}
+	locked, err := review.ReadReleases(wt)
+	if err != nil {
+		return nil, err
+	}
+	var gone []string
+	for _, l := range locked {
+		if ok, _ := path.Match(tagGlob, l.Name); ok && !slices.ContainsFunc(rels, func(r Release) bool { return r.Name == l.Name }) {
+			gone = append(gone, l.Name)
+		}
+	}
+	return gone, nil
 }
 
 // stillCalled splits the releases by whether a client built against them
