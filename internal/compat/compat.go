@@ -59,13 +59,17 @@ func Run(o Options) (*Result, error) {
 	res := &Result{}
 	res.Checked, res.Skipped = stillCalled(rels, o.Review.Pipeline.Readers)
 	res.Note = note(res, o.Review.Pipeline.Readers)
-	gone, err := squashed(repo.Top, rels, o.Tags)
+	gone, moved, err := squashed(repo.Top, rels, o.Tags)
 	if err != nil {
 		return nil, err
 	}
 	if len(gone) > 0 {
 		res.Note += fmt.Sprintf("; %s, recorded in %s, %s no longer in this repository: only the field numbers the lock keeps were checked",
-			strings.Join(gone, ", "), review.LockFile, map[bool]string{true: "is", false: "are"}[len(gone) == 1])
+			strings.Join(gone, ", "), review.LockFile, isAre(len(gone)))
+	}
+	if len(moved) > 0 {
+		res.Note += fmt.Sprintf("; %s now %s at another commit than %s recorded (a moved tag?)",
+			strings.Join(moved, ", "), map[bool]string{true: "points", false: "point"}[len(moved) == 1], review.LockFile)
 	}
 	var per [][]rules.Finding
 	for _, r := range res.Checked {
@@ -122,26 +126,40 @@ func Resolve(top string, against []string, tagGlob string) ([]Release, error) {
 }
 
 // squashed names the releases contractlint.lock records (matching the tag
-// glob) that the repository no longer has: a squash or a deleted tag.
-func squashed(top string, rels []Release, tagGlob string) ([]string, error) {
+// glob) that the repository no longer has (a squash, a deleted tag), and
+// those whose tag now names another commit than the lock recorded.
+func squashed(top string, rels []Release, tagGlob string) (gone, moved []string, err error) {
 	if tagGlob == "" {
-		return nil, nil
+		return nil, nil, nil
 	}
 	wt, err := source.OpenDir(top)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	locked, err := review.ReadReleases(wt)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	var gone []string
 	for _, l := range locked {
-		if ok, _ := path.Match(tagGlob, l.Name); ok && !slices.ContainsFunc(rels, func(r Release) bool { return r.Name == l.Name }) {
+		if ok, _ := path.Match(tagGlob, l.Name); !ok {
+			continue
+		}
+		i := slices.IndexFunc(rels, func(r Release) bool { return r.Name == l.Name })
+		switch {
+		case i < 0:
 			gone = append(gone, l.Name)
+		case rels[i].Commit != l.Commit:
+			moved = append(moved, l.Name)
 		}
 	}
-	return gone, nil
+	return gone, moved, nil
+}
+
+func isAre(n int) string {
+	if n == 1 {
+		return "is"
+	}
+	return "are"
 }
 
 // stillCalled splits the releases by whether a client built against them
