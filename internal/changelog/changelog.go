@@ -274,3 +274,17 @@ func fmtFloat(v float64) string {
 	}
 	return strconv.FormatFloat(v, 'g', -1, 64)
 }
+
+// File lists a whole contract file added or deleted (review compares no
+// versions of it), with the findings about it: a deleted contract breaks
+// every client of what it declared.
+func (l *Log) File(action Action, name string, findings []rules.Finding) {
+	e := Entry{Action: action, Subject: rules.SubjectContract, Path: name, Where: rules.Location{File: name},
+		OldSide: action == Removed}
+	for _, f := range findings {
+		if f.Path == name && f.Where.File == name && (action == Removed) == f.Removed {
+			e.Breaks = append(e.Breaks, Break{Compat: cmp.Or(f.Compat, rules.Backward), Rule: f.Rule, Severity: f.Severity, Message: f.Message})
+		}
+	}
+	l.Groups = append(l.Groups, Group{Kind: ContractGroup, Name: name, Contract: name, Entries: []Entry{e}})
+}

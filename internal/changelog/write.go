@@ -166,6 +166,9 @@ func (e *Entry) place() string {
 
 // header names a group as a heading shows it.
 func (g *Group) header() string {
+	if g.Contract != "" && g.Kind == ContractGroup && g.Name == g.Contract {
+		return g.Contract // a whole file added or deleted
+	}
 	if g.Contract != "" {
 		return g.Contract + ": " + (&Group{Kind: g.Kind, Name: g.Name, Noun: g.Noun}).header()
 	}

@@ -75,6 +75,14 @@ func newReviewCmd(e *Env) *cobra.Command {
 			}
 			warnUnmatched(e, res.Unmatched)
 			if log != nil {
+				for _, f := range res.Files {
+					switch f.Status {
+					case review.Added:
+						log.File(changelog.Added, f.New, nil)
+					case review.Deleted:
+						log.File(changelog.Removed, f.Old, res.Findings)
+					}
+				}
 				return c.writeChangelog(e, log)
 			}
 			return c.emit(e, res.Findings, po.Registry)
