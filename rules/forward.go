@@ -93,7 +93,7 @@ CreateOrder: {type: object, properties: {sku: {type: string}}}`,
 				c.Dir.Has(Request) && c.Kind == Modified && (upper || lower) && tighter(c.New, c.Old, upper)
 		}),
 		onChange(&Rule{
-			ID: "forward-type-changed", Pack: "forward", Compat: Forward, Formats: OpenAPI, Severity: Error,
+			ID: "forward-type-changed", Pack: "forward", Compat: Forward, Formats: OpenAPI | Proto, Severity: Error,
 			Title: "A type changed, so new clients and the old server disagree",
 			Doc: "A new client sends the new type to a server that still parses the old one, or decodes the old server's " +
 				"values as the new type. A type change breaks both directions; add a new field instead.",
@@ -110,6 +110,11 @@ price_cents: {type: integer}   # a new field`,
 			reader, writer := c.New, c.Old
 			if c.Dir.Has(Request) {
 				reader, writer = c.Old, c.New
+			}
+			if c.Format == Proto {
+				// proto's encodings, not JSON types, decide what each side decodes.
+				return msg, c.Kind == Modified && c.Subject == SubjectField && c.Aspect == AspectType && c.OldField != nil && c.NewField != nil &&
+					!(wireCompatibleType(c.OldField, c.NewField) && jsonCompatibleType(c.OldField, c.NewField))
 			}
 			return msg, c.Kind == Modified && c.Subject == SubjectSchema && c.Aspect == AspectType &&
 				c.Old != "" && c.New != "" && !accepts(reader, writer)
