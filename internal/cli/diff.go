@@ -36,6 +36,8 @@ type common struct {
 	maxFiles    int
 	// compat is --compat, on the commands that judge a diff.
 	compat string
+	// notes go into the report beside the findings (what was compared).
+	notes []string
 	// config is --config; cfg is what options() loaded (never nil after it).
 	config string
 	cfg    *config.Config
@@ -155,7 +157,7 @@ func (c *common) emit(e *Env, fs []rules.Finding, reg *rules.Registry) error {
 		return usageErr("--format: %v", err)
 	}
 	err = c.st.Measure("report", func() error {
-		return rep.Write(w, &report.Report{Findings: fs, Rules: reg, Tool: "contractlint", Version: Version()})
+		return rep.Write(w, &report.Report{Findings: fs, Rules: reg, Tool: "contractlint", Version: Version(), Notes: c.notes})
 	})
 	if err != nil {
 		return usageErr("writing the report: %v", err)

@@ -63,10 +63,11 @@ func newReviewCmd(e *Env) *cobra.Command {
 				if log != nil || o.Base != "" {
 					return usageErr("--against and --against-tags compare with releases: not with --base or --changelog")
 				}
-				fs, err := tr.run(e, o)
+				fs, note, err := tr.run(e, o)
 				if err != nil {
 					return err
 				}
+				c.notes = append(c.notes, note)
 				return c.emit(e, fs, po.Registry)
 			}
 			res, err := review.Run(o)

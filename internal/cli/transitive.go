@@ -1,12 +1,9 @@
 package cli
 
 import (
-	"fmt"
-
 	"github.com/spf13/pflag"
 
 	"github.com/contractlint/contractlint/internal/compat"
-	"github.com/contractlint/contractlint/internal/report"
 	"github.com/contractlint/contractlint/internal/review"
 	"github.com/contractlint/contractlint/rules"
 )
@@ -24,16 +21,15 @@ func (t *transitive) register(f *pflag.FlagSet) {
 
 func (t *transitive) on() bool { return len(t.against) > 0 || t.tags != "" }
 
-// run reviews the head against every release and says on standard error
-// which releases were checked and which skipped.
-func (t *transitive) run(e *Env, o review.Options) ([]rules.Finding, error) {
+// run reviews the head against every release; the note, for the report,
+// says which releases were checked and which skipped.
+func (t *transitive) run(e *Env, o review.Options) ([]rules.Finding, string, error) {
 	res, err := compat.Run(compat.Options{Review: o, Against: t.against, Tags: t.tags})
 	if err != nil {
-		return nil, reviewErr(err)
+		return nil, "", reviewErr(err)
 	}
-	fmt.Fprintf(e.Stderr, "contractlint: %s\n", report.Clean(res.Note))
 	warnUnmatched(e, res.Unmatched)
-	return res.Findings, nil
+	return res.Findings, res.Note, nil
 }
 
 // lockedReleases resolves lock --releases into the releases to record.

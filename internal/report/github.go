@@ -41,6 +41,9 @@ func (g *GitHub) Write(w io.Writer, r *Report) error {
 		fmt.Fprintf(bw, "::notice title=%s::%d more findings are not shown as annotations (GitHub shows %d of each level per step); %s\n",
 			workflowProperty("contractlint"), hidden, annotationsPerLevel, where)
 	}
+	for _, n := range r.Notes {
+		fmt.Fprintf(bw, "::notice title=%s::%s\n", workflowProperty("contractlint"), workflowData(n))
+	}
 	s := r.Summarize()
 	fmt.Fprintf(bw, "contractlint: %d findings (%d errors, %d warnings, %d info), %d annotated\n",
 		s.Findings, s.Errors, s.Warnings, s.Infos, shown)

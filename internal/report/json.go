@@ -34,10 +34,11 @@ type jsonFinding struct {
 type jsonReport struct {
 	Findings []jsonFinding `json:"findings"`
 	Summary  Summary       `json:"summary"`
+	Notes    []string      `json:"notes,omitempty"`
 }
 
 func (JSON) Write(w io.Writer, r *Report) error {
-	out := jsonReport{Findings: make([]jsonFinding, 0, len(r.Findings)), Summary: r.Summarize()}
+	out := jsonReport{Findings: make([]jsonFinding, 0, len(r.Findings)), Summary: r.Summarize(), Notes: cleanAll(r.Notes)}
 	for _, f := range r.Findings {
 		jf := jsonFinding{Rule: Clean(f.Rule), Severity: f.Severity, Message: Clean(f.Message),
 			File: Clean(f.Where.File), Line: f.Where.Line, Column: f.Where.Column, Side: "new", Operations: cleanAll(f.Operations),

@@ -32,12 +32,17 @@ const footerRoom = 512
 
 func (m *Markdown) Write(w io.Writer, r *Report) error {
 	s := r.Summarize()
+	var notes strings.Builder
+	for _, n := range r.Notes {
+		fmt.Fprintf(&notes, "\n_%s_\n", markdownText(n))
+	}
 	if s.Findings == 0 {
-		_, err := io.WriteString(w, "## contractlint: no findings\n")
+		_, err := io.WriteString(w, "## contractlint: no findings\n"+notes.String())
 		return err
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "## contractlint: %s, %s, %s\n", plural(s.Errors, "error"), plural(s.Warnings, "warning"), plural(s.Infos, "info"))
+	b.WriteString(notes.String())
 	left := m.writeFiles(&b, groupByFile(r.Findings))
 	if left > 0 {
 		fmt.Fprintf(&b, "\n%s not shown here; run `contractlint` with `--format text` to see them all.\n", plural(left, "more finding"))

@@ -18,6 +18,9 @@ type Report struct {
 	// Tool and Version identify contractlint in machine-readable formats.
 	Tool    string
 	Version string
+	// Notes say what the run compared, beside the findings: the releases a
+	// transitive review checked and those it skipped.
+	Notes []string
 }
 
 // Summary counts findings by severity.

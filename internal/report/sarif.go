@@ -143,11 +143,18 @@ func (s SARIF) Write(w io.Writer, r *Report) error {
 	for _, f := range kept {
 		run.Results = append(run.Results, sarifResultFor(f, ruleIndex[f.Rule], seen))
 	}
+	var notes []sarifNotification
+	for _, n := range r.Notes {
+		notes = append(notes, sarifNotification{Level: "note", Message: sarifMessage{Text: Clean(n)}})
+	}
 	if left := len(r.Findings) - len(kept); left > 0 {
-		run.Invocations = []sarifInvocation{{ExecutionSuccessful: true, Notifications: []sarifNotification{{
+		notes = append(notes, sarifNotification{
 			Level:   "warning",
 			Message: sarifMessage{Text: fmt.Sprintf("%d less severe findings left out: at most %d results are written per run", left, limit)},
-		}}}}
+		})
+	}
+	if len(notes) > 0 {
+		run.Invocations = []sarifInvocation{{ExecutionSuccessful: true, Notifications: notes}}
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")

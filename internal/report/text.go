@@ -31,6 +31,9 @@ func (t *Text) Write(w io.Writer, r *Report) error {
 			fmt.Fprintf(bw, "    affects %d operations: %s%s\n", n, Clean(strings.Join(shown, ", ")), more)
 		}
 	}
+	for _, n := range r.Notes {
+		fmt.Fprintf(bw, "note: %s\n", Clean(n))
+	}
 	s := r.Summarize()
 	if s.Findings == 0 {
 		fmt.Fprintln(bw, "no findings")
