@@ -24,6 +24,7 @@ func (d *Doc) Contract() *rules.Contract {
 	if d == nil || d.T == nil {
 		return l.c
 	}
+	l.c.Invalid = d.Problems
 	if d.T.Paths != nil {
 		for _, p := range d.T.Paths.InMatchingOrder() {
 			l.pathItem(p, d.T.Paths.Value(p))
@@ -352,9 +353,38 @@ func (l *lowerer) ignores(ext map[string]any, o *openapi3.Origin, scope string) 
 		return
 	}
 	for _, id := range sortedKeys(m) {
-		reason, _ := m[id].(string)
-		l.c.Ignores = append(l.c.Ignores, rules.Ignore{Rule: id, Reason: strings.TrimSpace(reason), Scope: scope, Loc: loc})
+		for _, e := range ignoreEntries(m[id]) {
+			l.c.Ignores = append(l.c.Ignores, rules.Ignore{Rule: id, Reason: e.reason, Element: e.element, Scope: scope, Loc: loc})
+		}
 	}
+}
+
+type ignoreEntry struct{ element, reason string }
+
+// ignoreEntries reads what one rule's ignore accepts: a reason (the whole
+// node), or {element, reason}, or a list of those. Anything else is kept
+// with an empty reason, so the loader refuses it at its place.
+func ignoreEntries(v any) []ignoreEntry {
+	switch x := v.(type) {
+	case string:
+		return []ignoreEntry{{reason: strings.TrimSpace(x)}}
+	case map[string]any:
+		el, _ := x["element"].(string)
+		reason, _ := x["reason"].(string)
+		if len(x) > 2 || el == "" && len(x) > 1 {
+			reason = "" // an unknown key: refuse rather than guess
+		}
+		return []ignoreEntry{{element: strings.TrimSpace(el), reason: strings.TrimSpace(reason)}}
+	case []any:
+		var out []ignoreEntry
+		for _, e := range x {
+			out = append(out, ignoreEntries(e)...)
+		}
+		if len(out) > 0 {
+			return out
+		}
+	}
+	return []ignoreEntry{{}}
 }
 
 func idsOf(v any) []string {

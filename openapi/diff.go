@@ -1,6 +1,7 @@
 package openapi
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 
@@ -24,6 +25,12 @@ type differ struct {
 	// below holds, per schema node an operation reaches directly, the
 	// operations and directions; finish spreads them over the node's closure.
 	below map[*node]map[string]rules.Direction
+	// turn is set while comparing webhooks and callbacks, where the API
+	// sends the request and the client reads it.
+	turn bool
+	// schemes holds the changes of each security scheme, reached from the
+	// operations that use it.
+	schemes map[string][]int
 }
 
 type pair struct{ o, n *openapi3.Schema }
@@ -47,7 +54,9 @@ type edge struct {
 func Diff(old, new *Doc) []rules.Change {
 	d := &differ{old: old, new: new, memo: map[pair]*node{}, below: map[*node]map[string]rules.Direction{}}
 	d.components()
+	d.securitySchemes()
 	d.paths()
+	d.webhooks()
 	return d.finish()
 }
 
@@ -62,6 +71,7 @@ func (d *differ) add(c rules.Change) int {
 
 // reach marks changes as reached from operation op in direction dir.
 func (d *differ) reach(idx []int, op string, dir rules.Direction) {
+	dir = d.direction(dir)
 	for _, i := range idx {
 		if d.reached[i] == nil {
 			d.reached[i] = map[string]rules.Direction{}
@@ -78,7 +88,7 @@ func (d *differ) reachSchema(n *node, op string, dir rules.Direction) {
 	if d.below[n] == nil {
 		d.below[n] = map[string]rules.Direction{}
 	}
-	d.below[n][op] |= dir
+	d.below[n][op] |= d.direction(dir)
 }
 
 // spread resolves reachSchema once the graph is complete: each directly
@@ -188,8 +198,9 @@ func (d *differ) paths() {
 		op := oldPaths[tmpl]
 		np, ok := newPaths[tmpl]
 		if !ok {
+			dep, sunset := pathDeprecation(op.item)
 			i := d.add(rules.Change{Kind: rules.Removed, Subject: rules.SubjectPath, Name: op.name,
-				Path: "#/paths/" + escape(op.name), OldLoc: d.old.KeyLoc(op.item.Origin)})
+				Path: "#/paths/" + escape(op.name), OldLoc: d.old.KeyLoc(op.item.Origin), Deprecated: dep, Sunset: sunset})
 			d.reach([]int{i}, op.name, rules.Request|rules.Response)
 			continue
 		}
@@ -253,7 +264,8 @@ func (d *differ) pathItem(op, np namedPath) {
 func (d *differ) operationGone(op, np namedPath, method string, o *openapi3.Operation) {
 	id := strings.ToUpper(method) + " " + op.name
 	c := rules.Change{Kind: rules.Removed, Subject: rules.SubjectOperation, Name: id,
-		Path: "#/paths/" + escape(op.name) + "/" + strings.ToLower(method), OldLoc: d.old.KeyLoc(o.Origin)}
+		Path: "#/paths/" + escape(op.name) + "/" + strings.ToLower(method), OldLoc: d.old.KeyLoc(o.Origin),
+		Deprecated: o.Deprecated, Sunset: sunsetOf(o.Extensions, op.item.Extensions)}
 	if o.OperationID != "" {
 		for nm, n := range np.item.Operations() {
 			if _, had := op.item.Operations()[nm]; !had && n.OperationID == o.OperationID {
@@ -275,11 +287,13 @@ func (d *differ) operation(id, ptr string, o, n *openapi3.Operation, op, np name
 			Aspect: rules.AspectOperationID, Name: id, Path: base, Old: o.OperationID, New: n.OperationID,
 			OldLoc: d.old.FieldLoc(o.Origin, "operationId"), NewLoc: d.new.FieldLoc(n.Origin, "operationId")}))
 	}
+	idx = append(idx, d.stability(id, base, o, n)...)
 	d.reach(idx, id, rules.Request|rules.Response)
 	d.parameters(id, base, params(oldTmpl, oi, o), params(newTmpl, ni, n))
 	d.requestBody(id, base, o, n)
 	d.responses(id, base, o.Responses, n.Responses)
 	d.security(id, base, o, n)
+	d.callbacks(id, base, o, n)
 }
 
 func sortedKeys[V any](m map[string]V) []string {
@@ -294,4 +308,28 @@ func sortedKeys[V any](m map[string]V) []string {
 // escape makes a JSON pointer token.
 func escape(s string) string {
 	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
+}
+
+// sunsetOf is the x-sunset date an operation (or else its path) announces.
+func sunsetOf(exts ...map[string]any) string {
+	for _, e := range exts {
+		if v, ok := e["x-sunset"]; ok && v != nil {
+			return fmt.Sprint(v)
+		}
+	}
+	return ""
+}
+
+// pathDeprecation says whether every operation of a path was deprecated,
+// and the latest sunset they announce.
+func pathDeprecation(item *openapi3.PathItem) (bool, string) {
+	ops := item.Operations()
+	sunset := sunsetOf(item.Extensions)
+	for _, o := range ops {
+		if !o.Deprecated {
+			return false, ""
+		}
+		sunset = max(sunset, sunsetOf(o.Extensions))
+	}
+	return len(ops) > 0, sunset
 }

@@ -17,6 +17,17 @@ func (d *Doc) Field(name string, ref *openapi3.SchemaRef, required bool) *rules.
 	if s == nil {
 		return f
 	}
+	if inner := unwrapNull(ref); inner != nil {
+		// A nullable wrapper means what its member means.
+		wrapper := s
+		f2 := d.Field(name, inner, required)
+		f2.Loc, f2.Nullable = f.Loc, admitsNull(ref)
+		f2.Deprecated = f2.Deprecated || wrapper.Deprecated
+		if wrapper.Description != "" {
+			f2.Description = wrapper.Description
+		}
+		return f2
+	}
 	if primaryType(s) == "array" && s.Items != nil && s.Items.Value != nil {
 		f.Array = true
 		s = s.Items.Value

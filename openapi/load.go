@@ -13,6 +13,7 @@ import (
 	"net/url"
 	"reflect"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -31,6 +32,13 @@ type Doc struct {
 	// raw is the document's own text, kept while loading to place errors
 	// the parser reports without a line.
 	raw []byte
+	// refs are the files $refs reached, to place an error inside one.
+	refs refFiles
+	// Problems are what kin-openapi's validation finds wrong in a document
+	// that still parses (a response without description, an undeclared path
+	// parameter). The document is diffed anyway; the problems become
+	// contract-invalid findings, or the run's error under --strict.
+	Problems []rules.Invalid
 }
 
 // Load reads the document name (root-relative) from src. Every $ref is read
@@ -59,23 +67,89 @@ func Load(src source.Source, name string, display func(string) string) (doc *Doc
 	}
 	if t.OpenAPI == "" {
 		if swaggerRE.Match(d.raw) {
-			return nil, source.Errorf(display(name), 1, 1, "Swagger 2.0 is not supported: convert the document to OpenAPI 3")
+			return nil, source.Errorf(display(name), 1, 1, "Swagger 2.0 is not supported: convert the document to OpenAPI 3 first (for example with kin-openapi's openapi2conv) and compare the converted versions")
 		}
 		return nil, source.Errorf(display(name), 1, 1, "not an OpenAPI 3 document: no top-level `openapi` field")
 	}
 	if !strings.HasPrefix(t.OpenAPI, "3.") {
 		return nil, source.Errorf(display(name), 1, 1, "unsupported OpenAPI version %q (want 3.0 or 3.1)", t.OpenAPI)
 	}
-	if err := validateOnce(l.Context, t, openapi3.DisableExamplesValidation(), openapi3.DisableSchemaDefaultsValidation(),
-		openapi3.DisableSchemaPatternValidation(), openapi3.AllowExtraSiblingFields("description", "summary")); err != nil {
+	d.T = t
+	d.Problems = d.validate(l.Context)
+	return d, nil
+}
+
+// validate collects every validation problem, each placed at the element
+// kin-openapi names.
+func (d *Doc) validate(ctx context.Context) []rules.Invalid {
+	err := validateOnce(ctx, d.T, openapi3.EnableMultiError(), openapi3.DisableExamplesValidation(),
+		openapi3.DisableSchemaDefaultsValidation(), openapi3.DisableSchemaPatternValidation(),
+		openapi3.AllowExtraSiblingFields("description", "summary"))
+	var out []rules.Invalid
+	for _, e := range leaves(err) {
 		loc := d.Loc(nil)
-		if o := errOrigin(err); o != nil {
+		if o := errOrigin(e); o != nil {
 			loc = d.KeyLoc(o)
 		}
-		return nil, source.Errorf(loc.File, loc.Line, loc.Column, "invalid OpenAPI document: %s", oneLine(err.Error()))
+		msg := oneLine(strings.ReplaceAll(e.Error(), "invalid allOf element: ", ""))
+		// One finding per place: problems kin-openapi reports at the same
+		// element are joined.
+		switch i := slices.IndexFunc(out, func(p rules.Invalid) bool { return p.Loc == loc }); {
+		case i < 0:
+			out = append(out, rules.Invalid{Loc: loc, Msg: msg})
+		case !strings.Contains(out[i].Msg, msg):
+			out[i].Msg += "; " + msg
+		}
 	}
-	d.T = t
-	return d, nil
+	return out
+}
+
+// leaves flattens kin-openapi's multi-error into its independent problems,
+// keeping each one's wrapping (which names the element) on the way down.
+func leaves(err error) []error {
+	if err == nil {
+		return nil
+	}
+	var me openapi3.MultiError
+	if errors.As(err, &me) && len(me) > 0 {
+		if u, ok := err.(interface{ Unwrap() error }); ok && u.Unwrap() != nil {
+			// A wrapper around a multi-error: its context would be lost.
+			var out []error
+			for _, e := range leaves(u.Unwrap()) {
+				out = append(out, fmt.Errorf("%s%w", prefixOf(err, u.Unwrap()), e))
+			}
+			return out
+		}
+		var out []error
+		for _, e := range me {
+			out = append(out, leaves(e)...)
+		}
+		return out
+	}
+	return []error{err}
+}
+
+// prefixOf is the text a wrapper adds in front of its cause's message.
+func prefixOf(wrapper, cause error) string {
+	w, c := wrapper.Error(), cause.Error()
+	if strings.HasSuffix(w, c) {
+		return w[:len(w)-len(c)]
+	}
+	return ""
+}
+
+// StrictError is the document's validation problems as one input error,
+// for --strict runs that refuse a document kin-openapi calls invalid.
+func (d *Doc) StrictError() error {
+	if len(d.Problems) == 0 {
+		return nil
+	}
+	ps := make(source.Problems, len(d.Problems))
+	for i, p := range d.Problems {
+		ps[i] = source.Problem{File: p.Loc.File, Line: p.Loc.Line, Column: p.Loc.Column,
+			Msg: "invalid OpenAPI document (strict mode): " + p.Msg}
+	}
+	return ps
 }
 
 // read is the only way the loader reaches bytes: the document itself, then
@@ -94,6 +168,7 @@ func (d *Doc) read(src source.Source, u *url.URL) ([]byte, error) {
 			if !ref {
 				d.raw = b
 			}
+			d.read1(name, b)
 			return b, d.text(name, b)
 		}
 	}
@@ -175,6 +250,9 @@ func (d *Doc) loadError(err error) error {
 		}
 		return source.Errorf(file, line, col, "YAML aliases expand too far: refused, as a \"billion laughs\" document would exhaust memory")
 	}
+	if ps := d.refError(msg); ps != nil {
+		return ps
+	}
 	if strings.Contains(msg, "failed to resolve") {
 		return source.Errorf(file, 0, 0, "unresolved $ref: %s", msg)
 	}
@@ -194,6 +272,9 @@ func (d *Doc) loadError(err error) error {
 		msg = strings.Replace(msg, m[0], "", 1)
 	}
 	if strings.Contains(msg, "cannot construct") || strings.Contains(msg, "cannot unmarshal") {
+		if ps := diagnose(file, d.raw); ps != nil {
+			return ps
+		}
 		msg = "the top level is not a map of OpenAPI fields"
 	}
 	return source.Errorf(file, line, col, "not valid YAML or JSON: %s", noise.Replace(msg))

@@ -68,7 +68,7 @@ func (d *differ) parameters(id, base string, old, new map[paramKey]param) {
 				Aspect: rules.AspectRequired, Name: n.p.Name, Path: path, Old: reqWord(o.p.Required),
 				New: reqWord(n.p.Required), OldLoc: d.paramLoc(d.old, o), NewLoc: d.paramLoc(d.new, n)}))
 		}
-		d.reachSchema(d.schema(o.p.Schema, n.p.Schema, path+"/schema"), id, rules.Request)
+		d.reachSchema(d.schema(o.p.Schema, spread(o.p, n.p), path+"/schema"), id, rules.Request)
 	}
 	for _, k := range sortedParamKeys(new) {
 		if _, ok := old[k]; ok || movedIn(k, old) {
@@ -80,6 +80,21 @@ func (d *differ) parameters(id, base string, old, new map[paramKey]param) {
 			Path: base + "/parameters/" + k.in + "/" + escape(n.p.Name), NewLoc: d.paramLoc(d.new, n)}))
 	}
 	d.reach(idx, id, rules.Request)
+}
+
+// spread is the schema to compare a parameter's old one with: when a single
+// value became a list of such values, the list's items, since one value is
+// written the same either way (`?status=open` in form style, `open` in
+// simple style) and every request clients send still passes.
+func spread(o, n *openapi3.Parameter) *openapi3.SchemaRef {
+	os, ns := schemaOf(o.Schema), schemaOf(n.Schema)
+	if os == nil || ns == nil || ns.Items == nil || primaryType(ns) != "array" || primaryType(os) == "array" || primaryType(os) == "object" {
+		return n.Schema
+	}
+	if o.Style != n.Style || n.Style == openapi3.SerializationDeepObject {
+		return n.Schema
+	}
+	return ns.Items
 }
 
 // paramGone reports a removed parameter, or one that moved to another
@@ -134,6 +149,10 @@ func (d *differ) requestBody(id, base string, o, n *openapi3.Operation) {
 	var idx []int
 	switch {
 	case nb == nil:
+		if ob != nil {
+			idx = append(idx, d.add(rules.Change{Kind: rules.Removed, Subject: rules.SubjectRequestBody,
+				Name: "requestBody", Path: path, Old: reqWord(ob.Required), OldLoc: d.old.FieldLoc(o.Origin, "requestBody")}))
+		}
 	case ob == nil:
 		if nb.Required {
 			idx = append(idx, d.add(rules.Change{Kind: rules.Added, Subject: rules.SubjectRequestBody,

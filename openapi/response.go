@@ -27,7 +27,7 @@ func (d *differ) responses(id, base string, old, new *openapi3.Responses) {
 			}
 			continue
 		}
-		idx = append(idx, d.headers(path, oref.Value.Headers, nref.Value.Headers)...)
+		idx = append(idx, d.headers(id, path, oref.Value.Headers, nref.Value.Headers)...)
 		d.content(id, path, oref.Value.Content, nref.Value.Content, rules.Response)
 	}
 	d.reach(idx, id, rules.Response)
@@ -43,15 +43,25 @@ func respLoc(doc *Doc, r *openapi3.ResponseRef) rules.Location {
 	return doc.Loc(nil)
 }
 
-// headers reports response headers that clients may rely on and that are gone.
-func (d *differ) headers(path string, old, new openapi3.Headers) []int {
-	canon := map[string]bool{}
-	for name := range new {
-		canon[textproto.CanonicalMIMEHeaderKey(name)] = true
+// headers reports response headers that clients may rely on and that are
+// gone or no longer promised, and compares the schemas of the others.
+func (d *differ) headers(id, path string, old, new openapi3.Headers) []int {
+	canon := map[string]*openapi3.HeaderRef{}
+	for name, h := range new {
+		canon[textproto.CanonicalMIMEHeaderKey(name)] = h
 	}
 	var idx []int
 	for _, name := range sortedKeys(old) {
-		if canon[textproto.CanonicalMIMEHeaderKey(name)] {
+		if nh := canon[textproto.CanonicalMIMEHeaderKey(name)]; nh != nil {
+			if oh := old[name]; oh.Value != nil && nh.Value != nil {
+				hpath := path + "/headers/" + escape(name)
+				if oh.Value.Required && !nh.Value.Required {
+					idx = append(idx, d.add(rules.Change{Kind: rules.Modified, Subject: rules.SubjectHeader,
+						Aspect: rules.AspectRequired, Name: name, Path: hpath, Old: "required", New: "optional",
+						OldLoc: d.old.KeyLoc(oh.Value.Origin), NewLoc: d.new.FieldLoc(nh.Value.Origin, "required")}))
+				}
+				d.reachSchema(d.schema(oh.Value.Schema, nh.Value.Schema, hpath+"/schema"), id, rules.Response)
+			}
 			continue
 		}
 		loc := d.old.Loc(nil)
@@ -113,6 +123,11 @@ func (d *differ) security(id, base string, o, n *openapi3.Operation) {
 		newByKey[a.key()] = a
 	}
 	var idx []int
+	for _, a := range oa {
+		for _, scheme := range sortedKeys(a) {
+			d.reach(d.schemes[scheme], id, rules.Request)
+		}
+	}
 	if anonymous(oa) && !anonymous(na) {
 		idx = append(idx, d.add(rules.Change{Kind: rules.Added, Subject: rules.SubjectSecurity,
 			Name: keys(na), New: keys(na), Path: base + "/security", NewLoc: loc}))

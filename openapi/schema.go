@@ -1,7 +1,9 @@
 package openapi
 
 import (
+	"cmp"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -19,11 +21,18 @@ func (d *differ) schema(oref, nref *openapi3.SchemaRef, path string) *node {
 	if o == nil && n == nil {
 		return nil
 	}
+	if ow, nw := unwrapNull(oref), unwrapNull(nref); ow == nil && nw != nil && !composed(o) || ow != nil && nw == nil && !composed(n) {
+		return d.wrapped(oref, nref, cmp.Or(ow, oref), cmp.Or(nw, nref), path)
+	}
 	if o == nil {
 		o = &openapi3.Schema{}
 	}
 	if n == nil {
 		n = &openapi3.Schema{}
+	}
+	if !composed(o) && composed(n) && (oref.Ref != "" || len(o.Properties) > 0) {
+		// Only objects: a scalar that became a choice keeps its type change.
+		o = wrapIn(oref, o, n)
 	}
 	if nref != nil && strings.HasPrefix(nref.Ref, "#/components/schemas/") {
 		path = nref.Ref
@@ -36,6 +45,108 @@ func (d *differ) schema(oref, nref *openapi3.SchemaRef, path string) *node {
 	d.memo[p] = nd
 	s := &sc{d: d, o: o, n: n, path: path, node: nd}
 	s.compare()
+	return nd
+}
+
+// unwrapNull sees through a schema whose only job is to let another be null
+// (or to annotate it): anyOf/oneOf of one member plus {type: "null"}, or
+// allOf/anyOf/oneOf of one member beside nullable or a description. It
+// returns that member, or nil when ref is not such a wrapper.
+func unwrapNull(ref *openapi3.SchemaRef) *openapi3.SchemaRef {
+	s := schemaOf(ref)
+	if s == nil || s.Type != nil && !onlyNull(s.Type) || len(s.Properties) > 0 || s.Items != nil ||
+		s.Not != nil || len(s.Enum) > 0 || s.Discriminator != nil {
+		return nil
+	}
+	var member *openapi3.SchemaRef
+	lists := 0
+	for _, list := range []openapi3.SchemaRefs{s.OneOf, s.AnyOf, s.AllOf} {
+		if len(list) > 0 {
+			lists++
+		}
+		for _, m := range list {
+			switch {
+			case m == nil || m.Value == nil:
+				return nil
+			case isNullOnly(m.Value):
+				continue
+			case member != nil:
+				return nil
+			}
+			member = m
+		}
+	}
+	if lists != 1 {
+		return nil
+	}
+	return member
+}
+
+// wrapIn sees an old schema that the new version wrapped in oneOf or anyOf
+// (`X` -> `oneOf: [X, Y]`) as the one-member composition it now is, so the
+// members are compared (X with X, Y added) instead of X with the wrapper.
+func wrapIn(oref *openapi3.SchemaRef, o, n *openapi3.Schema) *openapi3.Schema {
+	same := func(m *openapi3.SchemaRef) bool {
+		return m != nil && oref != nil && (oref.Ref != "" && m.Ref == oref.Ref || (oref.Ref == "" || m.Ref == "") && sameShape(o, m.Value))
+	}
+	switch {
+	case slices.ContainsFunc(n.OneOf, same):
+		return &openapi3.Schema{OneOf: openapi3.SchemaRefs{oref}, Origin: o.Origin}
+	case slices.ContainsFunc(n.AnyOf, same):
+		return &openapi3.Schema{AnyOf: openapi3.SchemaRefs{oref}, Origin: o.Origin}
+	}
+	return o
+}
+
+func composed(s *openapi3.Schema) bool { return s != nil && len(s.OneOf)+len(s.AnyOf)+len(s.AllOf) > 0 }
+
+func onlyNull(t *openapi3.Types) bool { return len(*t) == 1 && t.Is("null") }
+
+// isNullOnly is the {type: "null"} member a nullable wrapper adds.
+func isNullOnly(s *openapi3.Schema) bool {
+	return s.Type != nil && onlyNull(s.Type) && len(s.Properties) == 0 && len(s.OneOf)+len(s.AnyOf)+len(s.AllOf) == 0
+}
+
+// admitsNull says whether a value may be null, seeing through a wrapper.
+func admitsNull(ref *openapi3.SchemaRef) bool {
+	s := schemaOf(ref)
+	if nullable(s) {
+		return true
+	}
+	if inner := unwrapNull(ref); inner != nil {
+		for _, list := range []openapi3.SchemaRefs{s.OneOf, s.AnyOf} {
+			if slices.ContainsFunc(list, func(m *openapi3.SchemaRef) bool { return isNullOnly(m.Value) }) {
+				return true
+			}
+		}
+		return admitsNull(inner)
+	}
+	return false
+}
+
+// wrapped compares a schema with the same schema wrapped to allow null
+// (Stripe's `$ref: X` becoming `anyOf: [$ref: X], nullable: true`): the
+// members are compared as one schema, and only the nullability is a change.
+// Comparing the wrapper itself would invent a removed property for each of
+// the member's.
+func (d *differ) wrapped(oref, nref, oin, nin *openapi3.SchemaRef, path string) *node {
+	p := pair{schemaOf(oref), schemaOf(nref)}
+	if nd, ok := d.memo[p]; ok {
+		return nd
+	}
+	nd := &node{}
+	d.memo[p] = nd
+	if on, nn := admitsNull(oref), admitsNull(nref); on != nn {
+		s := &sc{d: d, o: p.o, n: p.n, path: path, node: nd}
+		field := "nullable"
+		if !p.n.Nullable && !p.o.Nullable {
+			field = "anyOf"
+		}
+		s.mod(rules.AspectNullable, field, fmt.Sprint(on), fmt.Sprint(nn))
+	}
+	if k := d.schema(oin, nin, path); k != nil {
+		nd.kids = append(nd.kids, edge{k, rules.Request | rules.Response})
+	}
 	return nd
 }
 
@@ -95,7 +206,11 @@ func (s *sc) mod(aspect rules.Aspect, field, old, new string) {
 }
 
 func (s *sc) compare() {
+	if s.boolean() {
+		return
+	}
 	s.types()
+	s.keywords()
 	s.bounds()
 	s.enum()
 	s.properties()
@@ -139,11 +254,13 @@ func (s *sc) bounds() {
 	s.num(rules.AspectMaxItems, "maxItems", u64(s.o.MaxItems), u64(s.n.MaxItems))
 	s.num(rules.AspectMinItems, "minItems", nonzero(s.o.MinItems), nonzero(s.n.MinItems))
 	s.num(rules.AspectMultipleOf, "multipleOf", f64(s.o.MultipleOf), f64(s.n.MultipleOf))
+	s.num(rules.AspectMinContains, "minContains", u64(s.o.MinContains), u64(s.n.MinContains))
+	s.num(rules.AspectMaxContains, "maxContains", u64(s.o.MaxContains), u64(s.n.MaxContains))
+	if s.o.UniqueItems != s.n.UniqueItems {
+		s.mod(rules.AspectUniqueItems, "uniqueItems", fmt.Sprint(s.o.UniqueItems), fmt.Sprint(s.n.UniqueItems))
+	}
 	if s.o.Pattern != s.n.Pattern {
 		s.mod(rules.AspectPattern, "pattern", s.o.Pattern, s.n.Pattern)
-	}
-	if !s.o.ReadOnly && s.n.ReadOnly || s.o.ReadOnly && !s.n.ReadOnly {
-		s.mod(rules.AspectReadOnly, "readOnly", fmt.Sprint(s.o.ReadOnly), fmt.Sprint(s.n.ReadOnly))
 	}
 }
 
@@ -173,6 +290,11 @@ func boundField(x *openapi3.Schema, plain string, ex openapi3.ExclusiveBound) st
 }
 
 func (s *sc) num(a rules.Aspect, field, old, new string) {
+	if (old == "" || new == "") && composed(s.o) != composed(s.n) {
+		// A value that became oneOf/anyOf (Stripe's expandable ids) keeps
+		// its bounds in the members; the type change says what changed.
+		return
+	}
 	if old != new {
 		s.mod(a, field, old, new)
 	}
@@ -202,6 +324,7 @@ func f64(p *float64) string {
 // enum reports each removed and added value at its own line, and a schema
 // that became an enum.
 func (s *sc) enum() {
+	s.extensible()
 	ov, nv := enumStrings(s.o.Enum), enumStrings(s.n.Enum)
 	if len(ov) == 0 && len(nv) == 0 {
 		return
@@ -211,7 +334,9 @@ func (s *sc) enum() {
 		return
 	}
 	if len(nv) == 0 {
-		return // no longer an enum: widened
+		// No longer an enum: widened for senders, new values for readers.
+		s.mod(rules.AspectEnum, "enum", strings.Join(ov, ", "), "")
+		return
 	}
 	for i, v := range ov {
 		if !slices.Contains(nv, v) {
@@ -221,6 +346,26 @@ func (s *sc) enum() {
 	for i, v := range nv {
 		if !slices.Contains(ov, v) {
 			s.value(rules.Added, v, s.d.new, s.n, i)
+		}
+	}
+}
+
+// extensible reports values removed from x-extensible-enum (Zalando's
+// open enum): senders of a removed value are rejected like any enum's, while
+// values added to it are what it exists for.
+func (s *sc) extensible() {
+	list := func(x *openapi3.Schema) []string {
+		vs, _ := x.Extensions["x-extensible-enum"].([]any)
+		return enumStrings(vs)
+	}
+	ov, nv := list(s.o), list(s.n)
+	if len(nv) == 0 {
+		return
+	}
+	for _, v := range ov {
+		if !slices.Contains(nv, v) {
+			s.own(s.d.add(rules.Change{Kind: rules.Removed, Subject: rules.SubjectEnumValue, Name: v, Old: v,
+				Path: s.path + "/x-extensible-enum/" + escape(v), OldLoc: s.d.old.FieldLoc(s.o.Origin, "x-extensible-enum")}))
 		}
 	}
 }
@@ -239,6 +384,79 @@ func (s *sc) value(k rules.Kind, v string, doc *Doc, x *openapi3.Schema, i int) 
 		c.NewLoc, c.New = loc, v
 	}
 	s.own(s.d.add(c))
+}
+
+// boolean compares schemas written as `false` (nothing is valid) with the
+// rest; there is nothing more to compare when one side is false.
+func (s *sc) boolean() bool {
+	ob, nb := booleanOf(s.o), booleanOf(s.n)
+	if ob != "false" && nb != "false" {
+		return false
+	}
+	if ob != nb {
+		s.mod(rules.AspectBoolean, "", ob, nb)
+	}
+	return true
+}
+
+func booleanOf(x *openapi3.Schema) string {
+	if x.Always != nil && !*x.Always {
+		return "false"
+	}
+	return "schema"
+}
+
+// keywords compares const and the constraining JSON Schema 2020-12
+// keywords, each as set or not and whether its value changed.
+func (s *sc) keywords() {
+	if oc, nc := constOf(s.o), constOf(s.n); oc != nc {
+		s.mod(rules.AspectConst, "const", oc, nc)
+	}
+	for _, kw := range rules.Constraining {
+		ov, nv := keyword(s.o, kw), keyword(s.n, kw)
+		if set(ov) == "" && set(nv) == "" || set(ov) != "" && set(nv) != "" && sameValue(ov, nv) {
+			continue
+		}
+		s.mod(kw, string(kw), set(ov), set(nv))
+	}
+}
+
+func constOf(x *openapi3.Schema) string {
+	if x.Const == nil {
+		return ""
+	}
+	return valueString(x.Const)
+}
+
+// keywordField is the index of each 2020-12 keyword's field in
+// openapi3.Schema, found once by its JSON name.
+var keywordField = func() map[rules.Aspect]int {
+	out := map[rules.Aspect]int{}
+	t := reflect.TypeFor[openapi3.Schema]()
+	for i := range t.NumField() {
+		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+		if slices.Contains(rules.Constraining, rules.Aspect(name)) {
+			out[rules.Aspect(name)] = i
+		}
+	}
+	return out
+}()
+
+// keyword is the value of a 2020-12 keyword.
+func keyword(x *openapi3.Schema, kw rules.Aspect) reflect.Value {
+	i, ok := keywordField[kw]
+	if !ok {
+		return reflect.Value{}
+	}
+	return reflect.ValueOf(x).Elem().Field(i)
+}
+
+// set is "set" when a keyword's value is present.
+func set(v reflect.Value) string {
+	if !v.IsValid() || v.IsZero() || (v.Kind() == reflect.Slice || v.Kind() == reflect.Map) && v.Len() == 0 {
+		return ""
+	}
+	return "set"
 }
 
 // properties compares properties by name: removed, added (with whether they
@@ -263,6 +481,7 @@ func (s *sc) properties() {
 				Aspect: rules.AspectRequired, Name: name, Path: ppath, Old: reqWord(oreq), New: reqWord(nreq),
 				OldLoc: of.Loc, NewLoc: nf.Loc, OldField: of, NewField: nf}), dir)
 		}
+		s.access(name, ppath, oref, nref, of, nf)
 		if !sameMeaning(of, nf) {
 			s.ownIn(s.d.add(rules.Change{Kind: rules.Modified, Subject: rules.SubjectField,
 				Name: name, Path: ppath, OldLoc: of.Loc, NewLoc: nf.Loc, OldField: of, NewField: nf}), dir)
@@ -280,10 +499,43 @@ func (s *sc) properties() {
 	}
 }
 
+// access reports a property that became readOnly (clients may no longer
+// send it), stopped being readOnly while required (clients never sent it),
+// became writeOnly (clients no longer read it), or lost stability. Each is owned by the
+// object, in the direction it breaks: the property's own schema is no
+// longer reached in that direction.
+func (s *sc) access(name, path string, oref, nref *openapi3.SchemaRef, of, nf *rules.Field) {
+	o, n := schemaOf(oref), schemaOf(nref)
+	if o == nil || n == nil {
+		return
+	}
+	change := func(a rules.Aspect, old, new bool, dir rules.Direction) {
+		s.ownIn(s.d.add(rules.Change{Kind: rules.Modified, Subject: rules.SubjectField, Aspect: a, Name: name, Path: path,
+			Old: fmt.Sprint(old), New: fmt.Sprint(new), OldLoc: of.Loc, NewLoc: s.d.new.FieldLoc(n.Origin, string(a)),
+			OldField: of, NewField: nf}), dir)
+	}
+	switch {
+	case !o.ReadOnly && n.ReadOnly:
+		change(rules.AspectReadOnly, false, true, rules.Request)
+	case o.ReadOnly && !n.ReadOnly && nf.Required:
+		change(rules.AspectReadOnly, true, false, rules.Request)
+	}
+	if !o.WriteOnly && n.WriteOnly {
+		change(rules.AspectWriteOnly, false, true, rules.Response)
+	}
+	if ol, nl, down := lowered(o.Extensions, n.Extensions); down {
+		s.own(s.d.add(rules.Change{Kind: rules.Modified, Subject: rules.SubjectField, Aspect: rules.AspectStability,
+			Name: name, Path: path, Old: ol, New: nl, OldLoc: of.Loc, NewLoc: s.d.new.FieldLoc(n.Origin, "x-stability-level")}))
+	}
+}
+
 // sameMeaning compares the facts the evolution rules read (not location).
+// Nullability is not among them: it is a schema change of its own
+// (response-became-nullable, request-became-not-nullable), and allowing
+// null in a request redefines nothing.
 func sameMeaning(a, b *rules.Field) bool {
 	return a.Type == b.Type && a.Format == b.Format && a.Array == b.Array && a.Map == b.Map &&
-		a.Nullable == b.Nullable && a.Unit == b.Unit && a.Description == b.Description &&
+		a.Unit == b.Unit && a.Description == b.Description &&
 		a.MultipleOf == b.MultipleOf && a.Example == b.Example && a.HasExample == b.HasExample &&
 		slices.Equal(a.Enum, b.Enum)
 }

@@ -9,10 +9,17 @@ import (
 var (
 	schemaRefType = reflect.TypeFor[*openapi3.SchemaRef]()
 	originType    = reflect.TypeFor[*openapi3.Origin]()
+	schemaType    = reflect.TypeFor[openapi3.Schema]()
+	// annotation lists the schema keywords that document a value without
+	// constraining it: a schema extracted into a component that only gains
+	// a title is the same schema.
+	annotation = map[string]bool{"Title": true, "Description": true, "Example": true, "Examples": true,
+		"ExternalDocs": true, "Deprecated": true, "Comment": true}
 )
 
 // sameShape reports whether two schemas say the same thing however they are
-// placed in their files: origins are ignored, a nested $ref is equal only to
+// placed in their files: origins and annotations (title, description,
+// examples) are ignored, a nested $ref is equal only to
 // the same $ref, and an empty list or map equals a missing one. It replaces
 // comparing their JSON, which was a third of the diff on Stripe's spec.
 func sameShape(a, b *openapi3.Schema) bool {
@@ -47,6 +54,9 @@ func sameValue(a, b reflect.Value) bool {
 		return a.Elem().Type() == b.Elem().Type() && sameValue(a.Elem(), b.Elem())
 	case reflect.Struct:
 		for i := range a.NumField() {
+			if a.Type() == schemaType && annotation[a.Type().Field(i).Name] {
+				continue
+			}
 			if !sameValue(a.Field(i), b.Field(i)) {
 				return false
 			}

@@ -2,7 +2,6 @@ package openapi
 
 import (
 	"context"
-	"fmt"
 	"slices"
 
 	"github.com/getkin/kin-openapi/openapi3"
@@ -24,9 +23,7 @@ func validateOnce(ctx context.Context, t *openapi3.T, opts ...openapi3.Validatio
 			root.AllOf = append(root.AllOf, &openapi3.SchemaRef{Value: s.Value})
 		}
 	}
-	if err := root.Validate(ctx, opts...); err != nil {
-		return fmt.Errorf("invalid schema: %w", err)
-	}
+	schemaErr := root.Validate(ctx, opts...)
 	saved := make([]*openapi3.Schema, len(sites))
 	for i, s := range sites {
 		saved[i], s.Value = s.Value, &openapi3.Schema{}
@@ -36,7 +33,16 @@ func validateOnce(ctx context.Context, t *openapi3.T, opts ...openapi3.Validatio
 			s.Value = saved[i]
 		}
 	}()
-	return t.Validate(ctx, opts...)
+	var all openapi3.MultiError
+	for _, err := range []error{schemaErr, t.Validate(ctx, opts...)} {
+		if err != nil {
+			all = append(all, err)
+		}
+	}
+	if len(all) == 0 {
+		return nil
+	}
+	return all
 }
 
 // schemaSites lists every place outside a schema that holds one: component

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/contractlint/contractlint/internal/source"
+	"github.com/contractlint/contractlint/rules"
 )
 
 func loadText(t *testing.T, doc string) (*Doc, error) {
@@ -45,12 +46,14 @@ components:
           items: {type: ITEM_TYPE}
 `
 
+// doc fills in validateBase.
+func doc(in, typ string) string {
+	return strings.NewReplacer("PARAM_IN", in, "ITEM_TYPE", typ).Replace(validateBase)
+}
+
 // TestValidateOnce shows that validating each schema once still catches what
 // kin-openapi's own pass catches, and leaves the document as it was.
 func TestValidateOnce(t *testing.T) {
-	doc := func(in, typ string) string {
-		return strings.NewReplacer("PARAM_IN", in, "ITEM_TYPE", typ).Replace(validateBase)
-	}
 	d, err := loadText(t, doc("path", "string"))
 	if err != nil {
 		t.Fatalf("valid document rejected: %v", err)
@@ -67,10 +70,124 @@ func TestValidateOnce(t *testing.T) {
 		"nested schema type": doc("path", "strin"),
 		"parameter location": doc("nowhere", "string"),
 	} {
-		if _, err := loadText(t, text); err == nil {
-			t.Errorf("%s: invalid document accepted", name)
-		} else if !strings.Contains(err.Error(), "invalid") {
-			t.Errorf("%s: unclear error %q", name, err)
+		d, err := loadText(t, text)
+		switch {
+		case err != nil:
+			t.Errorf("%s: a document that parses was refused: %v", name, err)
+		case len(d.Problems) == 0:
+			t.Errorf("%s: no problem reported", name)
+		case d.Problems[0].Loc.Line == 0 || d.StrictError() == nil:
+			t.Errorf("%s: problem not placed or not refused under strict: %+v", name, d.Problems[0])
+		}
+	}
+}
+
+// TestLenientProblems shows each blemish oasdiff accepts is loaded, with
+// one problem per element at its line, and that a clean document has none.
+func TestLenientProblems(t *testing.T) {
+	d, err := loadText(t, `openapi: 3.0.3
+info: {title: t, version: ""}
+paths:
+  /items/{id}:
+    get:
+      operationId: same
+      parameters:
+        - {name: q, in: query}
+      responses:
+        "200": {}
+  /other:
+    get:
+      operationId: same
+    post:
+      responses:
+        "200":
+          description: ok
+          content:
+            application/json:
+              schema: {type: "null"}
+components:
+  securitySchemes:
+    o:
+      type: oauth2
+      flows:
+        implicit: {authorizationUrl: "https://example.com/auth"}
+`)
+	if err != nil {
+		t.Fatalf("refused: %v", err)
+	}
+	want := map[int]string{
+		2:  "version must be a non-empty string",
+		4:  "must define exactly all path parameters",
+		8:  "exactly one of content and schema",
+		10: "description of the response is required",
+		12: "same operation id",
+		19: `'type' value "null"`,
+		26: "'scopes' is missing",
+	}
+	got := map[int]string{}
+	for _, p := range d.Problems {
+		got[p.Loc.Line] += p.Msg
+	}
+	for line, frag := range want {
+		if !strings.Contains(got[line], frag) {
+			t.Errorf("line %d: got %q, want it to mention %q (all: %v)", line, got[line], frag, d.Problems)
+		}
+	}
+	if len(got) != len(want) {
+		t.Errorf("problems on lines %v, want %d lines", got, len(want))
+	}
+	if d, err := loadText(t, doc("path", "string")); err != nil || len(d.Problems) != 0 {
+		t.Errorf("valid document: %v %v", err, d.Problems)
+	}
+}
+
+// TestKeywordFields shows every constraining keyword names a field of
+// kin-openapi's Schema, so none is silently never compared.
+func TestKeywordFields(t *testing.T) {
+	for _, kw := range rules.Constraining {
+		if _, ok := keywordField[kw]; !ok {
+			t.Errorf("keyword %s has no field in openapi3.Schema", kw)
+		}
+	}
+}
+
+// TestDiffBlemished diffs documents that only load leniently (no responses,
+// a parameter without schema, `type: "null"` in 3.0, an undeclared path
+// parameter) against a clean one, both ways: the diff must see the changes,
+// whatever is missing from either side.
+func TestDiffBlemished(t *testing.T) {
+	blemished, err := loadText(t, `openapi: 3.0.3
+info: {title: t, version: ""}
+paths:
+  /items/{id}:
+    get:
+      parameters:
+        - {name: q, in: query}
+      responses:
+        "200":
+          description: ok
+          headers: {X-Next: {}}
+          content:
+            application/json:
+              schema: {type: "null"}
+  /orders:
+    post:
+      requestBody: {content: {application/json: {}}}
+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	clean, err := loadText(t, doc("path", "string"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, pair := range [][2]*Doc{{blemished, clean}, {clean, blemished}} {
+		changes := Diff(pair[0], pair[1])
+		if len(changes) == 0 {
+			t.Errorf("no change found between a blemished and a clean document")
+		}
+		if c := pair[1].Contract(); len(c.Operations) == 0 {
+			t.Errorf("lowering lost the operations")
 		}
 	}
 }

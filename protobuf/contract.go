@@ -133,12 +133,20 @@ func (e *Elem) ignores() ([]rules.Ignore, source.Problems) {
 			continue
 		}
 		words := strings.Fields(rest)
+		// An optional element=NAME after the rule ID narrows the ignore
+		// to that field, value or rpc below e (which may be gone).
+		var element string
+		if len(words) > 1 {
+			if el, ok := strings.CutPrefix(words[1], "element="); ok {
+				element, words = el, slices.Delete(words, 1, 2)
+			}
+		}
 		if len(words) < 2 {
 			probs = append(probs, source.Problem{File: e.Loc.File, Line: e.Loc.Line, Column: e.Loc.Column,
-				Msg: "contractlint:ignore needs a rule ID and a reason: // contractlint:ignore <rule-id> <reason>"})
+				Msg: "contractlint:ignore needs a rule ID and a reason: // contractlint:ignore <rule-id> [element=<name>] <reason>"})
 			continue
 		}
-		out = append(out, rules.Ignore{Rule: words[0], Reason: strings.Join(words[1:], " "), Scope: e.Name, Loc: e.Loc})
+		out = append(out, rules.Ignore{Rule: words[0], Element: element, Reason: strings.Join(words[1:], " "), Scope: e.Name, Loc: e.Loc})
 	}
 	return out, probs
 }

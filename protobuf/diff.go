@@ -139,7 +139,7 @@ func (d *differ) packages() {
 func (d *differ) removed(s rules.Subject, o, n *Elem) bool {
 	if n == nil {
 		d.add(rules.Change{Kind: rules.Removed, Subject: s, Name: short(o.Name), Path: o.Name,
-			OldLoc: o.Loc, FileRemoved: d.fileGone(o.File)})
+			OldLoc: o.Loc, NewLoc: d.anchor(o), FileRemoved: d.fileGone(o.File)})
 		return true
 	}
 	if d.moved(o.File, n.File) {
@@ -149,8 +149,36 @@ func (d *differ) removed(s rules.Subject, o, n *Elem) bool {
 	return false
 }
 
+// anchor is where the new version shows that o was deleted: the nearest
+// enclosing message it still declares, else its file's package line. A
+// deleted file has no such place.
+func (d *differ) anchor(o *Elem) rules.Location {
+	for p := o.Name; strings.Contains(p, "."); {
+		p = p[:strings.LastIndexByte(p, '.')]
+		if m, ok := d.new.Messages[p]; ok && m.File == d.newFile(o.File) {
+			return m.Loc
+		}
+	}
+	if f, ok := d.new.Files[d.newFile(o.File)]; ok {
+		return orLoc(f.PackageLoc, fileLoc(f))
+	}
+	return rules.Location{}
+}
+
 func short(full string) string {
 	return full[strings.LastIndexByte(full, '.')+1:]
+}
+
+// modifiedAt is modified shown at the feature line that made the change,
+// when the new element writes one (buf's anchor), else at the element.
+func (d *differ) modifiedAt(s rules.Subject, a rules.Aspect, name string, o, n *Elem, ov, nv string, at rules.Location) {
+	if at.Line == 0 {
+		d.modified(s, a, name, o, n, ov, nv)
+		return
+	}
+	e := *n
+	e.Loc = at
+	d.modified(s, a, name, o, &e, ov, nv)
 }
 
 func (d *differ) modified(s rules.Subject, a rules.Aspect, name string, o, n *Elem, ov, nv string) {
@@ -182,31 +210,64 @@ func matchNamed[T declared](d *differ, s rules.Subject, old, new map[string]T, s
 	}
 }
 
+// messages compares messages by full name. Map entries are left out: a map
+// field's own changes (its type names key and value) already cover them.
 func (d *differ) messages() {
-	matchNamed(d, rules.SubjectMessage, d.old.Messages, d.new.Messages, d.message)
-	for _, name := range sortedKeys(d.new.Messages) {
-		if _, ok := d.old.Messages[name]; !ok {
-			m := d.new.Messages[name]
+	old, new := withoutMapEntries(d.old.Messages), withoutMapEntries(d.new.Messages)
+	matchNamed(d, rules.SubjectMessage, old, new, d.message)
+	d.mapEntries()
+	for _, name := range sortedKeys(new) {
+		if _, ok := old[name]; !ok {
+			m := new[name]
 			d.add(rules.Change{Kind: rules.Added, Subject: rules.SubjectMessage, Name: short(name), Path: name, NewLoc: m.Loc})
 		}
 	}
 }
 
+// mapEntries compares what a map field's own type does not say: the
+// UTF-8 checks of its string key and value, which follow the file and its
+// features. Each is reported at the map field's line, as buf does.
+func (d *differ) mapEntries() {
+	for _, name := range sortedKeys(d.old.Messages) {
+		om, nm := d.old.Messages[name], d.new.Messages[name]
+		if !om.MapEntry || nm == nil || !nm.MapEntry {
+			continue
+		}
+		for i, of := range om.Fields {
+			if i < len(nm.Fields) && of.Kind == "string" && nm.Fields[i].Kind == "string" {
+				d.utf8(rules.SubjectField, of, nm.Fields[i])
+			}
+		}
+	}
+}
+
+func withoutMapEntries(ms map[string]*Message) map[string]*Message {
+	out := make(map[string]*Message, len(ms))
+	for k, m := range ms {
+		if !m.MapEntry {
+			out[k] = m
+		}
+	}
+	return out
+}
+
 func (d *differ) message(om, nm *Message) {
 	s := short(nm.Name)
 	d.modified(rules.SubjectMessage, rules.AspectMapEntry, s, &om.Elem, &nm.Elem, strconv.FormatBool(om.MapEntry), strconv.FormatBool(nm.MapEntry))
-	d.modified(rules.SubjectMessage, rules.AspectJSONFormat, s, &om.Elem, &nm.Elem, om.JSONFormat, nm.JSONFormat)
+	d.modifiedAt(rules.SubjectMessage, rules.AspectJSONFormat, s, &om.Elem, &nm.Elem, om.JSONFormat, nm.JSONFormat, nm.JSONFormatLoc)
 	d.option(rules.SubjectMessage, "message_set_wire_format", &om.Elem, &nm.Elem, om.MessageSet, nm.MessageSet)
 	d.option(rules.SubjectMessage, "no_standard_descriptor_accessor", &om.Elem, &nm.Elem, om.NoAccessor, nm.NoAccessor)
-	d.modified(rules.SubjectMessage, rules.AspectRequired, s, &om.Elem, &nm.Elem, requiredFields(om), requiredFields(nm))
-	for _, r := range missingRanges(om.ExtRanges, nm.ExtRanges) {
+	d.required(om, nm)
+	for _, i := range missingRanges(om.ExtRanges, nm.ExtRanges) {
 		d.add(rules.Change{Kind: rules.Modified, Subject: rules.SubjectMessage, Aspect: rules.AspectExtensionRange,
-			Name: s, Path: nm.Name, Old: r, OldLoc: om.Loc, NewLoc: nm.Loc})
+			Name: s, Path: nm.Name, Old: rangeString(om.ExtRanges[i]), OldLoc: om.Loc, NewLoc: nm.Loc})
 	}
-	d.reserved("message", &om.Elem, &nm.Elem, om.ReservedRanges, nm.ReservedRanges, om.ReservedNames, nm.ReservedNames)
+	d.reserved("message", om.Elem, nm.Elem, reservedBy{om.ReservedRanges, om.ReservedNames, om.Reservations},
+		reservedBy{nm.ReservedRanges, nm.ReservedNames, nm.Reservations})
 	for _, oo := range om.Oneofs {
 		if !slices.ContainsFunc(nm.Oneofs, func(x *Oneof) bool { return x.Name == oo.Name }) {
-			d.add(rules.Change{Kind: rules.Removed, Subject: rules.SubjectOneof, Name: short(oo.Name), Path: oo.Name, OldLoc: oo.Loc})
+			d.add(rules.Change{Kind: rules.Removed, Subject: rules.SubjectOneof, Name: short(oo.Name), Path: oo.Name,
+				OldLoc: oo.Loc, NewLoc: nm.Loc})
 		}
 	}
 	d.fields(om, nm)
@@ -219,56 +280,79 @@ func (d *differ) option(s rules.Subject, name string, o, n *Elem, ov, nv bool) {
 	}
 }
 
-func requiredFields(m *Message) string {
-	var names []string
+// required reports each field that stopped or started being required:
+// one that stopped at the message (it may be gone), one that started at
+// its own line. Old or New holds the field as "name = number".
+func (d *differ) required(om, nm *Message) {
+	was, is := requiredFields(om), requiredFields(nm)
+	for _, f := range om.Fields {
+		if key := requiredKey(f); was[key] && !is[key] {
+			d.add(rules.Change{Kind: rules.Modified, Subject: rules.SubjectMessage, Aspect: rules.AspectRequired,
+				Name: short(nm.Name), Path: nm.Name, Old: key, OldLoc: f.Loc, NewLoc: nm.Loc})
+		}
+	}
+	for _, f := range nm.Fields {
+		if key := requiredKey(f); is[key] && !was[key] {
+			d.add(rules.Change{Kind: rules.Modified, Subject: rules.SubjectMessage, Aspect: rules.AspectRequired,
+				Name: short(nm.Name), Path: nm.Name, New: key, OldLoc: om.Loc, NewLoc: f.Loc})
+		}
+	}
+}
+
+func requiredKey(f *Field) string { return fmt.Sprintf("%s = %d", f.Short, f.Number) }
+
+func requiredFields(m *Message) map[string]bool {
+	out := map[string]bool{}
 	for _, f := range m.Fields {
 		if f.Card == CardRequired {
-			names = append(names, fmt.Sprintf("%s = %d", f.Short, f.Number))
-		}
-	}
-	return strings.Join(names, ", ")
-}
-
-// reserved reports reserved ranges and names the new version no longer
-// holds; Name says whose they were ("message" or "enum"), Old what they were.
-func (d *differ) reserved(owner string, o, n *Elem, oldR, newR [][2]int32, oldN, newN []string) {
-	for _, r := range missingRanges(oldR, newR) {
-		d.add(rules.Change{Kind: rules.Removed, Subject: rules.SubjectReserved, Aspect: rules.AspectNumber,
-			Name: owner, Path: n.Name, Old: r, OldLoc: o.Loc, NewLoc: n.Loc})
-	}
-	for _, name := range oldN {
-		if !slices.Contains(newN, name) {
-			d.add(rules.Change{Kind: rules.Removed, Subject: rules.SubjectReserved, Aspect: rules.AspectName,
-				Name: owner, Path: n.Name, Old: name, OldLoc: o.Loc, NewLoc: n.Loc})
-		}
-	}
-}
-
-// missingRanges lists the old inclusive ranges that the new ranges do not
-// cover entirely, without walking numbers one by one (ranges reach 2^29).
-func missingRanges(old, new [][2]int32) []string {
-	var out []string
-	for _, r := range old {
-		if !covered(r, new) {
-			out = append(out, rangeString(r))
+			out[requiredKey(f)] = true
 		}
 	}
 	return out
 }
 
-func covered(r [2]int32, by [][2]int32) bool {
-	sorted := slices.Clone(by)
-	slices.SortFunc(sorted, func(a, b [2]int32) int { return int(a[0]) - int(b[0]) })
-	next := int64(r[0])
-	for _, b := range sorted {
-		if int64(b[0]) <= next && int64(b[1]) >= next {
-			next = int64(b[1]) + 1
+// reservedBy is what a message or enum reserves, with where.
+type reservedBy struct {
+	ranges [][2]int32
+	names  []string
+	Reservations
+}
+
+// reserved reports each reserved range and name the new version no longer
+// holds, at its own place in the old file; Name says whose they were
+// ("message" or "enum"), Old what they were.
+func (d *differ) reserved(owner string, o, n Elem, old, new reservedBy) {
+	at := func(locs []rules.Location, i int) rules.Location {
+		if i < len(locs) && locs[i].Line > 0 {
+			return locs[i]
 		}
-		if next > int64(r[1]) {
-			return true
+		return o.Loc
+	}
+	for _, i := range missingRanges(old.ranges, new.ranges) {
+		d.add(rules.Change{Kind: rules.Removed, Subject: rules.SubjectReserved, Aspect: rules.AspectNumber,
+			Name: owner, Path: n.Name, Old: rangeString(old.ranges[i]), OldLoc: at(old.RangeLocs, i), NewLoc: n.Loc})
+	}
+	held := reserve(nil, new.names)
+	for i, name := range old.names {
+		if !held.names[name] {
+			d.add(rules.Change{Kind: rules.Removed, Subject: rules.SubjectReserved, Aspect: rules.AspectName,
+				Name: owner, Path: n.Name, Old: strconv.Quote(name), OldLoc: at(old.NameLocs, i), NewLoc: n.Loc})
 		}
 	}
-	return next > int64(r[1])
+}
+
+// missingRanges lists the indexes of the old inclusive ranges that the new
+// ranges do not cover entirely, without walking numbers one by one (ranges
+// reach 2^29).
+func missingRanges(old, new [][2]int32) []int {
+	var out []int
+	by := numberSet(new)
+	for i, r := range old {
+		if !by.covers(r[0], r[1]) {
+			out = append(out, i)
+		}
+	}
+	return out
 }
 
 func rangeString(r [2]int32) string {
@@ -282,6 +366,7 @@ func rangeString(r [2]int32) string {
 }
 
 func (d *differ) fields(om, nm *Message) {
+	held := reserve(nm.ReservedRanges, nm.ReservedNames)
 	byNum := make(map[int32]*Field, len(nm.Fields))
 	byName := make(map[string]*Field, len(nm.Fields))
 	for _, f := range nm.Fields {
@@ -295,7 +380,7 @@ func (d *differ) fields(om, nm *Message) {
 		if nf == nil {
 			d.add(rules.Change{Kind: rules.Removed, Subject: rules.SubjectField, Name: of.Short, Path: of.Name,
 				OldLoc: of.Loc, NewLoc: nm.Loc, OldField: facts(of),
-				NumberReserved: reserved(nm.ReservedRanges, of.Number), NameReserved: slices.Contains(nm.ReservedNames, of.Short)})
+				NumberReserved: held.nums.has(of.Number), NameReserved: held.names[of.Short]})
 		} else {
 			d.field(rules.SubjectField, of, nf)
 		}
@@ -316,7 +401,7 @@ func (d *differ) fields(om, nm *Message) {
 // field compares two fields with the same number (or extensions with the
 // same extendee and number).
 func (d *differ) field(s rules.Subject, of, nf *Field) {
-	ofa, nfa := facts(of), facts(nf)
+	ofa, nfa := enumFacts(facts(of), d.old), enumFacts(facts(nf), d.new)
 	add := func(a rules.Aspect, name, ov, nv string) {
 		if ov != nv {
 			d.add(rules.Change{Kind: rules.Modified, Subject: s, Aspect: a, Name: name, Path: nf.Name,
@@ -330,25 +415,77 @@ func (d *differ) field(s rules.Subject, of, nf *Field) {
 			OldLoc: of.Loc, NewLoc: nf.Loc, OldField: ofa, NewField: nfa})
 	}
 	add(rules.AspectName, nf.Short, of.Short, nf.Short)
-	add(rules.AspectType, nf.Short, of.Type, nf.Type)
+	add(rules.AspectType, nf.Short, typeLabel(of), typeLabel(nf))
 	add(rules.AspectCardinality, nf.Short, of.Card, nf.Card)
 	add(rules.AspectJSONName, nf.Short, of.JSONName, nf.JSONName)
 	add(rules.AspectOneof, nf.Short, of.Oneof, nf.Oneof)
 	add(rules.AspectDefault, nf.Short, defaultOf(of), defaultOf(nf))
 	add(rules.AspectPacked, nf.Short, strconv.FormatBool(of.Packed), strconv.FormatBool(nf.Packed))
-	add(rules.AspectOption, "ctype", of.CType, nf.CType)
-	add(rules.AspectOption, "jstype", of.JSType, nf.JSType)
-	add(rules.AspectOption, "utf8_validation", of.UTF8, nf.UTF8)
+	// Options and features that only mean something for some kinds are
+	// compared where both sides have them: a string becoming a bool is a
+	// type change, not a validation change to nothing.
+	if of.CType != "" && nf.CType != "" {
+		add(rules.AspectOption, "ctype", of.CType, nf.CType)
+	}
+	if int64Kinds[of.Kind] && int64Kinds[nf.Kind] {
+		add(rules.AspectOption, "jstype", of.JSType, nf.JSType)
+	}
 	if of.Kind == "string" && nf.Kind == "string" {
-		add(rules.AspectOption, "java_string_check_utf8", strconv.FormatBool(of.JavaUTF8), strconv.FormatBool(nf.JavaUTF8))
+		d.utf8(s, of, nf)
 	}
 }
 
+// utf8 reports the UTF-8 checks of two string fields that differ. A Java
+// check the file option sets shows at that option, as buf shows it.
+func (d *differ) utf8(s rules.Subject, of, nf *Field) {
+	for _, o := range []struct {
+		name, ov, nv string
+		at           rules.Location
+	}{
+		{"utf8_validation", of.UTF8, nf.UTF8, nf.Loc},
+		{"java_string_check_utf8", of.JavaUTF8, nf.JavaUTF8, orLoc(nf.JavaUTF8Loc, nf.Loc)},
+	} {
+		if o.ov != o.nv {
+			d.add(rules.Change{Kind: rules.Modified, Subject: s, Aspect: rules.AspectOption, Name: o.name, Path: nf.Name,
+				Old: o.ov, New: o.nv, OldLoc: of.Loc, NewLoc: o.at, OldField: facts(of), NewField: facts(nf)})
+		}
+	}
+}
+
+// typeLabel is a field's type as the wire sees it: a message field encoded
+// delimited (a proto2 group, or message_encoding = DELIMITED) is another
+// type than the same message length-prefixed.
+func typeLabel(f *Field) string {
+	if f.Kind == "group" {
+		return f.Type + " (delimited)"
+	}
+	return f.Type
+}
+
+// int64Kinds are the kinds jstype applies to.
+var int64Kinds = map[string]bool{"int64": true, "uint64": true, "sint64": true, "fixed64": true, "sfixed64": true}
+
 // meaningChanged reports a change in what a field's value means to a
-// reader: its type, its shape (scalar, repeated, map) or its JSON name.
+// reader: its type or its shape (scalar, repeated, map). A new name or
+// JSON name is the same value under another name, which the name rules
+// report.
 func meaningChanged(o, n *rules.Field) bool {
 	return o.Type != n.Type || o.Key != n.Key || o.Format != n.Format ||
-		o.Array != n.Array || o.Map != n.Map || o.JSONName != n.JSONName
+		o.Array != n.Array || o.Map != n.Map
+}
+
+// enumFacts adds an enum field's values, so rules can tell an enum moved
+// or copied with the same values from one that means something else.
+func enumFacts(x *rules.Field, t *Tree) *rules.Field {
+	e := t.Enums[x.Type]
+	if x.Format != "enum" || e == nil {
+		return x
+	}
+	for _, v := range e.Values {
+		x.Enum = append(x.Enum, v.Short)
+		x.EnumNumbers = append(x.EnumNumbers, v.Number)
+	}
+	return x
 }
 
 func defaultOf(f *Field) string {
@@ -380,9 +517,10 @@ func (d *differ) enums() {
 
 func (d *differ) enum(oe, ne *Enum) {
 	s := short(ne.Name)
-	d.modified(rules.SubjectEnum, rules.AspectType, s, &oe.Elem, &ne.Elem, openness(oe), openness(ne))
-	d.modified(rules.SubjectEnum, rules.AspectJSONFormat, s, &oe.Elem, &ne.Elem, oe.JSONFormat, ne.JSONFormat)
-	d.reserved("enum", &oe.Elem, &ne.Elem, oe.ReservedRanges, ne.ReservedRanges, oe.ReservedNames, ne.ReservedNames)
+	d.modifiedAt(rules.SubjectEnum, rules.AspectType, s, &oe.Elem, &ne.Elem, openness(oe), openness(ne), ne.ClosedLoc)
+	d.modifiedAt(rules.SubjectEnum, rules.AspectJSONFormat, s, &oe.Elem, &ne.Elem, oe.JSONFormat, ne.JSONFormat, ne.JSONFormatLoc)
+	d.reserved("enum", oe.Elem, ne.Elem, reservedBy{oe.ReservedRanges, oe.ReservedNames, oe.Reservations},
+		reservedBy{ne.ReservedRanges, ne.ReservedNames, ne.Reservations})
 	d.values(oe, ne)
 }
 
@@ -393,26 +531,27 @@ func openness(e *Enum) string {
 	return "open"
 }
 
-// values matches enum values by number; with aliases, a number keeps
-// its meaning while any one of its old names is still there.
+// values matches enum values by number; with aliases (allow_alias), each
+// old name of a number must still name it.
 func (d *differ) values(oe, ne *Enum) {
+	held := reserve(ne.ReservedRanges, ne.ReservedNames)
 	byNum := map[int32][]*EnumValue{}
 	for _, v := range ne.Values {
 		byNum[v.Number] = append(byNum[v.Number], v)
 	}
 	oldNums := map[int32]bool{}
 	for _, ov := range oe.Values {
-		if oldNums[ov.Number] {
-			continue
-		}
-		oldNums[ov.Number] = true
 		nvs := byNum[ov.Number]
+		first := !oldNums[ov.Number]
+		oldNums[ov.Number] = true
 		switch {
-		case len(nvs) == 0:
+		case len(nvs) == 0 && first:
 			d.add(rules.Change{Kind: rules.Removed, Subject: rules.SubjectEnumValue, Name: ov.Short, Path: ov.Name,
 				Old: strconv.Itoa(int(ov.Number)), OldLoc: ov.Loc, NewLoc: ne.Loc,
-				NumberReserved: reserved(ne.ReservedRanges, ov.Number), NameReserved: slices.Contains(ne.ReservedNames, ov.Short)})
-		case !slices.ContainsFunc(nvs, func(v *EnumValue) bool { return v.Short == ov.Short }):
+				NumberReserved: held.nums.has(ov.Number), NameReserved: held.names[ov.Short]})
+		case len(nvs) > 0 && !slices.ContainsFunc(nvs, func(v *EnumValue) bool { return v.Short == ov.Short }):
+			// Every alias is a name JSON clients may send or expect:
+			// each one dropped from its number is a rename.
 			d.add(rules.Change{Kind: rules.Modified, Subject: rules.SubjectEnumValue, Aspect: rules.AspectName,
 				Name: nvs[0].Short, Path: nvs[0].Name, Old: ov.Short, New: nvs[0].Short, OldLoc: ov.Loc, NewLoc: nvs[0].Loc})
 		}
@@ -431,17 +570,25 @@ func (d *differ) services() {
 }
 
 func (d *differ) service(os, ns *Service) {
+	byName := func(rs []*RPC) map[string]*RPC {
+		m := make(map[string]*RPC, len(rs))
+		for _, r := range rs {
+			m[r.Name] = r
+		}
+		return m
+	}
+	oldRPCs, newRPCs := byName(os.RPCs), byName(ns.RPCs)
 	for _, or := range os.RPCs {
-		i := slices.IndexFunc(ns.RPCs, func(r *RPC) bool { return r.Name == or.Name })
-		if i < 0 {
+		nr := newRPCs[or.Name]
+		if nr == nil {
 			d.add(rules.Change{Kind: rules.Removed, Subject: rules.SubjectRPC, Name: or.Short, Path: or.Name,
 				OldLoc: or.Loc, NewLoc: ns.Loc, Operations: []string{or.Name}})
 			continue
 		}
-		d.rpc(or, ns.RPCs[i])
+		d.rpc(or, nr)
 	}
 	for _, nr := range ns.RPCs {
-		if !slices.ContainsFunc(os.RPCs, func(r *RPC) bool { return r.Name == nr.Name }) {
+		if oldRPCs[nr.Name] == nil {
 			d.add(rules.Change{Kind: rules.Added, Subject: rules.SubjectRPC, Name: nr.Short, Path: nr.Name,
 				NewLoc: nr.Loc, Operations: []string{nr.Name}})
 		}

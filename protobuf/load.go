@@ -32,6 +32,9 @@ type Options struct {
 	ImportPaths []string
 	// Display maps a root-relative name to the name shown in findings.
 	Display func(string) string
+	// Hint ends the message about an import not found: the flag or config
+	// key that fixes it.
+	Hint string
 }
 
 // Load compiles files (root-relative names in src) and lowers them. Imports
@@ -39,7 +42,7 @@ type Options struct {
 // always resolve to the standard imports. Compile errors come back as
 // source.Problems, every one of them.
 func Load(src source.Source, files []string, o Options) (*Tree, error) {
-	r := &resolver{src: src, roots: o.ImportPaths, display: o.Display, where: map[string]string{}}
+	r := &resolver{src: src, roots: o.ImportPaths, display: o.Display, hint: o.Hint, where: map[string]string{}}
 	if len(r.roots) == 0 {
 		r.roots = []string{"."}
 	}
@@ -52,10 +55,10 @@ func Load(src source.Source, files []string, o Options) (*Tree, error) {
 		names = append(names, n)
 	}
 	var mu sync.Mutex
-	var probs source.Problems
+	var got source.Collector // junk can hold millions of errors: keep a few per file
 	rep := reporter.NewReporter(func(e reporter.ErrorWithPos) error {
 		mu.Lock()
-		probs = append(probs, r.problem(e))
+		got.Add(r.problem(e))
 		mu.Unlock()
 		return nil // keep going: report every error, not the first
 	}, nil)
@@ -65,6 +68,7 @@ func Load(src source.Source, files []string, o Options) (*Tree, error) {
 		Reporter:       rep,
 	}
 	compiled, err := compile(&c, names)
+	probs := got.Problems()
 	if err != nil {
 		var ewp reporter.ErrorWithPos
 		var own source.Problems
@@ -80,7 +84,7 @@ func Load(src source.Source, files []string, o Options) (*Tree, error) {
 		}
 	}
 	if len(probs) > 0 {
-		return nil, dedupe(probs)
+		return nil, dropEchoes(dedupe(probs))
 	}
 	t := lower(compiled, r.locate)
 	if len(compiled) >= bigCompile {
@@ -136,6 +140,7 @@ type resolver struct {
 	src     source.Source
 	roots   []string
 	display func(string) string
+	hint    string
 	mu      sync.Mutex
 	where   map[string]string // import name -> root-relative name
 }
@@ -175,8 +180,13 @@ func (r *resolver) FindFileByPath(name string) (protocompile.SearchResult, error
 		return protocompile.SearchResult{}, fmt.Errorf("import %q is absolute: imports must stay inside the import paths", name)
 	}
 	c, err := source.Clean(name)
-	if err != nil || c != name {
+	if err != nil {
 		return protocompile.SearchResult{}, fmt.Errorf("import %q leaves the import paths", name)
+	}
+	if c != name {
+		// Inside, but spelled two ways: protoc refuses it too, as the same
+		// file would then be compiled under two names.
+		return protocompile.SearchResult{}, fmt.Errorf("import %q is not written canonically (no ./, // or ..): write %q", name, c)
 	}
 	r.mu.Lock()
 	rel, known := r.where[name]
@@ -195,7 +205,34 @@ func (r *resolver) FindFileByPath(name string) (protocompile.SearchResult, error
 		}
 		return res, err
 	}
-	return protocompile.SearchResult{}, fmt.Errorf("%s: %w", name, fs.ErrNotExist)
+	return protocompile.SearchResult{}, &notFound{name: name, looked: r.looked(name), hint: r.hint}
+}
+
+// notFound is an import no root holds; its message says where it looked
+// and what fixes it.
+type notFound struct {
+	name   string
+	looked []string
+	hint   string
+}
+
+func (e *notFound) Error() string {
+	msg := fmt.Sprintf("import %q not found: looked for %s", e.name, strings.Join(e.looked, ", "))
+	if e.hint != "" {
+		msg += "; " + e.hint
+	}
+	return msg
+}
+
+func (e *notFound) Unwrap() error { return fs.ErrNotExist }
+
+// looked lists the places an import was searched for, as shown.
+func (r *resolver) looked(name string) []string {
+	out := make([]string, len(r.roots))
+	for i, root := range r.roots {
+		out[i] = r.show(path.Join(root, name))
+	}
+	return out
 }
 
 func (r *resolver) read(rel string) (protocompile.SearchResult, error) {

@@ -2,6 +2,7 @@ package protobuf
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/bufbuild/protocompile/linker"
@@ -145,7 +146,8 @@ func extKey(extendee string, n int32) string { return fmt.Sprintf("%s/%d", exten
 func (l *lowerer) message(md protoreflect.MessageDescriptor) {
 	opts, _ := md.Options().(*descriptorpb.MessageOptions)
 	m := &Message{Elem: l.elem(md), MapEntry: md.IsMapEntry(), MessageSet: opts.GetMessageSetWireFormat(),
-		NoAccessor: opts.GetNoStandardDescriptorAccessor(), JSONFormat: l.jsonFormat(opts.GetFeatures())}
+		NoAccessor: opts.GetNoStandardDescriptorAccessor(), JSONFormat: coreFeature(md, "json_format"),
+		JSONFormatLoc: l.featureLoc(md, 7, 12, 6)}
 	for i := 0; i < md.Fields().Len(); i++ {
 		m.Fields = append(m.Fields, l.field(md.Fields().Get(i)))
 	}
@@ -161,6 +163,7 @@ func (l *lowerer) message(md protoreflect.MessageDescriptor) {
 	for i := 0; i < md.ReservedNames().Len(); i++ {
 		m.ReservedNames = append(m.ReservedNames, string(md.ReservedNames().Get(i)))
 	}
+	m.Reservations = l.reservations(md, 9, 10, len(m.ReservedRanges), len(m.ReservedNames))
 	for i := 0; i < md.ExtensionRanges().Len(); i++ {
 		r := md.ExtensionRanges().Get(i)
 		m.ExtRanges = append(m.ExtRanges, [2]int32{int32(r[0]), int32(r[1]) - 1})
@@ -169,38 +172,33 @@ func (l *lowerer) message(md protoreflect.MessageDescriptor) {
 	l.messages(md.Messages())
 	l.enums(md.Enums())
 	l.extensions(md.Extensions())
+	l.placeMapEntries(md, m)
 }
 
-// feature reads an editions feature from the element's options, then the
-// file's; proto2 and proto3 files have fixed values.
-func (l *lowerer) feature(own *descriptorpb.FeatureSet, get func(*descriptorpb.FeatureSet) string, fixed map[string]string) string {
-	if v, ok := fixed[l.syntax]; ok && l.syntax != "editions" {
-		return v
-	}
-	for _, fs := range []*descriptorpb.FeatureSet{own, l.fopts.GetFeatures()} {
-		if fs != nil {
-			if v := get(fs); !strings.HasSuffix(v, "_UNKNOWN") {
-				return v
-			}
+// placeMapEntries puts a map field's entry message, and its key and value,
+// at the `map<...>` field's line: the compiler synthesizes them without one.
+func (l *lowerer) placeMapEntries(md protoreflect.MessageDescriptor, m *Message) {
+	for i, f := range m.Fields {
+		fd := md.Fields().Get(i)
+		if !fd.IsMap() {
+			continue
+		}
+		e := l.t.Messages[string(fd.Message().FullName())]
+		if e == nil {
+			continue
+		}
+		e.Loc = f.Loc
+		for _, x := range e.Fields {
+			x.Loc = f.Loc
 		}
 	}
-	return fixed[""]
-}
-
-// jsonFormat is the json_format feature of a message or enum: proto2 is
-// best effort, proto3 and editions without the feature allow JSON.
-func (l *lowerer) jsonFormat(own *descriptorpb.FeatureSet) string {
-	return l.feature(own, func(fs *descriptorpb.FeatureSet) string {
-		return fs.GetJsonFormat().String()
-	}, map[string]string{"proto2": "LEGACY_BEST_EFFORT", "": "ALLOW"})
 }
 
 func (l *lowerer) field(fd protoreflect.FieldDescriptor) *Field {
 	opts, _ := fd.Options().(*descriptorpb.FieldOptions)
 	f := &Field{Elem: l.elem(fd), Short: string(fd.Name()), Number: int32(fd.Number()),
 		JSONName: fd.JSONName(), Kind: fd.Kind().String(), Packed: fd.IsPacked(),
-		Deprecated: opts.GetDeprecated(), CType: opts.GetCtype().String(), JSType: opts.GetJstype().String(),
-		JavaUTF8: l.fopts.GetJavaStringCheckUtf8()}
+		Deprecated: opts.GetDeprecated(), JSType: opts.GetJstype().String()}
 	f.Type = typeName(fd)
 	switch {
 	case fd.IsMap():
@@ -228,10 +226,15 @@ func (l *lowerer) field(fd protoreflect.FieldDescriptor) *Field {
 			f.Default = fmt.Sprint(fd.Default().Interface())
 		}
 	}
-	if fd.Kind() == protoreflect.StringKind {
-		f.UTF8 = l.feature(opts.GetFeatures(), func(fs *descriptorpb.FeatureSet) string {
-			return fs.GetUtf8Validation().String()
-		}, map[string]string{"proto2": "NONE", "proto3": "VERIFY", "": "VERIFY"})
+	switch fd.Kind() {
+	case protoreflect.StringKind:
+		f.UTF8, f.JavaUTF8 = coreFeature(fd, "utf8_validation"), javaUTF8(fd, l.fopts)
+		if l.fopts != nil && l.fopts.JavaStringCheckUtf8 != nil {
+			f.JavaUTF8Loc, _ = l.at(protoreflect.SourcePath{8, 27}) // FileOptions.java_string_check_utf8
+		}
+		f.CType = cppStringType(fd, opts)
+	case protoreflect.BytesKind:
+		f.CType = cppStringType(fd, opts)
 	}
 	if fd.IsExtension() {
 		f.Extendee = string(fd.ContainingMessage().FullName())
@@ -250,8 +253,8 @@ func typeName(fd protoreflect.FieldDescriptor) string {
 }
 
 func (l *lowerer) enum(ed protoreflect.EnumDescriptor) {
-	opts, _ := ed.Options().(*descriptorpb.EnumOptions)
-	e := &Enum{Elem: l.elem(ed), Closed: ed.IsClosed(), JSONFormat: l.jsonFormat(opts.GetFeatures())}
+	e := &Enum{Elem: l.elem(ed), Closed: ed.IsClosed(), JSONFormat: coreFeature(ed, "json_format"),
+		ClosedLoc: l.featureLoc(ed, 3, 7, 2), JSONFormatLoc: l.featureLoc(ed, 3, 7, 6)}
 	for i := 0; i < ed.Values().Len(); i++ {
 		v := ed.Values().Get(i)
 		e.Values = append(e.Values, &EnumValue{Elem: l.elem(v), Short: string(v.Name()), Number: int32(v.Number())})
@@ -263,7 +266,49 @@ func (l *lowerer) enum(ed protoreflect.EnumDescriptor) {
 	for i := 0; i < ed.ReservedNames().Len(); i++ {
 		e.ReservedNames = append(e.ReservedNames, string(ed.ReservedNames().Get(i)))
 	}
+	e.Reservations = l.reservations(ed, 4, 5, len(e.ReservedRanges), len(e.ReservedNames))
 	l.t.Enums[e.Name] = e
+}
+
+// featureLoc is where d's own options set one feature: d's options are
+// field optionsTag of its descriptor, their features field featuresTag,
+// the feature field feature of FeatureSet. Zero when not written there.
+func (l *lowerer) featureLoc(d protoreflect.Descriptor, optionsTag, featuresTag, feature int32) rules.Location {
+	own := l.locs.ByDescriptor(d)
+	if own.Path == nil {
+		return rules.Location{}
+	}
+	loc, _ := l.at(append(slices.Clip(own.Path), optionsTag, featuresTag, feature))
+	if loc.Line == 0 {
+		return rules.Location{}
+	}
+	return loc
+}
+
+// reservations locates the reserved ranges and names of d, whose
+// descriptor holds them under the field numbers rangeTag and nameTag.
+func (l *lowerer) reservations(d protoreflect.Descriptor, rangeTag, nameTag int32, nr, nn int) Reservations {
+	var r Reservations
+	if nr+nn == 0 {
+		return r
+	}
+	own := l.locs.ByDescriptor(d)
+	at := func(tag int32, i int) rules.Location {
+		if own.Path == nil {
+			return rules.Location{File: l.file}
+		}
+		if loc, _ := l.at(append(slices.Clip(own.Path), tag, int32(i))); loc.Line > 0 {
+			return loc
+		}
+		return rules.Location{File: l.file, Line: own.StartLine + 1, Column: own.StartColumn + 1}
+	}
+	for i := range nr {
+		r.RangeLocs = append(r.RangeLocs, at(rangeTag, i))
+	}
+	for i := range nn {
+		r.NameLocs = append(r.NameLocs, at(nameTag, i))
+	}
+	return r
 }
 
 func (l *lowerer) service(sd protoreflect.ServiceDescriptor) {

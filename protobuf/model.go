@@ -45,11 +45,20 @@ type Message struct {
 	Oneofs         []*Oneof
 	ReservedRanges [][2]int32 // inclusive
 	ReservedNames  []string
-	ExtRanges      [][2]int32 // inclusive
-	MapEntry       bool
-	MessageSet     bool
-	NoAccessor     bool // no_standard_descriptor_accessor
-	JSONFormat     string
+	Reservations
+	ExtRanges  [][2]int32 // inclusive
+	MapEntry   bool
+	MessageSet bool
+	NoAccessor bool // no_standard_descriptor_accessor
+	JSONFormat string
+	// JSONFormatLoc is the message's own features.json_format line, if written.
+	JSONFormatLoc rules.Location
+}
+
+// Reservations locate each reserved range and name, index for index, so
+// releasing one is reported where it was written.
+type Reservations struct {
+	RangeLocs, NameLocs []rules.Location
 }
 
 // Oneof is a real (not synthetic) oneof.
@@ -82,11 +91,14 @@ type Field struct {
 	HasDefault bool
 	Packed     bool
 	Deprecated bool
-	CType      string
+	CType      string // C++ string type of a string or bytes field (ctype or string_type)
 	JSType     string
-	UTF8       string // VERIFY or NONE
-	JavaUTF8   bool
-	Extendee   string // full name of the extended message, for extensions
+	UTF8       string // a string field's resolved utf8_validation: VERIFY or NONE
+	JavaUTF8   string // a string field's Java UTF-8 check: VERIFY or DEFAULT
+	// JavaUTF8Loc is the file's java_string_check_utf8 line when the file
+	// writes it: where a change of it shows, for every string field.
+	JavaUTF8Loc rules.Location
+	Extendee    string // full name of the extended message, for extensions
 	// MapKey and MapValue describe a map field's entry; MapKind is the
 	// value's Kind.
 	MapKey, MapValue, MapKind string
@@ -98,8 +110,12 @@ type Enum struct {
 	Values         []*EnumValue
 	ReservedRanges [][2]int32
 	ReservedNames  []string
-	Closed         bool
-	JSONFormat     string
+	Reservations
+	Closed     bool
+	JSONFormat string
+	// ClosedLoc and JSONFormatLoc are the enum's own features.enum_type and
+	// features.json_format lines, if written.
+	ClosedLoc, JSONFormatLoc rules.Location
 }
 
 // EnumValue is one enum value.
@@ -123,14 +139,4 @@ type RPC struct {
 	ClientStreaming bool
 	ServerStreaming bool
 	Idempotency     string // IDEMPOTENCY_UNKNOWN, NO_SIDE_EFFECTS, IDEMPOTENT
-}
-
-// reserved reports whether n falls in one of the inclusive ranges.
-func reserved(ranges [][2]int32, n int32) bool {
-	for _, r := range ranges {
-		if n >= r[0] && n <= r[1] {
-			return true
-		}
-	}
-	return false
 }

@@ -71,6 +71,21 @@ func bufMapping(reg *rules.Registry) string {
 	}
 	b.WriteString("\n`MESSAGE_SAME_MESSAGE_SET_WIRE_FORMAT` is deprecated in buf and belongs to none of its categories;\n")
 	b.WriteString("contractlint runs it at the file and package levels.\n\n")
+	b.WriteString("## Where deletions are reported\n\n")
+	b.WriteString("Like buf, contractlint reports a deletion at the element that held the deleted one in the new file:\n")
+	b.WriteString("the message that lost a field, oneof or reservation, the enum that lost a value or reservation, the\n")
+	b.WriteString("service that lost an rpc, the enclosing message of a nested message, enum or extension. Where buf\n")
+	b.WriteString("reports a top-level element deleted from a file with no line, contractlint points at the file's\n")
+	b.WriteString("`package` line (its first line without one). The old file:line is in the message and in `old` in JSON.\n")
+	b.WriteString("A deleted file or package has no new place and is reported at the old one.\n\n")
+	b.WriteString("A changed option or feature is reported where buf reports it: an enum's `enum_type` or a message's\n")
+	b.WriteString("or enum's `json_format` at the element's own `option features...` line when it writes one (else\n")
+	b.WriteString("at the element); a Java UTF-8 check set by the file option `java_string_check_utf8` once per\n")
+	b.WriteString("string field at that option's line; a map field's string key and value at the `map<...>` field.\n\n")
+	b.WriteString("## Where contractlint reports less than buf, on purpose\n\n")
+	b.WriteString("A field number that now carries another field (its name and its type or shape changed) is one\n")
+	b.WriteString("`field-number-reused` finding; buf's FIELD_SAME_NAME, FIELD_SAME_JSON_NAME, FIELD_SAME_TYPE,\n")
+	b.WriteString("FIELD_*_COMPATIBLE_TYPE and FIELD_*_CARDINALITY findings at that field are superseded by it.\n\n")
 	b.WriteString("## Proto rules buf does not have\n\n| contractlint rule | pack | levels | what |\n|---|---|---|---|\n")
 	for _, r := range reg.All() {
 		if r.Formats&rules.Proto == 0 || len(r.Buf) > 0 || r.Mode != rules.DiffRule {

@@ -4,7 +4,7 @@ import "slices"
 
 // builtin lists every pack's rules; each pack lives in its own file.
 func builtin() []*Rule {
-	return slices.Concat(
+	rs := slices.Concat(
 		openapiBreaking(),
 		evolution(),
 		idempotency(),
@@ -14,5 +14,14 @@ func builtin() []*Rule {
 		contractFiles(),
 		probe(),
 		forward(),
+		replay(),
+		[]*Rule{contractInvalid()},
 	)
+	covers := oasdiffOf()
+	for _, r := range rs {
+		if r.Oasdiff == nil {
+			r.Oasdiff = covers[r.ID]
+		}
+	}
+	return rs
 }

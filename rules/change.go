@@ -1,5 +1,7 @@
 package rules
 
+import "fmt"
+
 // Format is a contract format; rules declare the formats they apply to.
 type Format uint8
 
@@ -60,6 +62,9 @@ const (
 	// SubjectContract is a whole contract file as review sees it in git (a
 	// deleted OpenAPI document or .proto file), not a file of a proto tree.
 	SubjectContract
+	// SubjectLock is contractlint.lock, the record of proto field numbers
+	// ever used, as a pull request changes it.
+	SubjectLock
 )
 
 // Direction says who writes the data a change is in: clients send requests and
@@ -120,7 +125,25 @@ const (
 	// AspectFile: a proto element moved to another file of the same package.
 	AspectFile           Aspect = "file"
 	AspectExtensionRange Aspect = "extension_range"
+	// OpenAPI, JSON Schema 2020-12 and extensions.
+	AspectMinContains Aspect = "minContains"
+	AspectMaxContains Aspect = "maxContains"
+	AspectConst       Aspect = "const"
+	// AspectBoolean: a schema became (or stopped being) the boolean schema
+	// false, which no value matches; Old/New are "false" or "schema".
+	AspectBoolean   Aspect = "boolean schema"
+	AspectWriteOnly Aspect = "writeOnly"
+	// AspectStability is x-stability-level (draft, alpha, beta, stable).
+	AspectStability Aspect = "x-stability-level"
 )
+
+// Constraining lists the JSON Schema 2020-12 keywords that, added to a
+// schema, reject values it accepted (and, removed, let through values
+// readers never saw). A change to one has the keyword as its Aspect and
+// "set" or "" as Old and New.
+var Constraining = []Aspect{"contains", "dependentRequired", "dependentSchemas", "if", "then", "else",
+	"propertyNames", "patternProperties", "unevaluatedItems", "prefixItems", "contentEncoding",
+	"contentMediaType", "contentSchema"}
 
 // Exclusive marks a bound (Old/New of AspectMaximum or AspectMinimum) that
 // excludes its own value.
@@ -144,6 +167,9 @@ type Field struct {
 	HasExample  bool
 	Enum        []string
 	Number      int32 // proto field number
+	// EnumNumbers are, for a proto enum field, the numbers of the values
+	// Enum names, index for index; nil when the enum is not in the tree.
+	EnumNumbers []int32
 	JSONName    string
 	// Key is a proto map's key type (Map is set and Type is the value type);
 	// for proto, Format holds the kind of a non-scalar Type: enum, message, group.
@@ -177,15 +203,22 @@ type Change struct {
 	// NumberReserved and NameReserved tell, for a removed proto field or enum
 	// value, whether the new version reserves its number and its name.
 	NumberReserved, NameReserved bool
+	// Deprecated marks a removed OpenAPI operation (or a path whose every
+	// operation) the old version already deprecated; Sunset is the x-sunset
+	// date it announced, as written ("" when none).
+	Deprecated bool
+	Sunset     string
 	// FileRemoved marks the removal of a proto element whose whole file was
 	// deleted, so file-level rules report the file once, not each element.
 	FileRemoved bool
 }
 
 // Where is the location a finding about c points at: the new side, or the
-// old side for a removal.
+// old side for a removal. A proto removal points at the element that held
+// the deleted one in the new file (the message that lost a field), as buf
+// does, so a pull request can show it on a line it has.
 func (c *Change) Where() (Location, bool) {
-	if c.Kind == Removed || c.NewLoc.IsZero() {
+	if c.NewLoc.IsZero() || c.Kind == Removed && c.Format != Proto {
 		return c.OldLoc, true
 	}
 	return c.NewLoc, false
@@ -194,6 +227,9 @@ func (c *Change) Where() (Location, bool) {
 // Finding builds a finding for rule r about c, carrying both locations.
 func (c *Change) Finding(r *Rule, msg string) Finding {
 	where, removed := c.Where()
+	if c.Kind == Removed && !removed && c.OldLoc.Line > 0 {
+		msg += fmt.Sprintf(" (it was at %s)", c.OldLoc)
+	}
 	f := Finding{Rule: r.ID, Severity: r.Severity, Message: msg, Where: where,
 		Removed: removed, Operations: c.Operations, Format: c.Format, Path: c.Path}
 	if !removed && !c.OldLoc.IsZero() && c.OldLoc != where {

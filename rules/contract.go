@@ -12,6 +12,15 @@ type Contract struct {
 	Schemas  []*Schema
 	Messages []*Message
 	Ignores  []Ignore
+	// Invalid lists what the format's own validator finds wrong in a
+	// contract that still loaded (contract-invalid reports each).
+	Invalid []Invalid
+}
+
+// Invalid is one validation problem of a contract, where it is.
+type Invalid struct {
+	Loc Location
+	Msg string
 }
 
 // Operation is an HTTP operation or an rpc.
@@ -85,12 +94,20 @@ type Message struct {
 
 // Ignore is an inline suppression: x-contractlint-ignore (OpenAPI) or a
 // `// contractlint:ignore rule-id reason` comment (proto). It covers findings
-// whose Path starts with Scope.
+// whose Path starts with Scope, or, when it names an Element, only that
+// element's: the ignore can then sit on the parent of an element the change
+// removed without accepting every later change below that parent.
 type Ignore struct {
 	Rule   string
 	Reason string
 	Scope  string
-	Loc    Location
+	// Element is a name below Scope (a property, field, parameter, value)
+	// or a JSON pointer ("#/..."); "" covers all of Scope.
+	Element string
+	// File is a glob of the files a config ignore covers ("" for all);
+	// an inline ignore covers its own contract.
+	File string
+	Loc  Location
 }
 
 // Unexplained lists the inline ignores that give no reason. Loaders turn

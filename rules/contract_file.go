@@ -5,7 +5,7 @@ import "fmt"
 // contractFiles holds the rules about whole contract files, which only
 // review sees: it knows which files a change deleted.
 func contractFiles() []*Rule {
-	return []*Rule{onChange(&Rule{
+	return []*Rule{contractUnreadable(), onChange(&Rule{
 		ID:       "contract-file-removed",
 		Pack:     "breaking",
 		Formats:  OpenAPI | Proto,
@@ -20,5 +20,52 @@ func contractFiles() []*Rule {
 	}, func(c *Change) (string, bool) {
 		return fmt.Sprintf("contract %s deleted: every client of what it declares breaks; deprecate its contents and keep the file", c.Path),
 			c.is(Removed, SubjectContract)
+	}), onChange(&Rule{
+		ID:       "lock-file-weakened",
+		Pack:     "evolution",
+		Formats:  Proto,
+		Severity: Error,
+		Title:    "contractlint.lock lost field numbers it recorded",
+		Doc: "contractlint.lock records every proto field number ever used, so a number stays taken after " +
+			"history is squashed. A change that deletes the lock, or drops entries from it, would free those " +
+			"numbers for reuse with a new meaning, which old clients then misread. review reads the lock from " +
+			"the base commit, so the protection holds either way; this finding says the change tried to lower " +
+			"it. Regenerate the lock with `contractlint lock`, which only ever adds, instead of editing it.",
+		Bad:  "# contractlint.lock: an entry for shop.Charge 3 (price) deleted by hand",
+		Good: "# contractlint.lock regenerated with `contractlint lock`: every earlier entry kept",
+	}, func(c *Change) (string, bool) {
+		what := "no longer records " + c.Old
+		if c.Kind == Removed {
+			what = "deleted: it held " + c.Old
+		}
+		return fmt.Sprintf("%s %s; those numbers stay reserved (review reads the lock from the base), "+
+			"restore it or regenerate it with `contractlint lock`", c.Path, what), c.Subject == SubjectLock
 	})}
+}
+
+// AspectUnreadable marks a contract that review could not read: New holds
+// what is wrong with it.
+const AspectUnreadable Aspect = "unreadable"
+
+// contractUnreadable reports, in a review of several contracts, one that
+// does not parse or compile, so the findings of the others still reach the
+// reviewer. Alone, an unreadable contract is an input error (exit 2).
+func contractUnreadable() *Rule {
+	return onChange(&Rule{
+		ID:       "contract-unreadable",
+		Pack:     "breaking",
+		Formats:  OpenAPI | Proto,
+		Severity: Error,
+		Title:    "A changed contract cannot be read",
+		Doc: "review compares every contract a change touches. When one of them does not parse or " +
+			"compile (a syntax error, an import no root holds), nothing can be said about what it " +
+			"breaks, so it is reported as an error at the place the problem is; the other contracts " +
+			"are still reviewed and reported. Fix the contract, or tell contractlint where its imports " +
+			"are (buf.yaml, --proto-path or proto.paths).",
+		Bad:  "// orders.proto\nimport \"shop/common/v1/money.proto\";   // no import root holds it",
+		Good: "# buf.yaml\nversion: v2\nmodules:\n  - path: proto",
+	}, func(c *Change) (string, bool) {
+		return fmt.Sprintf("contract %s cannot be read, so what it breaks is unknown: %s", c.Path, c.New),
+			c.Kind == Modified && c.Subject == SubjectContract && c.Aspect == AspectUnreadable
+	})
 }

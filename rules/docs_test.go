@@ -30,13 +30,17 @@ func TestRuleDocs(t *testing.T) {
 }
 
 // noCaseRules are produced only outside lint and diff, so testdata/rules
-// cannot show them: review reports deleted contract files, and
-// `contractlint probe` reports the probe pack from live answers.
+// cannot show them: review reports deleted and unreadable contract files (internal/review's
+// tests show those on real git repositories) and weakened lock files, and
+// `contractlint probe` and `contractlint replay` report their packs from live
+// answers.
 var noCaseRules = []string{
-	"contract-file-removed",
+	"contract-file-removed", "contract-unreadable", "lock-file-weakened",
 	rules.ProbeConcurrentDuplicates, rules.ProbeRetryReplay, rules.ProbeKeyReuseMismatch,
 	rules.ProbeMissingKey, rules.ProbeReorderedBody, rules.ProbeInFlightConflict,
 	rules.ProbeContractMismatch, rules.ProbeKeyAccountScope, rules.ProbeDelayedRetry,
+	rules.ReplayStatusUndocumented, rules.ReplayResponseInvalid, rules.ReplayValueOutOfRange,
+	rules.ReplayRequestRejected, rules.ReplayNoAnswer, rules.ReplayNotSent,
 }
 
 // TestRuleCases checks that every rule a lint or diff can report has a

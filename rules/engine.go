@@ -23,6 +23,12 @@ type Settings struct {
 	IgnoreName func(file string) string
 	// Compat is the directions diff rules judge (zero: backward).
 	Compat Compat
+	// Accepts are the config's ignores of one change each (see Accept).
+	Accepts []Ignore
+	hits    *acceptHits
+	// Strict refuses (exit 2) a contract its format's validator calls
+	// invalid, instead of reporting contract-invalid findings.
+	Strict bool
 }
 
 // Enabled reports whether rule r runs under s.
@@ -59,6 +65,7 @@ func Run(reg *Registry, s *Settings, m Mode, in *Input) []Finding {
 	}
 	out = supersede(reg, out)
 	out = applyIgnores(reg, m, out, in)
+	out = applyAccepts(out, s)
 	out = dropPaths(out, s.IgnorePaths, s.IgnoreName)
 	out = overrideSeverity(out, s.Severity)
 	out = dedupe(out)
@@ -66,28 +73,44 @@ func Run(reg *Registry, s *Settings, m Mode, in *Input) []Finding {
 	return out
 }
 
+// key identifies a finding for de-duplication: two findings of one rule at
+// one place are the same only when they are about the same element, come
+// from the same old place and say the same thing.
 type key struct {
-	rule string
-	at   Location
+	rule, path, msg string
+	at, old         Location
 }
 
 // lineKey is a (rule, file, line) triple: a finding that supersedes another
 // may point at the property's key while the other points at its `type:`.
+// Proto findings add the element: a message's line carries the findings
+// about every field deleted from it, and one field's must not hide another's.
 type lineKey struct {
 	rule, file string
 	line       int
+	path       string
+}
+
+func supersedeKey(rule string, f Finding) lineKey {
+	k := lineKey{rule: rule, file: f.Where.File, line: f.Where.Line}
+	if f.Format == Proto {
+		k.path = f.Path
+	}
+	return k
 }
 
 // supersede drops findings that a more specific rule replaced at the same
 // place: the same line, or the same element (Path), since in block-style YAML
-// a property's key and its `type:` sit on different lines.
+// a property's key and its `type:` sit on different lines. A proto element
+// is on one line; by name alone, a field that moved to another number would
+// also lose the findings about its old number.
 func supersede(reg *Registry, fs []Finding) []Finding {
 	gone := map[lineKey]bool{}
 	goneAt := map[[2]string]bool{}
 	for _, f := range fs {
 		if r, ok := reg.Get(f.Rule); ok {
 			for _, id := range r.Supersedes {
-				gone[lineKey{id, f.Where.File, f.Where.Line}] = true
+				gone[supersedeKey(id, f)] = true
 				if f.Path != "" {
 					goneAt[[2]string{id, f.Path}] = true
 				}
@@ -95,7 +118,8 @@ func supersede(reg *Registry, fs []Finding) []Finding {
 		}
 	}
 	return slices.DeleteFunc(fs, func(f Finding) bool {
-		return gone[lineKey{f.Rule, f.Where.File, f.Where.Line}] || f.Path != "" && goneAt[[2]string{f.Rule, f.Path}]
+		return gone[supersedeKey(f.Rule, f)] ||
+			f.Format != Proto && f.Path != "" && goneAt[[2]string{f.Rule, f.Path}]
 	})
 }
 
@@ -115,22 +139,18 @@ func applyIgnores(reg *Registry, m Mode, fs []Finding, in *Input) []Finding {
 	fs = slices.DeleteFunc(fs, func(f Finding) bool {
 		hit := false
 		for i, ig := range ignores {
-			if ig.Rule == f.Rule && covers(ig.Scope, f.Path) {
+			if ig.Rule == f.Rule && ig.covers(f.Path) {
 				used[i], hit = true, true
 			}
 		}
 		return hit
 	})
 	// Only the new version's ignores can be stale: the old ones went away
-	// with the change under review. A diff judges only ignores the change
-	// adds, so an ignore written for a past change does not nag every review.
+	// with the change under review. An ignore kept from an earlier change
+	// that matches nothing in this one is reported too: left in place it
+	// would accept the next, unrelated change below it unseen.
 	for i, ig := range ignores {
 		if used[i] || in.New == nil || !slices.Contains(in.New.Ignores, ig) {
-			continue
-		}
-		if m == DiffRule && in.Old != nil && slices.ContainsFunc(in.Old.Ignores, func(o Ignore) bool {
-			return o.Rule == ig.Rule && o.Scope == ig.Scope
-		}) {
 			continue
 		}
 		// A diff runs diff rules and lint rules separately; each run judges
@@ -140,6 +160,9 @@ func applyIgnores(reg *Registry, m Mode, fs []Finding, in *Input) []Finding {
 			continue
 		}
 		msg := fmt.Sprintf("ignore of %s matched no finding; remove it", ig.Rule)
+		if ig.Element != "" {
+			msg = fmt.Sprintf("ignore of %s for element %s matched no finding; remove it", ig.Rule, ig.Element)
+		}
 		if !known {
 			msg = fmt.Sprintf("ignore names unknown rule %q", ig.Rule)
 		}
@@ -150,6 +173,32 @@ func applyIgnores(reg *Registry, m Mode, fs []Finding, in *Input) []Finding {
 
 // UnusedIgnoreID is the pseudo-rule reported for an ignore that matched nothing.
 const UnusedIgnoreID = "unused-ignore"
+
+// covers reports whether ig accepts a finding about the element at p: one
+// inside its scope and, when it names an element, that element: what a JSON
+// pointer reaches, or the element whose own name (p's last segment) it is.
+func (ig Ignore) covers(p string) bool {
+	switch {
+	case ig.Element == "":
+		return covers(ig.Scope, p)
+	case strings.HasPrefix(ig.Element, "#/"):
+		return covers(ig.Element, p)
+	}
+	// A config ignore has no scope: the element's name is looked for
+	// wherever the finding is.
+	inScope := ig.Scope == "" || covers(ig.Scope, p) && p != ig.Scope
+	return inScope && lastSegment(strings.TrimPrefix(p[len(ig.Scope):], "#")) == ig.Element
+}
+
+// lastSegment is the last name in the rest of a path after a scope: JSON
+// pointer segments (unescaped) after a '/', proto names after a '.'.
+func lastSegment(rest string) string {
+	if strings.HasPrefix(rest, "/") {
+		seg := rest[strings.LastIndexByte(rest, '/')+1:]
+		return strings.NewReplacer("~1", "/", "~0", "~").Replace(seg)
+	}
+	return rest[strings.LastIndexAny(rest, ". ")+1:]
+}
 
 // covers reports whether an ignore scoped at scope covers an element at p:
 // the same element or one nested below it.
@@ -188,12 +237,17 @@ func overrideSeverity(fs []Finding, sev map[string]Severity) []Finding {
 	return fs
 }
 
-// dedupe keeps one finding per (rule, location): one change, one finding.
+// dedupe keeps one finding per change reported twice (a shared schema
+// reached by several operations), and every distinct finding, even when
+// several share a line.
 func dedupe(fs []Finding) []Finding {
 	seen := make(map[key]int, len(fs))
 	out := fs[:0]
 	for _, f := range fs {
-		k := key{f.Rule, f.Where}
+		k := key{rule: f.Rule, path: f.Path, msg: f.Message, at: f.Where}
+		if f.Old != nil {
+			k.old = *f.Old
+		}
 		if i, ok := seen[k]; ok {
 			out[i].Operations = mergeOps(out[i].Operations, f.Operations)
 			continue

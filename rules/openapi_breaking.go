@@ -11,7 +11,7 @@ import (
 // openapiBreaking is the classic breaking-change catalogue for OpenAPI: what a
 // user of oasdiff expects to be told, one finding per distinct change.
 func openapiBreaking() []*Rule {
-	return slices.Concat(openapiSurface(), openapiRequest(), openapiResponse(), openapiSchemaShape())
+	return slices.Concat(openapiSurface(), openapiLifecycle(), openapiRequest(), openapiResponse(), openapiSchemaShape(), openapiLoosened(), openapiParts())
 }
 
 func oa(id string, sev Severity, title, doc, bad, good string) *Rule {
@@ -33,14 +33,14 @@ func openapiSurface() []*Rule {
 			"paths:\n  /v1/orders: ...   # gone in the new version",
 			"paths:\n  /v1/orders:\n    get:\n      deprecated: true"),
 			func(c *Change) (string, bool) {
-				return fmt.Sprintf("path %s removed: its clients now get 404", c.Name), c.is(Removed, SubjectPath)
+				return fmt.Sprintf("path %s removed: its clients now get 404", c.Name), c.is(Removed, SubjectPath) && !c.Deprecated
 			}),
 		onChange(oa("operation-removed", Error, "An operation was removed",
 			"Removing an operation breaks every client that calls it. Mark it `deprecated: true` first and remove it once nobody calls it.",
 			"paths:\n  /v1/orders:\n    delete: ...   # gone",
 			"paths:\n  /v1/orders:\n    delete:\n      deprecated: true"),
 			func(c *Change) (string, bool) {
-				return fmt.Sprintf("operation %s removed: its clients now get 404 or 405", c.Name), c.is(Removed, SubjectOperation)
+				return fmt.Sprintf("operation %s removed: its clients now get 404 or 405", c.Name), c.is(Removed, SubjectOperation) && !c.Deprecated && c.Old != "webhook"
 			}),
 		onChange(oa("operation-method-changed", Error, "An operation moved to another HTTP method",
 			"Clients send the method they were generated with; moving an operation (same operationId) from one method to another makes every existing call fail. Add the new method beside the old one.",
@@ -119,7 +119,7 @@ func openapiRequest() []*Rule {
 			"requestBody: {required: false}"),
 			func(c *Change) (string, bool) {
 				return "request body is now required: clients that send none are rejected",
-					c.Subject == SubjectRequestBody && c.New == "required"
+					c.Subject == SubjectRequestBody && c.New == "required" && c.Dir.Has(Request)
 			}),
 		onChange(oa("request-property-added-required", Error, "A new required request property",
 			"Existing clients do not send a property that did not exist; the server now rejects their bodies. Add it optional with a server-side default.",
@@ -157,7 +157,7 @@ func openapiResponse() []*Rule {
 			"responses: {'200': ..., '201': ...}"),
 			func(c *Change) (string, bool) {
 				return fmt.Sprintf("success status %s removed: clients that handle it get something else", c.Name),
-					c.is(Removed, SubjectResponse) && success(c.Name)
+					c.is(Removed, SubjectResponse) && success(c.Name) && resp(c)
 			}),
 		onChange(oa("response-property-removed", Error, "A response property was removed",
 			"Clients that read the property get nothing (or crash on a missing field). Deprecate it, measure who reads it (--readers), and remove it only once nobody does.",
@@ -220,7 +220,7 @@ func openapiResponse() []*Rule {
 			"headers: {Link: ..., ETag: ...}   # ETag gone",
 			"headers: {Link: ..., ETag: ...}"),
 			func(c *Change) (string, bool) {
-				return fmt.Sprintf("response header %s removed: clients that read it lose it", c.Name), c.is(Removed, SubjectHeader)
+				return fmt.Sprintf("response header %s removed: clients that read it lose it", c.Name), c.is(Removed, SubjectHeader) && resp(c)
 			}),
 	}
 }
@@ -260,7 +260,7 @@ func openapiSchemaShape() []*Rule {
 			"country: {type: string}"),
 			func(c *Change) (string, bool) {
 				return fmt.Sprintf("%q in a request is now limited to [%s]: other values clients send are rejected%s", c.Name, c.New, reach(c)),
-					c.Aspect == AspectEnum && req(c)
+					c.Aspect == AspectEnum && c.New != "" && req(c)
 			}),
 		onChange(oa("request-max-decreased", Error, "A request upper bound was lowered or added",
 			"A maxLength, maximum, maxItems or maxProperties that shrinks (or appears), or a maximum made exclusive, rejects values clients were allowed to send.",
@@ -268,7 +268,7 @@ func openapiSchemaShape() []*Rule {
 			"name: {type: string, maxLength: 100}"),
 			func(c *Change) (string, bool) {
 				return fmt.Sprintf("%s of %q in a request lowered from %s to %s: larger values clients send are rejected%s", c.Aspect, c.Name, orNone(c.Old), c.New, reach(c)),
-					req(c) && isAspect(c, AspectMaxLength, AspectMaximum, AspectMaxItems, AspectMaxProperties) && tighter(c.Old, c.New, true)
+					req(c) && isAspect(c, AspectMaxLength, AspectMaximum, AspectMaxItems, AspectMaxProperties, AspectMaxContains) && tighter(c.Old, c.New, true)
 			}),
 		onChange(oa("request-min-increased", Error, "A request lower bound was raised or added",
 			"A minLength, minimum, minItems or minProperties that grows (or appears), or a minimum made exclusive, rejects values clients were allowed to send.",
@@ -276,7 +276,7 @@ func openapiSchemaShape() []*Rule {
 			"quantity: {type: integer, minimum: 1}"),
 			func(c *Change) (string, bool) {
 				return fmt.Sprintf("%s of %q in a request raised from %s to %s: smaller values clients send are rejected%s", c.Aspect, c.Name, orNone(c.Old), c.New, reach(c)),
-					req(c) && isAspect(c, AspectMinLength, AspectMinimum, AspectMinItems, AspectMinProperties) && tighter(c.Old, c.New, false)
+					req(c) && isAspect(c, AspectMinLength, AspectMinimum, AspectMinItems, AspectMinProperties, AspectMinContains) && tighter(c.Old, c.New, false)
 			}),
 		onChange(oa("request-pattern-changed", Error, "A request pattern was added or changed",
 			"Values clients send that matched nothing, or the old pattern, may not match the new one.",

@@ -209,6 +209,14 @@ func modifiedOf(s Subject, a Aspect) func(c *Change) bool {
 	return func(c *Change) bool { return modified(c, s, a) }
 }
 
+// jsonWeakened matches a message or enum whose json_format went from
+// ALLOW to LEGACY_BEST_EFFORT; the other way only promises more.
+func jsonWeakened(s Subject) func(c *Change) bool {
+	return func(c *Change) bool {
+		return modified(c, s, AspectJSONFormat) && c.Old == "ALLOW" && c.New == "LEGACY_BEST_EFFORT"
+	}
+}
+
 // fieldOption matches a change of one field option.
 func fieldOption(name string) func(c *Change) bool {
 	return func(c *Change) bool { return modified(c, SubjectField, AspectOption) && c.Name == name }
@@ -251,11 +259,15 @@ func protoFieldRules() []*Rule {
 			"packed encoding of field %s changed from %s to %s: readers that expect one encoding fail on the other",
 			modifiedOf(SubjectField, AspectPacked)),
 		pbChange("proto-field-ctype-changed", lvFP, []string{"FIELD_SAME_CPP_STRING_TYPE"}, "A field's C++ string type changed",
-			"ctype (or the string_type feature) decides which C++ type the accessors use; changing it breaks C++ code that calls them. Keep it.",
+			"ctype (or the (pb.cpp).string_type feature in editions) decides which C++ type the accessors use; changing it breaks C++ code that calls them (STRING_PIECE to STRING excepted: those accessors never existed in open source C++). The value compared is the resolved one, so moving a field between a proto2, a proto3 and an editions file counts. Keep it.",
 			"string name = 1 [ctype = CORD];   ->   string name = 1;",
 			"string name = 1 [ctype = CORD];",
 			"C++ string type of field %s changed from %s to %s: C++ accessors change type",
-			fieldOption("ctype")),
+			func(c *Change) bool {
+				// STRING_PIECE accessors were never generated for open
+				// source C++: moving to STRING breaks no code.
+				return fieldOption("ctype")(c) && !(c.Old == "STRING_PIECE" && c.New == "STRING")
+			}),
 		pbChange("proto-field-jstype-changed", lvFP, []string{"FIELD_SAME_JSTYPE"}, "A field's JavaScript type changed",
 			"jstype decides whether JavaScript code sees a 64-bit integer as a string or a number; changing it breaks the code that reads the field. Keep it.",
 			"int64 id = 1 [jstype = JS_STRING];   ->   int64 id = 1;",
@@ -269,7 +281,7 @@ func protoFieldRules() []*Rule {
 			"UTF-8 validation of field %s changed from %s to %s: parsing accepts or rejects different data",
 			fieldOption("utf8_validation")),
 		pbChange("proto-field-java-utf8-validation-changed", lvFP, []string{"FIELD_SAME_JAVA_UTF8_VALIDATION"}, "A string field's Java UTF-8 check changed",
-			"java_string_check_utf8 makes Java parsers reject invalid UTF-8 in string fields. Changing it changes which messages Java clients accept. Keep it.",
+			"java_string_check_utf8 (the (pb.java).utf8_validation feature in editions) makes Java parsers reject invalid UTF-8 in string fields. Changing it, or moving the field to a file where it resolves otherwise, changes which messages Java clients accept. Keep it.",
 			"option java_string_check_utf8 = true;   ->   removed",
 			"option java_string_check_utf8 = true;",
 			"Java UTF-8 check of field %s changed from %s to %s: Java parsers accept different data",
@@ -277,7 +289,26 @@ func protoFieldRules() []*Rule {
 	}
 }
 
+// protoTypeRuleIDs are the rules about a field's type and cardinality. Each
+// says at its level what field-redefined would say about the field, so
+// where one fires it supersedes field-redefined: one edit, one finding, at
+// the severity that rule documents.
+var protoTypeRuleIDs = []string{
+	"proto-field-type-changed", "proto-field-type-wire-json-incompatible", "proto-field-type-wire-incompatible",
+	"proto-field-cardinality-changed", "proto-field-cardinality-wire-json-incompatible", "proto-field-cardinality-wire-incompatible",
+}
+
 func protoTypeRules() []*Rule {
+	rs := protoTypeFieldRules()
+	for _, r := range rs {
+		if slices.Contains(protoTypeRuleIDs, r.ID) {
+			r.Supersedes = append(r.Supersedes, "field-redefined")
+		}
+	}
+	return rs
+}
+
+func protoTypeFieldRules() []*Rule {
 	fieldType := func(c *Change) bool {
 		return modified(c, SubjectField, AspectType) && c.OldField != nil && c.NewField != nil
 	}
@@ -300,7 +331,7 @@ func protoTypeRules() []*Rule {
 				return fieldType(c) && !(wireCompatibleType(c.OldField, c.NewField) && jsonCompatibleType(c.OldField, c.NewField))
 			}),
 		pbChange("proto-field-type-wire-incompatible", lvWire, []string{"FIELD_WIRE_COMPATIBLE_TYPE"}, "A field's type changed in a way the binary encoding cannot absorb",
-			"Some type changes keep the wire (int32/int64/uint32/uint64/bool/enum; sint32/sint64; fixed32/sfixed32; fixed64/sfixed64; string/bytes; a message and bytes). Any other change makes old readers fail or misread the field. Add a new field instead.",
+			"Some type changes keep the wire (int32/int64/uint32/uint64/bool; sint32/sint64; fixed32/sfixed32; fixed64/sfixed64; string to bytes, not back, since old bytes need not be UTF-8; a message and bytes; an enum moved or copied with every old value on its number). Any other change makes old readers fail or misread the field. Add a new field instead.",
 			"int32 quantity = 2;   ->   string quantity = 2;",
 			"int32 quantity = 2;\nstring quantity_text = 5;",
 			"type of field %s changed from %s to %s: old readers cannot decode it",
@@ -318,23 +349,30 @@ func protoTypeRules() []*Rule {
 			"cardinality of field %s changed from %s to %s: JSON or binary clients misread it",
 			func(c *Change) bool { return card(c) && !(singular(c.Old) && singular(c.New)) }),
 		pbChange("proto-field-cardinality-wire-incompatible", lvWire, []string{"FIELD_WIRE_COMPATIBLE_CARDINALITY"}, "A field's cardinality changed in a way the binary encoding cannot absorb",
-			"Binary readers tolerate optional versus implicit presence, and singular versus repeated for strings, bytes and messages. Other changes (packed numbers becoming singular, maps, required) make old readers fail or misread. Add a new field instead.",
+			"Binary readers tolerate optional versus implicit presence, and a map versus a repeated entry message. Other changes (singular to repeated, which runtimes read differently, or to or from required) make old readers fail or misread. Add a new field instead.",
 			"int32 count = 3;   ->   repeated int32 count = 3;",
 			"int32 count = 3;\nrepeated int32 counts = 6;",
 			"cardinality of field %s changed from %s to %s: old readers cannot decode it",
-			func(c *Change) bool { return card(c) && !wireCompatibleCard(c.Old, c.New, c.NewField) }),
-		pbChange("proto-message-required-fields-changed", lvAll, []string{"MESSAGE_SAME_REQUIRED_FIELDS"}, "A message's required fields changed",
-			"A proto2 parser rejects a message that lacks a required field. Adding one rejects what old writers send; removing one makes old readers reject what new writers send. Never change the set of required fields.",
+			func(c *Change) bool { return card(c) && !wireCompatibleCard(c.Old, c.New) }),
+		pb("proto-message-required-fields-changed", lvAll, []string{"MESSAGE_SAME_REQUIRED_FIELDS"}, "A message's required fields changed",
+			"A proto2 parser rejects a message that lacks a required field. Adding one rejects what old writers send; removing one makes old readers reject what new writers send. Never change the set of required fields. Each field is reported on its own: one made required at its line, one no longer required at its message.",
 			"message Order { required string id = 1; }   ->   + required string region = 2;",
 			"message Order { required string id = 1; optional string region = 2; }",
-			"required fields of %s changed from [%s] to [%s]: one side's parser rejects the other's messages",
-			modifiedOf(SubjectMessage, AspectRequired)),
+			func(c *Change) (string, bool) {
+				if !modified(c, SubjectMessage, AspectRequired) {
+					return "", false
+				}
+				if c.New != "" {
+					return fmt.Sprintf("field %s of %s is now required: old writers that leave it out are rejected by new readers", c.New, c.Path), true
+				}
+				return fmt.Sprintf("field %s of %s is no longer required: old readers reject new messages without it", c.Old, c.Path), true
+			}),
 		pbChange("proto-message-json-format-changed", lvFPJ, []string{"MESSAGE_SAME_JSON_FORMAT"}, "A message's JSON format support changed",
-			"The json_format feature (fixed by syntax before editions) says whether a message must map cleanly to JSON. Moving from ALLOW to LEGACY_BEST_EFFORT lets JSON mappings conflict for JSON clients. Keep it.",
+			"The json_format feature (fixed by syntax before editions) says whether a message must map cleanly to JSON. Moving from ALLOW to LEGACY_BEST_EFFORT (a message moved into a proto2 file, say) lets JSON mappings conflict for JSON clients; the other way only promises more and is not reported. Keep it.",
 			"syntax = \"proto3\";   ->   edition with features.json_format = LEGACY_BEST_EFFORT",
 			"keep json_format = ALLOW",
 			"JSON format of message %s changed from %s to %s: JSON clients may no longer map it",
-			modifiedOf(SubjectMessage, AspectJSONFormat)),
+			jsonWeakened(SubjectMessage)),
 		pb("proto-message-descriptor-accessor-removed", lvFP, []string{"MESSAGE_NO_REMOVE_STANDARD_DESCRIPTOR_ACCESSOR"}, "A message's standard descriptor accessor was removed",
 			"no_standard_descriptor_accessor = true removes the descriptor() accessor from generated code; code that reflects on the message through it breaks. Leave the option unset.",
 			"message Order { option no_standard_descriptor_accessor = true; }",
@@ -362,7 +400,7 @@ func protoTypeRules() []*Rule {
 			"syntax = \"proto3\";   ->   edition with features.json_format = LEGACY_BEST_EFFORT",
 			"keep json_format = ALLOW",
 			"JSON format of enum %s changed from %s to %s: JSON clients may no longer map its names",
-			modifiedOf(SubjectEnum, AspectJSONFormat)),
+			jsonWeakened(SubjectEnum)),
 		pb("proto-enum-value-name-changed", lvFPJ, []string{"ENUM_VALUE_SAME_NAME"}, "An enum value was renamed",
 			"JSON carries enum values by name and generated code names the constants, so renaming a value breaks JSON clients and code alike even though the number is kept. Add an alias (allow_alias) instead.",
 			"STATUS_OPEN = 1;   ->   STATUS_ACTIVE = 1;",

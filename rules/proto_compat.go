@@ -1,5 +1,10 @@
 package rules
 
+import (
+	"fmt"
+	"slices"
+)
+
 // protoKind is what a proto field holds: a scalar name, or enum, message
 // or group for named types (Field.Format carries those).
 func protoKind(f *Field) string {
@@ -40,9 +45,16 @@ func wireCompatibleType(o, n *Field) bool {
 	switch {
 	case ok == "message" && nk == "message":
 		return o.Type == n.Type
+	case ok == "enum" && nk == "enum":
+		// Binary readers see an enum's numbers, whatever it is called.
+		return sameEnumNumbers(o, n)
 	case ok == "message" || nk == "message":
 		// A message and bytes holding its encoding share the wire.
 		return (ok == "bytes" || nk == "bytes") && !o.Map && !n.Map
+	case ok == "bytes" && nk == "string":
+		// Old writers' bytes need not be UTF-8, which a string may
+		// require: the other way round is safe.
+		return false
 	}
 	return wireGroup[ok] != "" && wireGroup[ok] == wireGroup[nk]
 }
@@ -53,10 +65,49 @@ func jsonCompatibleType(o, n *Field) bool {
 	if o.Key != n.Key {
 		return false
 	}
+	if ok == "enum" && nk == "enum" {
+		return o.Type == n.Type || sameEnumValues(o, n)
+	}
 	if ok == "message" || ok == "enum" || nk == "message" || nk == "enum" {
 		return o.Type == n.Type
 	}
 	return jsonGroup[ok] != "" && jsonGroup[ok] == jsonGroup[nk]
+}
+
+// An enum field that changes to another enum type keeps its values when
+// the new enum holds every old value (googleapis moves enums into the
+// message that uses them, and may add values in the same change): by
+// number for binary readers, by name on that number for JSON ones. Enums
+// outside the tree (imports) are known by name only.
+
+// sameEnumNumbers reports whether binary readers see the same values.
+func sameEnumNumbers(o, n *Field) bool {
+	return o.Type == n.Type || known(o, n) && subset(o.EnumNumbers, n.EnumNumbers)
+}
+
+// sameEnumValues reports whether JSON readers see the same values too.
+func sameEnumValues(o, n *Field) bool {
+	return o.Type == n.Type || known(o, n) && subset(enumPairs(o), enumPairs(n))
+}
+
+func known(o, n *Field) bool { return o.EnumNumbers != nil && n.EnumNumbers != nil }
+
+func enumPairs(f *Field) []string {
+	out := make([]string, len(f.Enum))
+	for i, name := range f.Enum {
+		out[i] = fmt.Sprintf("%s=%d", name, f.EnumNumbers[i])
+	}
+	return out
+}
+
+// subset reports whether every element of a is in b.
+func subset[T comparable](a, b []T) bool {
+	for _, x := range a {
+		if !slices.Contains(b, x) {
+			return false
+		}
+	}
+	return true
 }
 
 // singular cardinalities differ only in presence tracking, not on the wire.
@@ -64,14 +115,16 @@ func singular(card string) bool {
 	return card == "optional" || card == "implicit"
 }
 
-// wireCompatibleCard reports whether a cardinality change keeps the wire:
-// singular to singular, or singular to repeated for length-delimited types,
-// whose readers keep the last (or every) value.
-func wireCompatibleCard(oc, nc string, f *Field) bool {
-	if singular(oc) && singular(nc) {
-		return true
-	}
-	k := protoKind(f)
-	lenDelimited := k == "string" || k == "bytes" || k == "message"
-	return lenDelimited && (singular(oc) && nc == "repeated" || oc == "repeated" && singular(nc))
+// wireGroupOfCard names the cardinalities a binary reader decodes from
+// one another's bytes: singular fields with or without presence; required
+// alone (parsers reject its absence); repeated fields and maps, whose
+// entries are repeated messages. A singular field becoming repeated is not
+// among them: packed numbers and the last-one-wins rule differ by runtime.
+var wireGroupOfCard = map[string]string{
+	"optional": "singular", "implicit": "singular", "required": "required", "repeated": "list", "map": "list",
+}
+
+// wireCompatibleCard reports whether a cardinality change keeps the wire.
+func wireCompatibleCard(oc, nc string) bool {
+	return wireGroupOfCard[oc] != "" && wireGroupOfCard[oc] == wireGroupOfCard[nc]
 }

@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -24,22 +25,36 @@ func fieldNumberReused() *Rule {
 			"still send the old number. Never reuse a number: delete the field with `reserved <number>; " +
 			"reserved \"<name>\";` and give the new field a fresh number. With git history (review) or contractlint.lock, a number " +
 			"any earlier version used counts too, not only the old version's.",
-		Bad:  "// old\nmessage Charge { int64 price = 3; }\n// new\nmessage Charge { int64 amount_cents = 3; }",
+		Bad:  "// old\nmessage Charge { double price = 3; }\n// new\nmessage Charge { int64 amount_cents = 3; }",
 		Good: "// new\nmessage Charge {\n  reserved 3;\n  reserved \"price\";\n  int64 amount_cents = 4;\n}",
+		// A number that now carries another field says all there is to
+		// say about that field: its new name, JSON name and type follow.
+		Supersedes: slices.Concat([]string{"proto-field-name-changed", "proto-field-json-name-changed", "field-redefined"}, protoTypeRuleIDs),
 	}, func(c *Change) (string, bool) {
 		if c.Subject != SubjectField {
 			return "", false
 		}
 		switch {
-		case c.Kind == Modified && c.Aspect == AspectName:
-			return fmt.Sprintf("field number %d used to belong to field %q and is now %q: data written with the old field is read as the new one; reserve %d and use a new number",
-				c.NewField.Number, c.Old, c.New, c.NewField.Number), true
+		case c.Kind == Modified && c.Aspect == AspectName && otherField(c.OldField, c.NewField):
+			return fmt.Sprintf("field number %d used to belong to field %q (%s) and is now %q (%s): data written with the old field is read as the new one; reserve %d and use a new number",
+				c.NewField.Number, c.Old, protoType(c.OldField), c.New, protoType(c.NewField), c.NewField.Number), true
 		case c.Kind == Modified && c.Aspect == AspectNumber:
 			return fmt.Sprintf("field %q moved from number %s to %s: old writers still send %s, which the new version no longer reads as %q; keep the number",
 				c.Name, c.Old, c.New, c.Old, c.Name), true
 		}
 		return "", false
 	})
+}
+
+// otherField reports whether a number now carries another field: both its
+// name and its type or shape changed. A rename alone is the same field
+// under a new name (proto-field-name-changed); a type change alone is the
+// same field redefined.
+func otherField(o, n *Field) bool {
+	if o == nil || n == nil {
+		return false
+	}
+	return o.Type != n.Type || o.Key != n.Key || o.Format != n.Format || o.Array != n.Array || o.Map != n.Map
 }
 
 // fieldNumberReservedReuse reports a new field on a number the old version

@@ -170,7 +170,8 @@ func (m *meaning) shape(o, n *Field) {
 	}
 	flip(o.Array, n.Array, "array", "single value")
 	flip(o.Map, n.Map, "map", "not a map")
-	flip(o.Nullable, n.Nullable, "nullable", "not nullable")
+	// Nullability has rules of its own (response-became-nullable,
+	// request-became-not-nullable); here it would report the change twice.
 }
 
 // consequence says what an old client does with a new value.

@@ -5,46 +5,39 @@ import (
 	"strings"
 )
 
-// redefinedProto judges a proto field that kept its number: the diff emits
-// one Modified field change without an Aspect for every field whose meaning
-// moved, carrying both sides' facts. A type change that old readers cannot
-// decode is an error; one that only JSON clients see (int32 -> int64 is a
-// number becoming a string) is a warning; so is an enum swapped for another.
+// redefinedProto judges a proto field that kept its number and name: the
+// diff emits one Modified field change without an Aspect for every field
+// whose type or shape moved, carrying both sides' facts. It reports what
+// old readers misread: a type they cannot decode (an enum counts as
+// another when its numbers differ), or another shape. Widening an integer or
+// renaming the field is not a new meaning; the breaking rules (and
+// field-number-reused) own those, and supersede this finding wherever
+// they fire at the field, so one edit is one finding.
 func redefinedProto(c *Change) (msg string, sev Severity, ok bool) {
 	o, n := c.OldField, c.NewField
-	if c.Aspect != "" || o == nil || n == nil {
+	if c.Aspect != "" || o == nil || n == nil || o.Name != n.Name {
 		return "", 0, false
 	}
 	var parts []string
-	sev = Warning
 	if o.Type != n.Type || o.Key != n.Key || o.Format != n.Format {
-		parts = append(parts, fmt.Sprintf("type %s -> %s", protoType(o), protoType(n)))
-		switch {
-		case !wireCompatibleType(o, n):
-			sev = Error
-			parts[len(parts)-1] += " (old readers cannot decode it)"
-		case !jsonCompatibleType(o, n):
-			parts[len(parts)-1] += " (same wire encoding, but JSON clients see a different value)"
+		if !wireCompatibleType(o, n) {
+			parts = append(parts, fmt.Sprintf("type %s -> %s (old readers misread it)", protoType(o), protoType(n)))
 		}
 	}
-	if oc, nc := shape(o), shape(n); oc != nc {
+	if oc, nc := shape(o), shape(n); oc != nc && !wireCompatibleCard(card(o), card(n)) {
 		parts = append(parts, fmt.Sprintf("%s -> %s", oc, nc))
-		sev = Error
-	}
-	if o.JSONName != n.JSONName {
-		parts = append(parts, fmt.Sprintf("json_name %q -> %q", o.JSONName, n.JSONName))
-		if len(parts) == 1 {
-			sev = Warning // the binary wire is unchanged; JSON clients lose the field
-		}
 	}
 	if len(parts) == 0 {
 		return "", 0, false
 	}
 	return fmt.Sprintf("field %d (%s) keeps its number but changes meaning: %s; existing clients read the new data with the old meaning. Add a new field with a new number and deprecate this one",
-		n.Number, n.Name, strings.Join(parts, ", ")), sev, true
+		n.Number, n.Name, strings.Join(parts, ", ")), Error, true
 }
 
 func protoType(f *Field) string {
+	if f.Format == "group" {
+		return f.Type + " (delimited)"
+	}
 	if f.Map {
 		return "map<" + f.Key + ", " + f.Type + ">"
 	}
@@ -52,6 +45,14 @@ func protoType(f *Field) string {
 		return "repeated " + f.Type
 	}
 	return f.Type
+}
+
+// card is a field's cardinality as the wire sees it.
+func card(f *Field) string {
+	if s := shape(f); s != "scalar" {
+		return s
+	}
+	return "optional"
 }
 
 func shape(f *Field) string {

@@ -83,7 +83,9 @@ func TestRedefinedOpenAPI(t *testing.T) {
 			"enum values renamed paid -> PAID, failed -> FAILED"},
 		{"enum grew", func(f *Field) { f.Type, f.Enum = "string", []string{"paid"} }, func(f *Field) { f.Type, f.Enum = "string", []string{"paid", "failed"} }, ""},
 		{"array flipped", same, func(f *Field) { f.Array = true }, "price: single value -> array"},
-		{"nullable flipped", func(f *Field) { f.Nullable = true }, same, "price: nullable -> not nullable"},
+		// Nullability is its own change (response-became-nullable,
+		// request-became-not-nullable), in the direction that breaks.
+		{"nullable flipped", func(f *Field) { f.Nullable = true }, same, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := &Change{Kind: Modified, Subject: SubjectField, Name: field(tc.old).Name, Format: OpenAPI,

@@ -52,7 +52,8 @@ const (
 	DiffRule Mode = iota + 1
 	LintRule
 	// ProbeRule is documented like any rule but reported only by
-	// `contractlint probe` from live responses; it has no Check.
+	// `contractlint probe` or `contractlint replay` from live responses; it
+	// has no Check.
 	ProbeRule
 )
 
@@ -68,11 +69,15 @@ type Rule struct {
 	Off    bool
 	Levels ProtoLevel
 	// Buf names the buf breaking rules this one covers.
-	Buf   []string
-	Title string
-	Doc   string
-	Bad   string
-	Good  string
+	Buf []string
+	// Oasdiff names the oasdiff check IDs (ERR and WARN) this rule covers;
+	// a `*` stands for one or more dash-separated words, as in
+	// request-*-max-decreased (body, property, parameter, header).
+	Oasdiff []string
+	Title   string
+	Doc     string
+	Bad     string
+	Good    string
 	// Supersedes lists rules whose findings at the same location this rule's
 	// finding replaces (field-redefined says more than a bare type change).
 	Supersedes []string
@@ -82,7 +87,7 @@ type Rule struct {
 }
 
 // Packs names the rule packs in the order they are listed.
-var packOrder = []string{"breaking", "evolution", "idempotency", "evolvability", "forward", "probe"}
+var packOrder = []string{"breaking", "evolution", "idempotency", "evolvability", "forward", "lint", "probe", "replay"}
 
 // Registry is the immutable set of rules, built once per run.
 type Registry struct {

@@ -121,11 +121,16 @@ func loadTest(b *testing.B, send func(i int) (int, error), want int) {
 
 // drive runs n requests over benchClients goroutines and returns latencies.
 func drive(b *testing.B, n int, send func(i int) (int, error)) []time.Duration {
+	return driveWith(b, *benchClients, n, send)
+}
+
+// driveWith runs n requests over clients goroutines and returns latencies.
+func driveWith(b *testing.B, clients, n int, send func(i int) (int, error)) []time.Duration {
 	lat := make([]time.Duration, n)
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	var failed atomic.Bool
-	for range *benchClients {
+	for range clients {
 		wg.Go(func() {
 			for {
 				i := int(next.Add(1)) - 1

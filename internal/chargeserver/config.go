@@ -26,11 +26,17 @@ type Config struct {
 	// StaleAfter is the claim lease: an attempt in progress longer than this
 	// is presumed dead and re-driven. It must exceed ProcessorTimeout so the
 	// reaper never races a live attempt that is still waiting on the processor.
-	StaleAfter    time.Duration
-	Retention     time.Duration
-	ReapInterval  time.Duration
-	PruneInterval time.Duration
-	PruneBatch    int
+	StaleAfter time.Duration
+	Retention  time.Duration
+	// MaxAttempts and MaxUnresolvedAge bound a claim the processor keeps
+	// answering "unknown" for: after that many drives, or that long after
+	// the claim, "unresolved" (502 charge_outcome_unknown) is stored as its
+	// final answer instead of another re-drive.
+	MaxAttempts      int
+	MaxUnresolvedAge time.Duration
+	ReapInterval     time.Duration
+	PruneInterval    time.Duration
+	PruneBatch       int
 	// RateLimit is requests per second per account (0 turns it off).
 	RateLimit float64
 	RateBurst int
@@ -56,6 +62,8 @@ func DefaultConfig() Config {
 		ProcessorTimeout:      10 * time.Second,
 		StaleAfter:            30 * time.Second,
 		Retention:             24 * time.Hour,
+		MaxAttempts:           20,
+		MaxUnresolvedAge:      time.Hour,
 		ReapInterval:          5 * time.Second,
 		PruneInterval:         time.Minute,
 		PruneBatch:            1000,
@@ -75,6 +83,12 @@ func (c Config) Validate() error {
 	}
 	if c.Retention <= c.StaleAfter {
 		errs = append(errs, errors.New("--retention must exceed --stale-after"))
+	}
+	if c.MaxAttempts < 1 {
+		errs = append(errs, errors.New("--max-attempts must be at least 1"))
+	}
+	if c.MaxUnresolvedAge <= c.StaleAfter {
+		errs = append(errs, errors.New("--max-unresolved-age must exceed --stale-after, or a claim would give up before its first re-drive"))
 	}
 	if c.MaxAmountCents <= 0 {
 		errs = append(errs, errors.New("--max-amount-cents must be positive"))

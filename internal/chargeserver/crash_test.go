@@ -24,6 +24,7 @@ const (
 	envChild     = "CHARGESERVER_TEST_CHILD"
 	envDB        = "CHARGESERVER_TEST_DATABASE"
 	envProcessor = "CHARGESERVER_TEST_PROCESSOR"
+	envAddr      = "CHARGESERVER_TEST_ADDR"
 	// envCrash enables the crash-after-charge hook; nothing else sets it.
 	envCrash    = "CHARGESERVER_TEST_CRASH_AFTER_CHARGE"
 	crashMarker = "crash-window reached"
@@ -41,6 +42,9 @@ func TestMain(m *testing.M) {
 func runChild() int {
 	cfg := DefaultConfig()
 	cfg.Addr = "127.0.0.1:0"
+	if a := os.Getenv(envAddr); a != "" {
+		cfg.Addr = a // a restarted server comes back where its clients look
+	}
 	cfg.Database = os.Getenv(envDB)
 	cfg.ProcessorURL = os.Getenv(envProcessor)
 	cfg.APIKeys = map[string]string{keyA: acctA, keyB: acctB}
@@ -70,12 +74,18 @@ type child struct {
 
 func startChild(t *testing.T, db, processorURL string, crash bool) *child {
 	t.Helper()
+	return startChildAt(t, "", db, processorURL, crash)
+}
+
+// startChildAt starts the child listening on addr ("" for any port).
+func startChildAt(t *testing.T, addr, db, processorURL string, crash bool) *child {
+	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(exe, "-test.run=^$")
-	cmd.Env = append(os.Environ(), envChild+"=1", envDB+"="+db, envProcessor+"="+processorURL)
+	cmd.Env = append(os.Environ(), envChild+"=1", envDB+"="+db, envProcessor+"="+processorURL, envAddr+"="+addr)
 	if crash {
 		cmd.Env = append(cmd.Env, envCrash+"=1")
 	}
@@ -172,9 +182,11 @@ func TestCrashAfterChargeRecoveredByReaper(t *testing.T) {
 		if n := countCharges(t, st); n != 1 {
 			t.Fatalf("%d charge rows, want 1", n)
 		}
-		if m := h.get(t, "", "/metrics"); !strings.Contains(string(m.Body), "chargeserver_reaped_total 1") {
-			t.Fatalf("the restarted server's reaper did not resolve it:\n%s", m.Body)
-		}
+		// The restarted server's reaper resolved it; it counts a claim just
+		// after storing its answer, so allow it that moment.
+		waitFor(t, 5*time.Second, func() bool {
+			return strings.Contains(string(h.get(t, "", "/metrics").Body), "chargeserver_reaped_total 1\n")
+		})
 		if diffs, err := Reconcile(context.Background(), st, ledger); err != nil || len(diffs) != 0 {
 			t.Fatalf("reconcile: %v %v", diffs, err)
 		}

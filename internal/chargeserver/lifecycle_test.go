@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/contractlint/contractlint/internal/chargeserver/idem"
 	"github.com/contractlint/contractlint/internal/chargeserver/processor"
 	"github.com/contractlint/contractlint/internal/chargeserver/store"
 )
@@ -100,7 +101,7 @@ func claimDirectly(t *testing.T, h *harness, key string, now time.Time) store.Re
 	}
 	rec := store.Record{
 		Scope:       store.Scope{Account: acctA, Route: RouteCreateCharge, Key: key},
-		Fingerprint: "fp", ProcessorKey: "pk_" + key, Request: canonical,
+		Fingerprint: idem.Fingerprint(canonical), ProcessorKey: "pk_" + key, Request: canonical,
 		Owner: "dead-owner", LeaseUntil: now.Add(h.cfg.StaleAfter), CreatedAt: now,
 	}
 	if _, claimed, err := h.store.Claim(context.Background(), rec); err != nil || !claimed {

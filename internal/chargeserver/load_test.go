@@ -15,7 +15,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/contractlint/contractlint/internal/chargeserver/idem"
 	"github.com/contractlint/contractlint/internal/chargeserver/processor"
 	"github.com/contractlint/contractlint/internal/chargeserver/store"
 )
@@ -203,7 +202,12 @@ func verifyLedger(t *testing.T, st store.Store, proc processor.Processor, cfg Co
 		byKey[c.ProcessorKey] = c
 	}
 	for key, id := range stats.ids {
-		if c, ok := byKey[idem.ProcessorKey(acctA, RouteCreateCharge, key)]; !ok || c.ID != id {
+		claim, err := st.Get(ctx, store.Scope{Account: acctA, Route: RouteCreateCharge, Key: key})
+		if err != nil {
+			t.Errorf("key %s was answered 201 with %s and has no claim: %v", key, id, err)
+			continue
+		}
+		if c, ok := byKey[claim.ProcessorKey]; !ok || c.ID != id {
 			t.Errorf("lost: key %s was answered 201 with %s, the table has %q", key, id, c.ID)
 		}
 	}

@@ -6,6 +6,9 @@ import (
 	"sort"
 	"sync"
 	"sync/atomic"
+	"time"
+
+	"github.com/contractlint/contractlint/internal/chargeserver/store"
 )
 
 // Metrics are the server's counters, exposed in Prometheus text format.
@@ -15,6 +18,9 @@ type Metrics struct {
 
 	Replays, InProgress, KeyReused, WithoutKey atomic.Int64
 	ReaperRuns, Reaped, PrunerRuns, Pruned     atomic.Int64
+	// GaveUp counts claims settled as "unresolved" (502
+	// charge_outcome_unknown), by a request or the reaper.
+	GaveUp atomic.Int64
 }
 
 func newMetrics() *Metrics { return &Metrics{outcomes: map[string]*atomic.Int64{}} }
@@ -71,8 +77,38 @@ func (m *Metrics) WriteTo(w io.Writer) (int64, error) {
 		{"chargeserver_reaped_total", "Stale attempts the reaper resolved.", &m.Reaped},
 		{"chargeserver_pruner_runs_total", "Pruner runs.", &m.PrunerRuns},
 		{"chargeserver_pruned_keys_total", "Idempotency keys deleted past retention.", &m.Pruned},
+		{"chargeserver_gave_up_total", "Claims stored as unresolved after --max-attempts or --max-unresolved-age; reconcile each with the processor.", &m.GaveUp},
 	} {
 		p("# HELP %s %s\n# TYPE %s counter\n%s %d\n", c.name, c.help, c.name, c.name, c.v.Load())
 	}
 	return n, nil
+}
+
+// claimStates are the states /metrics always reports, zero or not, so an
+// alert on one of them never sees a series vanish.
+var claimStates = []string{store.StatusInProgress, store.StateStale, store.StatusCompleted}
+
+// writeClaimStats writes the claims by state and the age of the oldest in
+// each: stale claims, or an in-progress one far older than the lease, are
+// what an operator alerts on. Unresolved claims are never pruned, so they
+// stay visible here until a re-drive or the MaxAttempts bound settles them.
+func writeClaimStats(w io.Writer, stats []store.ClaimStat, now time.Time) {
+	by := map[string]store.ClaimStat{}
+	for _, c := range stats {
+		by[c.State] = c
+	}
+	fmt.Fprint(w, "# HELP chargeserver_claims Idempotency claims by state: in_progress (an attempt holds the lease), "+
+		"stale (the lease ran out; waiting for a retry or the reaper), completed (the answer is stored).\n# TYPE chargeserver_claims gauge\n")
+	for _, st := range claimStates {
+		fmt.Fprintf(w, "chargeserver_claims{state=%q} %d\n", st, by[st].Count)
+	}
+	fmt.Fprint(w, "# HELP chargeserver_claim_oldest_age_seconds Age of the oldest claim in each state (0 when there is none).\n"+
+		"# TYPE chargeserver_claim_oldest_age_seconds gauge\n")
+	for _, st := range claimStates {
+		age := 0.0
+		if c, ok := by[st]; ok && c.Count > 0 {
+			age = max(0, now.Sub(c.Oldest).Seconds())
+		}
+		fmt.Fprintf(w, "chargeserver_claim_oldest_age_seconds{state=%q} %.3f\n", st, age)
+	}
 }

@@ -27,8 +27,10 @@ func NewReaper(cfg Config, st store.Store, proc processor.Processor, m *Metrics,
 	if m == nil {
 		m = newMetrics()
 	}
+	d := newDriver(cfg, st, proc)
+	d.afterCharge = nil // the crash window tests inject is the request's, not the reaper's
 	return &Reaper{
-		driver:     &driver{store: st, proc: proc, timeout: cfg.ProcessorTimeout, now: time.Now},
+		driver:     d,
 		staleAfter: cfg.StaleAfter,
 		metrics:    m,
 		log:        log,
@@ -47,10 +49,12 @@ func (r *Reaper) RunOnce(ctx context.Context) (int, error) {
 	resolved := 0
 	for _, rec := range stale {
 		if r.resolve(ctx, rec, now) {
+			// Counted as each one settles, so the counter lags the stored
+			// answer by a moment, not by the whole batch.
+			r.metrics.Reaped.Add(1)
 			resolved++
 		}
 	}
-	r.metrics.Reaped.Add(int64(resolved))
 	return resolved, nil
 }
 
@@ -61,12 +65,17 @@ func (r *Reaper) resolve(ctx context.Context, rec store.Record, now time.Time) b
 		return false
 	}
 	rec.Owner = owner
+	rec.Attempts++
 	out, err := r.driver.drive(ctx, rec)
 	if err != nil {
 		r.log.Warn("reaper: attempt still unresolved", "account", rec.Account, "key", idem.Redact(rec.Key), "err", err)
 		return false
 	}
-	r.log.Info("reaper: resolved stale attempt", "account", rec.Account, "key", idem.Redact(rec.Key), "status", out.resp.Status)
+	r.log.Info("reaper: resolved stale attempt", "account", rec.Account, "key", idem.Redact(rec.Key), "status", out.resp.Status, "outcome", out.name)
+	if out.recorded && out.name == outcomeUnresolved {
+		r.metrics.GaveUp.Add(1)
+		r.log.Error("reaper: gave up on an unresolved claim; reconcile it with the processor", "account", rec.Account, "key", idem.Redact(rec.Key), "attempts", rec.Attempts)
+	}
 	return out.recorded
 }
 

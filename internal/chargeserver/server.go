@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"math"
 	"net/http"
 	"strconv"
 	"time"
@@ -36,7 +37,7 @@ func New(cfg Config, st store.Store, proc processor.Processor, log *slog.Logger)
 	return &Server{
 		cfg:     cfg,
 		store:   st,
-		driver:  &driver{store: st, proc: proc, timeout: cfg.ProcessorTimeout, afterCharge: cfg.AfterCharge, now: now},
+		driver:  newDriver(cfg, st, proc),
 		keys:    newKeyring(cfg.APIKeys),
 		limiter: newLimiter(cfg.RateLimit, cfg.RateBurst),
 		metrics: newMetrics(),
@@ -61,6 +62,14 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /metrics", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; version=0.0.4")
 		_, _ = s.metrics.WriteTo(w)
+		stats, err := s.store.ClaimStats(r.Context(), s.now())
+		if err != nil {
+			// The counters above are still worth a scrape; the gauges are
+			// left out rather than reported as zero.
+			s.log.Warn("metrics: counting claims", "err", err)
+			return
+		}
+		writeClaimStats(w, stats, s.now())
 	})
 	return mux
 }
@@ -130,11 +139,12 @@ func (s *Server) chargeOnce(w http.ResponseWriter, r *http.Request, account, key
 	rec := store.Record{
 		Scope:        store.Scope{Account: account, Route: RouteCreateCharge, Key: key},
 		Fingerprint:  idem.Fingerprint(canonical),
-		ProcessorKey: idem.ProcessorKey(account, RouteCreateCharge, key),
+		ProcessorKey: idem.ProcessorKey(account, RouteCreateCharge, key, idem.NewNonce()),
 		Request:      canonical,
 		Owner:        newOwner("req"),
 		LeaseUntil:   now.Add(s.cfg.StaleAfter),
 		CreatedAt:    now,
+		Attempts:     1,
 	}
 	ctx := r.Context()
 	existing, claimed, err := s.store.Claim(ctx, rec)
@@ -166,15 +176,15 @@ func (s *Server) answerExisting(w http.ResponseWriter, r *http.Request, existing
 			return
 		}
 		if !ok {
-			s.inProgress(w, 1)
+			// Another retry just took it over, with a fresh lease.
+			s.inProgress(w, retryAfter(now.Add(s.cfg.StaleAfter), now))
 			return
 		}
 		existing.Owner = mine.Owner
+		existing.Attempts++
 		s.execute(w, r, existing)
 	default:
-		// The lease bounds how long the attempt may take, not how long it
-		// will: most finish in milliseconds, so ask for a retry in a second.
-		s.inProgress(w, 1)
+		s.inProgress(w, retryAfter(existing.LeaseUntil, now))
 	}
 }
 
@@ -198,7 +208,10 @@ func (s *Server) execute(w http.ResponseWriter, r *http.Request, rec store.Recor
 		s.answerLost(ctx, w, rec)
 		return
 	}
-	s.metrics.request(outcomeName(out.resp.Status))
+	s.metrics.request(out.name)
+	if out.name == outcomeUnresolved {
+		s.metrics.GaveUp.Add(1)
+	}
 	s.log.Info("charge", "account", rec.Account, "key", idem.Redact(rec.Key), "status", out.resp.Status)
 	writeBody(w, out.resp.Status, out.resp.Body)
 }
@@ -228,11 +241,21 @@ func (s *Server) probeDelay(r *http.Request) time.Duration {
 
 func (s *Server) answerLost(ctx context.Context, w http.ResponseWriter, rec store.Record) {
 	cur, err := s.store.Get(ctx, rec.Scope)
-	if err == nil && cur.Status == store.StatusCompleted {
+	switch {
+	case err == nil && cur.Status == store.StatusCompleted:
 		s.replay(w, cur.ResponseStatus, cur.ResponseBody)
-		return
+	case err == nil:
+		s.inProgress(w, retryAfter(cur.LeaseUntil, s.now()))
+	default:
+		s.inProgress(w, retryAfter(s.now().Add(s.cfg.StaleAfter), s.now()))
 	}
-	s.inProgress(w, 1)
+}
+
+// retryAfter is the Retry-After for a claim in flight: the whole seconds
+// until its lease ends, when the attempt holding it has either answered or is
+// presumed dead and a retry may take it over; at least 1.
+func retryAfter(leaseUntil, now time.Time) int {
+	return max(1, int(math.Ceil(leaseUntil.Sub(now).Seconds())))
 }
 
 func (s *Server) replay(w http.ResponseWriter, status int, body []byte) {
@@ -256,13 +279,6 @@ func (s *Server) unavailable(w http.ResponseWriter, stage string, err error) {
 	writeProblem(w, newProblem(503, "processor_unavailable", "the charge could not be completed now; retry with the same Idempotency-Key"), 1)
 }
 
-func outcomeName(status int) string {
-	if status == 201 {
-		return "created"
-	}
-	return "declined"
-}
-
 // chargeWithoutKey serves keyless POSTs while keys are not yet required; it
 // is also the "idempotency layer off" baseline of the benchmarks.
 func (s *Server) chargeWithoutKey(w http.ResponseWriter, r *http.Request, account string, req chargeRequest) {
@@ -270,20 +286,26 @@ func (s *Server) chargeWithoutKey(w http.ResponseWriter, r *http.Request, accoun
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), s.cfg.ProcessorTimeout)
 	defer cancel()
 	rec := store.Record{Scope: store.Scope{Account: account}, ProcessorKey: newOwner("nokey")}
-	res, err := s.driver.proc.Charge(ctx, processor.Request{Key: rec.ProcessorKey, AmountCents: req.AmountCents,
+	res, err := s.driver.proc.Charge(ctx, processor.Request{Key: rec.ProcessorKey, Account: account, AmountCents: req.AmountCents,
 		Currency: req.Currency, CardToken: req.CardToken, Description: req.Description})
-	if err != nil {
+	var out outcome
+	switch {
+	case errors.Is(err, processor.ErrRejected):
+		out = rejected()
+	case err != nil:
 		s.unavailable(w, "processor", err)
 		return
+	default:
+		out = responseFor(rec, req, res, s.now())
 	}
-	resp := responseFor(rec, req, res, s.now())
+	resp := out.resp
 	if resp.Charge != nil {
 		if err := s.store.InsertCharge(ctx, *resp.Charge); err != nil {
 			s.unavailable(w, "record", err)
 			return
 		}
 	}
-	s.metrics.request(outcomeName(resp.Status))
+	s.metrics.request(out.name)
 	writeBody(w, resp.Status, resp.Body)
 }
 

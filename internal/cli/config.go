@@ -6,11 +6,13 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/contractlint/contractlint/internal/config"
+	"github.com/contractlint/contractlint/rules"
 )
 
 // loadConfig reads --config, or the .contractlint.yaml found upward from the
@@ -61,14 +63,37 @@ func ignoreNames(dir, base string) func(string) string {
 	}
 }
 
+// withUnusedAccepts adds to fs the config's accepted changes that matched
+// nothing once every comparison of the command ran; one for files none of
+// compared (names as shown) matches is not judged.
+func withUnusedAccepts(fs []rules.Finding, s *rules.Settings, compared []string) []rules.Finding {
+	name := s.IgnoreName
+	if name == nil {
+		name = func(f string) string { return f }
+	}
+	unused := s.UnusedAccepts(func(glob string) bool {
+		return slices.ContainsFunc(compared, func(f string) bool { return rules.MatchGlob(glob, name(f)) })
+	})
+	if len(unused) == 0 {
+		return fs
+	}
+	fs = append(fs, unused...)
+	rules.SortFindings(fs)
+	return fs
+}
+
 // defaults takes the readers and window from the config unless the flags
 // gave them.
 func (o *readerOpts) defaults(cfg *config.Config, flags *pflag.FlagSet) {
 	if cfg == nil {
 		return
 	}
-	if len(o.paths) == 0 {
-		o.paths = cfg.Readers
+	if len(o.paths) == 0 && len(cfg.Readers) > 0 {
+		// Shown relative to the working directory, like every other file.
+		o.paths, o.root = make([]string, len(cfg.Readers)), cfg.Root
+		for i, p := range cfg.Readers {
+			o.paths[i] = displayPath(p)
+		}
 	}
 	if cfg.ReadersWindow != 0 && !flags.Changed("readers-window") {
 		o.window = window(cfg.ReadersWindow)

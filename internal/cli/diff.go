@@ -1,7 +1,10 @@
 package cli
 
 import (
+	"errors"
+	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -28,12 +31,16 @@ type common struct {
 	protoPaths []string
 	protoLevel string
 	stats      bool
+	strict     bool
 	st         *pipeline.Stats // set by options() when --stats is given
 	// maxFileSize, maxDepth and maxFiles are the --max-* limits; zero
 	// means the config's value, else the default.
 	maxFileSize string
 	maxDepth    int
 	maxFiles    int
+	maxElements int
+	maxKeys     int
+	maxLine     string
 	// compat is --compat, on the commands that judge a diff.
 	compat string
 	// notes go into the report beside the findings (what was compared).
@@ -42,7 +49,15 @@ type common struct {
 	config string
 	cfg    *config.Config
 	flags  *pflag.FlagSet
+	// review is what `review` compared, for the report; nil elsewhere.
+	review *report.Review
+	// also maps a format to the file --output-FORMAT names: one run writes
+	// every report a CI job needs.
+	also map[string]*string
 }
+
+// alsoFormats are the formats with an --output-FORMAT flag.
+var alsoFormats = []string{"json", "sarif", "markdown"}
 
 func (c *common) register(cmd *cobra.Command) {
 	f := cmd.Flags()
@@ -51,12 +66,20 @@ func (c *common) register(cmd *cobra.Command) {
 	f.StringVar(&c.format, "format", "text", "report format: "+joinFormats())
 	f.StringVar(&c.failOn, "fail-on", "error", "exit 1 when a finding is at or above: error, warning, info or never")
 	f.StringVarP(&c.output, "output", "o", "", "write the report to this file instead of standard output")
+	c.also = map[string]*string{}
+	for _, name := range alsoFormats {
+		c.also[name] = f.String("output-"+name, "", "also write a "+name+" report to this file")
+	}
 	f.StringArrayVar(&c.protoPaths, "proto-path", nil, "extra .proto import root (repeatable, like protoc -I)")
 	f.StringVar(&c.protoLevel, "proto-level", "wire-json", "proto strictness: file, package, wire-json or wire")
 	f.BoolVar(&c.stats, "stats", false, "print time per phase and peak memory to standard error")
+	f.BoolVar(&c.strict, "strict", false, "refuse (exit 2) an OpenAPI document that fails validation, instead of reporting contract-invalid")
 	f.StringVar(&c.maxFileSize, strings.TrimPrefix(limits.FileSizeFlag, "--"), "", "largest contract, $ref or import file to read (default "+limits.FormatSize(limits.DefaultFileSize)+")")
 	f.IntVar(&c.maxDepth, strings.TrimPrefix(limits.DepthFlag, "--"), 0, "deepest nesting of a YAML or JSON document, or of braces in a .proto file (default "+strconv.Itoa(limits.DefaultDepth)+")")
 	f.IntVar(&c.maxFiles, strings.TrimPrefix(limits.FilesFlag, "--"), 0, "most files one side may read, imports and $refs included (default "+strconv.Itoa(limits.DefaultFiles)+")")
+	f.IntVar(&c.maxKeys, strings.TrimPrefix(limits.KeysFlag, "--"), 0, "most keys one YAML or JSON mapping may hold: properties of a schema, paths (default "+strconv.Itoa(limits.DefaultKeys)+")")
+	f.StringVar(&c.maxLine, strings.TrimPrefix(limits.ProtoLineFlag, "--"), "", "longest line of a .proto file, in bytes or like 64KiB (default "+limits.FormatSize(limits.DefaultProtoLine)+")")
+	f.IntVar(&c.maxElements, strings.TrimPrefix(limits.ElementsFlag, "--"), 0, "most elements one file may hold: YAML/JSON keys and list items with aliases expanded, .proto declarations and list entries (default "+strconv.Itoa(limits.DefaultElements)+", .proto "+strconv.Itoa(limits.DefaultProtoElements)+")")
 }
 
 // limits merges the --max-* flags over the config's limits.
@@ -69,8 +92,21 @@ func (c *common) limits(cfg limits.Limits) (limits.Limits, error) {
 		}
 		l.FileSize = n
 	}
-	if c.maxDepth < 0 || c.maxFiles < 0 {
-		return l, usageErr("%s and %s: want a positive number", limits.DepthFlag, limits.FilesFlag)
+	if c.maxDepth < 0 || c.maxFiles < 0 || c.maxElements < 0 || c.maxKeys < 0 {
+		return l, usageErr("%s, %s, %s and %s: want a positive number", limits.DepthFlag, limits.FilesFlag, limits.ElementsFlag, limits.KeysFlag)
+	}
+	if c.maxKeys > 0 {
+		l.Keys = c.maxKeys
+	}
+	if c.maxLine != "" {
+		n, err := limits.ParseSize(c.maxLine)
+		if err != nil || n > math.MaxInt32 {
+			return l, usageErr("%s: %q is not a size such as 64KiB", limits.ProtoLineFlag, c.maxLine)
+		}
+		l.ProtoLine = int(n)
+	}
+	if c.maxElements > 0 {
+		l.Elements, l.ProtoElements = c.maxElements, c.maxElements
 	}
 	if c.maxDepth > 0 {
 		l.Depth = c.maxDepth
@@ -103,6 +139,7 @@ func (c *common) options() (pipeline.Options, error) {
 	if err := c.applyCompat(s); err != nil {
 		return pipeline.Options{}, err
 	}
+	s.Strict = s.Strict || c.strict
 	if len(cfg.Ignore) > 0 {
 		// diff and lint show files relative to the working directory.
 		s.IgnoreName = ignoreNames(cfg.Dir, ".")
@@ -143,24 +180,8 @@ func (c *common) emit(e *Env, fs []rules.Finding, reg *rules.Registry) error {
 	if err != nil {
 		return err
 	}
-	var w io.Writer = e.Stdout
-	if c.output != "" {
-		f, err := os.Create(c.output)
-		if err != nil {
-			return usageErr("--output: %v", err)
-		}
-		defer f.Close()
-		w = f
-	}
-	rep, err := report.New(c.format, report.Options{Getenv: e.Getenv, Color: report.UseColor(w, e.Getenv)})
-	if err != nil {
-		return usageErr("--format: %v", err)
-	}
-	err = c.st.Measure("report", func() error {
-		return rep.Write(w, &report.Report{Findings: fs, Rules: reg, Tool: "contractlint", Version: Version(), Notes: c.notes})
-	})
-	if err != nil {
-		return usageErr("writing the report: %v", err)
+	if err := c.write(e, &report.Report{Findings: fs, Rules: reg, Review: c.review, Notes: c.notes}); err != nil {
+		return err
 	}
 	if c.st != nil {
 		c.st.Write(e.Stderr)
@@ -171,6 +192,80 @@ func (c *common) emit(e *Env, fs []rules.Finding, reg *rules.Registry) error {
 		}
 	}
 	return nil
+}
+
+// write renders r in the chosen format to --output or standard output, and
+// in each --output-FORMAT's format to its file.
+func (c *common) write(e *Env, r *report.Report) error {
+	r.Tool, r.Version = "contractlint", Version()
+	if err := c.writeOne(e, c.format, c.output, "--output", r); err != nil {
+		return err
+	}
+	return c.writeAlso(r, alsoFormats)
+}
+
+// writeAlso writes r to the --output-FORMAT files of the formats given.
+func (c *common) writeAlso(r *report.Report, formats []string) error {
+	for _, name := range formats {
+		if file := c.also[name]; file != nil && c.flags.Changed("output-"+name) {
+			if *file == "" {
+				return usageErr("--output-%s: want a file name", name)
+			}
+			// The job summary is the main report's to write, once.
+			if err := c.writeOne(&Env{Getenv: func(string) string { return "" }}, name, *file, "--output-"+name, r); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (c *common) writeOne(e *Env, format, file, flag string, r *report.Report) error {
+	var w io.Writer = e.Stdout
+	if file != "" {
+		f, err := os.Create(file)
+		if err != nil {
+			return usageErr("%s: %v", flag, err)
+		}
+		defer f.Close()
+		w = f
+	}
+	rep, err := report.New(format, report.Options{Getenv: e.Getenv, Color: report.UseColor(w, e.Getenv)})
+	if err != nil {
+		return usageErr("--format: %v", err)
+	}
+	err = c.st.Measure("report", func() error { return rep.Write(w, r) })
+	if err != nil {
+		return usageErr("writing the report: %v", err)
+	}
+	return nil
+}
+
+// inputProblems reports unreadable input: exit 2 with every problem on
+// standard error and, in the formats a CI reads (github annotations, SARIF
+// notifications), in the report too, so the problem shows where findings do.
+func (c *common) inputProblems(e *Env, err error, reg *rules.Registry) error {
+	var ps source.Problems
+	if !errors.As(err, &ps) {
+		return inputErr(err)
+	}
+	r := &report.Report{Rules: reg, Tool: "contractlint", Version: Version()}
+	for _, p := range ps {
+		r.Problems = append(r.Problems, report.Problem{File: p.File, Line: p.Line, Column: p.Column, Msg: p.Msg})
+	}
+	// Only these formats can say that nothing was compared; the others
+	// would read as a pass.
+	var werr error
+	if c.format == "github" || c.format == "sarif" {
+		werr = c.writeOne(e, c.format, c.output, "--output", r)
+	}
+	if werr == nil {
+		werr = c.writeAlso(r, []string{"sarif"})
+	}
+	if werr != nil {
+		fmt.Fprintln(e.Stderr, "contractlint:", werr)
+	}
+	return inputErr(err)
 }
 
 func newDiffCmd(e *Env) *cobra.Command {
@@ -204,9 +299,9 @@ func newDiffCmd(e *Env) *cobra.Command {
 			}
 			fs, err := pipeline.Diff(old, nw, o)
 			if err != nil {
-				return inputErr(err)
+				return c.inputProblems(e, err, o.Registry)
 			}
-			return c.emit(e, fs, o.Registry)
+			return c.emit(e, withUnusedAccepts(fs, o.Settings, append(old.Shown(), nw.Shown()...)), o.Registry)
 		},
 	}
 	c.register(cmd)

@@ -2,9 +2,7 @@ package cli
 
 import (
 	"fmt"
-	"io"
 	"net/http"
-	"net/url"
 	"os"
 	"strings"
 	"time"
@@ -49,13 +47,9 @@ func newProbeCmd(e *Env) *cobra.Command {
 			return runProbe(cmd, e, &c, &pf, args[0])
 		},
 	}
-	c.register(cmd)
-	// The proto flags mean nothing to an HTTP endpoint.
-	_ = cmd.Flags().MarkHidden("proto-path")
-	_ = cmd.Flags().MarkHidden("proto-level")
+	registerLive(cmd, &c, &pf.headers)
 	f := cmd.Flags()
 	f.StringVar(&pf.contract, "contract", "", "the endpoint's OpenAPI contract: check answers against it and lint the operation")
-	f.StringArrayVarP(&pf.headers, "header", "H", nil, "request header 'Name: value' (repeatable), such as 'Authorization: Bearer …'")
 	f.StringArrayVar(&pf.second, "second-header", nil, "another account's credential header 'Name: value' (repeatable): "+
 		"step 7 sends the first account's key and body with it and expects a new request, never the first account's answer")
 	f.StringVar(&pf.charges, "charges-endpoint", "", "a GET URL (or path) on the probed host that lists the newest charges first, "+
@@ -74,9 +68,9 @@ func runProbe(cmd *cobra.Command, e *Env, c *common, pf *probeFlags, rawURL stri
 	if err != nil {
 		return err
 	}
-	u, err := url.Parse(rawURL)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return usageErr("probe: %q is not an absolute http or https URL", rawURL)
+	u, err := liveURL("probe", rawURL)
+	if err != nil {
+		return err
 	}
 	if err := probe.CheckHost(u, pf.allow); err != nil {
 		return usageErr("%v", err)
@@ -111,12 +105,7 @@ func runProbe(cmd *cobra.Command, e *Env, c *common, pf *probeFlags, rawURL stri
 	if err := cfg.Validate(); err != nil {
 		return usageErr("probe: %v", err)
 	}
-	// Progress and passed steps go with a text report on standard output;
-	// beside a machine-readable report they go to standard error.
-	var info io.Writer = e.Stderr
-	if c.format == "text" && c.output == "" {
-		info = e.Stdout
-	}
+	info := c.progress(e)
 	fmt.Fprintf(info, "probe: POST %s: %d steps, %d requests (concurrency %d, timeout %s)\n",
 		report.Clean(u.Redacted()), probe.Steps(), cfg.Requests(), cfg.Concurrency, cfg.Timeout)
 	rep := probe.Run(cmd.Context(), cfg)

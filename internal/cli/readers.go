@@ -9,12 +9,16 @@ import (
 	"github.com/contractlint/contractlint/internal/limits"
 	"github.com/contractlint/contractlint/internal/readers"
 	"github.com/contractlint/contractlint/internal/report"
+	"github.com/contractlint/contractlint/internal/source"
 )
 
 // readerOpts holds the consumer-evidence flags.
 type readerOpts struct {
 	paths  []string
 	window window
+	// root is the repository the paths must stay in: the working
+	// directory's for --readers, the config's for readers.paths.
+	root string
 }
 
 // addReaderFlags registers --readers and --readers-window on cmd.
@@ -33,7 +37,14 @@ func (o *readerOpts) load(e *Env, now time.Time, lim limits.Limits) (*readers.Se
 		return nil, nil
 	}
 	warn := func(msg string) { fmt.Fprintln(e.Stderr, "contractlint: warning:", report.Clean(msg)) }
-	s, err := readers.Load(o.paths, time.Duration(o.window), now, lim.OrDefault().FileSize, warn)
+	root := o.root
+	if root == "" {
+		var err error
+		if root, err = source.Root("."); err != nil {
+			return nil, usageErr("--readers: %v", err)
+		}
+	}
+	s, err := readers.Load(root, o.paths, time.Duration(o.window), now, lim.OrDefault().FileSize, warn)
 	if err != nil {
 		return nil, inputErr(err)
 	}

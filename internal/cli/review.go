@@ -59,19 +59,28 @@ func newReviewCmd(e *Env) *cobra.Command {
 				}
 			}
 			o.Dir, o.Paths, o.Globs, o.Pipeline = ".", args, c.cfg.ContractGlobs(), po
+			if c.cfg.Contracts != nil {
+				o.GlobsFrom = c.cfg.File
+			}
 			if tr.on() {
 				if log != nil || o.Base != "" {
 					return usageErr("--against and --against-tags compare with releases: not with --base or --changelog")
 				}
-				fs, note, err := tr.run(e, o)
+				tres, err := tr.run(e, o)
 				if err != nil {
-					return err
+					if errors.As(err, new(source.Problems)) {
+						return c.inputProblems(e, err, po.Registry)
+					}
+					return reviewErr(err)
 				}
-				c.notes = append(c.notes, note)
-				return c.emit(e, fs, po.Registry)
+				c.notes = append(c.notes, tres.Note)
+				return c.emit(e, withUnusedAccepts(tres.Findings, po.Settings, tres.Read), po.Registry)
 			}
 			res, err := review.Run(o)
 			if err != nil {
+				if errors.As(err, new(source.Problems)) {
+					return c.inputProblems(e, err, po.Registry)
+				}
 				return reviewErr(err)
 			}
 			warnUnmatched(e, res.Unmatched)
@@ -86,7 +95,8 @@ func newReviewCmd(e *Env) *cobra.Command {
 				}
 				return c.writeChangelog(e, log)
 			}
-			return c.emit(e, res.Findings, po.Registry)
+			c.review = reviewReport(e, res)
+			return c.emit(e, withUnusedAccepts(res.Findings, po.Settings, res.Read), po.Registry)
 		},
 	}
 	c.register(cmd)
@@ -99,6 +109,18 @@ func newReviewCmd(e *Env) *cobra.Command {
 	f.BoolVar(&o.Staged, "staged", false, "review the staged changes (the index) instead of the working tree")
 	f.IntVar(&o.HistoryDepth, "history-depth", 0, "commits of each .proto file's history read for field numbers used before (0: all)")
 	return cmd
+}
+
+// reviewReport is what every report says about the review: the base and
+// how many contracts were compared. On GitHub the repository is named as
+// the runner names it; elsewhere by origin's URL without credentials.
+func reviewReport(e *Env, res *review.Result) *report.Review {
+	uri := res.RemoteURI
+	if server, repo := e.Getenv("GITHUB_SERVER_URL"), e.Getenv("GITHUB_REPOSITORY"); server != "" && repo != "" {
+		uri = strings.TrimSuffix(server, "/") + "/" + repo
+	}
+	return &report.Review{Base: res.Base.String(), BaseRef: res.Base.Ref, BaseCommit: res.Base.Commit,
+		RepositoryURI: uri, Compared: res.Compared, NotReviewed: res.NotReviewed}
 }
 
 // warnUnmatched says, in one line, which evidence entries served none of the

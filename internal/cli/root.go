@@ -53,12 +53,12 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var xe *exitError
 	if errors.As(err, &xe) {
 		if xe.msg != "" {
-			fmt.Fprintln(stderr, "contractlint:", xe.msg)
+			fmt.Fprintln(stderr, "contractlint:", cleanLines(xe.msg))
 		}
 		return xe.code
 	}
 	// cobra's own errors (unknown flag, wrong argument count) are usage errors.
-	fmt.Fprintln(stderr, "contractlint:", err)
+	fmt.Fprintln(stderr, "contractlint:", cleanLines(err.Error()))
 	return ExitUsage
 }
 
@@ -86,19 +86,40 @@ var commands = []func(*Env) *cobra.Command{
 	newRulesCmd,
 	newDiffCmd,
 	newProbeCmd,
+	newReplayCmd,
 	newLintCmd,
 	newInitCmd,
-	newChargeServerCmd,
 	newReviewCmd,
 	newLockCmd,
 	newChangelogCmd,
 }
 
-// Version is the module version the binary was built from ("devel" for a
-// build from a checkout).
+// Version is the module version the binary was built from: the tag `go
+// install ...@v1.2.0` recorded, else "devel" with the commit a checkout
+// build recorded.
 func Version() string {
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return bi.Main.Version
+	bi, _ := debug.ReadBuildInfo()
+	return versionOf(bi)
+}
+
+func versionOf(bi *debug.BuildInfo) string {
+	if bi == nil {
+		return "devel"
 	}
-	return "devel"
+	if v := bi.Main.Version; v != "" && v != "(devel)" {
+		return v
+	}
+	var rev, dirty string
+	for _, s := range bi.Settings {
+		switch {
+		case s.Key == "vcs.revision":
+			rev = s.Value[:min(len(s.Value), 12)]
+		case s.Key == "vcs.modified" && s.Value == "true":
+			dirty = ", modified"
+		}
+	}
+	if rev == "" {
+		return "devel"
+	}
+	return "devel (" + rev + dirty + ")"
 }

@@ -11,12 +11,16 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/contractlint/contractlint/internal/chargecli"
 	"github.com/contractlint/contractlint/internal/cli"
 )
 
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
 		"contractlint": func() { os.Exit(cli.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
+		// The charge server and its client are their own commands (cmd/).
+		"charge-server": func() { os.Exit(chargecli.Server(os.Args[1:], os.Stdout, os.Stderr)) },
+		"charge-client": func() { os.Exit(chargecli.Client(os.Args[1:], os.Stdout, os.Stderr)) },
 	})
 }
 

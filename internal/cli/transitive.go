@@ -5,7 +5,6 @@ import (
 
 	"github.com/contractlint/contractlint/internal/compat"
 	"github.com/contractlint/contractlint/internal/review"
-	"github.com/contractlint/contractlint/rules"
 )
 
 // transitive holds review's --against and --against-tags.
@@ -21,15 +20,15 @@ func (t *transitive) register(f *pflag.FlagSet) {
 
 func (t *transitive) on() bool { return len(t.against) > 0 || t.tags != "" }
 
-// run reviews the head against every release; the note, for the report,
-// says which releases were checked and which skipped.
-func (t *transitive) run(e *Env, o review.Options) ([]rules.Finding, string, error) {
+// run reviews the head against every release; the result's note, for the
+// report, says which releases were checked and which skipped.
+func (t *transitive) run(e *Env, o review.Options) (*compat.Result, error) {
 	res, err := compat.Run(compat.Options{Review: o, Against: t.against, Tags: t.tags})
 	if err != nil {
-		return nil, "", reviewErr(err)
+		return nil, err
 	}
 	warnUnmatched(e, res.Unmatched)
-	return res.Findings, res.Note, nil
+	return res, nil
 }
 
 // lockedReleases resolves lock --releases into the releases to record.

@@ -42,6 +42,9 @@ type Result struct {
 	Checked, Skipped []Release
 	Findings         []rules.Finding
 	Unmatched        []readers.Entry
+	// Read are the contract files any release's review read, so that an
+	// ignore unused by every one of them can be reported.
+	Read []string
 	// Note says what was checked, for the reader of the report.
 	Note string
 }
@@ -81,10 +84,13 @@ func Run(o Options) (*Result, error) {
 		}
 		per = append(per, rr.Findings)
 		res.Unmatched = append(res.Unmatched, rr.Unmatched...)
+		res.Read = append(res.Read, rr.Read...)
 	}
 	res.Findings = once(per, res.Checked)
 	slices.SortFunc(res.Unmatched, func(a, b readers.Entry) int { return cmp.Compare(a.File+a.Where, b.File+b.Where) })
 	res.Unmatched = slices.Compact(res.Unmatched)
+	slices.Sort(res.Read)
+	res.Read = slices.Compact(res.Read)
 	return res, nil
 }
 

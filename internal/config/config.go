@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"path"
 	"path/filepath"
@@ -38,12 +39,18 @@ type Config struct {
 	// File is the config's path as given, for messages.
 	File string
 	// Dir is the directory holding the file; relative paths resolve from it.
-	Dir      string
+	Dir string
+	// Root is the top of the repository holding the file: paths in the
+	// config (readers) may not leave it.
+	Root     string
 	Packs    map[string]bool
 	Rules    map[string]bool
 	Severity map[string]rules.Severity
 	// Ignore are globs of files whose findings are dropped.
 	Ignore []string
+	// Accepts are ignore entries that accept one change each: a rule, an
+	// element (name or JSON pointer), optionally a file glob, a reason.
+	Accepts []rules.Ignore
 	// Contracts are globs (repository-relative) of the files review compares;
 	// nil means DefaultContracts.
 	Contracts []string
@@ -58,47 +65,91 @@ type Config struct {
 	// HistoryDepth bounds how many commits of a file's history review reads
 	// for field numbers; 0 means all of it.
 	HistoryDepth int
-	// Limits bound what a run reads (limits: file-size, depth, files); zero
+	// Limits bound what a run reads (limits: file-size, depth, files,
+	// elements, keys, proto-line); zero
 	// fields keep the defaults.
 	Limits limits.Limits
 	// Compat is the directions diff and review judge (compat:); 0 when unset.
 	Compat rules.Compat
+	// Strict refuses an OpenAPI document its validator calls invalid
+	// (exit 2) instead of reporting contract-invalid findings.
+	Strict bool
 }
 
 // Find looks for FileName in dir and each directory above it and returns its
-// path, or "" when there is none.
+// path, or "" when there is none. Inside a git work tree it never looks above
+// the tree's top: a file there belongs to someone else, and a pull request
+// must not be able to reach it.
 func Find(dir string) (string, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return "", err
 	}
+	top := repoTop(abs)
 	for d := abs; ; d = filepath.Dir(d) {
 		p := filepath.Join(d, FileName)
-		fi, err := os.Stat(p)
+		fi, err := os.Lstat(p)
 		if err == nil && !fi.IsDir() {
 			return p, nil
 		}
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return "", err
 		}
-		if filepath.Dir(d) == d {
+		if d == top || filepath.Dir(d) == d {
 			return "", nil
 		}
 	}
 }
 
-// Load reads and checks the config at file. Every problem is reported, each
-// at its file:line:col, as a source.Problems.
-func Load(file string) (*Config, error) {
-	data, err := os.ReadFile(file)
+// repoTop is the top of the git work tree holding dir, or "" outside one.
+func repoTop(dir string) string {
+	top, err := source.Root(dir)
 	if err != nil {
-		return nil, source.Errorf(file, 0, 0, "cannot read the config: %v", unwrap(err))
+		return ""
 	}
-	dir, err := filepath.Abs(filepath.Dir(file))
+	if _, err := os.Lstat(filepath.Join(top, ".git")); err != nil {
+		return ""
+	}
+	return top
+}
+
+// Load reads and checks the config at file. It is read like a contract,
+// through the source boundary of the repository holding it and under the
+// default limits: a symbolic link out of the tree, a device, a pipe or a
+// huge file is refused before its contents could reach a message. Every
+// problem is reported, each at its file:line:col, as a source.Problems.
+func Load(file string) (*Config, error) {
+	abs, err := filepath.Abs(file)
 	if err != nil {
 		return nil, err
 	}
-	return Parse(file, dir, data)
+	root, err := source.Root(abs)
+	if err != nil {
+		return nil, source.Errorf(file, 0, 0, "cannot read the config: %v", unwrap(err))
+	}
+	src, err := source.OpenDir(root)
+	if err != nil {
+		return nil, source.Errorf(file, 0, 0, "cannot read the config: %v", unwrap(err))
+	}
+	rel, err := filepath.Rel(root, abs)
+	if err != nil {
+		return nil, err
+	}
+	show := func(string) string { return file }
+	rel = filepath.ToSlash(rel)
+	data, err := limits.Default().Guard(src, show).ReadFile(rel)
+	var ps source.Problems
+	if errors.As(err, &ps) {
+		return nil, ps
+	}
+	if err != nil {
+		return nil, source.Errorf(file, 0, 0, "cannot read the config: %v", reason(err, rel))
+	}
+	c, err := Parse(file, filepath.Dir(abs), data)
+	if c != nil {
+		c.Root = root
+	}
+	return c, err
 }
 
 // Parse reads config text; name is shown in messages and dir anchors paths.
@@ -141,12 +192,16 @@ func (c *Config) Apply(s *rules.Settings) {
 		s.Severity[k] = v
 	}
 	s.IgnorePaths = append(s.IgnorePaths, c.Ignore...)
+	if len(c.Accepts) > 0 {
+		s.Accept(c.Accepts...)
+	}
 	if c.ProtoLevel != 0 {
 		s.ProtoLevel = c.ProtoLevel
 	}
 	if c.Compat != 0 {
 		s.Compat = c.Compat
 	}
+	s.Strict = s.Strict || c.Strict
 }
 
 // ContractGlobs returns the globs review uses.
@@ -223,7 +278,7 @@ func (p *parser) top(n *yaml.Node, c *Config) {
 		case "severity":
 			c.Severity = p.severities(v)
 		case "ignore":
-			c.Ignore = p.globs(v, "ignore")
+			c.Ignore, c.Accepts = p.ignores(v)
 		case "contracts":
 			c.Contracts = p.globs(v, "contracts")
 			if c.Contracts == nil {
@@ -244,8 +299,13 @@ func (p *parser) top(n *yaml.Node, c *Config) {
 				return
 			}
 			c.Compat = compat
+		case "strict":
+			var ok bool
+			if c.Strict, ok = p.boolean(v); !ok {
+				p.errorf(v, "strict: want true or false, not %q", v.Value)
+			}
 		default:
-			p.errorf(k, "unknown key %q (want packs, rules, severity, ignore, contracts, readers, proto, history, limits or compat)", k.Value)
+			p.errorf(k, "unknown key %q (want packs, rules, severity, ignore, contracts, readers, proto, history, limits, strict or compat)", k.Value)
 		}
 	})
 }
@@ -339,6 +399,63 @@ func (p *parser) globs(n *yaml.Node, what string) []string {
 	return out
 }
 
+// ignores reads the ignore list: a string is a glob of files whose findings
+// are all dropped; a mapping accepts one change, {rule, element, file,
+// reason}, and is reported unused when it matched nothing.
+func (p *parser) ignores(n *yaml.Node) ([]string, []rules.Ignore) {
+	n = deref(n)
+	if n.Kind != yaml.SequenceNode {
+		return p.globs(n, "ignore"), nil
+	}
+	var globs []string
+	var accepts []rules.Ignore
+	for _, e := range n.Content {
+		e = deref(e)
+		if e.Kind != yaml.MappingNode {
+			globs = append(globs, p.globs(&yaml.Node{Kind: yaml.SequenceNode, Content: []*yaml.Node{e}}, "ignore")...)
+			continue
+		}
+		a := rules.Ignore{Loc: rules.Location{File: p.file, Line: e.Line, Column: e.Column}}
+		p.mapping(e, "ignore", func(k, v *yaml.Node) {
+			var field *string
+			switch k.Value {
+			case "rule":
+				field = &a.Rule
+			case "element":
+				field = &a.Element
+			case "file":
+				field = &a.File
+			case "reason":
+				field = &a.Reason
+			default:
+				p.errorf(k, "ignore: unknown key %q (want rule, element, file or reason)", k.Value)
+				return
+			}
+			if v.Kind != yaml.ScalarNode || v.Value == "" {
+				p.errorf(v, "ignore: %s: want a non-empty string", k.Value)
+				return
+			}
+			*field = v.Value
+			if k.Value == "rule" && !p.known.rules[v.Value] {
+				p.errorf(v, "unknown rule %q (see `contractlint rules`)", v.Value)
+			}
+			if _, err := path.Match(v.Value, ""); k.Value == "file" && err != nil {
+				p.errorf(v, "ignore: bad glob %q: %v", v.Value, err)
+			}
+		})
+		switch {
+		case a.Rule == "":
+			p.errorf(e, "ignore: an accepted change names its rule")
+		case a.Element == "":
+			p.errorf(e, "ignore: an accepted change names its element (a name or a JSON pointer); a glob string ignores whole files")
+		case a.Reason == "":
+			p.errorf(e, "ignore: an accepted change needs a reason")
+		}
+		accepts = append(accepts, a)
+	}
+	return globs, accepts
+}
+
 func (p *parser) readers(n *yaml.Node, c *Config) {
 	p.mapping(n, "readers", func(k, v *yaml.Node) {
 		switch k.Value {
@@ -402,30 +519,40 @@ func (p *parser) history(n *yaml.Node, c *Config) {
 }
 
 // limits reads the bounds on what a run reads; the flags of the same names
-// (--max-file-size, --max-depth, --max-files) win over them.
+// (--max-file-size, --max-depth, --max-files, --max-elements, --max-keys,
+// --max-proto-line) win over them.
 func (p *parser) limits(n *yaml.Node, c *Config) {
 	p.mapping(n, "limits", func(k, v *yaml.Node) {
 		switch k.Value {
-		case "file-size":
+		case "file-size", "proto-line":
 			size, err := limits.ParseSize(v.Value)
-			if v.Kind != yaml.ScalarNode || err != nil {
-				p.errorf(v, "limits.file-size: want a size such as 64MiB, not %q", v.Value)
+			if v.Kind != yaml.ScalarNode || err != nil || size > math.MaxInt32 {
+				p.errorf(v, "limits.%s: want a size such as 64MiB, not %q", k.Value, v.Value)
 				return
 			}
-			c.Limits.FileSize = size
-		case "depth", "files":
+			if k.Value == "file-size" {
+				c.Limits.FileSize = size
+			} else {
+				c.Limits.ProtoLine = int(size)
+			}
+		case "depth", "files", "elements", "keys":
 			var d int
 			if v.Kind != yaml.ScalarNode || v.Tag != "!!int" || v.Decode(&d) != nil || d <= 0 {
 				p.errorf(v, "limits.%s: want a positive number, not %q", k.Value, v.Value)
 				return
 			}
-			if k.Value == "depth" {
+			switch k.Value {
+			case "depth":
 				c.Limits.Depth = d
-			} else {
+			case "files":
 				c.Limits.Files = d
+			case "keys":
+				c.Limits.Keys = d
+			default:
+				c.Limits.Elements, c.Limits.ProtoElements = d, d
 			}
 		default:
-			p.errorf(k, "unknown key limits.%s (want file-size, depth or files)", k.Value)
+			p.errorf(k, "unknown key limits.%s (want file-size, depth, files, elements, keys or proto-line)", k.Value)
 		}
 	})
 }
@@ -440,6 +567,12 @@ func yamlProblem(file string, err error) error {
 		msg = strings.TrimSpace(msg)
 	}
 	return source.Errorf(file, line, 0, "%s", msg)
+}
+
+// reason is what a Source says about name, without the name: the problem
+// names the config file as the user gave it.
+func reason(err error, name string) string {
+	return strings.TrimPrefix(unwrap(err).Error(), name+": ")
 }
 
 func unwrap(err error) error {

@@ -4,10 +4,12 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/contractlint/contractlint/internal/config"
+	"github.com/contractlint/contractlint/internal/limits"
 	"github.com/contractlint/contractlint/rules"
 )
 
@@ -23,7 +25,7 @@ func TestTemplateIsTheDefault(t *testing.T) {
 			t.Errorf("template switches %s to %v, default is %v", r.ID, got, want)
 		}
 	}
-	if s.ProtoLevel != rules.LevelWireJSON || c.HistoryDepth != 0 {
+	if s.ProtoLevel != rules.LevelWireJSON || c.HistoryDepth != 0 || s.Strict {
 		t.Errorf("template level %v depth %d, want wire-json and 0", s.ProtoLevel, c.HistoryDepth)
 	}
 	if strings.Join(c.ContractGlobs(), ",") != strings.Join(config.DefaultContracts, ",") {
@@ -41,6 +43,7 @@ contracts: ["api/**/*.yaml"]
 readers: {paths: [pacts], window: 30d}
 proto: {level: wire, paths: [proto]}
 history: {depth: 5}
+strict: true
 `))
 	if err != nil {
 		t.Fatal(err)
@@ -52,7 +55,7 @@ history: {depth: 5}
 		t.Errorf("switches not applied: %+v", s)
 	case s.Severity["idempotency-key-missing"] != rules.Warning:
 		t.Errorf("severity not applied: %v", s.Severity)
-	case len(s.IgnorePaths) != 1 || s.ProtoLevel != rules.LevelWire:
+	case len(s.IgnorePaths) != 1 || s.ProtoLevel != rules.LevelWire || !s.Strict:
 		t.Errorf("ignore or level not applied: %+v", s)
 	case c.ReadersWindow != 30*24*time.Hour || c.Readers[0] != filepath.Join("/repo", "pacts"):
 		t.Errorf("readers %v window %v", c.Readers, c.ReadersWindow)
@@ -74,6 +77,7 @@ func TestParseErrors(t *testing.T) {
 		{"proto:\n  level: strict\n", `c.yaml:2:10: proto.level: want file, package, wire-json or wire, not "strict"`},
 		{"history:\n  depth: -1\n", `c.yaml:2:10: history.depth: want a number of commits`},
 		{"history:\n  deep: 1\n", `c.yaml:2:3: unknown key history.deep`},
+		{"strict: sometimes\n", `c.yaml:1:9: strict: want true or false, not "sometimes"`},
 		{"packs: {breaking: on}\npacks: {}\n", `c.yaml:2:1: the config: "packs" is set twice`},
 		{"contracts: 3\n", `c.yaml:1:12: contracts must be a list of strings`},
 		{"- a\n", `c.yaml:1:1: the config must be a mapping`},
@@ -88,9 +92,17 @@ func TestParseErrors(t *testing.T) {
 }
 
 func TestFindAndLoad(t *testing.T) {
-	root := t.TempDir()
+	root := filepath.Join(t.TempDir(), "repo")
 	deep := filepath.Join(root, "a", "b")
 	if err := os.MkdirAll(deep, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// A repository (a .git entry is what marks its top), and a config above
+	// it that belongs to someone else and must never be found.
+	if err := os.Mkdir(filepath.Join(root, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "..", config.FileName), []byte("bogus: 1\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if p, err := config.Find(deep); err != nil || (p != "" && strings.HasPrefix(p, root)) {
@@ -110,5 +122,74 @@ func TestFindAndLoad(t *testing.T) {
 	}
 	if _, err := config.Load(filepath.Join(root, "missing.yaml")); err == nil || !strings.Contains(err.Error(), "cannot read the config") {
 		t.Errorf("Load of a missing file: %v", err)
+	}
+}
+
+// An ignore entry is a glob of files, or one accepted change: a rule, the
+// element (name or JSON pointer), optionally the files, and a reason.
+func TestParseAcceptedChanges(t *testing.T) {
+	c, err := config.Parse("c.yaml", "/repo", []byte(`ignore:
+  - "vendor/**"
+  - rule: response-property-removed
+    element: "#/components/schemas/Order/properties/tracking_url"
+    file: api/orders.yaml
+    reason: moved to the carrier's page
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &rules.Settings{}
+	c.Apply(s)
+	want := rules.Ignore{Rule: "response-property-removed", Element: "#/components/schemas/Order/properties/tracking_url",
+		File: "api/orders.yaml", Reason: "moved to the carrier's page", Loc: rules.Location{File: "c.yaml", Line: 3, Column: 5}}
+	if len(s.IgnorePaths) != 1 || len(s.Accepts) != 1 || s.Accepts[0] != want {
+		t.Errorf("IgnorePaths %v, Accepts %+v; want one glob and %+v", s.IgnorePaths, s.Accepts, want)
+	}
+
+	for _, tc := range []struct{ text, want string }{
+		{"ignore:\n  - {rule: response-property-removed, element: x}\n", `c.yaml:2:5: ignore: an accepted change needs a reason`},
+		{"ignore:\n  - {rule: no-such-rule, element: x, reason: r}\n", `c.yaml:2:12: unknown rule "no-such-rule"`},
+		{"ignore:\n  - {rule: response-property-removed, reason: r}\n", `c.yaml:2:5: ignore: an accepted change names its element`},
+		{"ignore:\n  - {rule: response-property-removed, element: x, reason: r, when: now}\n", `c.yaml:2:62: ignore: unknown key "when"`},
+	} {
+		_, err := config.Parse("c.yaml", "/repo", []byte(tc.text))
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: err = %v, want %q", tc.text, err, tc.want)
+		}
+	}
+}
+
+// TestLoadBoundary: the config is read like a contract. A FIFO is refused
+// rather than waited on, a file over the size limit is refused unread, and
+// a config nested past the depth limit is refused at its line.
+func TestLoadBoundary(t *testing.T) {
+	root := t.TempDir()
+	if err := os.Mkdir(filepath.Join(root, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	fifo := filepath.Join(root, "fifo.yaml")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Skipf("no FIFO on this system: %v", err)
+	}
+	big := filepath.Join(root, "big.yaml")
+	if err := os.WriteFile(big, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(big, limits.DefaultFileSize+1); err != nil { // sparse: no disk used
+		t.Fatal(err)
+	}
+	deep := filepath.Join(root, "deep.yaml")
+	if err := os.WriteFile(deep, []byte("packs: "+strings.Repeat("[", 300)+strings.Repeat("]", 300)+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for file, want := range map[string]string{
+		fifo: "cannot read the config: not a regular file (a device, pipe or socket)",
+		big:  "is larger than the limit of 64MiB on one file (raise it with --max-file-size)",
+		deep: ":1: nested deeper than the limit of 256 levels (raise it with --max-depth)",
+	} {
+		_, err := config.Load(file)
+		if err == nil || !strings.HasPrefix(err.Error(), file) || !strings.Contains(err.Error(), want) {
+			t.Errorf("Load(%s) = %v, want %q", filepath.Base(file), err, want)
+		}
 	}
 }

@@ -7,36 +7,37 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
 	"gopkg.in/yaml.v3"
 )
 
+type actionStep struct {
+	ID   string            `yaml:"id"`
+	Name string            `yaml:"name"`
+	Uses string            `yaml:"uses"`
+	If   string            `yaml:"if"`
+	Run  string            `yaml:"run"`
+	Env  map[string]string `yaml:"env"`
+	With map[string]string `yaml:"with"`
+}
+
 type actionFile struct {
 	Inputs map[string]struct {
 		Default string `yaml:"default"`
 	} `yaml:"inputs"`
 	Runs struct {
-		Using string `yaml:"using"`
-		Steps []struct {
-			ID   string            `yaml:"id"`
-			Uses string            `yaml:"uses"`
-			Run  string            `yaml:"run"`
-			Env  map[string]string `yaml:"env"`
-		} `yaml:"steps"`
+		Using string       `yaml:"using"`
+		Steps []actionStep `yaml:"steps"`
 	} `yaml:"runs"`
 }
 
 var expr = regexp.MustCompile(`\$\{\{\s*([a-z_.-]+)\s*\}\}`)
 
-// TestAction runs every `run:` step of action.yml with bash, the way a
-// runner does, in a throwaway repository with a pull request event, and
-// checks the outputs, annotations, job summary and SARIF file.
-func TestAction(t *testing.T) {
-	need(t, "bash")
-	need(t, "go")
-	top := repoTop(t)
+func readAction(t *testing.T, top string) actionFile {
+	t.Helper()
 	var act actionFile
 	b, err := os.ReadFile(filepath.Join(top, "action.yml"))
 	if err != nil {
@@ -48,6 +49,146 @@ func TestAction(t *testing.T) {
 	if act.Runs.Using != "composite" {
 		t.Fatalf("runs.using = %q, want composite", act.Runs.Using)
 	}
+	return act
+}
+
+// fakeRunner is what a GitHub runner gives a composite action's steps:
+// the env files, the event, the workspace, and the tools on PATH (here a
+// fake gh that records its calls).
+type fakeRunner struct {
+	t                     *testing.T
+	top, tmp, work, ghLog string
+	files                 map[string]string
+	env                   []string
+	inputs, ctx           map[string]string
+	// built is set once contractlint is built: later runs play a cache hit.
+	built bool
+}
+
+func newFakeRunner(t *testing.T, act actionFile, top, work, tmp, base string) *fakeRunner {
+	r := &fakeRunner{t: t, top: top, tmp: tmp, work: work, files: map[string]string{},
+		inputs: map[string]string{}, ghLog: filepath.Join(tmp, "gh.log")}
+	for _, name := range []string{"GITHUB_OUTPUT", "GITHUB_STEP_SUMMARY", "GITHUB_ENV", "GITHUB_PATH"} {
+		r.files[name] = filepath.Join(tmp, strings.ToLower(name))
+	}
+	event := filepath.Join(tmp, "event.json")
+	write(t, event, fmt.Sprintf(`{"action": "opened", "pull_request": {"number": 7,
+  "head": {"ref": "pr", "sha": "%s"},
+  "base": {"ref": "main", "sha": "%s"}}}`, strings.Repeat("f", 40), base))
+	for k, v := range act.Inputs {
+		r.inputs[k] = v.Default
+	}
+	r.ctx = map[string]string{"github.action_path": top, "github.token": "fake-token"}
+	tools := filepath.Join(tmp, "tools")
+	write(t, filepath.Join(tools, "gh"), fakeGH)
+	if err := os.Chmod(filepath.Join(tools, "gh"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	r.env = []string{"GITHUB_ACTIONS=true", "GITHUB_EVENT_NAME=pull_request", "GITHUB_EVENT_PATH=" + event,
+		"GITHUB_WORKSPACE=" + work, "GITHUB_ACTION_PATH=" + top, "GITHUB_REPOSITORY=shop/api",
+		"RUNNER_TEMP=" + tmp, "RUNNER_OS=Linux", "RUNNER_ARCH=X64", "NO_COLOR=1",
+		"FAKE_GH_LOG=" + r.ghLog, "FAKE_GH_COMMENTS=" + filepath.Join(tmp, "gh-comments"),
+		"PATH=" + tools + string(os.PathListSeparator) + os.Getenv("PATH")}
+	for k, v := range r.files {
+		r.env = append(r.env, k+"="+v)
+	}
+	return r
+}
+
+// fakeGH records each call, with what it read on standard input, and
+// answers a listing of comments with the ids in $FAKE_GH_COMMENTS.
+const fakeGH = `#!/usr/bin/env bash
+{ printf 'gh'; printf ' %s' "$@"; echo; } >> "$FAKE_GH_LOG"
+for a in "$@"; do
+  if [ "$a" = "--input" ]; then echo "--- stdin" >> "$FAKE_GH_LOG"; cat >> "$FAKE_GH_LOG"; echo "--- end" >> "$FAKE_GH_LOG"; fi
+  if [ "$a" = "--paginate" ]; then cat "$FAKE_GH_COMMENTS" 2>/dev/null || true; fi
+done
+`
+
+// run runs every step the way a runner does: a `uses:` step is skipped
+// (the test uses the machine's Go and has no cache), the rest with bash;
+// after a failed step only steps that ask to run anyway do. It returns the
+// review step's standard output and exit status.
+func (r *fakeRunner) run(act actionFile) (string, int) {
+	t := r.t
+	for _, f := range r.files {
+		write(t, f, "")
+	}
+	var stdout string
+	status, failed := -1, false
+	for _, st := range act.Runs.Steps {
+		if st.Run == "" {
+			continue
+		}
+		if failed && !strings.Contains(st.If, "!cancelled()") {
+			continue
+		}
+		if r.built && strings.Contains(st.If, "steps.cache.outputs.cache-hit != 'true'") {
+			continue
+		}
+		if strings.Contains(st.Run, "${{") {
+			t.Fatalf("step %q expands ${{ }} inside run:; inputs must reach scripts through env", st.ID)
+		}
+		stepEnv := append(append([]string{}, r.env...), readEnvFile(t, r.files["GITHUB_ENV"])...)
+		for k, v := range st.Env {
+			stepEnv = append(stepEnv, k+"="+evaluate(t, v, r.inputs, r.ctx))
+		}
+		cmd := exec.Command("bash", "--noprofile", "--norc", "-e", "-o", "pipefail", "-c", st.Run)
+		cmd.Dir = r.work
+		cmd.Env = append(os.Environ(), stepEnv...)
+		out, err := cmd.Output()
+		code := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+			t.Logf("step %q stderr:\n%s", st.Name, ee.Stderr)
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		if st.ID == "review" {
+			stdout, status = string(out), code
+		} else if code != 0 {
+			t.Fatalf("step %q exited %d:\n%s", st.Name, code, out)
+		}
+		failed = failed || code != 0
+		if st.Name == "Build contractlint" {
+			r.countRuns()
+			r.built = true
+		}
+	}
+	return stdout, status
+}
+
+// countRuns puts a wrapper in place of the built contractlint that logs
+// each run, so the test can count them.
+func (r *fakeRunner) countRuns() {
+	bin := ""
+	for _, kv := range readEnvFile(r.t, r.files["GITHUB_ENV"]) {
+		if v, ok := strings.CutPrefix(kv, "CONTRACTLINT="); ok {
+			bin = v
+		}
+	}
+	if bin == "" {
+		r.t.Fatal("the action set no CONTRACTLINT in GITHUB_ENV")
+	}
+	if err := os.Rename(bin, bin+".real"); err != nil {
+		r.t.Fatal(err)
+	}
+	write(r.t, bin, "#!/usr/bin/env bash\necho run >> \""+filepath.Join(r.tmp, "runs.log")+"\"\nexec \""+bin+".real\" \"$@\"\n")
+	if err := os.Chmod(bin, 0o755); err != nil {
+		r.t.Fatal(err)
+	}
+}
+
+// TestAction runs every `run:` step of action.yml with bash, the way a
+// runner does, in a throwaway repository with a pull request event, and
+// checks the outputs, annotations, job summary, SARIF file and the sticky
+// comment, and that contractlint runs once.
+func TestAction(t *testing.T) {
+	need(t, "bash")
+	need(t, "go")
+	need(t, "jq")
+	top := repoTop(t)
+	act := readAction(t, top)
 
 	tmp := t.TempDir()
 	work := filepath.Join(tmp, "work")
@@ -60,88 +201,111 @@ func TestAction(t *testing.T) {
 	write(t, filepath.Join(work, "api", "shop.proto"), shopV2)
 	must(t, work, gitEnv, "git", "commit", "-q", "-a", "-m", "v2")
 
-	files := map[string]string{}
-	for _, name := range []string{"GITHUB_OUTPUT", "GITHUB_STEP_SUMMARY", "GITHUB_ENV", "GITHUB_PATH"} {
-		files[name] = filepath.Join(tmp, strings.ToLower(name))
-		write(t, files[name], "")
-	}
-	event := filepath.Join(tmp, "event.json")
-	write(t, event, fmt.Sprintf(`{"action": "opened", "pull_request": {"number": 7,
-  "head": {"ref": "pr", "sha": "%s"},
-  "base": {"ref": "main", "sha": "%s"}}}`, strings.Repeat("f", 40), base))
-	inputs := map[string]string{}
-	for k, v := range act.Inputs {
-		inputs[k] = v.Default
-	}
-	inputs["sarif-file"] = "out.sarif"
-	ctx := map[string]string{"github.action_path": top}
-	env := []string{"GITHUB_ACTIONS=true", "GITHUB_EVENT_NAME=pull_request", "GITHUB_EVENT_PATH=" + event,
-		"GITHUB_WORKSPACE=" + work, "GITHUB_ACTION_PATH=" + top, "RUNNER_TEMP=" + tmp, "NO_COLOR=1"}
-	for k, v := range files {
-		env = append(env, k+"="+v)
-	}
-
-	var stdout string
-	status := -1
-	for _, st := range act.Runs.Steps {
-		if st.Run == "" {
-			continue // a `uses:` step (setup-go): the test uses the machine's Go
-		}
-		if strings.Contains(st.Run, "${{") {
-			t.Fatalf("step %q expands ${{ }} inside run:; inputs must reach scripts through env", st.ID)
-		}
-		stepEnv := append(append([]string{}, env...), readEnvFile(t, files["GITHUB_ENV"])...)
-		for k, v := range st.Env {
-			stepEnv = append(stepEnv, k+"="+evaluate(t, v, inputs, ctx))
-		}
-		cmd := exec.Command("bash", "--noprofile", "--norc", "-e", "-o", "pipefail", "-c", st.Run)
-		cmd.Dir = work
-		cmd.Env = append(os.Environ(), stepEnv...)
-		out, err := cmd.Output()
-		code := 0
-		if ee, ok := err.(*exec.ExitError); ok {
-			code = ee.ExitCode()
-			t.Logf("step %q stderr:\n%s", st.ID, ee.Stderr)
-		} else if err != nil {
-			t.Fatal(err)
-		}
-		if st.ID != "review" && code != 0 {
-			t.Fatalf("step %q exited %d:\n%s", st.ID, code, out)
-		}
-		if st.ID == "review" {
-			stdout, status = string(out), code
-		}
-	}
+	r := newFakeRunner(t, act, top, work, tmp, base)
+	r.inputs["sarif-file"] = "out.sarif"
+	r.inputs["comment"] = "true"
+	stdout, status := r.run(act)
 	if status != 1 {
 		t.Fatalf("the review step exited %d, want 1 (an error finding with fail-on error):\n%s", status, stdout)
 	}
-	outputs := readEnvFile(t, files["GITHUB_OUTPUT"])
-	for _, want := range []string{"findings=", "errors=", "warnings=0"} {
-		if !strings.Contains(strings.Join(outputs, "\n"), want) {
+	runs := filepath.Join(tmp, "runs.log")
+	if b, _ := os.ReadFile(runs); strings.Count(string(b), "run") != 1 {
+		t.Errorf("contractlint ran %d times, want once", strings.Count(string(b), "run"))
+	}
+	outputs := readEnvFile(t, r.files["GITHUB_OUTPUT"])
+	for _, want := range []string{"findings=1", "errors=1", "warnings=0", "report=" + filepath.Join(tmp, "contractlint.md")} {
+		if !slices.Contains(outputs, want) {
 			t.Errorf("outputs %q lack %q", outputs, want)
 		}
 	}
-	if !contains(outputs, "errors=") || contains(outputs, "errors=0") {
-		t.Errorf("outputs %q: want errors > 0", outputs)
+	if !regexp.MustCompile(`(?m)^::error file=api/shop\.proto,line=5,col=3,.*proto-field-type-wire-json-incompatible`).MatchString(stdout) {
+		t.Errorf("no proto-field-type-wire-json-incompatible annotation at api/shop.proto:5:3:\n%s", stdout)
 	}
-	if !regexp.MustCompile(`(?m)^::error file=api/shop\.proto,line=5,col=3,.*field-redefined`).MatchString(stdout) {
-		t.Errorf("no field-redefined annotation at api/shop.proto:5:3:\n%s", stdout)
+	if !strings.Contains(stdout, "compared against "+base[:7]) {
+		t.Errorf("the log does not name the base %s:\n%s", base[:7], stdout)
 	}
-	if sum, _ := os.ReadFile(files["GITHUB_STEP_SUMMARY"]); !strings.Contains(string(sum), "field-redefined") {
+	if sum, _ := os.ReadFile(r.files["GITHUB_STEP_SUMMARY"]); !strings.Contains(string(sum), "proto-field-type-wire-json-incompatible") {
 		t.Errorf("job summary lacks the finding:\n%s", sum)
 	}
 	if sarif, err := os.ReadFile(filepath.Join(work, "out.sarif")); err != nil || !strings.Contains(string(sarif), `"2.1.0"`) || !strings.Contains(string(sarif), "api/shop.proto") {
 		t.Errorf("SARIF file: %v\n%.400s", err, sarif)
 	}
+	gh, _ := os.ReadFile(r.ghLog)
+	if !strings.Contains(string(gh), "gh api --method POST repos/shop/api/issues/7/comments --input -") ||
+		!strings.Contains(string(gh), "<!-- contractlint:sticky -->") || !strings.Contains(string(gh), "proto-field-type-wire-json-incompatible") {
+		t.Errorf("first run: want one comment posted with the report, gh calls:\n%s", gh)
+	}
+
+	// A later push updates the comment found by its marker.
+	write(t, filepath.Join(tmp, "gh-comments"), "4242\n")
+	write(t, r.ghLog, "")
+	r.run(act)
+	gh, _ = os.ReadFile(r.ghLog)
+	if !strings.Contains(string(gh), "gh api --method PATCH repos/shop/api/issues/comments/4242 --input -") || strings.Contains(string(gh), "POST") {
+		t.Errorf("second run: want the comment updated, gh calls:\n%s", gh)
+	}
+
+	// A paths input that matches nothing fails the step, exit 2.
+	r.inputs["paths"] = "apis/"
+	if out, status := r.run(act); status != 2 {
+		t.Errorf("paths: apis/ (no such directory): review exited %d, want 2:\n%s", status, out)
+	}
 }
 
-func contains(lines []string, prefix string) bool {
-	for _, l := range lines {
-		if strings.HasPrefix(l, prefix) {
-			return true
+// TestActionCacheKey runs the key step on a copy of the action's build
+// files: the key must follow what the build reads, and only that. (setup-go
+// hashes only files inside the workspace, which the action's go.sum is not.)
+func TestActionCacheKey(t *testing.T) {
+	need(t, "bash")
+	top := repoTop(t)
+	act := readAction(t, top)
+	var step *actionStep
+	for i := range act.Runs.Steps {
+		st := &act.Runs.Steps[i]
+		if st.ID == "key" {
+			step = st
+		}
+		if strings.Contains(st.With["cache-dependency-path"], "action_path") {
+			t.Errorf("step %q hashes a file outside the workspace, which setup-go cannot", st.Uses)
+		}
+		if strings.HasPrefix(st.Uses, "actions/cache@") && (st.With["key"] != "${{ steps.key.outputs.key }}" || st.With["path"] != "${{ steps.key.outputs.bin }}") {
+			t.Errorf("actions/cache is not keyed on the key step: %v", st.With)
 		}
 	}
-	return false
+	if step == nil {
+		t.Fatal("action.yml has no step with id key")
+	}
+	src := t.TempDir()
+	write(t, filepath.Join(src, "go.mod"), "module x\n")
+	write(t, filepath.Join(src, "go.sum"), "a v1 h1:x\n")
+	write(t, filepath.Join(src, "main.go"), "package main\nfunc main() {}\n")
+	key := func() string {
+		tmp := t.TempDir()
+		out := filepath.Join(tmp, "out")
+		env := []string{"ACTION_PATH=" + src, "GO_VERSION=1.26", "RUNNER_TEMP=" + tmp, "RUNNER_OS=Linux", "RUNNER_ARCH=X64",
+			"GITHUB_OUTPUT=" + out, "GITHUB_PATH=" + filepath.Join(tmp, "path"), "GITHUB_ENV=" + filepath.Join(tmp, "env")}
+		must(t, tmp, env, "bash", "--noprofile", "--norc", "-e", "-o", "pipefail", "-c", step.Run)
+		for _, kv := range readEnvFile(t, out) {
+			if k, ok := strings.CutPrefix(kv, "key="); ok {
+				return k
+			}
+		}
+		t.Fatal("the key step wrote no key")
+		return ""
+	}
+	k1 := key()
+	if !regexp.MustCompile(`^contractlint-Linux-X64-go1\.26-[0-9a-f]{32}$`).MatchString(k1) {
+		t.Errorf("key %q", k1)
+	}
+	write(t, filepath.Join(src, "x_test.go"), "package main\n")
+	write(t, filepath.Join(src, "testdata", "a.go"), "package a\n")
+	if k := key(); k != k1 {
+		t.Errorf("a test file changed the key: %s -> %s", k1, k)
+	}
+	write(t, filepath.Join(src, "go.sum"), "a v1 h1:y\n")
+	if k := key(); k == k1 {
+		t.Error("a changed go.sum kept the key: a stale binary would be used")
+	}
 }
 
 // evaluate expands the ${{ inputs.x }} and ${{ github.x }} expressions an

@@ -68,7 +68,8 @@ message Charge {
 }
 `
 
-// shopV2 turns price from dollars (double) into a string: a redefinition.
+// shopV2 turns price from dollars (double) into a string: a type change
+// old binary and JSON readers misread (one finding, the wire-json rule).
 const shopV2 = `syntax = "proto3";
 package shop;
 message Charge {

@@ -46,10 +46,29 @@ func TestPreCommitHook(t *testing.T) {
 	if _, ok := err.(*exec.ExitError); !ok {
 		t.Fatalf("the breaking commit was not blocked (err %v):\n%s", err, out)
 	}
-	if !strings.Contains(out, "field-redefined") || !strings.Contains(out, "api/shop.proto:5:3") {
+	if !strings.Contains(out, "proto-field-type-wire-json-incompatible") || !strings.Contains(out, "api/shop.proto:5:3") {
 		t.Errorf("the hook's output does not name the finding:\n%s", out)
 	}
 	if log := must(t, work, env, "git", "log", "--format=%s"); strings.TrimSpace(log) != "v1" {
 		t.Errorf("history after the blocked commit: %q, want only v1", log)
+	}
+
+	// The hook compares the index with HEAD: once a break is committed
+	// on a branch (here past the hook), a later harmless commit to the
+	// file passes.
+	must(t, work, env, "git", "checkout", "-q", "-b", "feature")
+	must(t, work, env, "git", "commit", "-q", "--no-verify", "-m", "v2")
+	write(t, filepath.Join(work, "api", "shop.proto"), shopV2+"message Refund {\n  string id = 1;\n}\n")
+	must(t, work, env, "git", "add", "api/shop.proto")
+	if out, err := run(t, work, env, "git", "commit", "-q", "-m", "v3"); err != nil {
+		t.Errorf("a harmless commit after a committed break was blocked: %v\n%s", err, out)
+	}
+
+	// pre-commit passes no deleted files to a hook: the hook must run
+	// anyway, or a deleted contract slips through.
+	must(t, work, env, "git", "rm", "-q", "-f", "api/shop.proto")
+	out, err = run(t, work, env, "git", "commit", "-q", "-m", "delete")
+	if _, ok := err.(*exec.ExitError); !ok || !strings.Contains(out, "contract-file-removed") {
+		t.Errorf("a commit deleting a contract: err %v, want it blocked with contract-file-removed:\n%s", err, out)
 	}
 }

@@ -1,6 +1,9 @@
 package limits
 
-import "bytes"
+import (
+	"bytes"
+	"math"
+)
 
 // DeepLine scans YAML or JSON text and returns the 1-based line where its
 // nesting first goes deeper than max, or 0 when it never does.
@@ -13,7 +16,33 @@ import "bytes"
 // an upper bound within one level per line on odd layouts (a plain scalar
 // continued on deeper lines), never lower than the parsed depth.
 func DeepLine(b []byte, max int) int {
-	s := scanner{max: max, scalarIndent: -1}
+	return Scan(b, max, math.MaxInt).DeepLine
+}
+
+// Shape is what one pass over YAML or JSON text finds before any parser
+// sees it.
+type Shape struct {
+	// DeepLine is the line where nesting first passes the limit, else 0;
+	// the scan stops there.
+	DeepLine int
+	// Elements counts every key of a mapping and every item of a list,
+	// block or flow, before any alias is expanded: what a parser will
+	// build, give or take the scalars themselves.
+	Elements int
+	// SecondDocument is the line of a "---" or "..." marker that follows
+	// content and is followed by more: the start of a second document,
+	// which the OpenAPI loader would silently ignore. 0 when there is none.
+	SecondDocument int
+	// WideLine is the line where one mapping first holds more than the
+	// keys limit, else 0; the scan stops there.
+	WideLine int
+}
+
+// Scan is DeepLine that also counts elements, finds a second document and
+// stops at a mapping with more than maxKeys keys (the YAML library under
+// kin-openapi compares every pair of a mapping's keys).
+func Scan(b []byte, maxDepth, maxKeys int) Shape {
+	s := scanner{max: maxDepth, maxKeys: maxKeys, scalarIndent: -1}
 	for line := 1; len(b) > 0; line++ {
 		l := b
 		if i := bytes.IndexByte(b, '\n'); i >= 0 {
@@ -21,11 +50,15 @@ func DeepLine(b []byte, max int) int {
 		} else {
 			b = nil
 		}
-		if s.line(l) {
-			return line
+		if s.line(l, line) {
+			sh := Shape{Elements: s.elements, SecondDocument: s.second, WideLine: line}
+			if !s.wide {
+				sh.DeepLine, sh.WideLine = line, 0
+			}
+			return sh
 		}
 	}
-	return 0
+	return Shape{Elements: s.elements, SecondDocument: s.second}
 }
 
 type scanner struct {
@@ -38,10 +71,23 @@ type scanner struct {
 	// scalarIndent is the indentation of the line that opened a block
 	// scalar (| or >) while its content lines are skipped, else -1.
 	scalarIndent int
+	// elements counts keys and list items seen so far.
+	elements int
+	// marker is the line of a document marker after content, pending
+	// content after it; second is set once that content comes.
+	marker, second int
+	// keys holds, beside each open block, how many keys its mapping has
+	// had so far (0 for an item); flowKeys the same for each open flow
+	// collection (-1 for a list). wide is set when one passes maxKeys.
+	keys     []int
+	flowKeys []int
+	maxKeys  int
+	wide     bool
 }
 
-// line scans one line and reports whether the nesting went past max.
-func (s *scanner) line(l []byte) bool {
+// line scans line number num and reports whether the nesting went past max
+// or a mapping past maxKeys (then wide is set).
+func (s *scanner) line(l []byte, num int) bool {
 	ind := 0
 	for ind < len(l) && (l[ind] == ' ' || l[ind] == '\t') {
 		ind++
@@ -60,16 +106,34 @@ func (s *scanner) line(l []byte) bool {
 		return false
 	}
 	if ind == 0 && (bytes.HasPrefix(rest, []byte("---")) || bytes.HasPrefix(rest, []byte("...")) || rest[0] == '%') {
-		s.blocks = s.blocks[:0] // a new document
-		return false
+		s.blocks, s.keys = s.blocks[:0], s.keys[:0] // a new document
+		if s.elements > 0 && s.marker == 0 {
+			s.marker = num
+		}
+		if len(bytes.TrimSpace(bytes.TrimLeft(rest, "-."))) == 0 || rest[0] == '%' {
+			return false
+		}
+		rest = bytes.TrimSpace(rest[3:]) // "--- value": the document's content begins on the marker's line
 	}
+	if s.marker > 0 && s.second == 0 {
+		s.second = s.marker
+	}
+	// A key at the indentation of the block it closes is that key's
+	// sibling: its mapping's count carries over.
+	siblings := 0
 	for len(s.blocks) > 0 && s.blocks[len(s.blocks)-1] >= ind {
-		s.blocks = s.blocks[:len(s.blocks)-1]
+		last := len(s.blocks) - 1
+		if s.blocks[last] == ind {
+			siblings = s.keys[last]
+		}
+		s.blocks, s.keys = s.blocks[:last], s.keys[:last]
 	}
 	col := ind
 	// "- - key: v" opens a sequence per dash, then the item's own node.
 	for len(rest) > 0 && rest[0] == '-' && (len(rest) == 1 || rest[1] == ' ' || rest[1] == '\t') {
-		s.blocks = append(s.blocks, col)
+		s.blocks, s.keys = append(s.blocks, col), append(s.keys, 0)
+		siblings = 0 // a key after a dash starts the item's own mapping
+		s.elements++
 		n := 1
 		for n < len(rest) && (rest[n] == ' ' || rest[n] == '\t') {
 			n++
@@ -78,7 +142,16 @@ func (s *scanner) line(l []byte) bool {
 	}
 	// A key (or scalar) opens a block node; a flow collection counts itself.
 	if len(rest) > 0 && rest[0] != '#' && rest[0] != '[' && rest[0] != '{' {
-		s.blocks = append(s.blocks, col)
+		keys := 0
+		if isKey(rest) {
+			s.elements++ // an item's scalar was counted with its dash
+			keys = siblings + 1
+		}
+		s.blocks, s.keys = append(s.blocks, col), append(s.keys, keys)
+		if keys > s.maxKeys {
+			s.wide = true
+			return true
+		}
 	}
 	if len(s.blocks) > s.max {
 		return true
@@ -119,15 +192,35 @@ func (s *scanner) scan(rest []byte, prev byte) bool {
 			s.quote = c
 		case (c == '[' || c == '{') && valueStart(prev, s.flow > 0):
 			s.flow++
+			s.elements++ // its first entry; each comma adds one more
+			keys := -1   // a list
+			if c == '{' {
+				keys = 1
+			}
+			s.flowKeys = append(s.flowKeys, keys)
 			if len(s.blocks)+s.flow > s.max {
 				return true
 			}
 		case (c == ']' || c == '}') && s.flow > 0:
 			s.flow--
+			s.flowKeys = s.flowKeys[:len(s.flowKeys)-1]
+		case c == ',' && s.flow > 0:
+			s.elements++
+			if top := len(s.flowKeys) - 1; s.flowKeys[top] >= 0 {
+				if s.flowKeys[top]++; s.flowKeys[top] > s.maxKeys {
+					s.wide = true
+					return true
+				}
+			}
 		}
 		prev = c
 	}
 	return false
+}
+
+// isKey tells whether a block line's node is a mapping key ("k: v", "k:").
+func isKey(rest []byte) bool {
+	return bytes.Contains(rest, []byte(": ")) || bytes.HasSuffix(rest, []byte(":"))
 }
 
 // valueStart tells whether a quote or bracket after prev (the last
@@ -163,6 +256,14 @@ func blockScalar(rest []byte) bool {
 // ProtoDeepLine is DeepLine for .proto text: depth is the nesting of { }
 // (messages, enums, services, option values), outside strings and comments.
 func ProtoDeepLine(b []byte, max int) int {
+	line, _ := ProtoScan(b, max)
+	return line
+}
+
+// ProtoScan is ProtoDeepLine that also counts elements: every declaration
+// (a statement ending in ; or a block opening {) and every further entry of
+// a list (the commas of reserved 1, 2, 3; of options; of map<k, v>).
+func ProtoScan(b []byte, max int) (deepLine, elements int) {
 	depth, line := 0, 1
 	for i := 0; i < len(b); i++ {
 		switch c := b[i]; c {
@@ -193,14 +294,33 @@ func ProtoDeepLine(b []byte, max int) int {
 				i++
 			}
 		case '{', '<':
+			elements++
 			if depth++; depth > max {
-				return line
+				return line, elements
 			}
 		case '}', '>':
 			if depth > 0 {
 				depth--
 			}
+		case ';', ',':
+			elements++
 		}
+	}
+	return 0, elements
+}
+
+// LongLine returns the 1-based number of the first line longer than max
+// bytes, or 0 when there is none.
+func LongLine(b []byte, max int) int {
+	for line := 1; len(b) > 0; line++ {
+		i := bytes.IndexByte(b, '\n')
+		if i < 0 {
+			i = len(b)
+		}
+		if i > max {
+			return line
+		}
+		b = b[min(i+1, len(b)):]
 	}
 	return 0
 }

@@ -42,16 +42,51 @@ func (g *guarded) ReadFile(name string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	line := 0
-	if strings.EqualFold(path.Ext(name), ".proto") {
-		line = ProtoDeepLine(b, g.l.Depth)
+	return b, g.shape(name, b)
+}
+
+// shape refuses a file nested past the depth limit or holding more elements
+// than the element limit, counted before any parser builds them.
+func (g *guarded) shape(name string, b []byte) error {
+	proto := strings.EqualFold(path.Ext(name), ".proto")
+	var sh Shape
+	limit := g.l.Elements
+	if proto {
+		if line := LongLine(b, g.l.ProtoLine); line > 0 {
+			return source.Errorf(g.display(name), line, 0, "line longer than the limit of %s (raise it with %s)", FormatSize(int64(g.l.ProtoLine)), ProtoLineFlag)
+		}
+		sh.DeepLine, sh.Elements = ProtoScan(b, g.l.Depth)
+		limit = g.l.ProtoElements
 	} else {
-		line = DeepLine(b, g.l.Depth)
+		sh = Scan(b, g.l.Depth, g.l.Keys)
 	}
-	if line > 0 {
-		return nil, source.Errorf(g.display(name), line, 0, "nested deeper than the limit of %d levels (raise it with %s)", g.l.Depth, DepthFlag)
+	shown := g.display(name)
+	if sh.DeepLine > 0 {
+		return source.Errorf(shown, sh.DeepLine, 0, "nested deeper than the limit of %d levels (raise it with %s)", g.l.Depth, DepthFlag)
 	}
-	return b, nil
+	if sh.WideLine > 0 {
+		return source.Errorf(shown, sh.WideLine, 0, "one mapping holds more than the limit of %d keys (raise it with %s)", g.l.Keys, KeysFlag)
+	}
+	if sh.Elements > limit {
+		what := "keys and list items"
+		if proto {
+			what = "declarations and list entries"
+		}
+		return source.Errorf(shown, 0, 0, "%d %s is more than the limit of %d in one file (raise it with %s)", sh.Elements, what, limit, ElementsFlag)
+	}
+	if proto {
+		return nil
+	}
+	if sh.SecondDocument > 0 {
+		return source.Errorf(shown, sh.SecondDocument, 0, "a second YAML document begins here, which would be ignored: keep one document per file")
+	}
+	if n, line := Expanded(b, limit); n > limit {
+		return source.Errorf(shown, line, 0, "YAML aliases expand to more than the limit of %d keys and list items in one file (raise it with %s)", limit, ElementsFlag)
+	}
+	if line, col, key := DuplicateKey(b); line > 0 {
+		return source.Errorf(shown, line, col, "key %q appears twice in one JSON object: JSON readers disagree on which wins, so it is refused as YAML refuses it", key)
+	}
+	return nil
 }
 
 // count refuses the first file past the limit on files per side.
@@ -85,5 +120,6 @@ func (l Limits) CheckFiles(dir string, n int) error {
 // String shows the limits as the flags that set them.
 func (l Limits) String() string {
 	l = l.OrDefault()
-	return fmt.Sprintf("%s %s %s %d %s %d", FileSizeFlag, FormatSize(l.FileSize), DepthFlag, l.Depth, FilesFlag, l.Files)
+	return fmt.Sprintf("%s %s %s %d %s %d %s %d (.proto %d) %s %d %s %s", FileSizeFlag, FormatSize(l.FileSize), DepthFlag, l.Depth, FilesFlag, l.Files,
+		ElementsFlag, l.Elements, l.ProtoElements, KeysFlag, l.Keys, ProtoLineFlag, FormatSize(int64(l.ProtoLine)))
 }

@@ -1,6 +1,7 @@
 // Package limits holds the bounds that keep a hostile contract from costing
 // unbounded time or memory: how large one file may be, how deeply a YAML or
-// JSON document may nest, and how many files one side may read. Each has a
+// JSON document may nest, how many elements one file may hold (aliases
+// expanded) and how many files one side may read. Each has a
 // default, a command-line flag and a config key, and hitting one is an input
 // error naming the file, the limit and the flag that raises it.
 package limits
@@ -21,6 +22,27 @@ type Limits struct {
 	// Files is the most files one side may read: a proto tree with its
 	// imports, or an OpenAPI document with its $refs (--max-files).
 	Files int
+	// Elements is the most elements one file may hold (--max-elements): in
+	// YAML or JSON the keys and list items after every alias is expanded
+	// (operations, schemas, properties, enum values all are); in a .proto
+	// file the declarations and list entries (messages, fields, enum
+	// values, each reserved number or name). It bounds what the loader
+	// builds, where the file size alone does not. The flag sets it for both
+	// formats; unset, each format has its own default (ProtoElements).
+	Elements int
+	// ProtoElements is Elements for .proto files: a declaration costs the
+	// compiler about 2.5 times what a YAML element costs kin-openapi.
+	ProtoElements int
+	// Keys is the most keys one YAML or JSON mapping may hold (--max-keys):
+	// the properties of one schema, the paths, the schemas. The YAML
+	// library under kin-openapi compares every pair of a mapping's keys,
+	// so time grows with their square.
+	Keys int
+	// ProtoLine is the longest line of a .proto file, in bytes
+	// (--max-proto-line). protocompile finds each position's column by
+	// counting from the start of its line, so a statement of n entries on
+	// one line costs n times the line's length.
+	ProtoLine int
 }
 
 // Defaults: far above real contracts (Stripe's OpenAPI document is 4 MiB
@@ -30,18 +52,38 @@ const (
 	DefaultFileSize = 64 << 20
 	DefaultDepth    = 256
 	DefaultFiles    = 20000
+	// DefaultElements and DefaultProtoElements keep loading any one file
+	// under the memory budget (TestMemoryBudget measures the cost of an
+	// element): Stripe's document holds 115,500 elements, googleapis'
+	// largest file (compute.proto) 20,700.
+	DefaultElements      = 400_000
+	DefaultProtoElements = 180_000
+	// DefaultKeys holds the YAML library's pairwise key check to about
+	// 5·10⁷ comparisons, seconds at worst; Stripe's widest mapping
+	// (components.schemas) has about 1,300 keys.
+	DefaultKeys = 10_000
+	// DefaultProtoLine is 16 KiB: googleapis' longest line is 479 bytes;
+	// a full line of reserved numbers costs the compiler about 0.1 s of
+	// CPU (a 52 KB one 1.4 s, growing with the square).
+	DefaultProtoLine = 16 << 10
+	// MemoryBudget is what loading one file at the default limits may
+	// allocate, in all (an upper bound on its peak heap).
+	MemoryBudget = 1 << 30
 )
 
 // Flag names, shown in every message about a limit.
 const (
-	FileSizeFlag = "--max-file-size"
-	DepthFlag    = "--max-depth"
-	FilesFlag    = "--max-files"
+	FileSizeFlag  = "--max-file-size"
+	DepthFlag     = "--max-depth"
+	FilesFlag     = "--max-files"
+	ElementsFlag  = "--max-elements"
+	KeysFlag      = "--max-keys"
+	ProtoLineFlag = "--max-proto-line"
 )
 
 // Default returns the built-in limits.
 func Default() Limits {
-	return Limits{FileSize: DefaultFileSize, Depth: DefaultDepth, Files: DefaultFiles}
+	return Limits{FileSize: DefaultFileSize, Depth: DefaultDepth, Files: DefaultFiles, Elements: DefaultElements, ProtoElements: DefaultProtoElements, Keys: DefaultKeys, ProtoLine: DefaultProtoLine}
 }
 
 // OrDefault fills every unset (zero or negative) field with its default.
@@ -55,6 +97,18 @@ func (l Limits) OrDefault() Limits {
 	}
 	if l.Files <= 0 {
 		l.Files = d.Files
+	}
+	if l.Elements <= 0 {
+		l.Elements = d.Elements
+	}
+	if l.ProtoElements <= 0 {
+		l.ProtoElements = d.ProtoElements
+	}
+	if l.Keys <= 0 {
+		l.Keys = d.Keys
+	}
+	if l.ProtoLine <= 0 {
+		l.ProtoLine = d.ProtoLine
 	}
 	return l
 }

@@ -1,6 +1,8 @@
 package limits_test
 
 import (
+	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -56,6 +58,45 @@ func TestDeepLineMatchesParser(t *testing.T) {
 		want, got := depth(&doc), scanned(b)
 		if got < want || got > want+1 {
 			t.Errorf("%s: scanned depth %d, parsed %d", f, got, want)
+		}
+	}
+}
+
+// elements is what Scan estimates: keys and list items of a parsed node.
+func elements(n *yaml.Node) int {
+	c := 0
+	for _, k := range n.Content {
+		c += elements(k)
+	}
+	switch n.Kind {
+	case yaml.MappingNode:
+		c += len(n.Content) / 2
+	case yaml.SequenceNode:
+		c += len(n.Content)
+	}
+	return c
+}
+
+// TestScanMatchesParser checks the element count against a real YAML parse
+// on every contract in testdata: it is an estimate, within 10 % (it counts
+// an empty {} or [] as one), never off by more than a few elements.
+func TestScanMatchesParser(t *testing.T) {
+	files, _ := filepath.Glob("../../testdata/*/*/*/*.yaml")
+	if len(files) < 20 {
+		t.Fatalf("found %d testdata contracts; the glob is wrong", len(files))
+	}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var doc yaml.Node
+		if yaml.Unmarshal(b, &doc) != nil || bytes.Contains(b, []byte("&")) {
+			continue
+		}
+		want := elements(&doc)
+		if got := limits.Scan(b, 1000, 1<<30).Elements; got < want*9/10-2 || got > want*11/10+2 {
+			t.Errorf("%s: scanned %d elements, parsed %d", f, got, want)
 		}
 	}
 }
@@ -145,6 +186,110 @@ func TestGuard(t *testing.T) {
 	for _, name := range []string{"ok.yaml", "ok2.yaml", "ok.yaml"} {
 		if b, err := g.ReadFile(name); err != nil || len(b) != 5 {
 			t.Errorf("%s under default limits: %q, %v", name, b, err)
+		}
+	}
+}
+
+// TestScanElements: keys and list items, block or flow, counted before
+// any alias is expanded; in .proto, declarations and list entries.
+func TestScanElements(t *testing.T) {
+	for text, want := range map[string]int{
+		"a: 1\nb:\n  - x\n  - y\n":       4,
+		"a: {b: 1, c: [1, 2, 3]}\n":      6,
+		`{"a": [{"b": 1}, {"c": 2}]}`:    5,
+		"a: |\n  - not: an item\nb: 1\n": 2,
+		"- k: v\n  j: w\n- x\n":          4,
+		"a: \"x, y, [z]\"\n":             1,
+	} {
+		if got := limits.Scan([]byte(text), 100, 1<<30).Elements; got != want {
+			t.Errorf("Scan(%q) counted %d elements, want %d", text, got, want)
+		}
+	}
+	p := "syntax = \"proto3\";\nmessage M {\n  string a = 1; // x; y;\n  reserved 2, 3, 4;\n}\n"
+	if _, got := limits.ProtoScan([]byte(p), 10); got != 6 {
+		t.Errorf("ProtoScan counted %d elements, want 6 (syntax, M, a, reserved 2, 3, 4)", got)
+	}
+}
+
+// TestExpanded: aliases count as what they expand to, shared anchors are
+// counted once however often they are used, and a bomb of nested mappings
+// (each level aliasing the one below twice) is refused at the entry that
+// passes the limit, after work linear in its text.
+func TestExpanded(t *testing.T) {
+	if n, _ := limits.Expanded([]byte("a: 1\nb: [2, 3]\n"), 100); n != 0 {
+		t.Errorf("no anchor: counted %d, want 0 (Scan's count holds)", n)
+	}
+	if n, line := limits.Expanded([]byte("a: &x [1, 2, 3]\nb: *x\nc: *x\n"), 100); n != 12 || line != 0 {
+		t.Errorf("three uses of a 3-item list = %d at line %d, want 12 (3 keys, 9 items)", n, line)
+	}
+	var b strings.Builder
+	b.WriteString("a0: &a0 {t: s}\n")
+	for i := 1; i <= 40; i++ {
+		fmt.Fprintf(&b, "a%d: &a%d {l: *a%d, r: *a%d}\n", i, i, i-1, i-1)
+	}
+	n, line := limits.Expanded([]byte(b.String()), 1_000_000)
+	if n != 1_000_001 || line < 18 || line > 22 {
+		t.Errorf("bomb of 2^40: counted %d at line %d, want past the limit near line 20", n, line)
+	}
+}
+
+// TestDuplicateKey: a key twice in one JSON object is found at its second
+// place; the same key in two objects, or in YAML, is not a duplicate here.
+func TestDuplicateKey(t *testing.T) {
+	for text, want := range map[string][3]any{
+		`{"a": 1, "b": {"a": 2}, "c": [{"a": 3}, {"a": 4}]}`:      {0, 0, ""},
+		"{\"a\": 1,\n \"b\": {\"x\": [1, {\"y\": 2}], \"x\": 3}}": {2, 28, "x"},
+		`{"a": "a", "a": 1}`: {1, 12, "a"},
+		"a: 1\na: 2\n":       {0, 0, ""},
+		`{"a": 1, "a"`:       {1, 10, "a"}, // found before the text breaks
+	} {
+		line, col, key := limits.DuplicateKey([]byte(text))
+		if got := [3]any{line, col, key}; got != want {
+			t.Errorf("DuplicateKey(%q) = %v, want %v", text, got, want)
+		}
+	}
+}
+
+// TestSecondDocument: a document marker after content, followed by more,
+// is a second document; markers around one document are not.
+func TestSecondDocument(t *testing.T) {
+	for text, want := range map[string]int{
+		"a: 1\n---\nb: 2\n":           2,
+		"---\na: 1\n...\n":            0,
+		"---\na: 1\n---\n":            0,
+		"a: 1\n--- {b: 2}\n":          2,
+		"a: |\n  ---\n  text\nb: 1\n": 0,
+	} {
+		if got := limits.Scan([]byte(text), 10, 1<<30).SecondDocument; got != want {
+			t.Errorf("Scan(%q).SecondDocument = %d, want %d", text, got, want)
+		}
+	}
+}
+
+// TestScanKeys: the keys of one mapping are counted across lines, past
+// nested blocks and in flow style; the keys of different mappings, and
+// the items of a list, are not added together.
+func TestScanKeys(t *testing.T) {
+	for text, wide := range map[string]int{
+		"a: 1\nb:\n  x: 1\n  y: 2\nc: 3\n":            0,
+		"a: 1\nb:\n  x: 1\n  y: 2\nc: 3\nd: 4\n":      6,
+		"- a: 1\n  b: 2\n  c: 3\n- a: 1\n":            0,
+		"- a: 1\n  b: 2\n  c: 3\n  d: 4\n":            4,
+		"a: {x: 1, y: 2, z: 3}\nb: [1, 2, 3, 4, 5]\n": 0,
+		"a: {x: 1, y: [1, 2], z: 3, w: 4}\n":          1,
+		`{"a": 1, "b": {"x": 1}, "c": 2}`:             0,
+		`{"a": 1, "b": {"x": 1}, "c": 2, "d": 3}`:     1,
+	} {
+		if got := limits.Scan([]byte(text), 100, 3).WideLine; got != wide {
+			t.Errorf("Scan(%q, 3 keys).WideLine = %d, want %d", text, got, wide)
+		}
+	}
+}
+
+func TestLongLine(t *testing.T) {
+	for text, want := range map[string]int{"ab\ncd\n": 0, "ab\ncdef\nx": 2, "abcd": 1, "abc": 0, "": 0} {
+		if got := limits.LongLine([]byte(text), 3); got != want {
+			t.Errorf("LongLine(%q, 3) = %d, want %d", text, got, want)
 		}
 	}
 }

@@ -79,8 +79,9 @@ func diff(src source.Source, old, new string, o pipeline.Options) measured {
 }
 
 // refused asserts an input error naming file, holding want, on one line,
-// without the secret, within a time and allocation bound.
-func (m measured) refused(t *testing.T, file, want string, maxTime time.Duration, maxAlloc uint64) {
+// without the secret, within an allocation bound (never a time bound: the
+// machine's load must not decide a test).
+func (m measured) refused(t *testing.T, file, want string, maxAlloc uint64) {
 	t.Helper()
 	switch {
 	case m.err == nil:
@@ -95,9 +96,6 @@ func (m measured) refused(t *testing.T, file, want string, maxTime time.Duration
 		t.Errorf("error is not one line: %q", m.err)
 	case strings.Contains(m.err.Error(), "SECRET"):
 		t.Errorf("error prints the secret: %q", m.err)
-	}
-	if m.elapsed > maxTime {
-		t.Errorf("took %v, want under %v", m.elapsed, maxTime)
 	}
 	if m.alloc > maxAlloc {
 		t.Errorf("allocated %.1f MB, want under %.1f MB", float64(m.alloc)/1e6, float64(maxAlloc)/1e6)
@@ -145,7 +143,7 @@ func TestHostileNesting(t *testing.T) {
 				src, _ := hostileRepo(t, map[string]string{name: text})
 				m := diff(src, "good.yaml", name, pipeline.Options{})
 				m.refused(t, name+":", "nested deeper than the limit of 256 levels (raise it with --max-depth)",
-					2*time.Second, 3*uint64(len(text))+8<<20)
+					3*uint64(len(text))+8<<20)
 			})
 		}
 	}
@@ -203,7 +201,7 @@ func TestHostileRefs(t *testing.T) {
 		"link.yaml":     "outside the repository",
 	} {
 		t.Run(name, func(t *testing.T) {
-			diff(src, "good.yaml", name, pipeline.Options{}).refused(t, name, want, 2*time.Second, 16<<20)
+			diff(src, "good.yaml", name, pipeline.Options{}).refused(t, name, want, 16<<20)
 		})
 	}
 	if n := hits.Load(); n != 0 {
@@ -227,18 +225,20 @@ func bigContract(size int, priceType string) string {
 	return good[:len(good)-len("paths: {}\n")] + "paths:\n" + paths.String() + "components:\n  schemas:\n" + schemas.String()
 }
 
-// TestHostileLarge: a large contract is not refused (it is under the 64 MiB
-// default) and diffs within the performance budget: the diff and the rules
-// add at most 30 % to loading the two documents (issue's 1.3x target). The
-// default size is 8 MiB, which must also finish within a minute;
-// CONTRACTLINT_LARGE_MB=50 runs the 50 MB case, which takes minutes on this
-// machine because the YAML parser under kin-openapi checks a mapping's keys
-// pairwise, so only the ratio is held there (and it is not in every run).
+// TestHostileLarge: a large contract under the default limits is not
+// refused and diffs within the performance budget, held as a ratio the test
+// measures in its own process against a baseline it runs itself: the diff
+// and the rules add at most 30 % to loading the two documents (issue's 1.3x
+// target), and nothing is held to a wall-clock time, which a loaded machine
+// would decide. The default size is 5 MiB (about 300,000 elements, under
+// the 400,000 default); CONTRACTLINT_LARGE_MB=50 runs the 50 MB case with
+// the element limit raised to fit, which takes minutes here because the YAML
+// parser under kin-openapi checks a mapping's keys pairwise.
 func TestHostileLarge(t *testing.T) {
 	if testing.Short() {
 		t.Skip("generates and diffs two large contracts; skipped with -short")
 	}
-	mb := 8
+	mb := 5
 	if v := os.Getenv("CONTRACTLINT_LARGE_MB"); v != "" {
 		if _, err := fmt.Sscan(v, &mb); err != nil || mb <= 0 {
 			t.Fatalf("CONTRACTLINT_LARGE_MB=%q: want a number of megabytes", v)
@@ -247,7 +247,11 @@ func TestHostileLarge(t *testing.T) {
 	old, new := bigContract(mb<<20, "integer"), bigContract(mb<<20, "number")
 	src, _ := hostileRepo(t, map[string]string{"old.yaml": old, "new.yaml": new})
 	st := &pipeline.Stats{}
-	m := diff(src, "old.yaml", "new.yaml", pipeline.Options{Stats: st})
+	o := pipeline.Options{Stats: st}
+	if n := limits.Scan([]byte(new), limits.DefaultDepth, 1<<30).Elements; n > limits.DefaultElements {
+		o.Limits.Elements, o.Limits.Keys = n, n
+	}
+	m := diff(src, "old.yaml", "new.yaml", o)
 	if m.err != nil {
 		t.Fatal(m.err)
 	}
@@ -267,13 +271,10 @@ func TestHostileLarge(t *testing.T) {
 	if float64(rest) > 0.3*float64(load) {
 		t.Errorf("diff and rules took %v, more than 30 %% of loading (%v)", rest, load)
 	}
-	if mb <= 8 && m.elapsed > time.Minute {
-		t.Errorf("took %v, want under a minute", m.elapsed)
-	}
 	// Over the size limit, the same contract is refused before it is read.
-	o := pipeline.Options{}
+	o = pipeline.Options{}
 	o.Limits.FileSize = int64(mb) << 19
-	diff(src, "old.yaml", "new.yaml", o).refused(t, "old.yaml", "larger than the limit of "+limits.FormatSize(o.Limits.FileSize)+" on one file (raise it with --max-file-size)", time.Second, 1<<20)
+	diff(src, "old.yaml", "new.yaml", o).refused(t, "old.yaml", "larger than the limit of "+limits.FormatSize(o.Limits.FileSize)+" on one file (raise it with --max-file-size)", 1<<20)
 }
 
 // TestHostileNotText: binary garbage, invalid UTF-8 and a NUL byte are each
@@ -289,7 +290,7 @@ func TestHostileNotText(t *testing.T) {
 		"latin1.yaml":  "latin1.yaml:2:18: not valid UTF-8 text (byte 0xe9)",
 		"nul.yaml":     "nul.yaml:1:15: a NUL byte: not a text file (byte 0x00)",
 	} {
-		diff(src, "good.yaml", name, pipeline.Options{}).refused(t, name, want, time.Second, 8<<20)
-		diff(src, name, "good.yaml", pipeline.Options{}).refused(t, name, want, time.Second, 8<<20)
+		diff(src, "good.yaml", name, pipeline.Options{}).refused(t, name, want, 8<<20)
+		diff(src, name, "good.yaml", pipeline.Options{}).refused(t, name, want, 8<<20)
 	}
 }

@@ -8,18 +8,23 @@ import (
 	"github.com/contractlint/contractlint/rules"
 )
 
-func loadOpenAPI(s Side) (*openapi.Doc, error) {
-	return openapi.Load(s.Src, firstName(s), s.Display)
+func loadOpenAPI(s Side, o Options) (*openapi.Doc, error) {
+	d, err := openapi.Load(s.Src, firstName(s), s.Display)
+	if err == nil && o.Settings != nil && o.Settings.Strict {
+		err = d.StrictError()
+	}
+	return d, err
 }
 
 // diffOpenAPI loads both documents at once: loading dominates the run.
-func diffOpenAPI(old, new Side, st *Stats) (*rules.Input, error) {
+func diffOpenAPI(old, new Side, o Options) (*rules.Input, error) {
+	st := o.Stats
 	var od, nd *openapi.Doc
 	err := st.measure("load", func() error {
 		var oerr, nerr error
 		var wg sync.WaitGroup
-		wg.Go(func() { od, oerr = loadOpenAPI(old) })
-		nd, nerr = loadOpenAPI(new)
+		wg.Go(func() { od, oerr = loadOpenAPI(old, o) })
+		nd, nerr = loadOpenAPI(new, o)
 		wg.Wait()
 		return cmp.Or(oerr, nerr)
 	})
@@ -40,8 +45,8 @@ func diffOpenAPI(old, new Side, st *Stats) (*rules.Input, error) {
 	return in, err
 }
 
-func lintOpenAPI(s Side) (*rules.Contract, error) {
-	d, err := loadOpenAPI(s)
+func lintOpenAPI(s Side, o Options) (*rules.Contract, error) {
+	d, err := loadOpenAPI(s, o)
 	if err != nil {
 		return nil, err
 	}

@@ -100,7 +100,7 @@ func Compare(old, new Side, o Options) (*rules.Input, error) {
 	if fo == rules.Proto {
 		in, err = diffProto(old, new, o)
 	} else {
-		in, err = diffOpenAPI(old, new, o.Stats)
+		in, err = diffOpenAPI(old, new, o)
 	}
 	if err != nil {
 		return nil, err
@@ -153,7 +153,7 @@ func Load(s Side, o Options) (*rules.Contract, error) {
 	if FormatOf(s) == rules.Proto {
 		return lintProto(s, o)
 	}
-	return lintOpenAPI(s)
+	return lintOpenAPI(s, o)
 }
 
 // newLintFindings reports lint findings on the new side only where the diff
@@ -221,6 +221,15 @@ func firstName(s Side) string {
 		return s.Files[0]
 	}
 	return ""
+}
+
+// Shown lists the side's files as findings name them.
+func (s Side) Shown() []string {
+	out := make([]string, len(s.Files))
+	for i, f := range s.Files {
+		out[i] = s.display(f)
+	}
+	return out
 }
 
 func (s Side) display(name string) string {

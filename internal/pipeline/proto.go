@@ -7,20 +7,38 @@ import (
 	"github.com/contractlint/contractlint/rules"
 )
 
-// loadProto compiles one side. Its own root (the directory it was given, or
-// a single file's directory) comes first among the import paths, then the
-// --proto-path directories. Files are matched across sides by their path
-// relative to that root.
+// loadProto compiles one side. A directory side is its own root; a side
+// of single files finds its roots as buf does (buf.yaml, buf.work.yaml,
+// else the directory its imports resolve from) unless --proto-path or
+// proto.paths name them, which then follow the file's own directory.
+// Files are matched across sides by their path relative to their root.
 func loadProto(s Side, o Options) (*protobuf.Tree, error) {
-	root := s.Dir
-	if root == "" && len(s.Files) > 0 {
-		root = path.Dir(s.Files[0])
+	imports, err := importRoots(s, o)
+	if err != nil {
+		return nil, err
 	}
-	if root == "" {
-		root = "."
+	return protobuf.Load(s.Src, s.Files, protobuf.Options{ImportPaths: imports, Display: s.Display,
+		Hint: protoPathHint(len(o.ProtoPaths) > 0 || s.Dir != "")})
+}
+
+func importRoots(s Side, o Options) ([]string, error) {
+	switch {
+	case s.Dir != "":
+		return append([]string{s.Dir}, o.ProtoPaths...), nil
+	case len(s.Files) == 0:
+		return append([]string{"."}, o.ProtoPaths...), nil
+	case len(o.ProtoPaths) > 0:
+		return append([]string{path.Dir(s.Files[0])}, o.ProtoPaths...), nil
 	}
-	imports := append([]string{root}, o.ProtoPaths...)
-	return protobuf.Load(s.Src, s.Files, protobuf.Options{ImportPaths: imports, Display: s.Display})
+	return protobuf.FindRoots(s.Src, s.Files[0])
+}
+
+// protoPathHint says how to fix an import that was not found.
+func protoPathHint(given bool) string {
+	if given {
+		return "add the directory it is under with --proto-path DIR or proto.paths in .contractlint.yaml"
+	}
+	return "declare the module root in buf.yaml (modules[].path) or buf.work.yaml (directories), or pass --proto-path DIR or set proto.paths in .contractlint.yaml"
 }
 
 // diffProto compiles the sides one after the other: each compile already

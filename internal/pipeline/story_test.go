@@ -49,7 +49,7 @@ func TestStory(t *testing.T) {
 				Packs: map[string]bool{"idempotency": false, "evolvability": false},
 			}}
 			if step.readers != "" {
-				o.Readers, err = readers.Load([]string{filepath.Join(dir, step.readers)}, readers.DefaultWindow, now, limits.DefaultFileSize,
+				o.Readers, err = readers.Load(dir, []string{filepath.Join(dir, step.readers)}, readers.DefaultWindow, now, limits.DefaultFileSize,
 					func(w string) { t.Errorf("warning: %s", w) })
 				if err != nil {
 					t.Fatal(err)

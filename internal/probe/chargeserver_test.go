@@ -2,41 +2,24 @@ package probe
 
 import (
 	"context"
-	"io"
-	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"path/filepath"
 	"testing"
 	"time"
 
-	"github.com/contractlint/contractlint/internal/chargeserver"
+	"github.com/contractlint/contractlint/internal/chargeserver/chargetest"
 	"github.com/contractlint/contractlint/internal/chargeserver/processor"
-	"github.com/contractlint/contractlint/internal/chargeserver/store"
 	"github.com/contractlint/contractlint/internal/pipeline"
 	"github.com/contractlint/contractlint/internal/source"
 	"github.com/contractlint/contractlint/rules"
 )
 
-// chargeServer starts the reference charge server on a fresh SQLite file,
-// in-process behind real HTTP, and returns its charge URL and processor.
+// chargeServer starts the reference charge server and returns its charge
+// URL and processor.
 func chargeServer(t *testing.T) (string, *processor.Ledger) {
-	t.Helper()
-	cfg := chargeserver.DefaultConfig()
-	cfg.Database = "sqlite:" + filepath.Join(t.TempDir(), "charges.db")
-	cfg.APIKeys = map[string]string{"sk_probe": "acct_probe", "sk_other": "acct_other"}
-	cfg.RateLimit = 0
-	st, err := store.Open(context.Background(), cfg.Database)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	ledger := processor.NewLedger()
-	srv := chargeserver.New(cfg, st, ledger, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	hs := httptest.NewServer(srv.Handler())
-	t.Cleanup(hs.Close)
-	return hs.URL + "/v1/charges", ledger
+	base, ledger := chargetest.Start(t, map[string]string{"sk_probe": "acct_probe", "sk_other": "acct_other"})
+	return base + "/v1/charges", ledger
 }
 
 // TestReferenceChargeServer: the bundled server passes every step (its

@@ -24,7 +24,8 @@ func Target(side pipeline.Side, o pipeline.Options, u *url.URL) (*rules.Operatio
 	if pipeline.FormatOf(side) != rules.OpenAPI {
 		return nil, nil, source.Errorf(display(name), 0, 0, "probe --contract needs an OpenAPI document")
 	}
-	doc, err := openapi.Load(side.Src, name, display)
+	// Read as every contract is: under the limits (size, depth, aliases).
+	doc, err := openapi.Load(o.Limits.Guard(side.Src, side.Display), name, display)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -61,10 +61,14 @@ func (f flaw) racy() bool { return f == checkThenAct || f == keyDerivedAnswer ||
 const keyLife = 300 * time.Millisecond
 
 // work is how long a fresh charge takes, so concurrent duplicates meet one
-// in progress; window is check-then-act's gap between SELECT and INSERT.
+// in progress. window is check-then-act's gap between SELECT and INSERT. For
+// the first key the server sees (the probe's concurrent burst) the gap lasts
+// until a second request for it is in the gap too, up to rivalWait, so the
+// race happens however slowly a loaded machine schedules the burst.
 const (
-	work   = 30 * time.Millisecond
-	window = 60 * time.Millisecond
+	work      = 30 * time.Millisecond
+	window    = 60 * time.Millisecond
+	rivalWait = 2 * time.Second
 )
 
 type entry struct {
@@ -81,14 +85,18 @@ type fakeServer struct {
 	flaw     flaw
 	requests atomic.Int64
 
-	mu      sync.Mutex
-	keys    map[string]*entry
+	mu   sync.Mutex
+	keys map[string]*entry
+	// inGap counts, per scope, the racy requests between SELECT and INSERT.
+	inGap   map[string]int
 	charges int
 	// made is every charge's JSON, newest last: what GET /v1/charges lists.
 	made []json.RawMessage
 }
 
-func newFake(f flaw) *fakeServer { return &fakeServer{flaw: f, keys: map[string]*entry{}} }
+func newFake(f flaw) *fakeServer {
+	return &fakeServer{flaw: f, keys: map[string]*entry{}, inGap: map[string]int{}}
+}
 
 func (s *fakeServer) chargeCount() int {
 	s.mu.Lock()
@@ -188,7 +196,7 @@ func (s *fakeServer) racyCharge(w http.ResponseWriter, scope, key string, mine *
 		s.answerExisting(w, &seen, mine, v)
 		return
 	}
-	time.Sleep(window) // SELECT found nothing; INSERT comes later
+	s.awaitRival(scope) // SELECT found nothing; INSERT comes later
 	if s.flaw == chargeThen500 {
 		// Charge first, then insert: the unique index refuses every insert
 		// but the first, after the money moved.
@@ -296,4 +304,27 @@ func problem(w http.ResponseWriter, status int, code string) {
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(status)
 	fmt.Fprintf(w, `{"status": %d, "code": %q}`, status, code)
+}
+
+// awaitRival holds a racy request in its gap for window, or, for the first
+// key the server sees, until another request for it joins it there.
+func (s *fakeServer) awaitRival(scope string) {
+	s.mu.Lock()
+	s.inGap[scope]++
+	first := len(s.inGap) == 1
+	s.mu.Unlock()
+	if !first {
+		time.Sleep(window)
+		return
+	}
+	for deadline := time.Now().Add(rivalWait); time.Now().Before(deadline); time.Sleep(2 * time.Millisecond) {
+		s.mu.Lock()
+		n := s.inGap[scope]
+		s.mu.Unlock()
+		if n >= 2 {
+			break
+		}
+	}
+	// Let the rivals that are on their way in arrive too.
+	time.Sleep(20 * time.Millisecond)
 }

@@ -5,8 +5,10 @@ package readers
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"os"
+	"io/fs"
+	"path"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -50,26 +52,37 @@ type Set struct {
 }
 
 // Load reads every file named (a directory contributes its .json and .csv
-// files, recursively), none larger than maxFile bytes. warn receives what was
-// read but not used, so nothing is skipped silently.
-func Load(paths []string, window time.Duration, now time.Time, maxFile int64, warn func(string)) (*Set, error) {
+// files, recursively), none larger than maxFile bytes. Evidence comes with
+// the same untrusted change as the contracts, so it is read through the same
+// boundary: only inside root (the repository), never through a symbolic
+// link out of it, never from a device or pipe. warn receives what was read
+// but not used, so nothing is skipped silently.
+func Load(root string, paths []string, window time.Duration, now time.Time, maxFile int64, warn func(string)) (*Set, error) {
+	root, err := filepath.Abs(root)
+	if err != nil {
+		return nil, err
+	}
+	src, err := source.OpenDir(root)
+	if err != nil {
+		return nil, err
+	}
 	s := &Set{Window: window, Now: now}
 	var probs source.Problems
 	for _, p := range paths {
-		files, err := expand(p, warn)
+		files, err := expand(src, root, p, warn)
 		if err != nil {
 			probs = append(probs, source.Problem{File: p, Msg: err.Error()})
 			continue
 		}
 		for _, f := range files {
-			data, err := readMax(f, maxFile)
+			data, err := readMax(src, f.rel, maxFile)
 			if err != nil {
-				probs = append(probs, source.Problem{File: f, Msg: err.Error()})
+				probs = append(probs, source.Problem{File: f.shown, Msg: err.Error()})
 				continue
 			}
-			es, err := Parse(filepath.ToSlash(f), data, warn)
+			es, err := Parse(filepath.ToSlash(f.shown), data, warn)
 			if err != nil {
-				probs = append(probs, asProblems(f, err)...)
+				probs = append(probs, asProblems(f.shown, err)...)
 				continue
 			}
 			s.Entries = append(s.Entries, es...)
@@ -81,20 +94,35 @@ func Load(paths []string, window time.Duration, now time.Time, maxFile int64, wa
 	return s, nil
 }
 
-// readMax reads a regular file of at most max bytes: evidence files come from
-// the same untrusted pull request as the contracts.
-func readMax(name string, max int64) ([]byte, error) {
-	fi, err := os.Stat(name)
+// file is one evidence file: its name in the repository and as the user
+// wrote it, for messages.
+type file struct{ rel, shown string }
+
+// readMax reads a regular file of at most max bytes.
+func readMax(src source.Source, rel string, max int64) ([]byte, error) {
+	b, err := source.ReadFileMax(src, rel, max)
+	var tl *source.TooLargeError
 	switch {
-	case err != nil:
-		return nil, fmt.Errorf("cannot read: %w", err)
-	case !fi.Mode().IsRegular():
-		return nil, source.ErrNotRegular
-	case fi.Size() > max:
+	case errors.As(err, &tl):
 		return nil, fmt.Errorf("%d bytes is larger than the limit of %s on one file (raise it with %s)",
-			fi.Size(), limits.FormatSize(max), limits.FileSizeFlag)
+			tl.Size, limits.FormatSize(max), limits.FileSizeFlag)
+	case err != nil:
+		return nil, fmt.Errorf("cannot read: %w", withoutName(err))
 	}
-	return os.ReadFile(name)
+	return b, nil
+}
+
+// withoutName drops the "name: " a Source puts before its reason: the
+// problem already names the file.
+func withoutName(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	if _, after, ok := strings.Cut(err.Error(), ": "); ok {
+		return errors.New(after)
+	}
+	return err
 }
 
 func asProblems(file string, err error) source.Problems {
@@ -105,33 +133,69 @@ func asProblems(file string, err error) source.Problems {
 }
 
 // expand lists the evidence files under p: p itself, or the .json and .csv
-// files below a directory, in name order.
-func expand(p string, warn func(string)) ([]string, error) {
-	fi, err := os.Stat(p)
+// files below a directory, in name order. p is relative to the working
+// directory or absolute, and must lie inside root.
+func expand(src source.Source, root, p string, warn func(string)) ([]file, error) {
+	rel, err := inside(root, p)
+	if err != nil {
+		return nil, err
+	}
+	fi, err := src.Stat(rel)
+	if errors.Is(err, source.ErrOutside) {
+		return nil, fmt.Errorf("refused, not read: %w (through a symbolic link)", source.ErrOutside)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("no such readers file or directory")
 	}
 	if !fi.IsDir() {
-		return []string{p}, nil
+		return []file{{rel, p}}, nil
 	}
-	var out []string
-	err = filepath.WalkDir(p, func(f string, d os.DirEntry, err error) error {
+	var out []file
+	err = fs.WalkDir(dirFS{src}, rel, func(f string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
 		if d.IsDir() || strings.HasPrefix(d.Name(), ".") {
 			return nil
 		}
-		switch strings.ToLower(filepath.Ext(f)) {
+		shown := filepath.Join(p, filepath.FromSlash(strings.TrimPrefix(f, rel+"/")))
+		switch strings.ToLower(path.Ext(f)) {
 		case ".json", ".csv":
-			out = append(out, f)
+			out = append(out, file{f, shown})
 		default:
-			warn(fmt.Sprintf("%s: not a .json or .csv file; not read as evidence", filepath.ToSlash(f)))
+			warn(fmt.Sprintf("%s: not a .json or .csv file; not read as evidence", filepath.ToSlash(shown)))
 		}
 		return nil
 	})
-	slices.Sort(out)
+	slices.SortFunc(out, func(a, b file) int { return strings.Compare(a.rel, b.rel) })
 	return out, err
+}
+
+// inside makes p (absolute, or relative to the working directory) relative
+// to root, refusing a path that leaves it.
+func inside(root, p string) (string, error) {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return "", err
+	}
+	rel, err := filepath.Rel(root, abs)
+	if err != nil {
+		return "", fmt.Errorf("refused, not read: %w", source.ErrOutside)
+	}
+	c, err := source.Clean(filepath.ToSlash(rel))
+	if err != nil {
+		return "", fmt.Errorf("refused, not read: %w", source.ErrOutside)
+	}
+	return c, nil
+}
+
+// dirFS lets fs.WalkDir list a Source.
+type dirFS struct{ src source.Source }
+
+func (d dirFS) Open(string) (fs.File, error)          { return nil, fs.ErrInvalid }
+func (d dirFS) Stat(name string) (fs.FileInfo, error) { return d.src.Stat(name) }
+func (d dirFS) ReadDir(name string) ([]fs.DirEntry, error) {
+	return d.src.ReadDir(name)
 }
 
 // Parse reads one evidence file: CSV by its extension, otherwise JSON — a

@@ -227,19 +227,19 @@ func TestLoadDirectory(t *testing.T) {
 		}
 	}
 	var warns []string
-	set, err := readers.Load([]string{dir}, time.Hour, time.Now(), 1<<20, func(s string) { warns = append(warns, s) })
+	set, err := readers.Load(dir, []string{dir}, time.Hour, time.Now(), 1<<20, func(s string) { warns = append(warns, s) })
 	if err != nil || len(set.Entries) != 1 {
 		t.Fatalf("Load = %v, %v", set, err)
 	}
 	if len(warns) != 1 || !strings.Contains(warns[0], "notes.txt: not a .json or .csv file") {
 		t.Errorf("warnings = %q", warns)
 	}
-	if _, err := readers.Load([]string{filepath.Join(dir, "missing.json")}, time.Hour, time.Now(), 1<<20, func(string) {}); err == nil {
+	if _, err := readers.Load(dir, []string{filepath.Join(dir, "missing.json")}, time.Hour, time.Now(), 1<<20, func(string) {}); err == nil {
 		t.Error("a missing readers file must be an error")
 	}
 	// Evidence comes with the same untrusted change as the contracts: the
 	// file-size limit holds for it too.
-	_, err = readers.Load([]string{dir}, time.Hour, time.Now(), 8, func(string) {})
+	_, err = readers.Load(dir, []string{dir}, time.Hour, time.Now(), 8, func(string) {})
 	if err == nil || !strings.Contains(err.Error(), "larger than the limit of 8 bytes on one file (raise it with --max-file-size)") {
 		t.Errorf("an evidence file over the size limit: err = %v", err)
 	}

@@ -28,6 +28,14 @@ const summaryBudget = 900 << 10
 
 func (g *GitHub) Write(w io.Writer, r *Report) error {
 	bw := bufio.NewWriter(w)
+	if len(r.Problems) > 0 {
+		// Nothing was compared: a finding count would read as a pass.
+		for _, p := range r.Problems {
+			fmt.Fprintln(bw, problemAnnotation(p))
+		}
+		fmt.Fprintf(bw, "contractlint: %s could not be read; nothing was compared\n", plural(len(r.Problems), "input problem"))
+		return bw.Flush()
+	}
 	shown, hidden := g.annotate(bw, r)
 	summaryPath := ""
 	if g.Getenv != nil {
@@ -45,6 +53,12 @@ func (g *GitHub) Write(w io.Writer, r *Report) error {
 		fmt.Fprintf(bw, "::notice title=%s::%s\n", workflowProperty("contractlint"), workflowData(n))
 	}
 	s := r.Summarize()
+	if v := r.Review; v != nil {
+		fmt.Fprintf(bw, "contractlint: compared against %s: %s\n", Clean(v.Base), v.Outcome(s))
+		for _, n := range v.NotReviewed {
+			fmt.Fprintf(bw, "::warning title=%s::not reviewed: %s\n", workflowProperty("contractlint"), workflowData(n))
+		}
+	}
 	fmt.Fprintf(bw, "contractlint: %d findings (%d errors, %d warnings, %d info), %d annotated\n",
 		s.Findings, s.Errors, s.Warnings, s.Infos, shown)
 	if err := bw.Flush(); err != nil {
@@ -109,6 +123,22 @@ func annotation(reg *rules.Registry, f rules.Finding) string {
 	}
 	props = append(props, "title="+workflowProperty(title))
 	return fmt.Sprintf("::%s %s::%s", cmd, strings.Join(props, ","), workflowData(msg))
+}
+
+// problemAnnotation is an ::error at an input that could not be read.
+func problemAnnotation(p Problem) string {
+	var props []string
+	if p.File != "" {
+		props = append(props, "file="+workflowProperty(p.File))
+		if p.Line > 0 {
+			props = append(props, fmt.Sprintf("line=%d", p.Line))
+			if p.Column > 0 {
+				props = append(props, fmt.Sprintf("col=%d", p.Column))
+			}
+		}
+	}
+	props = append(props, "title="+workflowProperty("contractlint: cannot read the contract"))
+	return fmt.Sprintf("::error %s::%s", strings.Join(props, ","), workflowData(p.Msg))
 }
 
 // removedNote names a removal's line, which is in the OLD file: pointing

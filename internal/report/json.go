@@ -32,13 +32,27 @@ type jsonFinding struct {
 }
 
 type jsonReport struct {
-	Findings []jsonFinding `json:"findings"`
-	Summary  Summary       `json:"summary"`
-	Notes    []string      `json:"notes,omitempty"`
+	// Base and Compared are set by review only.
+	Base        *jsonBase     `json:"base,omitempty"`
+	Compared    *int          `json:"compared,omitempty"`
+	NotReviewed []string      `json:"not_reviewed,omitempty"`
+	Findings    []jsonFinding `json:"findings"`
+	Summary     Summary       `json:"summary"`
+	Notes       []string      `json:"notes,omitempty"`
+}
+
+type jsonBase struct {
+	Ref    string `json:"ref"`
+	Commit string `json:"commit"`
+	Text   string `json:"text"`
 }
 
 func (JSON) Write(w io.Writer, r *Report) error {
 	out := jsonReport{Findings: make([]jsonFinding, 0, len(r.Findings)), Summary: r.Summarize(), Notes: cleanAll(r.Notes)}
+	if v := r.Review; v != nil {
+		out.Base = &jsonBase{Ref: Clean(v.BaseRef), Commit: v.BaseCommit, Text: Clean(v.Base)}
+		out.Compared, out.NotReviewed = &v.Compared, cleanAll(v.NotReviewed)
+	}
 	for _, f := range r.Findings {
 		jf := jsonFinding{Rule: Clean(f.Rule), Severity: f.Severity, Message: Clean(f.Message),
 			File: Clean(f.Where.File), Line: f.Where.Line, Column: f.Where.Column, Side: "new", Operations: cleanAll(f.Operations),

@@ -37,11 +37,16 @@ func (m *Markdown) Write(w io.Writer, r *Report) error {
 		fmt.Fprintf(&notes, "\n_%s_\n", markdownText(n))
 	}
 	if s.Findings == 0 {
-		_, err := io.WriteString(w, "## contractlint: no findings\n"+notes.String())
+		head := "no findings"
+		if r.Review != nil {
+			head = r.Review.Outcome(s)
+		}
+		_, err := io.WriteString(w, "## contractlint: "+head+"\n"+reviewLines(r.Review)+notes.String())
 		return err
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "## contractlint: %s, %s, %s\n", plural(s.Errors, "error"), plural(s.Warnings, "warning"), plural(s.Infos, "info"))
+	b.WriteString(reviewLines(r.Review))
 	b.WriteString(notes.String())
 	left := m.writeFiles(&b, groupByFile(r.Findings))
 	if left > 0 {
@@ -82,6 +87,25 @@ func (m *Markdown) writeFiles(b *strings.Builder, files []fileFindings) (left in
 		}
 	}
 	return 0
+}
+
+// reviewLines names the base and what was not reviewed, under the heading.
+func reviewLines(v *Review) string {
+	if v == nil {
+		return ""
+	}
+	s := "\nCompared against " + inlineCode(v.Base) + ".\n"
+	for _, n := range v.NotReviewed {
+		s += "\n**Not reviewed:** " + markdownText(n) + "\n"
+	}
+	return s
+}
+
+// inlineCode puts text in a code span, where Markdown, HTML and mentions
+// are inert; the span's backticks outnumber any run inside it.
+func inlineCode(s string) string {
+	f := strings.Repeat("`", longestBackticks(s)+1)
+	return f + " " + strings.ReplaceAll(Clean(s), "\n", " ") + " " + f
 }
 
 func plural(n int, noun string) string {

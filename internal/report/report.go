@@ -18,9 +18,21 @@ type Report struct {
 	// Tool and Version identify contractlint in machine-readable formats.
 	Tool    string
 	Version string
+	// Review is set by `review`: the base and what was compared.
+	Review *Review
 	// Notes say what the run compared, beside the findings: the releases a
 	// transitive review checked and those it skipped.
 	Notes []string
+	// Problems are input that could not be read (the run exits 2); the
+	// formats a CI reads (github, sarif) show them beside findings.
+	Problems []Problem
+}
+
+// Problem is one input that could not be read, at file:line:col.
+type Problem struct {
+	File         string
+	Line, Column int
+	Msg          string
 }
 
 // Summary counts findings by severity.

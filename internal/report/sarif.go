@@ -39,7 +39,16 @@ type sarifLog struct {
 type sarifRun struct {
 	Tool        sarifTool         `json:"tool"`
 	Invocations []sarifInvocation `json:"invocations,omitempty"`
-	Results     []sarifResult     `json:"results"`
+	// Provenance names the base a review compared against.
+	Provenance []sarifVersionControl `json:"versionControlProvenance,omitempty"`
+	Results    []sarifResult         `json:"results"`
+}
+
+type sarifVersionControl struct {
+	RepositoryURI string            `json:"repositoryUri"`
+	RevisionID    string            `json:"revisionId,omitempty"`
+	Branch        string            `json:"branch,omitempty"`
+	Properties    map[string]string `json:"properties,omitempty"`
 }
 
 type sarifTool struct {
@@ -80,8 +89,9 @@ type sarifInvocation struct {
 }
 
 type sarifNotification struct {
-	Level   string       `json:"level"`
-	Message sarifMessage `json:"message"`
+	Level     string          `json:"level"`
+	Message   sarifMessage    `json:"message"`
+	Locations []sarifLocation `json:"locations,omitempty"`
 }
 
 type sarifMessage struct {
@@ -155,6 +165,24 @@ func (s SARIF) Write(w io.Writer, r *Report) error {
 	}
 	if len(notes) > 0 {
 		run.Invocations = []sarifInvocation{{ExecutionSuccessful: true, Notifications: notes}}
+	}
+	if len(r.Problems) > 0 {
+		inv := sarifInvocation{ExecutionSuccessful: false}
+		if len(run.Invocations) > 0 {
+			inv.Notifications = run.Invocations[0].Notifications
+		}
+		for _, p := range r.Problems {
+			n := sarifNotification{Level: "error", Message: sarifMessage{Text: Clean(p.Msg)}}
+			if p.File != "" {
+				n.Locations = []sarifLocation{{PhysicalLocation: sarifPhysical(rules.Location{File: p.File, Line: p.Line, Column: p.Column})}}
+			}
+			inv.Notifications = append(inv.Notifications, n)
+		}
+		run.Invocations = []sarifInvocation{inv}
+	}
+	if v := r.Review; v != nil && v.RepositoryURI != "" {
+		run.Provenance = []sarifVersionControl{{RepositoryURI: v.RepositoryURI, RevisionID: v.BaseCommit,
+			Branch: Clean(v.BaseRef), Properties: map[string]string{"role": "base", "comparedAgainst": Clean(v.Base)}}}
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
@@ -272,6 +300,10 @@ func helpMarkdown(rule *rules.Rule, doc string) string {
 // codeFence returns a backtick fence longer than any run of backticks in s,
 // so an example can never close its own block.
 func codeFence(s string) string {
+	return strings.Repeat("`", max(3, longestBackticks(s)+1))
+}
+
+func longestBackticks(s string) int {
 	longest, run := 0, 0
 	for _, r := range s {
 		if r == '`' {
@@ -281,7 +313,7 @@ func codeFence(s string) string {
 			run = 0
 		}
 	}
-	return strings.Repeat("`", max(3, longest+1))
+	return longest
 }
 
 func sarifResultFor(f rules.Finding, ruleIndex int, seen map[string]int) sarifResult {

@@ -20,6 +20,12 @@ const operationsShown = 3
 
 func (t *Text) Write(w io.Writer, r *Report) error {
 	bw := bufio.NewWriter(w)
+	if r.Review != nil {
+		fmt.Fprintf(bw, "compared against %s\n", Clean(r.Review.Base))
+		for _, n := range r.Review.NotReviewed {
+			fmt.Fprintf(bw, "not reviewed: %s\n", Clean(n))
+		}
+	}
 	for _, f := range r.Findings {
 		fmt.Fprintf(bw, "%s: %s %s%s: %s\n", Clean(findingPlace(f)), t.paint(f.Severity), Clean(f.Rule), compatLabel(f), Clean(f.Message))
 		if n := len(f.Operations); n > 1 {
@@ -35,10 +41,13 @@ func (t *Text) Write(w io.Writer, r *Report) error {
 		fmt.Fprintf(bw, "note: %s\n", Clean(n))
 	}
 	s := r.Summarize()
-	if s.Findings == 0 {
+	switch {
+	case r.Review != nil:
+		fmt.Fprintln(bw, r.Review.Outcome(s))
+	case s.Findings == 0:
 		fmt.Fprintln(bw, "no findings")
-	} else {
-		fmt.Fprintf(bw, "%d findings: %d errors, %d warnings, %d info\n", s.Findings, s.Errors, s.Warnings, s.Infos)
+	default:
+		fmt.Fprintln(bw, findingCounts(s))
 	}
 	return bw.Flush()
 }

@@ -2,6 +2,7 @@ package review
 
 import (
 	"fmt"
+	"net/url"
 	"strings"
 
 	"github.com/contractlint/contractlint/internal/source"
@@ -44,7 +45,21 @@ func (r *Repo) shallow() bool {
 // Base is the commit a review compares against and how it was chosen.
 type Base struct {
 	Commit string // a commit id, or source.EmptyTree before the first commit
-	Why    string
+	Ref    string // the name it was found by: --base's value, a branch, HEAD; "" for the empty tree
+	Why    string // how Ref led to Commit, when not directly ("merge base of HEAD")
+}
+
+// String names the base as every report shows it:
+// "main @ 3f2a1c9, merge base of HEAD".
+func (b Base) String() string {
+	if b.Commit == source.EmptyTree {
+		return "the empty tree (" + b.Why + ")"
+	}
+	s := b.Ref + " @ " + b.Commit[:min(len(b.Commit), 7)]
+	if b.Why != "" {
+		s += ", " + b.Why
+	}
+	return s
 }
 
 // MissingError says which commit a shallow clone lacks and what to fetch.
@@ -56,16 +71,20 @@ func (e *MissingError) Error() string { return e.Msg }
 // with the default branch (origin/HEAD, then main, then master); else HEAD~1;
 // else, in a repository with one commit or none, the empty tree.
 func (r *Repo) ResolveBase(ref string) (Base, error) {
+	if strings.HasPrefix(ref, "-") {
+		// Never echoed into a suggested command: git would read it as an option.
+		return Base{}, &MissingError{fmt.Sprintf("base %q begins with '-': a ref name cannot, name a branch, tag or commit", ref)}
+	}
 	if ref != "" {
 		if c := r.commit(ref); c != "" {
-			return Base{Commit: c, Why: ref}, nil
+			return Base{Commit: c, Ref: ref}, nil
 		}
 		if r.shallow() {
 			return Base{}, &MissingError{fmt.Sprintf(
 				"base %s is not in this shallow clone; fetch it with `git fetch origin %s` "+
-					"(or deepen the clone: `git fetch --deepen=100`, or check out with fetch-depth: 0)", ref, ref)}
+					"(or deepen the clone: `git fetch --deepen=100`, or check out with fetch-depth: 0)", ref, ShellQuote(ref))}
 		}
-		return Base{}, &MissingError{fmt.Sprintf("base %s: no such commit in this repository; fetch it with `git fetch origin %s`", ref, ref)}
+		return Base{}, &MissingError{fmt.Sprintf("base %s: no such commit in this repository; fetch it with `git fetch origin %s`", ref, ShellQuote(ref))}
 	}
 	head := r.commit("HEAD")
 	if head == "" {
@@ -79,7 +98,7 @@ func (r *Repo) ResolveBase(ref string) (Base, error) {
 		}
 		out, err := r.git("merge-base", head, tip)
 		if err == nil {
-			return Base{Commit: strings.TrimSpace(string(out)), Why: "merge base with " + shortRef(branch)}, nil
+			return Base{Commit: strings.TrimSpace(string(out)), Ref: shortRef(branch), Why: "merge base of HEAD"}, nil
 		}
 		if r.shallow() {
 			return Base{}, &MissingError{fmt.Sprintf(
@@ -88,12 +107,34 @@ func (r *Repo) ResolveBase(ref string) (Base, error) {
 		}
 	}
 	if parent := r.commit("HEAD~1"); parent != "" {
-		return Base{Commit: parent, Why: "HEAD~1"}, nil
+		return Base{Commit: parent, Ref: "HEAD~1", Why: "no default branch"}, nil
 	}
 	if r.shallow() {
 		return Base{}, &MissingError{"HEAD~1 is not in this shallow clone; fetch it with `git fetch --deepen=1`, or name the base with --base"}
 	}
 	return Base{Commit: source.EmptyTree, Why: "the first commit"}, nil
+}
+
+// ResolveStaged picks the base of `review --staged`: HEAD, since a commit
+// changes what the index holds relative to it; before the first commit, the
+// empty tree.
+func (r *Repo) ResolveStaged() Base {
+	if head := r.commit("HEAD"); head != "" {
+		return Base{Commit: head, Ref: "HEAD"}
+	}
+	return Base{Commit: source.EmptyTree, Why: "no commits yet"}
+}
+
+// ShellQuote quotes s for a POSIX shell when it holds anything but the
+// characters a ref or path usually has, so a suggested command pastes safely.
+func ShellQuote(s string) string {
+	safe := s != "" && strings.IndexFunc(s, func(c rune) bool {
+		return !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.ContainsRune("-_./:@+=^~", c))
+	}) < 0
+	if safe {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 func shortRef(ref string) string {
@@ -103,4 +144,28 @@ func shortRef(ref string) string {
 		}
 	}
 	return ref
+}
+
+// RemoteURI is origin's URL without user name or password, for reports
+// that name the repository; "" when there is no origin or it cannot be
+// read as a URL. An scp-like address (git@host:path) becomes ssh://host/path.
+func (r *Repo) RemoteURI() string {
+	out, err := r.git("remote", "get-url", "origin")
+	if err != nil {
+		return ""
+	}
+	raw := strings.TrimSpace(string(out))
+	if at, rest, ok := strings.Cut(raw, "@"); ok && !strings.Contains(at, "/") && !strings.Contains(raw, "://") {
+		host, p, ok := strings.Cut(rest, ":")
+		if !ok {
+			return ""
+		}
+		raw = "ssh://" + host + "/" + strings.TrimPrefix(p, "/")
+	}
+	u, err := url.Parse(raw)
+	if err != nil || u.Scheme == "" || u.Host == "" {
+		return ""
+	}
+	u.User = nil
+	return u.String()
 }

@@ -42,7 +42,7 @@ func TestResolveBaseExplicit(t *testing.T) {
 		if err != nil {
 			t.Fatalf("ResolveBase(%q): %v", ref, err)
 		}
-		if b.Commit != c1 || b.Why != ref {
+		if b.Commit != c1 || b.Ref != ref || b.Why != "" {
 			t.Errorf("ResolveBase(%q) = %+v, want commit %s chosen as %q", ref, b, c1, ref)
 		}
 	}
@@ -112,7 +112,7 @@ func TestResolveBaseDefaultBranch(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if want := (Base{Commit: fork, Why: "merge base with " + branch}); b != want {
+			if want := (Base{Commit: fork, Ref: branch, Why: "merge base of HEAD"}); b != want {
 				t.Errorf("ResolveBase = %+v, want %+v", b, want)
 			}
 		})
@@ -137,7 +137,7 @@ func TestResolveBaseOriginHEADFirst(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := (Base{Commit: c1, Why: "merge base with origin/HEAD"}); b != want {
+	if want := (Base{Commit: c1, Ref: "origin/HEAD", Why: "merge base of HEAD"}); b != want {
 		t.Errorf("ResolveBase = %+v, want %+v", b, want)
 	}
 }
@@ -167,7 +167,7 @@ func TestResolveBaseWithoutDefaultBranch(t *testing.T) {
 	if b, err = r.repo().ResolveBase(""); err != nil {
 		t.Fatal(err)
 	}
-	if want := (Base{Commit: c1, Why: "HEAD~1"}); b != want {
+	if want := (Base{Commit: c1, Ref: "HEAD~1", Why: "no default branch"}); b != want {
 		t.Errorf("two commits: ResolveBase = %+v, want %+v", b, want)
 	}
 }
@@ -184,7 +184,7 @@ func TestResolveBaseOnDefaultBranch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := (Base{Commit: head, Why: "merge base with main"}); b != want {
+	if want := (Base{Commit: head, Ref: "main", Why: "merge base of HEAD"}); b != want {
 		t.Errorf("ResolveBase = %+v, want %+v", b, want)
 	}
 }
@@ -235,7 +235,48 @@ func TestResolveBaseShallow(t *testing.T) {
 
 	gitIn(t, clone, "fetch", "-q", "--deepen=1")
 	b, err := repo.ResolveBase("HEAD~1")
-	if err != nil || b.Why != "HEAD~1" {
+	if err != nil || b.Ref != "HEAD~1" {
 		t.Errorf("after deepening: ResolveBase(HEAD~1) = %+v, %v", b, err)
+	}
+}
+
+// A suggested command is pasted into a shell: the ref in it is quoted, and a
+// ref that looks like an option is refused rather than suggested.
+func TestResolveBaseSuggestionQuoted(t *testing.T) {
+	r := newRepo(t, "main")
+	r.write("a", "1")
+	r.commit("c1")
+	repo := r.repo()
+
+	_, err := repo.ResolveBase("--upload-pack=touch X")
+	var me *MissingError
+	if !errors.As(err, &me) {
+		t.Fatalf("err = %v (%T), want *MissingError", err, err)
+	}
+	if strings.Contains(me.Msg, "git fetch") || !strings.Contains(me.Msg, "begins with '-'") {
+		t.Errorf("a ref beginning with '-': message %q, want a refusal that suggests no command", me.Msg)
+	}
+
+	_, err = repo.ResolveBase("feature branch;touch X")
+	if !errors.As(err, &me) {
+		t.Fatalf("err = %v (%T), want *MissingError", err, err)
+	}
+	if want := "git fetch origin 'feature branch;touch X'"; !strings.Contains(me.Msg, want) {
+		t.Errorf("message %q, want the ref quoted: %s", me.Msg, want)
+	}
+}
+
+func TestBaseString(t *testing.T) {
+	for _, c := range []struct {
+		b    Base
+		want string
+	}{
+		{Base{Commit: "3f2a1c9e0000", Ref: "main", Why: "merge base of HEAD"}, "main @ 3f2a1c9, merge base of HEAD"},
+		{Base{Commit: "3f2a1c9e0000", Ref: "v1"}, "v1 @ 3f2a1c9"},
+		{Base{Commit: source.EmptyTree, Why: "no commits yet"}, "the empty tree (no commits yet)"},
+	} {
+		if got := c.b.String(); got != c.want {
+			t.Errorf("%+v.String() = %q, want %q", c.b, got, c.want)
+		}
 	}
 }

@@ -28,19 +28,27 @@ const (
 type FileChange struct {
 	Status   Status
 	Old, New string
+	// Submodule marks a gitlink: a submodule whose commit changed. Its
+	// files are another repository's; review names it as not reviewed.
+	Submodule bool
+	// Also are changed .proto files an unchanged root imports, compared
+	// with it (a root reached through $refs needs none: loading it reads them).
+	Also []string
 }
 
 // changedFiles lists the files that differ between base and the working tree
 // (or the index when staged), with git's rename detection. Outside the index,
 // files git does not track yet count as added: a new contract is reviewed
 // before anyone remembers to `git add` it.
-func (r *Repo) changedFiles(dir, base string, staged bool, paths []string) ([]FileChange, error) {
-	args := []string{"diff", "--name-status", "-z", "--find-renames", "--no-ext-diff", "--no-textconv"}
+func (r *Repo) changedFiles(dir, base string, staged bool) ([]FileChange, error) {
+	// --raw gives the file modes too: a submodule is mode 160000.
+	args := []string{"diff", "--raw", "-z", "--find-renames", "--no-ext-diff", "--no-textconv"}
 	if staged {
 		args = append(args, "--cached")
 	}
-	// Paths filter the result rather than limit git's view: a rename is
-	// only detected when git sees both of its sides.
+	// The whole tree, not only the paths asked for: a rename is only
+	// detected when git sees both of its sides, and a root is compared when
+	// a file it reaches changed, wherever that file is.
 	out, err := source.RunGit(dir, append(args, base, "--")...)
 	if err != nil {
 		return nil, err
@@ -58,8 +66,14 @@ func (r *Repo) changedFiles(dir, base string, staged bool, paths []string) ([]Fi
 			changes = append(changes, FileChange{Status: Added, New: name})
 		}
 	}
+	return changes, nil
+}
+
+// pathFilter returns whether a repository-relative name is one of the path
+// arguments (relative to dir) or inside one; with none, every name is.
+func pathFilter(dir string, paths []string) (func(string) bool, error) {
 	if len(paths) == 0 {
-		return changes, nil
+		return func(string) bool { return true }, nil
 	}
 	prefix, err := source.RunGit(dir, "rev-parse", "--show-prefix")
 	if err != nil {
@@ -69,9 +83,7 @@ func (r *Repo) changedFiles(dir, base string, staged bool, paths []string) ([]Fi
 	for _, p := range paths {
 		roots = append(roots, path.Join(strings.TrimSpace(string(prefix)), filepath.ToSlash(p)))
 	}
-	return slices.DeleteFunc(changes, func(c FileChange) bool {
-		return !under(c.New, roots) && !under(c.Old, roots)
-	}), nil
+	return func(name string) bool { return under(name, roots) }, nil
 }
 
 // under reports whether name is one of roots or inside one of them.
@@ -82,12 +94,22 @@ func under(name string, roots []string) bool {
 }
 
 // parseNameStatus reads `git diff --name-status -z`: a status, then one name,
-// or two for a rename or copy.
+// or two for a rename or copy; or `git diff --raw -z`, whose status comes
+// after the modes and object ids (":100644 100644 abc def M").
 func parseNameStatus(f []string) ([]FileChange, error) {
 	var out []FileChange
 	for i := 0; i < len(f); {
 		st := f[i]
 		i++
+		gitlink := false
+		if meta, ok := strings.CutPrefix(st, ":"); ok {
+			fields := strings.Fields(meta)
+			if len(fields) != 5 {
+				return nil, fmt.Errorf("git diff: unexpected output near %q", st)
+			}
+			gitlink = fields[0] == "160000" || fields[1] == "160000"
+			st = fields[4]
+		}
 		need := 1
 		if st != "" && (st[0] == 'R' || st[0] == 'C') {
 			need = 2
@@ -97,6 +119,10 @@ func parseNameStatus(f []string) ([]FileChange, error) {
 		}
 		names := f[i : i+need]
 		i += need
+		if gitlink {
+			out = append(out, FileChange{Status: Modified, Old: names[0], New: names[len(names)-1], Submodule: true})
+			continue
+		}
 		switch st[0] {
 		case 'A':
 			out = append(out, FileChange{Status: Added, New: names[0]})
@@ -137,14 +163,5 @@ func hasOpenAPIKey(b []byte) bool {
 	if yaml.Unmarshal(b, &doc) != nil || len(doc.Content) == 0 {
 		return false
 	}
-	top := doc.Content[0]
-	if top.Kind != yaml.MappingNode {
-		return false
-	}
-	for i := 0; i < len(top.Content); i += 2 {
-		if top.Content[i].Value == "openapi" {
-			return true
-		}
-	}
-	return false
+	return lookup(doc.Content[0], "openapi") != nil
 }

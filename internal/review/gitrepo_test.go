@@ -14,7 +14,7 @@ import (
 
 // needGit skips without git, except in CI, where a missing git must fail
 // the run rather than leave review untested.
-func needGit(t *testing.T) {
+func needGit(t testing.TB) {
 	t.Helper()
 	if _, err := exec.LookPath("git"); err != nil {
 		if os.Getenv("CI") == "true" {
@@ -27,7 +27,7 @@ func needGit(t *testing.T) {
 // gitEnv isolates git, both the calls these tests make and the ones the
 // code under test makes, from the user's configuration and from any
 // repository the test process happens to run inside (a hook sets GIT_DIR).
-func gitEnv(t *testing.T) {
+func gitEnv(t testing.TB) {
 	t.Helper()
 	needGit(t)
 	home := t.TempDir()
@@ -50,12 +50,12 @@ func gitEnv(t *testing.T) {
 
 // testRepo is a throwaway git work tree.
 type testRepo struct {
-	t   *testing.T
+	t   testing.TB
 	top string
 }
 
 // newRepo makes an empty repository whose first branch is branch.
-func newRepo(t *testing.T, branch string) *testRepo {
+func newRepo(t testing.TB, branch string) *testRepo {
 	t.Helper()
 	gitEnv(t)
 	top, err := filepath.EvalSymlinks(t.TempDir())
@@ -73,7 +73,7 @@ func (r *testRepo) git(args ...string) string {
 	return gitIn(r.t, r.top, args...)
 }
 
-func gitIn(t *testing.T, dir string, args ...string) string {
+func gitIn(t testing.TB, dir string, args ...string) string {
 	t.Helper()
 	cmd := exec.Command("git", args...)
 	cmd.Dir = dir
@@ -113,7 +113,7 @@ func (r *testRepo) repo() *Repo {
 	return repo
 }
 
-func writeFile(t *testing.T, file, text string) {
+func writeFile(t testing.TB, file, text string) {
 	t.Helper()
 	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
 		t.Fatal(err)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -40,6 +41,49 @@ func ReadLock(src source.Source) (*rules.History, error) {
 		return nil, source.Errorf(LockFile, 0, 0, "cannot read: %v", err)
 	}
 	return ParseLock(b)
+}
+
+// readLocks reads the lock on both sides. The base's is the protection: the
+// change under review may add to it, never take from it, so the history is
+// the union of both. weakened describes what the new side dropped (nil when
+// nothing). A base lock that does not parse protects nothing; the new
+// side's must parse.
+func readLocks(oldSrc, newSrc source.Source) (h *rules.History, weakened *rules.Change, err error) {
+	base, _ := ReadLock(oldSrc)
+	head, err := ReadLock(newSrc)
+	if err != nil {
+		return nil, nil, err
+	}
+	h = &rules.History{}
+	h.Merge(base)
+	h.Merge(head)
+	if base == nil || len(base.Used) == 0 {
+		return h, nil, nil
+	}
+	kept := &rules.History{}
+	kept.Merge(head)
+	var lost []string
+	for _, u := range base.Used {
+		if !slices.ContainsFunc(kept.Uses(u.Message, u.Number), func(k rules.UsedNumber) bool {
+			return k.Name == u.Name && k.Type == u.Type
+		}) {
+			lost = append(lost, fmt.Sprintf("%s %d (%s)", u.Message, u.Number, u.Name))
+		}
+	}
+	if len(lost) == 0 {
+		return h, nil, nil
+	}
+	shown := strings.Join(lost[:min(len(lost), 3)], ", ")
+	if len(lost) > 3 {
+		shown += fmt.Sprintf(", and %d more", len(lost)-3)
+	}
+	at := rules.Location{File: LockFile, Line: 1, Column: 1}
+	ch := &rules.Change{Kind: rules.Modified, Subject: rules.SubjectLock, Format: rules.Proto, Name: LockFile, Path: LockFile,
+		Old: fmt.Sprintf("%d field numbers the base's lock held: %s", len(lost), shown), OldLoc: at, NewLoc: at}
+	if head == nil {
+		ch.Kind, ch.NewLoc = rules.Removed, rules.Location{}
+	}
+	return h, ch, nil
 }
 
 // ParseLock reads the lock's JSON; a problem names the line and column.

@@ -186,12 +186,14 @@ func TestLockRoundTrip(t *testing.T) {
 	if !hasRule(res.Findings, "field-number-reused") {
 		t.Errorf("with the lock, no field-number-reused in %+v", res.Findings)
 	}
+	// Deleting the lock in the change itself does not lower the protection:
+	// the lock is read from the base.
 	sq.remove(LockFile)
 	if res, err = Run(o); err != nil {
 		t.Fatal(err)
 	}
-	if hasRule(res.Findings, "field-number-reused") {
-		t.Errorf("without lock or history, field-number-reused in %+v", res.Findings)
+	if !hasRule(res.Findings, "field-number-reused") || !hasRule(res.Findings, "lock-file-weakened") {
+		t.Errorf("lock deleted in the change: want field-number-reused and lock-file-weakened in %+v", res.Findings)
 	}
 }
 
@@ -240,6 +242,51 @@ func TestParseLock(t *testing.T) {
 			}
 			if p.Line != tc.line || p.Column != tc.col {
 				t.Errorf("%s points at %d:%d, want %d:%d", tc.name, p.Line, p.Column, tc.line, tc.col)
+			}
+		})
+	}
+}
+
+// The lock protects numbers a squash erased from history. It is read from
+// the base: a pull request that deletes or trims it keeps the protection
+// and is itself reported.
+func TestRunLockFromBase(t *testing.T) {
+	const lock = `{"version": 1, "numbers": [{"message": "shop.Charge", "number": 3, "name": "price", "type": "double"}]}` + "\n"
+	for _, c := range []struct {
+		name     string
+		edit     func(r *testRepo)
+		weakened bool
+	}{
+		{"deleted", func(r *testRepo) { r.remove(LockFile) }, true},
+		{"trimmed", func(r *testRepo) { r.write(LockFile, `{"version": 1, "numbers": []}`+"\n") }, true},
+		{"kept", func(r *testRepo) {}, false},
+		{"grown", func(r *testRepo) {
+			r.write(LockFile, `{"version": 1, "numbers": [{"message": "shop.Charge", "number": 3, "name": "price", "type": "double"},
+ {"message": "shop.Charge", "number": 4, "name": "tax", "type": "double"}]}`+"\n")
+		}, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := newRepo(t, "main")
+			r.write("shop.proto", chargeV2) // history squashed: only the lock knows price
+			r.write(LockFile, lock)
+			r.commit("squashed")
+			r.git("checkout", "-q", "-b", "pr")
+			r.write("shop.proto", chargeV3)
+			c.edit(r)
+
+			res, err := Run(options(r.top))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !hasRule(res.Findings, "field-number-reused") {
+				t.Errorf("number 3 taken again: findings %+v, want field-number-reused", res.Findings)
+			}
+			fs := findingsOf(res.Findings, "lock-file-weakened")
+			if c.weakened && (len(fs) != 1 || fs[0].Where.File != LockFile || !strings.Contains(fs[0].Message, "shop.Charge")) {
+				t.Errorf("want one lock-file-weakened on %s naming shop.Charge, got %+v", LockFile, res.Findings)
+			}
+			if !c.weakened && len(fs) != 0 {
+				t.Errorf("lock not weakened: got %+v", fs)
 			}
 		})
 	}

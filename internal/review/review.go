@@ -23,10 +23,14 @@ type Options struct {
 	Dir   string
 	Base  string
 	Paths []string
-	// Staged compares the index with the base instead of the working tree.
+	// Staged compares the index instead of the working tree, with HEAD
+	// unless Base is given: what the commit being made changes.
 	Staged bool
 	// Globs select the contract files (repository-relative).
 	Globs []string
+	// GlobsFrom names the config that gave Globs ("" for the built-in
+	// ones); a glob of its that matches no file is an error.
+	GlobsFrom string
 	// HistoryDepth bounds the commits read per .proto file for field
 	// numbers; 0 reads all, a negative value none.
 	HistoryDepth int
@@ -35,8 +39,18 @@ type Options struct {
 
 // Result is what a review found.
 type Result struct {
-	Base     Base
-	Files    []FileChange // the contract files reviewed
+	Base  Base
+	Files []FileChange // the contract files reviewed
+	// Compared counts the contracts compared (or linted, or reported
+	// deleted): 0 means no contract changed.
+	Compared int
+	// NotReviewed names what changed but was not compared, with why.
+	NotReviewed []string
+	// RemoteURI is origin's URL without credentials, "" when unknown.
+	RemoteURI string
+	// Read names the files a comparison read, as far as review knows:
+	// the contracts compared and every changed file.
+	Read     []string
 	Findings []rules.Finding
 	// Unmatched are the evidence entries (--readers) that matched no
 	// operation or message of any contract compared: one evidence folder
@@ -52,19 +66,31 @@ func Run(o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	base, err := repo.ResolveBase(o.Base)
-	if err != nil {
-		return nil, err
-	}
-	changes, err := repo.changedFiles(o.Dir, base.Commit, o.Staged, o.Paths)
-	if err != nil {
-		return nil, err
+	base := repo.ResolveStaged()
+	if !o.Staged || o.Base != "" {
+		if base, err = repo.ResolveBase(o.Base); err != nil {
+			return nil, err
+		}
 	}
 	oldSrc, err := source.OpenRev(repo.Top, base.Commit)
 	if err != nil {
 		return nil, err
 	}
 	defer oldSrc.Close()
+	if err := repo.checkPaths(o.Dir, o.Paths, oldSrc); err != nil {
+		return nil, err
+	}
+	if err := repo.checkGlobs(o.Globs, o.GlobsFrom, base.Commit); err != nil {
+		return nil, err
+	}
+	changes, err := repo.changedFiles(o.Dir, base.Commit, o.Staged)
+	if err != nil {
+		return nil, err
+	}
+	inPaths, err := pathFilter(o.Dir, o.Paths)
+	if err != nil {
+		return nil, err
+	}
 	var newSrc source.Source
 	if o.Staged {
 		idx, err := source.OpenIndex(repo.Top)
@@ -76,37 +102,151 @@ func Run(o Options) (*Result, error) {
 	} else if newSrc, err = source.OpenDir(repo.Top); err != nil {
 		return nil, err
 	}
-	lock, err := ReadLock(newSrc)
+	lock, weakened, err := readLocks(oldSrc, newSrc)
 	if err != nil {
 		return nil, err
 	}
-	res := &Result{Base: base}
+	res := &Result{Base: base, RemoteURI: repo.RemoteURI()}
+	if weakened != nil {
+		if res.Findings, err = reportChange("lock-file-weakened", *weakened, o.Pipeline); err != nil {
+			return nil, err
+		}
+	}
 	misses := &evidenceMisses{count: map[readers.Entry]int{}, compared: map[rules.Format]int{}}
 	if o.Pipeline.Readers != nil {
 		o.Pipeline.Unmatched = misses.add
 	}
-	var probs source.Problems
 	for _, c := range changes {
-		if !c.selected(oldSrc, newSrc, o.Globs) {
-			continue
+		switch {
+		case !inPaths(c.New) && !inPaths(c.Old):
+		case c.Submodule:
+			res.NotReviewed = append(res.NotReviewed, fmt.Sprintf(
+				"%s is a submodule whose commit changed; review its contracts in its own repository", c.New))
+		case c.selected(oldSrc, newSrc, o.Globs) && !bufExcluded(newSrc, c):
+			res.Files = append(res.Files, c)
 		}
-		res.Files = append(res.Files, c)
+	}
+	res.Files = pairByIdentity(res.Files, o.Pipeline.Limits.Guard(oldSrc, nil), o.Pipeline.Limits.Guard(newSrc, nil))
+	reached, err := repo.reachedRoots(changes, res.Files, oldSrc, newSrc, o.Staged, inPaths, o)
+	if err != nil {
+		return nil, err
+	}
+	res.Files = append(res.Files, reached...)
+	for _, c := range slices.Concat(res.Files, changes) {
+		res.Read = append(res.Read, c.Old, c.New)
+		res.Read = append(res.Read, c.Also...)
+	}
+	var unread []unreadable
+	for _, c := range res.Files {
 		fs, err := repo.review(c, base, oldSrc, newSrc, lock, o)
 		var ps source.Problems
 		switch {
 		case errors.As(err, &ps):
-			probs = append(probs, ps...)
+			unread = append(unread, unreadable{c, ps})
 		case err != nil:
 			return nil, err
 		}
 		res.Findings = append(res.Findings, fs...)
 	}
-	if len(probs) > 0 {
-		return nil, probs
+	if len(unread) > 0 {
+		fs, err := unreadableFindings(unread, len(res.Files), o.Pipeline)
+		if err != nil {
+			return nil, err
+		}
+		res.Findings = append(res.Findings, fs...)
 	}
+	res.Findings = dedupe(res.Findings)
 	rules.SortFindings(res.Findings)
+	res.Compared = len(res.Files)
 	res.Unmatched = misses.everywhere()
 	return res, nil
+}
+
+// reachedRoots lists the contracts the change did not touch that reach a
+// file it did, through $refs or imports: each is compared whole, so a
+// change to a shared schema is judged by the operations that use it.
+func (r *Repo) reachedRoots(changes, compared []FileChange, oldSrc, newSrc source.Source, staged bool,
+	inPaths func(string) bool, o Options) ([]FileChange, error) {
+	changed := map[string]bool{}
+	for _, c := range changes {
+		for _, name := range []string{c.Old, c.New} {
+			// Only what a $ref or an import can name: a commit that
+			// touches no such file reads no contract.
+			switch strings.ToLower(path.Ext(name)) {
+			case ".yaml", ".yml", ".json", ".proto":
+				changed[name] = true
+			}
+		}
+	}
+	if len(changed) == 0 {
+		return nil, nil
+	}
+	selected := map[string]bool{}
+	for _, c := range compared {
+		changed[c.New], selected[c.New] = true, true
+	}
+	args := []string{"ls-files", "-z", "--cached"}
+	if !staged {
+		args = append(args, "--others", "--exclude-standard")
+	}
+	out, err := r.git(args...)
+	if err != nil {
+		return nil, err
+	}
+	g := newGraph(o.Pipeline.Limits.Guard(newSrc, nil), o.Pipeline.ProtoPaths)
+	var reached []FileChange
+	for _, name := range source.SplitZ(out) {
+		if changed[name] || !inPaths(name) || !slices.ContainsFunc(o.Globs, func(gl string) bool { return rules.MatchGlob(gl, name) }) {
+			continue
+		}
+		if _, err := oldSrc.Stat(name); err != nil {
+			continue // new on this side: a change of its own
+		}
+		via := g.reaches(name, changed)
+		if len(via) == 0 || !isContract(newSrc, name, o.Globs) {
+			continue
+		}
+		c := FileChange{Status: Modified, Old: name, New: name}
+		if isProto(name) {
+			// A proto diff compares the files it is given, not their
+			// imports: the changed imports that exist on both sides join.
+			// One compared on its own already says all a join would, so
+			// a widely imported file does not recompile every importer.
+			c.Also = slices.DeleteFunc(via, func(v string) bool {
+				_, errOld := oldSrc.Stat(v)
+				_, errNew := newSrc.Stat(v)
+				return !isProto(v) || selected[v] || errOld != nil || errNew != nil
+			})
+			if len(c.Also) == 0 {
+				continue
+			}
+		}
+		reached = append(reached, c)
+	}
+	return reached, nil
+}
+
+// dedupe keeps one finding per rule, place and message: two roots reaching
+// one changed schema report its change once, with the operations of both.
+func dedupe(fs []rules.Finding) []rules.Finding {
+	type key struct {
+		rule, msg string
+		at        rules.Location
+	}
+	seen := map[key]int{}
+	out := fs[:0]
+	for _, f := range fs {
+		k := key{f.Rule, f.Message, f.Where}
+		if i, ok := seen[k]; ok {
+			ops := slices.Concat(out[i].Operations, f.Operations)
+			slices.Sort(ops)
+			out[i].Operations = slices.Compact(ops)
+			continue
+		}
+		seen[k] = len(out)
+		out = append(out, f)
+	}
+	return out
 }
 
 // evidenceMisses counts, for each evidence entry, the compared contracts of
@@ -171,31 +311,37 @@ func (r *Repo) review(c FileChange, base Base, oldSrc, newSrc source.Source, loc
 	case Added:
 		return pipeline.Lint(side(newSrc, c.New), po)
 	}
-	return pipeline.Diff(side(oldSrc, c.Old), side(newSrc, c.New), po)
+	return pipeline.Diff(side(oldSrc, c.Old, c.Also...), side(newSrc, c.New, c.Also...), po)
 }
 
-func side(src source.Source, name string) pipeline.Side {
-	return pipeline.Side{Src: src, Files: []string{name}, Display: func(s string) string { return s }}
+func side(src source.Source, name string, also ...string) pipeline.Side {
+	return pipeline.Side{Src: src, Files: append([]string{name}, also...), Display: func(s string) string { return s }}
 }
 
 func isProto(name string) bool { return strings.EqualFold(path.Ext(name), ".proto") }
 
-// removed reports a deleted contract through the contract-file-removed rule,
-// so config, severity overrides and path ignores apply to it as to any rule.
+// removed reports a deleted contract through the contract-file-removed rule.
 func removed(name string, po pipeline.Options) ([]rules.Finding, error) {
-	r, ok := po.Registry.Get("contract-file-removed")
-	if !ok {
-		return nil, fmt.Errorf("rule contract-file-removed is not registered")
-	}
-	reg, err := rules.NewRegistry([]*rules.Rule{r})
-	if err != nil {
-		return nil, err
-	}
 	format := rules.OpenAPI
 	if isProto(name) {
 		format = rules.Proto
 	}
 	ch := rules.Change{Kind: rules.Removed, Subject: rules.SubjectContract, Format: format,
 		Name: name, Path: name, OldLoc: rules.Location{File: name, Line: 1, Column: 1}}
+	return reportChange("contract-file-removed", ch, po)
+}
+
+// reportChange runs one rule over one change that only review sees (a
+// file deleted, the lock weakened), so config, severity overrides and path
+// ignores apply to it as to any rule.
+func reportChange(id string, ch rules.Change, po pipeline.Options) ([]rules.Finding, error) {
+	r, ok := po.Registry.Get(id)
+	if !ok {
+		return nil, fmt.Errorf("rule %s is not registered", id)
+	}
+	reg, err := rules.NewRegistry([]*rules.Rule{r})
+	if err != nil {
+		return nil, err
+	}
 	return rules.Run(reg, po.Settings, rules.DiffRule, &rules.Input{Changes: []rules.Change{ch}}), nil
 }

@@ -42,7 +42,7 @@ func TestRunOpenAPIChange(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := (Base{Commit: head, Why: "merge base with main"}); res.Base != want {
+	if want := (Base{Commit: head, Ref: "main", Why: "merge base of HEAD"}); res.Base != want {
 		t.Errorf("Base = %+v, want %+v", res.Base, want)
 	}
 	want := []FileChange{{Status: Modified, Old: "api/pets.yaml", New: "api/pets.yaml"}}
@@ -162,7 +162,7 @@ func TestRunUnmatchedEvidence(t *testing.T) {
 
 	file := filepath.Join(t.TempDir(), "app.json")
 	writeFile(t, file, pact)
-	set, err := readers.Load([]string{file}, readers.DefaultWindow, time.Date(2025, 6, 1, 0, 0, 0, 0, time.UTC),
+	set, err := readers.Load(filepath.Dir(file), []string{file}, readers.DefaultWindow, time.Date(2025, 6, 1, 0, 0, 0, 0, time.UTC),
 		1<<20, func(msg string) { t.Errorf("readers warned: %s", msg) })
 	if err != nil {
 		t.Fatal(err)
@@ -219,11 +219,11 @@ func TestRunUnmatchedEvidenceNamedTwice(t *testing.T) {
 	file := filepath.Join(dir, "app.json")
 	writeFile(t, file, pact)
 	now := time.Date(2025, 6, 1, 0, 0, 0, 0, time.UTC)
-	once, err := readers.Load([]string{file}, readers.DefaultWindow, now, 1<<20, func(string) {})
+	once, err := readers.Load(dir, []string{file}, readers.DefaultWindow, now, 1<<20, func(string) {})
 	if err != nil {
 		t.Fatal(err)
 	}
-	twice, err := readers.Load([]string{dir, file}, readers.DefaultWindow, now, 1<<20, func(string) {})
+	twice, err := readers.Load(dir, []string{dir, file}, readers.DefaultWindow, now, 1<<20, func(string) {})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -245,5 +245,234 @@ func TestRunUnmatchedEvidenceNamedTwice(t *testing.T) {
 	}
 	if d := gocmp.Diff(users, res.Unmatched); d != "" {
 		t.Errorf("evidence given twice changes Unmatched (-want +got):\n%s", d)
+	}
+}
+
+// --staged is what this commit changes: the index against HEAD. A break
+// already committed on the branch must not block every later harmless
+// commit to the same file.
+func TestRunStagedComparesWithHead(t *testing.T) {
+	r := newRepo(t, "main")
+	r.write("api/pets.yaml", pets("name", "age"))
+	r.commit("v1")
+	r.git("checkout", "-q", "-b", "feature")
+	r.write("api/pets.yaml", pets("name"))
+	head := r.commit("the break, already committed")
+	r.write("api/pets.yaml", pets("name", "tag"))
+	r.git("add", "api/pets.yaml")
+
+	o := options(r.top)
+	o.Staged = true
+	res, err := Run(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Base.Commit != head || res.Base.Ref != "HEAD" {
+		t.Errorf("Base = %+v, want HEAD (%s)", res.Base, head)
+	}
+	if len(res.Findings) != 0 {
+		t.Errorf("a harmless staged change after a committed break: findings %+v, want none", res.Findings)
+	}
+
+	// A staged deletion is this commit's own change.
+	r.git("rm", "-q", "-f", "api/pets.yaml")
+	if res, err = Run(o); err != nil {
+		t.Fatal(err)
+	}
+	if !hasRule(res.Findings, "contract-file-removed") {
+		t.Errorf("a staged deletion: findings %+v, want contract-file-removed", res.Findings)
+	}
+
+	// --base keeps the pull-request view.
+	o.Base = "main"
+	if res, err = Run(o); err != nil {
+		t.Fatal(err)
+	}
+	if res.Base.Ref != "main" {
+		t.Errorf("--staged --base main: Base = %+v", res.Base)
+	}
+}
+
+// A typo'd path or contracts glob must not pass as "nothing changed".
+func TestRunPathMatchesNothing(t *testing.T) {
+	r := newRepo(t, "main")
+	r.write("api/pets.yaml", pets("name", "age"))
+	r.write("old/gone.yaml", pets("name"))
+	r.commit("v1")
+	r.remove("old/gone.yaml")
+
+	o := options(r.top)
+	o.Paths = []string{"apis/"}
+	_, err := Run(o)
+	if err == nil || !strings.Contains(err.Error(), `path "apis/" matches no file`) {
+		t.Errorf("a path that matches nothing: err = %v, want one naming it", err)
+	}
+	// A path that only the base has (a deleted file) is a real path.
+	o.Paths = []string{"old/gone.yaml"}
+	res, err := Run(o)
+	if err != nil || !hasRule(res.Findings, "contract-file-removed") {
+		t.Errorf("a deleted path: %v, %+v; want contract-file-removed", err, res)
+	}
+
+	o = options(r.top)
+	o.Globs, o.GlobsFrom = []string{"apis/**/*.yaml", "api/*.yaml"}, ".contractlint.yaml"
+	_, err = Run(o)
+	if err == nil || !strings.Contains(err.Error(), `.contractlint.yaml: contracts glob "apis/**/*.yaml" matches no file`) {
+		t.Errorf("a contracts glob that matches nothing: err = %v, want one naming it", err)
+	}
+}
+
+// "Nothing to compare" and "compared, no findings" are different answers.
+func TestRunCountsCompared(t *testing.T) {
+	r := newRepo(t, "main")
+	r.write("api/pets.yaml", pets("name"))
+	r.write("api/shop.yaml", getDoc("shop", "/shop", "", "id"))
+	r.commit("v1")
+	res, err := Run(options(r.top))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Compared != 0 {
+		t.Errorf("nothing changed: Compared = %d", res.Compared)
+	}
+	r.write("api/pets.yaml", pets("name", "tag"))
+	if res, err = Run(options(r.top)); err != nil {
+		t.Fatal(err)
+	}
+	if res.Compared != 1 || len(res.Findings) != 0 {
+		t.Errorf("one harmless change: Compared = %d, findings %+v; want 1 and none", res.Compared, res.Findings)
+	}
+}
+
+// orderAPI is an OpenAPI root whose GET route answers with schemas/order.yaml.
+func orderAPI(title, route string) string {
+	return "openapi: 3.0.3\ninfo: {title: " + title + ", version: \"1\"}\npaths:\n  " + route + ":\n    get:\n" +
+		"      responses:\n        \"200\":\n          description: ok\n          content:\n            application/json:\n" +
+		"              schema: {$ref: \"../schemas/order.yaml\"}\n"
+}
+
+// review compares contracts, not files: a change to a file that only a
+// $ref reaches (two steps away here) makes every root that reaches it
+// compared, and a finding in it is reported once, in the changed file.
+func TestRunRefGraph(t *testing.T) {
+	r := newRepo(t, "main")
+	r.write("api/orders.yaml", orderAPI("orders", "/orders"))
+	r.write("api/admin.yaml", orderAPI("admin", "/admin/orders"))
+	r.write("api/other.yaml", pets("name"))
+	r.write("schemas/order.yaml", "type: object\nproperties:\n  id: {type: string}\n  total: {$ref: \"money.yaml\"}\n")
+	r.write("schemas/money.yaml", "type: object\nproperties:\n  amount: {type: integer}\n  currency: {type: string}\n")
+	r.commit("v1")
+	r.write("schemas/money.yaml", "type: object\nproperties:\n  amount: {type: integer}\n")
+
+	res, err := Run(options(r.top))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs := findingsOf(res.Findings, "response-property-removed")
+	if len(fs) != 1 || fs[0].Where.File != "schemas/money.yaml" || fs[0].Where.Line != 4 {
+		t.Errorf("want one response-property-removed at schemas/money.yaml:4, got %+v", res.Findings)
+	}
+	if len(fs) == 1 && len(fs[0].Operations) != 2 {
+		t.Errorf("the finding should name both operations that reach it: %v", fs[0].Operations)
+	}
+	if res.Compared != 2 {
+		t.Errorf("Compared = %d, want the two roots that reach the change (orders, admin)", res.Compared)
+	}
+
+	// A path argument limits which roots are compared, not which changed
+	// files count.
+	o := options(r.top)
+	o.Paths = []string{"api/admin.yaml"}
+	if res, err = Run(o); err != nil {
+		t.Fatal(err)
+	}
+	if res.Compared != 1 || !hasRule(res.Findings, "response-property-removed") {
+		t.Errorf("limited to api/admin.yaml: Compared %d, findings %+v", res.Compared, res.Findings)
+	}
+}
+
+// A .proto file imported from outside the contracts globs is reached
+// through its importer.
+func TestRunImportGraph(t *testing.T) {
+	r := newRepo(t, "main")
+	r.write("api/shop.proto", "syntax = \"proto3\";\npackage shop;\nimport \"lib/money.proto\";\nmessage Charge {\n  lib.Money total = 1;\n}\n")
+	r.write("api/lib/money.proto", "syntax = \"proto3\";\npackage lib;\nmessage Money {\n  int64 units = 1;\n  string currency = 2;\n}\n")
+	r.commit("v1")
+	r.write("api/lib/money.proto", "syntax = \"proto3\";\npackage lib;\nmessage Money {\n  int64 units = 1;\n  int32 currency = 2;\n}\n")
+
+	o := options(r.top)
+	o.Globs = []string{"api/*.proto"}
+	res, err := Run(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Compared != 1 || !hasRule(res.Findings, "field-redefined") {
+		t.Errorf("Compared %d, findings %+v; want api/shop.proto compared and field-redefined in lib/money.proto", res.Compared, res.Findings)
+	}
+}
+
+// orders is an OpenAPI document whose response schema has the properties
+// given and, when ignore is set, the x-contractlint-ignore block given.
+func orders(ignore string, props ...string) string {
+	var b strings.Builder
+	b.WriteString("openapi: 3.0.3\ninfo: {title: orders, version: \"1\"}\npaths:\n  /orders:\n    get:\n      responses:\n" +
+		"        \"200\":\n          description: ok\n          content:\n            application/json:\n" +
+		"              schema:\n                type: object\n" + ignore + "                properties:\n")
+	for _, p := range props {
+		b.WriteString("                  " + p + ": {type: string}\n")
+	}
+	return b.String()
+}
+
+// An ignore names the element it accepts: once the change it accepted is
+// merged, a later removal below the same parent is reported, and the
+// leftover ignore is reported unused.
+func TestRunElementIgnore(t *testing.T) {
+	const ignore = "                x-contractlint-ignore:\n                  response-property-removed:\n" +
+		"                    {element: tracking_url, reason: \"moved to the carrier's page\"}\n"
+	r := newRepo(t, "main")
+	r.write("api/orders.yaml", orders("", "id", "tracking_url", "carrier"))
+	r.commit("v1")
+
+	r.write("api/orders.yaml", orders(ignore, "id", "carrier"))
+	res, err := Run(options(r.top))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if hasRule(res.Findings, "response-property-removed") || hasRule(res.Findings, "unused-ignore") {
+		t.Errorf("the accepted removal: findings %+v, want neither response-property-removed nor unused-ignore", res.Findings)
+	}
+	r.commit("v2: tracking_url removed, accepted")
+
+	r.write("api/orders.yaml", orders(ignore, "id"))
+	if res, err = Run(options(r.top)); err != nil {
+		t.Fatal(err)
+	}
+	fs := findingsOf(res.Findings, "response-property-removed")
+	if len(fs) != 1 || !strings.Contains(fs[0].Message, "carrier") {
+		t.Errorf("a later removal under the same parent: want response-property-removed for carrier, got %+v", res.Findings)
+	}
+	if fs := findingsOf(res.Findings, "unused-ignore"); len(fs) != 1 || fs[0].Where.Line != 13 {
+		t.Errorf("the leftover ignore: want unused-ignore at api/orders.yaml:13, got %+v", res.Findings)
+	}
+}
+
+// A changed .proto file compared on its own is not compared again through
+// each file importing it: the findings would be the same, the compiles not.
+func TestRunImportedRootComparedOnce(t *testing.T) {
+	r := newRepo(t, "main")
+	r.write("api/money.proto", "syntax = \"proto3\";\npackage lib;\nmessage Money {\n  int64 units = 1;\n  string currency = 2;\n}\n")
+	for _, n := range []string{"a", "b", "c"} {
+		r.write("api/"+n+".proto", "syntax = \"proto3\";\npackage "+n+";\nimport \"money.proto\";\nmessage M {\n  lib.Money total = 1;\n}\n")
+	}
+	r.commit("v1")
+	r.write("api/money.proto", "syntax = \"proto3\";\npackage lib;\nmessage Money {\n  int64 units = 1;\n  int32 currency = 2;\n}\n")
+
+	res, err := Run(options(r.top))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Compared != 1 || len(findingsOf(res.Findings, "field-redefined")) != 1 {
+		t.Errorf("Compared %d, findings %+v; want money.proto compared once and one field-redefined", res.Compared, res.Findings)
 	}
 }

@@ -6,6 +6,7 @@ package idem
 
 import (
 	"bytes"
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -144,17 +145,26 @@ func Fingerprint(canonical []byte) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// ProcessorKey derives the processor's idempotency key from the claim's scope.
-// It is a hash so the client's key never leaves the server, and it depends on
-// nothing else, so every re-drive of one claim asks the processor the same
-// question.
-func ProcessorKey(account, route, key string) string {
+// ProcessorKey derives the processor's idempotency key from the claim's scope
+// and the claim's own nonce. It is a hash so the client's key never leaves the
+// server. The nonce, drawn once when the claim is made and stored with it (as
+// this key), ties the processor key to that one claim: every re-drive of the
+// claim asks the processor the same question, and a key used again after its
+// claim was pruned is a new claim, so a new question, never the old answer.
+func ProcessorKey(account, route, key, nonce string) string {
 	h := sha256.New()
-	for _, s := range []string{account, route, key} {
+	for _, s := range []string{account, route, key, nonce} {
 		// Length-prefix each part so ("ab","c") and ("a","bc") differ.
 		fmt.Fprintf(h, "%d:%s;", len(s), s)
 	}
 	return "pk_" + hex.EncodeToString(h.Sum(nil))
+}
+
+// NewNonce returns 128 random bits, hex encoded: one claim's identity.
+func NewNonce() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
 }
 
 // Redact shows enough of a secret-ish value to correlate log lines and no

@@ -58,19 +58,24 @@ func TestValidateKey(t *testing.T) {
 }
 
 func TestProcessorKeyScopes(t *testing.T) {
-	base := ProcessorKey("acct_a", "POST /v1/charges", "k1")
-	if base != ProcessorKey("acct_a", "POST /v1/charges", "k1") {
+	base := ProcessorKey("acct_a", "POST /v1/charges", "k1", "n1")
+	if base != ProcessorKey("acct_a", "POST /v1/charges", "k1", "n1") {
 		t.Fatal("derivation is not deterministic")
 	}
 	for _, other := range []string{
-		ProcessorKey("acct_b", "POST /v1/charges", "k1"),
-		ProcessorKey("acct_a", "POST /v1/refunds", "k1"),
-		ProcessorKey("acct_a", "POST /v1/charges", "k2"),
-		ProcessorKey("acct_", "aPOST /v1/charges", "k1"),
+		ProcessorKey("acct_b", "POST /v1/charges", "k1", "n1"),
+		ProcessorKey("acct_a", "POST /v1/refunds", "k1", "n1"),
+		ProcessorKey("acct_a", "POST /v1/charges", "k2", "n1"),
+		ProcessorKey("acct_", "aPOST /v1/charges", "k1", "n1"),
+		// The same key claimed again (after its first claim was pruned).
+		ProcessorKey("acct_a", "POST /v1/charges", "k1", "n2"),
 	} {
 		if other == base {
-			t.Fatal("different scopes derive the same processor key")
+			t.Fatal("different scopes or claims derive the same processor key")
 		}
+	}
+	if a, b := NewNonce(), NewNonce(); a == b || len(a) != 32 {
+		t.Fatalf("nonces %q and %q: want 128 fresh random bits each", a, b)
 	}
 }
 

@@ -26,7 +26,12 @@ func Handler(l *Ledger) http.Handler {
 			return
 		}
 		res, err := l.Charge(r.Context(), req)
-		if err != nil {
+		switch {
+		case errors.Is(err, ErrRejected):
+			// A 4xx is the definite "not charged" a client may store.
+			http.Error(w, err.Error(), http.StatusUnprocessableEntity)
+			return
+		case err != nil:
 			http.Error(w, "processor failure", http.StatusServiceUnavailable)
 			return
 		}
@@ -66,16 +71,31 @@ func NewClient(base string, timeout time.Duration) *Client {
 	return &Client{base: strings.TrimRight(base, "/"), http: &http.Client{Timeout: timeout, Transport: tr}}
 }
 
-// Charge asks the service; any transport error or non-200 is ErrUnavailable,
-// because the charge may have happened.
+// Charge asks the service. Its answers split three ways: a result (done); a
+// 4xx, ErrRejected (definitely not charged); anything else, a transport
+// error, a timeout or a 5xx, ErrUnavailable, because the charge may have
+// happened and only asking again with the same key can tell.
 func (c *Client) Charge(ctx context.Context, req Request) (Result, error) {
 	body, _ := json.Marshal(req)
 	var res Result
-	if err := c.do(ctx, http.MethodPost, "/v1/processor/charges", body, &res); err != nil {
+	err := c.do(ctx, http.MethodPost, "/v1/processor/charges", body, &res)
+	var st statusError
+	switch {
+	case errors.As(err, &st) && st.code/100 == 4:
+		return Result{}, fmt.Errorf("%w: %v", ErrRejected, err)
+	case err != nil:
 		return Result{}, fmt.Errorf("%w: %v", ErrUnavailable, err)
 	}
 	return res, nil
 }
+
+// statusError is a non-2xx answer from the service.
+type statusError struct {
+	code   int
+	status string
+}
+
+func (e statusError) Error() string { return e.status }
 
 // Records fetches the service's table.
 func (c *Client) Records(ctx context.Context) ([]Record, error) {
@@ -102,7 +122,7 @@ func (c *Client) do(ctx context.Context, method, path string, body []byte, out a
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode/100 != 2 {
-		return errors.New(resp.Status)
+		return statusError{code: resp.StatusCode, status: resp.Status}
 	}
 	if out == nil {
 		return nil

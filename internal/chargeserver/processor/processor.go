@@ -10,6 +10,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"sort"
 	"sync"
 	"time"
@@ -28,9 +29,20 @@ const DeclineToken = "tok_decline"
 // may or may not have happened, so the caller must ask again with the same key.
 var ErrUnavailable = errors.New("processor unavailable")
 
+// ErrRejected is a definite "not charged": the processor refused the request
+// without charging, so asking again with the same key gets the same refusal.
+// The caller stores it as the final answer; it is never retried.
+var ErrRejected = errors.New("processor rejected the request; nothing was charged")
+
+// ErrKeyMismatch refuses a key already used for a different request (another
+// amount, currency or account): replaying the first charge's answer would tell
+// the caller a charge was made that never was.
+var ErrKeyMismatch = fmt.Errorf("%w: the key was already used for a different amount, currency or account", ErrRejected)
+
 // Request asks for one charge; Key is the idempotency key.
 type Request struct {
 	Key         string `json:"key"`
+	Account     string `json:"account"`
 	AmountCents int64  `json:"amount_cents"`
 	Currency    string `json:"currency"`
 	CardToken   string `json:"card_token"`
@@ -49,6 +61,7 @@ type Record struct {
 	Key         string `json:"key"`
 	ID          string `json:"id"`
 	Status      string `json:"status"`
+	Account     string `json:"account"`
 	AmountCents int64  `json:"amount_cents"`
 	Currency    string `json:"currency"`
 }
@@ -68,6 +81,9 @@ type Faults struct {
 	// FailAfter makes the next N calls charge and then fail, the ambiguous
 	// case where only asking again reveals the outcome.
 	FailAfter int `json:"fail_after"`
+	// Reject makes the next N calls refuse with ErrRejected without
+	// charging: the definite "not done" a caller stores as final.
+	Reject int `json:"reject"`
 }
 
 // Ledger is the in-memory processor. Its table lives as long as the process:
@@ -100,13 +116,17 @@ func (l *Ledger) Calls() int {
 	return l.calls
 }
 
-// Charge charges once per key. The latency is spent before the table is
-// consulted so two concurrent asks with one key still meet under the lock and
-// only the first creates a record.
+// Charge charges once per key, and only for the request the key was first
+// used with. The latency is spent before the table is consulted so two
+// concurrent asks with one key still meet under the lock and only the first
+// creates a record.
 func (l *Ledger) Charge(ctx context.Context, req Request) (Result, error) {
-	failBefore, failAfter, latency := l.takeFaults()
+	failBefore, failAfter, reject, latency := l.takeFaults()
 	if r, ok := l.lookup(req.Key); ok {
-		return r, nil
+		return answer(r, req)
+	}
+	if reject {
+		return Result{}, ErrRejected
 	}
 	if latency > 0 {
 		select {
@@ -118,48 +138,62 @@ func (l *Ledger) Charge(ctx context.Context, req Request) (Result, error) {
 	if failBefore {
 		return Result{}, ErrUnavailable
 	}
-	res := l.record(req)
-	if failAfter {
+	res, err := answer(l.record(req), req)
+	if failAfter && err == nil {
 		return Result{}, ErrUnavailable
 	}
-	return res, nil
+	return res, err
+}
+
+// answer is a record's result for req, or ErrKeyMismatch when req is not the
+// request the record was made for.
+func answer(r Record, req Request) (Result, error) {
+	if r.AmountCents != req.AmountCents || r.Currency != req.Currency || r.Account != req.Account {
+		return Result{}, ErrKeyMismatch
+	}
+	return resultOf(r), nil
 }
 
 // takeFaults consumes one of each counted fault for this call.
-func (l *Ledger) takeFaults() (failBefore, failAfter bool, latency time.Duration) {
+func (l *Ledger) takeFaults() (failBefore, failAfter, reject bool, latency time.Duration) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.calls++
-	if l.faults.FailBefore > 0 {
+	if l.faults.Reject > 0 {
+		l.faults.Reject--
+		reject = true
+	} else if l.faults.FailBefore > 0 {
 		l.faults.FailBefore--
 		failBefore = true
 	} else if l.faults.FailAfter > 0 {
 		l.faults.FailAfter--
 		failAfter = true
 	}
-	return failBefore, failAfter, l.faults.Latency
+	return failBefore, failAfter, reject, l.faults.Latency
 }
 
-func (l *Ledger) lookup(key string) (Result, bool) {
+func (l *Ledger) lookup(key string) (Record, bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	r, ok := l.records[key]
-	return resultOf(r), ok
+	return r, ok
 }
 
-func (l *Ledger) record(req Request) Result {
+// record stores req's charge, or returns the record a concurrent ask with the
+// same key made first.
+func (l *Ledger) record(req Request) Record {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if r, ok := l.records[req.Key]; ok {
-		return resultOf(r)
+		return r
 	}
-	r := Record{Key: req.Key, ID: newID(), Status: StatusSucceeded, AmountCents: req.AmountCents, Currency: req.Currency}
+	r := Record{Key: req.Key, ID: newID(), Status: StatusSucceeded, Account: req.Account, AmountCents: req.AmountCents, Currency: req.Currency}
 	if req.CardToken == DeclineToken {
 		r.Status = StatusDeclined
 	}
 	l.records[req.Key] = r
 	l.order = append(l.order, req.Key)
-	return resultOf(r)
+	return r
 }
 
 func resultOf(r Record) Result {

@@ -62,3 +62,37 @@ func TestFaultsOverHTTP(t *testing.T) {
 		t.Fatalf("records %+v, %v", recs, err)
 	}
 }
+
+// TestRepeatedKeyWithAnotherRequestIsRefused: a key comes back with another
+// amount, currency or account. Answering with the first charge would report a
+// charge that was never made; the refusal is definite (nothing was charged),
+// in process and over HTTP, where it is a 4xx, not an "unknown" 5xx.
+func TestRepeatedKeyWithAnotherRequestIsRefused(t *testing.T) {
+	l := NewLedger()
+	srv := httptest.NewServer(Handler(l))
+	defer srv.Close()
+	ctx := context.Background()
+	first := Request{Key: "pk", Account: "acct_a", AmountCents: 4000, Currency: "GBP", CardToken: "tok_visa"}
+	res, err := l.Charge(ctx, first)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, p := range map[string]Processor{"ledger": l, "http": NewClient(srv.URL, time.Second)} {
+		if again, err := p.Charge(ctx, first); err != nil || again.ID != res.ID {
+			t.Fatalf("%s: the same request again: %+v, %v; want the first answer", name, again, err)
+		}
+		for _, other := range []Request{
+			{Key: "pk", Account: "acct_a", AmountCents: 9900, Currency: "GBP", CardToken: "tok_visa"},
+			{Key: "pk", Account: "acct_a", AmountCents: 4000, Currency: "EUR", CardToken: "tok_visa"},
+			{Key: "pk", Account: "acct_b", AmountCents: 4000, Currency: "GBP", CardToken: "tok_visa"},
+		} {
+			got, err := p.Charge(ctx, other)
+			if !errors.Is(err, ErrRejected) || errors.Is(err, ErrUnavailable) || got.ID != "" {
+				t.Fatalf("%s: %+v after %+v answered %+v, %v; want a definite refusal", name, other, first, got, err)
+			}
+		}
+	}
+	if recs, _ := l.Records(ctx); len(recs) != 1 {
+		t.Fatalf("refusals charged: %+v", recs)
+	}
+}

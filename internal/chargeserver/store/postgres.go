@@ -51,6 +51,7 @@ func (s *Postgres) migrate(ctx context.Context) error {
 			return err
 		}
 		for _, stmt := range schema("BYTEA") {
+			stmt = strings.Replace(stmt, "ADD COLUMN", "ADD COLUMN IF NOT EXISTS", 1)
 			if _, err := tx.Exec(ctx, stmt); err != nil {
 				return err
 			}
@@ -129,12 +130,27 @@ func (s *Postgres) ExpireLease(ctx context.Context, sc Scope, owner string, now 
 
 // Stale implements Store.
 func (s *Postgres) Stale(ctx context.Context, now time.Time, limit int) ([]Record, error) {
-	rows, err := s.pool.Query(ctx, qStale, ms(now), limit)
+	return pgQuery(ctx, s.pool, qStale, scanRecord, ms(now), limit)
+}
+
+// Completed implements Store.
+func (s *Postgres) Completed(ctx context.Context) ([]Record, error) {
+	return pgQuery(ctx, s.pool, qCompleted, scanRecord)
+}
+
+// ClaimStats implements Store.
+func (s *Postgres) ClaimStats(ctx context.Context, now time.Time) ([]ClaimStat, error) {
+	return pgQuery(ctx, s.pool, qClaimStats, scanClaimStat, ms(now))
+}
+
+// pgQuery runs a read and scans every row.
+func pgQuery[T any](ctx context.Context, pool *pgxpool.Pool, query string, scan func(scanner) (T, error), args ...any) ([]T, error) {
+	rows, err := pool.Query(ctx, query, args...)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	return collect(rows, scanRecord)
+	return collect(rows, scan)
 }
 
 // Prune implements Store.
@@ -169,11 +185,7 @@ func (s *Postgres) AllCharges(ctx context.Context) ([]Charge, error) {
 }
 
 func (s *Postgres) charges(ctx context.Context, query string, args ...any) ([]Charge, error) {
-	rows, err := s.pool.Query(ctx, query, args...)
-	if err != nil {
-		return nil, err
-	}
-	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (Charge, error) { return scanCharge(r) })
+	return pgQuery(ctx, s.pool, query, scanCharge, args...)
 }
 
 func one(tag pgconn.CommandTag, err error) (bool, error) {

@@ -8,6 +8,7 @@ import (
 	"math"
 	"net/url"
 	"regexp"
+	"strings"
 	"time"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
@@ -87,7 +88,8 @@ func (s *SQLite) prepare(ctx context.Context) error {
 
 func (s *SQLite) migrate(ctx context.Context) error {
 	for _, stmt := range schema("BLOB") {
-		if _, err := s.w.ExecContext(ctx, stmt); err != nil {
+		_, err := s.w.ExecContext(ctx, stmt)
+		if err != nil && (stmt != addAttempts || !strings.Contains(err.Error(), "duplicate column name")) {
 			return err
 		}
 	}
@@ -173,12 +175,27 @@ func (s *SQLite) ExpireLease(ctx context.Context, sc Scope, owner string, now ti
 
 // Stale implements Store.
 func (s *SQLite) Stale(ctx context.Context, now time.Time, limit int) ([]Record, error) {
-	rows, err := s.r.QueryContext(ctx, q(qStale), ms(now), limit)
+	return query(ctx, s.r, q(qStale), scanRecord, ms(now), limit)
+}
+
+// Completed implements Store.
+func (s *SQLite) Completed(ctx context.Context) ([]Record, error) {
+	return query(ctx, s.r, qCompleted, scanRecord)
+}
+
+// ClaimStats implements Store.
+func (s *SQLite) ClaimStats(ctx context.Context, now time.Time) ([]ClaimStat, error) {
+	return query(ctx, s.r, q(qClaimStats), scanClaimStat, ms(now))
+}
+
+// query runs a read on db and scans every row.
+func query[T any](ctx context.Context, db *sql.DB, query string, scan func(scanner) (T, error), args ...any) ([]T, error) {
+	rows, err := db.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	return collect(rows, scanRecord)
+	return collect(rows, scan)
 }
 
 // Prune implements Store.
@@ -215,13 +232,8 @@ func (s *SQLite) AllCharges(ctx context.Context) ([]Charge, error) {
 	return s.charges(ctx, qAllCharges)
 }
 
-func (s *SQLite) charges(ctx context.Context, query string, args ...any) ([]Charge, error) {
-	rows, err := s.r.QueryContext(ctx, query, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	return collect(rows, scanCharge)
+func (s *SQLite) charges(ctx context.Context, stmt string, args ...any) ([]Charge, error) {
+	return query(ctx, s.r, stmt, scanCharge, args...)
 }
 
 func affectedOne(res sql.Result, err error) (bool, error) {

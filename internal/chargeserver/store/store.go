@@ -38,7 +38,22 @@ type Record struct {
 	ResponseStatus int
 	ResponseBody   []byte
 	CreatedAt      time.Time
+	// Attempts counts the drives of this claim: 1 for the first, one more
+	// for every takeover by a retry or the reaper.
+	Attempts int
 }
+
+// ClaimStat counts the claims in one state; Oldest is the earliest
+// CreatedAt among them.
+type ClaimStat struct {
+	State  string
+	Count  int64
+	Oldest time.Time
+}
+
+// StateStale is the ClaimStats state of an in-progress claim whose lease
+// has run out: no attempt is running it, and it waits for a re-drive.
+const StateStale = "stale"
 
 // Charge is one row of the charges table.
 type Charge struct {
@@ -78,7 +93,15 @@ type Store interface {
 	Get(ctx context.Context, s Scope) (Record, error)
 	// Stale lists in-progress claims whose lease expired before now.
 	Stale(ctx context.Context, now time.Time, limit int) ([]Record, error)
-	// Prune deletes up to batch completed claims created before before.
+	// Completed lists every completed claim: the answers clients were told
+	// within retention, for reconciliation.
+	Completed(ctx context.Context) ([]Record, error)
+	// ClaimStats counts claims by state (in_progress with a running lease,
+	// stale, completed) as of now, for /metrics.
+	ClaimStats(ctx context.Context, now time.Time) ([]ClaimStat, error)
+	// Prune deletes up to batch completed claims created before before. It
+	// never deletes a claim in progress: only a stored answer may be
+	// forgotten, or a re-drive would lose the claim's processor key.
 	Prune(ctx context.Context, before time.Time, batch int) (int64, error)
 	// InsertCharge records a charge made without an idempotency key.
 	InsertCharge(ctx context.Context, c Charge) error
@@ -114,9 +137,9 @@ const (
 		VALUES ($1, $2, $3, $4, $5, $6, 'in_progress', $7, $8, $9)
 		ON CONFLICT (account, route, idem_key) DO NOTHING`
 	recordCols = `account, route, idem_key, fingerprint, processor_key, request, status, owner,
-		lease_until, response_status, response_body, created_at`
+		lease_until, response_status, response_body, created_at, attempts`
 	qGet      = `SELECT ` + recordCols + ` FROM idempotency_keys WHERE account = $1 AND route = $2 AND idem_key = $3`
-	qTakeOver = `UPDATE idempotency_keys SET owner = $4, lease_until = $6
+	qTakeOver = `UPDATE idempotency_keys SET owner = $4, lease_until = $6, attempts = attempts + 1
 		WHERE account = $1 AND route = $2 AND idem_key = $3 AND owner = $5
 		AND status = 'in_progress' AND lease_until < $7`
 	qComplete = `UPDATE idempotency_keys SET status = 'completed', response_status = $5,
@@ -126,6 +149,10 @@ const (
 		WHERE account = $1 AND route = $2 AND idem_key = $3 AND owner = $4 AND status = 'in_progress'`
 	qStale = `SELECT ` + recordCols + ` FROM idempotency_keys
 		WHERE status = 'in_progress' AND lease_until < $1 ORDER BY lease_until LIMIT $2`
+	qCompleted = `SELECT ` + recordCols + ` FROM idempotency_keys
+		WHERE status = 'completed' ORDER BY account, route, idem_key`
+	qClaimStats = `SELECT CASE WHEN status = 'in_progress' AND lease_until < $1 THEN 'stale' ELSE status END,
+		count(*), min(created_at) FROM idempotency_keys GROUP BY 1 ORDER BY 1`
 	qPrune = `DELETE FROM idempotency_keys WHERE (account, route, idem_key) IN
 		(SELECT account, route, idem_key FROM idempotency_keys
 		 WHERE status = 'completed' AND created_at < $1 LIMIT $2)`
@@ -155,6 +182,8 @@ func schema(blobType string) []string {
 			created_at BIGINT NOT NULL,
 			completed_at BIGINT
 		)`,
+		// Added after the first release; the backends make it idempotent.
+		addAttempts,
 		// The unique index the claim's ON CONFLICT relies on.
 		`CREATE UNIQUE INDEX IF NOT EXISTS idempotency_keys_scope ON idempotency_keys (account, route, idem_key)`,
 		`CREATE INDEX IF NOT EXISTS idempotency_keys_lease ON idempotency_keys (status, lease_until)`,
@@ -175,6 +204,9 @@ func schema(blobType string) []string {
 		`CREATE INDEX IF NOT EXISTS charges_account ON charges (account, created_at, id)`,
 	}
 }
+
+// addAttempts adds the re-drive count to a table made before it existed.
+const addAttempts = `ALTER TABLE idempotency_keys ADD COLUMN attempts INTEGER NOT NULL DEFAULT 1`
 
 // scanner is what *sql.Row(s) and pgx.Row(s) have in common.
 type scanner interface{ Scan(dest ...any) error }
@@ -204,9 +236,17 @@ func scanRecord(s scanner) (Record, error) {
 	var lease, created int64
 	var body []byte
 	err := s.Scan(&r.Account, &r.Route, &r.Key, &r.Fingerprint, &r.ProcessorKey, &r.Request,
-		&r.Status, &r.Owner, &lease, &r.ResponseStatus, &body, &created)
+		&r.Status, &r.Owner, &lease, &r.ResponseStatus, &body, &created, &r.Attempts)
 	r.LeaseUntil, r.CreatedAt, r.ResponseBody = fromMS(lease), fromMS(created), body
 	return r, err
+}
+
+func scanClaimStat(s scanner) (ClaimStat, error) {
+	var c ClaimStat
+	var oldest int64
+	err := s.Scan(&c.State, &c.Count, &oldest)
+	c.Oldest = fromMS(oldest)
+	return c, err
 }
 
 func scanCharge(s scanner) (Charge, error) {

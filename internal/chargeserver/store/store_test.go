@@ -2,7 +2,9 @@ package store_test
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -105,4 +107,83 @@ func TestLeaseRules(t *testing.T) {
 			t.Fatalf("another account read the charge: %v", err)
 		}
 	})
+}
+
+// TestAttemptsAndStats: every takeover counts one more drive, and ClaimStats
+// tells a live claim from a stale one and both from a completed one.
+func TestAttemptsAndStats(t *testing.T) {
+	eachStore(t, func(t *testing.T, st store.Store) {
+		ctx := context.Background()
+		now := time.Now()
+		done, live, stale := record("done", "o", now.Add(-time.Hour)), record("live", "o", now), record("stale", "o", now.Add(-time.Minute))
+		stale.LeaseUntil = now.Add(-time.Second)
+		for _, r := range []store.Record{done, live, stale} {
+			if _, ok, err := st.Claim(ctx, r); !ok || err != nil {
+				t.Fatal(ok, err)
+			}
+		}
+		if ok, err := st.Complete(ctx, done.Scope, "o", store.Response{Status: 402, Body: []byte(`{}`)}, now); !ok || err != nil {
+			t.Fatal(ok, err)
+		}
+		stats, err := st.ClaimStats(ctx, now)
+		want := []store.ClaimStat{
+			{State: store.StatusCompleted, Count: 1, Oldest: done.CreatedAt.Truncate(time.Millisecond).UTC()},
+			{State: store.StatusInProgress, Count: 1, Oldest: live.CreatedAt.Truncate(time.Millisecond).UTC()},
+			{State: store.StateStale, Count: 1, Oldest: stale.CreatedAt.Truncate(time.Millisecond).UTC()},
+		}
+		if err != nil || fmt.Sprint(stats) != fmt.Sprint(want) {
+			t.Fatalf("stats %v, %v; want %v", stats, err, want)
+		}
+		for i, owner := range []string{"o2", "o3"} {
+			prev := []string{"o", "o2"}[i]
+			later := now.Add(time.Duration(i+1) * time.Millisecond)
+			if ok, err := st.TakeOver(ctx, stale.Scope, prev, owner, later, later.Add(-time.Millisecond/2)); !ok || err != nil {
+				t.Fatal(ok, err)
+			}
+		}
+		got, err := st.Get(ctx, stale.Scope)
+		if err != nil || got.Attempts != 3 {
+			t.Fatalf("attempts after two takeovers: %d, %v; want 3", got.Attempts, err)
+		}
+		completed, err := st.Completed(ctx)
+		if err != nil || len(completed) != 1 || completed[0].Key != "done" || completed[0].ResponseStatus != 402 {
+			t.Fatalf("completed %+v, %v", completed, err)
+		}
+	})
+}
+
+// TestSQLiteUpgradesOldSchema: a database made before claims counted their
+// drives opens, gains the column, and keeps its rows.
+func TestSQLiteUpgradesOldSchema(t *testing.T) {
+	dsn := testdb.SQLite(t)
+	st, err := store.OpenSQLite(context.Background(), strings.TrimPrefix(dsn, "sqlite:"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	rec := record("old", "o", time.Now())
+	if _, ok, err := st.Claim(ctx, rec); !ok || err != nil {
+		t.Fatal(ok, err)
+	}
+	st.Close()
+	// Back to the first release's table, through the driver the store uses.
+	db, err := sql.Open("sqlite", strings.TrimPrefix(dsn, "sqlite:"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`ALTER TABLE idempotency_keys DROP COLUMN attempts`); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	for range 2 { // and opening it again is a no-op
+		st, err := store.Open(ctx, dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := st.Get(ctx, rec.Scope)
+		st.Close()
+		if err != nil || got.Attempts != 1 {
+			t.Fatalf("after the upgrade: %+v, %v", got, err)
+		}
+	}
 }

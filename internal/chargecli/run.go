@@ -1,0 +1,69 @@
+package chargecli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/spf13/cobra"
+)
+
+// env is what a command may touch besides the file system and the network.
+type env struct {
+	Stdout, Stderr io.Writer
+	Getenv         func(string) string
+}
+
+// Exit codes: 0 yes (served, charged, agrees), 1 no (a difference, not
+// charged, outcome unknown), 2 a usage error.
+const (
+	exitYes   = 0
+	exitNo    = 1
+	exitUsage = 2
+)
+
+// exitError carries an exit code up to run; an empty message prints nothing.
+type exitError struct {
+	code int
+	msg  string
+}
+
+func (e *exitError) Error() string { return e.msg }
+
+func usageErr(format string, args ...any) error {
+	return &exitError{code: exitUsage, msg: fmt.Sprintf(format, args...)}
+}
+
+// Server runs charge-server with args and returns the exit code.
+func Server(args []string, stdout, stderr io.Writer) int {
+	return run(newChargeServerCmd, args, stdout, stderr)
+}
+
+// Client runs charge-client with args and returns the exit code.
+func Client(args []string, stdout, stderr io.Writer) int {
+	return run(newChargeClientCmd, args, stdout, stderr)
+}
+
+func run(newCmd func(*env) *cobra.Command, args []string, stdout, stderr io.Writer) int {
+	e := &env{Stdout: stdout, Stderr: stderr, Getenv: os.Getenv}
+	cmd := newCmd(e)
+	cmd.SilenceErrors, cmd.SilenceUsage = true, true
+	cmd.CompletionOptions.DisableDefaultCmd = true
+	cmd.SetOut(stdout)
+	cmd.SetErr(stderr)
+	cmd.SetArgs(args)
+	err := cmd.Execute()
+	if err == nil {
+		return exitYes
+	}
+	code := exitUsage // cobra's own errors: unknown flag, wrong arguments
+	var xe *exitError
+	if errors.As(err, &xe) {
+		code = xe.code
+	}
+	if msg := err.Error(); msg != "" {
+		fmt.Fprintf(stderr, "%s: %s\n", cmd.Name(), msg)
+	}
+	return code
+}

@@ -1,0 +1,128 @@
+package review
+
+import (
+	"path"
+	"regexp"
+	"slices"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/contractlint/contractlint/internal/source"
+)
+
+// graph is what one side's contracts reach: for each file read, the files
+// it names ($ref targets, imports). It reads no file twice and parses only
+// what a root reaches, so a review of a repository of contracts costs one
+// YAML parse per contract.
+type graph struct {
+	src        source.Source
+	protoPaths []string
+	edges      map[string][]string
+}
+
+func newGraph(src source.Source, protoPaths []string) *graph {
+	return &graph{src: src, protoPaths: protoPaths, edges: map[string][]string{}}
+}
+
+// reaches lists the targets root reaches, itself excepted, in the order
+// found.
+func (g *graph) reaches(root string, targets map[string]bool) []string {
+	seen := map[string]bool{root: true}
+	queue := []string{root}
+	var out []string
+	for len(queue) > 0 {
+		name := queue[0]
+		queue = queue[1:]
+		for _, next := range g.names(name) {
+			if targets[next] && !seen[next] {
+				out = append(out, next)
+			}
+			if !seen[next] {
+				seen[next] = true
+				queue = append(queue, next)
+			}
+		}
+	}
+	return out
+}
+
+// names lists the files name refers to directly; a file that cannot be
+// read or parsed names none (loading it reports the problem).
+func (g *graph) names(name string) []string {
+	if out, ok := g.edges[name]; ok {
+		return out
+	}
+	var out []string
+	if b, err := g.src.ReadFile(name); err == nil {
+		if isProto(name) {
+			out = g.imports(name, b)
+		} else {
+			out = refTargets(name, b)
+		}
+	}
+	g.edges[name] = out
+	return out
+}
+
+var importRE = regexp.MustCompile(`(?m)^\s*import\s+(?:public\s+|weak\s+)?"([^"]+)"\s*;`)
+
+// imports resolves a .proto file's imports against the directories the
+// compiler may search: the file's own, the --proto-path roots and the top.
+// Every candidate that exists counts: reaching too much only compares a
+// contract more.
+func (g *graph) imports(name string, b []byte) []string {
+	var out []string
+	for _, m := range importRE.FindAllSubmatch(b, -1) {
+		for _, dir := range append([]string{path.Dir(name), "."}, g.protoPaths...) {
+			c, err := source.Clean(path.Join(dir, string(m[1])))
+			if err != nil {
+				continue
+			}
+			if _, err := g.src.Stat(c); err == nil && !slices.Contains(out, c) {
+				out = append(out, c)
+			}
+		}
+	}
+	return out
+}
+
+// refTargets lists the files a YAML or JSON document's $refs name, relative
+// to the document; a remote or in-document $ref names none. Aliases are not
+// followed, so a document cannot make this walk grow past its own size.
+func refTargets(name string, b []byte) []string {
+	var doc yaml.Node
+	if yaml.Unmarshal(b, &doc) != nil {
+		return nil
+	}
+	var out []string
+	stack := []*yaml.Node{&doc}
+	for len(stack) > 0 {
+		n := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if n.Kind == yaml.MappingNode {
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				k, v := n.Content[i], n.Content[i+1]
+				if k.Value == "$ref" && v.Kind == yaml.ScalarNode {
+					if t, ok := refFile(name, v.Value); ok && !slices.Contains(out, t) {
+						out = append(out, t)
+					}
+				}
+			}
+		}
+		if n.Kind != yaml.AliasNode {
+			stack = append(stack, n.Content...)
+		}
+	}
+	return out
+}
+
+// refFile is the repository-relative file a $ref in name points into.
+func refFile(name, ref string) (string, bool) {
+	file, _, _ := strings.Cut(ref, "#")
+	if file == "" || strings.Contains(file, "://") {
+		return "", false
+	}
+	c, err := source.Clean(path.Join(path.Dir(name), file))
+	return c, err == nil
+}

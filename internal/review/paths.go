@@ -1,0 +1,65 @@
+package review
+
+import (
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/contractlint/contractlint/internal/source"
+	"github.com/contractlint/contractlint/rules"
+)
+
+// checkPaths refuses a path argument that names nothing in the working
+// tree, the index or the base: a typo must not pass as "nothing changed".
+func (r *Repo) checkPaths(dir string, paths []string, base source.Source) error {
+	if len(paths) == 0 {
+		return nil
+	}
+	prefix, err := source.RunGit(dir, "rev-parse", "--show-prefix")
+	if err != nil {
+		return err
+	}
+	for _, p := range paths {
+		if _, err := os.Lstat(filepath.Join(dir, p)); err == nil {
+			continue
+		}
+		rel := path.Join(strings.TrimSpace(string(prefix)), filepath.ToSlash(p))
+		if _, err := base.Stat(rel); err == nil {
+			continue
+		}
+		if _, err := r.git("ls-files", "--error-unmatch", "--", ":/"+rel); err == nil {
+			continue
+		}
+		return fmt.Errorf("path %q matches no file in the working tree, the index or the base", p)
+	}
+	return nil
+}
+
+// checkGlobs refuses a configured contracts glob that matches no file on
+// either side: a misspelt directory would otherwise select nothing, silently.
+func (r *Repo) checkGlobs(globs []string, from, base string) error {
+	if from == "" {
+		return nil // the built-in globs may well match nothing
+	}
+	head, err := r.git("ls-files", "-z", "--cached", "--others", "--exclude-standard")
+	if err != nil {
+		return err
+	}
+	names := source.SplitZ(head)
+	if base != source.EmptyTree {
+		old, err := r.git("ls-tree", "-r", "-z", "--name-only", "--end-of-options", base)
+		if err != nil {
+			return err
+		}
+		names = append(names, source.SplitZ(old)...)
+	}
+	for _, g := range globs {
+		if !slices.ContainsFunc(names, func(n string) bool { return rules.MatchGlob(g, n) }) {
+			return fmt.Errorf("%s: contracts glob %q matches no file in the working tree, the index or the base", from, g)
+		}
+	}
+	return nil
+}
