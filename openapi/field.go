@@ -1,6 +1,7 @@
 package openapi
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 
@@ -41,10 +42,13 @@ func (d *Doc) Field(name string, ref *openapi3.SchemaRef, required bool) *rules.
 		f.Description = schemaOf(ref).Description
 	}
 	f.Unit = unitExtension(s)
+	f.Title = cmp.Or(s.Title, schemaOf(ref).Title)
+	f.Pattern = s.Pattern
 	if s.MultipleOf != nil {
 		f.MultipleOf = *s.MultipleOf
 	}
 	f.Example, f.HasExample = numericExample(s)
+	f.StringExample = stringExample(s)
 	f.Enum = enumStrings(s.Enum)
 	f.Map = f.Type == "object" && len(s.Properties) == 0 && s.AdditionalProperties.Schema != nil
 	return f
@@ -131,6 +135,17 @@ func numericExample(s *openapi3.Schema) (float64, bool) {
 		}
 	}
 	return 0, false
+}
+
+// stringExample is the first example written as a string: money sent as
+// text ("40.00") keeps its scale there.
+func stringExample(s *openapi3.Schema) string {
+	for _, v := range append([]any{s.Example}, s.Examples...) {
+		if x, ok := v.(string); ok {
+			return x
+		}
+	}
+	return ""
 }
 
 func enumStrings(vs []any) []string {

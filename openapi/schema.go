@@ -537,6 +537,7 @@ func sameMeaning(a, b *rules.Field) bool {
 	return a.Type == b.Type && a.Format == b.Format && a.Array == b.Array && a.Map == b.Map &&
 		a.Unit == b.Unit && a.Description == b.Description &&
 		a.MultipleOf == b.MultipleOf && a.Example == b.Example && a.HasExample == b.HasExample &&
+		a.Title == b.Title && a.Pattern == b.Pattern && a.StringExample == b.StringExample &&
 		slices.Equal(a.Enum, b.Enum)
 }
 

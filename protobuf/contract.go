@@ -60,7 +60,7 @@ func enumSchema(e *Enum) *rules.Schema {
 }
 
 func (t *Tree) operation(r *RPC) *rules.Operation {
-	op := &rules.Operation{ID: r.Name, Path: r.Name, Loc: r.Loc, Description: r.Comment,
+	op := &rules.Operation{ID: r.Name, Path: r.Name, Loc: r.Loc, Description: r.Comment, Binding: r.HTTPMethod,
 		Idempotent: r.Idempotency == "NO_SIDE_EFFECTS" || r.Idempotency == "IDEMPOTENT"}
 	in := t.Messages[r.Input]
 	if in == nil {
@@ -69,7 +69,9 @@ func (t *Tree) operation(r *RPC) *rules.Operation {
 	for _, f := range in.Fields {
 		op.RequestFields = append(op.RequestFields, facts(f))
 		if op.Key == nil && isKey(f) {
-			op.Key = &rules.Param{Name: f.Short, In: "field", Required: true, Type: f.Type, MaxLength: -1,
+			// A key field is the contract, unless the API marks it OPTIONAL:
+			// then it is the first release of a key rollout.
+			op.Key = &rules.Param{Name: f.Short, In: "field", Required: !slices.Contains(f.Behavior, "OPTIONAL"), Type: f.Type, MaxLength: -1,
 				Loc: f.Loc, Path: f.Name, Description: f.Comment}
 		}
 	}

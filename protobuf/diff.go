@@ -466,12 +466,13 @@ func typeLabel(f *Field) string {
 var int64Kinds = map[string]bool{"int64": true, "uint64": true, "sint64": true, "fixed64": true, "sfixed64": true}
 
 // meaningChanged reports a change in what a field's value means to a
-// reader: its type or its shape (scalar, repeated, map). A new name or
-// JSON name is the same value under another name, which the name rules
-// report.
+// reader: its type, its shape (scalar, repeated, map), or the comments and
+// options that state its unit. A new name or JSON name is the same value
+// under another name, which the name rules report.
 func meaningChanged(o, n *rules.Field) bool {
 	return o.Type != n.Type || o.Key != n.Key || o.Format != n.Format ||
-		o.Array != n.Array || o.Map != n.Map
+		o.Array != n.Array || o.Map != n.Map ||
+		o.Description != n.Description || o.Unit != n.Unit
 }
 
 // enumFacts adds an enum field's values, so rules can tell an enum moved
@@ -499,7 +500,10 @@ func defaultOf(f *Field) string {
 func facts(f *Field) *rules.Field {
 	x := &rules.Field{Name: f.Short, Type: f.Type, Number: f.Number, JSONName: f.JSONName,
 		Array: f.Card == CardRepeated, Map: f.Card == CardMap, Required: f.Card == CardRequired,
-		Deprecated: f.Deprecated, Description: f.Comment, Loc: f.Loc, Path: f.Name}
+		Deprecated: f.Deprecated, Description: f.Comment, Unit: f.Unit, Behavior: f.Behavior, Loc: f.Loc, Path: f.Name}
+	if f.Trailing != "" { // rare: only then build a new string
+		x.Description = strings.TrimSpace(f.Comment + "\n" + f.Trailing)
+	}
 	kind := f.Kind
 	if f.Card == CardMap {
 		x.Type, x.Key, kind = f.MapValue, f.MapKey, f.MapKind

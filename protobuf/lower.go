@@ -239,7 +239,70 @@ func (l *lowerer) field(fd protoreflect.FieldDescriptor) *Field {
 	if fd.IsExtension() {
 		f.Extendee = string(fd.ContainingMessage().FullName())
 	}
+	if sl := l.locs.ByDescriptor(fd); sl.Path != nil {
+		f.Trailing = strings.TrimSpace(sl.TrailingComments)
+	}
+	f.Behavior, f.Unit = fieldExtensions(opts)
 	return f
+}
+
+// fieldExtensions reads the custom field options that carry meaning:
+// (google.api.field_behavior) and any string or enum option named *unit*.
+func fieldExtensions(opts *descriptorpb.FieldOptions) (behavior []string, unit string) {
+	if opts == nil {
+		return nil, ""
+	}
+	opts.ProtoReflect().Range(func(x protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+		switch {
+		case x.FullName() == "google.api.field_behavior" && x.IsList():
+			for i := 0; i < v.List().Len(); i++ {
+				behavior = append(behavior, enumLabel(x, v.List().Get(i)))
+			}
+		case x.IsExtension() && strings.Contains(strings.ToLower(string(x.Name())), "unit"):
+			switch x.Kind() {
+			case protoreflect.StringKind:
+				unit = v.String()
+			case protoreflect.EnumKind:
+				unit = enumLabel(x, v)
+			}
+		}
+		return true
+	})
+	return behavior, unit
+}
+
+// enumLabel is an option's enum value by name, or by number when the
+// value has no name in its enum.
+func enumLabel(x protoreflect.FieldDescriptor, v protoreflect.Value) string {
+	if n := enumName(x, v); n != "" {
+		return n
+	}
+	return fmt.Sprint(v.Enum())
+}
+
+// httpMethod is the verb of an rpc's (google.api.http) rule: the one of
+// get, put, post, delete, patch that is set, or custom.kind.
+func httpMethod(opts *descriptorpb.MethodOptions) string {
+	method := ""
+	if opts == nil {
+		return ""
+	}
+	opts.ProtoReflect().Range(func(x protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+		if x.FullName() != "google.api.http" || x.Kind() != protoreflect.MessageKind {
+			return true
+		}
+		v.Message().Range(func(k protoreflect.FieldDescriptor, kv protoreflect.Value) bool {
+			switch k.Name() {
+			case "get", "put", "post", "delete", "patch":
+				method = strings.ToUpper(string(k.Name()))
+			case "custom":
+				method = strings.ToUpper(kv.Message().Get(k.Message().Fields().ByName("kind")).String())
+			}
+			return method == ""
+		})
+		return false
+	})
+	return method
 }
 
 func typeName(fd protoreflect.FieldDescriptor) string {
@@ -319,7 +382,7 @@ func (l *lowerer) service(sd protoreflect.ServiceDescriptor) {
 		s.RPCs = append(s.RPCs, &RPC{Elem: l.elem(md), Short: string(md.Name()),
 			Input: string(md.Input().FullName()), Output: string(md.Output().FullName()),
 			ClientStreaming: md.IsStreamingClient(), ServerStreaming: md.IsStreamingServer(),
-			Idempotency: opts.GetIdempotencyLevel().String()})
+			Idempotency: opts.GetIdempotencyLevel().String(), HTTPMethod: httpMethod(opts)})
 	}
 	l.t.Services[s.Name] = s
 }

@@ -102,6 +102,13 @@ type Field struct {
 	// MapKey and MapValue describe a map field's entry; MapKind is the
 	// value's Kind.
 	MapKey, MapValue, MapKind string
+	// Trailing is the comment after the field on its line; with Comment it
+	// is where a field states its unit ("// Price in cents.").
+	Trailing string
+	// Behavior lists (google.api.field_behavior) values: OPTIONAL, REQUIRED...
+	Behavior []string
+	// Unit is the value of a custom option whose name says unit, if any.
+	Unit string
 }
 
 // Enum is an enum with its values in declaration order.
@@ -139,4 +146,7 @@ type RPC struct {
 	ClientStreaming bool
 	ServerStreaming bool
 	Idempotency     string // IDEMPOTENCY_UNKNOWN, NO_SIDE_EFFECTS, IDEMPOTENT
+	// HTTPMethod is the verb of the rpc's (google.api.http) binding: GET,
+	// POST, ...; "" when it has none.
+	HTTPMethod string
 }

@@ -160,7 +160,7 @@ type Field struct {
 	Nullable    bool
 	Required    bool
 	Deprecated  bool
-	Unit        string // x-unit / x-units as written
+	Unit        string // x-unit / x-units as written; proto: a custom *unit* option
 	Description string
 	MultipleOf  float64
 	Example     float64
@@ -171,6 +171,14 @@ type Field struct {
 	// Enum names, index for index; nil when the enum is not in the tree.
 	EnumNumbers []int32
 	JSONName    string
+	// Title is the schema's title (OpenAPI); it may name the unit too.
+	Title string
+	// Pattern is the schema's pattern (OpenAPI), and StringExample a string
+	// example: money sent as text ("40.00") shows its scale there.
+	Pattern       string
+	StringExample string
+	// Behavior lists proto (google.api.field_behavior) values.
+	Behavior []string
 	// Key is a proto map's key type (Map is set and Type is the value type);
 	// for proto, Format holds the kind of a non-scalar Type: enum, message, group.
 	Key string

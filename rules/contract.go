@@ -27,8 +27,10 @@ type Invalid struct {
 type Operation struct {
 	ID     string // "POST /v1/charges" or "pkg.Service.Method"
 	Method string // upper-case HTTP method; "" for an rpc
-	Path   string // element path, for ignores
-	Loc    Location
+	// Binding is an rpc's HTTP verb from (google.api.http); "" when unbound.
+	Binding string
+	Path    string // element path, for ignores
+	Loc     Location
 	// Idempotent is true when the contract declares the operation safe to
 	// repeat: x-idempotent: true, or idempotency_level NO_SIDE_EFFECTS/IDEMPOTENT.
 	Idempotent bool

@@ -14,6 +14,10 @@ type Evidence interface {
 	// Knows reports whether the evidence describes op at all, so that a field
 	// absent from it is known to be unread rather than merely unknown.
 	Knows(op string) bool
+	// Calls returns the consumers the evidence shows calling op (an HTTP
+	// operation or an rpc full name), each with its last call; for a usage
+	// row Reads counts the calls.
+	Calls(op string) []Reader
 	// Since is the start of the readers window: a reader last seen before it
 	// no longer counts.
 	Since() time.Time

@@ -4,9 +4,11 @@ package rules
 // it while clients still depend on it.
 func evolution() []*Rule {
 	return []*Rule{
-		fieldRedefined(),
+		fieldRedefined(), fieldExampleRescaled(),
 		fieldRemovedWhileRead(),
 		fieldRemovedUnread(),
 		fieldRemovedWithoutDeprecation(),
+		operationRemovedWhileCalled(),
+		operationRemovedUnread(),
 	}
 }

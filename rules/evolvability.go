@@ -46,10 +46,11 @@ func nameWords(name string) []string {
 var moneyNames = []string{"price", "prices", "amount", "amounts", "cost", "costs", "fee", "fees", "total",
 	"subtotal", "balance", "tax", "refund", "payout", "money", "salary", "revenue", "charge", "tip"}
 
-// notMoney are name suffixes that say the value is integral (minor units)
-// or a proportion rather than an amount (application_fee_percent).
+// notMoney are name suffixes that say the value is integral (minor units),
+// a proportion rather than an amount (application_fee_percent), or a
+// statistic about money rather than money (cost_micros_p_value, tax_share).
 var notMoney = []string{"cents", "minor", "micros", "pennies", "percent", "percentage", "pct", "rate", "ratio",
-	"factor", "multiplier", "bps", "count"}
+	"factor", "multiplier", "bps", "count", "score", "share", "fraction", "pvalue"}
 
 // moneyDescRE finds money in a description; narrower than the name list,
 // since "total number of retries" is not money.
@@ -59,6 +60,9 @@ func isMoney(f *Field) bool {
 	words := nameWords(f.Name)
 	if len(words) == 0 || slices.Contains(notMoney, words[len(words)-1]) {
 		return false
+	}
+	if n := len(words); n >= 2 && words[n-2] == "p" && words[n-1] == "value" {
+		return false // p_value: a statistic's significance
 	}
 	for _, w := range words {
 		if slices.Contains(moneyNames, w) {
@@ -317,12 +321,14 @@ func fieldNumberGapReserved() *Rule {
 		Doc: "A number missing from a message's sequence is usually a field that was deleted without " +
 			"reserving it. Nothing stops the next author from reusing that number for a new field, and " +
 			"then old clients and stored data decode the new field with the old one's meaning. Reserve " +
-			"every number (and name) a deleted field used.",
+			"every number (and name) a deleted field used. A message whose numbers are hashed or " +
+			"sparse by design (the highest at least 10,000 and fewer than one field per hundred " +
+			"numbers below it) has gaps that were never fields, and is not reported.",
 		Bad:  "message Charge {\n  string id = 1;\n  int64 amount_cents = 3;\n}",
 		Good: "message Charge {\n  reserved 2;\n  reserved \"price\";\n  string id = 1;\n  int64 amount_cents = 3;\n}",
 	}, messages, func(c *Contract, m *Message) *issue {
 		gaps := strings.Join(unreservedGaps(m), ", ")
-		if gaps == "" {
+		if gaps == "" || sparse(m) {
 			return nil
 		}
 		return &issue{at: m.Loc, path: m.Name, msg: fmt.Sprintf(
@@ -355,6 +361,23 @@ func unreservedGaps(m *Message) []string {
 		next = max(next, r[1]+1)
 	}
 	return out
+}
+
+// sparseTop and sparseRatio say when numbering is hashed or sparse by
+// design (compute's field numbers are hashes in the tens of millions): the
+// highest number is large and the fields use under one in a hundred numbers
+// below it. Gaps there were never fields.
+const (
+	sparseTop   = 10000
+	sparseRatio = 100
+)
+
+func sparse(m *Message) bool {
+	var top int32
+	for _, f := range m.Fields {
+		top = max(top, f.Number)
+	}
+	return top >= sparseTop && int64(len(m.Fields))*sparseRatio < int64(top)
 }
 
 func span(a, b int32) string {

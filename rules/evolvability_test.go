@@ -32,13 +32,35 @@ func TestUnreservedGaps(t *testing.T) {
 	}
 }
 
+func TestSparse(t *testing.T) {
+	for _, tc := range []struct {
+		ns   []int32
+		want bool
+	}{
+		{[]int32{1, 2, 3}, false},
+		{[]int32{1, 3, 7}, false},
+		{[]int32{1, 2, 5000}, false},                // large gap, but a low top: likely deleted fields
+		{[]int32{3373707, 3575610, 50511102}, true}, // hashed, as compute's are
+		{[]int32{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 20000}, true},
+	} {
+		m := &Message{}
+		for _, n := range tc.ns {
+			m.Fields = append(m.Fields, &Field{Number: n})
+		}
+		if got := sparse(m); got != tc.want {
+			t.Errorf("sparse(%v) = %v, want %v", tc.ns, got, tc.want)
+		}
+	}
+}
+
 func TestNameWords(t *testing.T) {
 	for in, want := range map[string][]string{
-		"price_cents": {"price", "cents"},
-		"totalAmount": {"total", "amount"},
-		"Refund-Fee":  {"refund", "fee"},
-		"chargeID":    {"charge", "id"},
-		"id":          {"id"},
+		"price_cents":      {"price", "cents"},
+		"totalAmount":      {"total", "amount"},
+		"Refund-Fee":       {"refund", "fee"},
+		"chargeID":         {"charge", "id"},
+		"id":               {"id"},
+		"costMicrosPValue": {"cost", "micros", "pvalue"},
 	} {
 		if got := nameWords(in); !slices.Equal(got, want) {
 			t.Errorf("nameWords(%q) = %q, want %q", in, got, want)

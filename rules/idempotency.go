@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"unicode"
 )
 
 // idempotency is the pack that checks a contract makes retries safe: a
@@ -11,23 +12,30 @@ import (
 // the server does with it.
 func idempotency() []*Rule {
 	return []*Rule{
-		keyMissing(), keyOptional(), keyUnbounded(), conflictUndocumented(),
+		keyMissing(), rpcKeyMissing(), keyOptional(), keyUnbounded(), conflictUndocumented(),
 		mismatchUndocumented(), replayUndocumented(), retentionUndocumented(),
-		keyNewlyRequired(), keyDropped(),
+		keyNewlyRequired(), keyMadeRequired(), keyDropped(),
 	}
 }
 
-// needsKey reports whether repeating op can do something twice: an rpc or a
-// POST/PATCH the contract does not declare idempotent. Lowering marks
-// GET, PUT, DELETE and the like idempotent by HTTP's definition.
+// needsKey reports whether repeating op can do something twice: an rpc that
+// is not a read, or a POST/PATCH, that the contract does not declare
+// idempotent. Lowering marks GET, PUT, DELETE and the like idempotent by
+// HTTP's definition.
 func needsKey(op *Operation) bool {
-	return !op.Idempotent && (op.Method == "" || op.Method == "POST" || op.Method == "PATCH")
+	if op.Idempotent {
+		return false
+	}
+	if op.Method == "" {
+		return !readRPC(op)
+	}
+	return op.Method == "POST" || op.Method == "PATCH"
 }
 
-// keyRequired reports whether clients must send the key. A proto request
-// field cannot be marked required, so the key field's presence is the contract.
+// keyRequired reports whether clients must send the key. Proto lowering
+// marks a key field required unless (google.api.field_behavior) says OPTIONAL.
 func keyRequired(p *Param) bool {
-	return p != nil && (p.Required || p.In == "field")
+	return p != nil && p.Required
 }
 
 // keyedOp reports whether op needs and accepts a key: only then must the
@@ -45,34 +53,90 @@ func opName(c *Contract, op *Operation) string {
 
 func keyMissing() *Rule {
 	return lintOps(&Rule{
-		ID: "idempotency-key-missing", Pack: "idempotency", Formats: OpenAPI | Proto, Severity: Error,
-		Title: "A non-idempotent operation does not require an idempotency key",
+		ID:       "idempotency-key-missing",
+		Pack:     "idempotency",
+		Formats:  OpenAPI,
+		Severity: Error,
+		Title:    "A non-idempotent operation does not require an idempotency key",
 		Doc: "A client that times out cannot know whether its request was applied, so it retries; " +
 			"without a key the server cannot tell the retry from a new request, and a charge is made " +
-			"twice. Every POST or PATCH (and every rpc whose idempotency_level is not NO_SIDE_EFFECTS " +
-			"or IDEMPOTENT) must require a key the server deduplicates on: an Idempotency-Key header " +
-			"parameter (matched case-insensitively, inline or via $ref), or in proto a string request " +
-			"field named idempotency_key or request_id (or one whose comment says " +
-			"contractlint:idempotency-key). An operation that is harmless to repeat, such as a search " +
-			"sent by POST, says so with x-idempotent: true (proto: option idempotency_level). PUT, " +
-			"DELETE, GET, HEAD and OPTIONS are idempotent by definition and never flagged.",
-		Bad: "post:\n  operationId: createCharge\n  requestBody: {$ref: '#/components/requestBodies/Charge'}",
-		Good: "post:\n  operationId: createCharge\n  parameters:\n    - name: Idempotency-Key\n      in: header\n" +
-			"      required: true\n      schema: {type: string, maxLength: 255}",
+			"twice. Every POST or PATCH must require a key the server deduplicates on: an " +
+			"Idempotency-Key header parameter (matched case-insensitively, inline or via $ref). An " +
+			"operation that is harmless to repeat, such as a search sent by POST, says so with " +
+			"x-idempotent: true. PUT, DELETE, GET, HEAD and OPTIONS are idempotent by definition and " +
+			"never flagged. Proto rpcs have their own rule, " + RPCKeyMissingID + ".",
+		Bad: `post:
+  operationId: createCharge
+  requestBody: {$ref: '#/components/requestBodies/Charge'}`,
+		Good: `post:
+  operationId: createCharge
+  parameters:
+    - name: Idempotency-Key
+      in: header
+      required: true
+      schema: {type: string, maxLength: 255}`,
 	}, func(c *Contract, op *Operation) *issue {
 		if !needsKey(op) || op.Key != nil {
 			return nil
 		}
-		msg := fmt.Sprintf("%s does not take an Idempotency-Key header: a client that retries after a "+
+		return &issue{msg: fmt.Sprintf("%s does not take an Idempotency-Key header: a client that retries after a "+
 			"timeout may apply it twice; require the header, or mark the operation x-idempotent: true "+
-			"if repeating it is harmless", op.ID)
-		if c.Format == Proto {
-			msg = fmt.Sprintf("rpc %s has no idempotency key in its request: a client that retries after "+
-				"a timeout may apply it twice; add a string field idempotency_key, or set option "+
-				"idempotency_level = IDEMPOTENT if repeating it is harmless", op.ID)
-		}
-		return &issue{msg: msg}
+			"if repeating it is harmless", op.ID)}
 	})
+}
+
+// RPCKeyMissingID is the proto twin of idempotency-key-missing; config's
+// `idempotency: {proto: strict}` raises it to an error.
+const RPCKeyMissingID = "idempotency-key-missing-rpc"
+
+func rpcKeyMissing() *Rule {
+	return lintOps(&Rule{
+		ID:       RPCKeyMissingID,
+		Pack:     "idempotency",
+		Formats:  Proto,
+		Severity: Warning,
+		Title:    "An rpc that may change state has no idempotency key",
+		Doc: "gRPC clients retry too, and an rpc that creates or moves something is applied twice " +
+			"when a retry meets no key. The request should carry a string field idempotency_key or " +
+			"request_id (or one whose comment says contractlint:idempotency-key). Reads are never " +
+			"flagged: an rpc bound to HTTP GET by (google.api.http), one whose idempotency_level is " +
+			"NO_SIDE_EFFECTS or IDEMPOTENT, and the standard read methods Get*, List* and BatchGet* " +
+			"(Search* counts as a read when bound to GET). This is a warning, not an error like " +
+			"idempotency-key-missing for an OpenAPI POST, because most gRPC APIs never set " +
+			"idempotency_level and an additive change should not fail on it; teams that want the " +
+			"error set `idempotency: {proto: strict}` in .contractlint.yaml.",
+		Bad: `service Charges {
+  rpc CreateCharge(CreateChargeRequest) returns (Charge);
+}
+message CreateChargeRequest { int64 amount_cents = 1; }`,
+		Good: `message CreateChargeRequest {
+  int64 amount_cents = 1;
+  // Kept for 24 hours.
+  string request_id = 2;
+}`,
+	}, func(c *Contract, op *Operation) *issue {
+		if !needsKey(op) || op.Key != nil {
+			return nil
+		}
+		return &issue{msg: fmt.Sprintf("rpc %s has no idempotency key in its request: a client that retries after "+
+			"a timeout may apply it twice; add a string field request_id, or set option "+
+			"idempotency_level = IDEMPOTENT if repeating it is harmless", op.ID)}
+	})
+}
+
+// readRPC reports whether an rpc only reads: bound to HTTP GET, or one of
+// the standard read methods (AIP-131, 132, 231) by name.
+func readRPC(op *Operation) bool {
+	if op.Binding == "GET" {
+		return true
+	}
+	name := op.ID[strings.LastIndexByte(op.ID, '.')+1:]
+	for _, verb := range []string{"BatchGet", "Get", "List"} {
+		if rest, ok := strings.CutPrefix(name, verb); ok && (rest == "" || unicode.IsUpper(rune(rest[0]))) {
+			return true
+		}
+	}
+	return false
 }
 
 func keyOptional() *Rule {
@@ -248,42 +312,73 @@ func retentionUndocumented() *Rule {
 }
 
 // keyDocs is what documents the key: the parameter's description (for a
-// proto key field, that field's comment) and the operation's own text.
+// proto key field, its leading comment) and the operation's own text.
 func keyDocs(op *Operation) string {
-	docs := []string{op.Key.Description, op.Description}
-	for _, f := range op.RequestFields {
-		if f.Name == op.Key.Name {
-			docs = append(docs, f.Description)
-		}
-	}
-	return strings.Join(docs, "\n")
+	return op.Key.Description + "\n" + op.Description
 }
+
+// rolloutDoc is the three-release rollout both key-requirement rules point to.
+const rolloutDoc = "Roll a key out in three releases: (1) declare it optional and start " +
+	"deduplicating on it; (2) measure the requests that arrive without it and tell those " +
+	"clients; (3) require it once that count is zero."
 
 func keyNewlyRequired() *Rule {
 	return diffOps(&Rule{
-		ID: "idempotency-key-newly-required", Pack: "idempotency", Formats: OpenAPI | Proto, Severity: Warning,
-		Title: "The idempotency key became required",
-		Doc: "Requiring a key that was optional or absent rejects every request from every existing " +
-			"client that does not send one: the fix for double charges becomes an outage. Roll it out " +
-			"instead: declare the key optional for a release, count requests that arrive without it, " +
-			"and require it once that count is zero.",
-		Bad: "# old: no Idempotency-Key\n# new\n- {name: Idempotency-Key, in: header, required: true}",
-		// The breaking pack reports the same change as an error; this rule
-		// replaces it with the rollout the design asks for (warn, roll out).
+		ID:       "idempotency-key-newly-required",
+		Pack:     "idempotency",
+		Formats:  OpenAPI | Proto,
+		Severity: Error,
+		Title:    "An idempotency key is required where none existed",
+		Doc: "Requiring a key that the previous release did not even declare rejects every request " +
+			"from every existing client on the day it ships: the fix for double charges becomes an " +
+			"outage. " + rolloutDoc + " A proto key field marked (google.api.field_behavior) = " +
+			"OPTIONAL is the first release of that rollout, not a requirement.",
+		Bad: `# release 1: no Idempotency-Key
+# release 2
+- {name: Idempotency-Key, in: header, required: true}`,
+		Good: `# release 2: declared, optional; the server counts requests without it
+- {name: Idempotency-Key, in: header, required: false}
+# release 3: that count is zero
+- {name: Idempotency-Key, in: header, required: true}`,
+		// The breaking pack reports the same change as a plain new required
+		// parameter; this rule says what to do about it.
 		Supersedes: []string{"request-parameter-became-required", "request-parameter-added-required"},
-		Good:       "# release 1\n- {name: Idempotency-Key, in: header, required: false}\n# release 2, no keyless requests seen\n- {name: Idempotency-Key, in: header, required: true}",
 	}, func(c *Contract, o, n *Operation) *issue {
-		if !keyRequired(n.Key) || keyRequired(o.Key) {
+		if !keyRequired(n.Key) || o.Key != nil {
 			return nil
 		}
-		was, old := "absent", &o.Loc
-		if o.Key != nil {
-			was, old = "optional", &o.Key.Loc
+		return &issue{at: n.Key.Loc, old: &o.Loc, msg: fmt.Sprintf(
+			"%s now requires %s where the previous release had no key: every existing client is "+
+				"rejected; declare it optional first, count requests without it, then require it",
+			opName(c, n), n.Key.Name)}
+	})
+}
+
+func keyMadeRequired() *Rule {
+	return diffOps(&Rule{
+		ID:       "idempotency-key-made-required",
+		Pack:     "idempotency",
+		Formats:  OpenAPI | Proto,
+		Severity: Warning,
+		Title:    "The optional idempotency key became required",
+		Doc: "This is the last step of a key rollout, and right when the release before it measured " +
+			"no requests without the key; any client still omitting it is rejected from now on. " +
+			rolloutDoc + " Check that the keyless count is zero before shipping this change.",
+		Bad: `# release 1: no Idempotency-Key
+# release 2
+- {name: Idempotency-Key, in: header, required: true}`,
+		Good: `# release 2
+- {name: Idempotency-Key, in: header, required: false}
+# release 3, no keyless requests seen
+- {name: Idempotency-Key, in: header, required: true}`,
+		Supersedes: []string{"request-parameter-became-required"},
+	}, func(c *Contract, o, n *Operation) *issue {
+		if !keyRequired(n.Key) || o.Key == nil || keyRequired(o.Key) {
+			return nil
 		}
-		return &issue{at: n.Key.Loc, old: old, msg: fmt.Sprintf(
-			"%s now requires %s (it was %s): every existing client that does not send it is rejected; "+
-				"accept it as optional for a release, count requests without it, then require it",
-			opName(c, n), n.Key.Name, was)}
+		return &issue{at: n.Key.Loc, old: &o.Key.Loc, msg: fmt.Sprintf(
+			"%s now requires %s (it was optional): clients that still omit it are rejected; ship this "+
+				"only once requests without a key have dropped to zero", opName(c, n), n.Key.Name)}
 	})
 }
 
@@ -300,6 +395,11 @@ func keyDropped() *Rule {
 		Good: "# new\n- {name: Idempotency-Key, in: header, required: true}",
 	}, func(c *Contract, o, n *Operation) *issue {
 		if !keyRequired(o.Key) || keyRequired(n.Key) || !needsKey(n) {
+			return nil
+		}
+		// A proto key field that gains (google.api.field_behavior) = OPTIONAL
+		// documents what the wire always allowed; only its removal drops it.
+		if c.Format == Proto && n.Key != nil {
 			return nil
 		}
 		where, now := n.Loc, "no longer takes it"

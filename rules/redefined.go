@@ -20,10 +20,14 @@ func fieldRedefined() *Rule {
 		Doc: "A field that keeps its name (proto: its number) while its type, format, unit, scale, " +
 			"enum values, array-ness or nullability change is read by every existing client with " +
 			"the old meaning. Nothing fails to parse: a price of 40.00 dollars that becomes 4000 " +
-			"cents is shown as $4,000 by last year's app. Units are read from x-unit/x-units, " +
-			"multipleOf, unit words in the description and examples that grow by a power of ten. " +
-			"Add a new field with the new meaning next to the old one (expand), move clients over, " +
-			"and remove the old field only once nobody reads it (contract).",
+			"cents is shown as $4,000 by last year's app, and in a request the server reads an old " +
+			"client's 40.00 as 40 cents. Units are read on both sides from x-unit/x-units, unit words " +
+			"in the description or title, multipleOf, a pattern or string example that loses its " +
+			"decimals (\"40.00\" -> \"4000\"), and in proto from the field's leading and trailing " +
+			"comments and any custom option named *unit*. A unit named on one side only counts when " +
+			"the example moved by a power of ten. Add a new field with the new meaning next to the " +
+			"old one (expand), move clients over, and remove the old field only once nobody reads it " +
+			"(contract).",
 		Bad: "# old\nprice: {type: number, description: Price in dollars, example: 40.00}\n" +
 			"# new\nprice: {type: integer, description: Price in cents, example: 4000}",
 		Good: "# new\nprice: {type: number, description: Price in dollars, example: 40.00}\n" +
@@ -31,6 +35,8 @@ func fieldRedefined() *Rule {
 		Supersedes: []string{
 			"response-property-type-changed", "request-property-type-changed",
 			"response-property-format-changed", "request-property-format-changed",
+			// A pattern that dropped its decimals is the unit change itself.
+			"response-pattern-changed", "request-pattern-changed",
 		},
 	}
 	r.Check = func(in *Input) []Finding {
@@ -51,6 +57,52 @@ func fieldRedefined() *Rule {
 		return out
 	}
 	return r
+}
+
+func fieldExampleRescaled() *Rule {
+	r := &Rule{
+		ID:       "field-example-rescaled",
+		Pack:     "evolution",
+		Formats:  OpenAPI,
+		Mode:     DiffRule,
+		Severity: Warning,
+		Title:    "A field's example grew or shrank by a power of ten",
+		Doc: "The example is often the only place a contract shows a field's scale: 40.00 dollars " +
+			"next to 4000 cents is the same number of digits a client author copies. An example that " +
+			"moved by exactly 10, 100 or 1,000 times while nothing else about the field changed is " +
+			"either a corrected example or an unannounced change of unit. It is a warning because " +
+			"examples are free to change; when the type, a pattern, decimals or a unit word moved " +
+			"with it, field-redefined reports the change as an error instead. State the unit " +
+			"(x-unit or the description) so readers do not have to guess.",
+		Bad: `# old
+price: {type: number, example: 40.00}
+# new
+price: {type: number, example: 4000}`,
+		Good: `# new
+price: {type: number, description: Ticket price in dollars., example: 40.00}`,
+	}
+	return onChange(r, func(c *Change) (string, bool) {
+		if c.Subject != SubjectField || c.Kind != Modified || c.Aspect != "" || c.OldField == nil || c.NewField == nil {
+			return "", false
+		}
+		o, n := c.OldField, c.NewField
+		ratio, ok := exampleRatio(o, n)
+		ou, oKnown := fieldUnit(o)
+		nu, nKnown := fieldUnit(n)
+		if !ok || (oKnown && nKnown && ou.Name == nu.Name) {
+			return "", false
+		}
+		if _, redefined := redefinedOpenAPI(c); redefined {
+			return "", false
+		}
+		size := grouped(ratio) + " times larger"
+		if ratio < 1 {
+			size = grouped(1/ratio) + " times smaller"
+		}
+		return fmt.Sprintf("%s: example %s -> %s, %s; if the unit changed, old clients misread every "+
+			"value; otherwise state the unit (x-unit or the description) so it is clear it did not",
+			cmp.Or(c.Name, o.Name), exampleText(o), exampleText(n), size), true
+	})
 }
 
 // redefined dispatches on the format: each format knows what meaning is.
@@ -100,7 +152,12 @@ func redefinedOpenAPI(c *Change) (string, bool) {
 			}
 		}
 	}
-	m.example(o, n, !sameUnit)
+	if !sameUnit && hasDecimals(o.Pattern) != hasDecimals(n.Pattern) && o.Pattern != "" && n.Pattern != "" {
+		m.add("pattern %s -> %s", o.Pattern, n.Pattern)
+	}
+	if !sameUnit {
+		m.example(o, n, ou, nu, oKnown, nKnown)
+	}
 	m.enum(o, n)
 	m.shape(o, n)
 	if len(m.parts) == 0 {
@@ -108,27 +165,91 @@ func redefinedOpenAPI(c *Change) (string, bool) {
 	}
 	name := cmp.Or(c.Name, o.Name)
 	return fmt.Sprintf("%s: %s: %s; %s", name, strings.Join(m.parts, ", "),
-		m.consequence(ou, n), advice(name, nu, nKnown)), true
+		m.consequence(c.Dir, o, n, ou, nu), advice(name, nu, nKnown)), true
 }
 
-// example counts an example whose magnitude moved by a power of ten, but only
-// in the direction the unit, the scale or a number -> integer change implies:
-// examples are otherwise free to change.
-func (m *meaning) example(o, n *Field, unitMayMove bool) {
-	if !unitMayMove || !o.HasExample || !n.HasExample || o.Example == 0 || m.growth != 0 {
+// example counts an example whose magnitude moved by a power of ten when
+// something else says the scale moved: a unit named on one side only ("in
+// cents" where the old text named none), or decimals that are gone (number
+// -> integer, a pattern or a string example without them). Alone, a
+// rescaled example is field-example-rescaled's warning.
+func (m *meaning) example(o, n *Field, ou, nu unit, oKnown, nKnown bool) {
+	if m.growth != 0 {
 		return
 	}
-	ratio := math.Abs(n.Example / o.Example)
-	k, ok := powerOfTen(ratio)
+	ratio, ok := exampleRatio(o, n)
 	if !ok {
 		return
 	}
-	decimalsGone := o.Type == "number" && n.Type == "integer"
-	if len(m.parts) > 0 && decimalsGone && k > 0 {
-		m.add("example %s -> %s", num(o.Example), num(n.Example))
-		m.growth = ratio
+	k, _ := powerOfTen(ratio)
+	oneSided := oKnown != nKnown
+	if !oneSided && !(decimalsGone(o, n) && k > 0) {
+		return
 	}
+	if oneSided {
+		m.add("unit %s -> %s", stated(ou, oKnown), stated(nu, nKnown))
+	}
+	m.add("example %s -> %s", exampleText(o), exampleText(n))
+	m.growth = ratio
 }
+
+// stated names a unit, or says the text named none.
+func stated(u unit, known bool) string {
+	if known {
+		return u.Name
+	}
+	return "(none stated)"
+}
+
+// example returns a field's example as a number: a numeric example, or a
+// string one that holds a number (money sent as "40.00").
+func example(f *Field) (float64, bool) {
+	if f.HasExample {
+		return f.Example, true
+	}
+	x, err := strconv.ParseFloat(strings.TrimSpace(f.StringExample), 64)
+	if err != nil || math.IsInf(x, 0) || math.IsNaN(x) {
+		return 0, false
+	}
+	return x, true
+}
+
+func exampleText(f *Field) string {
+	if !f.HasExample && f.StringExample != "" {
+		return strconv.Quote(f.StringExample)
+	}
+	return num(f.Example)
+}
+
+// exampleRatio is how many times larger the new example is than the old,
+// when that is a power of ten other than one.
+func exampleRatio(o, n *Field) (float64, bool) {
+	ov, ok1 := example(o)
+	nv, ok2 := example(n)
+	if !ok1 || !ok2 || ov == 0 {
+		return 0, false
+	}
+	ratio := math.Abs(nv / ov)
+	_, ok := powerOfTen(ratio)
+	return ratio, ok
+}
+
+// decimalsGone reports that the values lost their decimal places: number
+// -> integer, a pattern that no longer allows a decimal point, or a string
+// example that no longer has one ("40.00" -> "4000").
+func decimalsGone(o, n *Field) bool {
+	if o.Type == "number" && n.Type == "integer" {
+		return true
+	}
+	if o.Pattern != "" && n.Pattern != "" && hasDecimals(o.Pattern) && !hasDecimals(n.Pattern) {
+		return true
+	}
+	return !o.HasExample && !n.HasExample && strings.Contains(o.StringExample, ".") &&
+		n.StringExample != "" && !strings.Contains(n.StringExample, ".")
+}
+
+// hasDecimals reports whether a pattern allows a decimal point.
+func hasDecimals(pattern string) bool { return strings.Contains(pattern, `\.`) }
 
 func (m *meaning) enum(o, n *Field) {
 	if o.Type == "boolean" && len(o.Enum) == 0 && len(n.Enum) > 0 {
@@ -174,18 +295,48 @@ func (m *meaning) shape(o, n *Field) {
 	// request-became-not-nullable); here it would report the change twice.
 }
 
-// consequence says what an old client does with a new value.
-func (m *meaning) consequence(old unit, n *Field) string {
+// consequence says what goes wrong, in the direction the data flows: old
+// clients read a response with the old meaning; in a request the server
+// reads what old clients send with the new one.
+func (m *meaning) consequence(dir Direction, o, n *Field, ou, nu unit) string {
 	if m.growth == 0 || m.growth == 1 {
 		return "clients built on the old definition misread the new values"
 	}
-	if n.HasExample && old.Dim != "" {
-		return fmt.Sprintf("old clients read %s as %s", num(n.Example), amount(old, n.Example))
+	var out []string
+	if dir == 0 || dir.Has(Response) {
+		out = append(out, m.readsResponse(n, ou))
 	}
-	if m.growth > 1 {
-		return fmt.Sprintf("old clients read every value %s times too large", grouped(m.growth))
+	if dir.Has(Request) {
+		out = append(out, m.readsRequest(o, ou, nu))
 	}
-	return fmt.Sprintf("old clients read every value %s times too small", grouped(1/m.growth))
+	return strings.Join(out, "; ")
+}
+
+func (m *meaning) readsResponse(n *Field, ou unit) string {
+	if nv, ok := example(n); ok && ou.Dim != "" {
+		return fmt.Sprintf("old clients read %s as %s", num(nv), amount(ou, nv))
+	}
+	return "old clients read every value " + times(m.growth)
+}
+
+func (m *meaning) readsRequest(o *Field, ou, nu unit) string {
+	ov, ok := example(o)
+	switch {
+	case ok && nu.Dim != "" && ou.Dim != "":
+		return fmt.Sprintf("old clients send %s meaning %s, and the server now reads it as %s",
+			num(ov), amount(ou, ov), amount(nu, ov))
+	case ok && nu.Dim != "":
+		return fmt.Sprintf("old clients send %s, and the server now reads it as %s", num(ov), amount(nu, ov))
+	}
+	return "the server now reads every value old clients send " + times(1/m.growth)
+}
+
+// times says how far off a value is read: "100 times too large".
+func times(growth float64) string {
+	if growth > 1 {
+		return grouped(growth) + " times too large"
+	}
+	return grouped(1/growth) + " times too small"
 }
 
 // advice names the field to add: the old name with the new unit's suffix.

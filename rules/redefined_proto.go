@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -27,11 +28,46 @@ func redefinedProto(c *Change) (msg string, sev Severity, ok bool) {
 	if oc, nc := shape(o), shape(n); oc != nc && !wireCompatibleCard(card(o), card(n)) {
 		parts = append(parts, fmt.Sprintf("%s -> %s", oc, nc))
 	}
+	consequence := "existing clients read the new data with the old meaning"
+	if part, growth, ok := unitChange(o, n); ok {
+		parts = append(parts, part)
+		if growth != 0 && growth != 1 {
+			m := meaning{growth: growth}
+			consequence = m.consequence(protoDirection(n), o, n, unit{}, unit{})
+		}
+	}
 	if len(parts) == 0 {
 		return "", 0, false
 	}
-	return fmt.Sprintf("field %d (%s) keeps its number but changes meaning: %s; existing clients read the new data with the old meaning. Add a new field with a new number and deprecate this one",
-		n.Number, n.Name, strings.Join(parts, ", ")), Error, true
+	return fmt.Sprintf("field %d (%s) keeps its number but changes meaning: %s; %s. Add a new field with a new number and deprecate this one",
+		n.Number, n.Name, strings.Join(parts, ", "), consequence), Error, true
+}
+
+// unitChange compares the units a field's comments (leading and trailing)
+// or unit option state on both sides: "// Price in dollars." becoming
+// "// Price in cents." is a new meaning under the same number.
+func unitChange(o, n *Field) (part string, growth float64, ok bool) {
+	ou, oKnown := fieldUnit(o)
+	nu, nKnown := fieldUnit(n)
+	if !oKnown || !nKnown || ou.Name == nu.Name {
+		return "", 0, false
+	}
+	if ou.Dim != "" && ou.Dim == nu.Dim {
+		growth = ou.Scale / nu.Scale
+	}
+	return fmt.Sprintf("unit %s -> %s", ou.Name, nu.Name), growth, true
+}
+
+// protoDirection reads (google.api.field_behavior): OUTPUT_ONLY fields are
+// only read by clients, INPUT_ONLY ones only sent; others go both ways.
+func protoDirection(f *Field) Direction {
+	switch {
+	case slices.Contains(f.Behavior, "OUTPUT_ONLY"):
+		return Response
+	case slices.Contains(f.Behavior, "INPUT_ONLY"):
+		return Request
+	}
+	return Request | Response
 }
 
 func protoType(f *Field) string {

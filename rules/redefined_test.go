@@ -22,6 +22,8 @@ func TestParseUnit(t *testing.T) {
 		{"Contact us for the price", "", false},
 		{"Price", "", false},
 		{"1000 milliseconds make one second", "", false},
+		{"Hours of day in 24 hour format.", "hours", false},
+		{"Duration as a number of seconds; at most 5 minutes", "seconds", false},
 		{"s", "seconds", true},
 		{"bps", "basis points", true},
 		{"USD", "dollars", true},
@@ -86,6 +88,24 @@ func TestRedefinedOpenAPI(t *testing.T) {
 		// Nullability is its own change (response-became-nullable,
 		// request-became-not-nullable), in the direction that breaks.
 		{"nullable flipped", func(f *Field) { f.Nullable = true }, same, ""},
+		{"unit named only on the new side, example 100x", func(f *Field) { f.Description = "The ticket price." },
+			func(f *Field) { f.Description, f.Example = "The ticket price in cents.", 4000 },
+			"price: unit (none stated) -> cents, example 40 -> 4000: old clients read every value 100 times too large"},
+		{"unit named only on the old side, example 100x", same, func(f *Field) { f.Description, f.Example = "The ticket price.", 4000 },
+			"unit dollars -> (none stated), example 40 -> 4000: old clients read 4000 as $4,000"},
+		{"unit named only on the new side, example unchanged", func(f *Field) { f.Description = "The ticket price." },
+			func(f *Field) { f.Description = "The ticket price in cents." }, ""},
+		{"title names the unit", func(f *Field) { f.Description, f.Title = "", "Price (dollars)" },
+			func(f *Field) { f.Description, f.Title, f.Example = "", "Price (cents)", 4000 }, "unit dollars -> cents"},
+		{"string money loses its decimals", func(f *Field) { f.Type, f.Description, f.HasExample, f.StringExample = "string", "", false, "40.00" },
+			func(f *Field) { f.Type, f.Description, f.HasExample, f.StringExample = "string", "", false, "4000" },
+			`example "40.00" -> "4000": old clients read every value 100 times too large`},
+		{"string money, pattern loses its decimals", func(f *Field) { f.Type, f.Description, f.HasExample, f.Pattern = "string", "", false, `^\d+\.\d{2}$` },
+			func(f *Field) { f.Type, f.Description, f.HasExample, f.Pattern = "string", "", false, `^\d+$` },
+			`pattern ^\d+\.\d{2}$ -> ^\d+$`},
+		{"string example reworded at the same scale", func(f *Field) { f.Type, f.Description, f.HasExample, f.StringExample = "string", "", false, "40.00" },
+			func(f *Field) { f.Type, f.Description, f.HasExample, f.StringExample = "string", "", false, "41.50" }, ""},
+		{"same unit on both sides, example 100x", same, func(f *Field) { f.Example = 4000 }, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := &Change{Kind: Modified, Subject: SubjectField, Name: field(tc.old).Name, Format: OpenAPI,
@@ -101,6 +121,27 @@ func TestRedefinedOpenAPI(t *testing.T) {
 				t.Fatalf("got %q, %v; want it to contain %q", msg, ok, tc.want)
 			}
 		})
+	}
+}
+
+// The message names the direction: a response is misread by old clients; a
+// request is misread by the server.
+func TestRedefinedDirection(t *testing.T) {
+	o := field(same)
+	n := field(func(f *Field) { f.Type, f.Description, f.Example = "integer", "Ticket price in cents.", 4000 })
+	for dir, want := range map[Direction]string{
+		Response:           "old clients read 4000 as $4,000;",
+		Request:            "old clients send 40 meaning $40, and the server now reads it as 40 cents;",
+		Request | Response: "old clients read 4000 as $4,000; old clients send 40 meaning $40, and the server now reads it as 40 cents;",
+	} {
+		c := &Change{Kind: Modified, Subject: SubjectField, Name: "price", Format: OpenAPI, Dir: dir, OldField: o, NewField: n}
+		msg, ok := redefinedOpenAPI(c)
+		if !ok || !strings.Contains(msg, want) {
+			t.Errorf("dir %v: got %q; want it to contain %q", dir, msg, want)
+		}
+		if dir == Request && strings.Contains(msg, "read 4000 as") {
+			t.Errorf("request message speaks of reading a response: %q", msg)
+		}
 	}
 }
 
@@ -127,5 +168,48 @@ func TestBodyPath(t *testing.T) {
 		if got != want {
 			t.Errorf("bodyPath(%q) = %q; want %q", p, got, want)
 		}
+	}
+}
+
+// A proto field's comments state its unit; field_behavior says which way
+// the data flows, and so who misreads it.
+func TestRedefinedProtoUnits(t *testing.T) {
+	pf := func(comment string, behavior ...string) *Field {
+		return &Field{Name: "price", Type: "int64", Number: 3, Description: comment, Behavior: behavior}
+	}
+	for _, tc := range []struct {
+		name     string
+		old, new *Field
+		want     string // "" = not redefined
+		not      string
+	}{
+		{"both ways", pf("Price in dollars."), pf("Price in cents."),
+			"unit dollars -> cents; old clients read every value 100 times too large; the server now reads every value old clients send 100 times too small", ""},
+		{"output only", pf("Price in dollars.", "OUTPUT_ONLY"), pf("Price in cents.", "OUTPUT_ONLY"),
+			"old clients read every value 100 times too large.", "server"},
+		{"input only", pf("Hold in seconds.", "INPUT_ONLY"), pf("Hold in milliseconds.", "INPUT_ONLY"),
+			"the server now reads every value old clients send 1,000 times too small.", "old clients read"},
+		{"reworded", pf("Price in dollars."), pf("The price, in US dollars."), "", ""},
+		// googleapis 2026-02 -> 2026-08: comments reworded around units that
+		// are not the field's encoding.
+		{"the name says the unit", &Field{Name: "hours", Type: "int32", Description: "Hours of day in 24 hour format."},
+			&Field{Name: "hours", Type: "int32", Description: "Hours of a day in 24 hour format."}, "", ""},
+		{"a Duration's comment", &Field{Name: "task_ttl", Type: "google.protobuf.Duration", Format: "message", Description: "Default of 31 days."},
+			&Field{Name: "task_ttl", Type: "google.protobuf.Duration", Format: "message", Description: "Default of 1 hour, in seconds."}, "", ""},
+		{"unit option beats the comment", &Field{Name: "size", Type: "int64", Unit: "KiB", Description: "Size."},
+			&Field{Name: "size", Type: "int64", Unit: "bytes", Description: "Size."}, "unit KiB -> bytes", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			msg, sev, ok := redefinedProto(&Change{Kind: Modified, Subject: SubjectField, Format: Proto, OldField: tc.old, NewField: tc.new})
+			if tc.want == "" {
+				if ok {
+					t.Fatalf("reported %q; want nothing", msg)
+				}
+				return
+			}
+			if !ok || sev != Error || !strings.Contains(msg, tc.want) || (tc.not != "" && strings.Contains(msg, tc.not)) {
+				t.Fatalf("got %q (%v, %v); want an error containing %q and not %q", msg, sev, ok, tc.want, tc.not)
+			}
+		})
 	}
 }

@@ -264,3 +264,145 @@ func plural(n int, one, many string) string {
 	}
 	return strconv.Itoa(n) + " " + many
 }
+
+// operationRemovals lists the breaking rules that report a removed path,
+// operation or rpc; evidence about its callers says more, so their finding
+// gives way.
+func operationRemovals() []string {
+	return []string{"path-removed", "operation-removed", "proto-rpc-removed"}
+}
+
+func operationRemovedWhileCalled() *Rule {
+	return onRemovedOperation(&Rule{
+		ID:       "operation-removed-while-called",
+		Pack:     "evolution",
+		Formats:  OpenAPI | Proto,
+		Mode:     DiffRule,
+		Severity: Error,
+		Title:    "An operation is removed while consumers still call it",
+		Doc: "Consumer evidence (--readers: a usage export naming the operation or rpc with its " +
+			"last call, or a Pact file with an interaction for it) shows calls within the readers " +
+			"window to a path, operation or rpc this change removes. Those clients get 404, 405 or " +
+			"UNIMPLEMENTED from the moment it ships. Keep it, mark it deprecated, tell the named " +
+			"consumers, and remove it once the evidence shows no calls within the window.",
+		Bad: `# usage.csv: tixdrop-ios,GET /v1/tickets/{id},,412,2026-02-27
+# new: /v1/tickets/{id} removed`,
+		Good: `# new: keep it, deprecated, until its callers are gone
+/v1/tickets/{id}:
+  get: {deprecated: true}`,
+		Supersedes: operationRemovals(),
+	}, func(what string, ev callEvidence) (string, bool) {
+		if len(ev.active) == 0 {
+			return "", false
+		}
+		return fmt.Sprintf("%s removed while %s: %s; keep it (deprecated) until they have stopped calling it",
+			what, plural(len(ev.active), "consumer still calls it", "consumers still call it"),
+			describeCalls(ev.active)), true
+	})
+}
+
+func operationRemovedUnread() *Rule {
+	return onRemovedOperation(&Rule{
+		ID:       "operation-removed-unread",
+		Pack:     "evolution",
+		Formats:  OpenAPI | Proto,
+		Mode:     DiffRule,
+		Severity: Info,
+		Title:    "An operation nobody calls any more is removed",
+		Doc: "Consumer evidence describes every operation (or rpc) the removal takes away and shows " +
+			"no call within the readers window (--readers-window, 30 days by default): the last " +
+			"calls, if any, are older. Removing it is the contract step of expand/contract, so it is " +
+			"reported for the record instead of as a breaking change. Evidence that does not name " +
+			"the operation leaves path-removed, operation-removed or proto-rpc-removed in force: a " +
+			"missing row is not a missing caller.",
+		Bad: `# no usage row or Pact interaction names GET /v1/tickets/{id}:
+# path-removed stays an error`,
+		Good: `# usage.csv: tixdrop-ios-2024,GET /v1/tickets/{id},,0,2024-09-30
+# new: /v1/tickets/{id} removed`,
+		Supersedes: operationRemovals(),
+	}, func(what string, ev callEvidence) (string, bool) {
+		if len(ev.active) > 0 {
+			return "", false
+		}
+		msg := fmt.Sprintf("%s removed with no call since %s", what, day(ev.since))
+		if last, ok := latest(ev.gone); ok {
+			msg += fmt.Sprintf(" (last called by %s on %s)", last.Consumer, day(last.LastSeen))
+		}
+		return msg + ": the contract step of expand/contract", true
+	})
+}
+
+// callEvidence is what the evidence says about the calls of one removal.
+type callEvidence struct {
+	active []Reader // called within the window
+	gone   []Reader // last called before it
+	since  time.Time
+}
+
+// onRemovedOperation wires a check over removed paths, operations and rpcs
+// that the evidence describes in full: every operation the removal takes
+// away must be known, or the evidence says nothing.
+func onRemovedOperation(r *Rule, match func(what string, ev callEvidence) (string, bool)) *Rule {
+	r.Check = func(in *Input) []Finding {
+		if in.Readers == nil {
+			return nil
+		}
+		var out []Finding
+		for i := range in.Changes {
+			c := &in.Changes[i]
+			what, ops := removedOperations(c, in.Old)
+			if len(ops) == 0 || slices.ContainsFunc(ops, func(op string) bool { return !in.Readers.Knows(op) }) {
+				continue
+			}
+			ev := callEvidence{since: in.Readers.Since()}
+			for _, op := range ops {
+				for _, call := range in.Readers.Calls(op) {
+					if call.Active(ev.since) {
+						ev.active = append(ev.active, call)
+					} else {
+						ev.gone = append(ev.gone, call)
+					}
+				}
+			}
+			ev.active = byConsumer(ev.active)
+			if msg, ok := match(what, ev); ok {
+				out = append(out, c.Finding(r, msg))
+			}
+		}
+		return out
+	}
+	return r
+}
+
+// removedOperations names a removal and the operations it takes away: a
+// path's operations (as the old contract lists them), one operation, or
+// one rpc.
+func removedOperations(c *Change, old *Contract) (string, []string) {
+	switch {
+	case c.is(Removed, SubjectPath) && old != nil:
+		var ops []string
+		for _, op := range old.Operations {
+			if op.Path == c.Path || strings.HasPrefix(op.Path, c.Path+"/") {
+				ops = append(ops, op.ID)
+			}
+		}
+		return "path " + c.Name, ops
+	case c.is(Removed, SubjectOperation):
+		return "operation " + c.Name, []string{c.Name}
+	case c.is(Removed, SubjectRPC):
+		return "rpc " + c.Path, []string{c.Path}
+	}
+	return "", nil
+}
+
+func describeCalls(rs []Reader) string {
+	ds := make([]string, len(rs))
+	for i, r := range rs {
+		if r.LastSeen.IsZero() {
+			ds[i] = fmt.Sprintf("%s (Pact file %s)", r.Consumer, r.File)
+		} else {
+			ds[i] = fmt.Sprintf("%s (last call %s)", r.Consumer, day(r.LastSeen))
+		}
+	}
+	return strings.Join(ds, ", ")
+}

@@ -44,6 +44,8 @@ var units = map[string]unit{
 	"percent":      {Name: "percent", Dim: "ratio", Scale: 0.01, Suffix: "percent"},
 	"ratio":        {Name: "ratio", Dim: "ratio", Scale: 1, Suffix: "ratio"},
 	"basis points": {Name: "basis points", Dim: "ratio", Scale: 1e-4, Suffix: "bps"},
+	"degrees":      {Name: "degrees", Dim: "angle", Scale: math.Pi / 180, Suffix: "deg"},
+	"radians":      {Name: "radians", Dim: "angle", Scale: 1, Suffix: "rad"},
 }
 
 // unitWords maps the words a description uses onto units. Only words that
@@ -55,8 +57,8 @@ var unitWords = map[string]string{
 	"penny": "pence", "pence": "pence", "pennies": "pence", "gbp pence": "pence",
 	"euro": "euros", "euros": "euros", "eur": "euros",
 	"minor units": "minor units", "minor unit": "minor units",
-	"nanosecond": "nanoseconds", "nanoseconds": "nanoseconds", "ns": "nanoseconds",
-	"microsecond": "microseconds", "microseconds": "microseconds", "µs": "microseconds",
+	"nanosecond": "nanoseconds", "nanoseconds": "nanoseconds", "ns": "nanoseconds", "nsec": "nanoseconds",
+	"microsecond": "microseconds", "microseconds": "microseconds", "µs": "microseconds", "μs": "microseconds", "usec": "microseconds",
 	"millisecond": "milliseconds", "milliseconds": "milliseconds", "ms": "milliseconds", "msec": "milliseconds", "millis": "milliseconds",
 	"second": "seconds", "seconds": "seconds", "sec": "seconds", "secs": "seconds",
 	"minute": "minutes", "minutes": "minutes", "mins": "minutes",
@@ -70,12 +72,18 @@ var unitWords = map[string]string{
 	"percent": "percent", "percentage": "percent", "%": "percent",
 	"ratio": "ratio", "fraction": "ratio",
 	"basis point": "basis points", "basis points": "basis points",
+	"degree": "degrees", "degrees": "degrees", "radian": "radians", "radians": "radians",
 }
+
+// weakWords are unit words that are ordinary English too ("the second
+// line", "a pound of", "bit by bit"): they name a unit only right after a
+// number or after in/of/per.
+var weakWords = map[string]bool{"second": true, "minute": true, "hour": true, "pound": true, "day": true, "bit": true, "degree": true}
 
 // tagWords are the extra spellings accepted in an x-unit value, which names a
 // unit and nothing else, so short symbols are unambiguous there.
 var tagWords = map[string]string{
-	"s": "seconds", "min": "minutes", "h": "hours", "d": "days", "us": "microseconds",
+	"s": "seconds", "min": "minutes", "h": "hours", "d": "days", "us": "microseconds", "deg": "degrees", "rad": "radians",
 	"b": "bytes", "bp": "basis points", "bps": "basis points", "pct": "percent",
 	"$": "dollars", "£": "pounds", "€": "euros", "p": "pence", "c": "cents",
 }
@@ -88,8 +96,8 @@ func words(text string) []string {
 	})
 }
 
-// mention is one unit named in a text, and whether "in" came right before it
-// ("price in cents"), which marks the unit the field is in.
+// mention is one unit named in a text, and whether "in" (or "number of")
+// came right before it ("price in cents"), which marks the unit the field is in.
 type mention struct {
 	unit string
 	in   bool
@@ -122,10 +130,25 @@ func mentions(text string, extra map[string]string) []mention {
 		if n == 0 {
 			continue
 		}
-		out = append(out, mention{unit: name, in: i > 0 && (ws[i-1] == "in" || ws[i-1] == "of")})
+		// "in cents" and "number of seconds" say the field's unit; "hours of
+		// day" or "a default of 31 days" do not.
+		in := i > 0 && (ws[i-1] == "in" || ws[i-1] == "of" && i > 1 && ws[i-2] == "number")
+		if n == 1 && weakWords[ws[i]] && !in && !(i > 0 && (ws[i-1] == "per" || isNumber(ws[i-1]))) {
+			continue
+		}
+		out = append(out, mention{unit: name, in: in})
 		i += n - 1
 	}
 	return out
+}
+
+// isNumber reports a word that counts something: digits or a small number word.
+func isNumber(w string) bool {
+	switch w {
+	case "one", "two", "three", "five", "ten", "hundred", "thousand":
+		return true
+	}
+	return w != "" && strings.IndexFunc(w, func(r rune) bool { return !unicode.IsDigit(r) }) < 0
 }
 
 func gluedSign(w string) (string, bool) {
@@ -170,9 +193,15 @@ func parseUnit(text string, extra map[string]string) (unit, bool) {
 	return units[name], true
 }
 
-// fieldUnit is the unit a field declares: x-unit wins over the description.
-// An x-unit that names no known unit is kept as written so two different
+// fieldUnit is the unit a field declares: x-unit (proto: a unit option)
+// wins over the description (proto: the comments), which wins over the
+// title. A tag that names no known unit is kept as written so two different
 // spellings still compare.
+//
+// Prose is not read for a field whose value is not a number or text (a
+// Duration's comment saying "a default of 31 days" is not its encoding), nor
+// for one whose own name says its unit (timeofday's `hours`): the name is the
+// contract there, and prose about it ("hours of a day") is not.
 func fieldUnit(f *Field) (unit, bool) {
 	if tag := strings.TrimSpace(f.Unit); tag != "" {
 		if u, ok := parseUnit(tag, tagWords); ok {
@@ -180,7 +209,44 @@ func fieldUnit(f *Field) (unit, bool) {
 		}
 		return unit{Name: tag}, true
 	}
-	return parseUnit(f.Description, nil)
+	if !scalar(f) || nameHasUnit(f.Name) {
+		return unit{}, false
+	}
+	if u, ok := parseUnit(f.Description, nil); ok {
+		return u, true
+	}
+	return parseUnit(f.Title, nil)
+}
+
+// scalar reports whether a field holds a number or text: not a proto
+// message, enum or group, nor an OpenAPI object, array of objects or boolean.
+func scalar(f *Field) bool {
+	switch {
+	case f.Format == "message" || f.Format == "enum" || f.Format == "group":
+		return false
+	case f.Type == "object" || f.Type == "boolean" || f.Map:
+		return false
+	}
+	return true
+}
+
+// nameHasUnit reports a field name whose last word is a unit: hours,
+// timeout_ms, price_cents, size_bytes.
+func nameHasUnit(name string) bool {
+	ws := nameWords(name)
+	if len(ws) == 0 {
+		return false
+	}
+	last := ws[len(ws)-1]
+	if _, ok := unitWords[last]; ok {
+		return true
+	}
+	for _, u := range units {
+		if u.Suffix == last {
+			return true
+		}
+	}
+	return false
 }
 
 // powerOfTen returns k when x is 10^k for a whole k other than 0.

@@ -1,17 +1,17 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
-	"os"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/contractlint/contractlint/internal/limits"
 	"github.com/contractlint/contractlint/internal/pipeline"
 	"github.com/contractlint/contractlint/internal/probe"
 	"github.com/contractlint/contractlint/internal/replay"
 	"github.com/contractlint/contractlint/internal/report"
+	"github.com/contractlint/contractlint/internal/source"
 	"github.com/contractlint/contractlint/openapi"
 	"github.com/contractlint/contractlint/rules"
 )
@@ -133,21 +133,25 @@ func loadReplayContract(name string, o pipeline.Options) (*openapi.Doc, error) {
 }
 
 // readFixtures reads --fixtures (nothing without it) and checks that it
-// names only operations and parameters the contract has.
+// names only operations and parameters the contract has. The file is read
+// as a contract is, through its repository's boundary and the read limits:
+// it comes with the same change, so a link out, a device, a pipe or an
+// alias bomb is refused before a byte of it is decoded.
 func readFixtures(name string, doc *openapi.Doc, o pipeline.Options) (replay.Fixtures, error) {
 	if name == "" {
 		return nil, nil
 	}
-	fi, err := os.Stat(name)
+	side, err := openSide(name, nil)
 	if err != nil {
-		return nil, usageErr("--fixtures: %s: %v", name, unwrapPath(err))
+		return nil, usageErr("--fixtures: %v", err)
 	}
-	if fi.Size() > o.Limits.FileSize {
-		return nil, usageErr("--fixtures: %s is larger than %s (%s)", name, limits.FormatSize(o.Limits.FileSize), limits.FileSizeFlag)
-	}
-	b, err := os.ReadFile(name)
-	if err != nil {
-		return nil, usageErr("--fixtures: %s: %v", name, unwrapPath(err))
+	b, err := o.Limits.Guard(side.Src, side.Display).ReadFile(side.Files[0])
+	var limit source.Problems // a limit hit, already named with its flag
+	switch {
+	case errors.As(err, &limit):
+		return nil, inputErr(err)
+	case err != nil:
+		return nil, usageErr("--fixtures: %v", err)
 	}
 	fx, err := replay.ParseFixtures(name, b)
 	if err == nil {

@@ -62,6 +62,9 @@ type Config struct {
 	ProtoLevel rules.ProtoLevel
 	// ProtoPaths are extra import roots, repository-relative.
 	ProtoPaths []string
+	// ProtoKeyStrict (idempotency: {proto: strict}) makes an rpc without an
+	// idempotency key an error, as an OpenAPI POST is.
+	ProtoKeyStrict bool
 	// HistoryDepth bounds how many commits of a file's history review reads
 	// for field numbers; 0 means all of it.
 	HistoryDepth int
@@ -185,8 +188,11 @@ func (c *Config) Apply(s *rules.Settings) {
 	for k, v := range c.Rules {
 		s.Rules[k] = v
 	}
-	if len(c.Severity) > 0 && s.Severity == nil {
+	if (len(c.Severity) > 0 || c.ProtoKeyStrict) && s.Severity == nil {
 		s.Severity = map[string]rules.Severity{}
+	}
+	if c.ProtoKeyStrict {
+		s.Severity[rules.RPCKeyMissingID] = rules.Error // an explicit severity below still wins
 	}
 	for k, v := range c.Severity {
 		s.Severity[k] = v
@@ -288,6 +294,8 @@ func (p *parser) top(n *yaml.Node, c *Config) {
 			p.readers(v, c)
 		case "proto":
 			p.proto(v, c)
+		case "idempotency":
+			p.idempotency(v, c)
 		case "history":
 			p.history(v, c)
 		case "limits":
@@ -305,7 +313,7 @@ func (p *parser) top(n *yaml.Node, c *Config) {
 				p.errorf(v, "strict: want true or false, not %q", v.Value)
 			}
 		default:
-			p.errorf(k, "unknown key %q (want packs, rules, severity, ignore, contracts, readers, proto, history, limits, strict or compat)", k.Value)
+			p.errorf(k, "unknown key %q (want packs, rules, severity, ignore, contracts, readers, proto, idempotency, history, limits, strict or compat)", k.Value)
 		}
 	})
 }
@@ -499,6 +507,23 @@ func (p *parser) proto(n *yaml.Node, c *Config) {
 			}
 		default:
 			p.errorf(k, "unknown key proto.%s (want level or paths)", k.Value)
+		}
+	})
+}
+
+func (p *parser) idempotency(n *yaml.Node, c *Config) {
+	p.mapping(n, "idempotency", func(k, v *yaml.Node) {
+		if k.Value != "proto" {
+			p.errorf(k, "unknown key idempotency.%s (want proto)", k.Value)
+			return
+		}
+		switch {
+		case v.Kind == yaml.ScalarNode && v.Value == "strict":
+			c.ProtoKeyStrict = true
+		case v.Kind == yaml.ScalarNode && v.Value == "default":
+			c.ProtoKeyStrict = false
+		default:
+			p.errorf(v, "idempotency.proto: want strict or default, not %q", v.Value)
 		}
 	})
 }

@@ -75,6 +75,8 @@ func TestParseErrors(t *testing.T) {
 		{"ignore: [\"[\"]\n", `c.yaml:1:10: ignore: bad glob "["`},
 		{"readers:\n  window: soon\n", `c.yaml:2:11: readers.window: want a number of days`},
 		{"proto:\n  level: strict\n", `c.yaml:2:10: proto.level: want file, package, wire-json or wire, not "strict"`},
+		{"idempotency:\n  proto: loose\n", `c.yaml:2:10: idempotency.proto: want strict or default, not "loose"`},
+		{"idempotency:\n  openapi: strict\n", `c.yaml:2:3: unknown key idempotency.openapi (want proto)`},
 		{"history:\n  depth: -1\n", `c.yaml:2:10: history.depth: want a number of commits`},
 		{"history:\n  deep: 1\n", `c.yaml:2:3: unknown key history.deep`},
 		{"strict: sometimes\n", `c.yaml:1:9: strict: want true or false, not "sometimes"`},
@@ -88,6 +90,34 @@ func TestParseErrors(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q: got %v, want %q", c.text, err, c.want)
 		}
+	}
+}
+
+// idempotency: {proto: strict} makes the rpc rule an error; an explicit
+// severity for it still wins.
+func TestProtoKeyStrict(t *testing.T) {
+	for text, want := range map[string]rules.Severity{
+		"idempotency: {proto: strict}\n": rules.Error,
+		"idempotency: {proto: strict}\nseverity: {" + rules.RPCKeyMissingID + ": info}\n": rules.Info,
+	} {
+		c, err := config.Parse("c.yaml", "/repo", []byte(text))
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := &rules.Settings{}
+		c.Apply(s)
+		if got, ok := s.Severity[rules.RPCKeyMissingID]; !ok || got != want {
+			t.Errorf("%q: severity %v, %v; want %v", text, got, ok, want)
+		}
+	}
+	c, err := config.Parse("c.yaml", "/repo", []byte("idempotency: {proto: default}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &rules.Settings{}
+	c.Apply(s)
+	if _, ok := s.Severity[rules.RPCKeyMissingID]; ok {
+		t.Errorf("default set a severity: %v", s.Severity)
 	}
 }
 

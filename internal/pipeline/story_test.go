@@ -35,6 +35,17 @@ func TestStory(t *testing.T) {
 			[]string{"v2-bad.yaml:24 field-redefined"},
 			[]string{"type number -> integer", "unit dollars -> cents", "$4,000", "add price_cents"}},
 		{"price_cents added beside price", "v1.yaml", "v2-good.yaml", "", nil, nil},
+		// The variants teams write: the unit named only in the new text, the
+		// price sent as a decimal string, and a proto comment.
+		{"description-only: cents named where no unit was, example 100x", "v1-unstated.yaml", "v2-unstated-cents.yaml", "",
+			[]string{"v2-unstated-cents.yaml:24 field-redefined"},
+			[]string{"unit (none stated) -> cents", "example 40 -> 4000", "100 times too large", "add price_cents"}},
+		{"string money: \"40.00\" becomes \"4000\"", "v1-string.yaml", "v2-string-cents.yaml", "",
+			[]string{"v2-string-cents.yaml:24 field-redefined"},
+			[]string{`example "40.00" -> "4000"`, "100 times too large"}},
+		{"proto comment: dollars to cents", "proto-v1", "proto-v2", "",
+			[]string{"proto-v2/tixdrop/orders.proto:6 field-redefined"},
+			[]string{"field 3 (price)", "unit dollars -> cents", "100 times too large", "100 times too small"}},
 		{"price removed while the 2025 app reads it", "v2-good.yaml", "v3.yaml", "readers-v3",
 			[]string{"v2-good.yaml:24 field-removed-while-read"},
 			[]string{"tixdrop-ios-2025", "Pact file"}},
@@ -55,8 +66,7 @@ func TestStory(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			fs, err := pipeline.Diff(pipeline.Side{Src: src, Files: []string{step.old}},
-				pipeline.Side{Src: src, Files: []string{step.new}}, o)
+			fs, err := pipeline.Diff(storySide(t, src, step.old), storySide(t, src, step.new), o)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -74,4 +84,16 @@ func TestStory(t *testing.T) {
 			}
 		})
 	}
+}
+
+// storySide is one version of the story: a file, or a directory of .proto.
+func storySide(t *testing.T, src source.Source, name string) pipeline.Side {
+	if strings.Contains(name, ".") {
+		return pipeline.Side{Src: src, Files: []string{name}}
+	}
+	files, err := pipeline.ProtoFiles(src, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pipeline.Side{Src: src, Dir: name, Files: files}
 }

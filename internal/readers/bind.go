@@ -38,7 +38,7 @@ func (s *Set) BindSome(format rules.Format, contracts ...*rules.Contract) (rules
 		return nil, nil
 	}
 	var tmpls []template
-	msgs := map[string]bool{}
+	msgs, rpcs := map[string]bool{}, map[string]bool{}
 	for _, c := range contracts {
 		if c == nil {
 			continue
@@ -46,6 +46,9 @@ func (s *Set) BindSome(format rules.Format, contracts ...*rules.Contract) (rules
 		for _, op := range c.Operations {
 			if t, ok := parseTemplate(op.ID); ok && !slices.ContainsFunc(tmpls, func(x template) bool { return x.id == t.id }) {
 				tmpls = append(tmpls, t)
+			}
+			if c.Format == rules.Proto {
+				rpcs[op.ID] = true
 			}
 		}
 		for _, m := range c.Messages {
@@ -57,6 +60,12 @@ func (s *Set) BindSome(format rules.Format, contracts ...*rules.Contract) (rules
 	for _, e := range s.Entries {
 		var op string
 		switch {
+		case format == rules.Proto && e.RPC != "":
+			if len(rpcs) > 0 && !rpcs[e.RPC] {
+				unmatched = append(unmatched, e)
+				continue
+			}
+			op = e.RPC
 		case format == rules.Proto && e.Message != "":
 			if len(msgs) > 0 && !msgs[e.Message] {
 				unmatched = append(unmatched, e)
@@ -80,6 +89,9 @@ func (s *Set) BindSome(format rules.Format, contracts ...*rules.Contract) (rules
 
 // Unmatched says what an entry names that the contract lacks.
 func (e Entry) Unmatched() string {
+	if e.RPC != "" {
+		return fmt.Sprintf("rpc %s is not in the contract", e.RPC)
+	}
 	if e.Message != "" {
 		return fmt.Sprintf("message %s is not in the contract", e.Message)
 	}
@@ -119,6 +131,20 @@ func (ix *index) Readers(op, field string) []rules.Reader {
 			continue // covers the operation but reads nothing
 		}
 		if !pathMatch(strings.Split(e.Field, "."), want, rooted) {
+			continue
+		}
+		out = append(out, rules.Reader{Consumer: e.Consumer, LastSeen: e.LastSeen, Reads: e.Reads, File: e.File})
+	}
+	return out
+}
+
+// Calls answers rules.Evidence: every consumer the evidence shows calling
+// op, by any row (a field read is a call too) or Pact interaction. A row
+// that counted no reads shows coverage, not a call.
+func (ix *index) Calls(op string) []rules.Reader {
+	var out []rules.Reader
+	for _, e := range ix.byOp[op] {
+		if e.Reads == 0 && !e.LastSeen.IsZero() {
 			continue
 		}
 		out = append(out, rules.Reader{Consumer: e.Consumer, LastSeen: e.LastSeen, Reads: e.Reads, File: e.File})

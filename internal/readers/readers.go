@@ -31,7 +31,11 @@ type Entry struct {
 	Method, Path string
 	// Message is a proto message full name.
 	Message string
-	// Field is the dotted path of the field; "*" matches any one name.
+	// RPC is an rpc's full name (pkg.Service.Method): a usage row that
+	// records calls of an rpc rather than reads of a field.
+	RPC string
+	// Field is the dotted path of the field; "*" matches any one name. It is
+	// empty for a row that records calls of an operation or rpc.
 	Field string
 	// Reads counts reads (usage files); 0 in a usage file means the field was
 	// seen unread, which still tells that the operation is covered.

@@ -108,6 +108,39 @@ func TestUsage(t *testing.T) {
 	}
 }
 
+// A usage row without a field records calls of an operation or rpc.
+func TestOperationRows(t *testing.T) {
+	data := "consumer,operation,field,reads,last_seen\n" +
+		"ios,GET /v1/orders/{id},,12,2026-02-01\n" +
+		"billing,/tixdrop.orders.v1.Orders/GetOrder,,3,2026-02-02\n" +
+		"batch,tixdrop.orders.v1.Orders.ListOrders,,0,2024-09-30\n"
+	es, err := readers.Parse("usage.csv", []byte(data), func(string) {})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(es) != 3 || es[0].Method != "GET" || es[0].Field != "" || es[0].Reads != 12 ||
+		es[1].RPC != "tixdrop.orders.v1.Orders.GetOrder" || es[2].RPC != "tixdrop.orders.v1.Orders.ListOrders" || es[2].Message != "" {
+		t.Fatalf("entries = %+v", es)
+	}
+	set := &readers.Set{Entries: es, Window: readers.DefaultWindow, Now: time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)}
+	proto := &rules.Contract{Format: rules.Proto, Operations: []*rules.Operation{
+		{ID: "tixdrop.orders.v1.Orders.GetOrder"}, {ID: "tixdrop.orders.v1.Orders.ListOrders"}}}
+	ev, err := set.Bind(rules.Proto, proto)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if calls := ev.Calls("tixdrop.orders.v1.Orders.GetOrder"); len(calls) != 1 || calls[0].Consumer != "billing" || calls[0].Reads != 3 {
+		t.Errorf("GetOrder calls = %+v", calls)
+	}
+	if calls := ev.Calls("tixdrop.orders.v1.Orders.ListOrders"); len(calls) != 0 || !ev.Knows("tixdrop.orders.v1.Orders.ListOrders") {
+		t.Errorf("ListOrders: calls %+v, known %v; want known with no calls", calls, ev.Knows("tixdrop.orders.v1.Orders.ListOrders"))
+	}
+	other := &rules.Contract{Format: rules.Proto, Operations: []*rules.Operation{{ID: "tixdrop.orders.v1.Orders.ListOrders"}}}
+	if _, err := set.Bind(rules.Proto, other); err == nil || !strings.Contains(err.Error(), "rpc tixdrop.orders.v1.Orders.GetOrder is not in the contract") {
+		t.Errorf("an rpc the contract lacks: err = %v", err)
+	}
+}
+
 func TestBadEvidence(t *testing.T) {
 	for _, tc := range []struct{ name, data, want string }{
 		{"bad.json", "{\n  \"consumer\": {\"name\": \"x\"},\n  oops\n}", "bad.json:3:3: not JSON"},
@@ -120,7 +153,9 @@ func TestBadEvidence(t *testing.T) {
 		{"usage.csv", "consumer,operation,field,reads,last_seen\nweb,orders,price,1,2026-01-01\n", `usage.csv:2: operation "orders": want`},
 		{"usage.csv", "consumer,operation,field,reads,last_seen\nweb,GET /x,price,many,2026-01-01\n", `usage.csv:2: reads "many"`},
 		{"usage.csv", "consumer,operation,field,reads,last_seen\nweb,GET /x,price,1,yesterday\n", `usage.csv:2: last_seen "yesterday"`},
-		{"usage.json", `[{"consumer":"web","operation":"GET /x","field":"","reads":1,"last_seen":"2026-01-01"}]`, "usage.json: entry 1: field is empty"},
+		{"usage.json", `[{"consumer":"","operation":"GET /x","field":"","reads":1,"last_seen":"2026-01-01"}]`, "usage.json: entry 1: consumer is empty"},
+		{"usage.csv", "consumer,operation,field,reads,last_seen\nweb,/pkg.Svc/,,1,2026-01-01\n", `usage.csv:2: operation "/pkg.Svc/": want`},
+		{"usage.csv", "consumer,operation,field,reads,last_seen\nweb,/orders/list,,1,2026-01-01\n", `usage.csv:2: operation "/orders/list": want`},
 		{"scalar.json", `42`, "scalar.json: expected a Pact file"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

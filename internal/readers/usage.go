@@ -107,27 +107,37 @@ func parseUsageCSV(name string, data []byte) ([]Entry, error) {
 	return out, nil
 }
 
-// entry checks a row: every column is required; operation is "METHOD /path"
-// or a proto message full name.
+// entry checks a row: consumer, operation, reads and last_seen are
+// required. operation is "METHOD /path", an rpc ("/pkg.Service/Method" or
+// pkg.Service.Method) or a proto message full name. A row without a field
+// records calls of an operation or rpc: reads counts the calls and last_seen
+// is the last one.
 func (r usageRow) entry() (Entry, error) {
 	e := Entry{Consumer: r.Consumer, Field: strings.TrimPrefix(r.Field, "$.")}
 	if e.Consumer == "" {
 		return e, fmt.Errorf("consumer is empty")
 	}
-	if e.Field == "" {
-		return e, fmt.Errorf("field is empty")
-	}
 	op := strings.TrimSpace(r.Operation)
+	bad := fmt.Errorf("operation %q: want \"METHOD /path\", an rpc (/pkg.Service/Method) or a proto message full name", op)
 	if method, path, ok := strings.Cut(op, " "); ok {
 		path = strings.TrimSpace(path)
 		if !strings.HasPrefix(path, "/") {
-			return e, fmt.Errorf("operation %q: want \"METHOD /path\" or a proto message full name", op)
+			return e, bad
 		}
 		e.Method, e.Path = strings.ToUpper(method), path
-	} else if strings.Contains(op, ".") && !strings.Contains(op, "/") {
-		e.Message = op
+	} else if svc, method, ok := strings.Cut(strings.TrimPrefix(op, "/"), "/"); ok {
+		if !strings.Contains(svc, ".") || method == "" || strings.Contains(method, "/") {
+			return e, bad
+		}
+		e.RPC = svc + "." + method
+	} else if strings.Contains(op, ".") {
+		if e.Field == "" {
+			e.RPC = op // a message is read field by field; a name alone is an rpc
+		} else {
+			e.Message = op
+		}
 	} else {
-		return e, fmt.Errorf("operation %q: want \"METHOD /path\" or a proto message full name", op)
+		return e, bad
 	}
 	reads, err := strconv.ParseInt(r.Reads.String(), 10, 64)
 	if err != nil || reads < 0 {

@@ -186,3 +186,37 @@ func TestFormEncode(t *testing.T) {
 		t.Errorf("got %s, want %s", got, want)
 	}
 }
+
+// TestPlanFixtureKeyedCreate: an Idempotency-Key header parameter is
+// replaced by a fresh key when the request is sent, so two variants that
+// differ only in its planned value are the same request: with a fixture
+// body the create is sent (and the charge made) once, not once per variant.
+func TestPlanFixtureKeyedCreate(t *testing.T) {
+	doc := loadText(t, `openapi: 3.0.3
+info: {title: charges, version: "1"}
+paths:
+  /charges:
+    post:
+      operationId: createCharge
+      parameters:
+        - {name: Idempotency-Key, in: header, required: true, schema: {type: string}}
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema:
+              type: object
+              required: [amount]
+              properties: {amount: {type: number}, note: {type: string}}
+            example: {amount: 12.5}
+      responses: {'201': {description: created}}
+`)
+	fx, err := ParseFixtures("fx.yaml", []byte("createCharge:\n  body: {amount: 1500}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"  1. POST /charges (createCharge): examples, fixture body"}
+	if diff := cmp.Diff(want, lines(NewPlan(doc, Options{Fixtures: fx, SideEffects: true}))); diff != "" {
+		t.Errorf("plan (-want +got):\n%s", diff)
+	}
+}

@@ -236,7 +236,7 @@ func (r *runner) build(ctx context.Context, req *Request) (*http.Request, error)
 	if req.ContentType != "" {
 		hr.Header.Set("Content-Type", req.ContentType)
 	}
-	if req.Op.Method == http.MethodPost || declares(req.Op, "Idempotency-Key") {
+	if freshKey(req.Op) {
 		hr.Header.Set("Idempotency-Key", "replay-"+rand.Text())
 	}
 	return hr, nil

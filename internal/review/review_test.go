@@ -406,8 +406,8 @@ func TestRunImportGraph(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Compared != 1 || !hasRule(res.Findings, "field-redefined") {
-		t.Errorf("Compared %d, findings %+v; want api/shop.proto compared and field-redefined in lib/money.proto", res.Compared, res.Findings)
+	if res.Compared != 1 || !hasRule(res.Findings, "proto-field-type-wire-json-incompatible") {
+		t.Errorf("Compared %d, findings %+v; want api/shop.proto compared and the type change in lib/money.proto", res.Compared, res.Findings)
 	}
 }
 
@@ -472,7 +472,7 @@ func TestRunImportedRootComparedOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Compared != 1 || len(findingsOf(res.Findings, "field-redefined")) != 1 {
-		t.Errorf("Compared %d, findings %+v; want money.proto compared once and one field-redefined", res.Compared, res.Findings)
+	if res.Compared != 1 || len(findingsOf(res.Findings, "proto-field-type-wire-json-incompatible")) != 1 {
+		t.Errorf("Compared %d, findings %+v; want money.proto compared once and one type change", res.Compared, res.Findings)
 	}
 }
