@@ -25,7 +25,9 @@ func (d *differ) schema(oref, nref *openapi3.SchemaRef, path string) *node {
 	if n == nil {
 		n = &openapi3.Schema{}
 	}
-	if nref != nil && strings.HasPrefix(nref.Ref, "#/components/schemas/") {
+	// A $ref'd schema is named by its $ref, as the lowering names it, so an
+	// ignore inside a schema file matches the changes found there.
+	if nref != nil && nref.Ref != "" {
 		path = nref.Ref
 	}
 	p := pair{o, n}

@@ -71,6 +71,7 @@ func Run(reg *Registry, s *Settings, m Mode, in *Input) []Finding {
 type key struct {
 	rule string
 	at   Location
+	msg  string
 }
 
 // lineKey is a (rule, file, line) triple: a finding that supersedes another
@@ -220,7 +221,12 @@ func dedupe(fs []Finding) []Finding {
 	seen := make(map[key]int, len(fs))
 	out := fs[:0]
 	for _, f := range fs {
-		k := key{f.Rule, f.Where}
+		k := key{rule: f.Rule, at: f.Where}
+		if f.Rule == UnusedIgnoreID {
+			// Every rule of one x-contractlint-ignore sits at its key's
+			// line: each that matched nothing is a finding of its own.
+			k.msg = f.Message
+		}
 		if i, ok := seen[k]; ok {
 			out[i].Operations = mergeOps(out[i].Operations, f.Operations)
 			continue
