@@ -63,6 +63,16 @@ func TestReviewNamesBase(t *testing.T) {
 		t.Errorf("SARIF versionControlProvenance = %v", vcp)
 	}
 
+	// A repository without a remote has no URI for versionControlProvenance;
+	// the run still names its base, in the run's property bag.
+	r.Review.RepositoryURI = ""
+	m = validateSARIF(t, sarifSchema(t), writeSARIF(t, r))
+	run := m["runs"].([]any)[0].(map[string]any)
+	props, _ := run["properties"].(map[string]any)
+	if _, ok := run["versionControlProvenance"]; ok || props["comparedAgainst"] != r.Review.Base || props["baseCommit"] != r.Review.BaseCommit {
+		t.Errorf("SARIF without a repository URI: provenance %v, properties %v; want the base in properties", run["versionControlProvenance"], props)
+	}
+
 	buf.Reset()
 	r.Review.Base = "we`ird @ 3f2a1c9"
 	if err := (&Markdown{}).Write(&buf, r); err != nil {

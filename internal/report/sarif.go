@@ -42,6 +42,8 @@ type sarifRun struct {
 	// Provenance names the base a review compared against.
 	Provenance []sarifVersionControl `json:"versionControlProvenance,omitempty"`
 	Results    []sarifResult         `json:"results"`
+	// Properties name the base even when provenance cannot (no remote).
+	Properties map[string]string `json:"properties,omitempty"`
 }
 
 type sarifVersionControl struct {
@@ -170,6 +172,9 @@ func (s SARIF) Write(w io.Writer, r *Report) error {
 			inv.Notifications = append(inv.Notifications, n)
 		}
 		run.Invocations = []sarifInvocation{inv}
+	}
+	if v := r.Review; v != nil {
+		run.Properties = map[string]string{"comparedAgainst": Clean(v.Base), "baseRef": Clean(v.BaseRef), "baseCommit": v.BaseCommit}
 	}
 	if v := r.Review; v != nil && v.RepositoryURI != "" {
 		run.Provenance = []sarifVersionControl{{RepositoryURI: v.RepositoryURI, RevisionID: v.BaseCommit,
