@@ -5,6 +5,7 @@ package openapi
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -31,6 +32,10 @@ type Doc struct {
 	// raw is the document's own text, kept while loading to place errors
 	// the parser reports without a line.
 	raw []byte
+	// last and lastRaw are the file read most recently: kin-openapi parses
+	// each file as soon as it reads it, so a parse error is that file's.
+	last    string
+	lastRaw []byte
 }
 
 // Load reads the document name (root-relative) from src. Every $ref is read
@@ -94,6 +99,7 @@ func (d *Doc) read(src source.Source, u *url.URL) ([]byte, error) {
 			if !ref {
 				d.raw = b
 			}
+			d.last, d.lastRaw = name, b
 			return b, d.text(name, b)
 		}
 	}
@@ -166,6 +172,10 @@ func (d *Doc) loadError(err error) error {
 	if errors.Is(err, source.ErrNotRegular) {
 		return source.Errorf(file, 0, 0, "%v: contracts are read from regular files", source.ErrNotRegular)
 	}
+	// From here on the error is the parser's, about the file it last read.
+	if d.last != "" {
+		file = d.display(d.last)
+	}
 	if strings.Contains(msg, "excessive aliasing") {
 		// The YAML parser's fixed bound on alias expansion ("billion laughs").
 		line, col := 0, 0
@@ -182,8 +192,8 @@ func (d *Doc) loadError(err error) error {
 	if d.isJSON() {
 		// kin-openapi drops encoding/json's offset; parse again to place it.
 		var se *json.SyntaxError
-		if errors.As(json.Unmarshal(d.raw, new(any)), &se) {
-			line, col := position(d.raw, int(se.Offset)-1)
+		if errors.As(json.Unmarshal(d.parsed(), new(any)), &se) {
+			line, col := position(d.parsed(), int(se.Offset)-1)
 			return source.Errorf(file, line, col, "not valid JSON: %s", se.Error())
 		}
 	}
@@ -213,7 +223,18 @@ func (d *Doc) parserMessage(msg string) string {
 	return yamlErr
 }
 
-func (d *Doc) isJSON() bool { return strings.HasSuffix(strings.ToLower(d.name), ".json") }
+func (d *Doc) isJSON() bool {
+	name := cmp.Or(d.last, d.name)
+	return strings.HasSuffix(strings.ToLower(name), ".json")
+}
+
+// parsed is the text of the file the parser read last.
+func (d *Doc) parsed() []byte {
+	if d.last != "" {
+		return d.lastRaw
+	}
+	return d.raw
+}
 
 // errOrigin finds where kin-openapi places a validation error: the innermost
 // error of the chain that carries an Origin (its typed errors do, under
