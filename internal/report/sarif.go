@@ -159,6 +159,16 @@ func (s SARIF) Write(w io.Writer, r *Report) error {
 			Message: sarifMessage{Text: fmt.Sprintf("%d less severe findings left out: at most %d results are written per run", left, limit)},
 		}}}}
 	}
+	if v := r.Review; v != nil && len(v.NotReviewed) > 0 {
+		inv := sarifInvocation{ExecutionSuccessful: true}
+		if len(run.Invocations) > 0 {
+			inv = run.Invocations[0]
+		}
+		for _, n := range v.NotReviewed {
+			inv.Notifications = append(inv.Notifications, sarifNotification{Level: "warning", Message: sarifMessage{Text: "not reviewed: " + Clean(n)}})
+		}
+		run.Invocations = []sarifInvocation{inv}
+	}
 	if len(r.Problems) > 0 {
 		inv := sarifInvocation{ExecutionSuccessful: false}
 		if len(run.Invocations) > 0 {
