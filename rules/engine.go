@@ -191,9 +191,11 @@ func (ig Ignore) covers(p string) bool {
 }
 
 // lastSegment is the last name in the rest of a path after a scope: JSON
-// pointer segments (unescaped) after a '/', proto names after a '.'.
+// pointer segments (unescaped) after a '/', proto names after a '.'. An
+// OpenAPI path may start with the schema file's $ref ("schemas/order.yaml/
+// properties/total"), whose dots are not separators.
 func lastSegment(rest string) string {
-	if strings.HasPrefix(rest, "/") {
+	if strings.Contains(rest, "/") {
 		seg := rest[strings.LastIndexByte(rest, '/')+1:]
 		return strings.NewReplacer("~1", "/", "~0", "~").Replace(seg)
 	}

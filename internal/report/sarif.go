@@ -42,6 +42,8 @@ type sarifRun struct {
 	// Provenance names the base a review compared against.
 	Provenance []sarifVersionControl `json:"versionControlProvenance,omitempty"`
 	Results    []sarifResult         `json:"results"`
+	// Properties name the base even when provenance cannot (no remote).
+	Properties map[string]string `json:"properties,omitempty"`
 }
 
 type sarifVersionControl struct {
@@ -166,6 +168,16 @@ func (s SARIF) Write(w io.Writer, r *Report) error {
 	if len(notes) > 0 {
 		run.Invocations = []sarifInvocation{{ExecutionSuccessful: true, Notifications: notes}}
 	}
+	if v := r.Review; v != nil && len(v.NotReviewed) > 0 {
+		inv := sarifInvocation{ExecutionSuccessful: true}
+		if len(run.Invocations) > 0 {
+			inv = run.Invocations[0]
+		}
+		for _, n := range v.NotReviewed {
+			inv.Notifications = append(inv.Notifications, sarifNotification{Level: "warning", Message: sarifMessage{Text: "not reviewed: " + Clean(n)}})
+		}
+		run.Invocations = []sarifInvocation{inv}
+	}
 	if len(r.Problems) > 0 {
 		inv := sarifInvocation{ExecutionSuccessful: false}
 		if len(run.Invocations) > 0 {
@@ -179,6 +191,9 @@ func (s SARIF) Write(w io.Writer, r *Report) error {
 			inv.Notifications = append(inv.Notifications, n)
 		}
 		run.Invocations = []sarifInvocation{inv}
+	}
+	if v := r.Review; v != nil {
+		run.Properties = map[string]string{"comparedAgainst": Clean(v.Base), "baseRef": Clean(v.BaseRef), "baseCommit": v.BaseCommit}
 	}
 	if v := r.Review; v != nil && v.RepositoryURI != "" {
 		run.Provenance = []sarifVersionControl{{RepositoryURI: v.RepositoryURI, RevisionID: v.BaseCommit,
