@@ -43,6 +43,14 @@ type Limits struct {
 	// counting from the start of its line, so a statement of n entries on
 	// one line costs n times the line's length.
 	ProtoLine int
+	// TotalElements is the most elements one side may read across all its
+	// files, each counted once as Elements counts it
+	// (--max-total-elements): it holds a whole side, a proto tree with
+	// its imports or a document with its $refs, under SideBudget.
+	TotalElements int
+	// Counts limits each kind of thing built (--max-count KIND=N):
+	// properties per schema, every other kind per side.
+	Counts Counts
 }
 
 // Defaults: far above real contracts (Stripe's OpenAPI document is 4 MiB
@@ -69,6 +77,13 @@ const (
 	// MemoryBudget is what loading one file at the default limits may
 	// allocate, in all (an upper bound on its peak heap).
 	MemoryBudget = 1 << 30
+	// DefaultTotalElements admits the whole googleapis tree (7,227 files,
+	// 457,600 elements) with room to grow, and Stripe's document (95,700).
+	DefaultTotalElements = 800_000
+	// SideBudget is what loading one side at the default limits may
+	// allocate, in all: DefaultTotalElements at the costliest element
+	// (a .proto declaration, about 4,900 bytes; TestSideBudget).
+	SideBudget = 4 << 30
 )
 
 // Flag names, shown in every message about a limit.
@@ -79,11 +94,13 @@ const (
 	ElementsFlag  = "--max-elements"
 	KeysFlag      = "--max-keys"
 	ProtoLineFlag = "--max-proto-line"
+	TotalFlag     = "--max-total-elements"
 )
 
 // Default returns the built-in limits.
 func Default() Limits {
-	return Limits{FileSize: DefaultFileSize, Depth: DefaultDepth, Files: DefaultFiles, Elements: DefaultElements, ProtoElements: DefaultProtoElements, Keys: DefaultKeys, ProtoLine: DefaultProtoLine}
+	return Limits{FileSize: DefaultFileSize, Depth: DefaultDepth, Files: DefaultFiles, Elements: DefaultElements, ProtoElements: DefaultProtoElements,
+		Keys: DefaultKeys, ProtoLine: DefaultProtoLine, TotalElements: DefaultTotalElements, Counts: defaultCounts}
 }
 
 // OrDefault fills every unset (zero or negative) field with its default.
@@ -109,6 +126,14 @@ func (l Limits) OrDefault() Limits {
 	}
 	if l.ProtoLine <= 0 {
 		l.ProtoLine = d.ProtoLine
+	}
+	if l.TotalElements <= 0 {
+		l.TotalElements = d.TotalElements
+	}
+	for k, n := range l.Counts {
+		if n <= 0 {
+			l.Counts[k] = d.Counts[k]
+		}
 	}
 	return l
 }
