@@ -78,11 +78,13 @@ const (
 	// allocate, in all (an upper bound on its peak heap).
 	MemoryBudget = 1 << 30
 	// DefaultTotalElements admits the whole googleapis tree (7,227 files,
-	// 457,600 elements) with room to grow, and Stripe's document (95,700).
-	DefaultTotalElements = 800_000
+	// 457,600 elements) with half again to grow, and Stripe's document
+	// (95,700 elements).
+	DefaultTotalElements = 700_000
 	// SideBudget is what loading one side at the default limits may
-	// allocate, in all: DefaultTotalElements at the costliest element
-	// (a .proto declaration, about 4,900 bytes; TestSideBudget).
+	// allocate, in all (an upper bound on its peak heap; a run reads two
+	// sides): DefaultTotalElements at the costliest element, a .proto
+	// declaration in a tree of files, about 5,300 bytes (TestSideBudget).
 	SideBudget = 4 << 30
 )
 
