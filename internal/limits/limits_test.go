@@ -305,7 +305,7 @@ func TestKinds(t *testing.T) {
 		"paths:\n  /a:\n    get: {}\n    post: {}\n    parameters: []\n  /b:\n    delete: {}\ncomponents:\n  schemas:\n    A:\n      properties:\n        get: {}\n        b: {}\n    B: {}\n": {limits.Operations: 3, limits.Schemas: 2, limits.Properties: 2},
 		// JSON, on one line and spread over lines.
 		`{"paths": {"/a": {"get": {}, "put": {"x": 1}}}, "components": {"schemas": {"A": {"properties": {"a": {}, "b": {}, "c": {}}}}}}`: {limits.Operations: 2, limits.Schemas: 1, limits.Properties: 3},
-		"{\n  \"paths\": {\n    \"/a\": {\n      \"get\": {}\n    }\n  },\n  \"definitions\": {\"A\": {}, \"B\": {}}\n}\n": {limits.Operations: 1, limits.Schemas: 2},
+		"{\n  \"paths\": {\n    \"/a\": {\n      \"get\": {}\n    }\n  },\n  \"definitions\": {\"A\": {}, \"B\": {}}\n}\n":               {limits.Operations: 1, limits.Schemas: 2},
 		// Flow YAML with plain keys, and a colon inside a value.
 		"paths: {/a: {get: {description: \"a: b\"}, head: {}}}\ncomponents: {schemas: {A: {properties: {x: {}, y: {}}}}}\n": {limits.Operations: 2, limits.Schemas: 1, limits.Properties: 2},
 	}
