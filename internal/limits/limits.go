@@ -1,7 +1,8 @@
 // Package limits holds the bounds that keep a hostile contract from costing
 // unbounded time or memory: how large one file may be, how deeply a YAML or
 // JSON document may nest, how many elements one file may hold (aliases
-// expanded) and how many files one side may read. Each has a
+// expanded), how many files and elements one side may read, and how many of
+// each kind (operations, schemas, messages, ...) it may build. Each has a
 // default, a command-line flag and a config key, and hitting one is an input
 // error naming the file, the limit and the flag that raises it.
 package limits
