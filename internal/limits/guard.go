@@ -75,7 +75,7 @@ func (g *guarded) add(name string, sh Shape) error {
 		}
 		if g.kinds[k] += sh.Counts[k]; g.kinds[k] > g.l.Counts[k] {
 			return source.Errorf(g.display(name), 0, 0, "not read: it takes the %s of this side to %d, more than the limit of %d on one side (raise it with %s)",
-				k, g.kinds[k], g.l.Counts[k], countHint(k))
+				kindNouns[k], g.kinds[k], g.l.Counts[k], countHint(k))
 		}
 	}
 	return nil

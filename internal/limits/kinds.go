@@ -37,6 +37,10 @@ var Kinds = []Kind{Operations, Schemas, Properties, Messages, Fields, Reserved}
 
 var kindNames = [numKinds]string{"operations", "schemas", "properties", "messages", "fields", "reserved"}
 
+// kindNouns name each kind in messages, where "reserved" alone would not
+// read as a count.
+var kindNouns = [numKinds]string{"operations", "schemas", "properties", "messages", "fields", "reserved entries"}
+
 // defaultCounts are far above real contracts and far below the element
 // limits: Stripe's document has 468 operations, 819 schemas and at most
 // 81 properties in one schema; the whole googleapis tree has 44,700
