@@ -63,7 +63,7 @@ const (
 	DefaultFiles    = 20000
 	// DefaultElements and DefaultProtoElements keep loading any one file
 	// under the memory budget (TestMemoryBudget measures the cost of an
-	// element): Stripe's document holds 115,500 elements, googleapis'
+	// element): Stripe's document holds 95,700 elements, googleapis'
 	// largest file (compute.proto) 20,700.
 	DefaultElements      = 400_000
 	DefaultProtoElements = 180_000
