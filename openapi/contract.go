@@ -85,6 +85,7 @@ func (l *lowerer) operation(p, method string, item *openapi3.PathItem, op *opena
 		Loc:         l.d.KeyLoc(op.Origin),
 		Idempotent:  slices.Contains(idempotentMethods, method) || truthy(op.Extensions["x-idempotent"]),
 		Description: strings.TrimSpace(op.Summary + "\n" + op.Description),
+		Deprecated:  op.Deprecated,
 	}
 	l.ignores(op.Extensions, op.Origin, at)
 	l.c.Operations = append(l.c.Operations, o)

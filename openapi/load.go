@@ -5,6 +5,7 @@ package openapi
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -39,6 +40,10 @@ type Doc struct {
 	// parameter). The document is diffed anyway; the problems become
 	// contract-invalid findings, or the run's error under --strict.
 	Problems []rules.Invalid
+	// last and lastRaw are the file read most recently: kin-openapi parses
+	// each file as soon as it reads it, so a parse error is that file's.
+	last    string
+	lastRaw []byte
 }
 
 // Load reads the document name (root-relative) from src. Every $ref is read
@@ -169,6 +174,7 @@ func (d *Doc) read(src source.Source, u *url.URL) ([]byte, error) {
 				d.raw = b
 			}
 			d.read1(name, b)
+			d.last, d.lastRaw = name, b
 			return b, d.text(name, b)
 		}
 	}
@@ -241,6 +247,10 @@ func (d *Doc) loadError(err error) error {
 	if errors.Is(err, source.ErrNotRegular) {
 		return source.Errorf(file, 0, 0, "%v: contracts are read from regular files", source.ErrNotRegular)
 	}
+	// From here on the error is the parser's, about the file it last read.
+	if d.last != "" {
+		file = d.display(d.last)
+	}
 	if strings.Contains(msg, "excessive aliasing") {
 		// The YAML parser's fixed bound on alias expansion ("billion laughs").
 		line, col := 0, 0
@@ -260,8 +270,8 @@ func (d *Doc) loadError(err error) error {
 	if d.isJSON() {
 		// kin-openapi drops encoding/json's offset; parse again to place it.
 		var se *json.SyntaxError
-		if errors.As(json.Unmarshal(d.raw, new(any)), &se) {
-			line, col := position(d.raw, int(se.Offset)-1)
+		if errors.As(json.Unmarshal(d.parsed(), new(any)), &se) {
+			line, col := position(d.parsed(), int(se.Offset)-1)
 			return source.Errorf(file, line, col, "not valid JSON: %s", se.Error())
 		}
 	}
@@ -294,7 +304,18 @@ func (d *Doc) parserMessage(msg string) string {
 	return yamlErr
 }
 
-func (d *Doc) isJSON() bool { return strings.HasSuffix(strings.ToLower(d.name), ".json") }
+func (d *Doc) isJSON() bool {
+	name := cmp.Or(d.last, d.name)
+	return strings.HasSuffix(strings.ToLower(name), ".json")
+}
+
+// parsed is the text of the file the parser read last.
+func (d *Doc) parsed() []byte {
+	if d.last != "" {
+		return d.lastRaw
+	}
+	return d.raw
+}
 
 // errOrigin finds where kin-openapi places a validation error: the innermost
 // error of the chain that carries an Origin (its typed errors do, under

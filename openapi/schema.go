@@ -34,7 +34,9 @@ func (d *differ) schema(oref, nref *openapi3.SchemaRef, path string) *node {
 		// Only objects: a scalar that became a choice keeps its type change.
 		o = wrapIn(oref, o, n)
 	}
-	if nref != nil && strings.HasPrefix(nref.Ref, "#/components/schemas/") {
+	// A $ref'd schema is named by its $ref, as the lowering names it, so an
+	// ignore inside a schema file matches the changes found there.
+	if nref != nil && nref.Ref != "" {
 		path = nref.Ref
 	}
 	p := pair{o, n}

@@ -14,6 +14,7 @@ func builtin() []*Rule {
 		protoEvolution(),
 		contractFiles(),
 		probe(),
+		forward(),
 		replay(),
 		[]*Rule{contractInvalid()},
 	)

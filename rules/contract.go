@@ -39,7 +39,9 @@ type Operation struct {
 	Params []*Param
 	// Description is the operation's own documentation (OpenAPI summary and
 	// description; proto the rpc's leading comment).
-	Description   string
+	Description string
+	// Deprecated is OpenAPI's deprecated: true (the changelog lists it).
+	Deprecated    bool
 	Responses     []*OpResponse
 	RequestFields []*Field
 	MediaTypes    []string

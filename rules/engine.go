@@ -21,6 +21,8 @@ type Settings struct {
 	// IgnoreName maps a finding's file, as shown, to the name IgnorePaths
 	// are written against (the config file's directory); nil keeps it.
 	IgnoreName func(file string) string
+	// Compat is the directions diff rules judge (zero: backward).
+	Compat Compat
 	// Accepts are the config's ignores of one change each (see Accept).
 	Accepts []Ignore
 	hits    *acceptHits
@@ -52,14 +54,14 @@ func (s *Settings) level() ProtoLevel {
 func Run(reg *Registry, s *Settings, m Mode, in *Input) []Finding {
 	var out []Finding
 	for _, r := range reg.All() {
-		if r.Mode != m || !s.Enabled(r) || r.Check == nil {
+		if r.Mode != m || !s.Enabled(r) || r.Check == nil || !s.judges(r) {
 			continue
 		}
 		// buf's strictness levels: a proto rule outside the chosen one does not run.
 		if r.Levels != 0 && r.Levels&s.level() == 0 {
 			continue
 		}
-		out = append(out, r.Check(in)...)
+		out = append(out, s.labelled(r, r.Check(in))...)
 	}
 	out = supersede(reg, out)
 	out = applyIgnores(reg, m, out, in)
@@ -189,9 +191,11 @@ func (ig Ignore) covers(p string) bool {
 }
 
 // lastSegment is the last name in the rest of a path after a scope: JSON
-// pointer segments (unescaped) after a '/', proto names after a '.'.
+// pointer segments (unescaped) after a '/', proto names after a '.'. An
+// OpenAPI path may start with the schema file's $ref ("schemas/order.yaml/
+// properties/total"), whose dots are not separators.
 func lastSegment(rest string) string {
-	if strings.HasPrefix(rest, "/") {
+	if strings.Contains(rest, "/") {
 		seg := rest[strings.LastIndexByte(rest, '/')+1:]
 		return strings.NewReplacer("~1", "/", "~0", "~").Replace(seg)
 	}

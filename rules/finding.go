@@ -41,6 +41,9 @@ type Finding struct {
 	Path string
 	// Format is the contract format the finding is about.
 	Format Format
+	// Compat is the direction a diff finding breaks, set when the run judged
+	// more than backward (--compat forward or full); zero otherwise.
+	Compat Compat
 }
 
 // SortFindings orders findings by file, line, column, then rule, so reports

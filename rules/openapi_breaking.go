@@ -14,17 +14,6 @@ func openapiBreaking() []*Rule {
 	return slices.Concat(openapiSurface(), openapiLifecycle(), openapiRequest(), openapiResponse(), openapiSchemaShape(), openapiLoosened(), openapiParts())
 }
 
-func oa(id string, sev Severity, title, doc, bad, good string) *Rule {
-	return &Rule{ID: id, Pack: Breaking, Formats: OpenAPI, Severity: sev,
-		Doc: Doc{
-			Title: title,
-			Text:  doc,
-			Bad:   bad,
-			Good:  good,
-		},
-	}
-}
-
 // reach names how many operations a shared change reaches, for messages.
 func reach(c *Change) string {
 	if len(c.Operations) <= 1 {

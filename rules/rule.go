@@ -66,9 +66,11 @@ const (
 	Evolution    Pack = "evolution"
 	Idempotency  Pack = "idempotency"
 	Evolvability Pack = "evolvability"
-	Lint         Pack = "lint"
-	Probe        Pack = "probe"
-	Replay       Pack = "replay"
+	// ForwardPack is named apart from Forward, the compat direction it judges.
+	ForwardPack Pack = "forward"
+	Lint        Pack = "lint"
+	Probe       Pack = "probe"
+	Replay      Pack = "replay"
 )
 
 // Rule is one declared check. Everything a user reads about it (title, doc,
@@ -93,7 +95,9 @@ type Rule struct {
 	// Supersedes lists rules whose findings at the same location this rule's
 	// finding replaces (field-redefined says more than a bare type change).
 	Supersedes []string
-	Check      func(*Input) []Finding
+	// Compat is the direction a diff rule judges; zero is backward.
+	Compat Compat
+	Check  func(*Input) []Finding
 }
 
 // Doc is a rule's documentation: a one-line title, a paragraph saying what
@@ -104,7 +108,7 @@ type Doc struct {
 }
 
 // packOrder lists the packs in the order they are listed.
-var packOrder = []Pack{Breaking, Evolution, Idempotency, Evolvability, Lint, Probe, Replay}
+var packOrder = []Pack{Breaking, Evolution, Idempotency, Evolvability, ForwardPack, Lint, Probe, Replay}
 
 // Registry is the immutable set of rules, built once per run.
 type Registry struct {

@@ -47,7 +47,8 @@ func (w want) String() string { return fmt.Sprintf("%s %s %q", w.at, w.rule, w.m
 // the rule under test and the rules its also-run header names, and fails on
 // any finding that is not expected inline (rule, line and message), and on
 // any expectation unmet. A case holds old/new contracts (a diff) or only new
-// (a lint run); an optional level.txt sets the proto level.
+// (a lint run); an optional level.txt sets the proto level and compat.txt
+// the directions judged.
 func TestRules(t *testing.T) {
 	cases, err := filepath.Glob(filepath.Join("..", "testdata", "rules", "*", "*"))
 	if err != nil || len(cases) == 0 {
@@ -122,6 +123,11 @@ func runCase(t *testing.T, reg *rules.Registry, dir string, run []string) []rule
 	}
 	if b, err := os.ReadFile(filepath.Join(dir, "level.txt")); err == nil {
 		if settings.ProtoLevel, err = rules.ParseProtoLevel(strings.TrimSpace(string(b))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "compat.txt")); err == nil {
+		if settings.Compat, err = rules.ParseCompat(string(b)); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -51,10 +51,10 @@ func newChargeServerCmd(e *env) *cobra.Command {
 	f.Float64Var(&o.cfg.RateLimit, "rate-limit", o.cfg.RateLimit, "requests per second per account (0: unlimited)")
 	f.IntVar(&o.cfg.RateBurst, "rate-burst", o.cfg.RateBurst, "burst allowed above --rate-limit")
 	f.BoolVar(&o.cfg.AllowProbeDelay, "allow-probe-delay", false, "TESTING ONLY: honour the X-Probe-Delay request header "+
-		"(hold a claimed charge up to 5s before the processor call, echoing the header) so `contractlint probe` can check a retry in flight")
+		"(hold a claimed charge up to 5s before the processor call, echoing the header) so contractlint probe can check a retry in flight")
 	p := cmd.PersistentFlags()
 	p.StringVar(&o.cfg.Database, "database", o.cfg.Database, "sqlite:PATH or postgres://… URL")
-	p.StringVar(&o.cfg.ProcessorURL, "processor", "", "URL of a `charge-server processor` service (default: in-process)")
+	p.StringVar(&o.cfg.ProcessorURL, "processor", "", "URL of a charge-server processor service (default: in-process)")
 	p.DurationVar(&o.cfg.ProcessorTimeout, "processor-timeout", o.cfg.ProcessorTimeout, "longest wait for the processor")
 	p.DurationVar(&o.cfg.StaleAfter, "stale-after", o.cfg.StaleAfter, "re-drive attempts in progress longer than this (must exceed --processor-timeout)")
 	p.DurationVar(&o.cfg.Retention, "retention", o.cfg.Retention, "how long idempotency keys are kept")

@@ -38,6 +38,10 @@ type common struct {
 	maxElements int
 	maxKeys     int
 	maxLine     string
+	maxTotal    int
+	maxCounts   []string
+	// compat is --compat, on the commands that judge a diff.
+	compat string
 	// config is --config.
 	config string
 	flags  *pflag.FlagSet
@@ -69,6 +73,8 @@ func (c *common) register(cmd *cobra.Command) {
 	f.IntVar(&c.maxFiles, strings.TrimPrefix(limits.FilesFlag, "--"), 0, "most files one side may read, imports and $refs included (default "+strconv.Itoa(limits.DefaultFiles)+")")
 	f.IntVar(&c.maxKeys, strings.TrimPrefix(limits.KeysFlag, "--"), 0, "most keys one YAML or JSON mapping may hold: properties of a schema, paths (default "+strconv.Itoa(limits.DefaultKeys)+")")
 	f.StringVar(&c.maxLine, strings.TrimPrefix(limits.ProtoLineFlag, "--"), "", "longest line of a .proto file, in bytes or like 64KiB (default "+limits.FormatSize(limits.DefaultProtoLine)+")")
+	f.IntVar(&c.maxTotal, strings.TrimPrefix(limits.TotalFlag, "--"), 0, "most elements one side may read across all its files, counted as --max-elements counts them (default "+strconv.Itoa(limits.DefaultTotalElements)+")")
+	f.StringArrayVar(&c.maxCounts, strings.TrimPrefix(limits.CountFlag, "--"), nil, "limit one kind, KIND=N (repeatable): operations, schemas, messages, fields or reserved per side, properties per schema")
 	f.IntVar(&c.maxElements, strings.TrimPrefix(limits.ElementsFlag, "--"), 0, "most elements one file may hold: YAML/JSON keys and list items with aliases expanded, .proto declarations and list entries (default "+strconv.Itoa(limits.DefaultElements)+", .proto "+strconv.Itoa(limits.DefaultProtoElements)+")")
 }
 
@@ -82,8 +88,18 @@ func (c *common) limits(cfg limits.Limits) (limits.Limits, error) {
 		}
 		l.FileSize = n
 	}
-	if c.maxDepth < 0 || c.maxFiles < 0 || c.maxElements < 0 || c.maxKeys < 0 {
-		return l, usageErr("%s, %s, %s and %s: want a positive number", limits.DepthFlag, limits.FilesFlag, limits.ElementsFlag, limits.KeysFlag)
+	if c.maxDepth < 0 || c.maxFiles < 0 || c.maxElements < 0 || c.maxKeys < 0 || c.maxTotal < 0 {
+		return l, usageErr("%s, %s, %s, %s and %s: want a positive number", limits.DepthFlag, limits.FilesFlag, limits.ElementsFlag, limits.KeysFlag, limits.TotalFlag)
+	}
+	if c.maxTotal > 0 {
+		l.TotalElements = c.maxTotal
+	}
+	for _, v := range c.maxCounts {
+		k, n, err := limits.ParseCount(v)
+		if err != nil {
+			return l, usageErr("%s: %v", limits.CountFlag, err)
+		}
+		l.Counts[k] = n
 	}
 	if c.maxKeys > 0 {
 		l.Keys = c.maxKeys
@@ -129,6 +145,9 @@ func (c *common) options(e *Env) (pipeline.Options, *config.Config, error) {
 		return pipeline.Options{}, nil, err
 	}
 	cfg.Apply(s)
+	if err := c.applyCompat(s); err != nil {
+		return pipeline.Options{}, nil, err
+	}
 	s.Strict = s.Strict || c.strict
 	if len(cfg.Ignore) > 0 {
 		// diff and lint show files relative to the working directory.
@@ -279,6 +298,7 @@ func newDiffCmd(e *Env) *cobra.Command {
 		},
 	}
 	o.register(cmd)
+	o.registerCompat(cmd)
 	addReaderFlags(cmd, &o.readers)
 	return cmd
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/contractlint/contractlint/internal/changelog"
 	"github.com/contractlint/contractlint/internal/pipeline"
 	"github.com/contractlint/contractlint/internal/readers"
 	"github.com/contractlint/contractlint/internal/report"
@@ -21,6 +22,9 @@ type reviewOptions struct {
 	common
 	readers readerOpts
 	review  review.Options
+	// changelog prints the reviewed files' changelog instead of findings.
+	changelog  bool
+	transitive transitive
 }
 
 func newReviewCmd(e *Env) *cobra.Command {
@@ -38,8 +42,11 @@ func newReviewCmd(e *Env) *cobra.Command {
 		},
 	}
 	o.register(cmd)
+	o.registerCompat(cmd)
 	addReaderFlags(cmd, &o.readers)
 	f := cmd.Flags()
+	o.transitive.register(f)
+	f.BoolVar(&o.changelog, "changelog", false, "print the changelog of the reviewed files (--format text, markdown or json) instead of the findings")
 	f.StringVar(&o.review.Base, "base", "", "compare with this commit (default: the merge base with the default branch, else HEAD~1)")
 	f.BoolVar(&o.review.Staged, "staged", false, "review the staged changes (the index) instead of the working tree")
 	f.IntVar(&o.review.HistoryDepth, "history-depth", 0, "commits of each .proto file's history read for field numbers used before (0: all)")
@@ -70,9 +77,28 @@ func runReview(e *Env, ro *reviewOptions, paths []string) error {
 	if !ro.flags.Changed("history-depth") {
 		o.HistoryDepth = cfg.HistoryDepth
 	}
+	var log *changelog.Log
+	if ro.changelog {
+		if log, err = ro.collectChangelog(&po); err != nil {
+			return err
+		}
+	}
 	o.Dir, o.Paths, o.Globs, o.Pipeline = ".", paths, cfg.ContractGlobs(), po
 	if cfg.Contracts != nil {
 		o.GlobsFrom = cfg.File
+	}
+	if ro.transitive.on() {
+		if log != nil || o.Base != "" {
+			return usageErr("--against and --against-tags compare with releases: not with --base or --changelog")
+		}
+		tres, err := ro.transitive.run(e, o)
+		if err != nil {
+			if errors.As(err, new(source.Problems)) {
+				return ro.inputProblems(e, err, po.Registry)
+			}
+			return reviewErr(err)
+		}
+		return ro.emit(e, &report.Report{Findings: withUnusedAccepts(tres.Findings, po.Settings, tres.Read), Notes: []string{tres.Note}}, po)
 	}
 	res, err := review.Run(o)
 	if err != nil {
@@ -82,6 +108,17 @@ func runReview(e *Env, ro *reviewOptions, paths []string) error {
 		return reviewErr(err)
 	}
 	warnUnmatched(e, res.Unmatched)
+	if log != nil {
+		for _, f := range res.Files {
+			switch f.Status {
+			case review.Added:
+				log.File(changelog.Added, f.New, nil)
+			case review.Deleted:
+				log.File(changelog.Removed, f.Old, res.Findings)
+			}
+		}
+		return ro.writeChangelog(e, log)
+	}
 	return ro.emit(e, &report.Report{Findings: withUnusedAccepts(res.Findings, po.Settings, res.Read), Review: reviewReport(e, res)}, po)
 }
 
@@ -136,10 +173,12 @@ func reviewErr(err error) error {
 // needs to load contracts as review does.
 type lockOptions struct {
 	common
+	// releases is --releases: a tag glob whose releases are recorded too.
+	releases string
 }
 
 func newLockCmd(e *Env) *cobra.Command {
-	o := lockOptions{common{protoLevel: "wire-json"}}
+	o := lockOptions{common: common{protoLevel: "wire-json"}}
 	cmd := &cobra.Command{
 		Use:   "lock",
 		Short: "Record every proto field number ever used in " + review.LockFile,
@@ -156,6 +195,7 @@ func newLockCmd(e *Env) *cobra.Command {
 	c.flags = cmd.Flags()
 	c.flags.StringVar(&c.config, "config", "", "config file (default: .contractlint.yaml found upward from the working directory)")
 	c.flags.StringArrayVar(&c.protoPaths, "proto-path", nil, "extra .proto import root (repeatable, like protoc -I)")
+	c.flags.StringVar(&o.releases, "releases", "", "also record the tags matching this glob (\"v*\"): their field numbers and their contracts' digests")
 	return cmd
 }
 
@@ -165,7 +205,11 @@ func runLock(e *Env, lo *lockOptions) error {
 		return err
 	}
 	po.ProtoPaths = append(slices.Clip(lo.protoPaths), po.ProtoPaths...)
-	file, n, err := review.WriteLock(".", cfg.ContractGlobs(), po)
+	rels, err := lockedReleases(lo.releases)
+	if err != nil {
+		return reviewErr(err)
+	}
+	file, n, err := review.WriteLock(".", cfg.ContractGlobs(), po, rels...)
 	if err != nil {
 		return reviewErr(err)
 	}

@@ -109,6 +109,7 @@ var commands = []func(*Env) *cobra.Command{
 	newInitCmd,
 	newReviewCmd,
 	newLockCmd,
+	newChangelogCmd,
 }
 
 // Version is the module version the binary was built from: the tag `go

@@ -69,9 +69,11 @@ type Config struct {
 	// for field numbers; 0 means all of it.
 	HistoryDepth int
 	// Limits bound what a run reads (limits: file-size, depth, files,
-	// elements, keys, proto-line); zero
+	// elements, total-elements, keys, proto-line and one key per kind); zero
 	// fields keep the defaults.
 	Limits limits.Limits
+	// Compat is the directions diff and review judge (compat:); 0 when unset.
+	Compat rules.Compat
 	// Strict refuses an OpenAPI document its validator calls invalid
 	// (exit 2) instead of reporting contract-invalid findings.
 	Strict bool
@@ -202,6 +204,9 @@ func (c *Config) Apply(s *rules.Settings) {
 	if c.ProtoLevel != 0 {
 		s.ProtoLevel = c.ProtoLevel
 	}
+	if c.Compat != 0 {
+		s.Compat = c.Compat
+	}
 	s.Strict = s.Strict || c.Strict
 }
 
@@ -295,13 +300,20 @@ func (p *parser) top(n *yaml.Node, c *Config) {
 			p.history(v, c)
 		case "limits":
 			p.limits(v, c)
+		case "compat":
+			compat, err := rules.ParseCompat(v.Value)
+			if v.Kind != yaml.ScalarNode || err != nil {
+				p.errorf(v, "compat: want backward, forward or full, not %q", v.Value)
+				return
+			}
+			c.Compat = compat
 		case "strict":
 			var ok bool
 			if c.Strict, ok = p.boolean(v); !ok {
 				p.errorf(v, "strict: want true or false, not %q", v.Value)
 			}
 		default:
-			p.errorf(k, "unknown key %q (want packs, rules, severity, ignore, contracts, readers, proto, idempotency, history, limits or strict)", k.Value)
+			p.errorf(k, "unknown key %q (want packs, rules, severity, ignore, contracts, readers, proto, idempotency, history, limits, strict or compat)", k.Value)
 		}
 	})
 }
@@ -533,7 +545,7 @@ func (p *parser) history(n *yaml.Node, c *Config) {
 
 // limits reads the bounds on what a run reads; the flags of the same names
 // (--max-file-size, --max-depth, --max-files, --max-elements, --max-keys,
-// --max-proto-line) win over them.
+// --max-proto-line, --max-total-elements, --max-count KIND=N) win over them.
 func (p *parser) limits(n *yaml.Node, c *Config) {
 	p.mapping(n, "limits", func(k, v *yaml.Node) {
 		switch k.Value {
@@ -548,7 +560,7 @@ func (p *parser) limits(n *yaml.Node, c *Config) {
 			} else {
 				c.Limits.ProtoLine = int(size)
 			}
-		case "depth", "files", "elements", "keys":
+		case "depth", "files", "elements", "keys", "total-elements", "operations", "schemas", "properties", "messages", "fields", "reserved":
 			var d int
 			if v.Kind != yaml.ScalarNode || v.Tag != "!!int" || v.Decode(&d) != nil || d <= 0 {
 				p.errorf(v, "limits.%s: want a positive number, not %q", k.Value, v.Value)
@@ -561,11 +573,16 @@ func (p *parser) limits(n *yaml.Node, c *Config) {
 				c.Limits.Files = d
 			case "keys":
 				c.Limits.Keys = d
-			default:
+			case "total-elements":
+				c.Limits.TotalElements = d
+			case "elements":
 				c.Limits.Elements, c.Limits.ProtoElements = d, d
+			default:
+				k, _ := limits.ParseKind(k.Value) // one of the kinds listed above
+				c.Limits.Counts[k] = d
 			}
 		default:
-			p.errorf(k, "unknown key limits.%s (want file-size, depth, files, elements, keys or proto-line)", k.Value)
+			p.errorf(k, "unknown key limits.%s (want file-size, depth, files, elements, total-elements, keys, proto-line or a kind: operations, schemas, properties, messages, fields, reserved)", k.Value)
 		}
 	})
 }

@@ -36,6 +36,11 @@ type Shape struct {
 	// WideLine is the line where one mapping first holds more than the
 	// keys limit, else 0; the scan stops there.
 	WideLine int
+	// Counts are the operations and schemas found, and in Properties the
+	// keys of the widest properties mapping (the other kinds are .proto's).
+	Counts Counts
+	// PropsLine is the line of the last key of that widest mapping.
+	PropsLine int
 }
 
 // Scan is DeepLine that also counts elements, finds a second document and
@@ -51,14 +56,14 @@ func Scan(b []byte, maxDepth, maxKeys int) Shape {
 			b = nil
 		}
 		if s.line(l, line) {
-			sh := Shape{Elements: s.elements, SecondDocument: s.second, WideLine: line}
+			sh := Shape{Elements: s.elements, SecondDocument: s.second, WideLine: line, Counts: s.counts, PropsLine: s.propsLine}
 			if !s.wide {
 				sh.DeepLine, sh.WideLine = line, 0
 			}
 			return sh
 		}
 	}
-	return Shape{Elements: s.elements, SecondDocument: s.second}
+	return Shape{Elements: s.elements, SecondDocument: s.second, Counts: s.counts, PropsLine: s.propsLine}
 }
 
 type scanner struct {
@@ -83,11 +88,40 @@ type scanner struct {
 	flowKeys []int
 	maxKeys  int
 	wide     bool
+	// names holds, beside each open block, its key ("-" for an item);
+	// flowNames the key being read in each open flow mapping. Both slice
+	// the text, so keeping them costs no copy. keyDone is set once the
+	// innermost flow mapping's entry has passed its key's colon.
+	names     [][]byte
+	flowNames [][]byte
+	keyDone   bool
+	path      [][]byte
+	counts    Counts
+	propsLine int
+	num       int
+}
+
+var dash = []byte("-")
+
+// key counts a mapping key of a limited kind: path is the keys on the way
+// to it, keys how many its mapping holds so far.
+func (s *scanner) key(path [][]byte, name []byte, keys int) {
+	k, ok := openapiKind(path, name)
+	switch {
+	case !ok:
+	case k == Properties:
+		if keys > s.counts[Properties] {
+			s.counts[Properties], s.propsLine = keys, s.num
+		}
+	default:
+		s.counts[k]++
+	}
 }
 
 // line scans line number num and reports whether the nesting went past max
 // or a mapping past maxKeys (then wide is set).
 func (s *scanner) line(l []byte, num int) bool {
+	s.num = num
 	ind := 0
 	for ind < len(l) && (l[ind] == ' ' || l[ind] == '\t') {
 		ind++
@@ -106,7 +140,7 @@ func (s *scanner) line(l []byte, num int) bool {
 		return false
 	}
 	if ind == 0 && (bytes.HasPrefix(rest, []byte("---")) || bytes.HasPrefix(rest, []byte("...")) || rest[0] == '%') {
-		s.blocks, s.keys = s.blocks[:0], s.keys[:0] // a new document
+		s.blocks, s.keys, s.names = s.blocks[:0], s.keys[:0], s.names[:0] // a new document
 		if s.elements > 0 && s.marker == 0 {
 			s.marker = num
 		}
@@ -126,12 +160,12 @@ func (s *scanner) line(l []byte, num int) bool {
 		if s.blocks[last] == ind {
 			siblings = s.keys[last]
 		}
-		s.blocks, s.keys = s.blocks[:last], s.keys[:last]
+		s.blocks, s.keys, s.names = s.blocks[:last], s.keys[:last], s.names[:last]
 	}
 	col := ind
 	// "- - key: v" opens a sequence per dash, then the item's own node.
 	for len(rest) > 0 && rest[0] == '-' && (len(rest) == 1 || rest[1] == ' ' || rest[1] == '\t') {
-		s.blocks, s.keys = append(s.blocks, col), append(s.keys, 0)
+		s.blocks, s.keys, s.names = append(s.blocks, col), append(s.keys, 0), append(s.names, dash)
 		siblings = 0 // a key after a dash starts the item's own mapping
 		s.elements++
 		n := 1
@@ -143,11 +177,14 @@ func (s *scanner) line(l []byte, num int) bool {
 	// A key (or scalar) opens a block node; a flow collection counts itself.
 	if len(rest) > 0 && rest[0] != '#' && rest[0] != '[' && rest[0] != '{' {
 		keys := 0
+		var name []byte
 		if isKey(rest) {
 			s.elements++ // an item's scalar was counted with its dash
 			keys = siblings + 1
+			name = blockKey(rest)
+			s.key(s.names, name, keys)
 		}
-		s.blocks, s.keys = append(s.blocks, col), append(s.keys, keys)
+		s.blocks, s.keys, s.names = append(s.blocks, col), append(s.keys, keys), append(s.names, name)
 		if keys > s.maxKeys {
 			s.wide = true
 			return true
@@ -165,6 +202,7 @@ func (s *scanner) line(l []byte, num int) bool {
 
 // scan follows quotes and flow collections through the rest of a line.
 func (s *scanner) scan(rest []byte, prev byte) bool {
+	keyStart := 0 // where the flow entry being read began on this line
 	for j := 0; j < len(rest); j++ {
 		c := rest[j]
 		switch {
@@ -197,14 +235,23 @@ func (s *scanner) scan(rest []byte, prev byte) bool {
 			if c == '{' {
 				keys = 1
 			}
-			s.flowKeys = append(s.flowKeys, keys)
+			s.flowKeys, s.flowNames = append(s.flowKeys, keys), append(s.flowNames, nil)
+			s.keyDone, keyStart = false, j+1
 			if len(s.blocks)+s.flow > s.max {
 				return true
 			}
 		case (c == ']' || c == '}') && s.flow > 0:
 			s.flow--
-			s.flowKeys = s.flowKeys[:len(s.flowKeys)-1]
+			s.flowKeys, s.flowNames = s.flowKeys[:len(s.flowKeys)-1], s.flowNames[:len(s.flowNames)-1]
+			s.keyDone = true
+		case c == ':' && s.flow > 0 && !s.keyDone && s.flowKeys[len(s.flowKeys)-1] >= 0:
+			top := len(s.flowKeys) - 1
+			s.keyDone = true
+			s.flowNames[top] = keyName(rest[keyStart:j])
+			s.path = append(append(s.path[:0], s.names...), s.flowNames[:top]...)
+			s.key(s.path, s.flowNames[top], s.flowKeys[top])
 		case c == ',' && s.flow > 0:
+			s.keyDone, keyStart = false, j+1
 			s.elements++
 			if top := len(s.flowKeys) - 1; s.flowKeys[top] >= 0 {
 				if s.flowKeys[top]++; s.flowKeys[top] > s.maxKeys {
@@ -216,6 +263,14 @@ func (s *scanner) scan(rest []byte, prev byte) bool {
 		prev = c
 	}
 	return false
+}
+
+// blockKey is the key of a block mapping line ("k: v" or "k:").
+func blockKey(rest []byte) []byte {
+	if i := bytes.Index(rest, []byte(": ")); i >= 0 {
+		return keyName(rest[:i])
+	}
+	return keyName(rest[:len(rest)-1])
 }
 
 // isKey tells whether a block line's node is a mapping key ("k: v", "k:").
@@ -264,49 +319,145 @@ func ProtoDeepLine(b []byte, max int) int {
 // (a statement ending in ; or a block opening {) and every further entry of
 // a list (the commas of reserved 1, 2, 3; of options; of map<k, v>).
 func ProtoScan(b []byte, max int) (deepLine, elements int) {
-	depth, line := 0, 1
+	sh := ProtoShape(b, max)
+	return sh.DeepLine, sh.Elements
+}
+
+// ProtoShape is ProtoScan that also counts messages, fields and reserved
+// entries, telling a statement by its first word and a field by the block
+// it sits in.
+func ProtoShape(b []byte, max int) Shape {
+	p := protoScanner{max: max, line: 1, fresh: true}
 	for i := 0; i < len(b); i++ {
-		switch c := b[i]; c {
-		case '\n':
-			line++
-		case '"', '\'':
-			for i++; i < len(b) && b[i] != c && b[i] != '\n'; i++ {
-				if b[i] == '\\' {
-					i++
-				}
-			}
-			if i < len(b) && b[i] == '\n' {
-				line++
-			}
-		case '/':
-			switch {
-			case i+1 < len(b) && b[i+1] == '/':
-				for i < len(b) && b[i] != '\n' {
-					i++
-				}
-				line++
-			case i+1 < len(b) && b[i+1] == '*':
-				for i += 2; i < len(b) && !(b[i] == '*' && i+1 < len(b) && b[i+1] == '/'); i++ {
-					if b[i] == '\n' {
-						line++
-					}
-				}
-				i++
-			}
-		case '{', '<':
-			elements++
-			if depth++; depth > max {
-				return line, elements
-			}
-		case '}', '>':
-			if depth > 0 {
-				depth--
-			}
-		case ';', ',':
-			elements++
+		if i = p.byte(b, i); p.deep {
+			break
 		}
 	}
-	return 0, elements
+	sh := Shape{Elements: p.elements, Counts: p.counts}
+	if p.deep {
+		sh.DeepLine = p.line
+	}
+	return sh
+}
+
+type protoScanner struct {
+	max, depth, line, elements int
+	deep                       bool
+	// word is the first word of the statement being read; fresh is set
+	// until that statement's first token. blocks holds the first word of
+	// each open { } block; brackets counts open [ (field options, where
+	// a { } is a value, not a block).
+	word     []byte
+	fresh    bool
+	blocks   [][]byte
+	brackets int
+	counts   Counts
+}
+
+// byte reads the token at b[i] and returns the index of its last byte.
+func (p *protoScanner) byte(b []byte, i int) int {
+	switch c := b[i]; c {
+	case '\n':
+		p.line++
+	case ' ', '\t', '\r':
+	case '"', '\'':
+		for i++; i < len(b) && b[i] != c && b[i] != '\n'; i++ {
+			if b[i] == '\\' {
+				i++
+			}
+		}
+		if i < len(b) && b[i] == '\n' {
+			p.line++
+		}
+		p.fresh = false
+	case '/':
+		switch {
+		case i+1 < len(b) && b[i+1] == '/':
+			for i < len(b) && b[i] != '\n' {
+				i++
+			}
+			p.line++
+		case i+1 < len(b) && b[i+1] == '*':
+			for i += 2; i < len(b) && !(b[i] == '*' && i+1 < len(b) && b[i+1] == '/'); i++ {
+				if b[i] == '\n' {
+					p.line++
+				}
+			}
+			i++
+		}
+	case '{', '<':
+		p.elements++
+		if p.depth++; p.depth > p.max {
+			p.deep = true
+		}
+		if c == '{' && p.brackets == 0 {
+			if string(p.word) == "message" {
+				p.counts[Messages]++
+			}
+			p.blocks = append(p.blocks, p.word)
+			p.word, p.fresh = nil, true
+		}
+	case '}', '>':
+		if p.depth > 0 {
+			p.depth--
+		}
+		if c == '}' && p.brackets == 0 && len(p.blocks) > 0 {
+			p.blocks = p.blocks[:len(p.blocks)-1]
+			p.word, p.fresh = nil, true
+		}
+	case ';', ',':
+		p.elements++
+		p.entry(c == ';')
+	case '[':
+		p.brackets++
+		p.fresh = false
+	case ']':
+		if p.brackets > 0 {
+			p.brackets--
+		}
+	default:
+		j := i
+		for j < len(b) && isIdent(b[j]) {
+			j++
+		}
+		if p.fresh && j > i {
+			p.word = b[i:j]
+		}
+		p.fresh = false
+		if j > i {
+			i = j - 1
+		}
+	}
+	return i
+}
+
+// entry counts the statement (end) or list entry just finished.
+func (p *protoScanner) entry(end bool) {
+	switch w := string(p.word); {
+	case w == "reserved":
+		p.counts[Reserved]++
+	case !end || p.brackets > 0:
+		return
+	case w == "" || w == "option" || w == "extensions":
+	case len(p.blocks) > 0 && fieldBlock(p.blocks[len(p.blocks)-1]):
+		p.counts[Fields]++
+	}
+	if end {
+		p.word, p.fresh, p.brackets = nil, true, 0
+	}
+}
+
+// fieldBlock tells whether a block opened by word holds fields.
+func fieldBlock(word []byte) bool {
+	switch string(word) {
+	case "message", "oneof", "extend", "group", "optional", "required", "repeated":
+		return true
+	}
+	return false
+}
+
+func isIdent(c byte) bool {
+	return c == '_' || c == '.' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
 }
 
 // LongLine returns the 1-based number of the first line longer than max

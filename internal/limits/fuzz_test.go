@@ -39,6 +39,17 @@ func FuzzScan(f *testing.F) {
 		if line, n := limits.ProtoScan(b, 8); line < 0 || line > lines || n < 0 {
 			t.Fatalf("ProtoScan = line %d, %d elements", line, n)
 		}
+		// Every thing of a limited kind is also an element, so the kind
+		// limits never count what the element limits do not.
+		ps := limits.ProtoShape(b, 8)
+		for _, k := range limits.Kinds {
+			if sh.Counts[k] < 0 || sh.Counts[k] > sh.Elements || ps.Counts[k] < 0 || ps.Counts[k] > ps.Elements {
+				t.Fatalf("%s counted %d (YAML, of %d elements) and %d (.proto, of %d)", k, sh.Counts[k], sh.Elements, ps.Counts[k], ps.Elements)
+			}
+		}
+		if sh.PropsLine < 0 || sh.PropsLine > lines {
+			t.Fatalf("PropsLine = %d, outside the text's %d lines", sh.PropsLine, lines)
+		}
 		if n, line := limits.Expanded(b, 1000); n < 0 || n > 1001 || line < 0 || line > lines {
 			t.Fatalf("Expanded = %d at line %d", n, line)
 		}

@@ -18,7 +18,7 @@ func (l Limits) Guard(src source.Source, display func(string) string) source.Sou
 	if display == nil {
 		display = func(s string) string { return s }
 	}
-	return &guarded{Source: src, l: l.OrDefault(), display: display, seen: map[string]bool{}}
+	return &guarded{Source: src, l: l.OrDefault(), display: display, seen: map[string]bool{}, counted: map[string]bool{}}
 }
 
 type guarded struct {
@@ -27,6 +27,11 @@ type guarded struct {
 	display func(string) string
 	mu      sync.Mutex
 	seen    map[string]bool
+	// counted holds the files whose elements and kinds are in total and
+	// kinds: a file read twice counts once.
+	counted map[string]bool
+	total   int
+	kinds   Counts
 }
 
 func (g *guarded) ReadFile(name string) ([]byte, error) {
@@ -42,51 +47,94 @@ func (g *guarded) ReadFile(name string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return b, g.shape(name, b)
+	sh, err := g.shape(name, b)
+	if err != nil {
+		return nil, err
+	}
+	return b, g.add(name, sh)
+}
+
+// add counts one file's elements and kinds into its side's totals, and
+// refuses the file that takes a total past its limit.
+func (g *guarded) add(name string, sh Shape) error {
+	c, _ := source.Clean(name)
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.counted[c] {
+		return nil
+	}
+	g.counted[c] = true
+	g.total += sh.Elements
+	if g.total > g.l.TotalElements {
+		return source.Errorf(g.display(name), 0, 0, "not read: it takes the elements of this side to %d, more than the limit of %d on one side (raise it with %s)",
+			g.total, g.l.TotalElements, TotalFlag)
+	}
+	for _, k := range Kinds {
+		if k == Properties {
+			continue
+		}
+		if g.kinds[k] += sh.Counts[k]; g.kinds[k] > g.l.Counts[k] {
+			return source.Errorf(g.display(name), 0, 0, "not read: it takes the %s of this side to %d, more than the limit of %d on one side (raise it with %s)",
+				kindNouns[k], g.kinds[k], g.l.Counts[k], countHint(k))
+		}
+	}
+	return nil
 }
 
 // shape refuses a file nested past the depth limit or holding more elements
 // than the element limit, counted before any parser builds them.
-func (g *guarded) shape(name string, b []byte) error {
+func (g *guarded) shape(name string, b []byte) (Shape, error) {
+	sh, err := g.scan(name, b)
+	if err == nil && sh.Counts[Properties] > g.l.Counts[Properties] {
+		err = source.Errorf(g.display(name), sh.PropsLine, 0, "one schema's properties number %d, more than the limit of %d (raise it with %s)",
+			sh.Counts[Properties], g.l.Counts[Properties], countHint(Properties))
+	}
+	return sh, err
+}
+
+// scan runs the pre-parse scan of one file and applies the per-file limits.
+func (g *guarded) scan(name string, b []byte) (Shape, error) {
 	proto := strings.EqualFold(path.Ext(name), ".proto")
 	var sh Shape
 	limit := g.l.Elements
 	if proto {
 		if line := LongLine(b, g.l.ProtoLine); line > 0 {
-			return source.Errorf(g.display(name), line, 0, "line longer than the limit of %s (raise it with %s)", FormatSize(int64(g.l.ProtoLine)), ProtoLineFlag)
+			return sh, source.Errorf(g.display(name), line, 0, "line longer than the limit of %s (raise it with %s)", FormatSize(int64(g.l.ProtoLine)), ProtoLineFlag)
 		}
-		sh.DeepLine, sh.Elements = ProtoScan(b, g.l.Depth)
+		sh = ProtoShape(b, g.l.Depth)
 		limit = g.l.ProtoElements
 	} else {
 		sh = Scan(b, g.l.Depth, g.l.Keys)
 	}
 	shown := g.display(name)
 	if sh.DeepLine > 0 {
-		return source.Errorf(shown, sh.DeepLine, 0, "nested deeper than the limit of %d levels (raise it with %s)", g.l.Depth, DepthFlag)
+		return sh, source.Errorf(shown, sh.DeepLine, 0, "nested deeper than the limit of %d levels (raise it with %s)", g.l.Depth, DepthFlag)
 	}
 	if sh.WideLine > 0 {
-		return source.Errorf(shown, sh.WideLine, 0, "one mapping holds more than the limit of %d keys (raise it with %s)", g.l.Keys, KeysFlag)
+		return sh, source.Errorf(shown, sh.WideLine, 0, "one mapping holds more than the limit of %d keys (raise it with %s)", g.l.Keys, KeysFlag)
 	}
 	if sh.Elements > limit {
 		what := "keys and list items"
 		if proto {
 			what = "declarations and list entries"
 		}
-		return source.Errorf(shown, 0, 0, "%d %s is more than the limit of %d in one file (raise it with %s)", sh.Elements, what, limit, ElementsFlag)
+		return sh, source.Errorf(shown, 0, 0, "%d %s is more than the limit of %d in one file (raise it with %s)", sh.Elements, what, limit, ElementsFlag)
 	}
 	if proto {
-		return nil
+		return sh, nil
 	}
 	if sh.SecondDocument > 0 {
-		return source.Errorf(shown, sh.SecondDocument, 0, "a second YAML document begins here, which would be ignored: keep one document per file")
+		return sh, source.Errorf(shown, sh.SecondDocument, 0, "a second YAML document begins here, which would be ignored: keep one document per file")
 	}
-	if n, line := Expanded(b, limit); n > limit {
-		return source.Errorf(shown, line, 0, "YAML aliases expand to more than the limit of %d keys and list items in one file (raise it with %s)", limit, ElementsFlag)
+	n, line := Expanded(b, limit)
+	sh.Elements = max(sh.Elements, n) // what the side's total counts
+	if n > limit {
+		return sh, source.Errorf(shown, line, 0, "YAML aliases expand to more than the limit of %d keys and list items in one file (raise it with %s)", limit, ElementsFlag)
 	}
 	if line, col, key := DuplicateKey(b); line > 0 {
-		return source.Errorf(shown, line, col, "key %q appears twice in one JSON object: JSON readers disagree on which wins, so it is refused as YAML refuses it", key)
+		return sh, source.Errorf(shown, line, col, "key %q appears twice in one JSON object: JSON readers disagree on which wins, so it is refused as YAML refuses it", key)
 	}
-	return nil
+	return sh, nil
 }
 
 // count refuses the first file past the limit on files per side.
@@ -120,6 +168,10 @@ func (l Limits) CheckFiles(dir string, n int) error {
 // String shows the limits as the flags that set them.
 func (l Limits) String() string {
 	l = l.OrDefault()
-	return fmt.Sprintf("%s %s %s %d %s %d %s %d (.proto %d) %s %d %s %s", FileSizeFlag, FormatSize(l.FileSize), DepthFlag, l.Depth, FilesFlag, l.Files,
-		ElementsFlag, l.Elements, l.ProtoElements, KeysFlag, l.Keys, ProtoLineFlag, FormatSize(int64(l.ProtoLine)))
+	out := fmt.Sprintf("%s %s %s %d %s %d %s %d (.proto %d) %s %d %s %s %s %d", FileSizeFlag, FormatSize(l.FileSize), DepthFlag, l.Depth, FilesFlag, l.Files,
+		ElementsFlag, l.Elements, l.ProtoElements, KeysFlag, l.Keys, ProtoLineFlag, FormatSize(int64(l.ProtoLine)), TotalFlag, l.TotalElements)
+	for _, k := range Kinds {
+		out += fmt.Sprintf(" %s %s=%d", CountFlag, k, l.Counts[k])
+	}
+	return out
 }

@@ -1,7 +1,8 @@
 // Package limits holds the bounds that keep a hostile contract from costing
 // unbounded time or memory: how large one file may be, how deeply a YAML or
 // JSON document may nest, how many elements one file may hold (aliases
-// expanded) and how many files one side may read. Each has a
+// expanded), how many files and elements one side may read, and how many of
+// each kind (operations, schemas, messages, ...) it may build. Each has a
 // default, a command-line flag and a config key, and hitting one is an input
 // error naming the file, the limit and the flag that raises it.
 package limits
@@ -43,6 +44,14 @@ type Limits struct {
 	// counting from the start of its line, so a statement of n entries on
 	// one line costs n times the line's length.
 	ProtoLine int
+	// TotalElements is the most elements one side may read across all its
+	// files, each counted once as Elements counts it
+	// (--max-total-elements): it holds a whole side, a proto tree with
+	// its imports or a document with its $refs, under SideBudget.
+	TotalElements int
+	// Counts limits each kind of thing built (--max-count KIND=N):
+	// properties per schema, every other kind per side.
+	Counts Counts
 }
 
 // Defaults: far above real contracts (Stripe's OpenAPI document is 4 MiB
@@ -54,7 +63,7 @@ const (
 	DefaultFiles    = 20000
 	// DefaultElements and DefaultProtoElements keep loading any one file
 	// under the memory budget (TestMemoryBudget measures the cost of an
-	// element): Stripe's document holds 115,500 elements, googleapis'
+	// element): Stripe's document holds 95,700 elements, googleapis'
 	// largest file (compute.proto) 20,700.
 	DefaultElements      = 400_000
 	DefaultProtoElements = 180_000
@@ -69,6 +78,15 @@ const (
 	// MemoryBudget is what loading one file at the default limits may
 	// allocate, in all (an upper bound on its peak heap).
 	MemoryBudget = 1 << 30
+	// DefaultTotalElements admits the whole googleapis tree (7,227 files,
+	// 457,600 elements) with half again to grow, and Stripe's document
+	// (95,700 elements).
+	DefaultTotalElements = 700_000
+	// SideBudget is what loading one side at the default limits may
+	// allocate, in all (an upper bound on its peak heap; a run reads two
+	// sides): DefaultTotalElements at the costliest element, a .proto
+	// declaration in a tree of files, about 5,300 bytes (TestSideBudget).
+	SideBudget = 4 << 30
 )
 
 // Flag names, shown in every message about a limit.
@@ -79,11 +97,13 @@ const (
 	ElementsFlag  = "--max-elements"
 	KeysFlag      = "--max-keys"
 	ProtoLineFlag = "--max-proto-line"
+	TotalFlag     = "--max-total-elements"
 )
 
 // Default returns the built-in limits.
 func Default() Limits {
-	return Limits{FileSize: DefaultFileSize, Depth: DefaultDepth, Files: DefaultFiles, Elements: DefaultElements, ProtoElements: DefaultProtoElements, Keys: DefaultKeys, ProtoLine: DefaultProtoLine}
+	return Limits{FileSize: DefaultFileSize, Depth: DefaultDepth, Files: DefaultFiles, Elements: DefaultElements, ProtoElements: DefaultProtoElements,
+		Keys: DefaultKeys, ProtoLine: DefaultProtoLine, TotalElements: DefaultTotalElements, Counts: defaultCounts}
 }
 
 // OrDefault fills every unset (zero or negative) field with its default.
@@ -109,6 +129,14 @@ func (l Limits) OrDefault() Limits {
 	}
 	if l.ProtoLine <= 0 {
 		l.ProtoLine = d.ProtoLine
+	}
+	if l.TotalElements <= 0 {
+		l.TotalElements = d.TotalElements
+	}
+	for k, n := range l.Counts {
+		if n <= 0 {
+			l.Counts[k] = d.Counts[k]
+		}
 	}
 	return l
 }

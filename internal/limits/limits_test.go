@@ -293,3 +293,52 @@ func TestLongLine(t *testing.T) {
 		}
 	}
 }
+
+// TestKinds: the pre-parse scans count each kind where a parser would
+// build it: operations only under paths (not a schema property named get),
+// schemas under components.schemas or definitions, the widest properties
+// mapping; in .proto, messages, fields (not enum values, options or
+// reserved statements) and each reserved entry.
+func TestKinds(t *testing.T) {
+	yamlCases := map[string]limits.Counts{
+		// Block YAML; a property named "get" is not an operation.
+		"paths:\n  /a:\n    get: {}\n    post: {}\n    parameters: []\n  /b:\n    delete: {}\ncomponents:\n  schemas:\n    A:\n      properties:\n        get: {}\n        b: {}\n    B: {}\n": {limits.Operations: 3, limits.Schemas: 2, limits.Properties: 2},
+		// JSON, on one line and spread over lines.
+		`{"paths": {"/a": {"get": {}, "put": {"x": 1}}}, "components": {"schemas": {"A": {"properties": {"a": {}, "b": {}, "c": {}}}}}}`: {limits.Operations: 2, limits.Schemas: 1, limits.Properties: 3},
+		"{\n  \"paths\": {\n    \"/a\": {\n      \"get\": {}\n    }\n  },\n  \"definitions\": {\"A\": {}, \"B\": {}}\n}\n":               {limits.Operations: 1, limits.Schemas: 2},
+		// Flow YAML with plain keys, and a colon inside a value.
+		"paths: {/a: {get: {description: \"a: b\"}, head: {}}}\ncomponents: {schemas: {A: {properties: {x: {}, y: {}}}}}\n": {limits.Operations: 2, limits.Schemas: 1, limits.Properties: 2},
+	}
+	for text, want := range yamlCases {
+		if got := limits.Scan([]byte(text), 100, 1<<30).Counts; got != want {
+			t.Errorf("Scan(%q).Counts = %v, want %v", text, got, want)
+		}
+	}
+	proto := `syntax = "proto3";
+// message NotOne { }
+message A {
+  string s = 1 [(opt) = { a: 1, b: "message {" }, deprecated = true];
+  map<string, int32> m = 2;
+  oneof o { int32 x = 3; string y = 4; }
+  message B { reserved 5 to 9, 12; reserved "z"; }
+  enum E { E_UNSPECIFIED = 0; E_ONE = 1; }
+  option (x) = { y: 2 };
+}
+service S { rpc Get(A) returns (A); }
+`
+	if got, want := limits.ProtoShape([]byte(proto), 100).Counts, (limits.Counts{limits.Messages: 2, limits.Fields: 4, limits.Reserved: 3}); got != want {
+		t.Errorf("ProtoShape counts = %v, want %v (messages, fields, reserved)", got, want)
+	}
+}
+
+// TestParseCount: --max-count takes KIND=N for a known kind and a positive N.
+func TestParseCount(t *testing.T) {
+	if k, n, err := limits.ParseCount("fields=12"); k != limits.Fields || n != 12 || err != nil {
+		t.Errorf("ParseCount(fields=12) = %v, %d, %v", k, n, err)
+	}
+	for _, bad := range []string{"fields", "field=3", "fields=0", "fields=x", "=3"} {
+		if _, _, err := limits.ParseCount(bad); err == nil {
+			t.Errorf("ParseCount(%q) accepted", bad)
+		}
+	}
+}

@@ -41,6 +41,9 @@ type Options struct {
 	ProtoPaths []string
 	// Readers is consumer evidence (--readers); nil when none was given.
 	Readers *readers.Set
+	// Compared, when set, sees each typed diff Diff judges (review's
+	// --changelog lists every change, not only the breaking ones).
+	Compared func(*rules.Input)
 	// Unmatched, when set, is called once per contract compared with the
 	// evidence entries that match nothing in it (possibly none), instead of
 	// failing the run: review compares several contracts against one
@@ -71,6 +74,20 @@ func FormatOf(s Side) rules.Format {
 // Diff compares old with new and returns the findings of the diff rules, plus
 // the lint rules' findings that the change made true.
 func Diff(old, new Side, o Options) ([]rules.Finding, error) {
+	in, err := Compare(old, new, o)
+	if err != nil {
+		return nil, err
+	}
+	if o.Compared != nil {
+		o.Compared(in)
+	}
+	return Judge(in, o), nil
+}
+
+// Compare loads both sides and returns the typed diff with what the rules
+// read beside it (evidence, history), for callers that show every change
+// (changelog) as well as judging them.
+func Compare(old, new Side, o Options) (*rules.Input, error) {
 	old, err := guard(old, o)
 	if err != nil {
 		return nil, err
@@ -100,6 +117,12 @@ func Diff(old, new Side, o Options) ([]rules.Finding, error) {
 		return nil, err
 	}
 	in.History = o.History
+	return in, nil
+}
+
+// Judge runs the diff rules, and the lint rules on what the change made
+// true, over a Compare result.
+func Judge(in *rules.Input, o Options) []rules.Finding {
 	var findings []rules.Finding
 	o.Stats.measure("rules", func() error {
 		// Rules only read the input: the lint passes run beside the diff rules.
@@ -112,7 +135,7 @@ func Diff(old, new Side, o Options) ([]rules.Finding, error) {
 		rules.SortFindings(findings)
 		return nil
 	})
-	return findings, nil
+	return findings
 }
 
 // Lint runs the single-contract rules on one side.

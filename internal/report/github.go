@@ -49,6 +49,9 @@ func (g *GitHub) Write(w io.Writer, r *Report) error {
 		fmt.Fprintf(bw, "::notice title=%s::%d more findings are not shown as annotations (GitHub shows %d of each level per step); %s\n",
 			workflowProperty("contractlint"), hidden, annotationsPerLevel, where)
 	}
+	for _, n := range r.Notes {
+		fmt.Fprintf(bw, "::notice title=%s::%s\n", workflowProperty("contractlint"), workflowData(n))
+	}
 	s := r.Summarize()
 	if v := r.Review; v != nil {
 		fmt.Fprintf(bw, "contractlint: compared against %s: %s\n", Clean(v.Base), v.Outcome(s))
@@ -114,7 +117,7 @@ func annotation(reg *rules.Registry, f rules.Finding) string {
 			props = append(props, fmt.Sprintf("col=%d", f.Where.Column))
 		}
 	}
-	title := f.Rule
+	title := f.Rule + compatLabel(f)
 	if rule, ok := ruleDoc(reg, f.Rule); ok && rule.Doc.Title != "" {
 		title += ": " + rule.Doc.Title
 	}

@@ -27,6 +27,8 @@ type jsonFinding struct {
 	Side       string         `json:"side"`
 	Old        *jsonLoc       `json:"old,omitempty"`
 	Operations []string       `json:"operations,omitempty"`
+	// Direction is backward or forward under --compat forward or full.
+	Direction string `json:"direction,omitempty"`
 }
 
 type jsonReport struct {
@@ -37,6 +39,7 @@ type jsonReport struct {
 	Passes      []jsonPass    `json:"passes,omitempty"`
 	Findings    []jsonFinding `json:"findings"`
 	Summary     Summary       `json:"summary"`
+	Notes       []string      `json:"notes,omitempty"`
 }
 
 // jsonPass is a check a live command saw hold.
@@ -55,7 +58,7 @@ type jsonBase struct {
 }
 
 func (JSON) Write(w io.Writer, r *Report) error {
-	out := jsonReport{Findings: make([]jsonFinding, 0, len(r.Findings)), Summary: r.Summarize()}
+	out := jsonReport{Findings: make([]jsonFinding, 0, len(r.Findings)), Summary: r.Summarize(), Notes: cleanAll(r.Notes)}
 	if v := r.Review; v != nil {
 		out.Base = &jsonBase{Ref: Clean(v.BaseRef), Commit: v.BaseCommit, Text: Clean(v.Base)}
 		out.Compared, out.NotReviewed = &v.Compared, cleanAll(v.NotReviewed)
@@ -66,7 +69,8 @@ func (JSON) Write(w io.Writer, r *Report) error {
 	}
 	for _, f := range r.Findings {
 		jf := jsonFinding{Rule: Clean(f.Rule), Severity: f.Severity, Message: Clean(f.Message),
-			File: Clean(f.Where.File), Line: f.Where.Line, Column: f.Where.Column, Side: "new", Operations: cleanAll(f.Operations)}
+			File: Clean(f.Where.File), Line: f.Where.Line, Column: f.Where.Column, Side: "new", Operations: cleanAll(f.Operations),
+			Direction: f.Compat.String()}
 		if f.Removed {
 			jf.Side = "old"
 		}

@@ -105,7 +105,7 @@ func junitCaseFor(group []rules.Finding) junitCase {
 	var failing, info []string
 	worst := rules.Severity(0)
 	for _, f := range group {
-		line := Clean(fmt.Sprintf("%s: %s %s: %s", findingPlace(f), f.Severity, f.Rule, f.Message))
+		line := Clean(fmt.Sprintf("%s: %s %s%s: %s", findingPlace(f), f.Severity, f.Rule, compatLabel(f), f.Message))
 		if f.Severity == rules.Info {
 			info = append(info, line)
 			continue

@@ -32,17 +32,22 @@ const footerRoom = 512
 
 func (m *Markdown) Write(w io.Writer, r *Report) error {
 	s := r.Summarize()
+	var notes strings.Builder
+	for _, n := range r.Notes {
+		fmt.Fprintf(&notes, "\n_%s_\n", markdownText(n))
+	}
 	if s.Findings == 0 {
 		head := "no findings"
 		if r.Review != nil {
 			head = r.Review.Outcome(s)
 		}
-		_, err := io.WriteString(w, "## contractlint: "+head+"\n"+reviewLines(r.Review))
+		_, err := io.WriteString(w, "## contractlint: "+head+"\n"+reviewLines(r.Review)+notes.String())
 		return err
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "## contractlint: %s, %s, %s\n", plural(s.Errors, "error"), plural(s.Warnings, "warning"), plural(s.Infos, "info"))
 	b.WriteString(reviewLines(r.Review))
+	b.WriteString(notes.String())
 	left := m.writeFiles(&b, groupByFile(r.Findings))
 	if left > 0 {
 		fmt.Fprintf(&b, "\n%s not shown here; run `contractlint` with `--format text` to see them all.\n", plural(left, "more finding"))
@@ -152,6 +157,7 @@ func (m *Markdown) row(f rules.Finding) string {
 	if m.RulesURL != "" {
 		rule = "[" + rule + "](" + m.RulesURL + ")"
 	}
+	rule += markdownText(compatLabel(f))
 	msg := markdownText(f.Message)
 	if f.Old != nil && f.Old.Line > 0 {
 		msg += fmt.Sprintf(" (base version: line %d)", f.Old.Line)

@@ -20,6 +20,9 @@ type Report struct {
 	Version string
 	// Review is set by `review`: the base and what was compared.
 	Review *Review
+	// Notes say what the run compared, beside the findings: the releases a
+	// transitive review checked and those it skipped.
+	Notes []string
 	// Problems are input that could not be read (the run exits 2); the
 	// formats a CI reads (github, sarif) show them beside findings.
 	Problems []Problem

@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -62,6 +63,26 @@ func TestReviewNamesBase(t *testing.T) {
 	if vcp["revisionId"] != r.Review.BaseCommit || vcp["repositoryUri"] != r.Review.RepositoryURI || vcp["branch"] != "main" {
 		t.Errorf("SARIF versionControlProvenance = %v", vcp)
 	}
+
+	// A repository without a remote has no URI for versionControlProvenance;
+	// the run still names its base, in the run's property bag.
+	r.Review.RepositoryURI = ""
+	m = validateSARIF(t, sarifSchema(t), writeSARIF(t, r))
+	run := m["runs"].([]any)[0].(map[string]any)
+	props, _ := run["properties"].(map[string]any)
+	if _, ok := run["versionControlProvenance"]; ok || props["comparedAgainst"] != r.Review.Base || props["baseCommit"] != r.Review.BaseCommit {
+		t.Errorf("SARIF without a repository URI: provenance %v, properties %v; want the base in properties", run["versionControlProvenance"], props)
+	}
+
+	// A submodule that could not be reviewed is a warning notification:
+	// code scanning shows nothing else of it.
+	r.Review.NotReviewed = []string{"vendor/api is a submodule whose commit changed"}
+	m = validateSARIF(t, sarifSchema(t), writeSARIF(t, r))
+	invs, _ := m["runs"].([]any)[0].(map[string]any)["invocations"].([]any)
+	if !strings.Contains(fmt.Sprint(invs), "warning") || !strings.Contains(fmt.Sprint(invs), "not reviewed: vendor/api is a submodule") {
+		t.Errorf("SARIF invocations %v do not name the submodule left unreviewed", invs)
+	}
+	r.Review.NotReviewed = nil
 
 	buf.Reset()
 	r.Review.Base = "we`ird @ 3f2a1c9"

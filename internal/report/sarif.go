@@ -42,6 +42,8 @@ type sarifRun struct {
 	// Provenance names the base a review compared against.
 	Provenance []sarifVersionControl `json:"versionControlProvenance,omitempty"`
 	Results    []sarifResult         `json:"results"`
+	// Properties name the base even when provenance cannot (no remote).
+	Properties map[string]string `json:"properties,omitempty"`
 }
 
 type sarifVersionControl struct {
@@ -111,6 +113,8 @@ type sarifResult struct {
 
 type sarifResultProps struct {
 	Operations []string `json:"operations,omitempty"`
+	// Direction is backward or forward under --compat forward or full.
+	Direction string `json:"direction,omitempty"`
 }
 
 type sarifLocation struct {
@@ -151,11 +155,28 @@ func (s SARIF) Write(w io.Writer, r *Report) error {
 	for _, f := range kept {
 		run.Results = append(run.Results, sarifResultFor(f, ruleIndex[f.Rule], seen))
 	}
+	var notes []sarifNotification
+	for _, n := range r.Notes {
+		notes = append(notes, sarifNotification{Level: "note", Message: sarifMessage{Text: Clean(n)}})
+	}
 	if left := len(r.Findings) - len(kept); left > 0 {
-		run.Invocations = []sarifInvocation{{ExecutionSuccessful: true, Notifications: []sarifNotification{{
+		notes = append(notes, sarifNotification{
 			Level:   "warning",
 			Message: sarifMessage{Text: fmt.Sprintf("%d less severe findings left out: at most %d results are written per run", left, limit)},
-		}}}}
+		})
+	}
+	if len(notes) > 0 {
+		run.Invocations = []sarifInvocation{{ExecutionSuccessful: true, Notifications: notes}}
+	}
+	if v := r.Review; v != nil && len(v.NotReviewed) > 0 {
+		inv := sarifInvocation{ExecutionSuccessful: true}
+		if len(run.Invocations) > 0 {
+			inv = run.Invocations[0]
+		}
+		for _, n := range v.NotReviewed {
+			inv.Notifications = append(inv.Notifications, sarifNotification{Level: "warning", Message: sarifMessage{Text: "not reviewed: " + Clean(n)}})
+		}
+		run.Invocations = []sarifInvocation{inv}
 	}
 	if len(r.Problems) > 0 {
 		inv := sarifInvocation{ExecutionSuccessful: false}
@@ -170,6 +191,9 @@ func (s SARIF) Write(w io.Writer, r *Report) error {
 			inv.Notifications = append(inv.Notifications, n)
 		}
 		run.Invocations = []sarifInvocation{inv}
+	}
+	if v := r.Review; v != nil {
+		run.Properties = map[string]string{"comparedAgainst": Clean(v.Base), "baseRef": Clean(v.BaseRef), "baseCommit": v.BaseCommit}
 	}
 	if v := r.Review; v != nil && v.RepositoryURI != "" {
 		run.Provenance = []sarifVersionControl{{RepositoryURI: v.RepositoryURI, RevisionID: v.BaseCommit,
@@ -326,8 +350,8 @@ func sarifResultFor(f rules.Finding, ruleIndex int, seen map[string]int) sarifRe
 			res.RelatedLocations = []sarifLocation{relatedOld(*f.Old, "the base version")}
 		}
 	}
-	if len(f.Operations) > 0 {
-		res.Properties = &sarifResultProps{Operations: cleanAll(f.Operations)}
+	if len(f.Operations) > 0 || f.Compat != 0 {
+		res.Properties = &sarifResultProps{Operations: cleanAll(f.Operations), Direction: f.Compat.String()}
 	}
 	return res
 }

@@ -30,7 +30,7 @@ func (t *Text) Write(w io.Writer, r *Report) error {
 		fmt.Fprintf(bw, "%s: pass %s: %s\n", Clean(p.Where.String()), Clean(p.Rule), Clean(p.Message))
 	}
 	for _, f := range r.Findings {
-		fmt.Fprintf(bw, "%s: %s %s: %s\n", Clean(findingPlace(f)), t.paint(f.Severity), Clean(f.Rule), Clean(f.Message))
+		fmt.Fprintf(bw, "%s: %s %s%s: %s\n", Clean(findingPlace(f)), t.paint(f.Severity), Clean(f.Rule), compatLabel(f), Clean(f.Message))
 		if n := len(f.Operations); n > 1 {
 			shown := f.Operations[:min(n, operationsShown)]
 			more := ""
@@ -39,6 +39,9 @@ func (t *Text) Write(w io.Writer, r *Report) error {
 			}
 			fmt.Fprintf(bw, "    affects %d operations: %s%s\n", n, Clean(strings.Join(shown, ", ")), more)
 		}
+	}
+	for _, n := range r.Notes {
+		fmt.Fprintf(bw, "note: %s\n", Clean(n))
 	}
 	s := r.Summarize()
 	switch {

@@ -25,6 +25,8 @@ type lockDoc struct {
 	Comment string             `json:"//"`
 	Version int                `json:"version"`
 	Numbers []rules.UsedNumber `json:"numbers"`
+	// Releases are the versions `lock --releases` recorded.
+	Releases []LockedRelease `json:"releases,omitempty"`
 }
 
 const lockComment = "every proto field number ever used; written by `contractlint lock`, never by hand"
@@ -100,9 +102,9 @@ func ParseLock(b []byte) (*rules.History, error) {
 }
 
 // WriteLock records in the lock every field number that every .proto file
-// matching globs uses now or used in any commit, and keeps what the lock
-// already held: history a squash erased stays recorded.
-func WriteLock(dir string, globs []string, po pipeline.Options) (string, int, error) {
+// matching globs uses now or used in any commit or release, and keeps what
+// the lock already held: history a squash erased stays recorded.
+func WriteLock(dir string, globs []string, po pipeline.Options, releases ...LockedRelease) (string, int, error) {
 	repo, err := OpenRepo(dir)
 	if err != nil {
 		return "", 0, err
@@ -143,8 +145,17 @@ func WriteLock(dir string, globs []string, po pipeline.Options) (string, int, er
 			}
 		}
 	}
+	recorded, err := repo.recordReleases(h, releases, globs, po)
+	if err != nil {
+		return "", 0, err
+	}
+	kept, err := ReadReleases(wt)
+	if err != nil {
+		return "", 0, err
+	}
 	h.Sort()
-	b, err := json.MarshalIndent(lockDoc{Comment: lockComment, Version: lockVersion, Numbers: h.Used}, "", "  ")
+	b, err := json.MarshalIndent(lockDoc{Comment: lockComment, Version: lockVersion, Numbers: h.Used,
+		Releases: mergeReleases(kept, recorded)}, "", "  ")
 	if err != nil {
 		return "", 0, err
 	}

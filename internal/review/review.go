@@ -196,14 +196,16 @@ func (r *Repo) reachedRoots(changes, compared []FileChange, oldSrc, newSrc sourc
 	g := newGraph(o.Pipeline.Limits.Guard(newSrc, nil), o.Pipeline.ProtoPaths)
 	var reached []FileChange
 	for _, name := range source.SplitZ(out) {
-		if changed[name] || !inPaths(name) || !slices.ContainsFunc(o.Globs, func(gl string) bool { return rules.MatchGlob(gl, name) }) {
+		if changed[name] || !slices.ContainsFunc(o.Globs, func(gl string) bool { return rules.MatchGlob(gl, name) }) {
 			continue
 		}
 		if _, err := oldSrc.Stat(name); err != nil {
 			continue // new on this side: a change of its own
 		}
 		via := g.reaches(name, changed)
-		if len(via) == 0 || !isContract(newSrc, name, o.Globs) {
+		// A path argument selects changes: one under it is judged through
+		// every contract that reaches it, inside the paths or not.
+		if len(via) == 0 || !inPaths(name) && !slices.ContainsFunc(via, inPaths) || !isContract(newSrc, name, o.Globs) {
 			continue
 		}
 		c := FileChange{Status: Modified, Old: name, New: name}

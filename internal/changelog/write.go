@@ -1,0 +1,320 @@
+package changelog
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/contractlint/contractlint/internal/report"
+	"github.com/contractlint/contractlint/rules"
+)
+
+// Formats lists the formats Write knows.
+var Formats = []string{"text", "markdown", "json"}
+
+// Write renders l in format; contract text is escaped for where it goes.
+func Write(w io.Writer, l *Log, format string) error {
+	switch format {
+	case "text":
+		return writeText(w, l)
+	case "markdown":
+		return writeMarkdown(w, l)
+	case "json":
+		return writeJSON(w, l)
+	}
+	return fmt.Errorf("unknown changelog format %q (want %s)", format, strings.Join(Formats, ", "))
+}
+
+var subjectNames = map[rules.Subject]string{
+	rules.SubjectPath: "path", rules.SubjectOperation: "operation", rules.SubjectParameter: "parameter",
+	rules.SubjectRequestBody: "request body", rules.SubjectMediaType: "media type", rules.SubjectResponse: "response",
+	rules.SubjectHeader: "header", rules.SubjectSchema: "schema", rules.SubjectField: "field",
+	rules.SubjectEnumValue: "enum value", rules.SubjectSecurity: "security requirement", rules.SubjectScope: "scope",
+	rules.SubjectDiscriminator: "discriminator", rules.SubjectFile: "file", rules.SubjectPackage: "package",
+	rules.SubjectMessage: "message", rules.SubjectEnum: "enum", rules.SubjectService: "service", rules.SubjectRPC: "rpc",
+	rules.SubjectOneof: "oneof", rules.SubjectReserved: "reserved", rules.SubjectFileOption: "file option",
+	rules.SubjectExtension: "extension", rules.SubjectContract: "contract",
+}
+
+// Summary counts entries by action and by the direction they break.
+type Summary struct {
+	Changes    int `json:"changes"`
+	Added      int `json:"added"`
+	Changed    int `json:"changed"`
+	Deprecated int `json:"deprecated"`
+	Removed    int `json:"removed"`
+	Breaking   int `json:"breaking"`
+	Backward   int `json:"backward"`
+	Forward    int `json:"forward"`
+}
+
+// Summarize counts l's entries.
+func (l *Log) Summarize() Summary {
+	var s Summary
+	for _, g := range l.Groups {
+		for i := range g.Entries {
+			e := &g.Entries[i]
+			s.Changes++
+			switch e.Action {
+			case Added:
+				s.Added++
+			case Changed:
+				s.Changed++
+			case Deprecated:
+				s.Deprecated++
+			case Removed:
+				s.Removed++
+			}
+			if len(e.Breaks) > 0 {
+				s.Breaking++
+			}
+			if e.Breaking(rules.Backward) {
+				s.Backward++
+			}
+			if e.Breaking(rules.Forward) {
+				s.Forward++
+			}
+		}
+	}
+	return s
+}
+
+func (s Summary) String() string {
+	if s.Changes == 0 {
+		return "no changes"
+	}
+	return fmt.Sprintf("%d changes: %d added, %d changed, %d deprecated, %d removed; %d breaking (%d backward, %d forward)",
+		s.Changes, s.Added, s.Changed, s.Deprecated, s.Removed, s.Breaking, s.Backward, s.Forward)
+}
+
+// what describes an entry without its action: "field address.city: type string -> integer".
+func (e *Entry) what() string {
+	s := subjectNames[e.Subject]
+	switch {
+	case e.Subject == rules.SubjectEnumValue:
+		s += fmt.Sprintf(" %q", e.Name)
+		if e.Element != "" {
+			s += " of " + e.Element
+		}
+	case e.Element != "":
+		s += " " + e.Element
+	}
+	if dataSubjects[e.Subject] {
+		s += dirNames[e.Dir]
+	}
+	switch {
+	case e.Meaning != "":
+		s += ": " + e.Meaning
+	case e.Aspect == rules.AspectRequired:
+		s += ": now " + e.New
+	case e.Aspect == rules.AspectOption && e.Name != "":
+		s += fmt.Sprintf(": option %s %s -> %s", e.Name, orNone(e.Old), orNone(e.New))
+	case e.Action == Changed && e.Aspect != "":
+		s += fmt.Sprintf(": %s %s -> %s", e.Aspect, orNone(e.Old), orNone(e.New))
+	case e.Action == Changed && (e.Old != "" || e.New != ""):
+		s += fmt.Sprintf(": %s -> %s", orNone(e.Old), orNone(e.New))
+	case e.Action == Added && (e.New == "required" || e.New == "optional"):
+		s += " (" + e.New + ")"
+	}
+	return s
+}
+
+// dataSubjects are the subjects inside a request or response body, whose
+// direction tells a reader who writes them.
+var dataSubjects = map[rules.Subject]bool{rules.SubjectField: true, rules.SubjectSchema: true,
+	rules.SubjectEnumValue: true, rules.SubjectDiscriminator: true}
+
+var dirNames = map[rules.Direction]string{rules.Request: " in requests", rules.Response: " in responses",
+	rules.Request | rules.Response: " in requests and responses"}
+
+func orNone(v string) string {
+	if v == "" {
+		return "(none)"
+	}
+	return v
+}
+
+// verdict says whom an entry breaks: "breaking: backward (rule-a), forward (rule-b)".
+func (e *Entry) verdict() string {
+	if len(e.Breaks) == 0 {
+		return ""
+	}
+	var parts []string
+	for _, c := range []rules.Compat{rules.Backward, rules.Forward} {
+		var ids []string
+		for _, b := range e.Breaks {
+			if b.Compat == c {
+				ids = append(ids, b.Rule)
+			}
+		}
+		if len(ids) > 0 {
+			parts = append(parts, c.String()+" ("+strings.Join(ids, ", ")+")")
+		}
+	}
+	return "breaking " + strings.Join(parts, ", ")
+}
+
+// place is where the entry points, marked when it is in the old version.
+func (e *Entry) place() string {
+	if e.OldSide {
+		return e.Where.String() + " (old)"
+	}
+	return e.Where.String()
+}
+
+// header names a group as a heading shows it.
+func (g *Group) header() string {
+	if g.Contract != "" && g.Kind == ContractGroup && g.Name == g.Contract {
+		return g.Contract // a whole file added or deleted
+	}
+	if g.Contract != "" {
+		return g.Contract + ": " + (&Group{Kind: g.Kind, Name: g.Name, Noun: g.Noun}).header()
+	}
+	switch {
+	case g.Kind == ContractGroup && g.Name == "":
+		return "contract"
+	case g.Kind == OperationGroup:
+		return g.Name
+	case g.Noun != "":
+		return g.Noun + " " + g.Name
+	}
+	return g.Kind.String() + " " + g.Name
+}
+
+// reachShown is how many operations a line names before "and N more".
+const reachShown = 3
+
+func reaches(ops []string, quote func(string) string) string {
+	if len(ops) == 0 {
+		return ""
+	}
+	shown := make([]string, 0, reachShown)
+	for _, op := range ops[:min(len(ops), reachShown)] {
+		shown = append(shown, quote(op))
+	}
+	s := strings.Join(shown, ", ")
+	if n := len(ops) - reachShown; n > 0 {
+		s += fmt.Sprintf(" and %d more", n)
+	}
+	noun := "operations"
+	if len(ops) == 1 {
+		noun = "operation"
+	}
+	return fmt.Sprintf("reaches %d %s: %s", len(ops), noun, s)
+}
+
+func writeText(w io.Writer, l *Log) error {
+	bw := bufio.NewWriter(w)
+	for _, g := range l.Groups {
+		fmt.Fprintln(bw, report.Clean(g.header()))
+		if g.Kind == SchemaGroup && len(g.Operations) > 0 {
+			fmt.Fprintf(bw, "  (%s)\n", reaches(g.Operations, report.Clean))
+		}
+		for i := range g.Entries {
+			e := &g.Entries[i]
+			line := fmt.Sprintf("  %-10s %s  [%s]", e.Action, report.Clean(e.what()), report.Clean(e.place()))
+			if v := e.verdict(); v != "" {
+				line += "  " + v
+			}
+			fmt.Fprintln(bw, line)
+		}
+	}
+	fmt.Fprintln(bw, l.Summarize())
+	return bw.Flush()
+}
+
+func writeMarkdown(w io.Writer, l *Log) error {
+	bw := bufio.NewWriter(w)
+	fmt.Fprintf(bw, "## Changelog\n\n%s\n", l.Summarize())
+	code := func(s string) string { return report.MarkdownText(s) }
+	for _, g := range l.Groups {
+		fmt.Fprintf(bw, "\n### %s\n\n", code(g.header()))
+		if g.Kind == SchemaGroup && len(g.Operations) > 0 {
+			fmt.Fprintf(bw, "_%s_\n\n", reaches(g.Operations, code))
+		}
+		for i := range g.Entries {
+			e := &g.Entries[i]
+			line := fmt.Sprintf("- **%s** %s", e.Action, code(e.what()))
+			if v := e.verdict(); v != "" {
+				line += " — :warning: " + code(v)
+			}
+			fmt.Fprintln(bw, line)
+		}
+	}
+	return bw.Flush()
+}
+
+type jsonBreak struct {
+	Direction rules.Compat   `json:"direction"`
+	Rule      string         `json:"rule"`
+	Severity  rules.Severity `json:"severity"`
+	Message   string         `json:"message"`
+}
+
+type jsonEntry struct {
+	Change     Action      `json:"change"`
+	Subject    string      `json:"subject"`
+	Element    string      `json:"element,omitempty"`
+	Path       string      `json:"path"`
+	Aspect     string      `json:"aspect,omitempty"`
+	Meaning    string      `json:"meaning,omitempty"`
+	Old        string      `json:"old,omitempty"`
+	New        string      `json:"new,omitempty"`
+	File       string      `json:"file"`
+	Side       string      `json:"side"`
+	Line       int         `json:"line"`
+	Column     int         `json:"column,omitempty"`
+	Operations []string    `json:"operations,omitempty"`
+	Breaking   []jsonBreak `json:"breaking"`
+}
+
+type jsonGroup struct {
+	Contract   string      `json:"contract,omitempty"`
+	Kind       GroupKind   `json:"kind"`
+	Name       string      `json:"name"`
+	Operations []string    `json:"operations,omitempty"`
+	Entries    []jsonEntry `json:"entries"`
+}
+
+// writeJSON keeps strings clean like the JSON report: `jq -r` prints them.
+func writeJSON(w io.Writer, l *Log) error {
+	out := struct {
+		Groups  []jsonGroup `json:"groups"`
+		Summary Summary     `json:"summary"`
+	}{Groups: make([]jsonGroup, 0, len(l.Groups)), Summary: l.Summarize()}
+	for _, g := range l.Groups {
+		jg := jsonGroup{Contract: report.Clean(g.Contract), Kind: g.Kind, Name: report.Clean(g.Name), Operations: cleanAll(g.Operations)}
+		for _, e := range g.Entries {
+			je := jsonEntry{Change: e.Action, Subject: subjectNames[e.Subject], Element: report.Clean(e.Element),
+				Path: report.Clean(e.Path), Aspect: report.Clean(string(e.Aspect)), Meaning: report.Clean(e.Meaning),
+				Old: report.Clean(e.Old), New: report.Clean(e.New),
+				File: report.Clean(e.Where.File), Side: side(e.OldSide), Line: e.Where.Line, Column: e.Where.Column,
+				Operations: cleanAll(e.Operations), Breaking: []jsonBreak{}}
+			for _, b := range e.Breaks {
+				je.Breaking = append(je.Breaking, jsonBreak{Direction: b.Compat, Rule: b.Rule, Severity: b.Severity, Message: report.Clean(b.Message)})
+			}
+			jg.Entries = append(jg.Entries, je)
+		}
+		out.Groups = append(out.Groups, jg)
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(out)
+}
+
+func cleanAll(ss []string) []string {
+	var out []string
+	for _, s := range ss {
+		out = append(out, report.Clean(s))
+	}
+	return out
+}
+
+func side(old bool) string {
+	if old {
+		return "old"
+	}
+	return "new"
+}

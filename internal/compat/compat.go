@@ -1,0 +1,292 @@
+// Package compat checks the head against every release still in use, not
+// only the last one: a field removed in v3 and added back with another type
+// in v5 is "added" against v4 and breaks every v3 client. Each break is
+// reported once, naming the oldest release it breaks.
+package compat
+
+import (
+	"cmp"
+	"fmt"
+	"path"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/contractlint/contractlint/internal/readers"
+	"github.com/contractlint/contractlint/internal/review"
+	"github.com/contractlint/contractlint/internal/source"
+	"github.com/contractlint/contractlint/rules"
+)
+
+// Options shape a transitive review.
+type Options struct {
+	// Review is the review each release is compared in; its Base is ignored.
+	Review review.Options
+	// Against are refs to compare with; Tags a glob of tags ("v*").
+	Against []string
+	Tags    string
+}
+
+// Release is one version compared with the head.
+type Release struct {
+	Name   string
+	Commit string
+	when   int64
+}
+
+// Result is the transitive review's answer.
+type Result struct {
+	// Checked are the releases compared, oldest first; Skipped those no
+	// client calls within the evidence's window.
+	Checked, Skipped []Release
+	Findings         []rules.Finding
+	Unmatched        []readers.Entry
+	// Read are the contract files any release's review read, so that an
+	// ignore unused by every one of them can be reported.
+	Read []string
+	// Note says what was checked, for the reader of the report.
+	Note string
+}
+
+// Run compares the head with every release o names.
+func Run(o Options) (*Result, error) {
+	repo, err := review.OpenRepo(o.Review.Dir)
+	if err != nil {
+		return nil, err
+	}
+	rels, err := Resolve(repo.Top, o.Against, o.Tags)
+	if err != nil {
+		return nil, err
+	}
+	res := &Result{}
+	res.Checked, res.Skipped = stillCalled(rels, o.Review.Pipeline.Readers)
+	res.Note = note(res, o.Review.Pipeline.Readers)
+	gone, moved, err := squashed(repo.Top, rels, o.Tags)
+	if err != nil {
+		return nil, err
+	}
+	if len(gone) > 0 {
+		res.Note += fmt.Sprintf("; %s, recorded in %s, %s no longer in this repository: only the field numbers the lock keeps were checked",
+			strings.Join(gone, ", "), review.LockFile, isAre(len(gone)))
+	}
+	if len(moved) > 0 {
+		res.Note += fmt.Sprintf("; %s now %s at another commit than %s recorded (a moved tag?)",
+			strings.Join(moved, ", "), map[bool]string{true: "points", false: "point"}[len(moved) == 1], review.LockFile)
+	}
+	var per [][]rules.Finding
+	for _, r := range res.Checked {
+		ro := o.Review
+		ro.Base = r.Commit
+		rr, err := review.Run(ro)
+		if err != nil {
+			return nil, err
+		}
+		per = append(per, rr.Findings)
+		res.Unmatched = append(res.Unmatched, rr.Unmatched...)
+		res.Read = append(res.Read, rr.Read...)
+	}
+	res.Findings = once(per, res.Checked)
+	slices.SortFunc(res.Unmatched, func(a, b readers.Entry) int { return cmp.Compare(a.File+a.Where, b.File+b.Where) })
+	res.Unmatched = slices.Compact(res.Unmatched)
+	slices.Sort(res.Read)
+	res.Read = slices.Compact(res.Read)
+	return res, nil
+}
+
+// Resolve finds the refs and the tags matching a glob, oldest commit first;
+// tags listed in version order keep it among commits made in one second.
+func Resolve(top string, against []string, tagGlob string) ([]Release, error) {
+	names := slices.Clone(against)
+	if tagGlob != "" {
+		if strings.HasPrefix(tagGlob, "-") {
+			return nil, fmt.Errorf("tag pattern %q cannot start with '-'", tagGlob)
+		}
+		out, err := source.RunGit(top, "tag", "--list", "--sort=v:refname", tagGlob)
+		if err != nil {
+			return nil, err
+		}
+		tags := strings.Fields(string(out))
+		if len(tags) == 0 {
+			return nil, &review.MissingError{Msg: fmt.Sprintf("tag pattern %q matches no tag; fetch tags with `git fetch --tags`", tagGlob)}
+		}
+		names = append(names, tags...)
+	}
+	var out []Release
+	for _, n := range names {
+		if strings.HasPrefix(n, "-") {
+			return nil, fmt.Errorf("--against %q: a ref cannot start with '-'", n)
+		}
+		b, err := source.RunGit(top, "log", "-1", "--format=%H %ct", "--end-of-options", n+"^{commit}")
+		f := strings.Fields(string(b))
+		if err != nil || len(f) != 2 {
+			return nil, &review.MissingError{Msg: fmt.Sprintf("release %s: no such commit in this repository; fetch it with `git fetch origin %s`", n, n)}
+		}
+		when, _ := strconv.ParseInt(f[1], 10, 64)
+		if !slices.ContainsFunc(out, func(r Release) bool { return r.Name == n }) {
+			out = append(out, Release{Name: n, Commit: f[0], when: when})
+		}
+	}
+	slices.SortStableFunc(out, func(a, b Release) int { return cmp.Compare(a.when, b.when) })
+	return out, nil
+}
+
+// squashed names the releases contractlint.lock records (matching the tag
+// glob) that the repository no longer has (a squash, a deleted tag), and
+// those whose tag now names another commit than the lock recorded.
+func squashed(top string, rels []Release, tagGlob string) (gone, moved []string, err error) {
+	if tagGlob == "" {
+		return nil, nil, nil
+	}
+	wt, err := source.OpenDir(top)
+	if err != nil {
+		return nil, nil, err
+	}
+	locked, err := review.ReadReleases(wt)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, l := range locked {
+		if ok, _ := path.Match(tagGlob, l.Name); !ok {
+			continue
+		}
+		i := slices.IndexFunc(rels, func(r Release) bool { return r.Name == l.Name })
+		switch {
+		case i < 0:
+			gone = append(gone, l.Name)
+		case rels[i].Commit != l.Commit:
+			moved = append(moved, l.Name)
+		}
+	}
+	return gone, moved, nil
+}
+
+func isAre(n int) string {
+	if n == 1 {
+		return "is"
+	}
+	return "are"
+}
+
+// stillCalled splits the releases by whether a client built against them
+// still calls: usage evidence names a consumer's release after an @
+// ("ios-app@v3.2.0"). Without evidence, or when it names no release,
+// every release counts.
+func stillCalled(rels []Release, ev *readers.Set) (checked, skipped []Release) {
+	if ev == nil {
+		return rels, nil
+	}
+	named, called := map[string]bool{}, map[string]bool{}
+	since := ev.Now.Add(-ev.Window)
+	for _, e := range ev.Entries {
+		_, rel, ok := strings.Cut(e.Consumer, "@")
+		if !ok {
+			continue
+		}
+		named[rel] = true
+		if e.LastSeen.IsZero() || !e.LastSeen.Before(since) {
+			called[rel] = true
+		}
+	}
+	if len(named) == 0 {
+		return rels, nil
+	}
+	for _, r := range rels {
+		if called[r.Name] {
+			checked = append(checked, r)
+		} else {
+			skipped = append(skipped, r)
+		}
+	}
+	return checked, skipped
+}
+
+func note(res *Result, ev *readers.Set) string {
+	s := fmt.Sprintf("checked against %d %s: %s", len(res.Checked), plural(len(res.Checked), "release"), names(res.Checked))
+	if len(res.Skipped) > 0 {
+		days := int(ev.Window / (24 * time.Hour))
+		s = fmt.Sprintf("checked against the %d %s still called in the last %d days: %s; skipped %s, which no client calls",
+			len(res.Checked), plural(len(res.Checked), "release"), days, names(res.Checked), names(res.Skipped))
+	}
+	return s
+}
+
+func plural(n int, noun string) string {
+	if n == 1 {
+		return noun
+	}
+	return noun + "s"
+}
+
+func names(rs []Release) string {
+	if len(rs) == 0 {
+		return "none"
+	}
+	var out []string
+	for _, r := range rs {
+		out = append(out, r.Name)
+	}
+	return strings.Join(out, ", ")
+}
+
+// once keeps one finding per break across the releases, the one found
+// against the oldest release, and says which releases it breaks. A break is
+// the same rule on the same element (and, on the new side, the same line):
+// a removal points into each release's own copy of the file.
+func once(per [][]rules.Finding, rels []Release) []rules.Finding {
+	type seen struct {
+		f    rules.Finding
+		hits []int
+	}
+	byKey := map[string]*seen{}
+	var order []string
+	for i, fs := range per {
+		for _, f := range fs {
+			k := breakKey(f)
+			s, ok := byKey[k]
+			if !ok {
+				s = &seen{f: f}
+				byKey[k] = s
+				order = append(order, k)
+			}
+			if !slices.Contains(s.hits, i) {
+				s.hits = append(s.hits, i)
+			}
+		}
+	}
+	out := make([]rules.Finding, 0, len(order))
+	for _, k := range order {
+		s := byKey[k]
+		s.f.Message += "; " + breaks(s.hits, rels)
+		out = append(out, s.f)
+	}
+	rules.SortFindings(out)
+	return out
+}
+
+func breakKey(f rules.Finding) string {
+	k := f.Rule + "\x00" + f.Path
+	if f.Path == "" {
+		k += "\x00" + f.Message
+	}
+	if !f.Removed {
+		k += "\x00" + f.Where.String()
+	}
+	return k
+}
+
+// breaks names the releases a break reaches: the oldest, and how far it goes.
+func breaks(hits []int, rels []Release) string {
+	first, last := hits[0], hits[len(hits)-1]
+	switch {
+	case len(hits) == 1:
+		return "breaks clients built against " + rels[first].Name
+	case last-first+1 == len(hits):
+		return fmt.Sprintf("breaks clients built against %s and later up to %s", rels[first].Name, rels[last].Name)
+	}
+	var ns []string
+	for _, i := range hits {
+		ns = append(ns, rels[i].Name)
+	}
+	return "breaks clients built against " + strings.Join(ns, ", ")
+}

@@ -1,0 +1,63 @@
+package compat
+
+import (
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/contractlint/contractlint/internal/readers"
+	"github.com/contractlint/contractlint/rules"
+)
+
+var rels = []Release{{Name: "v1"}, {Name: "v2"}, {Name: "v3"}, {Name: "v4"}}
+
+// A break found against several releases is one finding, the oldest
+// release's, naming how far it reaches; a removal matches across releases
+// although each points into its own copy of the old file.
+func TestOnce(t *testing.T) {
+	at := func(line int) rules.Location { return rules.Location{File: "api.yaml", Line: line} }
+	typ := rules.Finding{Rule: "field-redefined", Path: "#/x/status", Where: at(9), Message: "status"}
+	gone := func(line int) rules.Finding {
+		return rules.Finding{Rule: "response-property-removed", Path: "#/x/note", Where: at(line), Removed: true, Message: "note"}
+	}
+	other := rules.Finding{Rule: "field-redefined", Path: "#/x/amount", Where: at(12), Message: "amount"}
+	per := [][]rules.Finding{{other, gone(30)}, {gone(31)}, {typ, gone(32)}, {typ}}
+	var got []string
+	for _, f := range once(per, rels) {
+		got = append(got, f.Message)
+	}
+	want := []string{
+		"status; breaks clients built against v3 and later up to v4",
+		"amount; breaks clients built against v1",
+		"note; breaks clients built against v1 and later up to v3",
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("(-want +got):\n%s", d)
+	}
+}
+
+func TestBreaksGap(t *testing.T) {
+	if got, want := breaks([]int{0, 2}, rels), "breaks clients built against v1, v3"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+// Releases nobody called within the window are skipped; evidence that
+// names no release (no consumer@release) skips nothing.
+func TestStillCalled(t *testing.T) {
+	now := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
+	ev := &readers.Set{Now: now, Window: readers.DefaultWindow, Entries: []readers.Entry{
+		{Consumer: "ios@v1", LastSeen: now.AddDate(-1, 0, 0)},
+		{Consumer: "ios@v2", LastSeen: now.AddDate(0, 0, -3)},
+		{Consumer: "web@v4"}, // a Pact: what the consumer does now
+	}}
+	checked, skipped := stillCalled(rels, ev)
+	if got := names(checked) + " / " + names(skipped); got != "v2, v4 / v1, v3" {
+		t.Errorf("checked / skipped: %s, want v2, v4 / v1, v3", got)
+	}
+	ev.Entries = []readers.Entry{{Consumer: "ios", LastSeen: now}}
+	if checked, skipped := stillCalled(rels, ev); len(checked) != len(rels) || skipped != nil {
+		t.Errorf("evidence without releases skipped %s", names(skipped))
+	}
+}

@@ -1,0 +1,48 @@
+package limits_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/contractlint/contractlint/internal/limits"
+	"gopkg.in/yaml.v3"
+)
+
+// BenchmarkScan: the pre-parse scans (depth, elements, keys, kinds) run on
+// every file a side reads, before the parser; reported as a ratio of the
+// scan's time to a yaml.v3 parse of the same text, which the loader pays
+// anyway. The .proto scan is reported against the YAML scan of text of the
+// same size.
+func BenchmarkScan(b *testing.B) {
+	var doc, proto strings.Builder
+	doc.WriteString("openapi: 3.0.3\npaths:\n")
+	proto.WriteString("syntax = \"proto3\";\n")
+	for i := range 3000 {
+		fmt.Fprintf(&doc, "  /items%d:\n    get:\n      responses: {\"200\": {description: ok}}\n", i)
+		fmt.Fprintf(&proto, "message M%d {\n  string a = 1;\n  int64 b = 2 [deprecated = true];\n  reserved 3, 4;\n}\n", i)
+	}
+	doc.WriteString("components:\n  schemas:\n")
+	for i := range 3000 {
+		fmt.Fprintf(&doc, "    S%d:\n      type: object\n      properties:\n        a: {type: string}\n        b: {type: integer}\n", i)
+	}
+	text, ptext := []byte(doc.String()), []byte(proto.String())
+	var scan, parse, pscan time.Duration
+	for range b.N {
+		start := time.Now()
+		limits.Scan(text, limits.DefaultDepth, limits.DefaultKeys)
+		scan += time.Since(start)
+		start = time.Now()
+		limits.ProtoShape(ptext, limits.DefaultDepth)
+		pscan += time.Since(start)
+		start = time.Now()
+		var n yaml.Node
+		if err := yaml.Unmarshal(text, &n); err != nil {
+			b.Fatal(err)
+		}
+		parse += time.Since(start)
+	}
+	b.ReportMetric(float64(scan)/float64(parse), "scan/parse")
+	b.ReportMetric(float64(pscan)/float64(scan)*float64(len(text))/float64(len(ptext)), "proto/yaml-per-byte")
+}
