@@ -604,12 +604,21 @@ func (s *sc) members(kw string, old, new openapi3.SchemaRefs) {
 		s.below(s.d.schema(o, new[j], mpath))
 	}
 	for j, n := range new {
+		if kw == "allOf" && annotationOnly(n) {
+			continue
+		}
 		if !matched[j] && len(old) > 0 || !matched[j] && kw == "allOf" {
 			s.own(s.d.add(rules.Change{Kind: rules.Added, Subject: rules.SubjectSchema,
 				Aspect: rules.AspectComposition, Name: kw + " " + memberName(n, j), New: kw,
 				Path: fmt.Sprintf("%s/%s/%d", s.path, kw, j), NewLoc: s.d.new.refLoc(n)}))
 		}
 	}
+}
+
+// annotationOnly reports an inline member that only names or describes:
+// as an allOf member it lets every value through, so adding it narrows nothing.
+func annotationOnly(m *openapi3.SchemaRef) bool {
+	return m != nil && m.Ref == "" && m.Value != nil && sameShape(m.Value, &openapi3.Schema{})
 }
 
 // pairMembers matches old members to new ones (-1: none): the same $ref,
