@@ -182,9 +182,22 @@ func (d *differ) content(id, path string, old, new openapi3.Content, dir rules.D
 				Name: mt, Path: mpath, OldLoc: d.old.KeyLoc(om.Origin)}))
 			continue
 		}
-		d.reachSchema(d.schema(om.Schema, nm.Schema, mpath+"/schema"), id, dir)
+		os, ns := om.Schema, nm.Schema
+		if os != nil || ns != nil {
+			os, ns = schemaAt(os, om.Origin), schemaAt(ns, nm.Origin)
+		}
+		d.reachSchema(d.schema(os, ns, mpath+"/schema"), id, dir)
 	}
 	d.reach(idx, id, dir)
+}
+
+// schemaAt stands an empty schema placed at its media type in for a missing
+// one, so a change to or from "no schema" points at a line.
+func schemaAt(s *openapi3.SchemaRef, at *openapi3.Origin) *openapi3.SchemaRef {
+	if s != nil {
+		return s
+	}
+	return &openapi3.SchemaRef{Value: &openapi3.Schema{Origin: at}}
 }
 
 // media stands an empty media type in for a null one ("application/json:"

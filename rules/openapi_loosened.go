@@ -175,7 +175,7 @@ func openapiLoosened() []*Rule {
 			Doc:     "A response value that was `false` never came back; clients were built without it and now receive it.",
 			Bad:     "legacy: false   ->   legacy: {type: string}",
 			Good:    "legacy: false",
-			Oasdiff: []string{"response-*-schema-became-not-false"},
+			Oasdiff: []string{"response-*-schema-became-not-false", "response-body-media-type-schema-removed"},
 		}, func(c *Change) (string, bool) {
 			return fmt.Sprintf("%q in a response was the schema false and now admits values: clients never expected it%s", c.Name, reach(c)),
 				c.Aspect == AspectBoolean && c.Old == "false" && resp(c)
