@@ -416,7 +416,10 @@ func (s *sc) keywords() {
 	}
 	for _, kw := range rules.Constraining {
 		ov, nv := keyword(s.o, kw), keyword(s.n, kw)
-		if set(ov) == "" && set(nv) == "" || set(ov) != "" && set(nv) != "" && sameValue(ov, nv) {
+		if unchanged(ov, nv) {
+			continue
+		}
+		if ov, nv = constraint(s.o, kw, ov), constraint(s.n, kw, nv); unchanged(ov, nv) {
 			continue
 		}
 		s.mod(kw, string(kw), set(ov), set(nv))
@@ -451,6 +454,38 @@ func keyword(x *openapi3.Schema, kw rules.Aspect) reflect.Value {
 		return reflect.Value{}
 	}
 	return reflect.ValueOf(x).Elem().Field(i)
+}
+
+// constraint is a keyword's value less what constrains nothing beyond the
+// rest of the schema: prefixItems that repeat items, and unevaluatedProperties
+// as a boolean (true admits all; false is closed()).
+// It is consulted only when the written values differ.
+func constraint(x *openapi3.Schema, kw rules.Aspect, v reflect.Value) reflect.Value {
+	switch {
+	case kw == "unevaluatedProperties":
+		return reflect.ValueOf(x.UnevaluatedProperties.Schema)
+	case kw == "prefixItems" && repeatsItems(x):
+		return reflect.Value{}
+	}
+	return v
+}
+
+func unchanged(o, n reflect.Value) bool {
+	return set(o) == "" && set(n) == "" || set(o) != "" && set(n) != "" && sameValue(o, n)
+}
+
+// repeatsItems reports prefixItems each the same as items: the array
+// accepts what it accepted without them.
+func repeatsItems(x *openapi3.Schema) bool {
+	if x.Items == nil || len(x.PrefixItems) == 0 {
+		return false
+	}
+	for _, p := range x.PrefixItems {
+		if p == nil || !sameShape(schemaOf(p), schemaOf(x.Items)) {
+			return false
+		}
+	}
+	return true
 }
 
 // set is "set" when a keyword's value is present.
