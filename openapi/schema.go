@@ -96,6 +96,11 @@ func wrapIn(oref *openapi3.SchemaRef, o, n *openapi3.Schema) *openapi3.Schema {
 		return &openapi3.Schema{OneOf: openapi3.SchemaRefs{oref}, Origin: o.Origin}
 	case slices.ContainsFunc(n.AnyOf, same):
 		return &openapi3.Schema{AnyOf: openapi3.SchemaRefs{oref}, Origin: o.Origin}
+	case len(n.OneOf) > 0 && oref != nil && oref.Ref == "":
+		// No member is the old schema: it was split into alternatives. Each is
+		// compared with the old one by position, and the rest are added,
+		// rather than the old properties read as removed from the wrapper.
+		return &openapi3.Schema{OneOf: openapi3.SchemaRefs{oref}, Origin: o.Origin}
 	}
 	return o
 }
