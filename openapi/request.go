@@ -175,6 +175,9 @@ func (d *differ) content(id, path string, old, new openapi3.Content, dir rules.D
 	for _, mt := range sortedKeys(old) {
 		om := media(old[mt])
 		nm, ok := findMedia(new, mt)
+		if !ok && dir.Has(rules.Response) {
+			nm, ok = findParameterised(new, mt)
+		}
 		nm = media(nm)
 		mpath := path + "/content/" + escape(mt)
 		if !ok {
@@ -216,6 +219,21 @@ func findMedia(c openapi3.Content, mt string) (*openapi3.MediaType, bool) {
 	for k, m := range c {
 		if strings.EqualFold(k, mt) {
 			return m, true
+		}
+	}
+	return nil, false
+}
+
+// findParameterised finds the media type an unparameterised one became by
+// gaining parameters ("application/json" -> "application/json;
+// charset=utf-8"): a client that accepts the bare type accepts it too.
+func findParameterised(c openapi3.Content, mt string) (*openapi3.MediaType, bool) {
+	if strings.Contains(mt, ";") {
+		return nil, false
+	}
+	for _, k := range sortedKeys(c) {
+		if base, _, ok := strings.Cut(k, ";"); ok && strings.EqualFold(strings.TrimSpace(base), mt) {
+			return c[k], true
 		}
 	}
 	return nil, false
