@@ -68,7 +68,7 @@ func (d *differ) parameters(id, base string, old, new map[paramKey]param) {
 				Aspect: rules.AspectRequired, Name: n.p.Name, Path: path, Old: reqWord(o.p.Required),
 				New: reqWord(n.p.Required), OldLoc: d.paramLoc(d.old, o), NewLoc: d.paramLoc(d.new, n)}))
 		}
-		d.reachSchema(d.schema(o.p.Schema, spread(o.p, n.p), path+"/schema"), id, rules.Request)
+		d.reachSchema(d.schema(asText(o.p.Schema), spread(o.p, n.p), path+"/schema"), id, rules.Request)
 	}
 	for _, k := range sortedParamKeys(new) {
 		if _, ok := old[k]; ok || movedIn(k, old) {
@@ -95,6 +95,31 @@ func spread(o, n *openapi3.Parameter) *openapi3.SchemaRef {
 		return n.Schema
 	}
 	return ns.Items
+}
+
+// asText is a parameter's schema as its values travel: text. When string is
+// among its types, integer, number and boolean values are strings too on the
+// wire (`?id=5`), so a list like [string, integer] is compared as string and
+// dropping integer refuses nothing clients send.
+func asText(ref *openapi3.SchemaRef) *openapi3.SchemaRef {
+	s := schemaOf(ref)
+	if s == nil || s.Type == nil || !s.Type.Includes("string") || len(*s.Type) < 2 {
+		return ref
+	}
+	text := openapi3.Types{}
+	for _, t := range *s.Type {
+		switch t {
+		case "integer", "number", "boolean":
+		default:
+			text = append(text, t)
+		}
+	}
+	if len(text) == len(*s.Type) {
+		return ref
+	}
+	c := *s
+	c.Type = &text
+	return &openapi3.SchemaRef{Ref: ref.Ref, Value: &c}
 }
 
 // paramGone reports a removed parameter, or one that moved to another
