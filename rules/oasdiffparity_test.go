@@ -23,10 +23,11 @@ var oasdiffDiffers = []struct{ situation, oasdiff, contractlint, why, fixture st
 	{"a bound tightened, a const changed or prefixItems reordered inside if/then/else, contains, prefixItems, " +
 		"propertyNames, unevaluatedItems or contentSchema",
 		"request-property-const-changed, request-property-min-increased, request-property-min-length-increased, " +
-			"request-property-type-changed",
+			"request-property-type-changed, new-required-request-property",
 		"request-schema-keyword-added", "the same break, named by the keyword whose subschema changed",
 		"request-schema-keyword-added/then-tightened"},
-	{"a scalar query parameter became an array whose items gained a pattern", "request-parameter-type-changed",
+	{"a scalar (or string beside integer) query parameter became an array whose items gained a pattern",
+		"request-parameter-type-changed",
 		"request-pattern-changed", "in form style one value is sent the same either way; the new pattern is what refuses values",
 		"request-property-type-changed/query-scalar-to-array-form"},
 	{"a request body split into oneOf alternatives", "request-body-wrapped-in-one-of (ERR)",
@@ -52,7 +53,7 @@ var oasdiffDiffers = []struct{ situation, oasdiff, contractlint, why, fixture st
 	{"a response schema false became a schema or no schema", "INFO for a body given a schema",
 		"response-schema-became-not-false", "a response that could carry no value now carries one clients were not built for",
 		"response-schema-became-not-false/body-schema-dropped"},
-	{"an XML body's type changed from object to string", "nothing", "request-property-type-changed",
+	{"an XML body's type changed from object to string", "nothing", "request-property-type-changed, response-property-type-changed",
 		"an element with child elements is not a text element: what clients send no longer parses",
 		"request-property-type-changed/xml-object-to-string"},
 	{"a property's type changed (integer to number, an array's items removed)", "nothing or *-type-changed",
@@ -71,6 +72,10 @@ func oasdiffParitySection() string {
 	b.WriteString("`oasdiff breaking` and `contractlint diff` on every base/revision pair oasdiff's checker tests use and\n")
 	b.WriteString("prints, per pair, oasdiff's ERR and WARN checks, the rules contractlint reports, whether each ERR is\n")
 	b.WriteString("covered through the table above, and a summary line. It is not part of `go test`.\n\n")
+	b.WriteString("Measured with oasdiff 1.37.0's data/checker (235 pairs): before the parity work, 0 exit 2, 198 of 217\n")
+	b.WriteString("ERRs (distinct per pair) covered, 2 by reason, 17 missed, and errors on 21 pairs oasdiff calls clean;\n")
+	b.WriteString("after, 0 exit 2, 206 covered, 2 by reason, 9 missed, errors on 16 clean pairs. Every one of the 9 and\n")
+	b.WriteString("the 16 is a situation below.\n\n")
 	b.WriteString("Where contractlint judges a situation differently on purpose, and the fixture that shows it:\n\n")
 	b.WriteString("| situation | oasdiff | contractlint | why | fixture |\n|---|---|---|---|---|\n")
 	for _, d := range oasdiffDiffers {
