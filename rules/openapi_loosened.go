@@ -133,11 +133,12 @@ func openapiLoosened() []*Rule {
 			ID: "request-schema-keyword-added", Pack: "breaking", Formats: OpenAPI, Severity: Error,
 			Title: "A request schema gained (or changed) a constraining JSON Schema keyword",
 			Doc: "In OpenAPI 3.1 schemas, contains, dependentRequired, dependentSchemas, if/then/else, propertyNames, patternProperties, " +
-				"unevaluatedItems, prefixItems and contentEncoding/contentMediaType/contentSchema each reject values the schema " +
+				"unevaluatedItems, unevaluatedProperties (a schema), prefixItems and contentEncoding/contentMediaType/contentSchema " +
+				"each reject values the schema " +
 				"accepted without them; added or changed in a request, they reject what clients already send.",
 			Bad:     "Order: {type: object}   ->   {type: object, dependentRequired: {coupon: [campaign]}}",
 			Good:    "Order: {type: object}",
-			Oasdiff: []string{"request-*-contains-added", "request-*-dependent-required-added", "request-*-dependent-required-changed", "request-*-dependent-schema-added", "request-*-if-added", "request-*-then-added", "request-*-else-added", "request-*-property-names-added", "request-*-pattern-property-added", "request-*-unevaluated-items-added", "request-*-prefix-items-added", "request-*-prefix-items-removed", "request-*-content-encoding-changed", "request-*-content-media-type-changed", "request-*-content-schema-added"},
+			Oasdiff: []string{"request-*-contains-added", "request-*-dependent-required-added", "request-*-dependent-required-changed", "request-*-dependent-schema-added", "request-*-if-added", "request-*-then-added", "request-*-else-added", "request-*-property-names-added", "request-*-pattern-property-added", "request-*-unevaluated-items-added", "request-*-unevaluated-properties-added", "request-*-prefix-items-added", "request-*-prefix-items-removed", "request-*-content-encoding-changed", "request-*-content-media-type-changed", "request-*-content-schema-added"},
 		}, func(c *Change) (string, bool) {
 			return fmt.Sprintf("%s %s on %q in a request: values clients send may now be rejected%s", c.Aspect, addedOrChanged(c), c.Name, reach(c)),
 				slices.Contains(Constraining, c.Aspect) && req(c) && (c.New != "" || c.Aspect == "prefixItems")
@@ -153,7 +154,10 @@ func openapiLoosened() []*Rule {
 			Oasdiff: []string{"response-*-contains-removed", "response-*-dependent-required-removed", "response-*-dependent-required-changed", "response-*-dependent-schema-removed", "response-*-if-removed", "response-*-then-removed", "response-*-else-removed", "response-*-property-names-removed", "response-*-pattern-property-removed", "response-*-unevaluated-items-removed", "response-*-prefix-items-added", "response-*-prefix-items-removed", "response-*-content-encoding-changed", "response-*-content-media-type-changed", "response-*-content-schema-removed"},
 		}, func(c *Change) (string, bool) {
 			return fmt.Sprintf("%s %s on %q in a response: clients may meet values it excluded%s", c.Aspect, addedOrChanged(c), c.Name, reach(c)),
-				slices.Contains(Constraining, c.Aspect) && resp(c) && (c.Old != "" || c.Aspect == "prefixItems")
+				// unevaluatedProperties removed only lets unknown properties
+				// through, which tolerant readers skip (see response-schema-closed).
+				slices.Contains(Constraining, c.Aspect) && c.Aspect != "unevaluatedProperties" && resp(c) &&
+					(c.Old != "" || c.Aspect == "prefixItems")
 		}),
 		onChange(&Rule{
 			ID: "schema-became-false", Pack: "breaking", Formats: OpenAPI, Severity: Error,
@@ -175,7 +179,7 @@ func openapiLoosened() []*Rule {
 			Doc:     "A response value that was `false` never came back; clients were built without it and now receive it.",
 			Bad:     "legacy: false   ->   legacy: {type: string}",
 			Good:    "legacy: false",
-			Oasdiff: []string{"response-*-schema-became-not-false"},
+			Oasdiff: []string{"response-*-schema-became-not-false", "response-body-media-type-schema-removed"},
 		}, func(c *Change) (string, bool) {
 			return fmt.Sprintf("%q in a response was the schema false and now admits values: clients never expected it%s", c.Name, reach(c)),
 				c.Aspect == AspectBoolean && c.Old == "false" && resp(c)
