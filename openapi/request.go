@@ -68,7 +68,7 @@ func (d *differ) parameters(id, base string, old, new map[paramKey]param) {
 				Aspect: rules.AspectRequired, Name: n.p.Name, Path: path, Old: reqWord(o.p.Required),
 				New: reqWord(n.p.Required), OldLoc: d.paramLoc(d.old, o), NewLoc: d.paramLoc(d.new, n)}))
 		}
-		d.reachSchema(d.schema(o.p.Schema, spread(o.p, n.p), path+"/schema"), id, rules.Request)
+		d.reachSchema(d.schema(asText(o.p.Schema), spread(o.p, n.p), path+"/schema"), id, rules.Request)
 	}
 	for _, k := range sortedParamKeys(new) {
 		if _, ok := old[k]; ok || movedIn(k, old) {
@@ -95,6 +95,31 @@ func spread(o, n *openapi3.Parameter) *openapi3.SchemaRef {
 		return n.Schema
 	}
 	return ns.Items
+}
+
+// asText is a parameter's schema as its values travel: text. When string is
+// among its types, integer, number and boolean values are strings too on the
+// wire (`?id=5`), so a list like [string, integer] is compared as string and
+// dropping integer refuses nothing clients send.
+func asText(ref *openapi3.SchemaRef) *openapi3.SchemaRef {
+	s := schemaOf(ref)
+	if s == nil || s.Type == nil || !s.Type.Includes("string") || len(*s.Type) < 2 {
+		return ref
+	}
+	text := openapi3.Types{}
+	for _, t := range *s.Type {
+		switch t {
+		case "integer", "number", "boolean":
+		default:
+			text = append(text, t)
+		}
+	}
+	if len(text) == len(*s.Type) {
+		return ref
+	}
+	c := *s
+	c.Type = &text
+	return &openapi3.SchemaRef{Ref: ref.Ref, Value: &c}
 }
 
 // paramGone reports a removed parameter, or one that moved to another
@@ -175,6 +200,9 @@ func (d *differ) content(id, path string, old, new openapi3.Content, dir rules.D
 	for _, mt := range sortedKeys(old) {
 		om := media(old[mt])
 		nm, ok := findMedia(new, mt)
+		if !ok && dir.Has(rules.Response) {
+			nm, ok = findParameterised(new, mt)
+		}
 		nm = media(nm)
 		mpath := path + "/content/" + escape(mt)
 		if !ok {
@@ -182,9 +210,22 @@ func (d *differ) content(id, path string, old, new openapi3.Content, dir rules.D
 				Name: mt, Path: mpath, OldLoc: d.old.KeyLoc(om.Origin)}))
 			continue
 		}
-		d.reachSchema(d.schema(om.Schema, nm.Schema, mpath+"/schema"), id, dir)
+		os, ns := om.Schema, nm.Schema
+		if os != nil || ns != nil {
+			os, ns = schemaAt(os, om.Origin), schemaAt(ns, nm.Origin)
+		}
+		d.reachSchema(d.schema(os, ns, mpath+"/schema"), id, dir)
 	}
 	d.reach(idx, id, dir)
+}
+
+// schemaAt stands an empty schema placed at its media type in for a missing
+// one, so a change to or from "no schema" points at a line.
+func schemaAt(s *openapi3.SchemaRef, at *openapi3.Origin) *openapi3.SchemaRef {
+	if s != nil {
+		return s
+	}
+	return &openapi3.SchemaRef{Value: &openapi3.Schema{Origin: at}}
 }
 
 // media stands an empty media type in for a null one ("application/json:"
@@ -203,6 +244,21 @@ func findMedia(c openapi3.Content, mt string) (*openapi3.MediaType, bool) {
 	for k, m := range c {
 		if strings.EqualFold(k, mt) {
 			return m, true
+		}
+	}
+	return nil, false
+}
+
+// findParameterised finds the media type an unparameterised one became by
+// gaining parameters ("application/json" -> "application/json;
+// charset=utf-8"): a client that accepts the bare type accepts it too.
+func findParameterised(c openapi3.Content, mt string) (*openapi3.MediaType, bool) {
+	if strings.Contains(mt, ";") {
+		return nil, false
+	}
+	for _, k := range sortedKeys(c) {
+		if base, _, ok := strings.Cut(k, ";"); ok && strings.EqualFold(strings.TrimSpace(base), mt) {
+			return c[k], true
 		}
 	}
 	return nil, false

@@ -96,6 +96,11 @@ func wrapIn(oref *openapi3.SchemaRef, o, n *openapi3.Schema) *openapi3.Schema {
 		return &openapi3.Schema{OneOf: openapi3.SchemaRefs{oref}, Origin: o.Origin}
 	case slices.ContainsFunc(n.AnyOf, same):
 		return &openapi3.Schema{AnyOf: openapi3.SchemaRefs{oref}, Origin: o.Origin}
+	case len(n.OneOf) > 0 && oref != nil && oref.Ref == "":
+		// No member is the old schema: it was split into alternatives. Each is
+		// compared with the old one by position, and the rest are added,
+		// rather than the old properties read as removed from the wrapper.
+		return &openapi3.Schema{OneOf: openapi3.SchemaRefs{oref}, Origin: o.Origin}
 	}
 	return o
 }
@@ -416,7 +421,10 @@ func (s *sc) keywords() {
 	}
 	for _, kw := range rules.Constraining {
 		ov, nv := keyword(s.o, kw), keyword(s.n, kw)
-		if set(ov) == "" && set(nv) == "" || set(ov) != "" && set(nv) != "" && sameValue(ov, nv) {
+		if unchanged(ov, nv) {
+			continue
+		}
+		if ov, nv = constraint(s.o, kw, ov), constraint(s.n, kw, nv); unchanged(ov, nv) {
 			continue
 		}
 		s.mod(kw, string(kw), set(ov), set(nv))
@@ -451,6 +459,38 @@ func keyword(x *openapi3.Schema, kw rules.Aspect) reflect.Value {
 		return reflect.Value{}
 	}
 	return reflect.ValueOf(x).Elem().Field(i)
+}
+
+// constraint is a keyword's value less what constrains nothing beyond the
+// rest of the schema: prefixItems that repeat items, and unevaluatedProperties
+// as a boolean (true admits all; false is closed()).
+// It is consulted only when the written values differ.
+func constraint(x *openapi3.Schema, kw rules.Aspect, v reflect.Value) reflect.Value {
+	switch {
+	case kw == "unevaluatedProperties":
+		return reflect.ValueOf(x.UnevaluatedProperties.Schema)
+	case kw == "prefixItems" && repeatsItems(x):
+		return reflect.Value{}
+	}
+	return v
+}
+
+func unchanged(o, n reflect.Value) bool {
+	return set(o) == "" && set(n) == "" || set(o) != "" && set(n) != "" && sameValue(o, n)
+}
+
+// repeatsItems reports prefixItems each the same as items: the array
+// accepts what it accepted without them.
+func repeatsItems(x *openapi3.Schema) bool {
+	if x.Items == nil || len(x.PrefixItems) == 0 {
+		return false
+	}
+	for _, p := range x.PrefixItems {
+		if p == nil || !sameShape(schemaOf(p), schemaOf(x.Items)) {
+			return false
+		}
+	}
+	return true
 }
 
 // set is "set" when a keyword's value is present.
@@ -604,12 +644,21 @@ func (s *sc) members(kw string, old, new openapi3.SchemaRefs) {
 		s.below(s.d.schema(o, new[j], mpath))
 	}
 	for j, n := range new {
+		if kw == "allOf" && annotationOnly(n) {
+			continue
+		}
 		if !matched[j] && len(old) > 0 || !matched[j] && kw == "allOf" {
 			s.own(s.d.add(rules.Change{Kind: rules.Added, Subject: rules.SubjectSchema,
 				Aspect: rules.AspectComposition, Name: kw + " " + memberName(n, j), New: kw,
 				Path: fmt.Sprintf("%s/%s/%d", s.path, kw, j), NewLoc: s.d.new.refLoc(n)}))
 		}
 	}
+}
+
+// annotationOnly reports an inline member that only names or describes:
+// as an allOf member it lets every value through, so adding it narrows nothing.
+func annotationOnly(m *openapi3.SchemaRef) bool {
+	return m != nil && m.Ref == "" && m.Value != nil && sameShape(m.Value, &openapi3.Schema{})
 }
 
 // pairMembers matches old members to new ones (-1: none): the same $ref,

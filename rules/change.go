@@ -143,7 +143,7 @@ const (
 // "set" or "" as Old and New.
 var Constraining = []Aspect{"contains", "dependentRequired", "dependentSchemas", "if", "then", "else",
 	"propertyNames", "patternProperties", "unevaluatedItems", "prefixItems", "contentEncoding",
-	"contentMediaType", "contentSchema"}
+	"contentMediaType", "contentSchema", "unevaluatedProperties"}
 
 // Exclusive marks a bound (Old/New of AspectMaximum or AspectMinimum) that
 // excludes its own value.

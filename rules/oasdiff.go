@@ -37,5 +37,8 @@ func oasdiffOf() map[string][]string {
 		"response-header-removed":              {"required-response-header-removed"},
 		"response-one-of-added":                {"response-*-one-of-added", "response-*-any-of-added", "response-body-wrapped-in-one-of"},
 		"field-removed-without-deprecation":    {"request-property-removed"},
+		// A property whose type changes keeps its name but not its meaning;
+		// field-redefined reports it once, in place of the type-changed rules.
+		"field-redefined": {"request-property-type-changed", "response-property-type-changed", "request-parameter-property-type-*"},
 	}
 }

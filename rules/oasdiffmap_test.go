@@ -294,6 +294,7 @@ func oasdiffMapping(rows []oasdiffRow) string {
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s |\n", r.check, r.level, what)
 	}
+	b.WriteString(oasdiffParitySection())
 	return b.String()
 }
 

@@ -151,11 +151,12 @@ func openapiLoosened() []*Rule {
 		}),
 		onChange(&Rule{
 			ID: "request-schema-keyword-added", Pack: Breaking, Formats: OpenAPI, Severity: Error,
-			Oasdiff: []string{"request-*-contains-added", "request-*-dependent-required-added", "request-*-dependent-required-changed", "request-*-dependent-schema-added", "request-*-if-added", "request-*-then-added", "request-*-else-added", "request-*-property-names-added", "request-*-pattern-property-added", "request-*-unevaluated-items-added", "request-*-prefix-items-added", "request-*-prefix-items-removed", "request-*-content-encoding-changed", "request-*-content-media-type-changed", "request-*-content-schema-added"},
+			Oasdiff: []string{"request-*-contains-added", "request-*-dependent-required-added", "request-*-dependent-required-changed", "request-*-dependent-schema-added", "request-*-if-added", "request-*-then-added", "request-*-else-added", "request-*-property-names-added", "request-*-pattern-property-added", "request-*-unevaluated-items-added", "request-*-unevaluated-properties-added", "request-*-prefix-items-added", "request-*-prefix-items-removed", "request-*-content-encoding-changed", "request-*-content-media-type-changed", "request-*-content-schema-added"},
 			Doc: Doc{
 				Title: "A request schema gained (or changed) a constraining JSON Schema keyword",
 				Text: "In OpenAPI 3.1 schemas, contains, dependentRequired, dependentSchemas, if/then/else, propertyNames, patternProperties, " +
-					"unevaluatedItems, prefixItems and contentEncoding/contentMediaType/contentSchema each reject values the schema " +
+					"unevaluatedItems, unevaluatedProperties (a schema), prefixItems and contentEncoding/contentMediaType/contentSchema " +
+					"each reject values the schema " +
 					"accepted without them; added or changed in a request, they reject what clients already send.",
 				Bad:  "Order: {type: object}   ->   {type: object, dependentRequired: {coupon: [campaign]}}",
 				Good: "Order: {type: object}",
@@ -177,7 +178,10 @@ func openapiLoosened() []*Rule {
 			},
 		}, func(c *Change) (string, bool) {
 			return fmt.Sprintf("%s %s on %q in a response: clients may meet values it excluded%s", c.Aspect, addedOrChanged(c), c.Name, reach(c)),
-				slices.Contains(Constraining, c.Aspect) && resp(c) && (c.Old != "" || c.Aspect == "prefixItems")
+				// unevaluatedProperties removed only lets unknown properties
+				// through, which tolerant readers skip (see response-schema-closed).
+				slices.Contains(Constraining, c.Aspect) && c.Aspect != "unevaluatedProperties" && resp(c) &&
+					(c.Old != "" || c.Aspect == "prefixItems")
 		}),
 		onChange(&Rule{
 			ID: "schema-became-false", Pack: Breaking, Formats: OpenAPI, Severity: Error,
@@ -197,7 +201,7 @@ func openapiLoosened() []*Rule {
 		}),
 		onChange(&Rule{
 			ID: "response-schema-became-not-false", Pack: Breaking, Formats: OpenAPI, Severity: Error,
-			Oasdiff: []string{"response-*-schema-became-not-false"},
+			Oasdiff: []string{"response-*-schema-became-not-false", "response-body-media-type-schema-removed"},
 			Doc: Doc{
 				Title: "A response schema that was `false` now admits values",
 				Text:  "A response value that was `false` never came back; clients were built without it and now receive it.",
