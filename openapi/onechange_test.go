@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/contractlint/contractlint/internal/engine"
 	"github.com/contractlint/contractlint/internal/source"
 	"github.com/contractlint/contractlint/openapi"
 	"github.com/contractlint/contractlint/rules"
@@ -91,7 +92,7 @@ func TestOneChangeOneFinding(t *testing.T) {
 		t.Errorf("got %d changes, want 4 (2 changes x 2 directions): %+v", len(changes), changes)
 	}
 
-	fs := rules.Run(rules.Default(), &rules.Settings{}, rules.DiffRule,
+	fs := engine.Run(rules.Default(), &rules.Settings{}, rules.DiffRule,
 		&rules.Input{Changes: changes, Old: od.Contract(), New: nd.Contract()})
 	pairs := map[string]bool{}
 	byRule := map[string]rules.Finding{}

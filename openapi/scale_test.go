@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/contractlint/contractlint/internal/engine"
 	"github.com/contractlint/contractlint/internal/source"
 	"github.com/contractlint/contractlint/openapi"
 	"github.com/contractlint/contractlint/rules"
@@ -84,7 +85,7 @@ func BenchmarkScale(b *testing.B) {
 			for b.Loop() {
 				od, nd := loadPair(b, src, "old.yaml", "new.yaml")
 				in := &rules.Input{Changes: openapi.Diff(od, nd), Old: od.Contract(), New: nd.Contract()}
-				found = len(rules.Run(reg, &rules.Settings{}, rules.DiffRule, in))
+				found = len(engine.Run(reg, &rules.Settings{}, rules.DiffRule, in))
 			}
 			b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N)/float64(n), "µs/operation")
 			b.ReportMetric(float64(found), "findings")

@@ -55,15 +55,15 @@ func ParseCompat(s string) (Compat, error) {
 	return 0, fmt.Errorf("unknown compat %q (want backward, forward or full)", s)
 }
 
-// judges reports whether rule r runs under s: a diff rule judges one
+// Judges reports whether rule r runs under s: a diff rule judges one
 // direction (backward unless it says otherwise); lint rules judge none.
-func (s *Settings) judges(r *Rule) bool {
+func (s *Settings) Judges(r *Rule) bool {
 	return r.Mode != DiffRule || s.Compat.Has(r.Compat.orDefault())
 }
 
-// labelled stamps each finding of r with its direction when the run judges
+// Labelled stamps each finding of r with its direction when the run judges
 // more than backward, so every report can say which way a change breaks.
-func (s *Settings) labelled(r *Rule, fs []Finding) []Finding {
+func (s *Settings) Labelled(r *Rule, fs []Finding) []Finding {
 	if r.Mode != DiffRule || s.Compat.orDefault() == Backward {
 		return fs
 	}

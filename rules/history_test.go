@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/contractlint/contractlint/internal/engine"
 	"github.com/contractlint/contractlint/rules"
 )
 
@@ -25,7 +26,7 @@ func TestFieldNumberReusedFromHistory(t *testing.T) {
 	}
 	run := func(h *rules.History) []rules.Finding {
 		in := &rules.Input{Changes: []rules.Change{add}, Old: v2, New: v2, History: h}
-		return rules.Run(rules.Default(), &rules.Settings{}, rules.DiffRule, in)
+		return engine.Run(rules.Default(), &rules.Settings{}, rules.DiffRule, in)
 	}
 	if fs := run(nil); hasRule(fs, "field-number-reused") {
 		t.Errorf("without history: %v", fs)

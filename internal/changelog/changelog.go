@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/contractlint/contractlint/internal/engine"
 	"github.com/contractlint/contractlint/rules"
 )
 
@@ -224,7 +225,7 @@ type placeKey struct {
 func Of(in *rules.Input, reg *rules.Registry, s *rules.Settings) *Log {
 	full := *s
 	full.Compat = rules.Full
-	return Build(in, rules.Run(reg, &full, rules.DiffRule, in))
+	return Build(in, engine.Run(reg, &full, rules.DiffRule, in))
 }
 
 // Merge adds other's groups, from another contract file, keeping the order.

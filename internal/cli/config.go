@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/contractlint/contractlint/internal/config"
+	"github.com/contractlint/contractlint/internal/glob"
 	"github.com/contractlint/contractlint/rules"
 )
 
@@ -72,8 +73,8 @@ func withUnusedAccepts(fs []rules.Finding, s *rules.Settings, compared []string)
 	if name == nil {
 		name = func(f string) string { return f }
 	}
-	unused := s.UnusedAccepts(func(glob string) bool {
-		return slices.ContainsFunc(compared, func(f string) bool { return rules.MatchGlob(glob, name(f)) })
+	unused := s.UnusedAccepts(func(g string) bool {
+		return slices.ContainsFunc(compared, func(f string) bool { return glob.Match(g, name(f)) })
 	})
 	if len(unused) == 0 {
 		return fs

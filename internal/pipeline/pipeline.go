@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/contractlint/contractlint/internal/engine"
 	"github.com/contractlint/contractlint/internal/limits"
 	"github.com/contractlint/contractlint/internal/readers"
 	"github.com/contractlint/contractlint/internal/source"
@@ -129,7 +130,7 @@ func Judge(in *rules.Input, o Options) []rules.Finding {
 		var lint []rules.Finding
 		var wg sync.WaitGroup
 		wg.Go(func() { lint = newLintFindings(in, o) })
-		findings = rules.Run(o.Registry, o.Settings, rules.DiffRule, in)
+		findings = engine.Run(o.Registry, o.Settings, rules.DiffRule, in)
 		wg.Wait()
 		findings = append(findings, lint...)
 		rules.SortFindings(findings)
@@ -144,7 +145,7 @@ func Lint(s Side, o Options) ([]rules.Finding, error) {
 	if err != nil {
 		return nil, err
 	}
-	return rules.Run(o.Registry, o.Settings, rules.LintRule, &rules.Input{New: c}), nil
+	return engine.Run(o.Registry, o.Settings, rules.LintRule, &rules.Input{New: c}), nil
 }
 
 // Load lowers one side into a contract, for callers that read it themselves
@@ -171,9 +172,9 @@ func newLintFindings(in *rules.Input, o Options) []rules.Finding {
 	var old []rules.Finding
 	var wg sync.WaitGroup
 	if in.Old != nil {
-		wg.Go(func() { old = rules.Run(o.Registry, o.Settings, rules.LintRule, &rules.Input{New: in.Old}) })
+		wg.Go(func() { old = engine.Run(o.Registry, o.Settings, rules.LintRule, &rules.Input{New: in.Old}) })
 	}
-	now := rules.Run(o.Registry, o.Settings, rules.LintRule, &rules.Input{New: in.New})
+	now := engine.Run(o.Registry, o.Settings, rules.LintRule, &rules.Input{New: in.New})
 	wg.Wait()
 	if len(now) == 0 {
 		return nil

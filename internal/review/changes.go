@@ -9,8 +9,8 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/contractlint/contractlint/internal/glob"
 	"github.com/contractlint/contractlint/internal/source"
-	"github.com/contractlint/contractlint/rules"
 )
 
 // Status is what a change did to one file.
@@ -143,7 +143,7 @@ func parseNameStatus(f []string) ([]FileChange, error) {
 // of the globs and is a .proto file or an OpenAPI document (a YAML or JSON
 // file whose top level has `openapi:`; other YAML is not a contract).
 func isContract(src source.Source, name string, globs []string) bool {
-	if !slices.ContainsFunc(globs, func(g string) bool { return rules.MatchGlob(g, name) }) {
+	if !slices.ContainsFunc(globs, func(g string) bool { return glob.Match(g, name) }) {
 		return false
 	}
 	switch strings.ToLower(path.Ext(name)) {

@@ -8,8 +8,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/contractlint/contractlint/internal/glob"
 	"github.com/contractlint/contractlint/internal/source"
-	"github.com/contractlint/contractlint/rules"
 )
 
 // checkPaths refuses a path argument that names nothing in the working
@@ -57,7 +57,7 @@ func (r *Repo) checkGlobs(globs []string, from, base string) error {
 		names = append(names, source.SplitZ(old)...)
 	}
 	for _, g := range globs {
-		if !slices.ContainsFunc(names, func(n string) bool { return rules.MatchGlob(g, n) }) {
+		if !slices.ContainsFunc(names, func(n string) bool { return glob.Match(g, n) }) {
 			return fmt.Errorf("%s: contracts glob %q matches no file in the working tree, the index or the base", from, g)
 		}
 	}

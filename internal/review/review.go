@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/contractlint/contractlint/internal/engine"
+	"github.com/contractlint/contractlint/internal/glob"
 	"github.com/contractlint/contractlint/internal/pipeline"
 	"github.com/contractlint/contractlint/internal/readers"
 	"github.com/contractlint/contractlint/internal/source"
@@ -196,7 +198,7 @@ func (r *Repo) reachedRoots(changes, compared []FileChange, oldSrc, newSrc sourc
 	g := newGraph(o.Pipeline.Limits.Guard(newSrc, nil), o.Pipeline.ProtoPaths)
 	var reached []FileChange
 	for _, name := range source.SplitZ(out) {
-		if changed[name] || !slices.ContainsFunc(o.Globs, func(gl string) bool { return rules.MatchGlob(gl, name) }) {
+		if changed[name] || !slices.ContainsFunc(o.Globs, func(gl string) bool { return glob.Match(gl, name) }) {
 			continue
 		}
 		if _, err := oldSrc.Stat(name); err != nil {
@@ -345,5 +347,5 @@ func reportChange(id string, ch rules.Change, po pipeline.Options) ([]rules.Find
 	if err != nil {
 		return nil, err
 	}
-	return rules.Run(reg, po.Settings, rules.DiffRule, &rules.Input{Changes: []rules.Change{ch}}), nil
+	return engine.Run(reg, po.Settings, rules.DiffRule, &rules.Input{Changes: []rules.Change{ch}}), nil
 }

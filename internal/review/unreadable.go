@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/contractlint/contractlint/internal/engine"
 	"github.com/contractlint/contractlint/internal/pipeline"
 	"github.com/contractlint/contractlint/internal/source"
 	"github.com/contractlint/contractlint/protobuf"
@@ -67,5 +68,5 @@ func unreadableFindings(us []unreadable, reviewed int, po pipeline.Options) ([]r
 			Aspect: rules.AspectUnreadable, Format: pipeline.FormatOf(pipeline.Side{Files: []string{name}}),
 			Name: name, Path: name, New: strings.Join(msgs, "; "), NewLoc: at})
 	}
-	return rules.Run(reg, po.Settings, rules.DiffRule, &rules.Input{Changes: changes}), nil
+	return engine.Run(reg, po.Settings, rules.DiffRule, &rules.Input{Changes: changes}), nil
 }

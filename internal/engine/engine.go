@@ -1,67 +1,32 @@
-package rules
+// Package engine runs rules over a typed diff and passes their findings
+// through the filters, each one function from findings to findings:
+// supersession, inline ignores, config accepts, ignored paths, severity
+// overrides, de-duplication and order. The rules themselves, and the model
+// they read, live in package rules.
+package engine
 
 import (
 	"fmt"
-	"path"
 	"slices"
 	"strings"
+
+	"github.com/contractlint/contractlint/internal/glob"
+	"github.com/contractlint/contractlint/rules"
 )
-
-// Settings is what a run takes from flags and config to choose and shape
-// findings. The zero value runs every default rule at its default severity.
-type Settings struct {
-	// Packs and Rules switch packs and single rules on (true) or off (false).
-	Packs map[string]bool
-	Rules map[string]bool
-	// Severity overrides a rule's severity.
-	Severity   map[string]Severity
-	ProtoLevel ProtoLevel
-	// IgnorePaths are globs (with **) of files whose findings are dropped.
-	IgnorePaths []string
-	// IgnoreName maps a finding's file, as shown, to the name IgnorePaths
-	// are written against (the config file's directory); nil keeps it.
-	IgnoreName func(file string) string
-	// Compat is the directions diff rules judge (zero: backward).
-	Compat Compat
-	// Accepts are the config's ignores of one change each (see Accept).
-	Accepts []Ignore
-	hits    *acceptHits
-	// Strict refuses (exit 2) a contract its format's validator calls
-	// invalid, instead of reporting contract-invalid findings.
-	Strict bool
-}
-
-// Enabled reports whether rule r runs under s.
-func (s *Settings) Enabled(r *Rule) bool {
-	if on, ok := s.Rules[r.ID]; ok {
-		return on
-	}
-	if on, ok := s.Packs[string(r.Pack)]; ok && !on {
-		return false
-	}
-	return !r.Off
-}
-
-func (s *Settings) level() ProtoLevel {
-	if s.ProtoLevel == 0 {
-		return LevelWireJSON
-	}
-	return s.ProtoLevel
-}
 
 // Run runs the enabled rules of mode m over in and passes the findings through
 // the filters (supersession, ignores, paths, severities, de-duplication, order).
-func Run(reg *Registry, s *Settings, m Mode, in *Input) []Finding {
-	var out []Finding
+func Run(reg *rules.Registry, s *rules.Settings, m rules.Mode, in *rules.Input) []rules.Finding {
+	var out []rules.Finding
 	for _, r := range reg.All() {
-		if r.Mode != m || !s.Enabled(r) || r.Check == nil || !s.judges(r) {
+		if r.Mode != m || !s.Enabled(r) || r.Check == nil || !s.Judges(r) {
 			continue
 		}
 		// buf's strictness levels: a proto rule outside the chosen one does not run.
-		if r.Levels != 0 && r.Levels&s.level() == 0 {
+		if r.Levels != 0 && r.Levels&s.Level() == 0 {
 			continue
 		}
-		out = append(out, s.labelled(r, r.Check(in))...)
+		out = append(out, s.Labelled(r, r.Check(in))...)
 	}
 	out = supersede(reg, out)
 	out = applyIgnores(reg, m, out, in)
@@ -69,7 +34,7 @@ func Run(reg *Registry, s *Settings, m Mode, in *Input) []Finding {
 	out = dropPaths(out, s.IgnorePaths, s.IgnoreName)
 	out = overrideSeverity(out, s.Severity)
 	out = dedupe(out)
-	SortFindings(out)
+	rules.SortFindings(out)
 	return out
 }
 
@@ -78,7 +43,7 @@ func Run(reg *Registry, s *Settings, m Mode, in *Input) []Finding {
 // from the same old place and say the same thing.
 type key struct {
 	rule, path, msg string
-	at, old         Location
+	at, old         rules.Location
 }
 
 // lineKey is a (rule, file, line) triple: a finding that supersedes another
@@ -91,9 +56,9 @@ type lineKey struct {
 	path       string
 }
 
-func supersedeKey(rule string, f Finding) lineKey {
+func supersedeKey(rule string, f rules.Finding) lineKey {
 	k := lineKey{rule: rule, file: f.Where.File, line: f.Where.Line}
-	if f.Format == Proto {
+	if f.Format == rules.Proto {
 		k.path = f.Path
 	}
 	return k
@@ -104,7 +69,7 @@ func supersedeKey(rule string, f Finding) lineKey {
 // a property's key and its `type:` sit on different lines. A proto element
 // is on one line; by name alone, a field that moved to another number would
 // also lose the findings about its old number.
-func supersede(reg *Registry, fs []Finding) []Finding {
+func supersede(reg *rules.Registry, fs []rules.Finding) []rules.Finding {
 	gone := map[lineKey]bool{}
 	goneAt := map[[2]string]bool{}
 	for _, f := range fs {
@@ -117,17 +82,17 @@ func supersede(reg *Registry, fs []Finding) []Finding {
 			}
 		}
 	}
-	return slices.DeleteFunc(fs, func(f Finding) bool {
+	return slices.DeleteFunc(fs, func(f rules.Finding) bool {
 		return gone[supersedeKey(f.Rule, f)] ||
-			f.Format != Proto && f.Path != "" && goneAt[[2]string{f.Rule, f.Path}]
+			f.Format != rules.Proto && f.Path != "" && goneAt[[2]string{f.Rule, f.Path}]
 	})
 }
 
 // applyIgnores drops findings under a matching inline ignore and reports every
 // ignore that matched nothing, so stale suppressions do not pile up.
-func applyIgnores(reg *Registry, m Mode, fs []Finding, in *Input) []Finding {
-	var ignores []Ignore
-	for _, c := range []*Contract{in.Old, in.New} {
+func applyIgnores(reg *rules.Registry, m rules.Mode, fs []rules.Finding, in *rules.Input) []rules.Finding {
+	var ignores []rules.Ignore
+	for _, c := range []*rules.Contract{in.Old, in.New} {
 		if c != nil {
 			ignores = append(ignores, c.Ignores...)
 		}
@@ -136,10 +101,10 @@ func applyIgnores(reg *Registry, m Mode, fs []Finding, in *Input) []Finding {
 		return fs
 	}
 	used := make([]bool, len(ignores))
-	fs = slices.DeleteFunc(fs, func(f Finding) bool {
+	fs = slices.DeleteFunc(fs, func(f rules.Finding) bool {
 		hit := false
 		for i, ig := range ignores {
-			if ig.Rule == f.Rule && ig.covers(f.Path) {
+			if ig.Rule == f.Rule && ignoreCovers(ig, f.Path) {
 				used[i], hit = true, true
 			}
 		}
@@ -166,18 +131,15 @@ func applyIgnores(reg *Registry, m Mode, fs []Finding, in *Input) []Finding {
 		if !known {
 			msg = fmt.Sprintf("ignore names unknown rule %q", ig.Rule)
 		}
-		fs = append(fs, Finding{Rule: UnusedIgnoreID, Severity: Warning, Message: msg, Where: ig.Loc, Path: ig.Scope})
+		fs = append(fs, rules.Finding{Rule: rules.UnusedIgnoreID, Severity: rules.Warning, Message: msg, Where: ig.Loc, Path: ig.Scope})
 	}
 	return fs
 }
 
-// UnusedIgnoreID is the pseudo-rule reported for an ignore that matched nothing.
-const UnusedIgnoreID = "unused-ignore"
-
 // covers reports whether ig accepts a finding about the element at p: one
 // inside its scope and, when it names an element, that element: what a JSON
 // pointer reaches, or the element whose own name (p's last segment) it is.
-func (ig Ignore) covers(p string) bool {
+func ignoreCovers(ig rules.Ignore, p string) bool {
 	switch {
 	case ig.Element == "":
 		return covers(ig.Scope, p)
@@ -212,25 +174,25 @@ func covers(scope, p string) bool {
 	return rest == "" || rest[0] == '/' || rest[0] == '.' || rest[0] == ' '
 }
 
-func dropPaths(fs []Finding, globs []string, name func(string) string) []Finding {
+func dropPaths(fs []rules.Finding, globs []string, name func(string) string) []rules.Finding {
 	if len(globs) == 0 {
 		return fs
 	}
 	if name == nil {
 		name = func(f string) string { return f }
 	}
-	return slices.DeleteFunc(fs, func(f Finding) bool {
+	return slices.DeleteFunc(fs, func(f rules.Finding) bool {
 		file := name(f.Where.File)
 		// A file outside the config's directory is never its to ignore,
 		// however wide the glob ("**").
 		if file == ".." || strings.HasPrefix(file, "../") {
 			return false
 		}
-		return slices.ContainsFunc(globs, func(g string) bool { return MatchGlob(g, file) })
+		return slices.ContainsFunc(globs, func(g string) bool { return glob.Match(g, file) })
 	})
 }
 
-func overrideSeverity(fs []Finding, sev map[string]Severity) []Finding {
+func overrideSeverity(fs []rules.Finding, sev map[string]rules.Severity) []rules.Finding {
 	for i := range fs {
 		if s, ok := sev[fs[i].Rule]; ok {
 			fs[i].Severity = s
@@ -242,7 +204,7 @@ func overrideSeverity(fs []Finding, sev map[string]Severity) []Finding {
 // dedupe keeps one finding per change reported twice (a shared schema
 // reached by several operations), and every distinct finding, even when
 // several share a line.
-func dedupe(fs []Finding) []Finding {
+func dedupe(fs []rules.Finding) []rules.Finding {
 	seen := make(map[key]int, len(fs))
 	out := fs[:0]
 	for _, f := range fs {
@@ -269,29 +231,27 @@ func mergeOps(a, b []string) []string {
 	return slices.Compact(m)
 }
 
-// MatchGlob matches a slash-separated path against a glob in which ** spans
-// directories and *, ? and [] work as in path.Match.
-func MatchGlob(glob, name string) bool {
-	return matchParts(strings.Split(glob, "/"), strings.Split(name, "/"))
-}
-
-func matchParts(g, n []string) bool {
-	for len(g) > 0 {
-		if g[0] == "**" {
-			for i := 0; i <= len(n); i++ {
-				if matchParts(g[1:], n[i:]) {
-					return true
-				}
-			}
-			return false
-		}
-		if len(n) == 0 {
-			return false
-		}
-		if ok, _ := path.Match(g[0], n[0]); !ok {
-			return false
-		}
-		g, n = g[1:], n[1:]
+// applyAccepts drops the findings an accepted change covers.
+func applyAccepts(fs []rules.Finding, s *rules.Settings) []rules.Finding {
+	if len(s.Accepts) == 0 {
+		return fs
 	}
-	return len(n) == 0
+	name := s.IgnoreName
+	if name == nil {
+		name = func(f string) string { return f }
+	}
+	out := fs[:0]
+	for _, f := range fs {
+		hit := false
+		for i, a := range s.Accepts {
+			if a.Rule == f.Rule && ignoreCovers(a, f.Path) && (a.File == "" || glob.Match(a.File, name(f.Where.File))) {
+				hit = true
+				s.AcceptHit(i)
+			}
+		}
+		if !hit {
+			out = append(out, f)
+		}
+	}
+	return out
 }

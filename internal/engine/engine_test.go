@@ -1,0 +1,92 @@
+package engine
+
+import (
+	"fmt"
+	"path"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/contractlint/contractlint/rules"
+)
+
+// TestDropPaths: globs see each file as rules.IgnoreName renames it, and a file
+// outside the config's directory is never dropped, however wide the glob.
+func TestDropPaths(t *testing.T) {
+	at := func(file string) rules.Finding {
+		return rules.Finding{Rule: "r", Where: rules.Location{File: file, Line: 1}}
+	}
+	fs := []rules.Finding{at("shop.yaml"), at("../api/shop.yaml"), at("../../outside.yaml")}
+	kept := func(globs []string, name func(string) string) []string {
+		var out []string
+		for _, f := range dropPaths(slices.Clone(fs), globs, name) {
+			out = append(out, f.Where.File)
+		}
+		return out
+	}
+	// Run from vendor/, a file shown as shop.yaml is vendor/shop.yaml to the config.
+	fromVendor := func(f string) string { return path.Join("vendor", f) }
+	for _, c := range []struct {
+		globs []string
+		name  func(string) string
+		want  []string
+	}{
+		{[]string{"vendor/**"}, fromVendor, []string{"../api/shop.yaml", "../../outside.yaml"}},
+		{[]string{"api/*.yaml"}, fromVendor, []string{"shop.yaml", "../../outside.yaml"}},
+		{[]string{"vendor/**"}, nil, []string{"shop.yaml", "../api/shop.yaml", "../../outside.yaml"}},
+		{[]string{"**"}, nil, []string{"../api/shop.yaml", "../../outside.yaml"}},
+		{[]string{"**"}, fromVendor, []string{"../../outside.yaml"}},
+		{nil, fromVendor, []string{"shop.yaml", "../api/shop.yaml", "../../outside.yaml"}},
+	} {
+		if got := kept(c.globs, c.name); !slices.Equal(got, c.want) {
+			t.Errorf("globs %q (renamed: %v): kept %q, want %q", c.globs, c.name != nil, got, c.want)
+		}
+	}
+}
+
+// A config ignore accepts one change by rule, element and file; across the
+// comparisons of one command, one that accepted nothing is unused-ignore at
+// its line in the config.
+func TestAccepts(t *testing.T) {
+	removed := rules.Rule{ID: "response-property-removed", Pack: "breaking", Severity: rules.Error, Mode: rules.DiffRule, Formats: rules.OpenAPI,
+		Check: func(in *rules.Input) []rules.Finding {
+			var out []rules.Finding
+			for _, c := range in.Changes {
+				out = append(out, rules.Finding{Rule: "response-property-removed", Severity: rules.Error, Path: c.Path, Where: c.OldLoc})
+			}
+			return out
+		}}
+	reg, err := rules.NewRegistry([]*rules.Rule{&removed})
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := rules.Location{File: ".contractlint.yaml", Line: 3, Column: 5}
+	s := &rules.Settings{}
+	s.Accept(
+		rules.Ignore{Rule: "response-property-removed", Element: "tracking_url", File: "api/*.yaml", Reason: "r", Loc: at},
+		rules.Ignore{Rule: "response-property-removed", Element: "#/components/schemas/Order/properties/note", Reason: "r", Loc: at},
+		rules.Ignore{Rule: "response-property-removed", Element: "gone", Reason: "r", Loc: at},
+	)
+	in := &rules.Input{Changes: []rules.Change{
+		{Path: "#/components/schemas/Order/properties/tracking_url", OldLoc: rules.Location{File: "api/orders.yaml", Line: 9}},
+		{Path: "#/components/schemas/Order/properties/tracking_url", OldLoc: rules.Location{File: "other/orders.yaml", Line: 9}},
+		{Path: "#/components/schemas/Order/properties/note", OldLoc: rules.Location{File: "api/orders.yaml", Line: 10}},
+		{Path: "#/components/schemas/Order/properties/carrier", OldLoc: rules.Location{File: "api/orders.yaml", Line: 11}},
+	}}
+	fs := Run(reg, s, rules.DiffRule, in)
+	var got []string
+	for _, f := range fs {
+		got = append(got, fmt.Sprintf("%s:%d", f.Where.File, f.Where.Line))
+	}
+	if want := []string{"api/orders.yaml:11", "other/orders.yaml:9"}; !slices.Equal(got, want) {
+		t.Errorf("findings at %v, want %v", got, want)
+	}
+	unused := s.UnusedAccepts(func(string) bool { return true })
+	if len(unused) != 1 || unused[0].Rule != rules.UnusedIgnoreID || unused[0].Where != at || !strings.Contains(unused[0].Message, "gone") {
+		t.Errorf("UnusedAccepts = %+v, want one unused-ignore for element gone at %v", unused, at)
+	}
+	// An ignore for files no comparison read is not judged.
+	if u := s.UnusedAccepts(func(string) bool { return false }); len(u) != 0 {
+		t.Errorf("nothing compared: UnusedAccepts = %+v", u)
+	}
+}
