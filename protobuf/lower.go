@@ -228,7 +228,8 @@ func (l *lowerer) field(fd protoreflect.FieldDescriptor) *Field {
 	}
 	switch fd.Kind() {
 	case protoreflect.StringKind:
-		f.UTF8, f.JavaUTF8 = coreFeature(fd, "utf8_validation"), javaUTF8(fd, l.fopts)
+		f.UTF8 = coreFeature(fd, "utf8_validation")
+		f.JavaUTF8 = javaUTF8(fd, l.fopts, f.UTF8)
 		if l.fopts != nil && l.fopts.JavaStringCheckUtf8 != nil {
 			f.JavaUTF8Loc, _ = l.at(protoreflect.SourcePath{8, 27}) // FileOptions.java_string_check_utf8
 		}

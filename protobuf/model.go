@@ -94,7 +94,7 @@ type Field struct {
 	CType      string // C++ string type of a string or bytes field (ctype or string_type)
 	JSType     string
 	UTF8       string // a string field's resolved utf8_validation: VERIFY or NONE
-	JavaUTF8   string // a string field's Java UTF-8 check: VERIFY or DEFAULT
+	JavaUTF8   string // a string field's Java UTF-8 check: VERIFY, else its UTF8
 	// JavaUTF8Loc is the file's java_string_check_utf8 line when the file
 	// writes it: where a change of it shows, for every string field.
 	JavaUTF8Loc rules.Location
