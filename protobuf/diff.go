@@ -255,8 +255,8 @@ func (d *differ) message(om, nm *Message) {
 	s := short(nm.Name)
 	d.modified(rules.SubjectMessage, rules.AspectMapEntry, s, &om.Elem, &nm.Elem, strconv.FormatBool(om.MapEntry), strconv.FormatBool(nm.MapEntry))
 	d.modifiedAt(rules.SubjectMessage, rules.AspectJSONFormat, s, &om.Elem, &nm.Elem, om.JSONFormat, nm.JSONFormat, nm.JSONFormatLoc)
-	d.option(rules.SubjectMessage, "message_set_wire_format", &om.Elem, &nm.Elem, om.MessageSet, nm.MessageSet)
-	d.option(rules.SubjectMessage, "no_standard_descriptor_accessor", &om.Elem, &nm.Elem, om.NoAccessor, nm.NoAccessor)
+	d.option(rules.SubjectMessage, "message_set_wire_format", &om.Elem, &nm.Elem, om.MessageSet, nm.MessageSet, nm.MessageSetLoc)
+	d.option(rules.SubjectMessage, "no_standard_descriptor_accessor", &om.Elem, &nm.Elem, om.NoAccessor, nm.NoAccessor, nm.NoAccessorLoc)
 	d.required(om, nm)
 	for _, i := range missingRanges(om.ExtRanges, nm.ExtRanges) {
 		d.add(rules.Change{Kind: rules.Modified, Subject: rules.SubjectMessage, Aspect: rules.AspectExtensionRange,
@@ -273,10 +273,15 @@ func (d *differ) message(om, nm *Message) {
 	d.fields(om, nm)
 }
 
-func (d *differ) option(s rules.Subject, name string, o, n *Elem, ov, nv bool) {
+// option reports a changed boolean option at its line in the new element
+// when written there (buf's anchor), else at the element.
+func (d *differ) option(s rules.Subject, name string, o, n *Elem, ov, nv bool, at rules.Location) {
 	if ov != nv {
+		if at.Line == 0 {
+			at = n.Loc
+		}
 		d.add(rules.Change{Kind: rules.Modified, Subject: s, Aspect: rules.AspectOption, Name: name, Path: n.Name,
-			Old: strconv.FormatBool(ov), New: strconv.FormatBool(nv), OldLoc: o.Loc, NewLoc: n.Loc})
+			Old: strconv.FormatBool(ov), New: strconv.FormatBool(nv), OldLoc: o.Loc, NewLoc: at})
 	}
 }
 

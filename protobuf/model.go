@@ -51,8 +51,9 @@ type Message struct {
 	MessageSet bool
 	NoAccessor bool // no_standard_descriptor_accessor
 	JSONFormat string
-	// JSONFormatLoc is the message's own features.json_format line, if written.
-	JSONFormatLoc rules.Location
+	// JSONFormatLoc is the message's own features.json_format line, if written;
+	// MessageSetLoc and NoAccessorLoc its option lines.
+	JSONFormatLoc, MessageSetLoc, NoAccessorLoc rules.Location
 }
 
 // Reservations locate each reserved range and name, index for index, so
