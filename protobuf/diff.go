@@ -605,17 +605,22 @@ func (d *differ) service(os, ns *Service) {
 }
 
 func (d *differ) rpc(or, nr *RPC) {
-	mod := func(a rules.Aspect, ov, nv string) {
+	mod := func(a rules.Aspect, ov, nv string, at rules.Location) {
 		if ov != nv {
 			d.add(rules.Change{Kind: rules.Modified, Subject: rules.SubjectRPC, Aspect: a, Name: nr.Short, Path: nr.Name,
-				Old: ov, New: nv, OldLoc: or.Loc, NewLoc: nr.Loc, Operations: []string{nr.Name}})
+				Old: ov, New: nv, OldLoc: or.Loc, NewLoc: at, Operations: []string{nr.Name}})
 		}
 	}
-	mod(rules.AspectRequestType, or.Input, nr.Input)
-	mod(rules.AspectResponseType, or.Output, nr.Output)
-	mod(rules.AspectClientStreaming, strconv.FormatBool(or.ClientStreaming), strconv.FormatBool(nr.ClientStreaming))
-	mod(rules.AspectServerStreaming, strconv.FormatBool(or.ServerStreaming), strconv.FormatBool(nr.ServerStreaming))
-	mod(rules.AspectIdempotency, or.Idempotency, nr.Idempotency)
+	mod(rules.AspectRequestType, or.Input, nr.Input, nr.Loc)
+	mod(rules.AspectResponseType, or.Output, nr.Output, nr.Loc)
+	mod(rules.AspectClientStreaming, strconv.FormatBool(or.ClientStreaming), strconv.FormatBool(nr.ClientStreaming), nr.Loc)
+	mod(rules.AspectServerStreaming, strconv.FormatBool(or.ServerStreaming), strconv.FormatBool(nr.ServerStreaming), nr.Loc)
+	// At the idempotency_level option when the new rpc writes one, as buf does.
+	at := nr.IdempotencyLoc
+	if at.Line == 0 {
+		at = nr.Loc
+	}
+	mod(rules.AspectIdempotency, or.Idempotency, nr.Idempotency, at)
 }
 
 func (d *differ) extensions() {

@@ -385,7 +385,8 @@ func (l *lowerer) service(sd protoreflect.ServiceDescriptor) {
 		s.RPCs = append(s.RPCs, &RPC{Elem: l.elem(md), Short: string(md.Name()),
 			Input: string(md.Input().FullName()), Output: string(md.Output().FullName()),
 			ClientStreaming: md.IsStreamingClient(), ServerStreaming: md.IsStreamingServer(),
-			Idempotency: opts.GetIdempotencyLevel().String(), HTTPMethod: httpMethod(opts)})
+			Idempotency: opts.GetIdempotencyLevel().String(), HTTPMethod: httpMethod(opts),
+			IdempotencyLoc: l.featureLoc(md, 4, 34)}) // MethodOptions.idempotency_level
 	}
 	l.t.Services[s.Name] = s
 }

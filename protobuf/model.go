@@ -147,6 +147,8 @@ type RPC struct {
 	ClientStreaming bool
 	ServerStreaming bool
 	Idempotency     string // IDEMPOTENCY_UNKNOWN, NO_SIDE_EFFECTS, IDEMPOTENT
+	// IdempotencyLoc is the rpc's idempotency_level option line, if written.
+	IdempotencyLoc rules.Location
 	// HTTPMethod is the verb of the rpc's (google.api.http) binding: GET,
 	// POST, ...; "" when it has none.
 	HTTPMethod string
