@@ -419,7 +419,13 @@ func (d *differ) field(s rules.Subject, of, nf *Field) {
 		d.add(rules.Change{Kind: rules.Modified, Subject: s, Name: nf.Short, Path: nf.Name,
 			OldLoc: of.Loc, NewLoc: nf.Loc, OldField: ofa, NewField: nfa})
 	}
-	add(rules.AspectName, nf.Short, of.Short, nf.Short)
+	// An extension is named by its full name (text format and JSON write
+	// "[pkg.Scope.name]"), so moving it to another scope renames it.
+	if nf.Extendee != "" {
+		add(rules.AspectName, nf.Short, of.Name, nf.Name)
+	} else {
+		add(rules.AspectName, nf.Short, of.Short, nf.Short)
+	}
 	add(rules.AspectType, nf.Short, typeLabel(of), typeLabel(nf))
 	add(rules.AspectCardinality, nf.Short, of.Card, nf.Card)
 	add(rules.AspectJSONName, nf.Short, of.JSONName, nf.JSONName)
