@@ -547,28 +547,40 @@ func openness(e *Enum) string {
 }
 
 // values matches enum values by number; with aliases (allow_alias), each
-// old name of a number must still name it.
+// old name of a number must still name it. A number that lost a name is
+// reported at each of its new values, as buf does: each is a line whose
+// meaning for JSON clients changed.
 func (d *differ) values(oe, ne *Enum) {
 	held := reserve(ne.ReservedRanges, ne.ReservedNames)
 	byNum := map[int32][]*EnumValue{}
 	for _, v := range ne.Values {
 		byNum[v.Number] = append(byNum[v.Number], v)
 	}
+	oldByNum := map[int32][]*EnumValue{}
+	for _, ov := range oe.Values {
+		oldByNum[ov.Number] = append(oldByNum[ov.Number], ov)
+	}
 	oldNums := map[int32]bool{}
 	for _, ov := range oe.Values {
-		nvs := byNum[ov.Number]
-		first := !oldNums[ov.Number]
+		if oldNums[ov.Number] {
+			continue
+		}
 		oldNums[ov.Number] = true
-		switch {
-		case len(nvs) == 0 && first:
+		ovs, nvs := oldByNum[ov.Number], byNum[ov.Number]
+		if len(nvs) == 0 {
 			d.add(rules.Change{Kind: rules.Removed, Subject: rules.SubjectEnumValue, Name: ov.Short, Path: ov.Name,
 				Old: strconv.Itoa(int(ov.Number)), OldLoc: ov.Loc, NewLoc: ne.Loc,
 				NumberReserved: held.nums.has(ov.Number), NameReserved: held.names[ov.Short]})
-		case len(nvs) > 0 && !slices.ContainsFunc(nvs, func(v *EnumValue) bool { return v.Short == ov.Short }):
-			// Every alias is a name JSON clients may send or expect:
-			// each one dropped from its number is a rename.
+			continue
+		}
+		was, is := valueNames(ovs), valueNames(nvs)
+		if !slices.ContainsFunc(was, func(n string) bool { return !slices.Contains(is, n) }) {
+			continue // every old name still names the number; added aliases are fine
+		}
+		for _, nv := range nvs {
 			d.add(rules.Change{Kind: rules.Modified, Subject: rules.SubjectEnumValue, Aspect: rules.AspectName,
-				Name: nvs[0].Short, Path: nvs[0].Name, Old: ov.Short, New: nvs[0].Short, OldLoc: ov.Loc, NewLoc: nvs[0].Loc})
+				Name: nv.Short, Path: nv.Name, Old: strings.Join(was, ", "), New: strings.Join(is, ", "),
+				OldLoc: ov.Loc, NewLoc: nv.Loc})
 		}
 	}
 	for _, nv := range ne.Values {
@@ -578,6 +590,16 @@ func (d *differ) values(oe, ne *Enum) {
 				New: strconv.Itoa(int(nv.Number)), NewLoc: nv.Loc})
 		}
 	}
+}
+
+// valueNames are the sorted names of enum values (aliases of one number).
+func valueNames(vs []*EnumValue) []string {
+	out := make([]string, len(vs))
+	for i, v := range vs {
+		out[i] = v.Short
+	}
+	slices.Sort(out)
+	return out
 }
 
 func (d *differ) services() {
