@@ -143,8 +143,10 @@ func (d *differ) removed(s rules.Subject, o, n *Elem) bool {
 		return true
 	}
 	if d.moved(o.File, n.File) {
+		// Shown in the file it left, like a deletion (buf's anchor), when
+		// that file is still there; else where it went.
 		d.add(rules.Change{Kind: rules.Modified, Subject: s, Aspect: rules.AspectFile, Name: short(n.Name),
-			Path: n.Name, Old: o.Loc.File, New: n.Loc.File, OldLoc: o.Loc, NewLoc: n.Loc})
+			Path: n.Name, Old: o.Loc.File, New: n.Loc.File, OldLoc: o.Loc, NewLoc: orLoc(d.anchor(o), n.Loc)})
 	}
 	return false
 }
