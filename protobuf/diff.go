@@ -118,6 +118,22 @@ func orLoc(l, fallback rules.Location) rules.Location {
 	return l
 }
 
+// packageAnchor is where the package shows that o was deleted, when that is
+// not its own file: the nearest enclosing message it still declares that
+// moved to another file (buf's anchor for PACKAGE_*_NO_DELETE).
+func (d *differ) packageAnchor(o *Elem) rules.Location {
+	for p := o.Name; strings.Contains(p, "."); {
+		p = p[:strings.LastIndexByte(p, '.')]
+		if m, ok := d.new.Messages[p]; ok {
+			if m.File == d.newFile(o.File) {
+				return rules.Location{}
+			}
+			return m.Loc
+		}
+	}
+	return rules.Location{}
+}
+
 func (d *differ) packages() {
 	have := map[string]bool{}
 	for _, f := range d.new.Files {
@@ -139,7 +155,7 @@ func (d *differ) packages() {
 func (d *differ) removed(s rules.Subject, o, n *Elem) bool {
 	if n == nil {
 		d.add(rules.Change{Kind: rules.Removed, Subject: s, Name: short(o.Name), Path: o.Name,
-			OldLoc: o.Loc, NewLoc: d.anchor(o), FileRemoved: d.fileGone(o.File)})
+			OldLoc: o.Loc, NewLoc: d.anchor(o), FileRemoved: d.fileGone(o.File), PackageLoc: d.packageAnchor(o)})
 		return true
 	}
 	if d.moved(o.File, n.File) {
