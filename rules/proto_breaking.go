@@ -68,14 +68,14 @@ func fileDeletion(id, buf, what string, s Subject, bad, good string) *Rule {
 }
 
 func packageDeletion(id, buf, what string, s Subject, bad, good string) *Rule {
-	return pb(id, lvPkg, []string{buf}, "A "+what+" was deleted from its package",
+	return inPackage(pb(id, lvPkg, []string{buf}, "A "+what+" was deleted from its package",
 		"Clients refer to a "+what+" by its full name, package included. Deleting it from the package (moving it "+
 			"between files of the same package is fine at this level) breaks every client that still uses it. "+
 			"Deprecate it and remove it in a new package version.",
 		bad, good, func(c *Change) (string, bool) {
 			return fmt.Sprintf("%s %s deleted from package: clients that use it no longer compile or resolve it; deprecate it instead", what, c.Path),
 				c.is(Removed, s)
-		})
+		}))
 }
 
 func protoDeletions() []*Rule {

@@ -11,13 +11,24 @@ import (
 // of single files finds its roots as buf does (buf.yaml, buf.work.yaml,
 // else the directory its imports resolve from) unless --proto-path or
 // proto.paths name them, which then follow the file's own directory.
-// Files are matched across sides by their path relative to their root.
+// Files are matched across sides by their path relative to their root; a
+// directory with its own buf.yaml or buf.work.yaml has its modules as roots.
 func loadProto(s Side, o Options) (*protobuf.Tree, error) {
 	imports, err := importRoots(s, o)
 	if err != nil {
 		return nil, err
 	}
-	return protobuf.Load(s.Src, s.Files, protobuf.Options{ImportPaths: imports, Display: s.Display,
+	files := s.Files
+	if s.Dir != "" {
+		roots, held, err := protobuf.DirRoots(s.Src, s.Dir, s.Files)
+		if err != nil {
+			return nil, err
+		}
+		if roots != nil {
+			imports, files = append(roots, o.ProtoPaths...), held
+		}
+	}
+	return protobuf.Load(s.Src, files, protobuf.Options{ImportPaths: imports, Display: s.Display,
 		Hint: protoPathHint(len(o.ProtoPaths) > 0 || s.Dir != "")})
 }
 
