@@ -45,6 +45,10 @@ type Options struct {
 	// History is the proto field numbers used in earlier versions (review's
 	// git walk or contractlint.lock); nil when unknown.
 	History *rules.History
+	// Whole compares every file, even those unchanged on both sides with
+	// everything they import or $ref, which are otherwise left out (the
+	// findings are the same; the skip's tests compare the two).
+	Whole bool
 	// Limits bound what each side may read (file size, nesting, files);
 	// zero fields take the defaults.
 	Limits limits.Limits
@@ -83,7 +87,7 @@ func Diff(old, new Side, o Options) ([]rules.Finding, error) {
 	if fo == rules.Proto {
 		in, err = diffProto(old, new, o)
 	} else {
-		in, err = diffOpenAPI(old, new, o.Stats)
+		in, err = diffOpenAPI(old, new, o)
 	}
 	if err != nil {
 		return nil, err

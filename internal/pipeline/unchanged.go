@@ -1,0 +1,317 @@
+package pipeline
+
+import (
+	"bytes"
+	"errors"
+	"io/fs"
+	"path"
+	"regexp"
+	"strings"
+)
+
+// What did not change is not compiled, lowered or diffed: a file whose
+// bytes are identical on both sides, and whose imports (transitively) are
+// identical too, cannot be the source of a change, nor be reached by one
+// through a type it uses. Only the files left compile, with whatever they
+// import, so the work grows with the change rather than with the tree.
+//
+// The scan that decides this reads each file's bytes and the import
+// statements in them, never the compiler: it costs a read of both trees,
+// where a compile costs many times that.
+
+// protoPlan is what a proto comparison compiles on each side.
+type protoPlan struct {
+	old, new []string // root-relative files to compile
+	// same maps the import name of each file left out (present and
+	// identical on both sides) to the package it declares, so the diff still
+	// knows which packages exist.
+	same map[string]string
+}
+
+// planProto splits the files of two proto sides into those to compile and
+// those left out as unchanged. ok is false when the split does not apply:
+// consumer evidence is matched against the whole contract, and a file
+// outside every import root is left for the compiler to report. Options.Whole
+// turns the split off.
+func planProto(old, new Side, o Options) (p protoPlan, ok bool) {
+	if o.Readers != nil || o.Whole {
+		return p, false
+	}
+	oldRoots, newRoots := protoRoots(old, o), protoRoots(new, o)
+	oldNames, inOld, ok1 := importNames(old.Files, oldRoots)
+	newNames, _, ok2 := importNames(new.Files, newRoots)
+	if !ok1 || !ok2 {
+		return p, false
+	}
+	t := &twin{old: lookup{old.Src, oldRoots}, new: lookup{new.Src, newRoots},
+		state: map[string]cleanState{}, pkg: map[string]string{}}
+	p.same = map[string]string{}
+	for _, f := range new.Files {
+		n := newNames[f]
+		if inOld[n] && t.clean(n) {
+			p.same[n] = t.pkg[n]
+			continue
+		}
+		p.new = append(p.new, f)
+	}
+	for _, f := range old.Files {
+		if _, skip := p.same[oldNames[f]]; !skip {
+			p.old = append(p.old, f)
+		}
+	}
+	return p, true
+}
+
+// importNames maps each root-relative file to its import name: its path
+// below the first import root that holds it, as the compiler names it. ok
+// is false when a file lies outside every root or two files share a name.
+func importNames(files, roots []string) (names map[string]string, listed map[string]bool, ok bool) {
+	names = make(map[string]string, len(files))
+	listed = make(map[string]bool, len(files))
+	for _, f := range files {
+		n, ok := importName(f, roots)
+		if !ok || listed[n] {
+			return nil, nil, false
+		}
+		names[f], listed[n] = n, true
+	}
+	return names, listed, true
+}
+
+func importName(f string, roots []string) (string, bool) {
+	for _, root := range roots {
+		root = path.Clean(root)
+		if root == "." {
+			return f, true
+		}
+		if rest, ok := strings.CutPrefix(f, root+"/"); ok {
+			return rest, true
+		}
+	}
+	return "", false
+}
+
+type cleanState byte
+
+const (
+	unknown cleanState = iota
+	visiting
+	clean
+	dirty
+)
+
+// twin resolves import names on both sides at once and remembers which
+// are clean: identical on both sides with everything they import.
+type twin struct {
+	old, new lookup
+	state    map[string]cleanState
+	pkg      map[string]string // clean import name -> its package
+}
+
+// lookup resolves an import name on one side against its import roots, in
+// order, as the compiler does.
+type lookup struct {
+	src interface {
+		ReadFile(string) ([]byte, error)
+	}
+	roots []string
+}
+
+func (l lookup) find(name string) ([]byte, error) {
+	for _, root := range l.roots {
+		b, err := l.src.ReadFile(path.Join(root, name))
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		return b, err
+	}
+	return nil, fs.ErrNotExist
+}
+
+// clean reports whether name is identical on both sides, imports included.
+// An import cycle counts as changed: the compiler reports it.
+func (t *twin) clean(name string) bool {
+	switch t.state[name] {
+	case clean:
+		return true
+	case visiting, dirty:
+		return false
+	}
+	t.state[name] = visiting
+	ok := t.same(name)
+	t.state[name] = dirty
+	if ok {
+		t.state[name] = clean
+	}
+	return ok
+}
+
+func (t *twin) same(name string) bool {
+	ob, oerr := t.old.find(name)
+	nb, nerr := t.new.find(name)
+	if errors.Is(oerr, fs.ErrNotExist) && errors.Is(nerr, fs.ErrNotExist) {
+		// Absent on both sides: a standard import is the compiler's own and
+		// the same for both; anything else is an error the compiler reports.
+		return strings.HasPrefix(name, "google/protobuf/")
+	}
+	if oerr != nil || nerr != nil || !bytes.Equal(ob, nb) {
+		return false
+	}
+	code := stripComments(nb)
+	for _, m := range importRE.FindAllSubmatch(code, -1) {
+		if !t.clean(string(m[1])) {
+			return false
+		}
+	}
+	if m := packageRE.FindSubmatch(code); m != nil {
+		t.pkg[name] = string(m[1])
+	}
+	return true
+}
+
+// The statements the scan needs, on text without comments. A match inside
+// a string only adds an import to check, which can only make a file count
+// as changed, never hide a change.
+var (
+	importRE  = regexp.MustCompile(`\bimport\s+(?:(?:public|weak)\s+)?"([^"\\]*)"`)
+	packageRE = regexp.MustCompile(`(?:^|[;}])\s*package\s+([A-Za-z_][\w.]*)\s*;`)
+)
+
+// stripComments blanks out // and /* */ comments, keeping string literals
+// (a "//" inside one is not a comment) and every other byte.
+func stripComments(b []byte) []byte {
+	out := make([]byte, 0, len(b))
+	for i := 0; i < len(b); i++ {
+		switch c := b[i]; {
+		case c == '"' || c == '\'':
+			j := i + 1
+			for j < len(b) && b[j] != c && b[j] != '\n' {
+				if b[j] == '\\' {
+					j++
+				}
+				j++
+			}
+			j = min(j, len(b)-1)
+			out = append(out, b[i:j+1]...)
+			i = j
+		case c == '/' && i+1 < len(b) && b[i+1] == '/':
+			for i < len(b) && b[i] != '\n' {
+				i++
+			}
+			out = append(out, '\n')
+		case c == '/' && i+1 < len(b) && b[i+1] == '*':
+			end := bytes.Index(b[i+2:], []byte("*/"))
+			if end < 0 {
+				return out
+			}
+			i += end + 3
+			out = append(out, ' ')
+		default:
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// sameOpenAPI reports whether two OpenAPI documents are byte-identical, and
+// so is every file they $ref, transitively (each side resolving against
+// its own document's directory).
+func sameOpenAPI(old, new Side) bool {
+	seen := map[[2]string]bool{}
+	var same func(o, n string) bool
+	same = func(o, n string) bool {
+		if seen[[2]string{o, n}] {
+			return true
+		}
+		seen[[2]string{o, n}] = true
+		// Sizes first: a changed document is then not read twice.
+		oi, oerr := old.Src.Stat(o)
+		ni, nerr := new.Src.Stat(n)
+		if oerr != nil || nerr != nil || oi.Size() != ni.Size() {
+			return false
+		}
+		ob, err := old.Src.ReadFile(o)
+		if err != nil {
+			return false
+		}
+		nb, err := new.Src.ReadFile(n)
+		if err != nil || !bytes.Equal(ob, nb) {
+			return false
+		}
+		refs, ok := externalRefs(nb)
+		if !ok {
+			return false
+		}
+		for _, r := range refs {
+			if !same(path.Join(path.Dir(o), r), path.Join(path.Dir(n), r)) {
+				return false
+			}
+		}
+		return true
+	}
+	return same(firstName(old), firstName(new))
+}
+
+// externalRefs lists the files a YAML or JSON document's $refs name (the
+// part before any #fragment), skipping refs within the document. ok is
+// false when the scan cannot be sure: a $ref it cannot read, or one to a
+// URL or an absolute path, which only a real load judges.
+func externalRefs(b []byte) (files []string, ok bool) {
+	const key = "$ref"
+	for rest := b; ; {
+		i := bytes.Index(rest, []byte(key))
+		if i < 0 {
+			return files, true
+		}
+		rest = rest[i+len(key):]
+		v, after, found := refValue(rest)
+		if !found {
+			return nil, false
+		}
+		rest = after
+		file, _, _ := strings.Cut(v, "#")
+		switch {
+		case file == "":
+			continue
+		case strings.Contains(file, ":") || strings.HasPrefix(file, "/"):
+			return nil, false
+		}
+		files = append(files, file)
+	}
+}
+
+// refValue reads `": "value"` (JSON) or `: value`, `: 'value'` or a block
+// scalar (YAML) after a $ref key.
+func refValue(b []byte) (v string, rest []byte, ok bool) {
+	b = bytes.TrimLeft(b, `"'`)
+	b = bytes.TrimLeft(b, " \t")
+	if len(b) == 0 || b[0] != ':' {
+		return "", nil, false
+	}
+	b = bytes.TrimLeft(b[1:], " \t")
+	if len(b) > 0 && (b[0] == '>' || b[0] == '|') {
+		// A YAML block scalar: the value is on the next line.
+		nl := bytes.IndexByte(b, '\n')
+		if nl < 0 {
+			return "", nil, false
+		}
+		b = bytes.TrimLeft(b[nl+1:], " \t")
+	}
+	quote := byte(0)
+	if len(b) > 0 && (b[0] == '"' || b[0] == '\'') {
+		quote, b = b[0], b[1:]
+	}
+	end := bytes.IndexFunc(b, func(r rune) bool {
+		if quote != 0 {
+			return r == rune(quote) || r == '\n'
+		}
+		return r == ' ' || r == '\t' || r == '\n' || r == '\r' || r == ',' || r == '}' || r == ']'
+	})
+	if end < 0 {
+		end = len(b)
+	}
+	if end == 0 {
+		return "", nil, false
+	}
+	return string(b[:end]), b[end:], true
+}
