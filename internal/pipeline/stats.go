@@ -58,21 +58,40 @@ func (s *Stats) files(compared, skipped int) {
 // Measure times a phase run outside the pipeline (the report, say).
 func (s *Stats) Measure(name string, f func() error) error { return s.measure(name, f) }
 
-// Write prints one line per phase, the files compared and skipped, and the
-// process's peak resident memory.
+// Write prints one line per phase (a review compares each changed file in
+// turn: its phases add up under one name), the files compared and skipped,
+// and the process's peak resident memory.
 func (s *Stats) Write(w io.Writer) {
-	var total, cpu time.Duration
-	for _, p := range s.Phases {
+	var total Phase
+	for _, p := range s.merged() {
 		fmt.Fprintf(w, "stats: %-8s %8.3fs wall %8.3fs cpu %8.1f MB allocated\n", p.Name, p.Time.Seconds(), p.CPU.Seconds(), float64(p.Alloc)/1e6)
-		total += p.Time
-		cpu += p.CPU
+		total.Time += p.Time
+		total.CPU += p.CPU
 	}
-	fmt.Fprintf(w, "stats: %-8s %8.3fs wall %8.3fs cpu\n", "total", total.Seconds(), cpu.Seconds())
+	fmt.Fprintf(w, "stats: %-8s %8.3fs wall %8.3fs cpu\n", "total", total.Time.Seconds(), total.CPU.Seconds())
 	fmt.Fprintf(w, "stats: files    %d compared, %d skipped as unchanged\n", s.Compared, s.Skipped)
 	var ru syscall.Rusage
 	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) == nil {
 		fmt.Fprintf(w, "stats: peak memory %.1f MB\n", float64(ru.Maxrss)/1024)
 	}
+}
+
+// merged sums the phases of one name, in the order they first ran.
+func (s *Stats) merged() []Phase {
+	var out []Phase
+	at := map[string]int{}
+	for _, p := range s.Phases {
+		i, ok := at[p.Name]
+		if !ok {
+			at[p.Name] = len(out)
+			out = append(out, p)
+			continue
+		}
+		out[i].Time += p.Time
+		out[i].CPU += p.CPU
+		out[i].Alloc += p.Alloc
+	}
+	return out
 }
 
 // cpuTime is the user and system time the process has used so far.
