@@ -5,8 +5,10 @@ import (
 	"errors"
 	"io/fs"
 	"path"
-	"regexp"
+	"runtime"
 	"strings"
+	"sync"
+	"sync/atomic"
 )
 
 // What did not change is not compiled, lowered or diffed: a file whose
@@ -44,12 +46,19 @@ func planProto(old, new Side, o Options) (p protoPlan, ok bool) {
 		return p, false
 	}
 	t := &twin{old: lookup{old.Src, oldRoots}, new: lookup{new.Src, newRoots},
-		state: map[string]cleanState{}, pkg: map[string]string{}}
+		state: map[string]cleanState{}, scans: map[string]fileScan{}}
+	var both []string
+	for _, f := range new.Files {
+		if n := newNames[f]; inOld[n] {
+			both = append(both, n)
+		}
+	}
+	t.prefetch(both)
 	p.same = map[string]string{}
 	for _, f := range new.Files {
 		n := newNames[f]
 		if inOld[n] && t.clean(n) {
-			p.same[n] = t.pkg[n]
+			p.same[n] = t.scans[n].pkg
 			continue
 		}
 		p.new = append(p.new, f)
@@ -105,7 +114,16 @@ const (
 type twin struct {
 	old, new lookup
 	state    map[string]cleanState
-	pkg      map[string]string // clean import name -> its package
+	scans    map[string]fileScan
+}
+
+// fileScan is what the scan learns of one import name.
+type fileScan struct {
+	// same: present on both sides and byte-identical, or a standard import
+	// absent from both.
+	same    bool
+	imports []string
+	pkg     string
 }
 
 // lookup resolves an import name on one side against its import roots, in
@@ -147,70 +165,171 @@ func (t *twin) clean(name string) bool {
 }
 
 func (t *twin) same(name string) bool {
+	s, ok := t.scans[name]
+	if !ok {
+		s = t.scan(name)
+		t.scans[name] = s
+	}
+	if !s.same {
+		return false
+	}
+	for _, imp := range s.imports {
+		if !t.clean(imp) {
+			return false
+		}
+	}
+	return true
+}
+
+// prefetch scans names on every core: reading and comparing the files is
+// nearly all of the scan's work, and each name's scan stands alone.
+func (t *twin) prefetch(names []string) {
+	out := make([]fileScan, len(names))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range runtime.GOMAXPROCS(0) {
+		wg.Go(func() {
+			for i := int(next.Add(1) - 1); i < len(names); i = int(next.Add(1) - 1) {
+				out[i] = t.scan(names[i])
+			}
+		})
+	}
+	wg.Wait()
+	for i, n := range names {
+		t.scans[n] = out[i]
+	}
+}
+
+// scan reads name on both sides and, when the bytes are the same, the
+// imports and package they declare.
+func (t *twin) scan(name string) fileScan {
 	ob, oerr := t.old.find(name)
 	nb, nerr := t.new.find(name)
 	if errors.Is(oerr, fs.ErrNotExist) && errors.Is(nerr, fs.ErrNotExist) {
 		// Absent on both sides: a standard import is the compiler's own and
 		// the same for both; anything else is an error the compiler reports.
-		return strings.HasPrefix(name, "google/protobuf/")
+		return fileScan{same: strings.HasPrefix(name, "google/protobuf/")}
 	}
 	if oerr != nil || nerr != nil || !bytes.Equal(ob, nb) {
-		return false
+		return fileScan{}
 	}
 	code := stripComments(nb)
-	for _, m := range importRE.FindAllSubmatch(code, -1) {
-		if !t.clean(string(m[1])) {
-			return false
-		}
-	}
-	if m := packageRE.FindSubmatch(code); m != nil {
-		t.pkg[name] = string(m[1])
-	}
-	return true
+	return fileScan{same: true, imports: protoImports(code), pkg: protoPackage(code)}
 }
 
-// The statements the scan needs, on text without comments. A match inside
-// a string only adds an import to check, which can only make a file count
-// as changed, never hide a change.
-var (
-	importRE  = regexp.MustCompile(`\bimport\s+(?:(?:public|weak)\s+)?"([^"\\]*)"`)
-	packageRE = regexp.MustCompile(`(?:^|[;}])\s*package\s+([A-Za-z_][\w.]*)\s*;`)
-)
+// protoImports lists the names of the import statements in code (comments
+// stripped). A match inside a string literal only adds an import to check,
+// which can only make a file count as changed, never hide a change.
+func protoImports(code []byte) []string {
+	var out []string
+	for rest := code; ; {
+		at, ok := nextWord(rest, "import")
+		if !ok {
+			return out
+		}
+		rest = rest[at+len("import"):]
+		w := skipSpace(rest)
+		for _, mod := range []string{"public", "weak"} {
+			if bytes.HasPrefix(w, []byte(mod)) && len(w) > len(mod) && !isIdent(w[len(mod)]) {
+				w = skipSpace(w[len(mod):])
+			}
+		}
+		if len(w) > 0 && w[0] == '"' {
+			if end := bytes.IndexAny(w[1:], "\"\\\n"); end >= 0 && w[1+end] == '"' {
+				out = append(out, string(w[1:1+end]))
+			}
+		}
+	}
+}
+
+// protoPackage is the name in code's package statement ("" without one):
+// the word package at the start of a statement.
+func protoPackage(code []byte) string {
+	for rest := code; ; {
+		at, ok := nextWord(rest, "package")
+		if !ok {
+			return ""
+		}
+		before := bytes.TrimRight(rest[:at], " \t\r\n")
+		rest = rest[at+len("package"):]
+		if len(before) > 0 && before[len(before)-1] != ';' && before[len(before)-1] != '}' {
+			continue
+		}
+		w := skipSpace(rest)
+		end := bytes.IndexFunc(w, func(r rune) bool { return r > 127 || !isIdent(byte(r)) && r != '.' })
+		if end > 0 && bytes.HasPrefix(skipSpace(w[end:]), []byte(";")) {
+			return string(w[:end])
+		}
+	}
+}
+
+// nextWord finds word in b as a whole word and returns where it starts.
+func nextWord(b []byte, word string) (int, bool) {
+	for off := 0; ; {
+		i := bytes.Index(b[off:], []byte(word))
+		if i < 0 {
+			return 0, false
+		}
+		i += off
+		end := i + len(word)
+		if (i == 0 || !isIdent(b[i-1])) && (end == len(b) || !isIdent(b[end])) {
+			return i, true
+		}
+		off = end
+	}
+}
+
+func skipSpace(b []byte) []byte { return bytes.TrimLeft(b, " \t\r\n") }
+
+func isIdent(c byte) bool {
+	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+}
 
 // stripComments blanks out // and /* */ comments, keeping string literals
 // (a "//" inside one is not a comment) and every other byte.
 func stripComments(b []byte) []byte {
 	out := make([]byte, 0, len(b))
-	for i := 0; i < len(b); i++ {
-		switch c := b[i]; {
-		case c == '"' || c == '\'':
-			j := i + 1
-			for j < len(b) && b[j] != c && b[j] != '\n' {
-				if b[j] == '\\' {
-					j++
-				}
-				j++
+	for len(b) > 0 {
+		i := bytes.IndexAny(b, "\"'/")
+		if i < 0 {
+			return append(out, b...)
+		}
+		out, b = append(out, b[:i]...), b[i:]
+		switch {
+		case b[0] != '/':
+			n := stringLen(b)
+			out, b = append(out, b[:n]...), b[n:]
+		case len(b) > 1 && b[1] == '/':
+			nl := bytes.IndexByte(b, '\n')
+			if nl < 0 {
+				return out
 			}
-			j = min(j, len(b)-1)
-			out = append(out, b[i:j+1]...)
-			i = j
-		case c == '/' && i+1 < len(b) && b[i+1] == '/':
-			for i < len(b) && b[i] != '\n' {
-				i++
-			}
-			out = append(out, '\n')
-		case c == '/' && i+1 < len(b) && b[i+1] == '*':
-			end := bytes.Index(b[i+2:], []byte("*/"))
+			b = b[nl:]
+		case len(b) > 1 && b[1] == '*':
+			end := bytes.Index(b[2:], []byte("*/"))
 			if end < 0 {
 				return out
 			}
-			i += end + 3
-			out = append(out, ' ')
+			out, b = append(out, ' '), b[end+4:]
 		default:
-			out = append(out, c)
+			out, b = append(out, '/'), b[1:]
 		}
 	}
 	return out
+}
+
+// stringLen is the length of the string literal b starts with, closing
+// quote included; an unclosed one ends at the line's end.
+func stringLen(b []byte) int {
+	for j := 1; j < len(b); j++ {
+		switch b[j] {
+		case '\\':
+			j++
+		case b[0], '\n':
+			return min(j+1, len(b))
+		}
+	}
+	return len(b)
 }
 
 // sameOpenAPI reports whether two OpenAPI documents are byte-identical, and
