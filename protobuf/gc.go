@@ -25,3 +25,8 @@ func LowGC(files int) (restore func()) {
 	}
 	return func() { debug.SetGCPercent(prev) }
 }
+
+// Large reports whether compiling files is a large compile: one that keeps
+// every core busy on its own, and whose compiler output is big enough that
+// two of them at once would double the peak memory.
+func Large(files int) bool { return files >= bigCompile }
