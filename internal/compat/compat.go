@@ -260,8 +260,11 @@ func once(per [][]rules.Finding, rels []Release, reg *rules.Registry) []rules.Fi
 	for _, k := range order {
 		s := byKey[k]
 		verb := "breaks clients built against"
-		if !isBreak(s.f, reg) {
+		switch {
+		case !isBreak(s.f, reg):
 			verb = "found against"
+		case s.f.Compat == rules.Forward:
+			verb = "breaks new clients of servers still on"
 		}
 		s.f.Message += "; " + breaks(verb, s.hits, rels)
 		out = append(out, s.f)

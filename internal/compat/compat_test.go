@@ -55,6 +55,17 @@ func TestOnceNotABreak(t *testing.T) {
 	}
 }
 
+// A forward break is about new clients meeting a server still on the old
+// release, not about that release's clients.
+func TestOnceForward(t *testing.T) {
+	fwd := rules.Finding{Rule: "forward-type-changed", Severity: rules.Error, Compat: rules.Forward,
+		Where: rules.Location{File: "api.yaml", Line: 9}, Path: "#/x/amount", Message: "amount"}
+	got := once([][]rules.Finding{{fwd}, {fwd}}, rels, rules.Default())
+	if want := "amount; breaks new clients of servers still on v1 and later up to v2"; len(got) != 1 || got[0].Message != want {
+		t.Errorf("got %v, want one finding %q", got, want)
+	}
+}
+
 func TestBreaksGap(t *testing.T) {
 	if got, want := breaks("breaks clients built against", []int{0, 2}, rels), "breaks clients built against v1, v3"; got != want {
 		t.Errorf("got %q, want %q", got, want)
