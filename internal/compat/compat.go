@@ -127,8 +127,28 @@ func Resolve(top string, against []string, tagGlob string) ([]Release, error) {
 			out = append(out, Release{Name: n, Commit: f[0], when: when})
 		}
 	}
-	slices.SortStableFunc(out, func(a, b Release) int { return cmp.Compare(a.when, b.when) })
+	slices.SortStableFunc(out, func(a, b Release) int {
+		return cmp.Or(cmp.Compare(a.when, b.when), ancestry(top, a.Commit, b.Commit))
+	})
 	return out, nil
+}
+
+// ancestry orders two commits made in the same second: an ancestor first.
+func ancestry(top, a, b string) int {
+	switch {
+	case a == b:
+		return 0
+	case isAncestor(top, a, b):
+		return -1
+	case isAncestor(top, b, a):
+		return 1
+	}
+	return 0
+}
+
+func isAncestor(top, a, b string) bool {
+	_, err := source.RunGit(top, "merge-base", "--is-ancestor", a, b)
+	return err == nil
 }
 
 // squashed names the releases contractlint.lock records (matching the tag
