@@ -118,6 +118,22 @@ func orLoc(l, fallback rules.Location) rules.Location {
 	return l
 }
 
+// packageAnchor is where the package shows that o was deleted, when that is
+// not its own file: the nearest enclosing message it still declares that
+// moved to another file (buf's anchor for PACKAGE_*_NO_DELETE).
+func (d *differ) packageAnchor(o *Elem) rules.Location {
+	for p := o.Name; strings.Contains(p, "."); {
+		p = p[:strings.LastIndexByte(p, '.')]
+		if m, ok := d.new.Messages[p]; ok {
+			if m.File == d.newFile(o.File) {
+				return rules.Location{}
+			}
+			return m.Loc
+		}
+	}
+	return rules.Location{}
+}
+
 func (d *differ) packages() {
 	have := map[string]bool{}
 	for _, f := range d.new.Files {
@@ -139,12 +155,14 @@ func (d *differ) packages() {
 func (d *differ) removed(s rules.Subject, o, n *Elem) bool {
 	if n == nil {
 		d.add(rules.Change{Kind: rules.Removed, Subject: s, Name: short(o.Name), Path: o.Name,
-			OldLoc: o.Loc, NewLoc: d.anchor(o), FileRemoved: d.fileGone(o.File)})
+			OldLoc: o.Loc, NewLoc: d.anchor(o), FileRemoved: d.fileGone(o.File), PackageLoc: d.packageAnchor(o)})
 		return true
 	}
 	if d.moved(o.File, n.File) {
+		// Shown in the file it left, like a deletion (buf's anchor), when
+		// that file is still there; else where it went.
 		d.add(rules.Change{Kind: rules.Modified, Subject: s, Aspect: rules.AspectFile, Name: short(n.Name),
-			Path: n.Name, Old: o.Loc.File, New: n.Loc.File, OldLoc: o.Loc, NewLoc: n.Loc})
+			Path: n.Name, Old: o.Loc.File, New: n.Loc.File, OldLoc: o.Loc, NewLoc: orLoc(d.anchor(o), n.Loc)})
 	}
 	return false
 }
@@ -255,8 +273,8 @@ func (d *differ) message(om, nm *Message) {
 	s := short(nm.Name)
 	d.modified(rules.SubjectMessage, rules.AspectMapEntry, s, &om.Elem, &nm.Elem, strconv.FormatBool(om.MapEntry), strconv.FormatBool(nm.MapEntry))
 	d.modifiedAt(rules.SubjectMessage, rules.AspectJSONFormat, s, &om.Elem, &nm.Elem, om.JSONFormat, nm.JSONFormat, nm.JSONFormatLoc)
-	d.option(rules.SubjectMessage, "message_set_wire_format", &om.Elem, &nm.Elem, om.MessageSet, nm.MessageSet)
-	d.option(rules.SubjectMessage, "no_standard_descriptor_accessor", &om.Elem, &nm.Elem, om.NoAccessor, nm.NoAccessor)
+	d.option(rules.SubjectMessage, "message_set_wire_format", &om.Elem, &nm.Elem, om.MessageSet, nm.MessageSet, nm.MessageSetLoc)
+	d.option(rules.SubjectMessage, "no_standard_descriptor_accessor", &om.Elem, &nm.Elem, om.NoAccessor, nm.NoAccessor, nm.NoAccessorLoc)
 	d.required(om, nm)
 	for _, i := range missingRanges(om.ExtRanges, nm.ExtRanges) {
 		d.add(rules.Change{Kind: rules.Modified, Subject: rules.SubjectMessage, Aspect: rules.AspectExtensionRange,
@@ -273,10 +291,15 @@ func (d *differ) message(om, nm *Message) {
 	d.fields(om, nm)
 }
 
-func (d *differ) option(s rules.Subject, name string, o, n *Elem, ov, nv bool) {
+// option reports a changed boolean option at its line in the new element
+// when written there (buf's anchor), else at the element.
+func (d *differ) option(s rules.Subject, name string, o, n *Elem, ov, nv bool, at rules.Location) {
 	if ov != nv {
+		if at.Line == 0 {
+			at = n.Loc
+		}
 		d.add(rules.Change{Kind: rules.Modified, Subject: s, Aspect: rules.AspectOption, Name: name, Path: n.Name,
-			Old: strconv.FormatBool(ov), New: strconv.FormatBool(nv), OldLoc: o.Loc, NewLoc: n.Loc})
+			Old: strconv.FormatBool(ov), New: strconv.FormatBool(nv), OldLoc: o.Loc, NewLoc: at})
 	}
 }
 
@@ -414,7 +437,13 @@ func (d *differ) field(s rules.Subject, of, nf *Field) {
 		d.add(rules.Change{Kind: rules.Modified, Subject: s, Name: nf.Short, Path: nf.Name,
 			OldLoc: of.Loc, NewLoc: nf.Loc, OldField: ofa, NewField: nfa})
 	}
-	add(rules.AspectName, nf.Short, of.Short, nf.Short)
+	// An extension is named by its full name (text format and JSON write
+	// "[pkg.Scope.name]"), so moving it to another scope renames it.
+	if nf.Extendee != "" {
+		add(rules.AspectName, nf.Short, of.Name, nf.Name)
+	} else {
+		add(rules.AspectName, nf.Short, of.Short, nf.Short)
+	}
 	add(rules.AspectType, nf.Short, typeLabel(of), typeLabel(nf))
 	add(rules.AspectCardinality, nf.Short, of.Card, nf.Card)
 	add(rules.AspectJSONName, nf.Short, of.JSONName, nf.JSONName)
@@ -536,28 +565,40 @@ func openness(e *Enum) string {
 }
 
 // values matches enum values by number; with aliases (allow_alias), each
-// old name of a number must still name it.
+// old name of a number must still name it. A number that lost a name is
+// reported at each of its new values, as buf does: each is a line whose
+// meaning for JSON clients changed.
 func (d *differ) values(oe, ne *Enum) {
 	held := reserve(ne.ReservedRanges, ne.ReservedNames)
 	byNum := map[int32][]*EnumValue{}
 	for _, v := range ne.Values {
 		byNum[v.Number] = append(byNum[v.Number], v)
 	}
+	oldByNum := map[int32][]*EnumValue{}
+	for _, ov := range oe.Values {
+		oldByNum[ov.Number] = append(oldByNum[ov.Number], ov)
+	}
 	oldNums := map[int32]bool{}
 	for _, ov := range oe.Values {
-		nvs := byNum[ov.Number]
-		first := !oldNums[ov.Number]
+		if oldNums[ov.Number] {
+			continue
+		}
 		oldNums[ov.Number] = true
-		switch {
-		case len(nvs) == 0 && first:
+		ovs, nvs := oldByNum[ov.Number], byNum[ov.Number]
+		if len(nvs) == 0 {
 			d.add(rules.Change{Kind: rules.Removed, Subject: rules.SubjectEnumValue, Name: ov.Short, Path: ov.Name,
 				Old: strconv.Itoa(int(ov.Number)), OldLoc: ov.Loc, NewLoc: ne.Loc,
 				NumberReserved: held.nums.has(ov.Number), NameReserved: held.names[ov.Short]})
-		case len(nvs) > 0 && !slices.ContainsFunc(nvs, func(v *EnumValue) bool { return v.Short == ov.Short }):
-			// Every alias is a name JSON clients may send or expect:
-			// each one dropped from its number is a rename.
+			continue
+		}
+		was, is := valueNames(ovs), valueNames(nvs)
+		if !slices.ContainsFunc(was, func(n string) bool { return !slices.Contains(is, n) }) {
+			continue // every old name still names the number; added aliases are fine
+		}
+		for _, nv := range nvs {
 			d.add(rules.Change{Kind: rules.Modified, Subject: rules.SubjectEnumValue, Aspect: rules.AspectName,
-				Name: nvs[0].Short, Path: nvs[0].Name, Old: ov.Short, New: nvs[0].Short, OldLoc: ov.Loc, NewLoc: nvs[0].Loc})
+				Name: nv.Short, Path: nv.Name, Old: strings.Join(was, ", "), New: strings.Join(is, ", "),
+				OldLoc: ov.Loc, NewLoc: nv.Loc})
 		}
 	}
 	for _, nv := range ne.Values {
@@ -567,6 +608,16 @@ func (d *differ) values(oe, ne *Enum) {
 				New: strconv.Itoa(int(nv.Number)), NewLoc: nv.Loc})
 		}
 	}
+}
+
+// valueNames are the sorted names of enum values (aliases of one number).
+func valueNames(vs []*EnumValue) []string {
+	out := make([]string, len(vs))
+	for i, v := range vs {
+		out[i] = v.Short
+	}
+	slices.Sort(out)
+	return out
 }
 
 func (d *differ) services() {
@@ -600,17 +651,22 @@ func (d *differ) service(os, ns *Service) {
 }
 
 func (d *differ) rpc(or, nr *RPC) {
-	mod := func(a rules.Aspect, ov, nv string) {
+	mod := func(a rules.Aspect, ov, nv string, at rules.Location) {
 		if ov != nv {
 			d.add(rules.Change{Kind: rules.Modified, Subject: rules.SubjectRPC, Aspect: a, Name: nr.Short, Path: nr.Name,
-				Old: ov, New: nv, OldLoc: or.Loc, NewLoc: nr.Loc, Operations: []string{nr.Name}})
+				Old: ov, New: nv, OldLoc: or.Loc, NewLoc: at, Operations: []string{nr.Name}})
 		}
 	}
-	mod(rules.AspectRequestType, or.Input, nr.Input)
-	mod(rules.AspectResponseType, or.Output, nr.Output)
-	mod(rules.AspectClientStreaming, strconv.FormatBool(or.ClientStreaming), strconv.FormatBool(nr.ClientStreaming))
-	mod(rules.AspectServerStreaming, strconv.FormatBool(or.ServerStreaming), strconv.FormatBool(nr.ServerStreaming))
-	mod(rules.AspectIdempotency, or.Idempotency, nr.Idempotency)
+	mod(rules.AspectRequestType, or.Input, nr.Input, nr.Loc)
+	mod(rules.AspectResponseType, or.Output, nr.Output, nr.Loc)
+	mod(rules.AspectClientStreaming, strconv.FormatBool(or.ClientStreaming), strconv.FormatBool(nr.ClientStreaming), nr.Loc)
+	mod(rules.AspectServerStreaming, strconv.FormatBool(or.ServerStreaming), strconv.FormatBool(nr.ServerStreaming), nr.Loc)
+	// At the idempotency_level option when the new rpc writes one, as buf does.
+	at := nr.IdempotencyLoc
+	if at.Line == 0 {
+		at = nr.Loc
+	}
+	mod(rules.AspectIdempotency, or.Idempotency, nr.Idempotency, at)
 }
 
 func (d *differ) extensions() {

@@ -87,15 +87,19 @@ func cppStringType(fd protoreflect.FieldDescriptor, opts *descriptorpb.FieldOpti
 	return "STRING"
 }
 
-// javaUTF8 is whether Java parsers check UTF-8 in a string field: the
-// file option java_string_check_utf8 before editions, the
-// (pb.java).utf8_validation feature with them. Both say VERIFY or DEFAULT.
-func javaUTF8(fd protoreflect.FieldDescriptor, fopts *descriptorpb.FileOptions) string {
+// javaUTF8 is whether Java parsers check UTF-8 in a string field: VERIFY
+// when the file option java_string_check_utf8 (before editions) or the
+// (pb.java).utf8_validation feature (with them) says so, else what the field's
+// own utf8_validation resolves to, since Java parsers apply that too: a
+// proto3 string is checked without any Java option (buf compares the same).
+func javaUTF8(fd protoreflect.FieldDescriptor, fopts *descriptorpb.FileOptions, core string) string {
 	if fopts.GetJavaStringCheckUtf8() {
 		return "VERIFY"
 	}
-	if v, ok := langFeature(fd, "google/protobuf/java_features.proto", "pb.java", "utf8_validation"); ok {
-		return v
+	if fd.ParentFile().Syntax() == protoreflect.Editions && (fopts == nil || fopts.JavaStringCheckUtf8 == nil) {
+		if v, ok := langFeature(fd, "google/protobuf/java_features.proto", "pb.java", "utf8_validation"); ok && v == "VERIFY" {
+			return v
+		}
 	}
-	return "DEFAULT"
+	return core
 }

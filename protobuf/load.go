@@ -9,7 +9,6 @@ import (
 	"io/fs"
 	"path"
 	"runtime"
-	"runtime/debug"
 	"slices"
 	"strings"
 	"sync"
@@ -100,25 +99,11 @@ func Load(src source.Source, files []string, o Options) (*Tree, error) {
 	return t, nil
 }
 
-// bigGCPercent is the GC target while compiling a large tree. The compiler
-// allocates several times the size of what it keeps, and at the default
-// target the heap grows to twice the live set between collections, which on
-// a tree the size of googleapis is most of the peak. Collecting more often
-// costs some CPU during the compile only.
-const bigGCPercent = 50
-
-// compile runs the compiler, with a lower GC target for large trees. The
-// target is process-wide: Load is not called concurrently for large trees
-// (the pipeline compiles one side after the other), and the previous value
-// is restored, so a lower GOGC the user set stays in force.
+// compile runs the compiler on every core (protocompile's default
+// parallelism is GOMAXPROCS). The GC target around a large compile is the
+// caller's (see LowGC): the target is process-wide, and the pipeline
+// compiles both sides at once.
 func compile(c *protocompile.Compiler, names []string) (linker.Files, error) {
-	if len(names) >= bigCompile {
-		if prev := debug.SetGCPercent(bigGCPercent); prev < bigGCPercent {
-			debug.SetGCPercent(prev)
-		} else {
-			defer debug.SetGCPercent(prev)
-		}
-	}
 	return c.Compile(context.Background(), names...)
 }
 

@@ -146,7 +146,9 @@ func (l *lowerer) message(md protoreflect.MessageDescriptor) {
 	opts, _ := md.Options().(*descriptorpb.MessageOptions)
 	m := &Message{Elem: l.elem(md), MapEntry: md.IsMapEntry(), MessageSet: opts.GetMessageSetWireFormat(),
 		NoAccessor: opts.GetNoStandardDescriptorAccessor(), JSONFormat: coreFeature(md, "json_format"),
-		JSONFormatLoc: l.featureLoc(md, 7, 12, 6)}
+		JSONFormatLoc: l.featureLoc(md, 7, 12, 6),
+		// MessageOptions: message_set_wire_format = 1, no_standard_descriptor_accessor = 2.
+		MessageSetLoc: l.featureLoc(md, 7, 1), NoAccessorLoc: l.featureLoc(md, 7, 2)}
 	for i := 0; i < md.Fields().Len(); i++ {
 		m.Fields = append(m.Fields, l.field(md.Fields().Get(i)))
 	}
@@ -227,7 +229,8 @@ func (l *lowerer) field(fd protoreflect.FieldDescriptor) *Field {
 	}
 	switch fd.Kind() {
 	case protoreflect.StringKind:
-		f.UTF8, f.JavaUTF8 = coreFeature(fd, "utf8_validation"), javaUTF8(fd, l.fopts)
+		f.UTF8 = coreFeature(fd, "utf8_validation")
+		f.JavaUTF8 = javaUTF8(fd, l.fopts, f.UTF8)
 		if l.fopts != nil && l.fopts.JavaStringCheckUtf8 != nil {
 			f.JavaUTF8Loc = l.at(protoreflect.SourcePath{8, 27}) // FileOptions.java_string_check_utf8
 		}
@@ -332,15 +335,15 @@ func (l *lowerer) enum(ed protoreflect.EnumDescriptor) {
 	l.t.Enums[e.Name] = e
 }
 
-// featureLoc is where d's own options set one feature: d's options are
-// field optionsTag of its descriptor, their features field featuresTag,
-// the feature field feature of FeatureSet. Zero when not written there.
-func (l *lowerer) featureLoc(d protoreflect.Descriptor, optionsTag, featuresTag, feature int32) rules.Location {
+// featureLoc is where d's own options set one feature or option: sub is the
+// path below d's descriptor (its options field, then the option, or the
+// features field and the feature of FeatureSet). Zero when not written there.
+func (l *lowerer) featureLoc(d protoreflect.Descriptor, sub ...int32) rules.Location {
 	own := l.locs.ByDescriptor(d)
 	if own.Path == nil {
 		return rules.Location{}
 	}
-	loc := l.at(append(slices.Clip(own.Path), optionsTag, featuresTag, feature))
+	loc := l.at(append(slices.Clip(own.Path), sub...))
 	if loc.Line == 0 {
 		return rules.Location{}
 	}
@@ -381,7 +384,8 @@ func (l *lowerer) service(sd protoreflect.ServiceDescriptor) {
 		s.RPCs = append(s.RPCs, &RPC{Elem: l.elem(md), Short: string(md.Name()),
 			Input: string(md.Input().FullName()), Output: string(md.Output().FullName()),
 			ClientStreaming: md.IsStreamingClient(), ServerStreaming: md.IsStreamingServer(),
-			Idempotency: opts.GetIdempotencyLevel().String(), HTTPMethod: httpMethod(opts)})
+			Idempotency: opts.GetIdempotencyLevel().String(), HTTPMethod: httpMethod(opts),
+			IdempotencyLoc: l.featureLoc(md, 4, 34)}) // MethodOptions.idempotency_level
 	}
 	l.t.Services[s.Name] = s
 }

@@ -51,8 +51,9 @@ type Message struct {
 	MessageSet bool
 	NoAccessor bool // no_standard_descriptor_accessor
 	JSONFormat string
-	// JSONFormatLoc is the message's own features.json_format line, if written.
-	JSONFormatLoc rules.Location
+	// JSONFormatLoc is the message's own features.json_format line, if written;
+	// MessageSetLoc and NoAccessorLoc its option lines.
+	JSONFormatLoc, MessageSetLoc, NoAccessorLoc rules.Location
 }
 
 // Reservations locate each reserved range and name, index for index, so
@@ -94,7 +95,7 @@ type Field struct {
 	CType      string // C++ string type of a string or bytes field (ctype or string_type)
 	JSType     string
 	UTF8       string // a string field's resolved utf8_validation: VERIFY or NONE
-	JavaUTF8   string // a string field's Java UTF-8 check: VERIFY or DEFAULT
+	JavaUTF8   string // a string field's Java UTF-8 check: VERIFY, else its UTF8
 	// JavaUTF8Loc is the file's java_string_check_utf8 line when the file
 	// writes it: where a change of it shows, for every string field.
 	JavaUTF8Loc rules.Location
@@ -146,6 +147,8 @@ type RPC struct {
 	ClientStreaming bool
 	ServerStreaming bool
 	Idempotency     string // IDEMPOTENCY_UNKNOWN, NO_SIDE_EFFECTS, IDEMPOTENT
+	// IdempotencyLoc is the rpc's idempotency_level option line, if written.
+	IdempotencyLoc rules.Location
 	// HTTPMethod is the verb of the rpc's (google.api.http) binding: GET,
 	// POST, ...; "" when it has none.
 	HTTPMethod string

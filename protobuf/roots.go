@@ -218,3 +218,34 @@ func exists(src source.Source, name string) bool {
 	_, err := src.Stat(name)
 	return err == nil
 }
+
+// DirRoots are the module roots a directory side declares in its own
+// buf.work.yaml or buf.yaml (innermost first), and the files of files those
+// modules hold, the only ones buf builds. A file is then named by its path
+// in its module, so a module moved under roots/ still matches by name.
+// No roots (and every file) when the directory declares none.
+func DirRoots(src source.Source, dir string, files []string) (roots, held []string, err error) {
+	var declared []moduleRoot
+	for _, name := range configNames {
+		rs, err := readBufConfig(src, path.Join(dir, name))
+		if err != nil {
+			return nil, nil, err
+		}
+		declared = append(declared, rs...)
+	}
+	if len(declared) == 0 {
+		return nil, files, nil
+	}
+	for _, r := range declared {
+		if !slices.Contains(roots, r.dir) {
+			roots = append(roots, r.dir)
+		}
+	}
+	slices.SortStableFunc(roots, func(a, b string) int { return len(b) - len(a) })
+	for _, f := range files {
+		if slices.ContainsFunc(declared, func(r moduleRoot) bool { return r.holds(f) }) {
+			held = append(held, f)
+		}
+	}
+	return roots, held, nil
+}

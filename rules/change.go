@@ -219,6 +219,10 @@ type Change struct {
 	// FileRemoved marks the removal of a proto element whose whole file was
 	// deleted, so file-level rules report the file once, not each element.
 	FileRemoved bool
+	// PackageLoc is where package-level rules show a removed proto element
+	// when it differs from NewLoc: its nearest enclosing message that
+	// survives in another file of the package.
+	PackageLoc Location
 }
 
 // Where is the location a finding about c points at: the new side, or the

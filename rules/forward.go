@@ -1,7 +1,9 @@
 package rules
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -133,6 +135,20 @@ price_cents: {type: integer}   # a new field`,
 			return msg, c.Kind == Modified && c.Subject == SubjectSchema && c.Aspect == AspectType &&
 				c.Old != "" && c.New != "" && !accepts(reader, writer)
 		}),
+		onChange(&Rule{
+			ID: "forward-field-redefined", Pack: ForwardPack, Compat: Forward, Formats: OpenAPI | Proto, Severity: Error,
+			// The unit is the news; a type that moved with it is part of the same edit.
+			Supersedes: []string{"forward-type-changed"},
+			Doc: Doc{
+				Title: "A field's unit or scale changed, so new clients and the old server disagree on its numbers",
+				Text: "A unit or scale change (dollars to cents, seconds to milliseconds, read as field-redefined reads it) breaks " +
+					"both directions. A new client sends 4000 meaning 4000 cents to a server still on the old version, which charges " +
+					"$4,000; it reads the old server's 40 (dollars) as 40 cents. Add a new field for the new unit instead.",
+				Bad: `price: {type: integer, description: Price in dollars.}   ->   description: Price in cents.`,
+				Good: `price: {type: integer, description: Price in dollars.}
+price_cents: {type: integer, description: Price in cents.}   # a new field`,
+			},
+		}, forwardRedefined),
 		operationAdded(&Rule{
 			ID: "forward-operation-added", Pack: ForwardPack, Compat: Forward, Formats: OpenAPI | Proto, Severity: Warning, Mode: DiffRule,
 			Doc: Doc{
@@ -218,4 +234,47 @@ func NewOperations(old, new *Contract) []*Operation {
 		}
 	}
 	return out
+}
+
+// forwardRedefined reports a field whose unit or scale moved, in the
+// direction a new client meets the old server: it sends and reads numbers
+// in the new unit while that server keeps the old one.
+func forwardRedefined(c *Change) (string, bool) {
+	if c.Subject != SubjectField || c.Kind != Modified || c.Aspect != "" || c.OldField == nil || c.NewField == nil {
+		return "", false
+	}
+	o, n := c.OldField, c.NewField
+	dir := c.Dir
+	var m meaning
+	if c.Format == Proto {
+		if o.Name != n.Name {
+			return "", false
+		}
+		m, dir = protoMeaning(o, n), protoDirection(n)
+	} else {
+		m, _, _, _ = openAPIMeaning(o, n)
+	}
+	scale := slices.DeleteFunc(m.parts, func(p string) bool {
+		return !strings.HasPrefix(p, "unit ") && !strings.HasPrefix(p, "multipleOf ") &&
+			!strings.HasPrefix(p, "pattern ") && !strings.HasPrefix(p, "example ")
+	})
+	if len(scale) == 0 {
+		return "", false
+	}
+	var out []string
+	if dir == 0 || dir.Has(Request) {
+		out = append(out, "a server still on the old version reads what a new client sends with the old meaning"+m.off(m.growth))
+	}
+	if dir == 0 || dir.Has(Response) {
+		out = append(out, "a new client reads what a server still on the old version sends with the new meaning"+m.off(1/m.growth))
+	}
+	return fmt.Sprintf("%s: %s: %s%s", cmp.Or(c.Name, n.Name), strings.Join(scale, ", "), strings.Join(out, "; "), reach(c)), true
+}
+
+// off says how far each value is read when the scale is known.
+func (m *meaning) off(growth float64) string {
+	if m.growth == 0 || m.growth == 1 {
+		return ""
+	}
+	return ", every value " + times(growth)
 }

@@ -69,7 +69,7 @@ func fileDeletion(id, buf, what string, s Subject, bad, good string) *Rule {
 }
 
 func packageDeletion(id, buf, what string, s Subject, bad, good string) *Rule {
-	return onChange(&Rule{
+	return inPackage(onChange(&Rule{
 		ID: id, Pack: Breaking, Formats: Proto, Severity: Error, Levels: lvPkg, Buf: []string{buf},
 		Doc: Doc{
 			Title: "A " + what + " was deleted from its package",
@@ -82,7 +82,7 @@ func packageDeletion(id, buf, what string, s Subject, bad, good string) *Rule {
 	}, func(c *Change) (string, bool) {
 		return fmt.Sprintf("%s %s deleted from package: clients that use it no longer compile or resolve it; deprecate it instead", what, c.Path),
 			c.is(Removed, s)
-	})
+	}))
 }
 
 func protoDeletions() []*Rule {

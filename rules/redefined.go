@@ -132,7 +132,18 @@ func (m *meaning) add(format string, args ...any) {
 
 func redefinedOpenAPI(c *Change) (string, bool) {
 	o, n := c.OldField, c.NewField
-	var m meaning
+	m, ou, nu, nKnown := openAPIMeaning(o, n)
+	if len(m.parts) == 0 {
+		return "", false
+	}
+	name := cmp.Or(c.Name, o.Name)
+	return fmt.Sprintf("%s: %s: %s; %s", name, strings.Join(m.parts, ", "),
+		m.consequence(c.Dir, o, n, ou, nu), advice(name, nu, nKnown)), true
+}
+
+// openAPIMeaning collects what changed about the meaning of an OpenAPI
+// field, and the units each side states.
+func openAPIMeaning(o, n *Field) (m meaning, ou, nu unit, nKnown bool) {
 	if o.Type != "" && n.Type != "" && o.Type != n.Type {
 		m.add("type %s -> %s", o.Type, n.Type)
 	}
@@ -140,7 +151,7 @@ func redefinedOpenAPI(c *Change) (string, bool) {
 		m.add("format %s -> %s", o.Format, n.Format)
 	}
 	ou, oKnown := fieldUnit(o)
-	nu, nKnown := fieldUnit(n)
+	nu, nKnown = fieldUnit(n)
 	sameUnit := oKnown && nKnown && ou.Name == nu.Name
 	if oKnown && nKnown && !sameUnit {
 		m.add("unit %s -> %s", ou.Name, nu.Name)
@@ -165,12 +176,7 @@ func redefinedOpenAPI(c *Change) (string, bool) {
 	}
 	m.enum(o, n)
 	m.shape(o, n)
-	if len(m.parts) == 0 {
-		return "", false
-	}
-	name := cmp.Or(c.Name, o.Name)
-	return fmt.Sprintf("%s: %s: %s; %s", name, strings.Join(m.parts, ", "),
-		m.consequence(c.Dir, o, n, ou, nu), advice(name, nu, nKnown)), true
+	return m, ou, nu, nKnown
 }
 
 // example counts an example whose magnitude moved by a power of ten when

@@ -19,28 +19,35 @@ func redefinedProto(c *Change) (msg string, ok bool) {
 	if c.Aspect != "" || o == nil || n == nil || o.Name != n.Name {
 		return "", false
 	}
-	var parts []string
+	m := protoMeaning(o, n)
+	if len(m.parts) == 0 {
+		return "", false
+	}
+	consequence := "existing clients read the new data with the old meaning"
+	if m.growth != 0 && m.growth != 1 {
+		consequence = m.consequence(protoDirection(n), o, n, unit{}, unit{})
+	}
+	return fmt.Sprintf("field %d (%s) keeps its number but changes meaning: %s; %s. Add a new field with a new number and deprecate this one",
+		n.Number, n.Name, strings.Join(m.parts, ", "), consequence), true
+}
+
+// protoMeaning collects what changed about the meaning of a proto field
+// that kept its number and name.
+func protoMeaning(o, n *Field) meaning {
+	var m meaning
 	if o.Type != n.Type || o.Key != n.Key || o.Format != n.Format {
 		if !wireCompatibleType(o, n) {
-			parts = append(parts, fmt.Sprintf("type %s -> %s (old readers misread it)", protoType(o), protoType(n)))
+			m.add("type %s -> %s (old readers misread it)", protoType(o), protoType(n))
 		}
 	}
 	if oc, nc := shape(o), shape(n); oc != nc && !wireCompatibleCard(card(o), card(n)) {
-		parts = append(parts, fmt.Sprintf("%s -> %s", oc, nc))
+		m.add("%s -> %s", oc, nc)
 	}
-	consequence := "existing clients read the new data with the old meaning"
 	if part, growth, ok := unitChange(o, n); ok {
-		parts = append(parts, part)
-		if growth != 0 && growth != 1 {
-			m := meaning{growth: growth}
-			consequence = m.consequence(protoDirection(n), o, n, unit{}, unit{})
-		}
+		m.parts = append(m.parts, part)
+		m.growth = growth
 	}
-	if len(parts) == 0 {
-		return "", false
-	}
-	return fmt.Sprintf("field %d (%s) keeps its number but changes meaning: %s; %s. Add a new field with a new number and deprecate this one",
-		n.Number, n.Name, strings.Join(parts, ", "), consequence), true
+	return m
 }
 
 // unitChange compares the units a field's comments (leading and trailing)

@@ -66,7 +66,7 @@ func (c *common) register(cmd *cobra.Command) {
 	}
 	f.StringArrayVar(&c.protoPaths, "proto-path", nil, "extra .proto import root (repeatable, like protoc -I)")
 	f.StringVar(&c.protoLevel, "proto-level", "wire-json", "proto strictness: file, package, wire-json or wire")
-	f.BoolVar(&c.stats, "stats", false, "print time per phase and peak memory to standard error")
+	f.BoolVar(&c.stats, "stats", false, "print wall time, CPU time and allocation per phase, the files skipped as unchanged and peak memory to standard error")
 	f.BoolVar(&c.strict, "strict", false, "refuse (exit 2) an OpenAPI document that fails validation, instead of reporting contract-invalid")
 	f.StringVar(&c.maxFileSize, strings.TrimPrefix(limits.FileSizeFlag, "--"), "", "largest contract, $ref or import file to read (default "+limits.FormatSize(limits.DefaultFileSize)+")")
 	f.IntVar(&c.maxDepth, strings.TrimPrefix(limits.DepthFlag, "--"), 0, "deepest nesting of a YAML or JSON document, or of braces in a .proto file (default "+strconv.Itoa(limits.DefaultDepth)+")")

@@ -86,7 +86,7 @@ func Run(o Options) (*Result, error) {
 		res.Unmatched = append(res.Unmatched, rr.Unmatched...)
 		res.Read = append(res.Read, rr.Read...)
 	}
-	res.Findings = once(per, res.Checked)
+	res.Findings = once(per, res.Checked, o.Review.Pipeline.Registry)
 	slices.SortFunc(res.Unmatched, func(a, b readers.Entry) int { return cmp.Compare(a.File+a.Where, b.File+b.Where) })
 	res.Unmatched = slices.Compact(res.Unmatched)
 	slices.Sort(res.Read)
@@ -127,8 +127,28 @@ func Resolve(top string, against []string, tagGlob string) ([]Release, error) {
 			out = append(out, Release{Name: n, Commit: f[0], when: when})
 		}
 	}
-	slices.SortStableFunc(out, func(a, b Release) int { return cmp.Compare(a.when, b.when) })
+	slices.SortStableFunc(out, func(a, b Release) int {
+		return cmp.Or(cmp.Compare(a.when, b.when), ancestry(top, a.Commit, b.Commit))
+	})
 	return out, nil
+}
+
+// ancestry orders two commits made in the same second: an ancestor first.
+func ancestry(top, a, b string) int {
+	switch {
+	case a == b:
+		return 0
+	case isAncestor(top, a, b):
+		return -1
+	case isAncestor(top, b, a):
+		return 1
+	}
+	return 0
+}
+
+func isAncestor(top, a, b string) bool {
+	_, err := source.RunGit(top, "merge-base", "--is-ancestor", a, b)
+	return err == nil
 }
 
 // squashed names the releases contractlint.lock records (matching the tag
@@ -232,8 +252,10 @@ func names(rs []Release) string {
 // once keeps one finding per break across the releases, the one found
 // against the oldest release, and says which releases it breaks. A break is
 // the same rule on the same element (and, on the new side, the same line):
-// a removal points into each release's own copy of the file.
-func once(per [][]rules.Finding, rels []Release) []rules.Finding {
+// a removal points into each release's own copy of the file. A finding that
+// is no break (a lint rule's, about the head alone, or an info) only says
+// which releases it was found against.
+func once(per [][]rules.Finding, rels []Release, reg *rules.Registry) []rules.Finding {
 	type seen struct {
 		f    rules.Finding
 		hits []int
@@ -257,7 +279,14 @@ func once(per [][]rules.Finding, rels []Release) []rules.Finding {
 	out := make([]rules.Finding, 0, len(order))
 	for _, k := range order {
 		s := byKey[k]
-		s.f.Message += "; " + breaks(s.hits, rels)
+		verb := "breaks clients built against"
+		switch {
+		case !isBreak(s.f, reg):
+			verb = "found against"
+		case s.f.Compat == rules.Forward:
+			verb = "breaks new clients of servers still on"
+		}
+		s.f.Message += "; " + breaks(verb, s.hits, rels)
 		out = append(out, s.f)
 	}
 	rules.SortFindings(out)
@@ -275,18 +304,30 @@ func breakKey(f rules.Finding) string {
 	return k
 }
 
+// isBreak reports whether f is a diff rule's warning or error.
+func isBreak(f rules.Finding, reg *rules.Registry) bool {
+	if f.Severity == rules.Info {
+		return false
+	}
+	if reg == nil {
+		return true
+	}
+	r, ok := reg.Get(f.Rule)
+	return ok && r.Mode == rules.DiffRule
+}
+
 // breaks names the releases a break reaches: the oldest, and how far it goes.
-func breaks(hits []int, rels []Release) string {
+func breaks(verb string, hits []int, rels []Release) string {
 	first, last := hits[0], hits[len(hits)-1]
 	switch {
 	case len(hits) == 1:
-		return "breaks clients built against " + rels[first].Name
+		return verb + " " + rels[first].Name
 	case last-first+1 == len(hits):
-		return fmt.Sprintf("breaks clients built against %s and later up to %s", rels[first].Name, rels[last].Name)
+		return fmt.Sprintf("%s %s and later up to %s", verb, rels[first].Name, rels[last].Name)
 	}
 	var ns []string
 	for _, i := range hits {
 		ns = append(ns, rels[i].Name)
 	}
-	return "breaks clients built against " + strings.Join(ns, ", ")
+	return verb + " " + strings.Join(ns, ", ")
 }

@@ -24,7 +24,7 @@ func TestOnce(t *testing.T) {
 	other := rules.Finding{Rule: "field-redefined", Path: "#/x/amount", Where: at(12), Message: "amount"}
 	per := [][]rules.Finding{{other, gone(30)}, {gone(31)}, {typ, gone(32)}, {typ}}
 	var got []string
-	for _, f := range once(per, rels) {
+	for _, f := range once(per, rels, rules.Default()) {
 		got = append(got, f.Message)
 	}
 	want := []string{
@@ -37,8 +37,37 @@ func TestOnce(t *testing.T) {
 	}
 }
 
+// A lint finding is about the head alone and an info finding is not a break
+// (operation-removed-unread is the safe step of expand/contract): neither
+// may claim to break the clients of the release it was found against.
+func TestOnceNotABreak(t *testing.T) {
+	at := rules.Location{File: "o.proto", Line: 3}
+	gap := rules.Finding{Rule: "field-number-gap-reserved", Severity: rules.Info, Where: at, Message: "gap", Path: "o.v1.Order"}
+	unread := rules.Finding{Rule: "operation-removed-unread", Severity: rules.Info, Where: at, Removed: true, Message: "unread", Path: "/v1/x"}
+	lint := rules.Finding{Rule: "money-as-float", Severity: rules.Warning, Where: at, Message: "float", Path: "o.v1.Order.price"}
+	var got []string
+	for _, f := range once([][]rules.Finding{{gap, unread}, {gap, lint}}, rels, rules.Default()) {
+		got = append(got, f.Message)
+	}
+	want := []string{"gap; found against v1 and later up to v2", "float; found against v2", "unread; found against v1"}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("(-want +got):\n%s", d)
+	}
+}
+
+// A forward break is about new clients meeting a server still on the old
+// release, not about that release's clients.
+func TestOnceForward(t *testing.T) {
+	fwd := rules.Finding{Rule: "forward-type-changed", Severity: rules.Error, Compat: rules.Forward,
+		Where: rules.Location{File: "api.yaml", Line: 9}, Path: "#/x/amount", Message: "amount"}
+	got := once([][]rules.Finding{{fwd}, {fwd}}, rels, rules.Default())
+	if want := "amount; breaks new clients of servers still on v1 and later up to v2"; len(got) != 1 || got[0].Message != want {
+		t.Errorf("got %v, want one finding %q", got, want)
+	}
+}
+
 func TestBreaksGap(t *testing.T) {
-	if got, want := breaks([]int{0, 2}, rels), "breaks clients built against v1, v3"; got != want {
+	if got, want := breaks("breaks clients built against", []int{0, 2}, rels), "breaks clients built against v1, v3"; got != want {
 		t.Errorf("got %q, want %q", got, want)
 	}
 }

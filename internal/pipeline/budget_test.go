@@ -105,10 +105,16 @@ func TestMemoryBudget(t *testing.T) {
 		src, _ := hostileRepo(t, map[string]string{name: text})
 		o := pipeline.Options{Limits: limits.Limits{Keys: 1 << 30}} // the element limit, not the keys one
 		m := diff(src, "good.yaml", name, o)
+		bound := 4*uint64(len(text)) + 8<<20
 		if strings.HasSuffix(name, ".proto") {
+			// Both sides are the file: the unchanged-file check reads and
+			// scans each side before the loads read and refuse them again,
+			// so four reads where a single side has one: still a bound in
+			// the text's size, not in what a model of it would cost.
 			m = diff(src, name, name, o)
+			bound = 16*uint64(len(text)) + 8<<20
 		}
-		m.refused(t, name, "is more than the limit of", 4*uint64(len(text))+8<<20)
+		m.refused(t, name, "is more than the limit of", bound)
 	}
 }
 

@@ -53,6 +53,10 @@ type Options struct {
 	// History is the proto field numbers used in earlier versions (review's
 	// git walk or contractlint.lock); nil when unknown.
 	History *rules.History
+	// Whole compares every file, even those unchanged on both sides with
+	// everything they import or $ref, which are otherwise left out (the
+	// findings are the same; the skip's tests compare the two).
+	Whole bool
 	// Limits bound what each side may read (file size, nesting, files);
 	// zero fields take the defaults.
 	Limits limits.Limits

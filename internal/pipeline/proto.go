@@ -1,25 +1,37 @@
 package pipeline
 
 import (
+	"cmp"
 	"path"
 	"slices"
+	"sync"
 
 	"github.com/contractlint/contractlint/protobuf"
 	"github.com/contractlint/contractlint/rules"
 )
 
-// loadProto compiles one side. A directory side is its own root; a side
-// of single files finds its roots as buf does (buf.yaml, buf.work.yaml,
-// else the directory its imports resolve from) unless --proto-path or
-// proto.paths name them, which then follow the file's own directory.
-// Files are matched across sides by their path relative to their root.
-func loadProto(s Side, o Options) (*protobuf.Tree, error) {
+// resolveProto finds a side's import roots and the files it compiles. A
+// directory side is its own root, or its buf.yaml/buf.work.yaml modules (then
+// only the files they hold); a side of single files finds its roots as buf
+// does (buf.yaml, buf.work.yaml, else the directory its imports resolve
+// from) unless --proto-path or proto.paths name them, which then follow the
+// file's own directory. Files are matched across sides by their path
+// relative to their root.
+func resolveProto(s Side, o Options) (Side, []string, error) {
 	imports, err := importRoots(s, o)
 	if err != nil {
-		return nil, err
+		return s, nil, err
 	}
-	return protobuf.Load(s.Src, s.Files, protobuf.Options{ImportPaths: imports, Display: s.Display,
-		Hint: protoPathHint(len(s.ProtoPaths)+len(o.ProtoPaths) > 0 || s.Dir != "")})
+	if s.Dir != "" {
+		roots, held, err := protobuf.DirRoots(s.Src, s.Dir, s.Files)
+		if err != nil {
+			return s, nil, err
+		}
+		if roots != nil {
+			imports, s.Files = append(roots, append(slices.Clip(s.ProtoPaths), o.ProtoPaths...)...), held
+		}
+	}
+	return s, imports, nil
 }
 
 func importRoots(s Side, o Options) ([]string, error) {
@@ -43,30 +55,90 @@ func protoPathHint(given bool) string {
 	return "declare the module root in buf.yaml (modules[].path) or buf.work.yaml (directories), or pass --proto-path DIR or set proto.paths in .contractlint.yaml"
 }
 
-// diffProto compiles the sides one after the other: each compile already
-// uses every core, and only one compiled tree is alive at a time.
+// loadProto compiles the files of one side against roots.
+func loadProto(s Side, roots []string, o Options) (*protobuf.Tree, error) {
+	return protobuf.Load(s.Src, s.Files, protobuf.Options{ImportPaths: roots, Display: s.Display,
+		Hint: protoPathHint(len(s.ProtoPaths)+len(o.ProtoPaths) > 0 || s.Dir != "")})
+}
+
+// diffProto compiles both sides at once (unless both are large): each
+// compile uses every core, but a small one also waits on reads and on its
+// own import order, and the other side fills those gaps. The GC target is
+// lowered once around both compiles.
+// Files unchanged on both sides, imports included, are left out (see
+// planProto); identical trees compile nothing.
 func diffProto(old, new Side, o Options) (*rules.Input, error) {
+	old, oldRoots, err := resolveProto(old, o)
+	if err != nil {
+		return nil, err
+	}
+	new, newRoots, err := resolveProto(new, o)
+	if err != nil {
+		return nil, err
+	}
+	var plan protoPlan
+	var planned bool
+	o.Stats.measure("scan", func() error {
+		plan, planned = planProto(old, new, oldRoots, newRoots, o)
+		return nil
+	})
+	if planned {
+		old.Files, new.Files = plan.old, plan.new
+		o.Stats.files(max(len(plan.old), len(plan.new)), len(plan.same))
+		if len(old.Files) == 0 && len(new.Files) == 0 {
+			return &rules.Input{}, nil
+		}
+	} else {
+		o.Stats.files(len(new.Files), 0)
+	}
 	var ot, nt *protobuf.Tree
-	err := o.Stats.measure("load", func() (err error) {
-		if ot, err = loadProto(old, o); err != nil {
+	err = o.Stats.measure("load", func() error {
+		defer protobuf.LowGC(len(old.Files) + len(new.Files))()
+		if protobuf.Large(len(old.Files)) && protobuf.Large(len(new.Files)) {
+			// Two large trees: each compile alone keeps every core busy,
+			// and both at once took googleapis from 1.9 to 3.3 GB peak
+			// with no clear gain in wall time. One after the other, only
+			// one compiler's output is alive at a time.
+			var err error
+			if ot, err = loadProto(old, oldRoots, o); err != nil {
+				return err
+			}
+			nt, err = loadProto(new, newRoots, o)
 			return err
 		}
-		nt, err = loadProto(new, o)
-		return err
+		var oerr, nerr error
+		var wg sync.WaitGroup
+		wg.Go(func() { ot, oerr = loadProto(old, oldRoots, o) })
+		nt, nerr = loadProto(new, newRoots, o)
+		wg.Wait()
+		return cmp.Or(oerr, nerr)
 	})
 	if err != nil {
 		return nil, err
 	}
+	for name, pkg := range plan.same {
+		ot.AddUnchanged(name, pkg)
+		nt.AddUnchanged(name, pkg)
+	}
 	in := &rules.Input{}
 	o.Stats.measure("diff", func() error {
-		in.Changes, in.Old, in.New = protobuf.Diff(ot, nt), ot.Contract(), nt.Contract()
+		var wg sync.WaitGroup
+		wg.Go(func() { in.Old = ot.Contract() })
+		wg.Go(func() { in.New = nt.Contract() })
+		in.Changes = protobuf.Diff(ot, nt)
+		wg.Wait()
 		return nil
 	})
 	return in, nil
 }
 
 func lintProto(s Side, o Options) (*rules.Contract, error) {
-	t, err := loadProto(s, o)
+	s, roots, err := resolveProto(s, o)
+	if err != nil {
+		return nil, err
+	}
+	defer protobuf.LowGC(len(s.Files))()
+	t, err := loadProto(s, roots, o)
 	if err != nil {
 		return nil, err
 	}

@@ -9,15 +9,24 @@ import (
 )
 
 // Stats records time and allocations per phase, for --stats: users see where
-// a slow review spends its time.
+// a slow review spends its time, and whether it used both cores.
 type Stats struct {
 	Phases []Phase
+	// Skipped counts the files left out of the comparison because they and
+	// everything they import or $ref are byte-identical on both sides.
+	Skipped int
+	// Compared counts the files compared (on the new side, or the old side
+	// for a deleted file).
+	Compared int
 }
 
 // Phase is one measured step.
 type Phase struct {
-	Name  string
-	Time  time.Duration
+	Name string
+	Time time.Duration
+	// CPU is the process's user and system time during the phase: CPU
+	// close to Time means the phase ran on one core.
+	CPU   time.Duration
 	Alloc uint64 // bytes allocated during the phase
 }
 
@@ -28,27 +37,68 @@ func (s *Stats) measure(name string, f func() error) error {
 	}
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
+	cpu := cpuTime()
 	start := time.Now()
 	err := f()
 	elapsed := time.Since(start)
+	cpu = cpuTime() - cpu
 	runtime.ReadMemStats(&after)
-	s.Phases = append(s.Phases, Phase{Name: name, Time: elapsed, Alloc: after.TotalAlloc - before.TotalAlloc})
+	s.Phases = append(s.Phases, Phase{Name: name, Time: elapsed, CPU: cpu, Alloc: after.TotalAlloc - before.TotalAlloc})
 	return err
+}
+
+// files adds one comparison's counts; a nil Stats ignores them.
+func (s *Stats) files(compared, skipped int) {
+	if s != nil {
+		s.Compared += compared
+		s.Skipped += skipped
+	}
 }
 
 // Measure times a phase run outside the pipeline (the report, say).
 func (s *Stats) Measure(name string, f func() error) error { return s.measure(name, f) }
 
-// Write prints one line per phase and the process's peak resident memory.
+// Write prints one line per phase (a review compares each changed file in
+// turn: its phases add up under one name), the files compared and skipped,
+// and the process's peak resident memory.
 func (s *Stats) Write(w io.Writer) {
-	var total time.Duration
-	for _, p := range s.Phases {
-		fmt.Fprintf(w, "stats: %-8s %8.3fs %8.1f MB allocated\n", p.Name, p.Time.Seconds(), float64(p.Alloc)/1e6)
-		total += p.Time
+	var total Phase
+	for _, p := range s.merged() {
+		fmt.Fprintf(w, "stats: %-8s %8.3fs wall %8.3fs cpu %8.1f MB allocated\n", p.Name, p.Time.Seconds(), p.CPU.Seconds(), float64(p.Alloc)/1e6)
+		total.Time += p.Time
+		total.CPU += p.CPU
 	}
-	fmt.Fprintf(w, "stats: %-8s %8.3fs\n", "total", total.Seconds())
+	fmt.Fprintf(w, "stats: %-8s %8.3fs wall %8.3fs cpu\n", "total", total.Time.Seconds(), total.CPU.Seconds())
+	fmt.Fprintf(w, "stats: files    %d compared, %d skipped as unchanged\n", s.Compared, s.Skipped)
 	var ru syscall.Rusage
 	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) == nil {
 		fmt.Fprintf(w, "stats: peak memory %.1f MB\n", float64(ru.Maxrss)/1024)
 	}
+}
+
+// merged sums the phases of one name, in the order they first ran.
+func (s *Stats) merged() []Phase {
+	var out []Phase
+	at := map[string]int{}
+	for _, p := range s.Phases {
+		i, ok := at[p.Name]
+		if !ok {
+			at[p.Name] = len(out)
+			out = append(out, p)
+			continue
+		}
+		out[i].Time += p.Time
+		out[i].CPU += p.CPU
+		out[i].Alloc += p.Alloc
+	}
+	return out
+}
+
+// cpuTime is the user and system time the process has used so far.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
