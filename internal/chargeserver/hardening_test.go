@@ -68,7 +68,9 @@ func TestProbeDelayHoldsTheClaim(t *testing.T) {
 		h := newHarness(t, testConfig(sqliteDSN(t)), nil)
 		start := time.Now()
 		r := h.do2(t, keyA, http.Header{"Idempotency-Key": {"ignored"}, probeDelayHeader: {"2s"}})
-		if r.Status != 201 || r.Header.Get(probeDelayHeader) != "" || time.Since(start) > time.Second {
+		// Honoured, the delay would hold the answer 2s; a loaded machine
+		// may be slow, but not that slow on an in-process request.
+		if r.Status != 201 || r.Header.Get(probeDelayHeader) != "" || time.Since(start) >= 2*time.Second {
 			t.Fatalf("without the switch the delay was honoured: %d echo %q after %s", r.Status, r.Header.Get(probeDelayHeader), time.Since(start))
 		}
 	})
@@ -114,7 +116,8 @@ func TestSlowlorisCutOff(t *testing.T) {
 	if errors.As(err, &ne) && ne.Timeout() {
 		t.Fatalf("the slow client was still connected after 5s")
 	}
-	if took := time.Since(start); took > 2*time.Second {
+	// Not cut off, the connection would last until the 5s read deadline.
+	if took := time.Since(start); took > 4*time.Second {
 		t.Fatalf("cut off after %s, want about the 300ms read-header timeout", took)
 	}
 }
