@@ -40,7 +40,11 @@ func lockedReleases(glob string) ([]review.LockedRelease, error) {
 	if err != nil {
 		return nil, err
 	}
-	rels, err := compat.Resolve(repo.Top, nil, glob)
+	locked, err := compat.Locked(repo.Top, glob)
+	if err != nil {
+		return nil, err
+	}
+	rels, err := compat.Resolve(repo.Top, nil, glob, len(locked) > 0)
 	if err != nil {
 		return nil, err
 	}
