@@ -63,15 +63,19 @@ func newReviewCmd(e *Env) *cobra.Command {
 				o.GlobsFrom = c.cfg.File
 			}
 			if tr.on() {
-				if log != nil || o.Base != "" {
-					return usageErr("--against and --against-tags compare with releases: not with --base or --changelog")
+				if o.Base != "" {
+					return usageErr("--against and --against-tags compare with releases: not with --base")
 				}
-				tres, err := tr.run(e, o)
+				tres, err := tr.run(e, o, log)
 				if err != nil {
 					if errors.As(err, new(source.Problems)) {
 						return c.inputProblems(e, err, po.Registry)
 					}
 					return reviewErr(err)
+				}
+				if log != nil {
+					log.Notes = append(log.Notes, tres.Note)
+					return c.writeChangelog(e, log)
 				}
 				c.notes = append(c.notes, tres.Note)
 				return c.emit(e, withUnusedAccepts(tres.Findings, po.Settings, tres.Read), po.Registry)
@@ -85,14 +89,7 @@ func newReviewCmd(e *Env) *cobra.Command {
 			}
 			warnUnmatched(e, res.Unmatched)
 			if log != nil {
-				for _, f := range res.Files {
-					switch f.Status {
-					case review.Added:
-						log.File(changelog.Added, f.New, nil)
-					case review.Deleted:
-						log.File(changelog.Removed, f.Old, res.Findings)
-					}
-				}
+				logFiles(log, res)
 				return c.writeChangelog(e, log)
 			}
 			c.review = reviewReport(e, res)
@@ -109,6 +106,19 @@ func newReviewCmd(e *Env) *cobra.Command {
 	f.BoolVar(&o.Staged, "staged", false, "review the staged changes (the index) instead of the working tree")
 	f.IntVar(&o.HistoryDepth, "history-depth", 0, "commits of each .proto file's history read for field numbers used before (0: all)")
 	return cmd
+}
+
+// logFiles lists in log the contract files a review found added or deleted,
+// which it compared with no other version.
+func logFiles(log *changelog.Log, res *review.Result) {
+	for _, f := range res.Files {
+		switch f.Status {
+		case review.Added:
+			log.File(changelog.Added, f.New, nil)
+		case review.Deleted:
+			log.File(changelog.Removed, f.Old, res.Findings)
+		}
+	}
 }
 
 // reviewReport is what every report says about the review: the base and

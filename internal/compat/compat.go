@@ -26,6 +26,9 @@ type Options struct {
 	// Against are refs to compare with; Tags a glob of tags ("v*").
 	Against []string
 	Tags    string
+	// Each, when set, sees each release's review once it ran (review
+	// --changelog lists every release's changes under its name).
+	Each func(release string, r *review.Result)
 }
 
 // Release is one version compared with the head.
@@ -101,6 +104,9 @@ func Run(o Options) (*Result, error) {
 		rr, err := review.Run(ro)
 		if err != nil {
 			return nil, err
+		}
+		if o.Each != nil {
+			o.Each(r.Name, rr)
 		}
 		per = append(per, rr.Findings)
 		res.Unmatched = append(res.Unmatched, rr.Unmatched...)
