@@ -5,7 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/contractlint/contractlint/internal/changelog")
+	"github.com/contractlint/contractlint/internal/changelog"
+)
 
 // A log over several releases heads each group with its release and carries
 // the run's notes in every format, escaped: both come from repository text.

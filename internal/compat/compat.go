@@ -81,17 +81,13 @@ func Run(o Options) (*Result, error) {
 		res.Note += fmt.Sprintf("; %s now %s at another commit than %s recorded (a moved tag?)",
 			strings.Join(moved, ", "), map[bool]string{true: "points", false: "point"}[len(moved) == 1], review.LockFile)
 	}
+	lock, err := readLock(repo.Top)
+	if err != nil {
+		return nil, err
+	}
 	var per [][]rules.Finding
 	for _, r := range res.Checked {
 		if r.Commit == "" {
-			wt, err := source.OpenDir(repo.Top)
-			if err != nil {
-				return nil, err
-			}
-			lock, err := review.ReadLock(wt)
-			if err != nil {
-				return nil, err
-			}
 			fs, err := review.LockedNumbers(o.Review, *r.locked, lock)
 			if err != nil {
 				return nil, err
@@ -118,6 +114,14 @@ func Run(o Options) (*Result, error) {
 	slices.Sort(res.Read)
 	res.Read = slices.Compact(res.Read)
 	return res, nil
+}
+
+func readLock(top string) (*rules.History, error) {
+	wt, err := source.OpenDir(top)
+	if err != nil {
+		return nil, err
+	}
+	return review.ReadLock(wt)
 }
 
 // Locked reads the releases contractlint.lock records whose names match
