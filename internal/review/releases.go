@@ -122,8 +122,16 @@ func LockedNumbers(o Options, rel LockedRelease, lock *rules.History) ([]rules.F
 	if err != nil {
 		return nil, err
 	}
-	wt, err := source.OpenDir(repo.Top)
-	if err != nil {
+	// The head, as Run reads it: the index with Staged.
+	var wt source.Source
+	if o.Staged {
+		idx, err := source.OpenIndex(repo.Top)
+		if err != nil {
+			return nil, err
+		}
+		defer idx.Close()
+		wt = idx
+	} else if wt, err = source.OpenDir(repo.Top); err != nil {
 		return nil, err
 	}
 	h := &rules.History{Used: rel.Numbers}
