@@ -185,7 +185,7 @@ func (rel LockedRelease) Restore(top string) (string, error) {
 	}
 	for name, id := range rel.Blobs {
 		if !isObjectID(id) || !cleanName(name) {
-			return "", source.Errorf(LockFile, 0, 0, "release %s: %q is not a blob id of a file in the repository", rel.Name, name)
+			return "", source.Errorf(LockFile, 0, 0, "release %s: %q with blob %q is not a path inside the repository with a git object id; regenerate it with `contractlint lock --releases`", rel.Name, name, id)
 		}
 		b, err := source.RunGit(top, "cat-file", "blob", id)
 		if err != nil {
