@@ -65,6 +65,9 @@ func (e *Entry) Breaking(c rules.Compat) bool {
 // Log is the whole changelog.
 type Log struct {
 	Groups []Group
+	// Notes say what the log compared, beside the changes: the releases a
+	// review --against checked, and how.
+	Notes []string
 }
 
 // Build lists every change of in once, marking those the findings (a diff

@@ -33,6 +33,9 @@ func (k GroupKind) MarshalText() ([]byte, error) { return []byte(k.String()), ni
 
 // Group is the changes of one operation, rpc, schema or message.
 type Group struct {
+	// Release names the release the changes are since, when a log covers
+	// several (review --against).
+	Release string
 	// Contract names the file when a log covers several (review).
 	Contract string
 	Kind     GroupKind

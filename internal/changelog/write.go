@@ -166,6 +166,11 @@ func (e *Entry) place() string {
 
 // header names a group as a heading shows it.
 func (g *Group) header() string {
+	if g.Release != "" {
+		in := *g
+		in.Release = ""
+		return "since " + g.Release + ": " + in.header()
+	}
 	if g.Contract != "" && g.Kind == ContractGroup && g.Name == g.Contract {
 		return g.Contract // a whole file added or deleted
 	}
@@ -221,6 +226,9 @@ func writeText(w io.Writer, l *Log) error {
 			fmt.Fprintln(bw, line)
 		}
 	}
+	for _, n := range l.Notes {
+		fmt.Fprintln(bw, "note: "+report.Clean(n))
+	}
 	fmt.Fprintln(bw, l.Summarize())
 	return bw.Flush()
 }
@@ -229,6 +237,9 @@ func writeMarkdown(w io.Writer, l *Log) error {
 	bw := bufio.NewWriter(w)
 	fmt.Fprintf(bw, "## Changelog\n\n%s\n", l.Summarize())
 	code := func(s string) string { return report.MarkdownText(s) }
+	for _, n := range l.Notes {
+		fmt.Fprintf(bw, "\n_%s_\n", code(n))
+	}
 	for _, g := range l.Groups {
 		fmt.Fprintf(bw, "\n### %s\n\n", code(g.header()))
 		if g.Kind == SchemaGroup && len(g.Operations) > 0 {
@@ -271,6 +282,7 @@ type jsonEntry struct {
 }
 
 type jsonGroup struct {
+	Release    string      `json:"release,omitempty"`
 	Contract   string      `json:"contract,omitempty"`
 	Kind       GroupKind   `json:"kind"`
 	Name       string      `json:"name"`
@@ -283,9 +295,10 @@ func writeJSON(w io.Writer, l *Log) error {
 	out := struct {
 		Groups  []jsonGroup `json:"groups"`
 		Summary Summary     `json:"summary"`
-	}{Groups: make([]jsonGroup, 0, len(l.Groups)), Summary: l.Summarize()}
+		Notes   []string    `json:"notes,omitempty"`
+	}{Groups: make([]jsonGroup, 0, len(l.Groups)), Summary: l.Summarize(), Notes: cleanAll(l.Notes)}
 	for _, g := range l.Groups {
-		jg := jsonGroup{Contract: report.Clean(g.Contract), Kind: g.Kind, Name: report.Clean(g.Name), Operations: cleanAll(g.Operations)}
+		jg := jsonGroup{Release: report.Clean(g.Release), Contract: report.Clean(g.Contract), Kind: g.Kind, Name: report.Clean(g.Name), Operations: cleanAll(g.Operations)}
 		for _, e := range g.Entries {
 			je := jsonEntry{Change: e.Action, Subject: subjectNames[e.Subject], Element: report.Clean(e.Element),
 				Path: report.Clean(e.Path), Aspect: report.Clean(string(e.Aspect)), Meaning: report.Clean(e.Meaning),

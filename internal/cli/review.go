@@ -88,15 +88,19 @@ func runReview(e *Env, ro *reviewOptions, paths []string) error {
 		o.GlobsFrom = cfg.File
 	}
 	if ro.transitive.on() {
-		if log != nil || o.Base != "" {
-			return usageErr("--against and --against-tags compare with releases: not with --base or --changelog")
+		if o.Base != "" {
+			return usageErr("--against and --against-tags compare with releases: not with --base")
 		}
-		tres, err := ro.transitive.run(e, o)
+		tres, err := ro.transitive.run(e, o, log)
 		if err != nil {
 			if errors.As(err, new(source.Problems)) {
 				return ro.inputProblems(e, err, po.Registry)
 			}
 			return reviewErr(err)
+		}
+		if log != nil {
+			log.Notes = append(log.Notes, tres.Note)
+			return ro.writeChangelog(e, log)
 		}
 		return ro.emit(e, &report.Report{Findings: withUnusedAccepts(tres.Findings, po.Settings, tres.Read), Notes: []string{tres.Note}}, po)
 	}
@@ -109,14 +113,7 @@ func runReview(e *Env, ro *reviewOptions, paths []string) error {
 	}
 	warnUnmatched(e, res.Unmatched)
 	if log != nil {
-		for _, f := range res.Files {
-			switch f.Status {
-			case review.Added:
-				log.File(changelog.Added, f.New, nil)
-			case review.Deleted:
-				log.File(changelog.Removed, f.Old, res.Findings)
-			}
-		}
+		logFiles(log, res)
 		return ro.writeChangelog(e, log)
 	}
 	return ro.emit(e, &report.Report{Findings: withUnusedAccepts(res.Findings, po.Settings, res.Read), Review: reviewReport(e, res)}, po)
@@ -224,4 +221,17 @@ func lockHistory(nw pipeline.Side) (*rules.History, error) {
 		return nil, inputErr(err)
 	}
 	return h, nil
+}
+
+// logFiles lists in log the contract files a review found added or deleted,
+// which it compared with no other version.
+func logFiles(log *changelog.Log, res *review.Result) {
+	for _, f := range res.Files {
+		switch f.Status {
+		case review.Added:
+			log.File(changelog.Added, f.New, nil)
+		case review.Deleted:
+			log.File(changelog.Removed, f.Old, res.Findings)
+		}
+	}
 }

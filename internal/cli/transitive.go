@@ -3,6 +3,7 @@ package cli
 import (
 	"github.com/spf13/pflag"
 
+	"github.com/contractlint/contractlint/internal/changelog"
 	"github.com/contractlint/contractlint/internal/compat"
 	"github.com/contractlint/contractlint/internal/review"
 )
@@ -21,9 +22,22 @@ func (t *transitive) register(f *pflag.FlagSet) {
 func (t *transitive) on() bool { return len(t.against) > 0 || t.tags != "" }
 
 // run reviews the head against every release; the result's note, for the
-// report, says which releases were checked and which skipped.
-func (t *transitive) run(e *Env, o review.Options) (*compat.Result, error) {
-	res, err := compat.Run(compat.Options{Review: o, Against: t.against, Tags: t.tags})
+// report, says which releases were checked and which skipped. With log
+// (--changelog), each release's changes join it under the release's name.
+func (t *transitive) run(e *Env, o review.Options, log *changelog.Log) (*compat.Result, error) {
+	co := compat.Options{Review: o, Against: t.against, Tags: t.tags}
+	if log != nil {
+		// The review's diffs added their groups to log as they ran.
+		mark := 0
+		co.Each = func(rel string, rr *review.Result) {
+			logFiles(log, rr)
+			for i := mark; i < len(log.Groups); i++ {
+				log.Groups[i].Release = rel
+			}
+			mark = len(log.Groups)
+		}
+	}
+	res, err := compat.Run(co)
 	if err != nil {
 		return nil, err
 	}
@@ -40,7 +54,11 @@ func lockedReleases(glob string) ([]review.LockedRelease, error) {
 	if err != nil {
 		return nil, err
 	}
-	rels, err := compat.Resolve(repo.Top, nil, glob)
+	locked, err := compat.Locked(repo.Top, glob)
+	if err != nil {
+		return nil, err
+	}
+	rels, err := compat.Resolve(repo.Top, nil, glob, len(locked) > 0)
 	if err != nil {
 		return nil, err
 	}

@@ -26,13 +26,19 @@ type Options struct {
 	// Against are refs to compare with; Tags a glob of tags ("v*").
 	Against []string
 	Tags    string
+	// Each, when set, sees each release's review once it ran (review
+	// --changelog lists every release's changes under its name).
+	Each func(release string, r *review.Result)
 }
 
 // Release is one version compared with the head.
 type Release struct {
-	Name   string
+	Name string
+	// Commit is "" for a release only the lock's field numbers describe.
 	Commit string
 	when   int64
+	// locked is the lock's record of a release git no longer has.
+	locked *review.LockedRelease
 }
 
 // Result is the transitive review's answer.
@@ -55,32 +61,48 @@ func Run(o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	rels, err := Resolve(repo.Top, o.Against, o.Tags)
+	locked, err := Locked(repo.Top, o.Tags)
 	if err != nil {
 		return nil, err
 	}
+	rels, err := Resolve(repo.Top, o.Against, o.Tags, len(locked) > 0)
+	if err != nil {
+		return nil, err
+	}
+	gone, moved, err := fromLock(repo.Top, rels, locked)
+	if err != nil {
+		return nil, err
+	}
+	rels = placeGone(rels, gone)
 	res := &Result{}
 	res.Checked, res.Skipped = stillCalled(rels, o.Review.Pipeline.Readers)
-	res.Note = note(res, o.Review.Pipeline.Readers)
-	gone, moved, err := squashed(repo.Top, rels, o.Tags)
-	if err != nil {
-		return nil, err
-	}
-	if len(gone) > 0 {
-		res.Note += fmt.Sprintf("; %s, recorded in %s, %s no longer in this repository: only the field numbers the lock keeps were checked",
-			strings.Join(gone, ", "), review.LockFile, isAre(len(gone)))
-	}
+	res.Note = note(res, o.Review.Pipeline.Readers) + goneNote(gone)
 	if len(moved) > 0 {
 		res.Note += fmt.Sprintf("; %s now %s at another commit than %s recorded (a moved tag?)",
 			strings.Join(moved, ", "), map[bool]string{true: "points", false: "point"}[len(moved) == 1], review.LockFile)
 	}
+	lock, err := readLock(repo.Top)
+	if err != nil {
+		return nil, err
+	}
 	var per [][]rules.Finding
 	for _, r := range res.Checked {
+		if r.Commit == "" {
+			fs, err := review.LockedNumbers(o.Review, *r.locked, lock)
+			if err != nil {
+				return nil, err
+			}
+			per = append(per, fs)
+			continue
+		}
 		ro := o.Review
 		ro.Base = r.Commit
 		rr, err := review.Run(ro)
 		if err != nil {
 			return nil, err
+		}
+		if o.Each != nil {
+			o.Each(r.Name, rr)
 		}
 		per = append(per, rr.Findings)
 		res.Unmatched = append(res.Unmatched, rr.Unmatched...)
@@ -94,9 +116,43 @@ func Run(o Options) (*Result, error) {
 	return res, nil
 }
 
+func readLock(top string) (*rules.History, error) {
+	wt, err := source.OpenDir(top)
+	if err != nil {
+		return nil, err
+	}
+	return review.ReadLock(wt)
+}
+
+// Locked reads the releases contractlint.lock records whose names match
+// the tag glob, in version order.
+func Locked(top, tagGlob string) ([]review.LockedRelease, error) {
+	if tagGlob == "" {
+		return nil, nil
+	}
+	wt, err := source.OpenDir(top)
+	if err != nil {
+		return nil, err
+	}
+	all, err := review.ReadReleases(wt)
+	if err != nil {
+		return nil, err
+	}
+	var out []review.LockedRelease
+	for _, l := range all {
+		if ok, _ := path.Match(tagGlob, l.Name); ok {
+			out = append(out, l)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b review.LockedRelease) int { return versionCompare(a.Name, b.Name) })
+	return out, nil
+}
+
 // Resolve finds the refs and the tags matching a glob, oldest commit first;
 // tags listed in version order keep it among commits made in one second.
-func Resolve(top string, against []string, tagGlob string) ([]Release, error) {
+// A glob that matches no tag is an error unless inLock: the lock still
+// records releases a squash took away.
+func Resolve(top string, against []string, tagGlob string, inLock bool) ([]Release, error) {
 	names := slices.Clone(against)
 	if tagGlob != "" {
 		if strings.HasPrefix(tagGlob, "-") {
@@ -107,7 +163,7 @@ func Resolve(top string, against []string, tagGlob string) ([]Release, error) {
 			return nil, err
 		}
 		tags := strings.Fields(string(out))
-		if len(tags) == 0 {
+		if len(tags) == 0 && !inLock {
 			return nil, &review.MissingError{Msg: fmt.Sprintf("tag pattern %q matches no tag; fetch tags with `git fetch --tags`", tagGlob)}
 		}
 		names = append(names, tags...)
@@ -151,34 +207,88 @@ func isAncestor(top, a, b string) bool {
 	return err == nil
 }
 
-// squashed names the releases contractlint.lock records (matching the tag
-// glob) that the repository no longer has (a squash, a deleted tag), and
-// those whose tag now names another commit than the lock recorded.
-func squashed(top string, rels []Release, tagGlob string) (gone, moved []string, err error) {
-	if tagGlob == "" {
-		return nil, nil, nil
-	}
-	wt, err := source.OpenDir(top)
-	if err != nil {
-		return nil, nil, err
-	}
-	locked, err := review.ReadReleases(wt)
-	if err != nil {
-		return nil, nil, err
-	}
+// fromLock turns the locked releases git no longer has (a squash, a deleted
+// tag) into releases to check, oldest first: compared whole when the lock's
+// blobs are still in the object store, else (no Commit) through the field
+// numbers the lock keeps. moved names those whose tag now names another
+// commit than the lock recorded.
+func fromLock(top string, rels []Release, locked []review.LockedRelease) (gone []Release, moved []string, err error) {
 	for _, l := range locked {
-		if ok, _ := path.Match(tagGlob, l.Name); !ok {
+		i := slices.IndexFunc(rels, func(r Release) bool { return r.Name == l.Name })
+		if i >= 0 {
+			if rels[i].Commit != l.Commit {
+				moved = append(moved, l.Name)
+			}
 			continue
 		}
-		i := slices.IndexFunc(rels, func(r Release) bool { return r.Name == l.Name })
-		switch {
-		case i < 0:
-			gone = append(gone, l.Name)
-		case rels[i].Commit != l.Commit:
-			moved = append(moved, l.Name)
+		commit, err := l.Restore(top)
+		if err != nil {
+			return nil, nil, err
 		}
+		gone = append(gone, Release{Name: l.Name, Commit: commit, locked: &l})
 	}
 	return gone, moved, nil
+}
+
+// placeGone puts each release git no longer has, whose date is unknown,
+// before the first release whose version is later.
+func placeGone(rels, gone []Release) []Release {
+	for _, g := range gone {
+		i := slices.IndexFunc(rels, func(r Release) bool { return versionCompare(g.Name, r.Name) < 0 })
+		if i < 0 {
+			i = len(rels)
+		}
+		rels = slices.Insert(rels, i, g)
+	}
+	return rels
+}
+
+// goneNote says, for the report, how each release git no longer has was
+// checked.
+func goneNote(gone []Release) string {
+	var restored, numbers, lost []string
+	for _, r := range gone {
+		if r.Commit != "" {
+			restored = append(restored, r.Name)
+			continue
+		}
+		numbers = append(numbers, r.Name)
+		for name := range r.locked.Contracts {
+			if !strings.EqualFold(path.Ext(name), ".proto") {
+				lost = append(lost, r.Name+" "+name)
+			}
+		}
+	}
+	var s string
+	if len(restored) > 0 {
+		s += fmt.Sprintf("; %s, recorded in %s, %s no longer tagged: compared with the contracts the lock recorded, still in git's object store",
+			strings.Join(restored, ", "), review.LockFile, isAre(len(restored)))
+	}
+	if len(numbers) > 0 {
+		s += fmt.Sprintf("; %s, recorded in %s, %s no longer in this repository: only the field numbers the lock keeps were checked",
+			strings.Join(numbers, ", "), review.LockFile, isAre(len(numbers)))
+	}
+	if len(lost) > 0 {
+		slices.Sort(lost)
+		s += fmt.Sprintf("; not compared, their content is gone from history: the OpenAPI contracts %s", strings.Join(lost, ", "))
+	}
+	return s
+}
+
+// versionCompare orders release names by their numbers ("v2.10.0" after
+// "v2.9.0"), as git's v:refname does.
+func versionCompare(a, b string) int {
+	na, nb := numbers(a), numbers(b)
+	return cmp.Or(slices.Compare(na, nb), strings.Compare(a, b))
+}
+
+func numbers(s string) []int {
+	var out []int
+	for _, f := range strings.FieldsFunc(s, func(r rune) bool { return r < '0' || r > '9' }) {
+		n, _ := strconv.Atoi(f)
+		out = append(out, n)
+	}
+	return out
 }
 
 func isAre(n int) string {

@@ -90,3 +90,14 @@ func TestStillCalled(t *testing.T) {
 		t.Errorf("evidence without releases skipped %s", names(skipped))
 	}
 }
+
+// A release only the lock knows has no date: it takes its place among the
+// tagged ones by version, "v2.10.0" after "v2.9.0".
+func TestPlaceGone(t *testing.T) {
+	tagged := []Release{{Name: "v2.9.0"}, {Name: "v3.0.0"}}
+	gone := []Release{{Name: "v1.0.0"}, {Name: "v2.10.0"}, {Name: "v4.0.0"}}
+	got := names(placeGone(tagged, gone))
+	if want := "v1.0.0, v2.9.0, v2.10.0, v3.0.0, v4.0.0"; got != want {
+		t.Errorf("placeGone = %s, want %s", got, want)
+	}
+}

@@ -245,6 +245,20 @@ func TestAction(t *testing.T) {
 		t.Errorf("second run: want the comment updated, gh calls:\n%s", gh)
 	}
 
+	// against-tags compares with every release instead of the pull
+	// request's base, and the log says which releases were checked.
+	must(t, work, gitEnv, "git", "tag", "v1.0.0", base)
+	r.inputs["against-tags"] = "v*"
+	stdout, status = r.run(act)
+	if status != 1 || !strings.Contains(stdout, "breaks clients built against v1.0.0") ||
+		!strings.Contains(stdout, "::notice title=contractlint::checked against 1 release: v1.0.0") {
+		t.Errorf("against-tags: v*: review exited %d, want 1 with the break naming v1.0.0 and the note:\n%s", status, stdout)
+	}
+	if outputs := readEnvFile(t, r.files["GITHUB_OUTPUT"]); !slices.Contains(outputs, "errors=1") {
+		t.Errorf("against-tags: outputs %q lack errors=1", outputs)
+	}
+	r.inputs["against-tags"] = ""
+
 	// A paths input that matches nothing fails the step, exit 2.
 	r.inputs["paths"] = "apis/"
 	if out, status := r.run(act); status != 2 {

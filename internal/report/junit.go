@@ -36,6 +36,9 @@ type junitSuite struct {
 	Skipped    int             `xml:"skipped,attr"`
 	Properties []junitProperty `xml:"properties>property,omitempty"`
 	Cases      []junitCase     `xml:"testcase"`
+	// SystemOut carries the run's notes (which releases were checked): a
+	// suite's output, where CI systems show it beside the cases.
+	SystemOut string `xml:"system-out,omitempty"`
 }
 
 type junitProperty struct {
@@ -70,6 +73,11 @@ func (JUnit) Write(w io.Writer, r *Report) error {
 		}
 	}
 	suite.Tests = len(suite.Cases)
+	var notes []string
+	for _, n := range r.Notes {
+		notes = append(notes, "note: "+Clean(n))
+	}
+	suite.SystemOut = strings.Join(notes, "\n")
 	doc := junitSuites{Name: name, Tests: suite.Tests, Failures: suite.Failures, Suites: []junitSuite{suite}}
 	if _, err := io.WriteString(w, xml.Header); err != nil {
 		return err

@@ -8,7 +8,7 @@ import (
 	"github.com/contractlint/contractlint/rules"
 )
 
-// Every format but JUnit carries the run's notes, escaped for where they go.
+// Every format carries the run's notes, escaped for where they go.
 func TestNotes(t *testing.T) {
 	r := &Report{Rules: rules.Default(), Notes: []string{"checked against 2 releases: v1, v2\x1b[31m"},
 		Findings: []rules.Finding{{Rule: "path-removed", Severity: rules.Error, Message: "gone", Where: rules.Location{File: "a.yaml", Line: 3}}}}
@@ -18,6 +18,7 @@ func TestNotes(t *testing.T) {
 		"sarif":    `"text": "checked against 2 releases: v1, v2\\u001b[31m"`,
 		"github":   "::notice title=contractlint::checked against 2 releases: v1, v2\\u001b[31m\n",
 		"markdown": `_checked against 2 releases: v1, v2\\u001b\[31m_`,
+		"junit":    "<system-out>note: checked against 2 releases: v1, v2\\u001b[31m</system-out>\n  </testsuite>",
 	}
 	for format, w := range want {
 		rep, err := New(format, Options{})
