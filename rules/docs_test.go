@@ -38,7 +38,7 @@ var noCaseRules = []string{
 	"contract-file-removed", "contract-unreadable", "lock-file-weakened",
 	rules.ProbeConcurrentDuplicates, rules.ProbeRetryReplay, rules.ProbeKeyReuseMismatch,
 	rules.ProbeMissingKey, rules.ProbeReorderedBody, rules.ProbeInFlightConflict,
-	rules.ProbeContractMismatch, rules.ProbeKeyAccountScope, rules.ProbeDelayedRetry,
+	rules.ProbeContractMismatch, rules.ProbeKeyAccountScope, rules.ProbeDelayedRetry, rules.ProbeStepSkipped,
 	rules.ReplayStatusUndocumented, rules.ReplayResponseInvalid, rules.ReplayValueOutOfRange,
 	rules.ReplayRequestRejected, rules.ReplayNoAnswer, rules.ReplayNotSent,
 }

@@ -232,20 +232,21 @@ func Run(ctx context.Context, c *Config) *Report {
 	return rep
 }
 
-// Findings turns failed and skipped steps into findings: a failure at the
-// rule's severity, a skip as info. Passed steps are not findings.
+// Findings turns failed and skipped steps into findings: a failure under the
+// step's rule, a skip under probe-step-skipped naming the step's rule, each at
+// its rule's declared severity. Passed steps are not findings.
 func (r *Report) Findings(c *Config, reg *rules.Registry) []rules.Finding {
 	var out []rules.Finding
 	for _, res := range r.Results {
 		if res.Outcome == Pass {
 			continue
 		}
-		f := rules.Finding{Rule: res.Rule, Severity: rules.Info, Message: res.Message, Where: c.Where}
-		if res.Outcome == Fail {
-			f.Severity = rules.Error
-			if rule, ok := reg.Get(res.Rule); ok {
-				f.Severity = rule.Severity
-			}
+		f := rules.Finding{Rule: res.Rule, Severity: rules.Error, Message: res.Message, Where: c.Where}
+		if res.Outcome == Skip {
+			f.Rule, f.Severity, f.Message = rules.ProbeStepSkipped, rules.Info, res.Rule+": "+res.Message
+		}
+		if rule, ok := reg.Get(f.Rule); ok {
+			f.Severity = rule.Severity
 		}
 		if res.Where != nil {
 			f.Where = *res.Where

@@ -166,12 +166,58 @@ func TestBrokenServers(t *testing.T) {
 			if _, ok := got[tc.fails]; tc.fails != "" && !ok {
 				t.Errorf("no result for %s", tc.fails)
 			}
-			for _, f := range rep.Findings(c, rules.Default()) {
+			fs := rep.Findings(c, rules.Default())
+			for _, f := range fs {
 				if f.Where != c.Where && f.Rule != rules.ProbeContractMismatch {
 					t.Errorf("%s points at %v, want %v", f.Rule, f.Where, c.Where)
 				}
 			}
+			declared(t, fs)
 		})
+	}
+}
+
+// declared fails for a finding whose severity is not the one its rule
+// declares: `contractlint rules` must tell the truth about what the probe
+// reports.
+func declared(t *testing.T, fs []rules.Finding) {
+	t.Helper()
+	reg := rules.Default()
+	for _, f := range fs {
+		r, ok := reg.Get(f.Rule)
+		if !ok {
+			t.Errorf("%s: %q: no such rule", f.Rule, f.Message)
+			continue
+		}
+		if f.Severity != r.Severity {
+			t.Errorf("%s: %q reported as %s, the rule declares %s", f.Rule, f.Message, f.Severity, r.Severity)
+		}
+	}
+}
+
+// TestFindingsSeverity: every step's failure and skip is reported at the
+// severity its rule declares, and a skip names the step it skipped.
+func TestFindingsSeverity(t *testing.T) {
+	c := &Config{Where: rules.Location{File: "charges.openapi.yaml", Line: 3}}
+	rep := &Report{}
+	for _, r := range rules.Default().All() {
+		if r.Pack != rules.Probe || r.ID == rules.ProbeStepSkipped {
+			continue
+		}
+		rep.Results = append(rep.Results,
+			fail(r.ID, "step n, judged: failed"),
+			skip(r.ID, "step n, judged: skipped, nothing to judge"))
+	}
+	fs := rep.Findings(c, rules.Default())
+	if len(fs) != len(rep.Results) {
+		t.Fatalf("%d findings from %d results", len(fs), len(rep.Results))
+	}
+	declared(t, fs)
+	for i, f := range fs {
+		res := rep.Results[i]
+		if res.Outcome == Skip && (f.Rule != rules.ProbeStepSkipped || !strings.HasPrefix(f.Message, res.Rule+": step n")) {
+			t.Errorf("skip of %s reported as %s %q, want %s naming the step", res.Rule, f.Rule, f.Message, rules.ProbeStepSkipped)
+		}
 	}
 }
 
