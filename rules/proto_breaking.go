@@ -51,16 +51,28 @@ func removedFromFile(c *Change, s Subject) (string, bool) {
 	return "", false
 }
 
-func fileDeletion(id, buf, what string, s Subject, bad, good string) *Rule {
+// deletion is what a deletion rule's family leaves to each member, keyed so
+// that its strings cannot swap unnoticed.
+type deletion struct {
+	ID, Buf string
+	// What names the element in the texts ("message").
+	What    string
+	Subject Subject
+	Bad     string
+	Good    string
+}
+
+func fileDeletion(d deletion) *Rule {
+	what, s := d.What, d.Subject
 	return onChange(&Rule{
-		ID: id, Pack: Breaking, Formats: Proto, Severity: Error, Levels: lvFile, Buf: []string{buf},
+		ID: d.ID, Pack: Breaking, Formats: Proto, Severity: Error, Levels: lvFile, Buf: []string{d.Buf},
 		Doc: Doc{
 			Title: "A " + what + " was deleted from its file",
 			Text: "Generated code is laid out per file: deleting a " + what + " from a file, or moving it to another file, " +
 				"breaks every program that refers to it through the old file's generated package or header. " +
 				"Keep the " + what + " where it is and mark it deprecated; remove it in a new major version.",
-			Bad:  bad,
-			Good: good,
+			Bad:  d.Bad,
+			Good: d.Good,
 		},
 	}, func(c *Change) (string, bool) {
 		how, ok := removedFromFile(c, s)
@@ -68,16 +80,17 @@ func fileDeletion(id, buf, what string, s Subject, bad, good string) *Rule {
 	})
 }
 
-func packageDeletion(id, buf, what string, s Subject, bad, good string) *Rule {
+func packageDeletion(d deletion) *Rule {
+	what, s := d.What, d.Subject
 	return inPackage(onChange(&Rule{
-		ID: id, Pack: Breaking, Formats: Proto, Severity: Error, Levels: lvPkg, Buf: []string{buf},
+		ID: d.ID, Pack: Breaking, Formats: Proto, Severity: Error, Levels: lvPkg, Buf: []string{d.Buf},
 		Doc: Doc{
 			Title: "A " + what + " was deleted from its package",
 			Text: "Clients refer to a " + what + " by its full name, package included. Deleting it from the package (moving it " +
 				"between files of the same package is fine at this level) breaks every client that still uses it. " +
 				"Deprecate it and remove it in a new package version.",
-			Bad:  bad,
-			Good: good,
+			Bad:  d.Bad,
+			Good: d.Good,
 		},
 	}, func(c *Change) (string, bool) {
 		return fmt.Sprintf("%s %s deleted from package: clients that use it no longer compile or resolve it; deprecate it instead", what, c.Path),
@@ -99,24 +112,26 @@ func protoDeletions() []*Rule {
 		}, func(c *Change) (string, bool) {
 			return fmt.Sprintf("file %s deleted: everything importing it breaks; keep it and deprecate its contents", c.Path), c.is(Removed, SubjectFile)
 		}),
-		fileDeletion("proto-message-removed", "MESSAGE_NO_DELETE", "message", SubjectMessage,
-			"message Order {}   // deleted", "message Order { option deprecated = true; }"),
-		fileDeletion("proto-enum-removed", "ENUM_NO_DELETE", "enum", SubjectEnum,
-			"enum Status { ... }   // deleted", "enum Status { option deprecated = true; ... }"),
-		fileDeletion("proto-service-removed", "SERVICE_NO_DELETE", "service", SubjectService,
-			"service Orders { ... }   // deleted", "service Orders { option deprecated = true; ... }"),
-		fileDeletion("proto-extension-removed", "EXTENSION_NO_DELETE", "extension", SubjectExtension,
-			"extend Options { string label = 1000; }   // deleted", "extend Options { string label = 1000 [deprecated = true]; }"),
-		packageDeletion("proto-package-removed", "PACKAGE_NO_DELETE", "package", SubjectPackage,
-			"// old: package shop.v1 in orders.proto\n// new: no file declares shop.v1", "// new: keep shop.v1 until its clients moved to shop.v2"),
-		packageDeletion("proto-package-message-removed", "PACKAGE_MESSAGE_NO_DELETE", "message", SubjectMessage,
-			"message Order {}   // deleted from shop.v1", "message Order { option deprecated = true; }"),
-		packageDeletion("proto-package-enum-removed", "PACKAGE_ENUM_NO_DELETE", "enum", SubjectEnum,
-			"enum Status { ... }   // deleted from shop.v1", "enum Status { option deprecated = true; ... }"),
-		packageDeletion("proto-package-service-removed", "PACKAGE_SERVICE_NO_DELETE", "service", SubjectService,
-			"service Orders { ... }   // deleted from shop.v1", "service Orders { option deprecated = true; ... }"),
-		packageDeletion("proto-package-extension-removed", "PACKAGE_EXTENSION_NO_DELETE", "extension", SubjectExtension,
-			"extend Options { string label = 1000; }   // deleted", "extend Options { string label = 1000 [deprecated = true]; }"),
+		fileDeletion(deletion{ID: "proto-message-removed", Buf: "MESSAGE_NO_DELETE", What: "message", Subject: SubjectMessage,
+			Bad: `message Order {}   // deleted`, Good: `message Order { option deprecated = true; }`}),
+		fileDeletion(deletion{ID: "proto-enum-removed", Buf: "ENUM_NO_DELETE", What: "enum", Subject: SubjectEnum,
+			Bad: `enum Status { ... }   // deleted`, Good: `enum Status { option deprecated = true; ... }`}),
+		fileDeletion(deletion{ID: "proto-service-removed", Buf: "SERVICE_NO_DELETE", What: "service", Subject: SubjectService,
+			Bad: `service Orders { ... }   // deleted`, Good: `service Orders { option deprecated = true; ... }`}),
+		fileDeletion(deletion{ID: "proto-extension-removed", Buf: "EXTENSION_NO_DELETE", What: "extension", Subject: SubjectExtension,
+			Bad: `extend Options { string label = 1000; }   // deleted`, Good: `extend Options { string label = 1000 [deprecated = true]; }`}),
+		packageDeletion(deletion{ID: "proto-package-removed", Buf: "PACKAGE_NO_DELETE", What: "package", Subject: SubjectPackage,
+			Bad: `// old: package shop.v1 in orders.proto
+// new: no file declares shop.v1`,
+			Good: `// new: keep shop.v1 until its clients moved to shop.v2`}),
+		packageDeletion(deletion{ID: "proto-package-message-removed", Buf: "PACKAGE_MESSAGE_NO_DELETE", What: "message", Subject: SubjectMessage,
+			Bad: `message Order {}   // deleted from shop.v1`, Good: `message Order { option deprecated = true; }`}),
+		packageDeletion(deletion{ID: "proto-package-enum-removed", Buf: "PACKAGE_ENUM_NO_DELETE", What: "enum", Subject: SubjectEnum,
+			Bad: `enum Status { ... }   // deleted from shop.v1`, Good: `enum Status { option deprecated = true; ... }`}),
+		packageDeletion(deletion{ID: "proto-package-service-removed", Buf: "PACKAGE_SERVICE_NO_DELETE", What: "service", Subject: SubjectService,
+			Bad: `service Orders { ... }   // deleted from shop.v1`, Good: `service Orders { option deprecated = true; ... }`}),
+		packageDeletion(deletion{ID: "proto-package-extension-removed", Buf: "PACKAGE_EXTENSION_NO_DELETE", What: "extension", Subject: SubjectExtension,
+			Bad: `extend Options { string label = 1000; }   // deleted`, Good: `extend Options { string label = 1000 [deprecated = true]; }`}),
 		onChange(&Rule{
 			ID: "proto-rpc-removed", Pack: Breaking, Formats: Proto, Severity: Error, Levels: lvFP, Buf: []string{"RPC_NO_DELETE"},
 			Doc: Doc{
