@@ -74,7 +74,7 @@ func (c *common) writeChangelog(e *Env, l *changelog.Log) error {
 	}
 	w := e.Stdout
 	if c.output != "" {
-		f, err := os.Create(c.output)
+		f, err := os.Create(e.abs(c.output))
 		if err != nil {
 			return usageErr("--output: %v", err)
 		}

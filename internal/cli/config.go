@@ -34,7 +34,7 @@ func loadConfig(e *Env, file string) (*config.Config, error) {
 	if file == "" {
 		return &config.Config{}, nil
 	}
-	cfg, err := config.Load(file)
+	cfg, err := config.LoadAs(e.abs(file), file)
 	if err != nil {
 		return nil, inputErr(err)
 	}

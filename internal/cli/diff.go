@@ -151,7 +151,7 @@ func (c *common) options(e *Env) (pipeline.Options, *config.Config, error) {
 	s.Strict = s.Strict || c.strict
 	if len(cfg.Ignore) > 0 {
 		// diff and lint show files relative to the working directory.
-		s.IgnoreName = ignoreNames(cfg.Dir, ".")
+		s.IgnoreName = ignoreNames(cfg.Dir, e.abs("."))
 	}
 	if s.ProtoLevel == 0 || c.flags.Changed("proto-level") {
 		lvl, err := rules.ParseProtoLevel(c.protoLevel)
@@ -212,18 +212,19 @@ func (c *common) write(e *Env, r *report.Report, st *pipeline.Stats) error {
 	if err := c.writeOne(e, c.format, c.output, "--output", r, st); err != nil {
 		return err
 	}
-	return c.writeAlso(r, alsoFormats, st)
+	return c.writeAlso(e, r, alsoFormats, st)
 }
 
 // writeAlso writes r to the --output-FORMAT files of the formats given.
-func (c *common) writeAlso(r *report.Report, formats []string, st *pipeline.Stats) error {
+func (c *common) writeAlso(e *Env, r *report.Report, formats []string, st *pipeline.Stats) error {
 	for _, name := range formats {
 		if file := c.also[name]; file != nil && c.flags.Changed("output-"+name) {
 			if *file == "" {
 				return usageErr("--output-%s: want a file name", name)
 			}
 			// The job summary is the main report's to write, once.
-			if err := c.writeOne(&Env{Getenv: func(string) string { return "" }}, name, *file, "--output-"+name, r, st); err != nil {
+			quiet := &Env{Getenv: func(string) string { return "" }, Getwd: e.Getwd}
+			if err := c.writeOne(quiet, name, *file, "--output-"+name, r, st); err != nil {
 				return err
 			}
 		}
@@ -234,7 +235,7 @@ func (c *common) writeAlso(r *report.Report, formats []string, st *pipeline.Stat
 func (c *common) writeOne(e *Env, format, file, flag string, r *report.Report, st *pipeline.Stats) error {
 	w := e.Stdout
 	if file != "" {
-		f, err := os.Create(file)
+		f, err := os.Create(e.abs(file))
 		if err != nil {
 			return usageErr("%s: %v", flag, err)
 		}
@@ -271,7 +272,7 @@ func (c *common) inputProblems(e *Env, err error, reg *rules.Registry) error {
 		werr = c.writeOne(e, c.format, c.output, "--output", r, nil)
 	}
 	if werr == nil {
-		werr = c.writeAlso(r, []string{"sarif"}, nil)
+		werr = c.writeAlso(e, r, []string{"sarif"}, nil)
 	}
 	if werr != nil {
 		fmt.Fprintln(e.Stderr, "contractlint:", werr)
@@ -341,11 +342,12 @@ func inputErr(err error) error {
 // working directory. protoPaths (--proto-path) name import roots from the
 // working directory, as protoc's -I does; each must lie inside the root.
 func openSide(e *Env, arg string, protoPaths []string) (pipeline.Side, error) {
-	fi, err := os.Stat(arg)
+	at := e.abs(arg)
+	fi, err := os.Stat(at)
 	if err != nil {
 		return pipeline.Side{}, usageErr("%s: %v", arg, unwrapPath(err))
 	}
-	root, err := source.Root(arg)
+	root, err := source.Root(at)
 	if err != nil {
 		return pipeline.Side{}, usageErr("%s: %v", arg, err)
 	}
@@ -353,13 +355,13 @@ func openSide(e *Env, arg string, protoPaths []string) (pipeline.Side, error) {
 	if err != nil {
 		return pipeline.Side{}, usageErr("%s: %v", arg, err)
 	}
-	rel, err := underRoot(root, arg)
+	rel, err := underRoot(root, at)
 	if err != nil {
 		return pipeline.Side{}, usageErr("%s: %v", arg, err)
 	}
 	side := pipeline.Side{Src: src, Display: displayFrom(e, root)}
 	for _, p := range protoPaths {
-		r, err := underRoot(root, p)
+		r, err := underRoot(root, e.abs(p))
 		if err != nil {
 			return side, usageErr("--proto-path %s: %v", p, err)
 		}
@@ -380,7 +382,7 @@ func openSide(e *Env, arg string, protoPaths []string) (pipeline.Side, error) {
 	return side, nil
 }
 
-// underRoot names p (relative to the working directory) relative to root,
+// underRoot names p (absolute, see Env.abs) relative to root,
 // in slashes. A path that leaves root stays such a path ("../x"): the
 // source boundary refuses it where it is used, naming the import.
 func underRoot(root, p string) (string, error) {

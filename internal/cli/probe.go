@@ -88,7 +88,7 @@ func runProbe(cmd *cobra.Command, e *Env, pf *probeOptions, rawURL string) error
 			return usageErr("--charges-endpoint %q is not a URL or path", pf.charges)
 		}
 	}
-	if cfg.Body, err = readBody(pf.body); err != nil {
+	if cfg.Body, err = readBody(e, pf.body); err != nil {
 		return err
 	}
 	var lint []rules.Finding
@@ -141,12 +141,12 @@ func parseHeaders(hs []string) (http.Header, error) {
 }
 
 // readBody reads --body: literal JSON, @FILE, or the default charge.
-func readBody(arg string) ([]byte, error) {
+func readBody(e *Env, arg string) ([]byte, error) {
 	switch {
 	case arg == "":
 		return []byte(probe.DefaultBody), nil
 	case strings.HasPrefix(arg, "@"):
-		b, err := os.ReadFile(arg[1:])
+		b, err := os.ReadFile(e.abs(arg[1:]))
 		if err != nil {
 			return nil, usageErr("--body: %s: %v", arg[1:], unwrapPath(err))
 		}

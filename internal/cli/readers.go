@@ -40,11 +40,11 @@ func (o *readerOpts) load(e *Env, lim limits.Limits) (*readers.Set, error) {
 	root := o.root
 	if root == "" {
 		var err error
-		if root, err = source.Root("."); err != nil {
+		if root, err = source.Root(e.abs(".")); err != nil {
 			return nil, usageErr("--readers: %v", err)
 		}
 	}
-	s, err := readers.Load(root, o.paths, time.Duration(o.window), e.Now(), lim.OrDefault().FileSize, warn)
+	s, err := readers.LoadFrom(e.abs("."), root, o.paths, time.Duration(o.window), e.Now(), lim.OrDefault().FileSize, warn)
 	if err != nil {
 		return nil, inputErr(err)
 	}

@@ -22,8 +22,9 @@ type Env struct {
 	Getenv func(string) string
 	// Now is the clock: evidence ages (--readers-window) are measured from it.
 	Now func() time.Time
-	// Getwd is the working directory: file names are shown relative to it
-	// and the config is looked for upward from it.
+	// Getwd is the working directory: relative file arguments are named
+	// from it, file names are shown relative to it and the config is looked
+	// for upward from it.
 	Getwd func() (string, error)
 }
 

@@ -122,7 +122,14 @@ func repoTop(dir string) string {
 // huge file is refused before its contents could reach a message. Every
 // problem is reported, each at its file:line:col, as a source.Problems.
 func Load(file string) (*Config, error) {
-	abs, err := filepath.Abs(file)
+	return LoadAs(file, file)
+}
+
+// LoadAs is Load of the file at path, named file in messages and in the
+// Config: the caller resolved a relative name against its own working
+// directory and shows it as the user wrote it.
+func LoadAs(path, file string) (*Config, error) {
+	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil, err
 	}

@@ -62,6 +62,13 @@ type Set struct {
 // link out of it, never from a device or pipe. warn receives what was read
 // but not used, so nothing is skipped silently.
 func Load(root string, paths []string, window time.Duration, now time.Time, maxFile int64, warn func(string)) (*Set, error) {
+	return LoadFrom("", root, paths, window, now, maxFile, warn)
+}
+
+// LoadFrom is Load with relative paths named from wd, the working directory
+// the caller was given (the process's when empty); messages still show them
+// as written.
+func LoadFrom(wd, root string, paths []string, window time.Duration, now time.Time, maxFile int64, warn func(string)) (*Set, error) {
 	root, err := filepath.Abs(root)
 	if err != nil {
 		return nil, err
@@ -73,7 +80,7 @@ func Load(root string, paths []string, window time.Duration, now time.Time, maxF
 	s := &Set{Window: window, Now: now}
 	var probs source.Problems
 	for _, p := range paths {
-		files, err := expand(src, root, p, warn)
+		files, err := expand(src, root, fromDir(wd, p), p, warn)
 		if err != nil {
 			probs = append(probs, source.Problem{File: p, Msg: err.Error()})
 			continue
@@ -137,10 +144,11 @@ func asProblems(file string, err error) source.Problems {
 }
 
 // expand lists the evidence files under p: p itself, or the .json and .csv
-// files below a directory, in name order. p is relative to the working
-// directory or absolute, and must lie inside root.
-func expand(src source.Source, root, p string, warn func(string)) ([]file, error) {
-	rel, err := inside(root, p)
+// files below a directory, in name order. at is where p is (relative to the
+// process's working directory or absolute) and must lie inside root; p is
+// shown.
+func expand(src source.Source, root, at, p string, warn func(string)) ([]file, error) {
+	rel, err := inside(root, at)
 	if err != nil {
 		return nil, err
 	}
@@ -177,6 +185,14 @@ func expand(src source.Source, root, p string, warn func(string)) ([]file, error
 
 // inside makes p (absolute, or relative to the working directory) relative
 // to root, refusing a path that leaves it.
+// fromDir names p from wd unless p is absolute or wd is empty.
+func fromDir(wd, p string) string {
+	if wd == "" || filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(wd, p)
+}
+
 func inside(root, p string) (string, error) {
 	abs, err := filepath.Abs(p)
 	if err != nil {
