@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -136,5 +137,41 @@ func TestFileArgumentsFromEnv(t *testing.T) {
 	code, _, errs = run("diff", "missing.yaml", "new.yaml")
 	if code != cli.ExitUsage || !strings.HasPrefix(errs, "contractlint: missing.yaml: ") {
 		t.Errorf("diff of a missing file: exit %d, stderr %q; want 2 naming missing.yaml as written", code, errs)
+	}
+}
+
+// TestReviewFromEnv: review opens the repository the injected working
+// directory is in, not the one the process runs in (the test's own checkout).
+func TestReviewFromEnv(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("git is missing on CI")
+		}
+		t.Skip("no git on this machine")
+	}
+	dir := t.TempDir()
+	git := func(args ...string) {
+		cmd := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@example.com"}, args...)...)
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	git("init", "-q", "-b", "main")
+	if err := os.WriteFile(filepath.Join(dir, "api.yaml"), []byte(spec(100)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	git("add", ".")
+	git("commit", "-q", "-m", "v1")
+	if err := os.WriteFile(filepath.Join(dir, "api.yaml"), []byte(spec(50)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out, errs bytes.Buffer
+	e := &cli.Env{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errs,
+		Getenv: func(string) string { return "" }, Now: time.Now,
+		Getwd: func() (string, error) { return dir, nil }}
+	code := cli.Main([]string{"review", "--base", "HEAD"}, e)
+	if code != cli.ExitFindings || !strings.Contains(out.String(), "api.yaml:") || !strings.Contains(out.String(), "request-max-decreased") {
+		t.Errorf("review: exit %d, stdout %q, stderr %q; want 1 and request-max-decreased in api.yaml", code, out.String(), errs.String())
 	}
 }

@@ -63,7 +63,7 @@ func runReview(e *Env, ro *reviewOptions, paths []string) error {
 	po.ProtoPaths = append(slices.Clip(ro.protoPaths), po.ProtoPaths...)
 	if len(cfg.Ignore) > 0 {
 		// review shows files relative to the top of the work tree.
-		repo, err := review.OpenRepo(".")
+		repo, err := review.OpenRepo(e.abs("."))
 		if err != nil {
 			return reviewErr(err)
 		}
@@ -83,7 +83,7 @@ func runReview(e *Env, ro *reviewOptions, paths []string) error {
 			return err
 		}
 	}
-	o.Dir, o.Paths, o.Globs, o.Pipeline = ".", paths, cfg.ContractGlobs(), po
+	o.Dir, o.Paths, o.Globs, o.Pipeline = e.abs("."), paths, cfg.ContractGlobs(), po
 	if cfg.Contracts != nil {
 		o.GlobsFrom = cfg.File
 	}
@@ -202,11 +202,11 @@ func runLock(e *Env, lo *lockOptions) error {
 		return err
 	}
 	po.ProtoPaths = append(slices.Clip(lo.protoPaths), po.ProtoPaths...)
-	rels, err := lockedReleases(lo.releases)
+	rels, err := lockedReleases(e, lo.releases)
 	if err != nil {
 		return reviewErr(err)
 	}
-	file, n, err := review.WriteLock(".", cfg.ContractGlobs(), po, rels...)
+	file, n, err := review.WriteLock(e.abs("."), cfg.ContractGlobs(), po, rels...)
 	if err != nil {
 		return reviewErr(err)
 	}

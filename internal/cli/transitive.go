@@ -46,11 +46,11 @@ func (t *transitive) run(e *Env, o review.Options, log *changelog.Log) (*compat.
 }
 
 // lockedReleases resolves lock --releases into the releases to record.
-func lockedReleases(glob string) ([]review.LockedRelease, error) {
+func lockedReleases(e *Env, glob string) ([]review.LockedRelease, error) {
 	if glob == "" {
 		return nil, nil
 	}
-	repo, err := review.OpenRepo(".")
+	repo, err := review.OpenRepo(e.abs("."))
 	if err != nil {
 		return nil, err
 	}
