@@ -66,12 +66,11 @@ func TestProbeDelayHoldsTheClaim(t *testing.T) {
 	})
 	t.Run("off", func(t *testing.T) {
 		h := newHarness(t, testConfig(sqliteDSN(t)), nil)
-		start := time.Now()
+		// The server echoes the header exactly when it holds the request
+		// (server.go), so its absence says the delay was ignored.
 		r := h.do2(t, keyA, http.Header{"Idempotency-Key": {"ignored"}, probeDelayHeader: {"2s"}})
-		// Honoured, the delay would hold the answer 2s; a loaded machine
-		// may be slow, but not that slow on an in-process request.
-		if r.Status != 201 || r.Header.Get(probeDelayHeader) != "" || time.Since(start) >= 2*time.Second {
-			t.Fatalf("without the switch the delay was honoured: %d echo %q after %s", r.Status, r.Header.Get(probeDelayHeader), time.Since(start))
+		if r.Status != 201 || r.Header.Get(probeDelayHeader) != "" {
+			t.Fatalf("without the switch the delay was honoured: %d echo %q", r.Status, r.Header.Get(probeDelayHeader))
 		}
 	})
 }
@@ -109,16 +108,13 @@ func TestSlowlorisCutOff(t *testing.T) {
 			time.Sleep(20 * time.Millisecond)
 		}
 	}()
-	start := time.Now()
+	// Cut off, the read ends at the server's close; not cut off, it ends at
+	// the 5s deadline with a timeout (the client writes for 10s).
 	_ = conn.SetReadDeadline(time.Now().Add(5 * time.Second))
 	_, err = io.ReadAll(conn)
 	var ne net.Error
 	if errors.As(err, &ne) && ne.Timeout() {
 		t.Fatalf("the slow client was still connected after 5s")
-	}
-	// Not cut off, the connection would last until the 5s read deadline.
-	if took := time.Since(start); took > 4*time.Second {
-		t.Fatalf("cut off after %s, want about the 300ms read-header timeout", took)
 	}
 }
 

@@ -57,8 +57,11 @@ const (
 // racy reports the flaws that look the key up and insert it later.
 func (f flaw) racy() bool { return f == checkThenAct || f == keyDerivedAnswer || f == chargeThen500 }
 
-// keyLife is how long shortRetention keeps a completed key.
-const keyLife = 300 * time.Millisecond
+// keyLife is how long shortRetention keeps a completed key: just short of
+// the delayed retry's wait (RetryAfter in the tests, 1s), which always comes
+// after it, and long enough that no immediate retry on a loaded machine is
+// late enough to be forgotten.
+const keyLife = 950 * time.Millisecond
 
 // work is how long a fresh charge takes, so concurrent duplicates meet one
 // in progress. window is check-then-act's gap between SELECT and INSERT. For

@@ -45,6 +45,10 @@ type Config struct {
 	// Client sends the requests; nil means probe.NewClient (no proxy, no
 	// redirects followed).
 	Client *http.Client
+	// now and after are the clock the rate is kept by; nil means the
+	// wall clock (tests pace without sleeping).
+	now   func() time.Time
+	after func(time.Duration) <-chan time.Time
 }
 
 // Validate rejects budgets a run cannot keep.
@@ -98,6 +102,8 @@ type runner struct {
 	mem    memory
 	next   time.Time
 	client *http.Client
+	now    func() time.Time
+	after  func(time.Duration) <-chan time.Time
 }
 
 // Run sends the plan in order within the budgets and validates each answer
@@ -105,7 +111,10 @@ type runner struct {
 func Run(ctx context.Context, doc *openapi.Doc, p *Plan, c *Config) *Report {
 	ctx, cancel := context.WithTimeout(ctx, c.MaxTime)
 	defer cancel()
-	r := &runner{doc: doc, cfg: c, mem: memory{}, client: c.Client}
+	r := &runner{doc: doc, cfg: c, mem: memory{}, client: c.Client, now: c.now, after: c.after}
+	if r.now == nil {
+		r.now, r.after = time.Now, time.After
+	}
 	if r.client == nil {
 		r.client = probe.NewClient(10*time.Second, 2)
 	}
@@ -147,11 +156,12 @@ func (r *runner) wait(ctx context.Context) bool {
 		return false
 	}
 	if r.cfg.Rate > 0 {
-		d := time.Until(r.next)
-		r.next = time.Now().Add(max(d, 0) + time.Duration(float64(time.Second)/r.cfg.Rate))
+		now := r.now()
+		d := r.next.Sub(now)
+		r.next = now.Add(max(d, 0) + time.Duration(float64(time.Second)/r.cfg.Rate))
 		if d > 0 {
 			select {
-			case <-time.After(d):
+			case <-r.after(d):
 			case <-ctx.Done():
 				return false
 			}
