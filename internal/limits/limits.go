@@ -109,36 +109,27 @@ func Default() Limits {
 // OrDefault fills every unset (zero or negative) field with its default.
 func (l Limits) OrDefault() Limits {
 	d := Default()
-	if l.FileSize <= 0 {
-		l.FileSize = d.FileSize
-	}
-	if l.Depth <= 0 {
-		l.Depth = d.Depth
-	}
-	if l.Files <= 0 {
-		l.Files = d.Files
-	}
-	if l.Elements <= 0 {
-		l.Elements = d.Elements
-	}
-	if l.ProtoElements <= 0 {
-		l.ProtoElements = d.ProtoElements
-	}
-	if l.Keys <= 0 {
-		l.Keys = d.Keys
-	}
-	if l.ProtoLine <= 0 {
-		l.ProtoLine = d.ProtoLine
-	}
-	if l.TotalElements <= 0 {
-		l.TotalElements = d.TotalElements
-	}
+	orDefault(&l.FileSize, d.FileSize)
+	orDefault(&l.Depth, d.Depth)
+	orDefault(&l.Files, d.Files)
+	orDefault(&l.Elements, d.Elements)
+	orDefault(&l.ProtoElements, d.ProtoElements)
+	orDefault(&l.Keys, d.Keys)
+	orDefault(&l.ProtoLine, d.ProtoLine)
+	orDefault(&l.TotalElements, d.TotalElements)
 	for k, n := range l.Counts {
 		if n <= 0 {
 			l.Counts[k] = d.Counts[k]
 		}
 	}
 	return l
+}
+
+// orDefault sets an unset (zero or negative) limit to its default.
+func orDefault[T int | int64](v *T, def T) {
+	if *v <= 0 {
+		*v = def
+	}
 }
 
 // ParseSize reads a byte count: a plain number of bytes, or one with a
