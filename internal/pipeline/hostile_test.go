@@ -247,7 +247,9 @@ func TestHostileLarge(t *testing.T) {
 	old, new := bigContract(mb<<20, "integer"), bigContract(mb<<20, "number")
 	src, _ := hostileRepo(t, map[string]string{"old.yaml": old, "new.yaml": new})
 	st := &pipeline.Stats{}
-	o := pipeline.Options{Stats: st}
+	// Whole: the budget is what the diff and the rules cost beside loading
+	// every element; a subset load would leave all but the changed item out.
+	o := pipeline.Options{Stats: st, Whole: true}
 	if n := limits.Scan([]byte(new), limits.DefaultDepth, 1<<30).Elements; n > limits.DefaultElements {
 		o.Limits.Elements, o.Limits.Keys = n, n
 	}

@@ -2,8 +2,10 @@ package pipeline
 
 import (
 	"cmp"
+	"errors"
 	"sync"
 
+	"github.com/contractlint/contractlint/internal/source"
 	"github.com/contractlint/contractlint/openapi"
 	"github.com/contractlint/contractlint/rules"
 )
@@ -17,18 +19,48 @@ func loadOpenAPI(s Side, o Options) (*openapi.Doc, error) {
 }
 
 // diffOpenAPI loads both documents at once: loading dominates the run. Two
-// documents identical with every file they $ref are not loaded at all.
-func diffOpenAPI(old, new Side, o Options) (*rules.Input, error) {
+// documents identical with every file they $ref are not loaded at all. With
+// subset set (a diff whose findings Diff checks), only the chunks a change
+// can reach are loaded (see openapi.PlanSubset); the Subset returned is nil
+// when the whole documents were.
+func diffOpenAPI(old, new Side, o Options, subset bool) (*rules.Input, *openapi.Subset, error) {
 	var same bool
+	var sub *openapi.Subset
 	o.Stats.measure("scan", func() error {
-		same = o.Readers == nil && !o.Whole && sameOpenAPI(old, new)
+		whole := o.Readers != nil || o.Whole || o.Compared != nil
+		if subset && !whole {
+			// Each document is read once, for the plan and the load.
+			old, new = readOnce(old), readOnce(new)
+		}
+		same = !whole && sameOpenAPI(old, new)
+		if !same && subset && !whole {
+			sub = planSubset(old, new)
+		}
 		return nil
 	})
 	if same {
 		o.Stats.files(0, 1)
-		return &rules.Input{}, nil
+		return &rules.Input{}, nil, nil
 	}
 	o.Stats.files(1, 0)
+	if sub != nil {
+		in, err := compareOpenAPI(withText(old, sub.Old, nil), withText(new, sub.New, nil), o, true)
+		if err == nil {
+			o.Stats.chunks(sub)
+			return in, sub, nil
+		}
+		// What the subset cannot judge alone (a validation problem, an
+		// error) is the whole documents' to report.
+	}
+	in, err := compareOpenAPI(old, new, o, false)
+	return in, nil, err
+}
+
+// errPartial stops a subset load whose documents kin-openapi finds invalid:
+// a problem may involve what was left out.
+var errPartial = errors.New("a subset load needs the whole documents")
+
+func compareOpenAPI(old, new Side, o Options, partial bool) (*rules.Input, error) {
 	st := o.Stats
 	var od, nd *openapi.Doc
 	err := st.measure("load", func() error {
@@ -37,7 +69,13 @@ func diffOpenAPI(old, new Side, o Options) (*rules.Input, error) {
 		wg.Go(func() { od, oerr = loadOpenAPI(old, o) })
 		nd, nerr = loadOpenAPI(new, o)
 		wg.Wait()
-		return cmp.Or(oerr, nerr)
+		if err := cmp.Or(oerr, nerr); err != nil {
+			return err
+		}
+		if partial && len(od.Problems)+len(nd.Problems) > 0 {
+			return errPartial
+		}
+		return nil
 	})
 	if err != nil {
 		return nil, err
@@ -54,6 +92,60 @@ func diffOpenAPI(old, new Side, o Options) (*rules.Input, error) {
 		return openapi.IgnoreProblems(in.New)
 	})
 	return in, err
+}
+
+// planSubset reads both documents for openapi.PlanSubset; nil when a side
+// $refs other files (their chunks are not cut) or the plan does not apply.
+func planSubset(old, new Side) *openapi.Subset {
+	ob, err := old.Src.ReadFile(firstName(old))
+	if err != nil {
+		return nil
+	}
+	nb, err := new.Src.ReadFile(firstName(new))
+	if err != nil {
+		return nil
+	}
+	for _, b := range [][]byte{ob, nb} {
+		if files, ok := externalRefs(b); !ok || len(files) > 0 {
+			return nil
+		}
+	}
+	sub, ok := openapi.PlanSubset(ob, nb)
+	if !ok {
+		return nil
+	}
+	return sub
+}
+
+// readOnce is s with its document read now, and served from memory after.
+func readOnce(s Side) Side {
+	b, err := s.Src.ReadFile(firstName(s))
+	return withText(s, b, err)
+}
+
+// withText is s with its document's bytes (or the error reading them)
+// replaced by text (or err).
+func withText(s Side, text []byte, err error) Side {
+	if t, ok := s.Src.(textSource); ok {
+		s.Src = t.Source
+	}
+	s.Src = textSource{Source: s.Src, name: firstName(s), text: text, err: err}
+	return s
+}
+
+// textSource serves one file from memory, everything else from Source.
+type textSource struct {
+	source.Source
+	name string
+	text []byte
+	err  error
+}
+
+func (t textSource) ReadFile(name string) ([]byte, error) {
+	if name == t.name {
+		return t.text, t.err
+	}
+	return t.Source.ReadFile(name)
 }
 
 func lintOpenAPI(s Side, o Options) (*rules.Contract, error) {

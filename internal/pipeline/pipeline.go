@@ -13,6 +13,7 @@ import (
 	"github.com/contractlint/contractlint/internal/limits"
 	"github.com/contractlint/contractlint/internal/readers"
 	"github.com/contractlint/contractlint/internal/source"
+	"github.com/contractlint/contractlint/openapi"
 	"github.com/contractlint/contractlint/rules"
 )
 
@@ -79,59 +80,81 @@ func FormatOf(s Side) rules.Format {
 // Diff compares old with new and returns the findings of the diff rules, plus
 // the lint rules' findings that the change made true.
 func Diff(old, new Side, o Options) ([]rules.Finding, error) {
-	in, err := Compare(old, new, o)
+	in, sub, err := compare(old, new, o, true)
 	if err != nil {
 		return nil, err
 	}
 	if o.Compared != nil {
 		o.Compared(in)
 	}
-	return Judge(in, o), nil
+	findings, lint := judge(in, o)
+	for _, f := range lint {
+		if !sub.Complete(f.Path) {
+			// A lint finding outside the chunks loaded with all that
+			// reaches them may owe its place in the report to what was
+			// left out: only the whole documents can tell.
+			o.Whole = true
+			return Diff(old, new, o)
+		}
+	}
+	return findings, nil
 }
 
 // Compare loads both sides and returns the typed diff with what the rules
 // read beside it (evidence, history), for callers that show every change
 // (changelog) as well as judging them.
 func Compare(old, new Side, o Options) (*rules.Input, error) {
+	in, _, err := compare(old, new, o, false)
+	return in, err
+}
+
+// compare is Compare; with subset, an OpenAPI diff may load only the chunks
+// a change can reach, and returns which (the caller checks its findings).
+func compare(old, new Side, o Options, subset bool) (*rules.Input, *openapi.Subset, error) {
 	old, err := guard(old, o)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if new, err = guard(new, o); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	fo, fn := FormatOf(old), FormatOf(new)
 	if fo != fn {
-		return nil, source.Errorf(new.display(firstName(new)), 0, 0,
+		return nil, nil, source.Errorf(new.display(firstName(new)), 0, 0,
 			"cannot compare a %s contract with a %s contract (%s)", fn, fo, old.display(firstName(old)))
 	}
 	var in *rules.Input
+	var sub *openapi.Subset
 	if fo == rules.Proto {
 		in, err = diffProto(old, new, o)
 	} else {
-		in, err = diffOpenAPI(old, new, o)
+		in, sub, err = diffOpenAPI(old, new, o, subset)
 	}
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if o.Unmatched != nil {
 		var unmatched []readers.Entry
 		in.Readers, unmatched = o.Readers.BindSome(fo, in.Old, in.New)
 		o.Unmatched(fo, unmatched)
 	} else if in.Readers, err = o.Readers.Bind(fo, in.Old, in.New); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	in.History = o.History
-	return in, nil
+	return in, sub, nil
 }
 
 // Judge runs the diff rules, and the lint rules on what the change made
 // true, over a Compare result.
 func Judge(in *rules.Input, o Options) []rules.Finding {
-	var findings []rules.Finding
+	findings, _ := judge(in, o)
+	return findings
+}
+
+// judge is Judge, also returning the lint findings among those reported.
+func judge(in *rules.Input, o Options) (findings, lint []rules.Finding) {
 	o.Stats.measure("rules", func() error {
 		// Rules only read the input: the lint passes run beside the diff rules.
-		var lint []rules.Finding
 		var wg sync.WaitGroup
 		wg.Go(func() { lint = newLintFindings(in, o) })
 		findings = engine.Run(o.Registry, o.Settings, rules.DiffRule, in)
@@ -140,7 +163,7 @@ func Judge(in *rules.Input, o Options) []rules.Finding {
 		rules.SortFindings(findings)
 		return nil
 	})
-	return findings
+	return findings, lint
 }
 
 // Lint runs the single-contract rules on one side.

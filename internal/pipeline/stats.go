@@ -6,6 +6,8 @@ import (
 	"runtime"
 	"syscall"
 	"time"
+
+	"github.com/contractlint/contractlint/openapi"
 )
 
 // Stats records time and allocations per phase, for --stats: users see where
@@ -18,6 +20,10 @@ type Stats struct {
 	// Compared counts the files compared (on the new side, or the old side
 	// for a deleted file).
 	Compared int
+	// Chunks counts the paths entries and components of the OpenAPI
+	// documents compared by a subset load; ChunksSkipped those left out as
+	// unchanged and out of the change's reach, LinesSkipped their lines.
+	Chunks, ChunksSkipped, LinesSkipped int
 }
 
 // Phase is one measured step.
@@ -55,6 +61,15 @@ func (s *Stats) files(compared, skipped int) {
 	}
 }
 
+// chunks adds what a subset load left out; a nil Stats ignores it.
+func (s *Stats) chunks(sub *openapi.Subset) {
+	if s != nil {
+		s.Chunks += sub.Chunks
+		s.ChunksSkipped += sub.Skipped
+		s.LinesSkipped += sub.Lines
+	}
+}
+
 // Measure times a phase run outside the pipeline (the report, say).
 func (s *Stats) Measure(name string, f func() error) error { return s.measure(name, f) }
 
@@ -70,6 +85,9 @@ func (s *Stats) Write(w io.Writer) {
 	}
 	fmt.Fprintf(w, "stats: %-8s %8.3fs wall %8.3fs cpu\n", "total", total.Time.Seconds(), total.CPU.Seconds())
 	fmt.Fprintf(w, "stats: files    %d compared, %d skipped as unchanged\n", s.Compared, s.Skipped)
+	if s.Chunks > 0 {
+		fmt.Fprintf(w, "stats: chunks   %d of %d skipped as unchanged and unreached (%d lines)\n", s.ChunksSkipped, s.Chunks, s.LinesSkipped)
+	}
 	var ru syscall.Rusage
 	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) == nil {
 		fmt.Fprintf(w, "stats: peak memory %.1f MB\n", float64(ru.Maxrss)/1024)

@@ -1,0 +1,194 @@
+package openapi
+
+import (
+	"bytes"
+	"strings"
+)
+
+// cut splits a block-style YAML document into its chunks (see subset.go),
+// reading it line by line: only lines that start a mapping entry decide the
+// structure; the lines of block scalars, of plain scalars that continue and
+// of quoted scalars that span lines are text. ok is false on anything the
+// cutter is not sure of.
+func cut(src []byte) (d *pieces, ok bool) {
+	if len(src) == 0 || bytes.ContainsAny(src, "\t\r") || bytes.HasPrefix(src, []byte("\xef\xbb\xbf")) {
+		return nil, false
+	}
+	d = &pieces{src: src, chunks: map[string]*chunk{}, sections: map[int][]string{}}
+	for start := 0; start <= len(src); {
+		end := bytes.IndexByte(src[start:], '\n')
+		if end < 0 {
+			end = len(src) - start
+		}
+		d.lines = append(d.lines, span{start, start + end})
+		start += end + 1
+	}
+	c := &cutter{d: d, sc: scanner{block: -1, plain: -1}, entry: -1, kindAt: -1, nameAt: -1, child: -1, section: -1}
+	var header bytes.Buffer
+	for i, l := range d.lines {
+		line := src[l.start:l.end]
+		info, ok := c.sc.next(line)
+		if !ok || info.structure && !c.structure(i, info) {
+			return nil, false
+		}
+		if c.cur != nil && c.cur.first == i && len(info.flowRefs) > 0 {
+			return nil, false // a one-line component may be a $ref itself
+		}
+		if info.isRef && info.scalar && !c.ref(info.value) {
+			return nil, false
+		}
+		for _, r := range info.flowRefs {
+			if !c.ref(r) {
+				return nil, false
+			}
+		}
+		if c.cur == nil {
+			header.Write(line)
+			header.WriteByte('\n')
+		}
+	}
+	if c.sc.quote != 0 || c.sc.ref == 1 {
+		return nil, false
+	}
+	c.close(len(d.lines))
+	d.header = header.Bytes()
+	return d, true
+}
+
+// cutter tracks where in the document's structure the scan is.
+type cutter struct {
+	d  *pieces
+	sc scanner
+	// top is the current top-level key, kind the current components kind.
+	top, kind string
+	// entry, kindAt and nameAt are the indentations of paths entries,
+	// component kinds and component names (-1 until seen).
+	entry, kindAt, nameAt int
+	// section is the line of the key whose entries are being read as
+	// chunks, -1 for none.
+	section int
+	cur     *chunk
+	ptr     string
+	// child is the indentation of the current chunk's own keys.
+	child int
+}
+
+// structure places one line that starts a node. It opens and closes chunks
+// at the indentations of paths entries and component names.
+func (c *cutter) structure(i int, l lineInfo) bool {
+	if l.indent == 0 {
+		if l.dash || !l.hasKey {
+			return false
+		}
+		c.close(i)
+		c.top, c.kind, c.entry, c.kindAt, c.section = l.key, "", -1, -1, -1
+		if l.key == "paths" && l.bare {
+			c.section = i
+		}
+		return true
+	}
+	switch c.top {
+	case "paths":
+		return c.level(i, l, &c.entry, func() bool {
+			if c.section < 0 || !strings.HasPrefix(l.key, "/") {
+				return true // extensions stay in the header
+			}
+			c.d.paths = append(c.d.paths, l.key)
+			return c.open(i, "#/paths/"+escape(l.key))
+		})
+	case "components":
+		if c.kindAt < 0 || l.indent <= c.kindAt {
+			return c.level(i, l, &c.kindAt, func() bool {
+				c.kind, c.nameAt, c.section = l.key, -1, -1
+				if splitKinds[l.key] && l.bare {
+					c.section = i
+				}
+				return true
+			})
+		}
+		if c.section < 0 {
+			return true
+		}
+		return c.level(i, l, &c.nameAt, func() bool {
+			return c.open(i, "#/components/"+c.kind+"/"+escape(l.key))
+		})
+	}
+	c.inside(l)
+	return true
+}
+
+// level handles a line under a mapping whose entries sit at indentation
+// *at: an entry closes the chunk before it and calls entry.
+func (c *cutter) level(i int, l lineInfo, at *int, entry func() bool) bool {
+	if *at < 0 {
+		*at = l.indent
+	}
+	switch {
+	case l.indent < *at:
+		return false
+	case l.indent > *at:
+		c.inside(l)
+		return true
+	}
+	if l.dash || !l.hasKey {
+		return false
+	}
+	c.close(i)
+	return entry()
+}
+
+// inside notes a line within the current chunk: the indentation of its own
+// keys, and a $ref among them, which would make the chunk another name for
+// its target.
+func (c *cutter) inside(l lineInfo) {
+	if c.cur == nil {
+		return
+	}
+	if c.child < 0 {
+		c.child = l.indent
+	}
+	if l.indent == c.child && l.isRef {
+		c.cur.alias = true
+	}
+	if l.key == "operationId" && c.top == "paths" && l.scalar {
+		c.d.opIDs = append(c.d.opIDs, l.value)
+	}
+}
+
+func (c *cutter) open(i int, ptr string) bool {
+	if c.d.chunks[ptr] != nil {
+		return false // a key twice: kin-openapi's to report
+	}
+	c.cur, c.ptr, c.child = &chunk{first: i}, ptr, -1
+	c.d.chunks[ptr] = c.cur
+	c.d.sections[c.section] = append(c.d.sections[c.section], ptr)
+	return true
+}
+
+// close ends the current chunk before line i.
+func (c *cutter) close(i int) {
+	if c.cur == nil {
+		return
+	}
+	c.cur.end = i
+	c.cur.ignore = bytes.Contains(c.d.text(c.cur), []byte("x-contractlint-ignore"))
+	c.cur = nil
+}
+
+// ref records a $ref: only a plain pointer to a component of a kind cut
+// into chunks is followed.
+func (c *cutter) ref(p string) bool {
+	kind, name, ok := strings.Cut(strings.TrimPrefix(p, "#/components/"), "/")
+	if !strings.HasPrefix(p, "#/components/") || !ok || !splitKinds[kind] || name == "" || strings.Contains(name, "/") {
+		return false
+	}
+	if c.cur == nil {
+		c.d.headerRefs = append(c.d.headerRefs, p)
+		return true
+	}
+	if c.cur.alias {
+		return false
+	}
+	c.cur.refs = append(c.cur.refs, p)
+	return true
+}

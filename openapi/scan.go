@@ -1,0 +1,281 @@
+package openapi
+
+import (
+	"bytes"
+	"regexp"
+	"strings"
+)
+
+// scanner reads a block-style YAML document one line at a time and tells
+// which lines start a node (structure) and which are the text of a scalar
+// begun earlier. It knows only what the cutter needs, and says ok=false on
+// anything outside that: flow collections over several lines, anchors,
+// aliases, tags, complex keys, directives, document markers, keep chomping.
+type scanner struct {
+	// block and plain are the indentation a block scalar's or a continuing
+	// plain scalar's lines must exceed (-1: none open); quote is the quote
+	// of a quoted scalar open across lines.
+	block, plain int
+	quote        byte
+	// ref is 1 while a $ref's block scalar (`$ref: >-`, a long pointer on
+	// the next line) waits for its one line, 2 once read.
+	ref int
+}
+
+// lineInfo is what the scanner learns of one line.
+type lineInfo struct {
+	structure bool // the line starts a node (not blank, comment or scalar text)
+	indent    int
+	dash      bool // it starts with a sequence entry
+	key       string
+	hasKey    bool
+	// bare: nothing after the key's colon, not even a comment.
+	bare bool
+	// scalar: value is a one-line scalar (unquoted).
+	scalar bool
+	value  string
+	isRef  bool // the key is $ref
+	// flowRefs are the pointers of the $refs in a one-line flow
+	// collection ({$ref: '#/components/schemas/Order'}).
+	flowRefs []string
+}
+
+// flowRefRE reads one `$ref: pointer` inside a flow collection.
+var flowRefRE = regexp.MustCompile(`["']?\$ref["']?\s*:\s*(?:"([^"\\]*)"|'([^']*)'|([^\s,{}\[\]'"]+))`)
+
+func flowRefs(b []byte) []string {
+	var out []string
+	for _, m := range flowRefRE.FindAllSubmatch(b, -1) {
+		out = append(out, string(m[1])+string(m[2])+string(m[3]))
+	}
+	return out
+}
+
+func (s *scanner) next(line []byte) (lineInfo, bool) {
+	var l lineInfo
+	ind := 0
+	for ind < len(line) && line[ind] == ' ' {
+		ind++
+	}
+	rest := line[ind:]
+	if s.quote != 0 {
+		end := closeQuote(line, 0, s.quote)
+		if end < 0 {
+			return l, true
+		}
+		s.quote = 0
+		return l, trailer(line[end:])
+	}
+	if len(rest) == 0 {
+		return l, s.ref != 1 // a $ref's pointer does not start with a line break
+	}
+	if s.block >= 0 {
+		if ind > s.block {
+			return s.refLine(rest)
+		}
+		if s.ref == 1 {
+			return l, false
+		}
+		s.block, s.ref = -1, 0
+	}
+	if s.plain >= 0 {
+		if ind > s.plain && rest[0] != '#' {
+			return l, true
+		}
+		s.plain = -1
+	}
+	if rest[0] == '#' {
+		return l, true
+	}
+	if ind == 0 && (bytes.HasPrefix(rest, []byte("---")) || bytes.HasPrefix(rest, []byte("...")) || rest[0] == '%') {
+		return l, false
+	}
+	l.structure, l.indent = true, ind
+	// parent is the indentation a value's later lines must exceed: a
+	// scalar alone on its line continues at its own indentation, one after
+	// a dash past the dash, one after a key past the key.
+	col, parent := ind, ind-1
+	for len(rest) > 0 && rest[0] == '-' && (len(rest) == 1 || rest[1] == ' ') {
+		l.dash, parent = true, col
+		n := 1
+		for n < len(rest) && rest[n] == ' ' {
+			n++
+		}
+		col, rest = col+n, rest[n:]
+	}
+	if len(rest) == 0 || rest[0] == '#' {
+		return l, true
+	}
+	v, ok := s.key(&l, rest)
+	if !ok {
+		return l, false
+	}
+	if l.hasKey {
+		parent = col
+	} else {
+		v = rest
+	}
+	return l, s.value(&l, v, parent)
+}
+
+// refLine reads a line of a block scalar: the pointer of a `$ref: >-`
+// when one waits (a second line would fold into it: not read).
+func (s *scanner) refLine(text []byte) (lineInfo, bool) {
+	switch s.ref {
+	case 1:
+		s.ref = 2
+		return lineInfo{isRef: true, scalar: true, value: string(bytes.TrimRight(text, " "))}, true
+	case 2:
+		return lineInfo{}, false
+	}
+	return lineInfo{}, true
+}
+
+// key reads a mapping key at the start of rest and returns the text after
+// its colon; without a key (a scalar, or a flow collection) hasKey stays false.
+func (s *scanner) key(l *lineInfo, rest []byte) ([]byte, bool) {
+	switch rest[0] {
+	case '\'', '"':
+		end := closeQuote(rest, 1, rest[0])
+		if end < 0 {
+			return nil, true // a quoted scalar over several lines
+		}
+		after := bytes.TrimLeft(rest[end:], " ")
+		if len(after) == 0 || after[0] != ':' || len(after) > 1 && after[1] != ' ' {
+			return nil, true
+		}
+		k, ok := unquote(rest[:end])
+		l.key, l.hasKey = k, true
+		return after[1:], ok
+	case '?':
+		return nil, false
+	}
+	for i := 0; i < len(rest); i++ {
+		switch {
+		case rest[i] == '#' && i > 0 && rest[i-1] == ' ':
+			return nil, true // a comment: no key on this line
+		case rest[i] == ':' && (i+1 == len(rest) || rest[i+1] == ' '):
+			if strings.ContainsAny(string(rest[:1]), "{[&*!|>%@`") {
+				return nil, true // an indicator: the value's reader decides
+			}
+			l.key, l.hasKey = string(bytes.TrimRight(rest[:i], " ")), true
+			return rest[i+1:], true
+		}
+	}
+	return nil, true
+}
+
+// value reads what follows a key (or a dash) on its line and opens the
+// scalar state that continues onto later lines.
+func (s *scanner) value(l *lineInfo, v []byte, parent int) bool {
+	l.bare = len(v) == 0 || len(bytes.TrimRight(v, " ")) == 0
+	v = bytes.TrimLeft(v, " ")
+	l.isRef = l.hasKey && l.key == "$ref"
+	if len(v) == 0 || v[0] == '#' {
+		return !l.isRef
+	}
+	switch v[0] {
+	case '|', '>':
+		hdr := v[1:]
+		if i := bytes.Index(hdr, []byte(" #")); i >= 0 {
+			hdr = hdr[:i]
+		}
+		if len(bytes.Trim(hdr, "-0123456789 ")) > 0 {
+			return false // keep chomping (+), or not a header
+		}
+		if l.isRef {
+			if string(bytes.TrimRight(hdr, " ")) != "-" {
+				return false // a pointer with a line break in it
+			}
+			s.ref = 1
+		}
+		s.block = parent
+		return true
+	case '\'', '"':
+		end := closeQuote(v, 1, v[0])
+		if end < 0 {
+			s.quote = v[0]
+			return !l.isRef
+		}
+		l.value, l.scalar = unquote(v[:end])
+		if !l.scalar && (l.isRef || l.key == "operationId") {
+			return false // an escape in a value the cutter reads
+		}
+		return trailer(v[end:])
+	case '{', '[':
+		end := closeFlow(v)
+		if end < 0 || !trailer(v[end:]) || l.isRef {
+			return false
+		}
+		if n := bytes.Count(v[:end], []byte("$ref")); n > 0 {
+			l.flowRefs = flowRefs(v[:end])
+			return len(l.flowRefs) == n
+		}
+		return true
+	case '&', '*', '!', '%', '@', '`':
+		return false
+	}
+	if i := bytes.Index(v, []byte(" #")); i >= 0 {
+		v = v[:i]
+	}
+	l.value, l.scalar = string(bytes.TrimRight(v, " ")), true
+	s.plain = parent
+	return true
+}
+
+// closeQuote is the index just past the quote closing a scalar quoted with
+// q whose text starts at b[from:]; -1 when it does not close on this line.
+func closeQuote(b []byte, from int, q byte) int {
+	for i := from; i < len(b); i++ {
+		switch {
+		case q == '"' && b[i] == '\\':
+			i++
+		case b[i] == q && q == '\'' && i+1 < len(b) && b[i+1] == '\'':
+			i++
+		case b[i] == q:
+			return i + 1
+		}
+	}
+	return -1
+}
+
+// closeFlow is the index just past the bracket closing the flow collection
+// b starts with; -1 when it does not close on this line.
+func closeFlow(b []byte) int {
+	depth := 0
+	for i := 0; i < len(b); i++ {
+		switch b[i] {
+		case '{', '[':
+			depth++
+		case '}', ']':
+			depth--
+			if depth == 0 {
+				return i + 1
+			}
+		case '\'', '"':
+			end := closeQuote(b, i+1, b[i])
+			if end < 0 {
+				return -1
+			}
+			i = end - 1
+		}
+	}
+	return -1
+}
+
+// trailer reports whether b, what follows a closed scalar or collection on
+// its line, is only spaces and a comment.
+func trailer(b []byte) bool {
+	b = bytes.TrimLeft(b, " ")
+	return len(b) == 0 || b[0] == '#'
+}
+
+// unquote is a quoted scalar's text: ” is a quote in single quotes; a
+// double-quoted one with an escape is not read (ok false).
+func unquote(b []byte) (string, bool) {
+	inner := string(b[1 : len(b)-1])
+	if b[0] == '\'' {
+		return strings.ReplaceAll(inner, "''", "'"), true
+	}
+	return inner, !strings.Contains(inner, "\\")
+}

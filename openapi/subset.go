@@ -1,0 +1,266 @@
+package openapi
+
+import (
+	"bytes"
+	"strings"
+	"sync"
+)
+
+// A subset load makes the work of a diff grow with the change, not with the
+// document: most of a pull request's 4 MB contract is byte-identical on both
+// sides, and kin-openapi's parse of it is nearly all of a run. Before the
+// parser sees the two documents, each is cut by indentation into chunks (one
+// per paths entry and per component), and the chunks that cannot take part
+// in a change are blanked on both sides. A blanked chunk's lines stay, empty,
+// so every later line and column, and so every location, is where it was.
+//
+// A chunk is kept when its bytes differ or it is on one side only; when it
+// reaches (through $refs, transitively) a chunk kept for that reason, so every
+// operation a change reaches is there to be named; when it holds an inline
+// ignore, which a run reports when it matches nothing; and when a kept chunk
+// $refs it, so that everything kept resolves. The text outside the chunks
+// (openapi, info, servers, security, tags, webhooks, security schemes...) is
+// always kept and must be identical on both sides.
+//
+// Anything the cutter is not sure of makes it give up, and the caller loads
+// the whole documents: JSON, flow collections over several lines, anchors,
+// aliases, tags, tabs, CR line ends, document markers and directives, keep
+// chomping (|+), a $ref that is not a plain local component pointer, a
+// component that is itself a $ref (two names for one schema), duplicate keys,
+// operationIds used twice and paths that clash once their parameters are
+// erased (kin-openapi reports both across the whole document).
+
+// Subset is the plan of a subset load: the two texts to load, and what was
+// left out.
+type Subset struct {
+	Old, New []byte
+	// Chunks counts the chunks of both documents (the union of their
+	// names); Skipped those blanked.
+	Chunks, Skipped int
+	// Lines counts the lines blanked on the new side.
+	Lines int
+	// whole holds the pointers of the chunks whose context is complete:
+	// changed, or reaching a change, so every operation that reaches them
+	// is loaded too.
+	whole map[string]bool
+}
+
+// Complete reports whether an element at the JSON pointer p sits in a chunk
+// loaded with everything that reaches it. A lint finding elsewhere may
+// depend on an operation left out (the directions a shared schema is read
+// in, or the old version's finding on a shared component), so the caller
+// loads the whole documents before reporting one.
+func (s *Subset) Complete(p string) bool {
+	if s == nil {
+		return true
+	}
+	for at := len(p); at > 0; at = strings.LastIndexByte(p[:at], '/') {
+		if s.whole[p[:at]] {
+			return true
+		}
+	}
+	return false
+}
+
+// splitKinds are the component kinds cut into chunks. Security schemes stay
+// in the kept header: operations name them without a $ref.
+var splitKinds = map[string]bool{
+	"schemas": true, "parameters": true, "responses": true, "requestBodies": true,
+	"headers": true, "examples": true, "links": true, "callbacks": true, "pathItems": true,
+}
+
+// PlanSubset cuts old and new into chunks and blanks on both sides what no
+// change can reach; ok is false when the documents are not of the plain
+// block style it is sure of, or the subset would leave out nothing.
+func PlanSubset(old, new []byte) (*Subset, bool) {
+	// Each side is cut on its own core: the cut is most of the plan's time.
+	var o *pieces
+	var ook bool
+	var wg sync.WaitGroup
+	wg.Go(func() { o, ook = cut(old) })
+	n, ok := cut(new)
+	wg.Wait()
+	if !ok || !ook || !bytes.Equal(o.header, n.header) || !o.sound() || !n.sound() {
+		return nil, false
+	}
+	keep, whole := plan(o, n)
+	s := &Subset{whole: whole}
+	names := map[string]bool{}
+	for _, d := range []*pieces{o, n} {
+		for p := range d.chunks {
+			names[p] = true
+		}
+	}
+	s.Chunks = len(names)
+	for p := range names {
+		if !keep[p] {
+			s.Skipped++
+		}
+	}
+	if s.Skipped == 0 {
+		return nil, false
+	}
+	s.Old, _ = o.blank(keep)
+	s.New, s.Lines = n.blank(keep)
+	return s, true
+}
+
+// plan picks the chunks to keep: changed ones and those reaching them (the
+// complete ones), then whatever the kept ones $ref.
+func plan(o, n *pieces) (keep, whole map[string]bool) {
+	refs := map[string][]string{} // both sides' $refs, by chunk
+	var changed, seeds []string
+	for _, d := range []*pieces{o, n} {
+		for p, c := range d.chunks {
+			refs[p] = append(refs[p], c.refs...)
+			if c.ignore {
+				seeds = append(seeds, p)
+			}
+		}
+	}
+	for p := range refs {
+		oc, nc := o.chunks[p], n.chunks[p]
+		if oc == nil || nc == nil || !bytes.Equal(o.text(oc), n.text(nc)) {
+			changed = append(changed, p)
+		}
+	}
+	back := map[string][]string{}
+	for p, rs := range refs {
+		for _, r := range rs {
+			back[r] = append(back[r], p)
+		}
+	}
+	whole = reach(changed, back)
+	seeds = append(seeds, o.headerRefs...)
+	for p := range whole {
+		seeds = append(seeds, p)
+	}
+	return reach(seeds, refs), whole
+}
+
+// reach is every node reachable from seeds along edges, seeds included.
+func reach(seeds []string, edges map[string][]string) map[string]bool {
+	seen := map[string]bool{}
+	stack := append([]string(nil), seeds...)
+	for len(stack) > 0 {
+		p := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if seen[p] {
+			continue
+		}
+		seen[p] = true
+		stack = append(stack, edges[p]...)
+	}
+	return seen
+}
+
+// pieces is one document cut into chunks.
+type pieces struct {
+	src    []byte
+	lines  []span // each line without its '\n'
+	chunks map[string]*chunk
+	// header is the text outside every chunk; headerRefs its $refs.
+	header     []byte
+	headerRefs []string
+	// sections are the mapping keys whose entries are chunks (written
+	// `key:` alone on their line), by that line, so one left empty can be
+	// written `key: {}`.
+	sections map[int][]string
+	opIDs    []string
+	paths    []string
+}
+
+type span struct{ start, end int }
+
+// chunk is one paths entry or component: lines [first, end).
+type chunk struct {
+	first, end int
+	refs       []string
+	// ignore: the chunk holds an x-contractlint-ignore; alias: the chunk is
+	// a $ref itself.
+	ignore, alias bool
+}
+
+func (d *pieces) text(c *chunk) []byte {
+	return d.src[d.lines[c.first].start:d.lines[c.end-1].end]
+}
+
+// sound reports whether what kin-openapi checks across the whole document
+// holds: no operationId used twice, no two paths alike once their
+// parameters are erased, and every $ref naming a chunk there is.
+func (d *pieces) sound() bool {
+	ids := map[string]bool{}
+	for _, id := range d.opIDs {
+		if ids[id] {
+			return false
+		}
+		ids[id] = true
+	}
+	tmpls := map[string]bool{}
+	for _, p := range d.paths {
+		t := template(p) + "/"
+		if tmpls[t] {
+			return false
+		}
+		tmpls[t] = true
+	}
+	for _, c := range d.chunks {
+		for _, r := range c.refs {
+			if d.chunks[r] == nil {
+				return false
+			}
+		}
+	}
+	for _, r := range d.headerRefs {
+		if d.chunks[r] == nil {
+			return false
+		}
+	}
+	return true
+}
+
+// blank returns the text with the chunks not in keep emptied, keeping every
+// line break, and the number of lines emptied. A section left with no entry
+// is written `key: {}` (a mapping, as before).
+func (d *pieces) blank(keep map[string]bool) ([]byte, int) {
+	drop := make([]bool, len(d.lines))
+	n := 0
+	for p, c := range d.chunks {
+		if keep[p] {
+			continue
+		}
+		for i := c.first; i < c.end; i++ {
+			drop[i] = true
+		}
+		n += c.end - c.first
+	}
+	empty := map[int]bool{}
+	for line, entries := range d.sections {
+		if !keepsAny(entries, keep) {
+			empty[line] = true
+		}
+	}
+	out := make([]byte, 0, len(d.src))
+	for i, l := range d.lines {
+		switch {
+		case drop[i]:
+		case empty[i]:
+			out = append(append(out, d.src[l.start:l.end]...), " {}"...)
+		default:
+			out = append(out, d.src[l.start:l.end]...)
+		}
+		if l.end < len(d.src) {
+			out = append(out, '\n')
+		}
+	}
+	return out, n
+}
+
+func keepsAny(entries []string, keep map[string]bool) bool {
+	for _, p := range entries {
+		if keep[p] {
+			return true
+		}
+	}
+	return false
+}
