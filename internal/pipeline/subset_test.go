@@ -3,6 +3,7 @@ package pipeline_test
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -112,6 +113,146 @@ func TestSubsetSameFindingsStripe(t *testing.T) {
 			st := subsetRun(t, pipeline.Side{Src: src, Files: []string{tc.old}}, pipeline.Side{Src: src, Files: []string{tc.new}}, everyRule())
 			if tc.skips && st.ChunksSkipped*2 < st.Chunks {
 				t.Errorf("subset left out %d of %d chunks, want at least half", st.ChunksSkipped, st.Chunks)
+			}
+		})
+	}
+}
+
+// TestSubsetSameFindingsStripeEdits makes pull-request-sized edits to
+// Stripe's spec, each one a way a left-out chunk could still matter, and
+// compares both loads on each.
+func TestSubsetSameFindingsStripeEdits(t *testing.T) {
+	if testing.Short() {
+		t.Skip("loads 4 MB documents")
+	}
+	const name = "stripe-spec3-2023-09-12.yaml"
+	dir := t.TempDir()
+	corpus.Gunzip(t, name, dir)
+	b, err := os.ReadFile(filepath.Join(dir, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := string(b)
+	const (
+		taxRateOp = "\n  '/v1/tax_rates/{tax_rate}':\n"
+		coupons   = "\n  /v1/coupons:\n"
+		closedAt  = "\n    deleted_coupon:\n"
+		closed    = closedAt + "      additionalProperties: false\n"
+		getTax    = "                $ref: '#/components/schemas/tax_rate'\n          description: Successful response.\n"
+	)
+	for _, tc := range []struct {
+		name      string
+		base, new []edit // base edits both sides
+		skips     bool   // the subset applies and leaves most out
+	}{
+		{"a shared component's property changes type", nil,
+			[]edit{{"\n    apps.secret:\n", "          type: integer\n        deleted:", "          type: string\n        deleted:"}}, true},
+		{"an operation starts returning a closed schema other operations return",
+			[]edit{{closedAt, closedAt, closed}},
+			[]edit{{taxRateOp, getTax, getTax + "        '202':\n          content:\n            application/json:\n              schema:\n                $ref: '#/components/schemas/deleted_coupon'\n          description: Deleted.\n"}}, true},
+		{"a path is removed", nil, []edit{{"", coupons, "\n  /v1/coupons-gone:\n"}}, true},
+		{"only a description changes", nil,
+			[]edit{{taxRateOp, "<p>Retrieves a tax rate with the given ID</p>", "<p>Retrieves one tax rate</p>"}}, true},
+		{"a new operation reuses an operationId", nil,
+			[]edit{{"", coupons, "\n  /v1/coupons2:\n    get:\n      operationId: GetCoupons\n      responses:\n        '200':\n          description: ok\n" + coupons[1:]}}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			old := apply(t, spec, tc.base)
+			writeFile(t, filepath.Join(dir, "old.yaml"), old)
+			writeFile(t, filepath.Join(dir, "new.yaml"), apply(t, old, tc.new))
+			src, err := source.OpenDir(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			st := subsetRun(t, pipeline.Side{Src: src, Files: []string{"old.yaml"}}, pipeline.Side{Src: src, Files: []string{"new.yaml"}}, everyRule())
+			if got := st.ChunksSkipped*2 > st.Chunks; got != tc.skips {
+				t.Errorf("subset left out %d of %d chunks", st.ChunksSkipped, st.Chunks)
+			}
+		})
+	}
+}
+
+// edit replaces the first from after the first at (anywhere when at is "").
+type edit struct{ at, from, to string }
+
+func apply(t *testing.T, s string, edits []edit) string {
+	t.Helper()
+	for _, e := range edits {
+		base := strings.Index(s, e.at)
+		i := strings.Index(s[max(base, 0):], e.from)
+		if base < 0 || i < 0 {
+			t.Fatalf("edit anchor %q / %q not found", e.at, e.from)
+		}
+		i += base
+		s = s[:i] + e.to + s[i+len(e.from):]
+	}
+	return s
+}
+
+// hazardHead is the start of the documents TestSubsetContext edits.
+const hazardHead = `openapi: 3.0.3
+info: {title: shop, version: "1"}
+paths:
+  /a:
+    post:
+      parameters:
+        - $ref: '#/components/parameters/Key'
+      responses:
+        '200':
+          description: ok
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/Closed'
+`
+
+const hazardTail = `components:
+  parameters:
+    Key:
+      name: Idempotency-Key
+      in: header
+      schema:
+        type: string
+  schemas:
+    Closed:
+      type: object
+      additionalProperties: false
+      properties:
+        id:
+          type: string
+`
+
+// TestSubsetContext: a lint finding on a component kept only so that a
+// change resolves may owe its report to an operation left out, which had
+// the same finding in the old version (the optional key parameter, the
+// closed schema already returned to clients). The subset run sees such a
+// finding, loads the whole documents, and reports what they say.
+func TestSubsetContext(t *testing.T) {
+	b := "  /b:\n    get:\n      responses:\n        '200':\n          description: ok\n"
+	for name, newB := range map[string]string{
+		"a new operation takes a shared optional key": b + "  /c:\n    post:\n      parameters:\n        - $ref: '#/components/parameters/Key'\n      responses:\n        '200':\n          description: ok\n",
+		"an operation starts returning a closed schema": b + "          content:\n            application/json:\n              schema:\n                $ref: '#/components/schemas/Closed'\n",
+	} {
+		t.Run(name, func(t *testing.T) {
+			root := t.TempDir()
+			writeFile(t, filepath.Join(root, "old.yaml"), hazardHead+b+hazardTail)
+			writeFile(t, filepath.Join(root, "new.yaml"), hazardHead+newB+hazardTail)
+			src, err := source.OpenDir(root)
+			if err != nil {
+				t.Fatal(err)
+			}
+			st := subsetRun(t, pipeline.Side{Src: src, Files: []string{"old.yaml"}}, pipeline.Side{Src: src, Files: []string{"new.yaml"}}, everyRule())
+			if st.ChunksSkipped == 0 {
+				t.Fatal("the subset left nothing out")
+			}
+			loads := 0
+			for _, p := range st.Phases {
+				if p.Name == "load" {
+					loads++
+				}
+			}
+			if loads != 2 {
+				t.Errorf("loaded %d times, want the subset then the whole documents", loads)
 			}
 		})
 	}
