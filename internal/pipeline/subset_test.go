@@ -230,7 +230,7 @@ const hazardTail = `components:
 func TestSubsetContext(t *testing.T) {
 	b := "  /b:\n    get:\n      responses:\n        '200':\n          description: ok\n"
 	for name, newB := range map[string]string{
-		"a new operation takes a shared optional key": b + "  /c:\n    post:\n      parameters:\n        - $ref: '#/components/parameters/Key'\n      responses:\n        '200':\n          description: ok\n",
+		"a new operation takes a shared optional key":   b + "  /c:\n    post:\n      parameters:\n        - $ref: '#/components/parameters/Key'\n      responses:\n        '200':\n          description: ok\n",
 		"an operation starts returning a closed schema": b + "          content:\n            application/json:\n              schema:\n                $ref: '#/components/schemas/Closed'\n",
 	} {
 		t.Run(name, func(t *testing.T) {
