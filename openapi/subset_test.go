@@ -1,0 +1,184 @@
+package openapi
+
+import (
+	"bytes"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+const subsetHead = "openapi: 3.0.3\ninfo:\n  title: t\n  version: '1'\n"
+
+// subsetDoc is a document whose paths and schemas are the given texts.
+func subsetDoc(paths, schemas string) string {
+	return subsetHead + "paths:\n" + paths + "components:\n  schemas:\n" + schemas
+}
+
+const (
+	pathA = "  /a:\n    get:\n      responses:\n        '200':\n          description: ok\n          content:\n            application/json:\n              schema:\n                $ref: '#/components/schemas/A'\n"
+	pathC = "  /c:\n    get:\n      operationId: getC\n      responses:\n        '200':\n          description: ok\n          content:\n            application/json:\n              schema: {$ref: \"#/components/schemas/C\"}\n"
+	schA  = "    A:\n      type: object\n      properties:\n        b:\n          $ref: '#/components/schemas/B'\n"
+	schB  = "    B:\n      type: string\n"
+	schC  = "    C:\n      type: integer\n"
+)
+
+// kept lists the chunks left in a subset text, by pointer.
+func kept(t *testing.T, text []byte) []string {
+	t.Helper()
+	d, ok := cut(text)
+	if !ok {
+		t.Fatalf("the subset text does not cut:\n%s", text)
+	}
+	var out []string
+	for p := range d.chunks {
+		out = append(out, p)
+	}
+	slices.Sort(out)
+	return out
+}
+
+func TestPlanSubsetKeeps(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		old, new string
+		want     []string // chunks kept, sorted
+	}{
+		{"a changed schema keeps the paths reaching it, not the others",
+			subsetDoc(pathA+pathC, schA+schB+schC),
+			subsetDoc(pathA+pathC, schA+"    B:\n      type: integer\n"+schC),
+			[]string{"#/components/schemas/A", "#/components/schemas/B", "#/paths/~1a"}},
+		{"a path whose only change is its $ref target keeps both targets",
+			subsetDoc(pathA+pathC, schA+schB+schC),
+			subsetDoc(strings.Replace(pathA, "schemas/A", "schemas/C", 1)+pathC, schA+schB+schC),
+			[]string{"#/components/schemas/A", "#/components/schemas/B", "#/components/schemas/C", "#/paths/~1a"}},
+		{"a removed path is kept on its side, with what it $refs on both",
+			subsetDoc(pathA+pathC, schA+schB+schC),
+			subsetDoc(pathA, schA+schB+schC),
+			[]string{"#/components/schemas/C"}},
+		{"block scalars deeper than their key are text, however they look",
+			subsetDoc(pathA+"  /d:\n    get:\n      description: |\n        /e:\n        $ref: '#/components/schemas/Nope'\n          - 'not a quote\n      responses:\n        '200': {description: ok}\n", schA+schB+schC),
+			subsetDoc(pathA+"  /d:\n    get:\n      description: |\n        /e:\n        $ref: '#/components/schemas/Nope'\n          - 'not a quote\n      responses:\n        '200': {description: changed}\n", schA+schB+schC),
+			[]string{"#/paths/~1d"}},
+		{"comments, and keys holding # and :",
+			subsetDoc(pathA+"# /x:\n  # $ref: '#/components/schemas/Nope'\n  '/f#g:h':\n    get:\n      summary: a # b: c\n      responses:\n        '200':\n          description: ok\n  /i#j:k:\n    get:\n      responses: {'200': {description: ok}}\n", schA+schB+schC),
+			subsetDoc(pathA+"# /x:\n  # $ref: '#/components/schemas/Nope'\n  '/f#g:h':\n    get:\n      summary: a # b: d\n      responses:\n        '200':\n          description: ok\n  /i#j:k:\n    get:\n      responses: {'200': {description: ok}}\n", schA+schB+schC),
+			[]string{"#/paths/~1f#g:h"}},
+		{"plain and quoted scalars over several lines",
+			subsetDoc(pathA+"  /m:\n    get:\n      summary: one\n        - 'two\n        three: four\n      description: \"five\n  /six: seven\"\n      responses: {'200': {description: ok}}\n", schA+schB+schC),
+			subsetDoc(pathA+"  /m:\n    get:\n      summary: one\n        - 'two\n        three: four\n      description: \"five\n  /six: eight\"\n      responses: {'200': {description: ok}}\n", schA+schB+schC),
+			[]string{"#/paths/~1m"}},
+		{"a long $ref folded onto the next line",
+			subsetDoc(pathA+pathC, schA+schB+schC),
+			subsetDoc(pathA+pathC, "    A:\n      type: object\n      properties:\n        b:\n          $ref: >-\n            #/components/schemas/B\n"+schB+schC),
+			[]string{"#/components/schemas/A", "#/components/schemas/B", "#/paths/~1a"}},
+		{"an ignore is kept, with what it $refs",
+			subsetDoc(pathA+pathC, schA+schB+"    C:\n      type: integer\n      x-contractlint-ignore: {money-as-float: fine}\n"),
+			subsetDoc(pathA+strings.Replace(pathC, "getC", "getC2", 1), schA+schB+"    C:\n      type: integer\n      x-contractlint-ignore: {money-as-float: fine}\n"),
+			[]string{"#/components/schemas/C", "#/paths/~1c"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sub, ok := PlanSubset([]byte(tc.old), []byte(tc.new))
+			if !ok {
+				t.Fatal("no subset")
+			}
+			if d := cmp.Diff(tc.want, kept(t, sub.New)); d != "" {
+				t.Errorf("kept (-want +got):\n%s", d)
+			}
+			for side, pair := range map[string][2][]byte{"old": {[]byte(tc.old), sub.Old}, "new": {[]byte(tc.new), sub.New}} {
+				sameLines(t, side, pair[0], pair[1])
+			}
+		})
+	}
+}
+
+// sameLines checks that the subset text has every line where the document
+// has it: each line kept whole or emptied, or a section written `{}`.
+func sameLines(t *testing.T, side string, doc, sub []byte) {
+	t.Helper()
+	dl, sl := bytes.Split(doc, []byte("\n")), bytes.Split(sub, []byte("\n"))
+	if len(dl) != len(sl) {
+		t.Fatalf("%s: %d lines, the document %d", side, len(sl), len(dl))
+	}
+	for i := range dl {
+		if !bytes.Equal(dl[i], sl[i]) && len(sl[i]) > 0 && !bytes.Equal(sl[i], append(dl[i], " {}"...)) {
+			t.Errorf("%s line %d: %q, the document has %q", side, i+1, sl[i], dl[i])
+		}
+	}
+}
+
+func TestPlanSubsetEmptiedSection(t *testing.T) {
+	old := subsetDoc(pathA, schA+schB)
+	sub, ok := PlanSubset([]byte(old+"  responses:\n    R:\n      description: r\n"), []byte(old+"  responses:\n    R:\n      description: s\n"))
+	if !ok {
+		t.Fatal("no subset")
+	}
+	if !bytes.Contains(sub.New, []byte("\npaths: {}\n")) || !bytes.Contains(sub.New, []byte("\n  schemas: {}\n")) {
+		t.Errorf("sections left empty are not written {}:\n%s", sub.New)
+	}
+	if sub.Skipped != 3 || sub.Chunks != 4 {
+		t.Errorf("skipped %d of %d chunks, want 3 of 4", sub.Skipped, sub.Chunks)
+	}
+}
+
+// TestPlanSubsetUnsure: what the cutter is not sure of leaves the whole
+// documents to the loader.
+func TestPlanSubsetUnsure(t *testing.T) {
+	base := subsetDoc(pathA+pathC, schA+schB+schC)
+	changed := strings.Replace(base, "type: integer", "type: number", 1)
+	for name, text := range map[string]string{
+		"JSON":                      `{"openapi": "3.0.3", "paths": {}}`,
+		"a tab":                     strings.Replace(base, "      type: string", "      type:\tstring", 1),
+		"CR line ends":              strings.ReplaceAll(base, "\n", "\r\n"),
+		"a document marker":         "---\n" + base,
+		"an anchor":                 strings.Replace(base, "    B:\n      type: string", "    B: &b\n      type: string", 1),
+		"an alias":                  strings.Replace(base, "    C:\n      type: integer", "    C: *b", 1),
+		"a tag":                     strings.Replace(base, "type: string", "type: !!str string", 1),
+		"a flow over two lines":     strings.Replace(base, "    B:\n      type: string", "    B: {type:\n      string}", 1),
+		"keep chomping":             strings.Replace(base, "      type: string", "      description: |+\n        x\n      type: string", 1),
+		"a component that is a ref": strings.Replace(base, "    C:\n      type: integer", "    C:\n      $ref: '#/components/schemas/B'", 1),
+		"a one-line component ref":  strings.Replace(base, "    C:\n      type: integer", "    C: {$ref: '#/components/schemas/B'}", 1),
+		"an external ref":           strings.Replace(base, "'#/components/schemas/B'", "'b.yaml#/B'", 1),
+		"a deep pointer":            strings.Replace(base, "'#/components/schemas/B'", "'#/components/schemas/A/properties/b'", 1),
+		"a ref to nothing":          strings.Replace(base, "'#/components/schemas/B'", "'#/components/schemas/Nope'", 1),
+		"an operationId twice":      strings.Replace(base, "    get:\n      responses", "    get:\n      operationId: getC\n      responses", 1),
+		"paths alike but for names": strings.Replace(base, "  /c:", "  /c/{x}:\n    get:\n      responses: {'200': {description: ok}}\n  /c/{y}:", 1),
+		"a path twice":              strings.Replace(base, "  /c:", "  /a:", 1),
+		"a sequence at chunk level": strings.Replace(base, "    B:\n      type: string\n", "    B:\n    - x\n", 1),
+	} {
+		t.Run(name, func(t *testing.T) {
+			if _, ok := PlanSubset([]byte(base), []byte(text)); ok {
+				t.Errorf("planned a subset of\n%s", text)
+			}
+			if _, ok := PlanSubset([]byte(text), []byte(changed)); ok {
+				t.Errorf("planned a subset with old\n%s", text)
+			}
+		})
+	}
+	if _, ok := PlanSubset([]byte(base), []byte(strings.Replace(changed, "version: '1'", "version: '2'", 1))); ok {
+		t.Error("planned a subset though the text outside the chunks changed")
+	}
+	if _, ok := PlanSubset([]byte(base), []byte(changed)); !ok {
+		t.Error("the base case itself plans no subset")
+	}
+}
+
+func TestSubsetComplete(t *testing.T) {
+	sub, ok := PlanSubset([]byte(subsetDoc(pathA+pathC, schA+schB+schC)), []byte(subsetDoc(pathA+pathC, schA+"    B:\n      type: integer\n"+schC)))
+	if !ok {
+		t.Fatal("no subset")
+	}
+	for p, want := range map[string]bool{
+		"#/components/schemas/B":                   true,
+		"#/components/schemas/A/properties/b":      true,
+		"#/paths/~1a/get":                          true,
+		"#/paths/~1c/get":                          false, // left out
+		"#/components/schemas/Bx":                  false,
+		"#invalid: paths./a: #/components/schemas": false,
+	} {
+		if got := sub.Complete(p); got != want {
+			t.Errorf("Complete(%q) = %v, want %v", p, got, want)
+		}
+	}
+}
