@@ -42,7 +42,7 @@ func cut(src []byte) (d *pieces, ok bool) {
 				return nil, false
 			}
 		}
-		if c.cur == nil {
+		if c.cur == nil && c.top != "info" {
 			header.Write(line)
 			header.WriteByte('\n')
 		}

@@ -20,7 +20,8 @@ import (
 // ignore, which a run reports when it matches nothing; and when a kept chunk
 // $refs it, so that everything kept resolves. The text outside the chunks
 // (openapi, info, servers, security, tags, webhooks, security schemes...) is
-// always kept and must be identical on both sides.
+// always kept and must be identical on both sides, but for info, which
+// nothing else reads (a release bumps info.version).
 //
 // Anything the cutter is not sure of makes it give up, and the caller loads
 // the whole documents: JSON, flow collections over several lines, anchors,
@@ -159,7 +160,8 @@ type pieces struct {
 	src    []byte
 	lines  []span // each line without its '\n'
 	chunks map[string]*chunk
-	// header is the text outside every chunk; headerRefs its $refs.
+	// header is the text outside every chunk and outside info;
+	// headerRefs its $refs.
 	header     []byte
 	headerRefs []string
 	// sections are the mapping keys whose entries are chunks (written

@@ -156,8 +156,11 @@ func TestPlanSubsetUnsure(t *testing.T) {
 			}
 		})
 	}
-	if _, ok := PlanSubset([]byte(base), []byte(strings.Replace(changed, "version: '1'", "version: '2'", 1))); ok {
+	if _, ok := PlanSubset([]byte(base), []byte(strings.Replace(changed, "openapi: 3.0.3", "openapi: 3.0.2", 1))); ok {
 		t.Error("planned a subset though the text outside the chunks changed")
+	}
+	if _, ok := PlanSubset([]byte(base), []byte(strings.Replace(changed, "version: '1'", "version: '2'", 1))); !ok {
+		t.Error("a new info.version alone stops the subset")
 	}
 	if _, ok := PlanSubset([]byte(base), []byte(changed)); !ok {
 		t.Error("the base case itself plans no subset")
