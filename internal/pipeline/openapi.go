@@ -45,10 +45,11 @@ func diffOpenAPI(old, new Side, o Options, subset bool) (*rules.Input, *openapi.
 	o.Stats.files(1, 0)
 	if sub != nil {
 		in, err := compareOpenAPI(withText(old, sub.Old, nil), withText(new, sub.New, nil), o, true)
+		o.Stats.chunks(sub)
 		if err == nil {
-			o.Stats.chunks(sub)
 			return in, sub, nil
 		}
+		o.Stats.rerun()
 		// What the subset cannot judge alone (a validation problem, an
 		// error) is the whole documents' to report.
 	}

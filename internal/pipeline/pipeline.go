@@ -93,6 +93,7 @@ func Diff(old, new Side, o Options) ([]rules.Finding, error) {
 			// A lint finding outside the chunks loaded with all that
 			// reaches them may owe its place in the report to what was
 			// left out: only the whole documents can tell.
+			o.Stats.rerun()
 			o.Whole = true
 			return Diff(old, new, o)
 		}

@@ -24,6 +24,9 @@ type Stats struct {
 	// documents compared by a subset load; ChunksSkipped those left out as
 	// unchanged and out of the change's reach, LinesSkipped their lines.
 	Chunks, ChunksSkipped, LinesSkipped int
+	// Rerun counts the subset loads followed by a whole one: a validation
+	// problem or a lint finding that needed the chunks left out.
+	Rerun int
 }
 
 // Phase is one measured step.
@@ -70,6 +73,13 @@ func (s *Stats) chunks(sub *openapi.Subset) {
 	}
 }
 
+// rerun counts a subset load the whole documents had to follow.
+func (s *Stats) rerun() {
+	if s != nil {
+		s.Rerun++
+	}
+}
+
 // Measure times a phase run outside the pipeline (the report, say).
 func (s *Stats) Measure(name string, f func() error) error { return s.measure(name, f) }
 
@@ -86,7 +96,11 @@ func (s *Stats) Write(w io.Writer) {
 	fmt.Fprintf(w, "stats: %-8s %8.3fs wall %8.3fs cpu\n", "total", total.Time.Seconds(), total.CPU.Seconds())
 	fmt.Fprintf(w, "stats: files    %d compared, %d skipped as unchanged\n", s.Compared, s.Skipped)
 	if s.Chunks > 0 {
-		fmt.Fprintf(w, "stats: chunks   %d of %d skipped as unchanged and unreached (%d lines)\n", s.ChunksSkipped, s.Chunks, s.LinesSkipped)
+		fmt.Fprintf(w, "stats: chunks   %d of %d skipped as unchanged and unreached (%d lines)", s.ChunksSkipped, s.Chunks, s.LinesSkipped)
+		if s.Rerun > 0 {
+			fmt.Fprintf(w, ", then loaded whole %d times", s.Rerun)
+		}
+		fmt.Fprintln(w)
 	}
 	var ru syscall.Rusage
 	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) == nil {

@@ -251,8 +251,8 @@ func TestSubsetContext(t *testing.T) {
 					loads++
 				}
 			}
-			if loads != 2 {
-				t.Errorf("loaded %d times, want the subset then the whole documents", loads)
+			if loads != 2 || st.Rerun != 1 {
+				t.Errorf("loaded %d times (%d reruns), want the subset then the whole documents", loads, st.Rerun)
 			}
 		})
 	}
