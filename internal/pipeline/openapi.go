@@ -27,7 +27,9 @@ func diffOpenAPI(old, new Side, o Options, subset bool) (*rules.Input, *openapi.
 	var same bool
 	var sub *openapi.Subset
 	o.Stats.measure("scan", func() error {
-		whole := o.Readers != nil || o.Whole || o.Compared != nil
+		// Evidence is bound to, and config ignores (accepted changes)
+		// count their matches over, the whole contracts.
+		whole := o.Readers != nil || o.Whole || o.Compared != nil || o.Settings != nil && len(o.Settings.Accepts) > 0
 		if subset && !whole {
 			// Each document is read once, for the plan and the load.
 			old, new = readOnce(old), readOnce(new)

@@ -257,3 +257,30 @@ func TestSubsetContext(t *testing.T) {
 		})
 	}
 }
+
+// TestSubsetAccepts: a config ignore counts its matches over the whole
+// contracts, lint findings that the diff then leaves out included, so a run
+// with one loads the whole documents: the ignores reported unused are the same.
+func TestSubsetAccepts(t *testing.T) {
+	b := "  /b:\n    get:\n      responses:\n        '200':\n          description: ok\n"
+	root := t.TempDir()
+	writeFile(t, filepath.Join(root, "old.yaml"), hazardHead+b+hazardTail)
+	writeFile(t, filepath.Join(root, "new.yaml"), hazardHead+strings.Replace(b, "ok", "fine", 1)+hazardTail)
+	src, err := source.OpenDir(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var unused [2][]rules.Finding
+	for i, whole := range []bool{false, true} {
+		s := everyRule()
+		s.Accept(rules.Ignore{Rule: "idempotency-key-optional", Element: "#/components/parameters/Key"})
+		o := pipeline.Options{Registry: rules.Default(), Settings: s, Whole: whole}
+		if _, err := pipeline.Diff(pipeline.Side{Src: src, Files: []string{"old.yaml"}}, pipeline.Side{Src: src, Files: []string{"new.yaml"}}, o); err != nil {
+			t.Fatal(err)
+		}
+		unused[i] = s.UnusedAccepts(func(string) bool { return true })
+	}
+	if d := cmp.Diff(unused[1], unused[0]); d != "" {
+		t.Errorf("unused accepts differ (-whole +subset):\n%s", d)
+	}
+}
