@@ -14,6 +14,11 @@ func cut(src []byte) (d *pieces, ok bool) {
 	if len(src) == 0 || bytes.ContainsAny(src, "\t\r") || bytes.HasPrefix(src, []byte("\xef\xbb\xbf")) {
 		return nil, false
 	}
+	for _, kw := range baseKeywords {
+		if bytes.Contains(src, []byte(kw)) {
+			return nil, false // a $ref may then resolve against another base
+		}
+	}
 	d = &pieces{src: src, chunks: map[string]*chunk{}, sections: map[int][]string{}}
 	for start := 0; start <= len(src); {
 		end := bytes.IndexByte(src[start:], '\n')
@@ -54,6 +59,10 @@ func cut(src []byte) (d *pieces, ok bool) {
 	d.header = header.Bytes()
 	return d, true
 }
+
+// baseKeywords are the JSON Schema keywords (OpenAPI 3.1) that give a
+// schema an identity a $ref can resolve to other than a component pointer.
+var baseKeywords = []string{"$id", "$anchor", "$dynamic", "$recursive"}
 
 // cutter tracks where in the document's structure the scan is.
 type cutter struct {

@@ -145,6 +145,7 @@ func TestPlanSubsetUnsure(t *testing.T) {
 		"an operationId twice":      strings.Replace(base, "    get:\n      responses", "    get:\n      operationId: getC\n      responses", 1),
 		"paths alike but for names": strings.Replace(base, "  /c:", "  /c/{x}:\n    get:\n      responses: {'200': {description: ok}}\n  /c/{y}:", 1),
 		"a path twice":              strings.Replace(base, "  /c:", "  /a:", 1),
+		"a 3.1 $id":                 strings.Replace(base, "    B:\n      type: string", "    B:\n      $id: https://example.com/b\n      type: string", 1),
 		"a sequence at chunk level": strings.Replace(base, "    B:\n      type: string\n", "    B:\n    - x\n", 1),
 	} {
 		t.Run(name, func(t *testing.T) {
