@@ -6,6 +6,8 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/contractlint/contractlint/internal/limits"
 	"github.com/contractlint/contractlint/internal/pipeline"
 	"github.com/contractlint/contractlint/internal/source"
@@ -50,4 +52,37 @@ func addPair(f *testing.F, old, new string) {
 		f.Fatal(err)
 	}
 	f.Add(a, b)
+}
+
+// FuzzSubsetSameFindings: on mutated pairs, a diff loading only the chunks a
+// change can reach reports exactly what the whole load reports. Where the
+// whole load refuses a document, the subset may accept it: a part left out
+// is identical on both sides and not read (see openapi.PlanSubset).
+func FuzzSubsetSameFindings(f *testing.F) {
+	news, _ := filepath.Glob("../testdata/rules/*/*/new.yaml")
+	for _, new := range news {
+		if _, err := os.Stat(filepath.Join(filepath.Dir(new), "old.yaml")); err == nil {
+			addPair(f, filepath.Join(filepath.Dir(new), "old.yaml"), new)
+		}
+	}
+	reg := rules.Default()
+	f.Fuzz(func(t *testing.T, old, new []byte) {
+		src := source.FS{FS: fstest.MapFS{"old.yaml": {Data: old}, "new.yaml": {Data: new}}, Name: "fuzz"}
+		run := func(whole bool) ([]rules.Finding, error) {
+			o := pipeline.Options{Registry: reg, Settings: &rules.Settings{}, Whole: whole,
+				Limits: limits.Limits{FileSize: 1 << 20, Depth: 64, Files: 10}}
+			return pipeline.Diff(pipeline.Side{Src: src, Files: []string{"old.yaml"}}, pipeline.Side{Src: src, Files: []string{"new.yaml"}}, o)
+		}
+		want, err := run(true)
+		if err != nil {
+			return
+		}
+		got, err := run(false)
+		if err != nil {
+			t.Fatalf("the whole load succeeds, the subset fails: %v", err)
+		}
+		if d := cmp.Diff(want, got); d != "" {
+			t.Errorf("findings differ (-whole +subset):\n%s", d)
+		}
+	})
 }
