@@ -144,11 +144,20 @@ type textSource struct {
 	err  error
 }
 
+// ReadFile serves the document under any spelling of its name: the loader
+// asks for it cleaned ("a.yaml" for "./a.yaml").
 func (t textSource) ReadFile(name string) ([]byte, error) {
-	if name == t.name {
+	if name == t.name || cleanName(name) == cleanName(t.name) {
 		return t.text, t.err
 	}
 	return t.Source.ReadFile(name)
+}
+
+func cleanName(name string) string {
+	if c, err := source.Clean(name); err == nil {
+		return c
+	}
+	return name
 }
 
 func lintOpenAPI(s Side, o Options) (*rules.Contract, error) {

@@ -300,7 +300,8 @@ func TestSubsetInvalidLeftOut(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st := subsetRun(t, pipeline.Side{Src: src, Files: []string{"old.yaml"}}, pipeline.Side{Src: src, Files: []string{"new.yaml"}}, everyRule()); st.ChunksSkipped != 2 || st.Rerun != 0 {
+	// The names as a user may write them: the loader asks for them cleaned.
+	if st := subsetRun(t, pipeline.Side{Src: src, Files: []string{"./old.yaml"}}, pipeline.Side{Src: src, Files: []string{"new.yaml"}}, everyRule()); st.ChunksSkipped != 2 || st.Rerun != 0 {
 		t.Errorf("skipped %d chunks, %d reruns; want /a and /b left out and no rerun", st.ChunksSkipped, st.Rerun)
 	}
 }
