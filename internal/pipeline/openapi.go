@@ -31,8 +31,12 @@ func diffOpenAPI(old, new Side, o Options, subset bool) (*rules.Input, *openapi.
 		// count their matches over, the whole contracts.
 		whole := o.Readers != nil || o.Whole || o.Compared != nil || o.Settings != nil && len(o.Settings.Accepts) > 0
 		if subset && !whole {
-			// Each document is read once, for the plan and the load.
-			old, new = readOnce(old), readOnce(new)
+			// Each document is read once, for the plan and the load; the
+			// limits' scan of each is a core's work.
+			var wg sync.WaitGroup
+			wg.Go(func() { old = readOnce(old) })
+			new = readOnce(new)
+			wg.Wait()
 		}
 		same = !whole && sameOpenAPI(old, new)
 		if !same && subset && !whole {
