@@ -77,7 +77,6 @@ type cutter struct {
 	// chunks, -1 for none.
 	section int
 	cur     *chunk
-	ptr     string
 	// child is the indentation of the current chunk's own keys.
 	child int
 }
@@ -168,7 +167,7 @@ func (c *cutter) open(i int, ptr string) bool {
 	if c.d.chunks[ptr] != nil {
 		return false // a key twice: kin-openapi's to report
 	}
-	c.cur, c.ptr, c.child = &chunk{first: i}, ptr, -1
+	c.cur, c.child = &chunk{first: i}, -1
 	c.d.chunks[ptr] = c.cur
 	c.d.sections[c.section] = append(c.d.sections[c.section], ptr)
 	return true
