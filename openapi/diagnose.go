@@ -1,6 +1,7 @@
 package openapi
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"path"
@@ -155,4 +156,46 @@ func (d *Doc) refError(msg string) source.Problems {
 		return source.Errorf(d.display(name), line, 0, "not valid YAML or JSON (reached through $ref %q): %s", m[1], strings.TrimSpace(emsg))
 	}
 	return nil
+}
+
+// refTargetRE is the reference a refused or unreadable $ref names.
+var refTargetRE = regexp.MustCompile(`^\$ref to "([^"]+)"`)
+
+// refAt places msg, about a $ref that could not be read, at the first
+// `$ref` that names its target in a file read so far (newest first): the
+// loader's error says what was refused, not where it was written.
+func (d *Doc) refAt(msg string) error {
+	file := d.display(d.name)
+	m := refTargetRE.FindStringSubmatch(msg)
+	if m == nil {
+		return source.Errorf(file, 0, 0, "%s", msg)
+	}
+	d.refs.mu.Lock()
+	defer d.refs.mu.Unlock()
+	for _, name := range slices.Backward(d.refs.names) {
+		if line, col := refLine(d.refs.text[name], m[1]); line > 0 {
+			return source.Errorf(d.display(name), line, col, "%s", msg)
+		}
+	}
+	return source.Errorf(file, 0, 0, "%s", msg)
+}
+
+// refLine is the line and column of the first `$ref` written on the same
+// line as target, or of its base name when the loader resolved a relative
+// path against the referring file's folder.
+func refLine(b []byte, target string) (int, int) {
+	for _, want := range []string{target, path.Base(target)} {
+		for i, off := 0, 0; off < len(b); i++ {
+			end := bytes.IndexByte(b[off:], '\n')
+			if end < 0 {
+				end = len(b) - off
+			}
+			ln := b[off : off+end]
+			if r := bytes.Index(ln, []byte("$ref")); r >= 0 && bytes.Contains(ln[r:], []byte(want)) {
+				return position(b, off+r)
+			}
+			off += end + 1
+		}
+	}
+	return 0, 0
 }

@@ -236,7 +236,7 @@ func (d *Doc) loadError(err error) error {
 	msg := oneLine(err.Error())
 	file := d.display(d.name)
 	if i := strings.Index(msg, "$ref to "); i >= 0 {
-		return source.Errorf(file, 0, 0, "%s", msg[i:])
+		return d.refAt(msg[i:])
 	}
 	if errors.Is(err, source.ErrOutside) {
 		return source.Errorf(file, 0, 0, "refused, not read: it leads outside the repository (through a symbolic link or ..)")
