@@ -1,6 +1,7 @@
 package chargeserver
 
 import (
+	"crypto/sha256"
 	"sync"
 	"time"
 
@@ -29,12 +30,18 @@ type answers struct {
 	next int
 }
 
+// bodySum is the SHA-256 of a request body's bytes.
+type bodySum = [sha256.Size]byte
+
 // answer is one final answer and the request it answered.
 type answer struct {
 	fingerprint string
-	status      int
-	body        []byte
-	until       time.Time
+	// raw is the sum of a body seen to have this fingerprint, so a retry
+	// with the same bytes is answered without parsing; zero until one is.
+	raw    bodySum
+	status int
+	body   []byte
+	until  time.Time
 }
 
 // newAnswers caches up to size answers; size 0 turns the cache off.
@@ -72,4 +79,15 @@ func (a *answers) put(rec store.Record, now time.Time) {
 		}
 	}
 	a.entries[rec.Scope] = e
+}
+
+// remember records sum as the bytes of a body whose fingerprint matched sc's
+// answer.
+func (a *answers) remember(sc store.Scope, sum bodySum) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if e, ok := a.entries[sc]; ok {
+		e.raw = sum
+		a.entries[sc] = e
+	}
 }

@@ -35,6 +35,12 @@ func TestAnswersBoundedAndFinalOnly(t *testing.T) {
 	if e, _ := a.get(rec("k3", "").Scope, now); e.fingerprint != "fp-k3" || !e.until.Equal(now.Add(time.Hour-time.Minute)) {
 		t.Fatalf("k3 cached as %+v", e)
 	}
+	sum := bodySum{1}
+	a.remember(rec("k3", "").Scope, sum)
+	a.remember(rec("k1", "").Scope, sum) // evicted: nothing to remember it by
+	if e, _ := a.get(rec("k3", "").Scope, now); e.raw != sum || has(a, "k1") {
+		t.Fatalf("k3 remembers %x; want the body sum", e.raw)
+	}
 	if _, ok := a.get(rec("k3", "").Scope, now.Add(time.Hour-time.Minute)); ok {
 		t.Fatal("an answer was served at retention minus skew, when another instance may prune it")
 	}
