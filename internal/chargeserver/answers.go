@@ -21,6 +21,7 @@ import (
 // either still there or free for a new charge.
 type answers struct {
 	retention, maxSkew time.Duration
+	size               int
 
 	mu      sync.Mutex
 	entries map[store.Scope]answer
@@ -46,12 +47,12 @@ type answer struct {
 
 // newAnswers caches up to size answers; size 0 turns the cache off.
 func newAnswers(size int, retention, maxSkew time.Duration) *answers {
-	return &answers{retention: retention, maxSkew: maxSkew, entries: make(map[store.Scope]answer, size), ring: make([]store.Scope, 0, size)}
+	return &answers{retention: retention, maxSkew: maxSkew, size: size, entries: make(map[store.Scope]answer, size), ring: make([]store.Scope, 0, size)}
 }
 
 // get returns the cached answer for sc while it is still safe to use at now.
 func (a *answers) get(sc store.Scope, now time.Time) (answer, bool) {
-	if cap(a.ring) == 0 {
+	if a.size == 0 {
 		return answer{}, false
 	}
 	a.mu.Lock()
@@ -63,14 +64,14 @@ func (a *answers) get(sc store.Scope, now time.Time) (answer, bool) {
 // put caches rec's final answer, unless it could already have been pruned.
 func (a *answers) put(rec store.Record, now time.Time) {
 	until := rec.CreatedAt.Add(a.retention - a.maxSkew)
-	if cap(a.ring) == 0 || rec.Status != store.StatusCompleted || !now.Before(until) {
+	if a.size == 0 || rec.Status != store.StatusCompleted || !now.Before(until) {
 		return
 	}
 	e := answer{fingerprint: rec.Fingerprint, status: rec.ResponseStatus, body: rec.ResponseBody, until: until}
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if _, ok := a.entries[rec.Scope]; !ok {
-		if len(a.ring) < cap(a.ring) {
+		if len(a.ring) < a.size {
 			a.ring = append(a.ring, rec.Scope)
 		} else {
 			delete(a.entries, a.ring[a.next])
