@@ -48,6 +48,8 @@ func newChargeServerCmd(e *env) *cobra.Command {
 	f.StringSliceVar(&o.cfg.Currencies, "currencies", o.cfg.Currencies, "accepted ISO 4217 currencies")
 	f.DurationVar(&o.cfg.ReapInterval, "reap-interval", o.cfg.ReapInterval, "how often the reaper runs")
 	f.DurationVar(&o.cfg.PruneInterval, "prune-interval", o.cfg.PruneInterval, "how often the pruner runs")
+	f.IntVar(&o.cfg.ReplayCache, "replay-cache", o.cfg.ReplayCache, "final answers kept in memory to answer replays without a database read (0: off)")
+	f.DurationVar(&o.cfg.MaxClockSkew, "max-clock-skew", o.cfg.MaxClockSkew, "largest clock difference between instances sharing the database; a cached answer is dropped this long before its key may be pruned")
 	f.Float64Var(&o.cfg.RateLimit, "rate-limit", o.cfg.RateLimit, "requests per second per account (0: unlimited)")
 	f.IntVar(&o.cfg.RateBurst, "rate-burst", o.cfg.RateBurst, "burst allowed above --rate-limit")
 	f.BoolVar(&o.cfg.AllowProbeDelay, "allow-probe-delay", false, "TESTING ONLY: honour the X-Probe-Delay request header "+

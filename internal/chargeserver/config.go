@@ -34,9 +34,17 @@ type Config struct {
 	// final answer instead of another re-drive.
 	MaxAttempts      int
 	MaxUnresolvedAge time.Duration
-	ReapInterval     time.Duration
-	PruneInterval    time.Duration
-	PruneBatch       int
+	// ReplayCache is how many final answers each instance keeps in memory
+	// to answer replays without a database read (0 turns it off).
+	// MaxClockSkew bounds how far the clocks of the instances sharing a
+	// database may differ: a cached answer is dropped that long before any
+	// instance's pruner could delete its claim. Every instance, and every
+	// one-off prune, must run with the same --retention.
+	ReplayCache   int
+	MaxClockSkew  time.Duration
+	ReapInterval  time.Duration
+	PruneInterval time.Duration
+	PruneBatch    int
 	// RateLimit is requests per second per account (0 turns it off).
 	RateLimit float64
 	RateBurst int
@@ -49,6 +57,9 @@ type Config struct {
 	// AfterCharge, when set, runs after the processor answered and before the
 	// answer is recorded: the crash window. Only tests set it.
 	AfterCharge func()
+	// Clock, when set, is the request handler's clock instead of time.Now.
+	// Only tests set it.
+	Clock func() time.Time
 }
 
 // DefaultConfig is the configuration the CLI starts from.
@@ -64,6 +75,8 @@ func DefaultConfig() Config {
 		Retention:             24 * time.Hour,
 		MaxAttempts:           20,
 		MaxUnresolvedAge:      time.Hour,
+		ReplayCache:           50_000,
+		MaxClockSkew:          time.Minute,
 		ReapInterval:          5 * time.Second,
 		PruneInterval:         time.Minute,
 		PruneBatch:            1000,
@@ -89,6 +102,9 @@ func (c Config) Validate() error {
 	}
 	if c.MaxUnresolvedAge <= c.StaleAfter {
 		errs = append(errs, errors.New("--max-unresolved-age must exceed --stale-after, or a claim would give up before its first re-drive"))
+	}
+	if c.ReplayCache < 0 || c.MaxClockSkew < 0 {
+		errs = append(errs, errors.New("--replay-cache and --max-clock-skew must not be negative"))
 	}
 	if c.MaxAmountCents <= 0 {
 		errs = append(errs, errors.New("--max-amount-cents must be positive"))

@@ -15,7 +15,8 @@ import (
 // BenchmarkChargeVsFloor runs the charge flow over HTTP side by side with its
 // database floor: the same store statements (the claim, and for a new key
 // the completion with its charge row, in one transaction) called in a loop in
-// process, with no HTTP, JSON, processor or handler. Both run in one
+// process, with no HTTP, JSON, processor or handler (on SQLite through the
+// store's group commit, as the server's writes go). Both run in one
 // benchmark, interleaved in slices of 200, so both see the same machine; the
 // ratio (server rate / floor rate) is the figure that survives a loaded
 // machine.

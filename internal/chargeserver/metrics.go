@@ -21,6 +21,9 @@ type Metrics struct {
 	// GaveUp counts claims settled as "unresolved" (502
 	// charge_outcome_unknown), by a request or the reaper.
 	GaveUp atomic.Int64
+	// ReplayCacheHits counts answers (replays and 422s) given from the
+	// in-process cache of final answers, without a database read.
+	ReplayCacheHits atomic.Int64
 }
 
 func newMetrics() *Metrics { return &Metrics{outcomes: map[string]*atomic.Int64{}} }
@@ -77,6 +80,7 @@ func (m *Metrics) WriteTo(w io.Writer) (int64, error) {
 		{"chargeserver_reaped_total", "Stale attempts the reaper resolved.", &m.Reaped},
 		{"chargeserver_pruner_runs_total", "Pruner runs.", &m.PrunerRuns},
 		{"chargeserver_pruned_keys_total", "Idempotency keys deleted past retention.", &m.Pruned},
+		{"chargeserver_replay_cache_hits_total", "Answers to a known key given from the in-process cache of final answers.", &m.ReplayCacheHits},
 		{"chargeserver_gave_up_total", "Claims stored as unresolved after --max-attempts or --max-unresolved-age; reconcile each with the processor.", &m.GaveUp},
 	} {
 		p("# HELP %s %s\n# TYPE %s counter\n%s %d\n", c.name, c.help, c.name, c.name, c.v.Load())

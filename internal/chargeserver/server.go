@@ -2,6 +2,7 @@ package chargeserver
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"io"
 	"log/slog"
@@ -27,6 +28,7 @@ type Server struct {
 	keys    *keyring
 	limiter *limiter
 	metrics *Metrics
+	answers *answers
 	log     *slog.Logger
 	now     func() time.Time
 }
@@ -34,6 +36,9 @@ type Server struct {
 // New builds a Server; cfg must have passed Validate and carry API keys.
 func New(cfg Config, st store.Store, proc processor.Processor, log *slog.Logger) *Server {
 	now := time.Now
+	if cfg.Clock != nil {
+		now = cfg.Clock
+	}
 	return &Server{
 		cfg:     cfg,
 		store:   st,
@@ -41,6 +46,7 @@ func New(cfg Config, st store.Store, proc processor.Processor, log *slog.Logger)
 		keys:    newKeyring(cfg.APIKeys),
 		limiter: newLimiter(cfg.RateLimit, cfg.RateBurst),
 		metrics: newMetrics(),
+		answers: newAnswers(cfg.ReplayCache, cfg.Retention, cfg.MaxClockSkew),
 		log:     log,
 		now:     now,
 	}
@@ -89,6 +95,18 @@ func (s *Server) createCharge(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	// A retry that repeats the exact bytes of a body already answered needs
+	// no parsing: the same bytes under the same Config validate and
+	// fingerprint the same way.
+	var sum bodySum
+	if hasKey {
+		sum = sha256.Sum256(body)
+		if a, ok := s.answers.get(chargeScope(account, key), s.now()); ok && a.raw == sum {
+			s.metrics.ReplayCacheHits.Add(1)
+			s.replay(w, a.status, a.body)
+			return
+		}
+	}
 	req, canonical, p := parseCharge(body, &s.cfg)
 	if p != nil {
 		s.reject(w, *p)
@@ -98,7 +116,11 @@ func (s *Server) createCharge(w http.ResponseWriter, r *http.Request) {
 		s.chargeWithoutKey(w, r, account, req)
 		return
 	}
-	s.chargeOnce(w, r, account, key, canonical)
+	s.chargeOnce(w, r, account, key, canonical, sum)
+}
+
+func chargeScope(account, key string) store.Scope {
+	return store.Scope{Account: account, Route: RouteCreateCharge, Key: key}
 }
 
 func readBody(w http.ResponseWriter, r *http.Request) ([]byte, *problem) {
@@ -134,11 +156,23 @@ func (s *Server) reject(w http.ResponseWriter, p problem) {
 }
 
 // chargeOnce is the idempotent path: claim, or answer from the existing claim.
-func (s *Server) chargeOnce(w http.ResponseWriter, r *http.Request, account, key string, canonical []byte) {
+func (s *Server) chargeOnce(w http.ResponseWriter, r *http.Request, account, key string, canonical []byte, sum bodySum) {
 	now := s.now()
+	scope := chargeScope(account, key)
+	fingerprint := idem.Fingerprint(canonical)
+	if a, ok := s.answers.get(scope, now); ok {
+		s.metrics.ReplayCacheHits.Add(1)
+		if a.fingerprint != fingerprint {
+			s.keyReused(w)
+			return
+		}
+		s.answers.remember(scope, sum)
+		s.replay(w, a.status, a.body)
+		return
+	}
 	rec := store.Record{
-		Scope:        store.Scope{Account: account, Route: RouteCreateCharge, Key: key},
-		Fingerprint:  idem.Fingerprint(canonical),
+		Scope:        scope,
+		Fingerprint:  fingerprint,
 		ProcessorKey: idem.ProcessorKey(account, RouteCreateCharge, key, idem.NewNonce()),
 		Request:      canonical,
 		Owner:        newOwner("req"),
@@ -161,10 +195,10 @@ func (s *Server) chargeOnce(w http.ResponseWriter, r *http.Request, account, key
 // answerExisting handles a key someone already claimed.
 func (s *Server) answerExisting(w http.ResponseWriter, r *http.Request, existing, mine store.Record) {
 	now := s.now()
+	s.answers.put(existing, now)
 	switch {
 	case existing.Fingerprint != mine.Fingerprint:
-		s.metrics.KeyReused.Add(1)
-		s.reject(w, newProblem(422, "idempotency_key_reused", "this Idempotency-Key was used with a different request body"))
+		s.keyReused(w)
 	case existing.Status == store.StatusCompleted:
 		s.replay(w, existing.ResponseStatus, existing.ResponseBody)
 	case existing.LeaseUntil.Before(now):
@@ -188,6 +222,11 @@ func (s *Server) answerExisting(w http.ResponseWriter, r *http.Request, existing
 	}
 }
 
+func (s *Server) keyReused(w http.ResponseWriter) {
+	s.metrics.KeyReused.Add(1)
+	s.reject(w, newProblem(422, "idempotency_key_reused", "this Idempotency-Key was used with a different request body"))
+}
+
 // execute drives a claim this request owns. It does not stop when the client
 // hangs up: the charge must be recorded either way.
 func (s *Server) execute(w http.ResponseWriter, r *http.Request, rec store.Record) {
@@ -208,6 +247,8 @@ func (s *Server) execute(w http.ResponseWriter, r *http.Request, rec store.Recor
 		s.answerLost(ctx, w, rec)
 		return
 	}
+	rec.Status, rec.ResponseStatus, rec.ResponseBody = store.StatusCompleted, out.resp.Status, out.resp.Body
+	s.answers.put(rec, s.now())
 	s.metrics.request(out.name)
 	if out.name == outcomeUnresolved {
 		s.metrics.GaveUp.Add(1)
@@ -243,6 +284,7 @@ func (s *Server) answerLost(ctx context.Context, w http.ResponseWriter, rec stor
 	cur, err := s.store.Get(ctx, rec.Scope)
 	switch {
 	case err == nil && cur.Status == store.StatusCompleted:
+		s.answers.put(cur, s.now())
 		s.replay(w, cur.ResponseStatus, cur.ResponseBody)
 	case err == nil:
 		s.inProgress(w, retryAfter(cur.LeaseUntil, s.now()))

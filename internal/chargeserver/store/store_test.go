@@ -187,3 +187,57 @@ func TestSQLiteUpgradesOldSchema(t *testing.T) {
 		}
 	}
 }
+
+// TestConcurrentCompletionsFailAlone: completions racing through the store
+// (on SQLite, group-committed) each get their own outcome. One whose charge
+// row breaks a constraint fails, and leaves its claim in progress, while the
+// others, whichever group they shared, are committed.
+func TestConcurrentCompletionsFailAlone(t *testing.T) {
+	eachStore(t, func(t *testing.T, st store.Store) {
+		ctx := context.Background()
+		now := time.Now().Truncate(time.Millisecond)
+		charge := func(id, key string) *store.Charge {
+			return &store.Charge{ID: id, Account: "acct", AmountCents: 100, Currency: "GBP", Status: "succeeded", ProcessorKey: "pk_" + key, CreatedAt: now}
+		}
+		if err := st.InsertCharge(ctx, *charge("ch_taken", "earlier")); err != nil {
+			t.Fatal(err)
+		}
+		const n = 48
+		for i := range n {
+			if _, ok, err := st.Claim(ctx, record(fmt.Sprint("k", i), "o", now)); !ok || err != nil {
+				t.Fatal(ok, err)
+			}
+		}
+		errs := make([]error, n)
+		var wg sync.WaitGroup
+		for i := range n {
+			wg.Go(func() {
+				key, id := fmt.Sprint("k", i), fmt.Sprint("ch_", i)
+				if i == n/2 {
+					id = "ch_taken" // the primary key is someone else's
+				}
+				ok, err := st.Complete(ctx, store.Scope{Account: "acct", Route: "POST /v1/charges", Key: key}, "o",
+					store.Response{Status: 201, Body: []byte(key), Charge: charge(id, key)}, now)
+				if err == nil && !ok {
+					err = fmt.Errorf("%s: the owner lost its claim", key)
+				}
+				errs[i] = err
+			})
+		}
+		wg.Wait()
+		for i, err := range errs {
+			got, gerr := st.Get(ctx, store.Scope{Account: "acct", Route: "POST /v1/charges", Key: fmt.Sprint("k", i)})
+			switch {
+			case gerr != nil:
+				t.Fatal(gerr)
+			case i == n/2 && (err == nil || got.Status != store.StatusInProgress):
+				t.Fatalf("the completion with a taken charge id: %v, claim %s; want an error and the claim in progress", err, got.Status)
+			case i != n/2 && (err != nil || got.Status != store.StatusCompleted || string(got.ResponseBody) != fmt.Sprint("k", i)):
+				t.Fatalf("completion %d: %v, claim %s %q; want it committed", i, err, got.Status, got.ResponseBody)
+			}
+		}
+		if all, err := st.AllCharges(ctx); err != nil || len(all) != n {
+			t.Fatalf("%d charges, %v; want %d", len(all), err, n)
+		}
+	})
+}
