@@ -13,6 +13,7 @@ import (
 	"github.com/contractlint/contractlint/internal/limits"
 	"github.com/contractlint/contractlint/internal/readers"
 	"github.com/contractlint/contractlint/internal/source"
+	"github.com/contractlint/contractlint/protobuf"
 	"github.com/contractlint/contractlint/rules"
 )
 
@@ -60,6 +61,9 @@ type Options struct {
 	// Limits bound what each side may read (file size, nesting, files);
 	// zero fields take the defaults.
 	Limits limits.Limits
+	// Cache, when set, keeps the lowering of .proto files between runs
+	// (--cache DIR); OpenAPI documents always load.
+	Cache protobuf.Cache
 }
 
 // FormatOf tells which format a side holds: a directory or .proto file is

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -18,6 +19,32 @@ type Stats struct {
 	// Compared counts the files compared (on the new side, or the old side
 	// for a deleted file).
 	Compared int
+	// Cache counts, per side (old, new), the files the cache held and the
+	// files looked up, when --cache is on.
+	Cache map[string]*CacheUse
+	mu    sync.Mutex // both sides load at once
+}
+
+// CacheUse is how much of one side the cache held.
+type CacheUse struct{ Hits, Files int }
+
+// cached adds one load's cache use on side; a nil Stats ignores it.
+func (s *Stats) cached(side string, hits, files int) {
+	if s == nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.Cache == nil {
+		s.Cache = map[string]*CacheUse{}
+	}
+	u := s.Cache[side]
+	if u == nil {
+		u = &CacheUse{}
+		s.Cache[side] = u
+	}
+	u.Hits += hits
+	u.Files += files
 }
 
 // Phase is one measured step.
@@ -70,6 +97,11 @@ func (s *Stats) Write(w io.Writer) {
 	}
 	fmt.Fprintf(w, "stats: %-8s %8.3fs wall %8.3fs cpu\n", "total", total.Time.Seconds(), total.CPU.Seconds())
 	fmt.Fprintf(w, "stats: files    %d compared, %d skipped as unchanged\n", s.Compared, s.Skipped)
+	for _, side := range []string{"old", "new"} {
+		if u := s.Cache[side]; u != nil {
+			fmt.Fprintf(w, "stats: cache    %s side %d of %d files lowered from the cache\n", side, u.Hits, u.Files)
+		}
+	}
 	var ru syscall.Rusage
 	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) == nil {
 		fmt.Fprintf(w, "stats: peak memory %.1f MB\n", float64(ru.Maxrss)/1024)
