@@ -144,7 +144,7 @@ func lintProto(s Side, o Options) (*rules.Contract, error) {
 		return nil, err
 	}
 	defer protobuf.LowGC(len(s.Files))()
-	t, err := loadProto("new", s, roots, o)
+	t, err := loadProto("other", s, roots, o)
 	if err != nil {
 		return nil, err
 	}

@@ -19,8 +19,9 @@ type Stats struct {
 	// Compared counts the files compared (on the new side, or the old side
 	// for a deleted file).
 	Compared int
-	// Cache counts, per side (old, new), the files the cache held and the
-	// files looked up, when --cache is on.
+	// Cache counts, per side (old, new, or other for a contract loaded on
+	// its own: lint, review's history walk), the files the cache held and
+	// the files looked up, when --cache is on.
 	Cache map[string]*CacheUse
 	mu    sync.Mutex // both sides load at once
 }
@@ -97,7 +98,7 @@ func (s *Stats) Write(w io.Writer) {
 	}
 	fmt.Fprintf(w, "stats: %-8s %8.3fs wall %8.3fs cpu\n", "total", total.Time.Seconds(), total.CPU.Seconds())
 	fmt.Fprintf(w, "stats: files    %d compared, %d skipped as unchanged\n", s.Compared, s.Skipped)
-	for _, side := range []string{"old", "new"} {
+	for _, side := range []string{"old", "new", "other"} {
 		if u := s.Cache[side]; u != nil {
 			fmt.Fprintf(w, "stats: cache    %s side %d of %d files lowered from the cache\n", side, u.Hits, u.Files)
 		}
