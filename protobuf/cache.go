@@ -7,10 +7,14 @@ import (
 	"encoding/gob"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"path"
 	"reflect"
+	"runtime"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/bufbuild/protocompile/linker"
 
@@ -64,28 +68,38 @@ func (t *Tree) merge(u *Tree) {
 }
 
 // fromCache returns the cached lowering of names, merged, and the names
-// not found (or not decodable) in c.
+// not found (or not decodable) in c. Reading and decoding run on every
+// core: they are nearly all the work of a warm load.
 func fromCache(c Cache, names []string, keys map[string]cache.Key) (*Tree, []string) {
-	t := newTree()
-	var todo []string
-	for _, n := range names {
-		k, ok := keys[n]
-		if ok {
+	got := make([]*Tree, len(names))
+	eachCore(len(names), func(i int) {
+		if k, ok := keys[names[i]]; ok {
 			if b, hit := c.Get(k); hit {
-				if u, err := decode(b); err == nil {
-					t.merge(u)
-					continue
-				}
+				got[i], _ = decode(b)
 			}
 		}
-		todo = append(todo, n)
+	})
+	t := newTree()
+	var todo []string
+	for i, u := range got {
+		if u == nil {
+			todo = append(todo, names[i])
+			continue
+		}
+		t.merge(u)
 	}
 	return t, todo
 }
 
 // lowerEach lowers each compiled file on its own, into t, and stores the
-// lowering of those with a key. A failed write only loses the entry.
+// lowering of those with a key (encoded and written on every core). A
+// failed write only loses the entry.
 func lowerEach(t *Tree, compiled linker.Files, locate func(string) string, c Cache, keys map[string]cache.Key) {
+	type entry struct {
+		k cache.Key
+		t *Tree
+	}
+	var put []entry
 	for _, fd := range compiled {
 		if fd == nil {
 			continue
@@ -93,11 +107,28 @@ func lowerEach(t *Tree, compiled linker.Files, locate func(string) string, c Cac
 		u := lower(linker.Files{fd}, locate)
 		t.merge(u)
 		if k, ok := keys[fd.Path()]; ok {
-			if b, err := encode(u); err == nil {
-				_ = c.Put(k, b)
-			}
+			put = append(put, entry{k, u})
 		}
 	}
+	eachCore(len(put), func(i int) {
+		if b, err := encode(put[i].t); err == nil {
+			_ = c.Put(put[i].k, b)
+		}
+	})
+}
+
+// eachCore calls f(0) ... f(n-1) on GOMAXPROCS goroutines.
+func eachCore(n int, f func(int)) {
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(n, runtime.GOMAXPROCS(0)) {
+		wg.Go(func() {
+			for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
+				f(i)
+			}
+		})
+	}
+	wg.Wait()
 }
 
 func encode(t *Tree) ([]byte, error) {
@@ -216,7 +247,7 @@ func (r *resolver) hashFile(name string) deepHash {
 		return deepHash{}
 	}
 	writeString(h, rel)
-	writeString(h, string(b))
+	writeBytes(h, b)
 	for _, imp := range imports {
 		d := r.closure(imp)
 		if !d.ok {
@@ -258,9 +289,11 @@ func (r *resolver) find(name string) (string, []byte, error) {
 
 // writeString hashes s with its length, so that no two lists of strings
 // hash alike.
-func writeString(h interface{ Write([]byte) (int, error) }, s string) {
+func writeString(h io.Writer, s string) { writeBytes(h, []byte(s)) }
+
+func writeBytes(h io.Writer, b []byte) {
 	var n [8]byte
-	binary.BigEndian.PutUint64(n[:], uint64(len(s)))
+	binary.BigEndian.PutUint64(n[:], uint64(len(b)))
 	h.Write(n[:])
-	h.Write([]byte(s))
+	h.Write(b)
 }
