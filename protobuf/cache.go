@@ -91,14 +91,16 @@ func fromCache(c Cache, names []string, keys map[string]cache.Key) (*Tree, []str
 	return t, todo
 }
 
-// lowerEach lowers each compiled file on its own, into t, and stores the
-// lowering of those with a key (encoded and written on every core). A
-// failed write only loses the entry.
-func lowerEach(t *Tree, compiled linker.Files, locate func(string) string, c Cache, keys map[string]cache.Key) {
-	type entry struct {
-		k cache.Key
-		t *Tree
-	}
+// entry is one file's lowering to store under k.
+type entry struct {
+	k cache.Key
+	t *Tree
+}
+
+// lowerEach lowers each compiled file on its own, into t, and returns the
+// lowerings of those with a key, to store once the compiler's output is
+// gone.
+func lowerEach(t *Tree, compiled linker.Files, locate func(string) string, keys map[string]cache.Key) []entry {
 	var put []entry
 	for _, fd := range compiled {
 		if fd == nil {
@@ -110,6 +112,12 @@ func lowerEach(t *Tree, compiled linker.Files, locate func(string) string, c Cac
 			put = append(put, entry{k, u})
 		}
 	}
+	return put
+}
+
+// store encodes and writes entries on every core. A failed write only
+// loses the entry.
+func store(c Cache, put []entry) {
 	eachCore(len(put), func(i int) {
 		if b, err := encode(put[i].t); err == nil {
 			_ = c.Put(put[i].k, b)

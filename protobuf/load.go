@@ -73,19 +73,21 @@ func Load(src source.Source, files []string, o Options) (*Tree, error) {
 		if err != nil {
 			return nil, err
 		}
+		var put []entry
 		if o.Cache != nil {
-			lowerEach(t, compiled, r.locate, o.Cache, keys)
+			put = lowerEach(t, compiled, r.locate, keys)
 		} else {
 			t.merge(lower(compiled, r.locate))
 		}
 		if len(compiled) >= bigCompile {
 			// Collect the compiled descriptors now rather than at the next
 			// collection, which the pacer would schedule at twice the
-			// compile's peak: the next side's compile then starts from a
-			// small heap.
+			// compile's peak: the next side's compile (or the cache's
+			// writes) then starts from a small heap.
 			compiled = nil
 			runtime.GC()
 		}
+		store(o.Cache, put)
 	}
 	if _, bad := t.ignores(); len(bad) > 0 {
 		return nil, bad
@@ -260,6 +262,7 @@ func (r *resolver) looked(name string) []string {
 func (r *resolver) read(rel string) (protocompile.SearchResult, error) {
 	r.mu.Lock()
 	b, ok := r.pre[rel]
+	delete(r.pre, rel) // the compiler reads a file once: keep no copy
 	r.mu.Unlock()
 	if ok {
 		return protocompile.SearchResult{Source: io.NopCloser(bytes.NewReader(b))}, nil
