@@ -1,7 +1,11 @@
 package cli
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
+	"io"
+	"os"
 
 	"github.com/spf13/cobra"
 
@@ -24,7 +28,12 @@ func (c *cacheFlag) open(e *Env, o *pipeline.Options) (done func(), err error) {
 	if c.dir == "" {
 		return func() {}, nil
 	}
-	s, err := cache.Open(e.abs(c.dir), Version())
+	build, err := executableHash()
+	if err != nil {
+		fmt.Fprintf(e.Stderr, "contractlint: --cache: %v; the cache is not used\n", err)
+		return func() {}, nil
+	}
+	s, err := cache.Open(e.abs(c.dir), Version()+" "+build)
 	if err != nil {
 		return nil, usageErr("--cache: %v", err)
 	}
@@ -35,4 +44,25 @@ func (c *cacheFlag) open(e *Env, o *pipeline.Options) (done func(), err error) {
 		}
 		s.Close()
 	}, nil
+}
+
+// executableHash identifies the build that writes an entry. The version
+// alone does not: every build from a source tree without a tag, the
+// Action's included, calls itself devel, and two of them may lower
+// differently.
+func executableHash() (string, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return "", err
+	}
+	f, err := os.Open(exe)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)[:16]), nil
 }
