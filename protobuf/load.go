@@ -17,6 +17,7 @@ import (
 	"github.com/bufbuild/protocompile/linker"
 	"github.com/bufbuild/protocompile/reporter"
 
+	"github.com/contractlint/contractlint/internal/cache"
 	"github.com/contractlint/contractlint/internal/source"
 )
 
@@ -34,12 +35,18 @@ type Options struct {
 	// Hint ends the message about an import not found: the flag or config
 	// key that fixes it.
 	Hint string
+	// Cache, when set, keeps each file's lowering between runs.
+	Cache Cache
+	// Cached, when set, hears how many of the listed files came from the
+	// cache.
+	Cached func(hits, files int)
 }
 
 // Load compiles files (root-relative names in src) and lowers them. Imports
 // resolve only inside src, against o.ImportPaths; google/protobuf/*.proto
 // always resolve to the standard imports. Compile errors come back as
-// source.Problems, every one of them.
+// source.Problems, every one of them. With o.Cache, files whose lowering
+// is cached are not compiled (see cache.go).
 func Load(src source.Source, files []string, o Options) (*Tree, error) {
 	r := &resolver{src: src, roots: o.ImportPaths, display: o.Display, hint: o.Hint, where: map[string]string{}}
 	if len(r.roots) == 0 {
@@ -53,6 +60,43 @@ func Load(src source.Source, files []string, o Options) (*Tree, error) {
 		}
 		names = append(names, n)
 	}
+	t, todo, keys := newTree(), names, map[string]cache.Key(nil)
+	if o.Cache != nil {
+		keys = r.keys(names)
+		t, todo = fromCache(o.Cache, names, keys)
+		if o.Cached != nil {
+			o.Cached(len(names)-len(todo), len(names))
+		}
+	}
+	if len(todo) > 0 {
+		compiled, err := r.compile(todo)
+		if err != nil {
+			return nil, err
+		}
+		var put []entry
+		if o.Cache != nil {
+			put = lowerEach(t, compiled, r.locate, keys)
+		} else {
+			t.merge(lower(compiled, r.locate))
+		}
+		if len(compiled) >= bigCompile {
+			// Collect the compiled descriptors now rather than at the next
+			// collection, which the pacer would schedule at twice the
+			// compile's peak: the next side's compile (or the cache's
+			// writes) then starts from a small heap.
+			compiled = nil
+			runtime.GC()
+		}
+		store(o.Cache, put)
+	}
+	if _, bad := t.ignores(); len(bad) > 0 {
+		return nil, bad
+	}
+	return t, nil
+}
+
+// compile compiles names and reports every problem the compiler found.
+func (r *resolver) compile(names []string) (linker.Files, error) {
 	var mu sync.Mutex
 	var got source.Collector // junk can hold millions of errors: keep a few per file
 	rep := reporter.NewReporter(func(e reporter.ErrorWithPos) error {
@@ -67,6 +111,7 @@ func Load(src source.Source, files []string, o Options) (*Tree, error) {
 		Reporter:       rep,
 	}
 	compiled, err := compile(&c, names)
+	r.pre = nil // the bytes the cache keys read are the compiler's now
 	probs := got.Problems()
 	if err != nil {
 		var ewp reporter.ErrorWithPos
@@ -85,18 +130,7 @@ func Load(src source.Source, files []string, o Options) (*Tree, error) {
 	if len(probs) > 0 {
 		return nil, dropEchoes(dedupe(probs))
 	}
-	t := lower(compiled, r.locate)
-	if len(compiled) >= bigCompile {
-		// Collect the compiled descriptors now rather than at the next
-		// collection, which the pacer would schedule at twice the compile's
-		// peak: the next side's compile then starts from a small heap.
-		compiled = nil
-		runtime.GC()
-	}
-	if _, bad := t.ignores(); len(bad) > 0 {
-		return nil, bad
-	}
-	return t, nil
+	return compiled, nil
 }
 
 // compile runs the compiler on every core (protocompile's default
@@ -128,6 +162,11 @@ type resolver struct {
 	hint    string
 	mu      sync.Mutex
 	where   map[string]string // import name -> root-relative name
+	// pre holds the bytes the cache keys read (root-relative name ->
+	// bytes), so the compiler does not read them again.
+	pre map[string][]byte
+	// deep memoises each import name's closure hash (see cache.go).
+	deep map[string]deepHash
 }
 
 // importName finds the import root that holds a listed file.
@@ -221,6 +260,13 @@ func (r *resolver) looked(name string) []string {
 }
 
 func (r *resolver) read(rel string) (protocompile.SearchResult, error) {
+	r.mu.Lock()
+	b, ok := r.pre[rel]
+	delete(r.pre, rel) // the compiler reads a file once: keep no copy
+	r.mu.Unlock()
+	if ok {
+		return protocompile.SearchResult{Source: io.NopCloser(bytes.NewReader(b))}, nil
+	}
 	b, err := r.src.ReadFile(rel)
 	if err != nil {
 		return protocompile.SearchResult{}, err

@@ -57,8 +57,7 @@ type lowerer struct {
 }
 
 func lower(files linker.Files, locate func(string) string) *Tree {
-	t := &Tree{Files: map[string]*File{}, Messages: map[string]*Message{},
-		Enums: map[string]*Enum{}, Services: map[string]*Service{}, Extensions: map[string]*Field{}}
+	t := newTree()
 	for _, fd := range files {
 		if fd == nil {
 			continue

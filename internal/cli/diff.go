@@ -284,6 +284,7 @@ func (c *common) inputProblems(e *Env, err error, reg *rules.Registry) error {
 type diffOptions struct {
 	common
 	readers readerOpts
+	cache   cacheFlag
 }
 
 func newDiffCmd(e *Env) *cobra.Command {
@@ -301,6 +302,7 @@ func newDiffCmd(e *Env) *cobra.Command {
 	o.register(cmd)
 	o.registerCompat(cmd)
 	addReaderFlags(cmd, &o.readers)
+	o.cache.register(cmd)
 	return cmd
 }
 
@@ -309,6 +311,11 @@ func runDiff(e *Env, do *diffOptions, oldArg, newArg string) error {
 	if err != nil {
 		return err
 	}
+	done, err := do.cache.open(e, &o)
+	if err != nil {
+		return err
+	}
+	defer done()
 	do.readers.defaults(e, cfg, do.flags)
 	if o.Readers, err = do.readers.load(e, o.Limits); err != nil {
 		return err

@@ -25,6 +25,7 @@ type reviewOptions struct {
 	// changelog prints the reviewed files' changelog instead of findings.
 	changelog  bool
 	transitive transitive
+	cache      cacheFlag
 }
 
 func newReviewCmd(e *Env) *cobra.Command {
@@ -44,6 +45,7 @@ func newReviewCmd(e *Env) *cobra.Command {
 	o.register(cmd)
 	o.registerCompat(cmd)
 	addReaderFlags(cmd, &o.readers)
+	o.cache.register(cmd)
 	f := cmd.Flags()
 	o.transitive.register(f)
 	f.BoolVar(&o.changelog, "changelog", false, "print the changelog of the reviewed files (--format text, markdown or json) instead of the findings")
@@ -58,6 +60,11 @@ func runReview(e *Env, ro *reviewOptions, paths []string) error {
 	if err != nil {
 		return err
 	}
+	done, err := ro.cache.open(e, &po)
+	if err != nil {
+		return err
+	}
+	defer done()
 	// review reads the repository from its top, where --proto-path names
 	// the same directories as from the working directory's view of it.
 	po.ProtoPaths = append(slices.Clip(ro.protoPaths), po.ProtoPaths...)

@@ -230,6 +230,15 @@ func TestAction(t *testing.T) {
 	if sarif, err := os.ReadFile(filepath.Join(work, "out.sarif")); err != nil || !strings.Contains(string(sarif), `"2.1.0"`) || !strings.Contains(string(sarif), "api/shop.proto") {
 		t.Errorf("SARIF file: %v\n%.400s", err, sarif)
 	}
+	cacheDir := filepath.Join(tmp, "contractlint-contracts")
+	entries, _ := filepath.Glob(filepath.Join(cacheDir, "*.entry"))
+	if len(entries) == 0 {
+		t.Errorf("the review kept no lowered contract in %s", cacheDir)
+	}
+	if outputs := readEnvFile(t, r.files["GITHUB_OUTPUT"]); !slices.Contains(outputs, "dir="+cacheDir) ||
+		!slices.ContainsFunc(outputs, regexp.MustCompile(`^key=contractlint-contracts-Linux-[0-9a-f]{32}$`).MatchString) {
+		t.Errorf("contract cache step outputs %q: want its dir and a key on the base", outputs)
+	}
 	gh, _ := os.ReadFile(r.ghLog)
 	if !strings.Contains(string(gh), "gh api --method POST repos/shop/api/issues/7/comments --input -") ||
 		!strings.Contains(string(gh), "<!-- contractlint:sticky -->") || !strings.Contains(string(gh), "proto-field-type-wire-json-incompatible") {
@@ -282,8 +291,9 @@ func TestActionCacheKey(t *testing.T) {
 		if strings.Contains(st.With["cache-dependency-path"], "action_path") {
 			t.Errorf("step %q hashes a file outside the workspace, which setup-go cannot", st.Uses)
 		}
-		if strings.HasPrefix(st.Uses, "actions/cache@") && (st.With["key"] != "${{ steps.key.outputs.key }}" || st.With["path"] != "${{ steps.key.outputs.bin }}") {
-			t.Errorf("actions/cache is not keyed on the key step: %v", st.With)
+		if strings.HasPrefix(st.Uses, "actions/cache@") && (st.With["key"] != "${{ steps.key.outputs.key }}" || st.With["path"] != "${{ steps.key.outputs.bin }}") &&
+			(st.With["key"] != "${{ steps.contracts.outputs.key }}" || st.With["path"] != "${{ steps.contracts.outputs.dir }}") {
+			t.Errorf("actions/cache is keyed on neither the key step nor the contracts step: %v", st.With)
 		}
 	}
 	if step == nil {

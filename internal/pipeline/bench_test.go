@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/contractlint/contractlint/internal/cache"
 	"github.com/contractlint/contractlint/internal/corpus"
 	"github.com/contractlint/contractlint/internal/pipeline"
 	"github.com/contractlint/contractlint/internal/source"
@@ -149,4 +150,38 @@ func BenchmarkGoogleapisSame(b *testing.B) {
 		scan += sum["scan"].Time
 	}
 	b.ReportMetric(float64(scan.Milliseconds())/float64(b.N), "scan-ms")
+}
+
+// BenchmarkGoogleapisCached diffs the two googleapis trees at WIRE_JSON
+// with --cache: once filling an empty cache, once reading it (a later push
+// of a pull request). Reports warm/cold (a run without the cache is the
+// reference) and fill/cold, the cost of writing the entries.
+func BenchmarkGoogleapisCached(b *testing.B) {
+	root := b.TempDir()
+	old := googleapisSide(b, root, "old", googleapisOld)
+	new := googleapisSide(b, root, "new", googleapisNew)
+	o := pipeline.Options{Registry: rules.Default(), Settings: &rules.Settings{ProtoLevel: rules.LevelWireJSON}}
+	var cold, fill, warm time.Duration
+	for b.Loop() {
+		dir := b.TempDir()
+		s, err := cache.Open(dir, "bench")
+		if err != nil {
+			b.Fatal(err)
+		}
+		c := o
+		c.Cache = s
+		t0 := time.Now()
+		runStats(b, old, new, o)
+		t1 := time.Now()
+		runStats(b, old, new, c)
+		t2 := time.Now()
+		_, st := runStats(b, old, new, c)
+		cold, fill, warm = cold+t1.Sub(t0), fill+t2.Sub(t1), warm+time.Since(t2)
+		s.Close()
+		if u := st.Cache["old"]; u == nil || u.Hits != u.Files {
+			b.Fatalf("warm run: old side cache use %+v, want every file", u)
+		}
+	}
+	b.ReportMetric(float64(warm)/float64(cold), "warm/cold")
+	b.ReportMetric(float64(fill)/float64(cold), "fill/cold")
 }

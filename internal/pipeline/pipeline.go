@@ -14,6 +14,7 @@ import (
 	"github.com/contractlint/contractlint/internal/readers"
 	"github.com/contractlint/contractlint/internal/source"
 	"github.com/contractlint/contractlint/openapi"
+	"github.com/contractlint/contractlint/protobuf"
 	"github.com/contractlint/contractlint/rules"
 )
 
@@ -61,6 +62,9 @@ type Options struct {
 	// Limits bound what each side may read (file size, nesting, files);
 	// zero fields take the defaults.
 	Limits limits.Limits
+	// Cache, when set, keeps the lowering of .proto files between runs
+	// (--cache DIR); OpenAPI documents always load.
+	Cache protobuf.Cache
 }
 
 // FormatOf tells which format a side holds: a directory or .proto file is

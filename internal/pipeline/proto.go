@@ -55,10 +55,16 @@ func protoPathHint(given bool) string {
 	return "declare the module root in buf.yaml (modules[].path) or buf.work.yaml (directories), or pass --proto-path DIR or set proto.paths in .contractlint.yaml"
 }
 
-// loadProto compiles the files of one side against roots.
-func loadProto(s Side, roots []string, o Options) (*protobuf.Tree, error) {
-	return protobuf.Load(s.Src, s.Files, protobuf.Options{ImportPaths: roots, Display: s.Display,
-		Hint: protoPathHint(len(s.ProtoPaths)+len(o.ProtoPaths) > 0 || s.Dir != "")})
+// loadProto compiles the files of one side (named old or new in --stats)
+// against roots.
+func loadProto(side string, s Side, roots []string, o Options) (*protobuf.Tree, error) {
+	po := protobuf.Options{ImportPaths: roots, Display: s.Display,
+		Hint: protoPathHint(len(s.ProtoPaths)+len(o.ProtoPaths) > 0 || s.Dir != "")}
+	if o.Cache != nil {
+		po.Cache = o.Cache
+		po.Cached = func(hits, files int) { o.Stats.cached(side, hits, files) }
+	}
+	return protobuf.Load(s.Src, s.Files, po)
 }
 
 // diffProto compiles both sides at once (unless both are large): each
@@ -100,16 +106,16 @@ func diffProto(old, new Side, o Options) (*rules.Input, error) {
 			// with no clear gain in wall time. One after the other, only
 			// one compiler's output is alive at a time.
 			var err error
-			if ot, err = loadProto(old, oldRoots, o); err != nil {
+			if ot, err = loadProto("old", old, oldRoots, o); err != nil {
 				return err
 			}
-			nt, err = loadProto(new, newRoots, o)
+			nt, err = loadProto("new", new, newRoots, o)
 			return err
 		}
 		var oerr, nerr error
 		var wg sync.WaitGroup
-		wg.Go(func() { ot, oerr = loadProto(old, oldRoots, o) })
-		nt, nerr = loadProto(new, newRoots, o)
+		wg.Go(func() { ot, oerr = loadProto("old", old, oldRoots, o) })
+		nt, nerr = loadProto("new", new, newRoots, o)
 		wg.Wait()
 		return cmp.Or(oerr, nerr)
 	})
@@ -138,7 +144,7 @@ func lintProto(s Side, o Options) (*rules.Contract, error) {
 		return nil, err
 	}
 	defer protobuf.LowGC(len(s.Files))()
-	t, err := loadProto(s, roots, o)
+	t, err := loadProto("other", s, roots, o)
 	if err != nil {
 		return nil, err
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"sync"
 	"syscall"
 	"time"
 
@@ -27,6 +28,33 @@ type Stats struct {
 	// Rerun counts the subset loads followed by a whole one: a validation
 	// problem or a lint finding that needed the chunks left out.
 	Rerun int
+	// Cache counts, per side (old, new, or other for a contract loaded on
+	// its own: lint, review's history walk), the files the cache held and
+	// the files looked up, when --cache is on.
+	Cache map[string]*CacheUse
+	mu    sync.Mutex // both sides load at once
+}
+
+// CacheUse is how much of one side the cache held.
+type CacheUse struct{ Hits, Files int }
+
+// cached adds one load's cache use on side; a nil Stats ignores it.
+func (s *Stats) cached(side string, hits, files int) {
+	if s == nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.Cache == nil {
+		s.Cache = map[string]*CacheUse{}
+	}
+	u := s.Cache[side]
+	if u == nil {
+		u = &CacheUse{}
+		s.Cache[side] = u
+	}
+	u.Hits += hits
+	u.Files += files
 }
 
 // Phase is one measured step.
@@ -101,6 +129,11 @@ func (s *Stats) Write(w io.Writer) {
 			fmt.Fprintf(w, ", then loaded whole %d times", s.Rerun)
 		}
 		fmt.Fprintln(w)
+	}
+	for _, side := range []string{"old", "new", "other"} {
+		if u := s.Cache[side]; u != nil {
+			fmt.Fprintf(w, "stats: cache    %s side %d of %d files lowered from the cache\n", side, u.Hits, u.Files)
+		}
 	}
 	var ru syscall.Rusage
 	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) == nil {

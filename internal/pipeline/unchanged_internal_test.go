@@ -24,29 +24,3 @@ func TestExternalRefs(t *testing.T) {
 		}
 	}
 }
-
-func TestStripComments(t *testing.T) {
-	in := "a // c1 \"x\"\nb \"s // not\" /* c2\n c2 */ c 'q\\'/*' d /* unclosed"
-	want := "a \nb \"s // not\"   c 'q\\'/*' d "
-	if got := string(stripComments([]byte(in))); got != want {
-		t.Errorf("stripComments = %q, want %q", got, want)
-	}
-}
-
-func TestProtoStatements(t *testing.T) {
-	code := stripComments([]byte(`syntax = "proto3";
-// import "commented.proto";
-import public "a/pub.proto"; import weak "b/weak.proto";
-import
-  "c/split.proto";
-option go_package = "example.com/package x;";
-message reimport { string import_path = 1; }
-package shop.v1 ;
-`))
-	if got, want := protoImports(code), []string{"a/pub.proto", "b/weak.proto", "c/split.proto"}; !slices.Equal(got, want) {
-		t.Errorf("imports %q, want %q", got, want)
-	}
-	if got := protoPackage(code); got != "shop.v1" {
-		t.Errorf("package %q, want shop.v1", got)
-	}
-}
