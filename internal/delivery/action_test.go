@@ -2,6 +2,7 @@ package delivery
 
 import (
 	"bufio"
+	"debug/elf"
 	"fmt"
 	"os"
 	"os/exec"
@@ -151,6 +152,7 @@ func (r *fakeRunner) run(act actionFile) (string, int) {
 		}
 		failed = failed || code != 0
 		if st.Name == "Build contractlint" {
+			r.checkLean(r.binary())
 			r.countRuns()
 			r.built = true
 		}
@@ -158,9 +160,8 @@ func (r *fakeRunner) run(act actionFile) (string, int) {
 	return stdout, status
 }
 
-// countRuns puts a wrapper in place of the built contractlint that logs
-// each run, so the test can count them.
-func (r *fakeRunner) countRuns() {
+// binary is the contractlint the action built, named in GITHUB_ENV.
+func (r *fakeRunner) binary() string {
 	bin := ""
 	for _, kv := range readEnvFile(r.t, r.files["GITHUB_ENV"]) {
 		if v, ok := strings.CutPrefix(kv, "CONTRACTLINT="); ok {
@@ -170,6 +171,35 @@ func (r *fakeRunner) countRuns() {
 	if bin == "" {
 		r.t.Fatal("the action set no CONTRACTLINT in GITHUB_ENV")
 	}
+	return bin
+}
+
+// checkLean: the action builds the binary whose cold build the README
+// times, without cgo and without debug information or a symbol table; the
+// review steps that follow show that this binary does all the action needs.
+func (r *fakeRunner) checkLean(bin string) {
+	info := must(r.t, r.tmp, nil, "go", "version", "-m", bin)
+	for _, want := range []string{"build\tCGO_ENABLED=0", "build\t-gcflags=all=-dwarf=false", "build\t-trimpath=true"} {
+		if !strings.Contains(info, want) {
+			r.t.Errorf("the built contractlint lacks %q in its build settings:\n%s", want, info)
+		}
+	}
+	f, err := elf.Open(bin)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	defer f.Close()
+	for _, sec := range []string{".symtab", ".debug_info"} {
+		if f.Section(sec) != nil {
+			r.t.Errorf("the built contractlint has a %s section; the action links with -s -w", sec)
+		}
+	}
+}
+
+// countRuns puts a wrapper in place of the built contractlint that logs
+// each run, so the test can count them.
+func (r *fakeRunner) countRuns() {
+	bin := r.binary()
 	if err := os.Rename(bin, bin+".real"); err != nil {
 		r.t.Fatal(err)
 	}
