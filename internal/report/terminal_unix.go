@@ -1,3 +1,5 @@
+//go:build darwin || dragonfly || freebsd || linux || netbsd || openbsd
+
 package report
 
 import (
@@ -10,6 +12,6 @@ import (
 // a terminal package would bring golang.org/x/sys/unix into every cold build.
 func isTerminal(fd uintptr) bool {
 	var t syscall.Termios
-	_, _, errno := syscall.Syscall(syscall.SYS_IOCTL, fd, syscall.TCGETS, uintptr(unsafe.Pointer(&t)))
+	_, _, errno := syscall.Syscall(syscall.SYS_IOCTL, fd, getTermios, uintptr(unsafe.Pointer(&t)))
 	return errno == 0
 }
