@@ -126,6 +126,7 @@ func TestActionRelease(t *testing.T) {
 		{name: "commit", ref: strings.Repeat("3f2a1c9e", 5), want: "is not a release tag"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			os.Remove(ran)
 			tmp := t.TempDir()
 			work, base := pullRequest(t, tmp)
 			r := newFakeRunner(t, act, top, work, tmp, base)
