@@ -104,6 +104,13 @@ func TestActionRelease(t *testing.T) {
 		t.Skipf("the fake runner plays a Linux runner; this is %s/%s", runtime.GOOS, runtime.GOARCH)
 	}
 	plat := runnerPlatforms[i]
+	// The fake runner skips uses: steps; Go is set up exactly when it builds.
+	build := step(t, act.Runs.Steps, "Build contractlint")
+	for _, st := range act.Runs.Steps {
+		if strings.HasPrefix(st.Uses, "actions/setup-go@") && st.If != build.If {
+			t.Errorf("setup-go runs if %q, the build if %q", st.If, build.If)
+		}
+	}
 	good := taggedBinary(t, act, top, "v0.0.1")
 	// Run, this would leave a mark: the action must not run it.
 	marks := t.TempDir()
