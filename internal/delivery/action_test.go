@@ -2,6 +2,7 @@ package delivery
 
 import (
 	"bufio"
+	"debug/elf"
 	"fmt"
 	"os"
 	"os/exec"
@@ -56,18 +57,20 @@ func readAction(t *testing.T, top string) actionFile {
 // the env files, the event, the workspace, and the tools on PATH (here a
 // fake gh that records its calls).
 type fakeRunner struct {
-	t                     *testing.T
-	top, tmp, work, ghLog string
-	files                 map[string]string
-	env                   []string
-	inputs, ctx           map[string]string
+	t                            *testing.T
+	top, tmp, work, ghLog, goLog string
+	// log holds the standard output of every step but the review.
+	log         strings.Builder
+	files       map[string]string
+	env         []string
+	inputs, ctx map[string]string
 	// built is set once contractlint is built: later runs play a cache hit.
 	built bool
 }
 
 func newFakeRunner(t *testing.T, act actionFile, top, work, tmp, base string) *fakeRunner {
 	r := &fakeRunner{t: t, top: top, tmp: tmp, work: work, files: map[string]string{},
-		inputs: map[string]string{}, ghLog: filepath.Join(tmp, "gh.log")}
+		inputs: map[string]string{}, ghLog: filepath.Join(tmp, "gh.log"), goLog: filepath.Join(tmp, "go.log")}
 	for _, name := range []string{"GITHUB_OUTPUT", "GITHUB_STEP_SUMMARY", "GITHUB_ENV", "GITHUB_PATH"} {
 		r.files[name] = filepath.Join(tmp, strings.ToLower(name))
 	}
@@ -78,16 +81,19 @@ func newFakeRunner(t *testing.T, act actionFile, top, work, tmp, base string) *f
 	for k, v := range act.Inputs {
 		r.inputs[k] = v.Default
 	}
-	r.ctx = map[string]string{"github.action_path": top, "github.token": "fake-token"}
+	// Used by a branch, as `uses: shop/contractlint@main` would.
+	r.ctx = map[string]string{"github.action_path": top, "github.token": "fake-token",
+		"github.action_ref": "main", "github.action_repository": "shop/contractlint"}
 	tools := filepath.Join(tmp, "tools")
-	write(t, filepath.Join(tools, "gh"), fakeGH)
-	if err := os.Chmod(filepath.Join(tools, "gh"), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	// go runs as itself, but each call is logged: a test can tell whether
+	// the action compiled anything.
+	executable(t, filepath.Join(tools, "go"), fmt.Sprintf("#!/usr/bin/env bash\necho \"go $*\" >> %q\nexec %q \"$@\"\n", r.goLog, need(t, "go")))
+	executable(t, filepath.Join(tools, "gh"), fakeGH)
 	r.env = []string{"GITHUB_ACTIONS=true", "GITHUB_EVENT_NAME=pull_request", "GITHUB_EVENT_PATH=" + event,
 		"GITHUB_WORKSPACE=" + work, "GITHUB_ACTION_PATH=" + top, "GITHUB_REPOSITORY=shop/api",
 		"RUNNER_TEMP=" + tmp, "RUNNER_OS=Linux", "RUNNER_ARCH=X64", "NO_COLOR=1",
 		"FAKE_GH_LOG=" + r.ghLog, "FAKE_GH_COMMENTS=" + filepath.Join(tmp, "gh-comments"),
+		"FAKE_GH_RELEASES=" + filepath.Join(tmp, "releases"),
 		"PATH=" + tools + string(os.PathListSeparator) + os.Getenv("PATH")}
 	for k, v := range r.files {
 		r.env = append(r.env, k+"="+v)
@@ -95,10 +101,30 @@ func newFakeRunner(t *testing.T, act actionFile, top, work, tmp, base string) *f
 	return r
 }
 
-// fakeGH records each call, with what it read on standard input, and
-// answers a listing of comments with the ids in $FAKE_GH_COMMENTS.
+// executable writes a script and makes it executable.
+func executable(t *testing.T, file, script string) {
+	write(t, file, script)
+	if err := os.Chmod(file, 0o755); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// fakeGH records each call, with what it read on standard input, answers a
+// listing of comments with the ids in $FAKE_GH_COMMENTS, and downloads a
+// release's assets from $FAKE_GH_RELEASES/<tag>/ (failing, as gh does, when
+// there is no such release or asset).
 const fakeGH = `#!/usr/bin/env bash
 { printf 'gh'; printf ' %s' "$@"; echo; } >> "$FAKE_GH_LOG"
+if [ "$1 $2" = "release download" ]; then
+  rel="$FAKE_GH_RELEASES/$3" dir=. pats=()
+  shift 3
+  while [ $# -gt 0 ]; do
+    case "$1" in --dir) dir="$2"; shift 2 ;; --pattern) pats+=("$2"); shift 2 ;; *) shift ;; esac
+  done
+  [ -d "$rel" ] || { echo "release not found" >&2; exit 1; }
+  for p in "${pats[@]}"; do cp "$rel/$p" "$dir/" || exit 1; done
+  exit 0
+fi
 for a in "$@"; do
   if [ "$a" = "--input" ]; then echo "--- stdin" >> "$FAKE_GH_LOG"; cat >> "$FAKE_GH_LOG"; echo "--- end" >> "$FAKE_GH_LOG"; fi
   if [ "$a" = "--paginate" ]; then cat "$FAKE_GH_COMMENTS" 2>/dev/null || true; fi
@@ -126,6 +152,12 @@ func (r *fakeRunner) run(act actionFile) (string, int) {
 		if r.built && strings.Contains(st.If, "steps.cache.outputs.cache-hit != 'true'") {
 			continue
 		}
+		if strings.Contains(st.If, "steps.release.outputs.installed != 'true'") &&
+			slices.Contains(readEnvFile(t, r.files["GITHUB_OUTPUT"]), "installed=true") {
+			r.countRuns()
+			r.built = true
+			continue
+		}
 		if strings.Contains(st.Run, "${{") {
 			t.Fatalf("step %q expands ${{ }} inside run:; inputs must reach scripts through env", st.ID)
 		}
@@ -148,9 +180,12 @@ func (r *fakeRunner) run(act actionFile) (string, int) {
 			stdout, status = string(out), code
 		} else if code != 0 {
 			t.Fatalf("step %q exited %d:\n%s", st.Name, code, out)
+		} else {
+			r.log.Write(out)
 		}
 		failed = failed || code != 0
 		if st.Name == "Build contractlint" {
+			r.checkLean(r.binary())
 			r.countRuns()
 			r.built = true
 		}
@@ -158,9 +193,8 @@ func (r *fakeRunner) run(act actionFile) (string, int) {
 	return stdout, status
 }
 
-// countRuns puts a wrapper in place of the built contractlint that logs
-// each run, so the test can count them.
-func (r *fakeRunner) countRuns() {
+// binary is the contractlint the action built, named in GITHUB_ENV.
+func (r *fakeRunner) binary() string {
 	bin := ""
 	for _, kv := range readEnvFile(r.t, r.files["GITHUB_ENV"]) {
 		if v, ok := strings.CutPrefix(kv, "CONTRACTLINT="); ok {
@@ -170,6 +204,35 @@ func (r *fakeRunner) countRuns() {
 	if bin == "" {
 		r.t.Fatal("the action set no CONTRACTLINT in GITHUB_ENV")
 	}
+	return bin
+}
+
+// checkLean: the action builds the binary whose cold build the README
+// times, without cgo and without debug information or a symbol table; the
+// review steps that follow show that this binary does all the action needs.
+func (r *fakeRunner) checkLean(bin string) {
+	info := must(r.t, r.tmp, nil, "go", "version", "-m", bin)
+	for _, want := range []string{"build\tCGO_ENABLED=0", "build\t-gcflags=all=-dwarf=false", "build\t-trimpath=true"} {
+		if !strings.Contains(info, want) {
+			r.t.Errorf("the built contractlint lacks %q in its build settings:\n%s", want, info)
+		}
+	}
+	f, err := elf.Open(bin)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	defer f.Close()
+	for _, sec := range []string{".symtab", ".debug_info"} {
+		if f.Section(sec) != nil {
+			r.t.Errorf("the built contractlint has a %s section; the action links with -s -w", sec)
+		}
+	}
+}
+
+// countRuns puts a wrapper in place of the built contractlint that logs
+// each run, so the test can count them.
+func (r *fakeRunner) countRuns() {
+	bin := r.binary()
 	if err := os.Rename(bin, bin+".real"); err != nil {
 		r.t.Fatal(err)
 	}
@@ -191,22 +254,20 @@ func TestAction(t *testing.T) {
 	act := readAction(t, top)
 
 	tmp := t.TempDir()
-	work := filepath.Join(tmp, "work")
-	must(t, tmp, gitEnv, "git", "init", "-q", "-b", "main", work)
-	write(t, filepath.Join(work, "api", "shop.proto"), shopV1)
-	must(t, work, gitEnv, "git", "add", ".")
-	must(t, work, gitEnv, "git", "commit", "-q", "-m", "v1")
-	base := strings.TrimSpace(must(t, work, nil, "git", "rev-parse", "HEAD"))
-	must(t, work, gitEnv, "git", "checkout", "-q", "-b", "pr")
-	write(t, filepath.Join(work, "api", "shop.proto"), shopV2)
-	must(t, work, gitEnv, "git", "commit", "-q", "-a", "-m", "v2")
-
+	work, base := pullRequest(t, tmp)
 	r := newFakeRunner(t, act, top, work, tmp, base)
 	r.inputs["sarif-file"] = "out.sarif"
 	r.inputs["comment"] = "true"
 	stdout, status := r.run(act)
 	if status != 1 {
 		t.Fatalf("the review step exited %d, want 1 (an error finding with fail-on error):\n%s", status, stdout)
+	}
+	// Used by a branch, the action builds from source and asks for no release.
+	if b, _ := os.ReadFile(r.goLog); !strings.Contains(string(b), "go build") {
+		t.Errorf("used by a branch, the action did not build contractlint; go calls:\n%s", b)
+	}
+	if b, _ := os.ReadFile(r.ghLog); strings.Contains(string(b), "gh release") {
+		t.Errorf("used by a branch, the action looked for a release:\n%s", b)
 	}
 	runs := filepath.Join(tmp, "runs.log")
 	if b, _ := os.ReadFile(runs); strings.Count(string(b), "run") != 1 {
@@ -273,6 +334,21 @@ func TestAction(t *testing.T) {
 	if out, status := r.run(act); status != 2 {
 		t.Errorf("paths: apis/ (no such directory): review exited %d, want 2:\n%s", status, out)
 	}
+}
+
+// pullRequest makes a repository under tmp whose branch pr breaks the
+// contract on main; it returns the repository and main's commit.
+func pullRequest(t *testing.T, tmp string) (work, base string) {
+	work = filepath.Join(tmp, "work")
+	must(t, tmp, gitEnv, "git", "init", "-q", "-b", "main", work)
+	write(t, filepath.Join(work, "api", "shop.proto"), shopV1)
+	must(t, work, gitEnv, "git", "add", ".")
+	must(t, work, gitEnv, "git", "commit", "-q", "-m", "v1")
+	base = strings.TrimSpace(must(t, work, nil, "git", "rev-parse", "HEAD"))
+	must(t, work, gitEnv, "git", "checkout", "-q", "-b", "pr")
+	write(t, filepath.Join(work, "api", "shop.proto"), shopV2)
+	must(t, work, gitEnv, "git", "commit", "-q", "-a", "-m", "v2")
+	return work, base
 }
 
 // TestActionCacheKey runs the key step on a copy of the action's build

@@ -3,8 +3,6 @@ package report
 import (
 	"io"
 	"os"
-
-	"github.com/mattn/go-isatty"
 )
 
 // UseColor reports whether text output to w should be coloured: only when w
@@ -15,5 +13,5 @@ func UseColor(w io.Writer, getenv func(string) string) bool {
 		return false
 	}
 	f, ok := w.(*os.File)
-	return ok && isatty.IsTerminal(f.Fd())
+	return ok && isTerminal(f.Fd())
 }
