@@ -10,7 +10,6 @@ import (
 
 	"github.com/contractlint/contractlint/internal/cache"
 	"github.com/contractlint/contractlint/internal/pipeline"
-	"github.com/contractlint/contractlint/internal/source"
 	"github.com/contractlint/contractlint/rules"
 )
 
@@ -34,21 +33,11 @@ func cacheTree(t *testing.T) string {
 // findings and the cache use per side.
 func cacheRun(t *testing.T, root string, c pipeline.Options) ([]rules.Finding, map[string]pipeline.CacheUse) {
 	t.Helper()
-	src, err := source.OpenDir(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	side := func(dir string) pipeline.Side {
-		files, err := pipeline.ProtoFiles(src, dir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return pipeline.Side{Src: src, Dir: dir, Files: files}
-	}
+	old, new := protoDirs(t, root)
 	st := &pipeline.Stats{}
 	o := pipeline.Options{Registry: rules.Default(), Settings: &rules.Settings{ProtoLevel: rules.LevelFile},
 		Stats: st, Whole: true, Cache: c.Cache}
-	got, err := pipeline.Diff(side("old"), side("new"), o)
+	got, err := pipeline.Diff(old, new, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,13 +79,7 @@ func TestCacheFindings(t *testing.T) {
 	dir := t.TempDir()
 	o := openCache(t, dir, "v1")
 	for i, wantUse := range []map[string]pipeline.CacheUse{noHit(n), allHit(n)} {
-		got, use := cacheRun(t, root, o)
-		if d := cmp.Diff(want, got); d != "" {
-			t.Fatalf("run %d: findings differ from a run without the cache (-cold +cached):\n%s", i, d)
-		}
-		if d := cmp.Diff(wantUse, use); d != "" {
-			t.Fatalf("run %d: cache use (-want +got):\n%s", i, d)
-		}
+		sameRun(t, i, want, wantUse, root, o)
 	}
 	spoils := map[string]func(t *testing.T, entry string){
 		"corrupted": func(t *testing.T, entry string) {
@@ -132,13 +115,7 @@ func TestCacheFindings(t *testing.T) {
 	t.Run("another version", func(t *testing.T) {
 		other := openCache(t, dir, "v2")
 		for i, wantUse := range []map[string]pipeline.CacheUse{noHit(n), allHit(n)} {
-			got, use := cacheRun(t, root, other)
-			if d := cmp.Diff(want, got); d != "" {
-				t.Fatalf("run %d: findings differ (-cold +cached):\n%s", i, d)
-			}
-			if d := cmp.Diff(wantUse, use); d != "" {
-				t.Fatalf("run %d: cache use (-want +got):\n%s", i, d)
-			}
+			sameRun(t, i, want, wantUse, root, other)
 		}
 	})
 }
@@ -176,5 +153,18 @@ func rewrite(t *testing.T, name string, b []byte) {
 	t.Helper()
 	if err := os.WriteFile(name, b, 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// sameRun checks that run i with cache o gives the findings of a run
+// without the cache, with the cache use wantUse.
+func sameRun(t *testing.T, i int, want []rules.Finding, wantUse map[string]pipeline.CacheUse, root string, o pipeline.Options) {
+	t.Helper()
+	got, use := cacheRun(t, root, o)
+	if d := cmp.Diff(want, got); d != "" {
+		t.Fatalf("run %d: findings differ from a run without the cache (-cold +cached):\n%s", i, d)
+	}
+	if d := cmp.Diff(wantUse, use); d != "" {
+		t.Fatalf("run %d: cache use (-want +got):\n%s", i, d)
 	}
 }

@@ -58,18 +58,7 @@ func protoSides(t *testing.T, edit func(map[string]string)) (pipeline.Side, pipe
 			writeFile(t, filepath.Join(root, dir, name), text)
 		}
 	}
-	src, err := source.OpenDir(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	side := func(dir string) pipeline.Side {
-		files, err := pipeline.ProtoFiles(src, dir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return pipeline.Side{Src: src, Dir: dir, Files: files}
-	}
-	return side("old"), side("new")
+	return protoDirs(t, root)
 }
 
 // skipRun diffs old and new with the skip and without it: the findings
@@ -190,4 +179,22 @@ func TestUnchangedOpenAPI(t *testing.T) {
 			}
 		})
 	}
+}
+
+// protoDirs opens root's old/ and new/ folders as the two sides, each with
+// every .proto file in it.
+func protoDirs(t *testing.T, root string) (old, new pipeline.Side) {
+	t.Helper()
+	src, err := source.OpenDir(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	side := func(dir string) pipeline.Side {
+		files, err := pipeline.ProtoFiles(src, dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return pipeline.Side{Src: src, Dir: dir, Files: files}
+	}
+	return side("old"), side("new")
 }
