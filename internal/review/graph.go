@@ -3,12 +3,15 @@ package review
 import (
 	"path"
 	"regexp"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 
 	"gopkg.in/yaml.v3"
 
 	"github.com/contractlint/contractlint/internal/source"
+	"github.com/contractlint/contractlint/protobuf"
 )
 
 // graph is what one side's contracts reach: for each file read, the files
@@ -19,10 +22,14 @@ type graph struct {
 	src        source.Source
 	protoPaths []string
 	edges      map[string][]string
+	// exists remembers which import candidates are files: most .proto
+	// files of a tree import the same few, and each Stat is a system call.
+	exists map[string]bool
+	mu     sync.Mutex // prefetch fills edges and exists on every core
 }
 
 func newGraph(src source.Source, protoPaths []string) *graph {
-	return &graph{src: src, protoPaths: protoPaths, edges: map[string][]string{}}
+	return &graph{src: src, protoPaths: protoPaths, edges: map[string][]string{}, exists: map[string]bool{}}
 }
 
 // reaches lists the targets root reaches, itself excepted, in the order
@@ -50,10 +57,12 @@ func (g *graph) reaches(root string, targets map[string]bool) []string {
 // names lists the files name refers to directly; a file that cannot be
 // read or parsed names none (loading it reports the problem).
 func (g *graph) names(name string) []string {
-	if out, ok := g.edges[name]; ok {
+	g.mu.Lock()
+	out, ok := g.edges[name]
+	g.mu.Unlock()
+	if ok {
 		return out
 	}
-	var out []string
 	if b, err := g.src.ReadFile(name); err == nil {
 		if isProto(name) {
 			out = g.imports(name, b)
@@ -61,8 +70,29 @@ func (g *graph) names(name string) []string {
 			out = refTargets(name, b)
 		}
 	}
+	g.mu.Lock()
 	g.edges[name] = out
+	g.mu.Unlock()
 	return out
+}
+
+// prefetch reads the files names refer to on every core: a review of a
+// large tree reads every contract in it, and reading is most of that.
+func (g *graph) prefetch(names []string) {
+	next := make(chan string)
+	var wg sync.WaitGroup
+	for range runtime.GOMAXPROCS(0) {
+		wg.Go(func() {
+			for name := range next {
+				g.names(name)
+			}
+		})
+	}
+	for _, name := range names {
+		next <- name
+	}
+	close(next)
+	wg.Wait()
 }
 
 var importRE = regexp.MustCompile(`(?m)^\s*import\s+(?:public\s+|weak\s+)?"([^"]+)"\s*;`)
@@ -72,19 +102,38 @@ var importRE = regexp.MustCompile(`(?m)^\s*import\s+(?:public\s+|weak\s+)?"([^"]
 // Every candidate that exists counts: reaching too much only compares a
 // contract more.
 func (g *graph) imports(name string, b []byte) []string {
+	names, _, ok := protobuf.Scan(b)
+	if !ok {
+		// An import the scan cannot read for sure: the pattern still finds
+		// every plain one, and reaching too much is safe.
+		for _, m := range importRE.FindAllSubmatch(b, -1) {
+			names = append(names, string(m[1]))
+		}
+	}
 	var out []string
-	for _, m := range importRE.FindAllSubmatch(b, -1) {
+	for _, imp := range names {
 		for _, dir := range append([]string{path.Dir(name), "."}, g.protoPaths...) {
-			c, err := source.Clean(path.Join(dir, string(m[1])))
-			if err != nil {
-				continue
-			}
-			if _, err := g.src.Stat(c); err == nil && !slices.Contains(out, c) {
+			c, err := source.Clean(path.Join(dir, imp))
+			if err == nil && g.isFile(c) && !slices.Contains(out, c) {
 				out = append(out, c)
 			}
 		}
 	}
 	return out
+}
+
+func (g *graph) isFile(name string) bool {
+	g.mu.Lock()
+	ok, seen := g.exists[name]
+	g.mu.Unlock()
+	if !seen {
+		_, err := g.src.Stat(name)
+		ok = err == nil
+		g.mu.Lock()
+		g.exists[name] = ok
+		g.mu.Unlock()
+	}
+	return ok
 }
 
 // refTargets lists the files a YAML or JSON document's $refs name, relative

@@ -196,7 +196,7 @@ func (r *Repo) reachedRoots(changes, compared []FileChange, oldSrc, newSrc sourc
 		return nil, err
 	}
 	g := newGraph(o.Pipeline.Limits.Guard(newSrc, nil), o.Pipeline.ProtoPaths)
-	var reached []FileChange
+	var roots []string
 	for _, name := range source.SplitZ(out) {
 		if changed[name] || !slices.ContainsFunc(o.Globs, func(gl string) bool { return glob.Match(gl, name) }) {
 			continue
@@ -204,6 +204,11 @@ func (r *Repo) reachedRoots(changes, compared []FileChange, oldSrc, newSrc sourc
 		if _, err := oldSrc.Stat(name); err != nil {
 			continue // new on this side: a change of its own
 		}
+		roots = append(roots, name)
+	}
+	g.prefetch(roots)
+	var reached []FileChange
+	for _, name := range roots {
 		via := g.reaches(name, changed)
 		// A path argument selects changes: one under it is judged through
 		// every contract that reaches it, inside the paths or not.
