@@ -185,16 +185,20 @@ func (d *Doc) refAt(msg string) error {
 // path against the referring file's folder.
 func refLine(b []byte, target string) (int, int) {
 	for _, want := range []string{target, path.Base(target)} {
-		for i, off := 0, 0; off < len(b); i++ {
-			end := bytes.IndexByte(b[off:], '\n')
+		for off := 0; ; {
+			r := bytes.Index(b[off:], []byte("$ref"))
+			if r < 0 {
+				break
+			}
+			r += off
+			end := bytes.IndexByte(b[r:], '\n')
 			if end < 0 {
-				end = len(b) - off
+				end = len(b) - r
 			}
-			ln := b[off : off+end]
-			if r := bytes.Index(ln, []byte("$ref")); r >= 0 && bytes.Contains(ln[r:], []byte(want)) {
-				return position(b, off+r)
+			if bytes.Contains(b[r:r+end], []byte(want)) {
+				return position(b, r)
 			}
-			off += end + 1
+			off = r + end
 		}
 	}
 	return 0, 0

@@ -11,14 +11,12 @@ import (
 	"io/fs"
 	"path"
 	"reflect"
-	"runtime"
 	"strings"
-	"sync"
-	"sync/atomic"
 
 	"github.com/bufbuild/protocompile/linker"
 
 	"github.com/contractlint/contractlint/internal/cache"
+	"github.com/contractlint/contractlint/internal/par"
 	"github.com/contractlint/contractlint/internal/source"
 	"github.com/contractlint/contractlint/rules"
 )
@@ -72,7 +70,7 @@ func (t *Tree) merge(u *Tree) {
 // core: they are nearly all the work of a warm load.
 func fromCache(c Cache, names []string, keys map[string]cache.Key) (*Tree, []string) {
 	got := make([]*Tree, len(names))
-	eachCore(len(names), func(i int) {
+	par.Each(len(names), func(i int) {
 		if k, ok := keys[names[i]]; ok {
 			if b, hit := c.Get(k); hit {
 				got[i], _ = decode(b)
@@ -118,25 +116,11 @@ func lowerEach(t *Tree, compiled linker.Files, locate func(string) string, keys 
 // store encodes and writes entries on every core. A failed write only
 // loses the entry.
 func store(c Cache, put []entry) {
-	eachCore(len(put), func(i int) {
+	par.Each(len(put), func(i int) {
 		if b, err := encode(put[i].t); err == nil {
 			_ = c.Put(put[i].k, b)
 		}
 	})
-}
-
-// eachCore calls f(0) ... f(n-1) on GOMAXPROCS goroutines.
-func eachCore(n int, f func(int)) {
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range min(n, runtime.GOMAXPROCS(0)) {
-		wg.Go(func() {
-			for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
-				f(i)
-			}
-		})
-	}
-	wg.Wait()
 }
 
 func encode(t *Tree) ([]byte, error) {

@@ -30,7 +30,8 @@ func diffOpenAPI(old, new Side, o Options, subset bool) (*rules.Input, *openapi.
 		// Evidence is bound to, and config ignores (accepted changes)
 		// count their matches over, the whole contracts.
 		whole := o.Readers != nil || o.Whole || o.Compared != nil || o.Settings != nil && len(o.Settings.Accepts) > 0
-		if subset && !whole {
+		cut := subset && !whole
+		if cut {
 			// Each document is read once, for the plan and the load; the
 			// limits' scan of each is a core's work.
 			var wg sync.WaitGroup
@@ -39,7 +40,7 @@ func diffOpenAPI(old, new Side, o Options, subset bool) (*rules.Input, *openapi.
 			wg.Wait()
 		}
 		same = !whole && sameOpenAPI(old, new)
-		if !same && subset && !whole {
+		if !same && cut {
 			sub = planSubset(old, new)
 		}
 		return nil

@@ -5,11 +5,9 @@ import (
 	"errors"
 	"io/fs"
 	"path"
-	"runtime"
 	"strings"
-	"sync"
-	"sync/atomic"
 
+	"github.com/contractlint/contractlint/internal/par"
 	"github.com/contractlint/contractlint/protobuf"
 )
 
@@ -186,16 +184,7 @@ func (t *twin) same(name string) bool {
 // nearly all of the scan's work, and each name's scan stands alone.
 func (t *twin) prefetch(names []string) {
 	out := make([]fileScan, len(names))
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range runtime.GOMAXPROCS(0) {
-		wg.Go(func() {
-			for i := int(next.Add(1) - 1); i < len(names); i = int(next.Add(1) - 1) {
-				out[i] = t.scan(names[i])
-			}
-		})
-	}
-	wg.Wait()
+	par.Each(len(names), func(i int) { out[i] = t.scan(names[i]) })
 	for i, n := range names {
 		t.scans[n] = out[i]
 	}

@@ -3,13 +3,13 @@ package review
 import (
 	"path"
 	"regexp"
-	"runtime"
 	"slices"
 	"strings"
 	"sync"
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/contractlint/contractlint/internal/par"
 	"github.com/contractlint/contractlint/internal/source"
 	"github.com/contractlint/contractlint/protobuf"
 )
@@ -79,20 +79,7 @@ func (g *graph) names(name string) []string {
 // prefetch reads the files names refer to on every core: a review of a
 // large tree reads every contract in it, and reading is most of that.
 func (g *graph) prefetch(names []string) {
-	next := make(chan string)
-	var wg sync.WaitGroup
-	for range runtime.GOMAXPROCS(0) {
-		wg.Go(func() {
-			for name := range next {
-				g.names(name)
-			}
-		})
-	}
-	for _, name := range names {
-		next <- name
-	}
-	close(next)
-	wg.Wait()
+	par.Each(len(names), func(i int) { g.names(names[i]) })
 }
 
 var importRE = regexp.MustCompile(`(?m)^\s*import\s+(?:public\s+|weak\s+)?"([^"]+)"\s*;`)
