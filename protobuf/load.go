@@ -106,9 +106,11 @@ func (r *resolver) compile(names []string) (linker.Files, error) {
 		return nil // keep going: report every error, not the first
 	}, nil)
 	c := protocompile.Compiler{
-		Resolver:       protocompile.WithStandardImports(r),
-		SourceInfoMode: protocompile.SourceInfoStandard,
-		Reporter:       rep,
+		Resolver: protocompile.WithStandardImports(r),
+		// The lowering reads positions and comments from the syntax tree
+		// (see places), cheaper than SourceCodeInfo for every file.
+		RetainASTs: true,
+		Reporter:   rep,
 	}
 	compiled, err := compile(&c, names)
 	r.pre = nil // the bytes the cache keys read are the compiler's now

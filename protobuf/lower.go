@@ -2,7 +2,6 @@ package protobuf
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/bufbuild/protocompile/linker"
@@ -12,29 +11,27 @@ import (
 	"github.com/contractlint/contractlint/rules"
 )
 
-// fileOptions are the file options that change generated code, with their
-// field numbers in FileOptions (for source locations).
+// fileOptions are the file options that change generated code.
 var fileOptions = []struct {
 	name string
-	num  int32
 	get  func(*descriptorpb.FileOptions) string
 }{
-	{"java_package", 1, func(o *descriptorpb.FileOptions) string { return o.GetJavaPackage() }},
-	{"java_outer_classname", 8, func(o *descriptorpb.FileOptions) string { return o.GetJavaOuterClassname() }},
-	{"optimize_for", 9, func(o *descriptorpb.FileOptions) string { return o.GetOptimizeFor().String() }},
-	{"java_multiple_files", 10, func(o *descriptorpb.FileOptions) string { return fmt.Sprint(o.GetJavaMultipleFiles()) }},
-	{"go_package", 11, func(o *descriptorpb.FileOptions) string { return o.GetGoPackage() }},
-	{"cc_generic_services", 16, func(o *descriptorpb.FileOptions) string { return fmt.Sprint(o.GetCcGenericServices()) }},
-	{"java_generic_services", 17, func(o *descriptorpb.FileOptions) string { return fmt.Sprint(o.GetJavaGenericServices()) }},
-	{"py_generic_services", 18, func(o *descriptorpb.FileOptions) string { return fmt.Sprint(o.GetPyGenericServices()) }},
-	{"cc_enable_arenas", 31, func(o *descriptorpb.FileOptions) string { return fmt.Sprint(o.GetCcEnableArenas()) }},
-	{"objc_class_prefix", 36, func(o *descriptorpb.FileOptions) string { return o.GetObjcClassPrefix() }},
-	{"csharp_namespace", 37, func(o *descriptorpb.FileOptions) string { return o.GetCsharpNamespace() }},
-	{"swift_prefix", 39, func(o *descriptorpb.FileOptions) string { return o.GetSwiftPrefix() }},
-	{"php_class_prefix", 40, func(o *descriptorpb.FileOptions) string { return o.GetPhpClassPrefix() }},
-	{"php_namespace", 41, func(o *descriptorpb.FileOptions) string { return o.GetPhpNamespace() }},
-	{"php_metadata_namespace", 44, func(o *descriptorpb.FileOptions) string { return o.GetPhpMetadataNamespace() }},
-	{"ruby_package", 45, func(o *descriptorpb.FileOptions) string { return o.GetRubyPackage() }},
+	{"java_package", func(o *descriptorpb.FileOptions) string { return o.GetJavaPackage() }},
+	{"java_outer_classname", func(o *descriptorpb.FileOptions) string { return o.GetJavaOuterClassname() }},
+	{"optimize_for", func(o *descriptorpb.FileOptions) string { return o.GetOptimizeFor().String() }},
+	{"java_multiple_files", func(o *descriptorpb.FileOptions) string { return fmt.Sprint(o.GetJavaMultipleFiles()) }},
+	{"go_package", func(o *descriptorpb.FileOptions) string { return o.GetGoPackage() }},
+	{"cc_generic_services", func(o *descriptorpb.FileOptions) string { return fmt.Sprint(o.GetCcGenericServices()) }},
+	{"java_generic_services", func(o *descriptorpb.FileOptions) string { return fmt.Sprint(o.GetJavaGenericServices()) }},
+	{"py_generic_services", func(o *descriptorpb.FileOptions) string { return fmt.Sprint(o.GetPyGenericServices()) }},
+	{"cc_enable_arenas", func(o *descriptorpb.FileOptions) string { return fmt.Sprint(o.GetCcEnableArenas()) }},
+	{"objc_class_prefix", func(o *descriptorpb.FileOptions) string { return o.GetObjcClassPrefix() }},
+	{"csharp_namespace", func(o *descriptorpb.FileOptions) string { return o.GetCsharpNamespace() }},
+	{"swift_prefix", func(o *descriptorpb.FileOptions) string { return o.GetSwiftPrefix() }},
+	{"php_class_prefix", func(o *descriptorpb.FileOptions) string { return o.GetPhpClassPrefix() }},
+	{"php_namespace", func(o *descriptorpb.FileOptions) string { return o.GetPhpNamespace() }},
+	{"php_metadata_namespace", func(o *descriptorpb.FileOptions) string { return o.GetPhpMetadataNamespace() }},
+	{"ruby_package", func(o *descriptorpb.FileOptions) string { return o.GetRubyPackage() }},
 }
 
 // FileOptionNames lists the file options the diff compares.
@@ -50,7 +47,7 @@ func FileOptionNames() []string {
 type lowerer struct {
 	t      *Tree
 	fd     protoreflect.FileDescriptor
-	locs   protoreflect.SourceLocations
+	at     *places
 	file   string // display name
 	syntax string
 	fopts  *descriptorpb.FileOptions
@@ -62,7 +59,8 @@ func lower(files linker.Files, locate func(string) string) *Tree {
 		if fd == nil {
 			continue
 		}
-		l := &lowerer{t: t, fd: fd, locs: fd.SourceLocations(), file: locate(fd.Path()), syntax: syntaxOf(fd)}
+		file := locate(fd.Path())
+		l := &lowerer{t: t, fd: fd, at: newPlaces(fd, file), file: file, syntax: syntaxOf(fd)}
 		l.fopts, _ = fd.Options().(*descriptorpb.FileOptions)
 		l.lowerFile()
 	}
@@ -79,35 +77,23 @@ func syntaxOf(fd protoreflect.FileDescriptor) string {
 	return "editions"
 }
 
-func (l *lowerer) at(p protoreflect.SourcePath) rules.Location {
-	sl := l.locs.ByPath(p)
-	if sl.Path == nil {
-		return rules.Location{File: l.file}
-	}
-	return rules.Location{File: l.file, Line: sl.StartLine + 1, Column: sl.StartColumn + 1}
-}
-
 func (l *lowerer) elem(d protoreflect.Descriptor) Elem {
-	sl := l.locs.ByDescriptor(d)
-	e := Elem{Name: string(d.FullName()), File: l.fd.Path(), Loc: rules.Location{File: l.file}}
-	if sl.Path != nil {
-		e.Loc.Line, e.Loc.Column = sl.StartLine+1, sl.StartColumn+1
-		e.Comment = strings.TrimSpace(sl.LeadingComments)
-	}
+	e := Elem{Name: string(d.FullName()), File: l.fd.Path()}
+	e.Loc, e.Comment = l.at.elem(d)
 	return e
 }
 
 func (l *lowerer) lowerFile() {
 	f := &File{Name: l.fd.Path(), Loc: rules.Location{File: l.file}, Package: string(l.fd.Package()),
 		Syntax: l.syntax, Options: map[string]string{}, OptionLoc: map[string]rules.Location{}}
-	f.PackageLoc = l.at(protoreflect.SourcePath{2})
-	f.SyntaxLoc = l.at(protoreflect.SourcePath{12})
+	f.PackageLoc = l.at.filePart("package")
+	f.SyntaxLoc = l.at.filePart("syntax")
 	if f.SyntaxLoc.Line == 0 {
-		f.SyntaxLoc = l.at(protoreflect.SourcePath{14}) // edition
+		f.SyntaxLoc = l.at.filePart("edition")
 	}
 	for _, o := range fileOptions {
 		f.Options[o.name] = o.get(l.fopts)
-		if loc := l.at(protoreflect.SourcePath{8, o.num}); loc.Line != 0 {
+		if loc, ok := l.at.option(nil, o.name); ok {
 			f.OptionLoc[o.name] = loc
 		}
 	}
@@ -145,9 +131,8 @@ func (l *lowerer) message(md protoreflect.MessageDescriptor) {
 	opts, _ := md.Options().(*descriptorpb.MessageOptions)
 	m := &Message{Elem: l.elem(md), MapEntry: md.IsMapEntry(), MessageSet: opts.GetMessageSetWireFormat(),
 		NoAccessor: opts.GetNoStandardDescriptorAccessor(), JSONFormat: coreFeature(md, "json_format"),
-		JSONFormatLoc: l.featureLoc(md, 7, 12, 6),
-		// MessageOptions: message_set_wire_format = 1, no_standard_descriptor_accessor = 2.
-		MessageSetLoc: l.featureLoc(md, 7, 1), NoAccessorLoc: l.featureLoc(md, 7, 2)}
+		JSONFormatLoc: l.optionLoc(md, "features.json_format"),
+		MessageSetLoc: l.optionLoc(md, "message_set_wire_format"), NoAccessorLoc: l.optionLoc(md, "no_standard_descriptor_accessor")}
 	for i := 0; i < md.Fields().Len(); i++ {
 		m.Fields = append(m.Fields, l.field(md.Fields().Get(i)))
 	}
@@ -163,7 +148,7 @@ func (l *lowerer) message(md protoreflect.MessageDescriptor) {
 	for i := 0; i < md.ReservedNames().Len(); i++ {
 		m.ReservedNames = append(m.ReservedNames, string(md.ReservedNames().Get(i)))
 	}
-	m.Reservations = l.reservations(md, 9, 10, len(m.ReservedRanges), len(m.ReservedNames))
+	m.Reservations = l.reservations(md, len(m.ReservedRanges), len(m.ReservedNames))
 	for i := 0; i < md.ExtensionRanges().Len(); i++ {
 		r := md.ExtensionRanges().Get(i)
 		m.ExtRanges = append(m.ExtRanges, [2]int32{int32(r[0]), int32(r[1]) - 1})
@@ -231,7 +216,8 @@ func (l *lowerer) field(fd protoreflect.FieldDescriptor) *Field {
 		f.UTF8 = coreFeature(fd, "utf8_validation")
 		f.JavaUTF8 = javaUTF8(fd, l.fopts, f.UTF8)
 		if l.fopts != nil && l.fopts.JavaStringCheckUtf8 != nil {
-			f.JavaUTF8Loc = l.at(protoreflect.SourcePath{8, 27}) // FileOptions.java_string_check_utf8
+			f.JavaUTF8Loc, _ = l.at.option(nil, "java_string_check_utf8")
+			f.JavaUTF8Loc.File = l.file
 		}
 		f.CType = cppStringType(fd, opts)
 	case protoreflect.BytesKind:
@@ -240,9 +226,7 @@ func (l *lowerer) field(fd protoreflect.FieldDescriptor) *Field {
 	if fd.IsExtension() {
 		f.Extendee = string(fd.ContainingMessage().FullName())
 	}
-	if sl := l.locs.ByDescriptor(fd); sl.Path != nil {
-		f.Trailing = strings.TrimSpace(sl.TrailingComments)
-	}
+	f.Trailing = l.at.trailing(fd)
 	f.Behavior, f.Unit = fieldExtensions(opts)
 	return f
 }
@@ -318,7 +302,7 @@ func typeName(fd protoreflect.FieldDescriptor) string {
 
 func (l *lowerer) enum(ed protoreflect.EnumDescriptor) {
 	e := &Enum{Elem: l.elem(ed), Closed: ed.IsClosed(), JSONFormat: coreFeature(ed, "json_format"),
-		ClosedLoc: l.featureLoc(ed, 3, 7, 2), JSONFormatLoc: l.featureLoc(ed, 3, 7, 6)}
+		ClosedLoc: l.optionLoc(ed, "features.enum_type"), JSONFormatLoc: l.optionLoc(ed, "features.json_format")}
 	for i := 0; i < ed.Values().Len(); i++ {
 		v := ed.Values().Get(i)
 		e.Values = append(e.Values, &EnumValue{Elem: l.elem(v), Short: string(v.Name()), Number: int32(v.Number())})
@@ -330,47 +314,37 @@ func (l *lowerer) enum(ed protoreflect.EnumDescriptor) {
 	for i := 0; i < ed.ReservedNames().Len(); i++ {
 		e.ReservedNames = append(e.ReservedNames, string(ed.ReservedNames().Get(i)))
 	}
-	e.Reservations = l.reservations(ed, 4, 5, len(e.ReservedRanges), len(e.ReservedNames))
+	e.Reservations = l.reservations(ed, len(e.ReservedRanges), len(e.ReservedNames))
 	l.t.Enums[e.Name] = e
 }
 
-// featureLoc is where d's own options set one feature or option: sub is the
-// path below d's descriptor (its options field, then the option, or the
-// features field and the feature of FeatureSet). Zero when not written there.
-func (l *lowerer) featureLoc(d protoreflect.Descriptor, sub ...int32) rules.Location {
-	own := l.locs.ByDescriptor(d)
-	if own.Path == nil {
-		return rules.Location{}
-	}
-	loc := l.at(append(slices.Clip(own.Path), sub...))
-	if loc.Line == 0 {
-		return rules.Location{}
-	}
+// optionLoc is where d's own body sets the option or feature name (as
+// written: "features.json_format"); zero when it does not.
+func (l *lowerer) optionLoc(d protoreflect.Descriptor, name string) rules.Location {
+	loc, _ := l.at.option(d, name)
 	return loc
 }
 
-// reservations locates the reserved ranges and names of d, whose
-// descriptor holds them under the field numbers rangeTag and nameTag.
-func (l *lowerer) reservations(d protoreflect.Descriptor, rangeTag, nameTag int32, nr, nn int) Reservations {
+// reservations locates d's nr reserved ranges and nn reserved names; one
+// without a place of its own is placed at d.
+func (l *lowerer) reservations(d protoreflect.Descriptor, nr, nn int) Reservations {
 	var r Reservations
 	if nr+nn == 0 {
 		return r
 	}
-	own := l.locs.ByDescriptor(d)
-	at := func(tag int32, i int) rules.Location {
-		if own.Path == nil {
-			return rules.Location{File: l.file}
+	own, _ := l.at.elem(d)
+	ranges, names := l.at.reserved(d)
+	at := func(locs []rules.Location, i int) rules.Location {
+		if i < len(locs) {
+			return locs[i]
 		}
-		if loc := l.at(append(slices.Clip(own.Path), tag, int32(i))); loc.Line > 0 {
-			return loc
-		}
-		return rules.Location{File: l.file, Line: own.StartLine + 1, Column: own.StartColumn + 1}
+		return own
 	}
 	for i := range nr {
-		r.RangeLocs = append(r.RangeLocs, at(rangeTag, i))
+		r.RangeLocs = append(r.RangeLocs, at(ranges, i))
 	}
 	for i := range nn {
-		r.NameLocs = append(r.NameLocs, at(nameTag, i))
+		r.NameLocs = append(r.NameLocs, at(names, i))
 	}
 	return r
 }
@@ -384,7 +358,7 @@ func (l *lowerer) service(sd protoreflect.ServiceDescriptor) {
 			Input: string(md.Input().FullName()), Output: string(md.Output().FullName()),
 			ClientStreaming: md.IsStreamingClient(), ServerStreaming: md.IsStreamingServer(),
 			Idempotency: opts.GetIdempotencyLevel().String(), HTTPMethod: httpMethod(opts),
-			IdempotencyLoc: l.featureLoc(md, 4, 34)}) // MethodOptions.idempotency_level
+			IdempotencyLoc: l.optionLoc(md, "idempotency_level")})
 	}
 	l.t.Services[s.Name] = s
 }
