@@ -95,18 +95,24 @@ type entry struct {
 	t *Tree
 }
 
-// lowerEach lowers each compiled file on its own, into t, and returns the
-// lowerings of those with a key, to store once the compiler's output is
-// gone.
+// lowerEach lowers the compiled files into t and returns the lowerings of
+// those with a key, to store once the compiler's output is gone. Each file
+// lowers into a tree of its own, on every core (lowering only reads the
+// compiler's output), and the trees merge in the compiler's order.
 func lowerEach(t *Tree, compiled linker.Files, locate func(string) string, keys map[string]cache.Key) []entry {
+	trees := make([]*Tree, len(compiled))
+	par.Each(len(compiled), func(i int) {
+		if compiled[i] != nil {
+			trees[i] = lower(compiled[i:i+1], locate)
+		}
+	})
 	var put []entry
-	for _, fd := range compiled {
-		if fd == nil {
+	for i, u := range trees {
+		if u == nil {
 			continue
 		}
-		u := lower(linker.Files{fd}, locate)
 		t.merge(u)
-		if k, ok := keys[fd.Path()]; ok {
+		if k, ok := keys[compiled[i].Path()]; ok {
 			put = append(put, entry{k, u})
 		}
 	}

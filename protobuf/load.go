@@ -73,12 +73,7 @@ func Load(src source.Source, files []string, o Options) (*Tree, error) {
 		if err != nil {
 			return nil, err
 		}
-		var put []entry
-		if o.Cache != nil {
-			put = lowerEach(t, compiled, r.locate, keys)
-		} else {
-			t.merge(lower(compiled, r.locate))
-		}
+		put := lowerEach(t, compiled, r.locate, keys)
 		if len(compiled) >= bigCompile {
 			// Collect the compiled descriptors now rather than at the next
 			// collection, which the pacer would schedule at twice the

@@ -51,6 +51,23 @@ type lowerer struct {
 	file   string // display name
 	syntax string
 	fopts  *descriptorpb.FileOptions
+	// fixed holds the core features of a proto2 or proto3 file, which its
+	// syntax fixes for every declaration in it: resolving one parses the
+	// edition's defaults from text each time.
+	fixed map[protoreflect.Name]string
+}
+
+// feature is d's core feature name.
+func (l *lowerer) feature(d protoreflect.Descriptor, name protoreflect.Name) string {
+	if l.syntax == "editions" {
+		return coreFeature(d, name)
+	}
+	v, ok := l.fixed[name]
+	if !ok {
+		v = coreFeature(d, name)
+		l.fixed[name] = v
+	}
+	return v
 }
 
 func lower(files linker.Files, locate func(string) string) *Tree {
@@ -60,7 +77,8 @@ func lower(files linker.Files, locate func(string) string) *Tree {
 			continue
 		}
 		file := locate(fd.Path())
-		l := &lowerer{t: t, fd: fd, at: newPlaces(fd, file), file: file, syntax: syntaxOf(fd)}
+		l := &lowerer{t: t, fd: fd, at: newPlaces(fd, file), file: file, syntax: syntaxOf(fd),
+			fixed: map[protoreflect.Name]string{}}
 		l.fopts, _ = fd.Options().(*descriptorpb.FileOptions)
 		l.lowerFile()
 	}
@@ -130,7 +148,7 @@ func extKey(extendee string, n int32) string { return fmt.Sprintf("%s/%d", exten
 func (l *lowerer) message(md protoreflect.MessageDescriptor) {
 	opts, _ := md.Options().(*descriptorpb.MessageOptions)
 	m := &Message{Elem: l.elem(md), MapEntry: md.IsMapEntry(), MessageSet: opts.GetMessageSetWireFormat(),
-		NoAccessor: opts.GetNoStandardDescriptorAccessor(), JSONFormat: coreFeature(md, "json_format"),
+		NoAccessor: opts.GetNoStandardDescriptorAccessor(), JSONFormat: l.feature(md, "json_format"),
 		JSONFormatLoc: l.optionLoc(md, "features.json_format"),
 		MessageSetLoc: l.optionLoc(md, "message_set_wire_format"), NoAccessorLoc: l.optionLoc(md, "no_standard_descriptor_accessor")}
 	for i := 0; i < md.Fields().Len(); i++ {
@@ -213,7 +231,7 @@ func (l *lowerer) field(fd protoreflect.FieldDescriptor) *Field {
 	}
 	switch fd.Kind() {
 	case protoreflect.StringKind:
-		f.UTF8 = coreFeature(fd, "utf8_validation")
+		f.UTF8 = l.feature(fd, "utf8_validation")
 		f.JavaUTF8 = javaUTF8(fd, l.fopts, f.UTF8)
 		if l.fopts != nil && l.fopts.JavaStringCheckUtf8 != nil {
 			f.JavaUTF8Loc, _ = l.at.option(nil, "java_string_check_utf8")
@@ -301,7 +319,7 @@ func typeName(fd protoreflect.FieldDescriptor) string {
 }
 
 func (l *lowerer) enum(ed protoreflect.EnumDescriptor) {
-	e := &Enum{Elem: l.elem(ed), Closed: ed.IsClosed(), JSONFormat: coreFeature(ed, "json_format"),
+	e := &Enum{Elem: l.elem(ed), Closed: ed.IsClosed(), JSONFormat: l.feature(ed, "json_format"),
 		ClosedLoc: l.optionLoc(ed, "features.enum_type"), JSONFormatLoc: l.optionLoc(ed, "features.json_format")}
 	for i := 0; i < ed.Values().Len(); i++ {
 		v := ed.Values().Get(i)
