@@ -8,7 +8,6 @@ import (
 	"io"
 	"io/fs"
 	"path"
-	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -48,6 +47,12 @@ type Options struct {
 // source.Problems, every one of them. With o.Cache, files whose lowering
 // is cached are not compiled (see cache.go).
 func Load(src source.Source, files []string, o Options) (*Tree, error) {
+	return load(src, files, o, batchFiles)
+}
+
+// load is Load compiling at most about batch files at once (see
+// compileInto); 0 compiles all at once.
+func load(src source.Source, files []string, o Options, batch int) (*Tree, error) {
 	r := &resolver{src: src, roots: o.ImportPaths, display: o.Display, hint: o.Hint, where: map[string]string{}}
 	if len(r.roots) == 0 {
 		r.roots = []string{"."}
@@ -69,20 +74,9 @@ func Load(src source.Source, files []string, o Options) (*Tree, error) {
 		}
 	}
 	if len(todo) > 0 {
-		compiled, err := r.compile(todo)
-		if err != nil {
+		if err := r.compileInto(t, todo, batch, o.Cache, keys); err != nil {
 			return nil, err
 		}
-		put := lowerEach(t, compiled, r.locate, keys)
-		if len(compiled) >= bigCompile {
-			// Collect the compiled descriptors now rather than at the next
-			// collection, which the pacer would schedule at twice the
-			// compile's peak: the next side's compile (or the cache's
-			// writes) then starts from a small heap.
-			compiled = nil
-			runtime.GC()
-		}
-		store(o.Cache, put)
 	}
 	if _, bad := t.ignores(); len(bad) > 0 {
 		return nil, bad
@@ -132,7 +126,7 @@ func (r *resolver) compile(names []string) (linker.Files, error) {
 
 // compile runs the compiler on every core (protocompile's default
 // parallelism is GOMAXPROCS). The GC target around a large compile is the
-// caller's (see LowGC): the target is process-wide, and the pipeline
+// caller's (see CompileGC): the target is process-wide, and the pipeline
 // compiles both sides at once.
 func compile(c *protocompile.Compiler, names []string) (linker.Files, error) {
 	return c.Compile(context.Background(), names...)
@@ -164,6 +158,15 @@ type resolver struct {
 	pre map[string][]byte
 	// deep memoises each import name's closure hash (see cache.go).
 	deep map[string]deepHash
+	// linked holds the files earlier batches compiled (see compileBatches),
+	// handed to the compiler as they are.
+	linked map[string]linker.File
+}
+
+func (r *resolver) setLinked(m map[string]linker.File) {
+	r.mu.Lock()
+	r.linked = m
+	r.mu.Unlock()
 }
 
 // importName finds the import root that holds a listed file.
@@ -211,7 +214,11 @@ func (r *resolver) FindFileByPath(name string) (protocompile.SearchResult, error
 	}
 	r.mu.Lock()
 	rel, known := r.where[name]
+	done := r.linked[name]
 	r.mu.Unlock()
+	if done != nil {
+		return protocompile.SearchResult{Desc: done}, nil
+	}
 	if known {
 		return r.read(rel)
 	}

@@ -99,7 +99,7 @@ func diffProto(old, new Side, o Options) (*rules.Input, error) {
 	}
 	var ot, nt *protobuf.Tree
 	err = o.Stats.measure("load", func() error {
-		defer protobuf.LowGC(len(old.Files) + len(new.Files))()
+		defer protobuf.CompileGC(len(old.Files) + len(new.Files))()
 		if protobuf.Large(len(old.Files)) && protobuf.Large(len(new.Files)) {
 			// Two large trees: each compile alone keeps every core busy,
 			// and both at once took googleapis from 1.9 to 3.3 GB peak
@@ -143,7 +143,7 @@ func lintProto(s Side, o Options) (*rules.Contract, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer protobuf.LowGC(len(s.Files))()
+	defer protobuf.CompileGC(len(s.Files))()
 	t, err := loadProto("other", s, roots, o)
 	if err != nil {
 		return nil, err
