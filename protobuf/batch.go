@@ -1,14 +1,17 @@
 package protobuf
 
 import (
+	"maps"
 	"path"
 	"runtime"
 	"slices"
 	"strings"
+	"sync/atomic"
 
 	"github.com/bufbuild/protocompile/linker"
 
 	"github.com/contractlint/contractlint/internal/cache"
+	"github.com/contractlint/contractlint/internal/par"
 )
 
 // batchFiles is the most files one compile of a large tree holds: more
@@ -54,8 +57,9 @@ func (r *resolver) compileInto(t *Tree, names []string, batch int, c Cache, keys
 }
 
 // compileBatches compiles groups one after the other, each with the files
-// earlier ones linked, and lowers every listed file once. ok is false on a
-// compile error or a name declared in two batches.
+// earlier ones linked, and lowers every listed file once. A linked file no
+// later batch imports (by their text, transitively) is let go. ok is false
+// on a compile error or a name declared in two batches.
 func (r *resolver) compileBatches(groups [][]string, keys map[string]cache.Key) (u *Tree, put []entry, ok bool) {
 	listed := map[string]bool{}
 	for _, g := range groups {
@@ -63,10 +67,11 @@ func (r *resolver) compileBatches(groups [][]string, keys map[string]cache.Key) 
 			listed[n] = true
 		}
 	}
-	linked := map[string]linker.File{}
+	later := r.laterImports(groups)
+	linked, done := map[string]linker.File{}, map[string]bool{}
 	u, seen := newTree(), symbols{}
-	for _, g := range groups {
-		todo := slices.DeleteFunc(slices.Clone(g), func(n string) bool { return linked[n] != nil })
+	for i, g := range groups {
+		todo := slices.DeleteFunc(slices.Clone(g), func(n string) bool { return done[n] })
 		if len(todo) == 0 {
 			continue
 		}
@@ -91,14 +96,80 @@ func (r *resolver) compileBatches(groups [][]string, keys map[string]cache.Key) 
 		}
 		u.merge(b)
 		for _, f := range fresh {
-			linked[f.Path()] = f
+			linked[f.Path()], done[f.Path()] = f, true
 			if res, isRes := f.(linker.Result); isRes {
 				res.RemoveAST() // lowered: only the descriptors serve later batches
 			}
 		}
+		if later != nil {
+			keepOnly(linked, later[i])
+		}
 		r.setLinked(linked)
 	}
 	return u, put, true
+}
+
+// laterImports lists, for each group, what the files of the groups after
+// it import, read from their text; nil when a file's imports cannot be
+// read for sure without the compiler.
+func (r *resolver) laterImports(groups [][]string) []map[string]bool {
+	var files []string
+	for _, g := range groups {
+		files = append(files, g...)
+	}
+	imports := make([][]string, len(files))
+	var unsure atomic.Bool
+	par.Each(len(files), func(i int) {
+		r.mu.Lock()
+		rel := r.where[files[i]]
+		r.mu.Unlock()
+		b, err := r.src.ReadFile(rel)
+		ok := err == nil
+		if ok {
+			imports[i], _, ok = Scan(b)
+		}
+		if !ok {
+			unsure.Store(true)
+		}
+	})
+	if unsure.Load() {
+		return nil
+	}
+	later := make([]map[string]bool, len(groups))
+	after, end := map[string]bool{}, len(files)
+	for i := len(groups) - 1; i >= 0; i-- {
+		later[i] = maps.Clone(after)
+		start := end - len(groups[i])
+		for _, imps := range imports[start:end] {
+			for _, n := range imps {
+				after[n] = true
+			}
+		}
+		end = start
+	}
+	return later
+}
+
+// keepOnly drops from linked every file that need does not reach through
+// the linked files' imports.
+func keepOnly(linked map[string]linker.File, need map[string]bool) {
+	keep := map[string]bool{}
+	var walk func(name string)
+	walk = func(name string) {
+		if keep[name] {
+			return
+		}
+		keep[name] = true
+		if f := linked[name]; f != nil {
+			for j := range f.Imports().Len() {
+				walk(f.Imports().Get(j).Path())
+			}
+		}
+	}
+	for n := range need {
+		walk(n)
+	}
+	maps.DeleteFunc(linked, func(n string, _ linker.File) bool { return !keep[n] })
 }
 
 // newlyLinked lists compiled and everything they import, transitively,

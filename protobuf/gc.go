@@ -3,13 +3,15 @@ package protobuf
 import "runtime/debug"
 
 // compileGCPercent is the GC target while compiling a large tree. Such a
-// tree compiles in batches (see batchFiles), so what stays live is its
-// linked descriptors and one batch's syntax trees (on googleapis at most
-// about 0.9 GB), while the compiler's garbage is several times that:
-// collecting it less often than at the default target saves CPU for a peak
-// the batches keep low. On googleapis, 150 took the compile's CPU from 33 s
-// at 100 (and 43 s at 50) to 28 s, for a peak of 1.8-2.0 GB.
-const compileGCPercent = 150
+// tree compiles in batches (see batchFiles), so what stays live is one
+// batch's syntax trees and the linked files later batches import, while
+// the compiler's garbage is several times that: collecting it less often
+// than at the default target saves CPU for a peak the batches keep low. On
+// googleapis (user CPU of the whole run, peak; batches without letting go
+// of unneeded files before 300): 50: 43 s; 100: 33 s, 1.7 GB; 150: 27 s,
+// 1.8 GB; 200: 24 s, 1.6-1.9 GB; 300: 22 s, 1.8-1.9 GB; 400: 21.6 s,
+// 1.8-2.1 GB.
+const compileGCPercent = 300
 
 // CompileGC sets the GC target for compiling files (the files of every side
 // compiled at once), when they are many, and returns the function that
