@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bufbuild/protocompile/linker"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -134,5 +135,41 @@ func TestBatchErrorsAsOne(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestLaterImportsLetGo: after a batch, only the linked files a later
+// batch imports (directly or through other linked files) stay linked.
+func TestLaterImportsLetGo(t *testing.T) {
+	files := batchedTree()
+	src := tree(t, files)
+	r := &resolver{src: src, roots: []string{"."}, where: map[string]string{}}
+	var all []string
+	for _, n := range names(files) {
+		n, err := r.importName(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		all = append(all, n)
+	}
+	compiled, err := r.compile(all)
+	if err != nil {
+		t.Fatal(err)
+	}
+	linked := map[string]linker.File{}
+	for _, f := range newlyLinked(compiled, linked) {
+		linked[f.Path()] = f
+	}
+	groups := [][]string{{"a/one.proto", "a/two.proto"}, {"b/one.proto", "b/two.proto"}}
+	later := r.laterImports(groups)
+	if later == nil {
+		t.Fatal("imports of plain files read as unsure")
+	}
+	keepOnly(linked, later[0])
+	got := slices.Sorted(maps.Keys(linked))
+	// The standard imports are never linked here: the compiler has its own.
+	want := []string{"b/one.proto", "c/one.proto", "common/opts.proto"}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("kept (-want +got):\n%s", d)
 	}
 }
