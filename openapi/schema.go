@@ -21,7 +21,9 @@ func (d *differ) schema(oref, nref *openapi3.SchemaRef, path string) *node {
 	if o == nil && n == nil {
 		return nil
 	}
-	if ow, nw := unwrapNull(oref), unwrapNull(nref); ow == nil && nw != nil && !composed(o) || ow != nil && nw == nil && !composed(n) {
+	// Wrapping needs a schema on both sides: one appearing from nothing
+	// (a parameter that had none) is compared as added, below.
+	if ow, nw := unwrapNull(oref), unwrapNull(nref); o != nil && n != nil && (ow == nil && nw != nil && !composed(o) || ow != nil && nw == nil && !composed(n)) {
 		return d.wrapped(oref, nref, cmp.Or(ow, oref), cmp.Or(nw, nref), path)
 	}
 	if o == nil {
@@ -30,7 +32,7 @@ func (d *differ) schema(oref, nref *openapi3.SchemaRef, path string) *node {
 	if n == nil {
 		n = &openapi3.Schema{}
 	}
-	if !composed(o) && composed(n) && (oref.Ref != "" || len(o.Properties) > 0) {
+	if !composed(o) && composed(n) && (oref != nil && oref.Ref != "" || len(o.Properties) > 0) {
 		// Only objects: a scalar that became a choice keeps its type change.
 		o = wrapIn(oref, o, n)
 	}
