@@ -48,7 +48,6 @@ type lowerer struct {
 	t      *Tree
 	fd     protoreflect.FileDescriptor
 	at     *places
-	file   string // display name
 	syntax string
 	fopts  *descriptorpb.FileOptions
 	// fixed holds the core features of a proto2 or proto3 file, which its
@@ -76,8 +75,7 @@ func lower(files linker.Files, locate func(string) string) *Tree {
 		if fd == nil {
 			continue
 		}
-		file := locate(fd.Path())
-		l := &lowerer{t: t, fd: fd, at: newPlaces(fd, file), file: file, syntax: syntaxOf(fd),
+		l := &lowerer{t: t, fd: fd, at: newPlaces(fd, locate(fd.Path())), syntax: syntaxOf(fd),
 			fixed: map[protoreflect.Name]string{}}
 		l.fopts, _ = fd.Options().(*descriptorpb.FileOptions)
 		l.lowerFile()
@@ -102,7 +100,7 @@ func (l *lowerer) elem(d protoreflect.Descriptor) Elem {
 }
 
 func (l *lowerer) lowerFile() {
-	f := &File{Name: l.fd.Path(), Loc: rules.Location{File: l.file}, Package: string(l.fd.Package()),
+	f := &File{Name: l.fd.Path(), Loc: l.at.at(nil), Package: string(l.fd.Package()),
 		Syntax: l.syntax, Options: map[string]string{}, OptionLoc: map[string]rules.Location{}}
 	f.PackageLoc = l.at.filePart("package")
 	f.SyntaxLoc = l.at.filePart("syntax")
@@ -235,7 +233,7 @@ func (l *lowerer) field(fd protoreflect.FieldDescriptor) *Field {
 		f.JavaUTF8 = javaUTF8(fd, l.fopts, f.UTF8)
 		if l.fopts != nil && l.fopts.JavaStringCheckUtf8 != nil {
 			f.JavaUTF8Loc, _ = l.at.option(nil, "java_string_check_utf8")
-			f.JavaUTF8Loc.File = l.file
+			f.JavaUTF8Loc.File = l.at.file
 		}
 		f.CType = cppStringType(fd, opts)
 	case protoreflect.BytesKind:

@@ -175,20 +175,16 @@ func optionName(o *ast.OptionNode) string {
 // in declaration order. Names written as identifiers (editions) have no
 // location in SourceCodeInfo, so none here.
 func (p *places) reserved(d protoreflect.Descriptor) (ranges, names []rules.Location) {
-	var decls []ast.Node
+	var rs []*ast.ReservedNode
 	switch n := p.node(d).(type) {
 	case *ast.MessageNode:
-		decls = each(n.Decls)
+		rs = reservedIn(n.Decls)
 	case *ast.SyntheticGroupMessageNode:
-		decls = each(n.Decls)
+		rs = reservedIn(n.Decls)
 	case *ast.EnumNode:
-		decls = each(n.Decls)
+		rs = reservedIn(n.Decls)
 	}
-	for _, x := range decls {
-		r, ok := x.(*ast.ReservedNode)
-		if !ok {
-			continue
-		}
+	for _, r := range rs {
 		for _, rr := range r.Ranges {
 			ranges = append(ranges, p.at(rr))
 		}
@@ -199,10 +195,12 @@ func (p *places) reserved(d protoreflect.Descriptor) (ranges, names []rules.Loca
 	return ranges, names
 }
 
-func each[T ast.Node](xs []T) []ast.Node {
-	out := make([]ast.Node, len(xs))
-	for i, x := range xs {
-		out[i] = x
+func reservedIn[T ast.Node](decls []T) []*ast.ReservedNode {
+	var out []*ast.ReservedNode
+	for _, d := range decls {
+		if r, ok := any(d).(*ast.ReservedNode); ok {
+			out = append(out, r)
+		}
 	}
 	return out
 }

@@ -363,53 +363,44 @@ func tell(fd protoreflect.FileDescriptor, t teller) []string {
 		say("%s at %+v", part, t.part(part))
 	}
 	options("file", nil)
-	var message func(protoreflect.MessageDescriptor)
 	enum := func(e protoreflect.EnumDescriptor) {
 		elem(e)
 		options("enum", e)
 		reserved(e)
-		for i := range e.Values().Len() {
-			elem(e.Values().Get(i))
-		}
+		eachOf(e.Values(), func(v protoreflect.EnumValueDescriptor) { elem(v) })
 	}
+	var message func(protoreflect.MessageDescriptor)
 	message = func(m protoreflect.MessageDescriptor) {
 		elem(m)
 		options("message", m)
 		reserved(m)
-		for i := range m.Fields().Len() {
-			field(m.Fields().Get(i))
-		}
-		for i := range m.Oneofs().Len() {
-			elem(m.Oneofs().Get(i))
-		}
-		for i := range m.Extensions().Len() {
-			field(m.Extensions().Get(i))
-		}
-		for i := range m.Messages().Len() {
-			message(m.Messages().Get(i))
-		}
-		for i := range m.Enums().Len() {
-			enum(m.Enums().Get(i))
-		}
+		eachOf(m.Fields(), field)
+		eachOf(m.Oneofs(), func(o protoreflect.OneofDescriptor) { elem(o) })
+		eachOf(m.Extensions(), field)
+		eachOf(m.Messages(), message)
+		eachOf(m.Enums(), enum)
 	}
-	for i := range fd.Messages().Len() {
-		message(fd.Messages().Get(i))
-	}
-	for i := range fd.Enums().Len() {
-		enum(fd.Enums().Get(i))
-	}
-	for i := range fd.Extensions().Len() {
-		field(fd.Extensions().Get(i))
-	}
-	for i := range fd.Services().Len() {
-		s := fd.Services().Get(i)
+	eachOf(fd.Messages(), message)
+	eachOf(fd.Enums(), enum)
+	eachOf(fd.Extensions(), field)
+	eachOf(fd.Services(), func(s protoreflect.ServiceDescriptor) {
 		elem(s)
-		for j := range s.Methods().Len() {
-			elem(s.Methods().Get(j))
-			options("method", s.Methods().Get(j))
-		}
-	}
+		eachOf(s.Methods(), func(m protoreflect.MethodDescriptor) {
+			elem(m)
+			options("method", m)
+		})
+	})
 	return out
+}
+
+// eachOf calls f with every descriptor of a protoreflect list.
+func eachOf[T any](list interface {
+	Len() int
+	Get(int) T
+}, f func(T)) {
+	for i := range list.Len() {
+		f(list.Get(i))
+	}
 }
 
 func nameOf(d protoreflect.Descriptor) string {
