@@ -95,24 +95,27 @@ func probe() []*Rule {
 				"common), and never less than the longest client retry schedule.",
 			"cache.set(key, response, ttl=5)   # seconds",
 			"INSERT INTO idempotency_keys ...   # pruned after 24 hours"),
-		probeStepSkipped,
+		probeStepSkipped(),
 	}
 }
 
 // probeStepSkipped is its own rule, at info, so that the step rules report
 // only the severity they declare: a skip says nothing was judged, not that the
-// server is wrong.
-var probeStepSkipped = &Rule{ID: ProbeStepSkipped, Pack: Probe, Formats: OpenAPI, Mode: ProbeRule, Severity: Info,
-	Doc: Doc{
-		Title: "A probe step was skipped, so its rule was not checked",
-		Text: "The probe skips a step it cannot judge: the contract declares no Idempotency-Key or declares it " +
-			"optional (step 4), the server neither honours the X-Probe-Delay test header nor is slow by itself " +
-			"(step 6), no --second-header was given (step 7), --retry-after is 0 or step 2's first request was " +
-			"not accepted (step 8). The message names the skipped step's rule and why. A skipped step proves " +
-			"nothing either way: give the probe what the message asks for to have the step judged.",
-		Bad:  "contractlint probe $URL -H 'Authorization: Bearer sk_a'",
-		Good: "contractlint probe $URL -H 'Authorization: Bearer sk_a' --second-header 'Authorization: Bearer sk_b'",
-	},
+// server is wrong. A function, not a package variable: builtin() fills in each
+// registry's rules, so two registries must not share one.
+func probeStepSkipped() *Rule {
+	return &Rule{ID: ProbeStepSkipped, Pack: Probe, Formats: OpenAPI, Mode: ProbeRule, Severity: Info,
+		Doc: Doc{
+			Title: "A probe step was skipped, so its rule was not checked",
+			Text: "The probe skips a step it cannot judge: the contract declares no Idempotency-Key or declares it " +
+				"optional (step 4), the server neither honours the X-Probe-Delay test header nor is slow by itself " +
+				"(step 6), no --second-header was given (step 7), --retry-after is 0 or step 2's first request was " +
+				"not accepted (step 8). The message names the skipped step's rule and why. A skipped step proves " +
+				"nothing either way: give the probe what the message asks for to have the step judged.",
+			Bad:  "contractlint probe $URL -H 'Authorization: Bearer sk_a'",
+			Good: "contractlint probe $URL -H 'Authorization: Bearer sk_a' --second-header 'Authorization: Bearer sk_b'",
+		},
+	}
 }
 
 func probeRule(id, title, doc, bad, good string) *Rule {
