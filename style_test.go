@@ -7,12 +7,10 @@ import (
 	"testing"
 )
 
-// TestStyle keeps the tree gofmt-, staticcheck- (every check) and unparam-clean, so the README's one
-// test command checks what a reviewer checks first.
+// TestStyle keeps the tree gofmt-clean. staticcheck and unparam run from
+// .ci/lint (pinned in .ci/tools/go.mod), not here: compiling them inside the
+// test binary's timeout made the suite pass or fail by machine load.
 func TestStyle(t *testing.T) {
-	if testing.Short() {
-		t.Skip("style checks skipped in -short mode")
-	}
 	files, err := exec.Command("git", "ls-files", "*.go").Output()
 	if err != nil {
 		t.Skipf("not a git checkout: %v", err)
@@ -22,11 +20,6 @@ func TestStyle(t *testing.T) {
 	if err != nil || len(out) > 0 {
 		t.Errorf("gofmt -l: %v\n%s", err, out)
 	}
-	// Every check, package comments and naming included; an exception is a
-	// //lint:ignore with its one-line reason beside the code.
-	runTool(t, "staticcheck", "honnef.co/go/tools/cmd/staticcheck@v0.8.2", "-checks", "all", "./...")
-	// Parameters and results no caller uses.
-	runTool(t, "unparam", "mvdan.cc/unparam@v0.0.0-20260823230713-2fa3d841b0c8", "./...")
 }
 
 // TestDesignPicture keeps docs/design.md's package picture equal to the
@@ -63,24 +56,4 @@ func TestDesignPicture(t *testing.T) {
 	for n := range named {
 		t.Errorf("docs/design.md names %s, which is no package", n)
 	}
-}
-
-// runTool runs a pinned checker with go run and fails on what it reports;
-// without a module proxy it skips, except in CI.
-func runTool(t *testing.T, name, pkg string, args ...string) {
-	t.Helper()
-	cmd := exec.Command("go", append([]string{"run", pkg}, args...)...)
-	cmd.Env = append(os.Environ(), "GOFLAGS=")
-	out, err := cmd.CombinedOutput()
-	if err == nil {
-		return
-	}
-	if _, ok := err.(*exec.ExitError); ok && !strings.Contains(string(out), "go: ") {
-		t.Errorf("%s:\n%s", name, out)
-		return
-	}
-	if os.Getenv("CI") == "true" {
-		t.Fatalf("%s could not run: %v\n%s", name, err, out)
-	}
-	t.Skipf("%s could not run (no module proxy?): %v", name, err)
 }
