@@ -30,6 +30,9 @@ type common struct {
 	protoLevel string
 	stats      bool
 	strict     bool
+	// noShortcuts is --no-shortcuts: load and compare everything, for
+	// checking that the subset load and the unchanged-file skip change nothing.
+	noShortcuts bool
 	// maxFileSize, maxDepth and maxFiles are the --max-* limits; zero
 	// means the config's value, else the default.
 	maxFileSize string
@@ -67,6 +70,7 @@ func (c *common) register(cmd *cobra.Command) {
 	f.StringArrayVar(&c.protoPaths, "proto-path", nil, "extra .proto import root (repeatable, like protoc -I)")
 	f.StringVar(&c.protoLevel, "proto-level", "wire-json", "proto strictness: file, package, wire-json or wire")
 	f.BoolVar(&c.stats, "stats", false, "print wall time, CPU time and allocation per phase, the files skipped as unchanged and peak memory to standard error")
+	f.BoolVar(&c.noShortcuts, "no-shortcuts", false, "load and compare whole contracts: no subset load of OpenAPI, no skipping of unchanged files (the findings must be the same)")
 	f.BoolVar(&c.strict, "strict", false, "refuse (exit 2) an OpenAPI document that fails validation, instead of reporting contract-invalid")
 	f.StringVar(&c.maxFileSize, strings.TrimPrefix(limits.FileSizeFlag, "--"), "", "largest contract, $ref or import file to read (default "+limits.FormatSize(limits.DefaultFileSize)+")")
 	f.IntVar(&c.maxDepth, strings.TrimPrefix(limits.DepthFlag, "--"), 0, "deepest nesting of a YAML or JSON document, or of braces in a .proto file (default "+strconv.Itoa(limits.DefaultDepth)+")")
@@ -168,7 +172,7 @@ func (c *common) options(e *Env) (pipeline.Options, *config.Config, error) {
 	if err != nil {
 		return pipeline.Options{}, nil, err
 	}
-	return pipeline.Options{Registry: rules.Default(), Settings: s, ProtoPaths: slices.Clip(cfg.ProtoPaths), Stats: st, Limits: lim}, cfg, nil
+	return pipeline.Options{Registry: rules.Default(), Settings: s, ProtoPaths: slices.Clip(cfg.ProtoPaths), Stats: st, Limits: lim, Whole: c.noShortcuts}, cfg, nil
 }
 
 // threshold reads --fail-on; never means no severity fails the run.

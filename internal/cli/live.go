@@ -14,6 +14,7 @@ func registerLive(cmd *cobra.Command, c *common, headers *[]string) {
 	c.register(cmd)
 	_ = cmd.Flags().MarkHidden("proto-path")
 	_ = cmd.Flags().MarkHidden("proto-level")
+	_ = cmd.Flags().MarkHidden("no-shortcuts")
 	cmd.Flags().StringArrayVarP(headers, "header", "H", nil, "request header 'Name: value' (repeatable), such as 'Authorization: Bearer …'")
 }
 
