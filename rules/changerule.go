@@ -1,9 +1,17 @@
 package rules
 
+import "time"
+
 // onChange builds a rule's check from a per-change matcher: the matcher sees
 // one change of the rule's formats and returns the message when it applies.
 // This keeps each rule a few lines, as buf's pair handlers do.
 func onChange(r *Rule, match func(c *Change) (string, bool)) *Rule {
+	return onChangeAt(r, func(c *Change, _ time.Time) (string, bool) { return match(c) })
+}
+
+// onChangeAt is onChange for a matcher that judges against the run's clock
+// (Input.Now), such as a sunset date that may have passed.
+func onChangeAt(r *Rule, match func(c *Change, now time.Time) (string, bool)) *Rule {
 	r.Check = func(in *Input) []Finding {
 		var out []Finding
 		for i := range in.Changes {
@@ -11,7 +19,7 @@ func onChange(r *Rule, match func(c *Change) (string, bool)) *Rule {
 			if c.Format&r.Formats == 0 {
 				continue
 			}
-			if msg, ok := match(c); ok {
+			if msg, ok := match(c, in.Now); ok {
 				out = append(out, c.Finding(r, msg))
 			}
 		}

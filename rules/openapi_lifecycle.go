@@ -14,7 +14,7 @@ func openapiLifecycle() []*Rule {
 		return c.Deprecated && (c.is(Removed, SubjectOperation) || c.is(Removed, SubjectPath))
 	}
 	return []*Rule{
-		onChange(&Rule{
+		onChangeAt(&Rule{
 			ID: "removed-before-sunset", Pack: Breaking, Formats: OpenAPI, Severity: Error,
 			Oasdiff: []string{"api-removed-before-sunset", "api-path-removed-before-sunset", "api-path-sunset-parse"},
 			Doc: Doc{
@@ -29,12 +29,12 @@ func openapiLifecycle() []*Rule {
   deprecated: true
   x-sunset: '2025-01-01'   # removed after that date`,
 			},
-		}, func(c *Change) (string, bool) {
+		}, func(c *Change, now time.Time) (string, bool) {
 			if !removedDeprecated(c) || c.Sunset == "" {
 				return "", false
 			}
 			at, ok := sunsetDate(c.Sunset)
-			if ok && !at.After(time.Now()) {
+			if ok && !at.After(now) {
 				return "", false
 			}
 			why := "its sunset date has not passed"
@@ -43,7 +43,7 @@ func openapiLifecycle() []*Rule {
 			}
 			return fmt.Sprintf("%s %s removed before its sunset (x-sunset %q): %s, and clients planned on it", subjectWord(c), c.Name, c.Sunset, why), true
 		}),
-		onChange(&Rule{
+		onChangeAt(&Rule{
 			ID: "deprecated-removed", Pack: Breaking, Formats: OpenAPI, Severity: Warning,
 			Doc: Doc{
 				Title: "A deprecated operation was removed",
@@ -56,14 +56,14 @@ func openapiLifecycle() []*Rule {
   deprecated: true
   x-sunset: '2025-01-01'   # removed after the announced date, with traffic checked`,
 			},
-		}, func(c *Change) (string, bool) {
+		}, func(c *Change, now time.Time) (string, bool) {
 			if !removedDeprecated(c) {
 				return "", false
 			}
 			when := "it was already deprecated in the old version, with no sunset date"
 			if c.Sunset != "" {
 				at, ok := sunsetDate(c.Sunset)
-				if !ok || at.After(time.Now()) {
+				if !ok || at.After(now) {
 					return "", false // removed-before-sunset
 				}
 				when = fmt.Sprintf("it was deprecated in the old version with a sunset of %s, which has passed", at.Format(time.DateOnly))

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 )
 
 // Input is what a rule's check reads: the typed diff and the two lowered
@@ -17,6 +18,9 @@ type Input struct {
 	// History holds the proto field numbers used before Old (git history or
 	// contractlint.lock); nil when unknown.
 	History *History
+	// Now is the run's clock reading: dates in a contract (x-sunset) are
+	// judged against it, never against a clock the rule reads itself.
+	Now time.Time
 }
 
 // ProtoLevel is buf's strictness category; a proto rule runs at every level

@@ -8,6 +8,7 @@ import (
 	"path"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/contractlint/contractlint/internal/engine"
 	"github.com/contractlint/contractlint/internal/limits"
@@ -62,9 +63,19 @@ type Options struct {
 	// Limits bound what each side may read (file size, nesting, files);
 	// zero fields take the defaults.
 	Limits limits.Limits
+	// Now is the clock the rules judge dates by (Input.Now); nil means the
+	// system clock.
+	Now func() time.Time
 	// Cache, when set, keeps the lowering of .proto files between runs
 	// (--cache DIR); OpenAPI documents always load.
 	Cache protobuf.Cache
+}
+
+func (o Options) now() time.Time {
+	if o.Now == nil {
+		return time.Now()
+	}
+	return o.Now()
 }
 
 // FormatOf tells which format a side holds: a directory or .proto file is
@@ -146,6 +157,7 @@ func compare(old, new Side, o Options, subset bool) (*rules.Input, *openapi.Subs
 		return nil, nil, err
 	}
 	in.History = o.History
+	in.Now = o.now()
 	return in, sub, nil
 }
 
