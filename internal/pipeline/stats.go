@@ -32,7 +32,42 @@ type Stats struct {
 	// its own: lint, review's history walk), the files the cache held and
 	// the files looked up, when --cache is on.
 	Cache map[string]*CacheUse
-	mu    sync.Mutex // both sides load at once
+	// Commits and Versions count review's history walk: the commits its git
+	// log listed and the versions of the reviewed .proto files it loaded.
+	Commits, Versions int
+
+	mu sync.Mutex // both sides load at once
+}
+
+// Within returns the Stats for work measured inside one of s's phases (the
+// history walk's loads): its cache use counts toward s once AddCache is
+// called, its phases do not, or they would count twice. nil for a nil s.
+func (s *Stats) Within() *Stats {
+	if s == nil {
+		return nil
+	}
+	return &Stats{}
+}
+
+// AddCache adds inner's cache use (see Within) to s.
+func (s *Stats) AddCache(inner *Stats) {
+	if s == nil || inner == nil {
+		return
+	}
+	for side, u := range inner.Cache {
+		s.cached(side, u.Hits, u.Files)
+	}
+}
+
+// Walked adds one history walk's counts; a nil Stats ignores them.
+func (s *Stats) Walked(commits, versions int) {
+	if s == nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.Commits += commits
+	s.Versions += versions
 }
 
 // CacheUse is how much of one side the cache held.
@@ -129,6 +164,9 @@ func (s *Stats) Write(w io.Writer) {
 			fmt.Fprintf(w, ", then loaded whole %d times", s.Rerun)
 		}
 		fmt.Fprintln(w)
+	}
+	if s.Versions > 0 || s.Commits > 0 {
+		fmt.Fprintf(w, "stats: history  %d versions loaded from %d commits\n", s.Versions, s.Commits)
 	}
 	for _, side := range []string{"old", "new", "other"} {
 		if u := s.Cache[side]; u != nil {

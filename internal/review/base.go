@@ -12,6 +12,8 @@ import (
 type Repo struct {
 	// Top is the work tree's top directory; every name is relative to it.
 	Top string
+	// walks holds the history walks this review has made.
+	walks walks
 }
 
 // OpenRepo finds the repository holding dir.

@@ -125,6 +125,17 @@ func WriteLock(dir string, globs []string, po pipeline.Options, releases ...Lock
 		return "", 0, err
 	}
 	head := repo.commit("HEAD")
+	var versions map[string][]version
+	var headSrc *source.Git
+	if head != "" {
+		if versions, err = repo.walks.versions(repo, head, nil); err != nil {
+			return "", 0, err
+		}
+		if headSrc, err = source.OpenRev(repo.Top, head); err != nil {
+			return "", 0, err
+		}
+		defer headSrc.Close()
+	}
 	for _, name := range names {
 		if fi, err := wt.Stat(name); err == nil && fi.Mode().IsRegular() {
 			c, err := pipeline.Load(side(wt, name), po)
@@ -133,18 +144,7 @@ func WriteLock(dir string, globs []string, po pipeline.Options, releases ...Lock
 			}
 			h.Add(c, "working tree")
 		}
-		if head == "" {
-			continue
-		}
-		commits, err := repo.commitsTouching(head, name, 0)
-		if err != nil {
-			return "", 0, err
-		}
-		for _, id := range commits {
-			if err := repo.addVersion(h, id, name, po); err != nil {
-				return "", 0, err
-			}
-		}
+		repo.addVersions(h, headSrc, name, versions[name], po)
 	}
 	recorded, err := repo.recordReleases(h, releases, globs, po)
 	if err != nil {

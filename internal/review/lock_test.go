@@ -56,6 +56,11 @@ func TestHistory(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := FileChange{Status: Modified, Old: "shop.proto", New: "shop.proto"}
+	baseSrc, err := source.OpenRev(repo.Top, base.Commit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer baseSrc.Close()
 	id := rules.UsedNumber{Message: "shop.Charge", Number: 1, Name: "id", Type: "string"}
 	gone := rules.UsedNumber{Message: "shop.Charge", Number: 9, Name: "gone", Type: "int64"}
 	fromLock := gone
@@ -77,7 +82,7 @@ func TestHistory(t *testing.T) {
 		{"all, lock kept", 0, lock, []rules.UsedNumber{gone, id, price}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			h, err := repo.history(c, base, tc.lock, Options{HistoryDepth: tc.depth, Pipeline: options(r.top).Pipeline})
+			h, err := repo.history(c, base, baseSrc, tc.lock, Options{HistoryDepth: tc.depth, Pipeline: options(r.top).Pipeline})
 			if err != nil {
 				t.Fatal(err)
 			}

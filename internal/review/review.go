@@ -308,7 +308,7 @@ func (c FileChange) selected(oldSrc, newSrc source.Source, globs []string) bool 
 func (r *Repo) review(c FileChange, base Base, oldSrc, newSrc source.Source, lock *rules.History, o Options) ([]rules.Finding, error) {
 	po := o.Pipeline
 	if c.Status != Added && c.Status != Deleted && isProto(c.New) {
-		h, err := r.history(c, base, lock, o)
+		h, err := r.history(c, base, oldSrc, lock, o)
 		if err != nil {
 			return nil, err
 		}

@@ -247,20 +247,25 @@ func (g *Git) Stat(name string) (fs.FileInfo, error) {
 	}
 	info := gitInfo{name: path.Base(c), mode: mode(e.mode)}
 	if isRegular(e.mode) {
-		// A limit of 0 learns the size from cat-file's header and skips the
-		// content, so a stat never holds a large blob in memory.
-		b, err := g.blobMax(e.oid, 0)
-		var tl *TooLargeError
-		switch {
-		case errors.As(err, &tl):
-			info.size = tl.Size
-		case err != nil:
+		if info.size, err = g.blobSize(e.oid); err != nil {
 			return nil, err
-		default:
-			info.size = int64(len(b))
 		}
 	}
 	return info, nil
+}
+
+// blobSize learns a blob's size from cat-file's header with a limit of 0,
+// which skips the content, so a stat never holds a large blob in memory.
+func (g *Git) blobSize(oid string) (int64, error) {
+	b, err := g.blobMax(oid, 0)
+	var tl *TooLargeError
+	switch {
+	case errors.As(err, &tl):
+		return tl.Size, nil
+	case err != nil:
+		return 0, err
+	}
+	return int64(len(b)), nil
 }
 
 func (g *Git) ReadDir(name string) ([]fs.DirEntry, error) {
