@@ -54,6 +54,16 @@ type Config struct {
 	// ReadHeaderTimeout cuts off a client that sends its headers too slowly
 	// (slowloris); 0 means the default of 5 s.
 	ReadHeaderTimeout time.Duration
+	// MaxConnections bounds the open connections (keep it well below the
+	// process's open-file limit); at the bound the oldest idle one is
+	// closed to admit a new one. MaxIdlePerClient bounds the idle
+	// connections of one client address. PreAuthIdleTimeout is how long a
+	// connection that has sent no authenticated request may stay idle;
+	// IdleTimeout is the same for one that has.
+	MaxConnections     int
+	MaxIdlePerClient   int
+	PreAuthIdleTimeout time.Duration
+	IdleTimeout        time.Duration
 	// AfterCharge, when set, runs after the processor answered and before the
 	// answer is recorded: the crash window. Only tests set it.
 	AfterCharge func()
@@ -82,6 +92,10 @@ func DefaultConfig() Config {
 		PruneBatch:            1000,
 		RateLimit:             1000,
 		RateBurst:             2000,
+		MaxConnections:        10_000,
+		MaxIdlePerClient:      100,
+		PreAuthIdleTimeout:    5 * time.Second,
+		IdleTimeout:           90 * time.Second,
 	}
 }
 
@@ -117,6 +131,9 @@ func (c Config) Validate() error {
 	}
 	if c.RateLimit < 0 || (c.RateLimit > 0 && c.RateBurst < 1) {
 		errs = append(errs, errors.New("--rate-limit must be >= 0 and --rate-burst >= 1"))
+	}
+	if c.MaxConnections < 1 || c.MaxIdlePerClient < 1 || c.PreAuthIdleTimeout <= 0 || c.IdleTimeout <= 0 {
+		errs = append(errs, errors.New("--max-connections, --max-idle-per-client, --pre-auth-idle-timeout and --idle-timeout must be positive"))
 	}
 	return errors.Join(errs...)
 }
