@@ -6,9 +6,16 @@ package chargeserver
 import (
 	"errors"
 	"fmt"
+	"regexp"
+	"slices"
 	"strings"
 	"time"
+
+	"github.com/contractlint/contractlint/internal/chargeserver/api"
 )
+
+// currencyCode is the shape of a currency the served contract can list.
+var currencyCode = regexp.MustCompile(`^[A-Z]{3}$`)
 
 // Config is everything the server, reaper and pruner are told.
 type Config struct {
@@ -79,7 +86,7 @@ func DefaultConfig() Config {
 		Database:              "sqlite:charges.db",
 		RequireIdempotencyKey: true,
 		MaxAmountCents:        100_000_000,
-		Currencies:            []string{"AUD", "CAD", "CHF", "EUR", "GBP", "JPY", "NZD", "SEK", "USD"},
+		Currencies:            slices.Clone(api.DefaultCurrencies),
 		ProcessorTimeout:      10 * time.Second,
 		StaleAfter:            30 * time.Second,
 		Retention:             24 * time.Hour,
@@ -125,6 +132,11 @@ func (c Config) Validate() error {
 	}
 	if len(c.Currencies) == 0 {
 		errs = append(errs, errors.New("at least one currency is needed"))
+	}
+	for _, cur := range c.Currencies {
+		if !currencyCode.MatchString(cur) {
+			errs = append(errs, fmt.Errorf("--currencies: %q is not an ISO 4217 code (three capital letters)", cur))
+		}
 	}
 	if c.PruneBatch <= 0 || c.ReapInterval <= 0 || c.PruneInterval <= 0 {
 		errs = append(errs, errors.New("--prune-batch, --reap-interval and --prune-interval must be positive"))
