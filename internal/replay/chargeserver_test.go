@@ -3,9 +3,9 @@ package replay
 import (
 	"context"
 	"io"
-	"os"
 	"net/http"
 	"net/url"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
