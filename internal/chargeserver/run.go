@@ -142,5 +142,10 @@ func RunProcessor(ctx context.Context, addr string, faults processor.Faults, out
 	fmt.Fprintf(out, "processor listening on http://%s\n", ln.Addr())
 	ledger := processor.NewLedger()
 	ledger.SetFaults(faults)
-	return serve(ctx, ln, processor.Handler(ledger), DefaultConfig())
+	// The processor has no authentication: its clients, charge servers,
+	// keep the ordinary idle timeout rather than being cut off as strangers
+	// (a POST on a connection closed under it would be an unknown outcome).
+	cfg := DefaultConfig()
+	cfg.PreAuthIdleTimeout = cfg.IdleTimeout
+	return serve(ctx, ln, processor.Handler(ledger), cfg)
 }
