@@ -34,8 +34,10 @@ func newChargeClientCmd(e *env) *cobra.Command {
 		Long: "charge-client sends one purchase intent to a charge server. It mints one Idempotency-Key (a random UUID) " +
 			"for the intent and reuses it on every attempt; it retries timeouts, dropped connections, 409, 429 and 5xx " +
 			"with capped exponential backoff and jitter, honouring Retry-After, never retries another 4xx, and stops at " +
-			"--deadline. It prints the outcome and the attempts it took. Exit 0: charged; 1: not charged, or the outcome " +
-			"is still unknown at the deadline (then retry with --key, never with a new key); 2: usage.",
+			"--deadline. It prints one of three outcomes and the attempts it took: charged; not charged, only when the server's " +
+			"answer proves it; or unknown (then retry with --key, never with a new key). A key already used for a different " +
+			"request is reported as such: nothing new was charged, and the earlier charge stands. Exit 0: charged; 1: not " +
+			"charged or unknown; 2: usage.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runChargeClient(cmd.Context(), e, o) },
 	}
@@ -98,7 +100,7 @@ func describe(r chargeclient.Result, deadline time.Duration) string {
 	switch {
 	case !r.Final:
 		return fmt.Sprintf("outcome unknown: no final answer within %s after %s (last: %s); retry later with --key %s, never with a new key", deadline, tries, last, r.Key)
-	case r.Charged():
+	case r.Outcome() == chargeclient.Charged:
 		var c struct {
 			ID          string `json:"id"`
 			AmountCents int64  `json:"amount_cents"`
@@ -106,6 +108,17 @@ func describe(r chargeclient.Result, deadline time.Duration) string {
 		}
 		_ = json.Unmarshal(r.Body, &c)
 		return fmt.Sprintf("charged: %s for %d %s after %s (replayed: %v, key %s)", c.ID, c.AmountCents, c.Currency, tries, r.Replayed, r.Key)
+	case r.Outcome() == chargeclient.NotCharged:
+		return fmt.Sprintf("not charged: %s after %s (key %s)", last, tries, r.Key)
+	case r.KeyReused():
+		// The key did charge, for the request that first used it: a retry
+		// under a fresh key would charge the customer again.
+		return fmt.Sprintf("this key was already used for a different request; nothing new was charged; look up the earlier charge "+
+			"(server: %s %q; after %s, key %s)", last, r.Detail, tries, r.Key)
+	case r.Code == "charge_outcome_unknown":
+		return fmt.Sprintf("outcome unknown: the server answered %s after %s: it could not learn from the processor whether the charge "+
+			"was made, and reconciliation settles it; do not retry, never with a new key (key %s)", last, tries, r.Key)
 	}
-	return fmt.Sprintf("not charged: %s after %s (key %s)", last, tries, r.Key)
+	return fmt.Sprintf("outcome unknown: %s after %s does not say whether the charge was made; check the --url, then retry with --key %s, never with a new key",
+		last, tries, r.Key)
 }

@@ -52,6 +52,10 @@ func newChargeServerCmd(e *env) *cobra.Command {
 	f.DurationVar(&o.cfg.MaxClockSkew, "max-clock-skew", o.cfg.MaxClockSkew, "largest clock difference between instances sharing the database; a cached answer is dropped this long before its key may be pruned")
 	f.Float64Var(&o.cfg.RateLimit, "rate-limit", o.cfg.RateLimit, "requests per second per account (0: unlimited)")
 	f.IntVar(&o.cfg.RateBurst, "rate-burst", o.cfg.RateBurst, "burst allowed above --rate-limit")
+	f.IntVar(&o.cfg.MaxConnections, "max-connections", o.cfg.MaxConnections, "open connections at most (keep it well below the open-file limit); at the bound the longest idle one is closed")
+	f.IntVar(&o.cfg.MaxIdlePerClient, "max-idle-per-client", o.cfg.MaxIdlePerClient, "idle connections kept per client address")
+	f.DurationVar(&o.cfg.PreAuthIdleTimeout, "pre-auth-idle-timeout", o.cfg.PreAuthIdleTimeout, "idle timeout of a connection that has sent no authenticated request")
+	f.DurationVar(&o.cfg.IdleTimeout, "idle-timeout", o.cfg.IdleTimeout, "idle timeout of a connection that has")
 	f.BoolVar(&o.cfg.AllowProbeDelay, "allow-probe-delay", false, "TESTING ONLY: honour the X-Probe-Delay request header "+
 		"(hold a claimed charge up to 5s before the processor call, echoing the header) so contractlint probe can check a retry in flight")
 	p := cmd.PersistentFlags()

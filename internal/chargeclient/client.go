@@ -60,8 +60,9 @@ type Result struct {
 	Status   int
 	Body     []byte
 	Replayed bool
-	// Code is the problem code of an error answer.
+	// Code and Detail are the problem code and detail of an error answer.
 	Code     string
+	Detail   string
 	Attempts int
 	// Final is true when Status is the intent's settled outcome; false when
 	// the deadline ran out first, and the outcome is unknown: retry later
@@ -71,6 +72,54 @@ type Result struct {
 
 // Charged reports whether the final answer is a charge.
 func (r Result) Charged() bool { return r.Final && r.Status == http.StatusCreated }
+
+// Outcome is what an intent's answers prove about its money.
+type Outcome int
+
+const (
+	// Unknown: no answer proves either way. Retry later with the same key,
+	// never with a new one (a new key is a new charge).
+	Unknown Outcome = iota
+	// Charged: the answer is the charge.
+	Charged
+	// NotCharged: the server said nothing was charged for this request.
+	NotCharged
+)
+
+func (o Outcome) String() string {
+	return [...]string{"unknown", "charged", "not charged"}[o]
+}
+
+// notCharged are the problem codes the contract gives only when nothing was
+// charged, with their status: a decline or a refusal by the processor, and
+// requests refused before anything was stored. Any other answer, a bare
+// status from a proxy included, proves nothing about the charge.
+var notCharged = map[string]int{
+	"card_declined": 402, "charge_rejected": 402,
+	"idempotency_key_missing": 400, "idempotency_key_invalid": 400, "invalid_json": 400, "unknown_field": 400,
+	"invalid_request": 400, "invalid_amount": 400, "unsupported_currency": 400, "duplicate_field": 400,
+	"unauthorized": 401, "body_too_large": 413, "unsupported_media_type": 415, "header_too_large": 431,
+}
+
+// Outcome classifies the result. A reused key (KeyReused) is Unknown: the
+// key did charge, for the request that first used it, and that charge may
+// be this intent's.
+func (r Result) Outcome() Outcome {
+	switch {
+	case r.Charged():
+		return Charged
+	case r.Final && r.Code != "" && notCharged[r.Code] == r.Status:
+		return NotCharged
+	}
+	return Unknown
+}
+
+// KeyReused reports the 422 idempotency_key_reused answer: the key already
+// belongs to a different request, whose answer stands; nothing new was
+// charged.
+func (r Result) KeyReused() bool {
+	return r.Final && r.Status == http.StatusUnprocessableEntity && r.Code == "idempotency_key_reused"
+}
 
 // ErrDeadline is returned when the deadline passed before a final answer.
 var ErrDeadline = errors.New("deadline reached before a final answer")
@@ -120,7 +169,7 @@ func (c *Client) Charge(ctx context.Context, in Intent) (Result, error) {
 	for {
 		res.Attempts++
 		a := c.attempt(ctx, in.Key, body)
-		res.Status, res.Body, res.Replayed, res.Code = a.status, a.body, a.replayed, a.code
+		res.Status, res.Body, res.Replayed, res.Code, res.Detail = a.status, a.body, a.replayed, a.code, a.detail
 		wait, retry := a.decide(res.Attempts, c.opts)
 		if !retry {
 			res.Final = true
@@ -141,6 +190,7 @@ type answer struct {
 	body       []byte
 	replayed   bool
 	code       string
+	detail     string
 	retryAfter time.Duration
 	err        error
 }
@@ -170,10 +220,11 @@ func (c *Client) attempt(ctx context.Context, key string, body []byte) answer {
 		a.retryAfter = time.Duration(secs) * time.Second
 	}
 	var p struct {
-		Code string `json:"code"`
+		Code   string `json:"code"`
+		Detail string `json:"detail"`
 	}
 	if resp.StatusCode >= 400 && json.Unmarshal(b, &p) == nil {
-		a.code = p.Code
+		a.code, a.detail = p.Code, p.Detail
 	}
 	return a
 }

@@ -140,3 +140,43 @@ func TestAttemptTimeoutIsRetried(t *testing.T) {
 		t.Fatalf("%+v, %v, keys %q", res, err, s.keys)
 	}
 }
+
+func problemStep(code int, problemCode string) func(http.ResponseWriter) {
+	return func(w http.ResponseWriter) {
+		w.Header().Set("Content-Type", "application/problem+json")
+		w.WriteHeader(code)
+		_, _ = w.Write([]byte(`{"type":"urn:contractlint:problem:` + problemCode + `","title":"t","status":` + strconv.Itoa(code) +
+			`,"code":"` + problemCode + `","detail":"said by the server"}`))
+	}
+}
+
+// TestThreeOutcomes: an intent is charged, not charged only on an answer
+// that proves nothing was charged, or unknown. A reused key is not "not
+// charged": the key did charge, for the earlier request.
+func TestThreeOutcomes(t *testing.T) {
+	for name, c := range map[string]struct {
+		step      func(http.ResponseWriter)
+		want      Outcome
+		keyReused bool
+	}{
+		"charge":          {status(201), Charged, false},
+		"declined":        {problemStep(402, "card_declined"), NotCharged, false},
+		"rejected":        {problemStep(402, "charge_rejected"), NotCharged, false},
+		"bad amount":      {problemStep(400, "invalid_amount"), NotCharged, false},
+		"unauthorized":    {problemStep(401, "unauthorized"), NotCharged, false},
+		"headers too big": {problemStep(431, "header_too_large"), NotCharged, false},
+		"key reused":      {problemStep(422, "idempotency_key_reused"), Unknown, true},
+		"stored unknown":  {problemStep(502, "charge_outcome_unknown"), Unknown, false},
+		"a proxy's 404":   {func(w http.ResponseWriter) { http.NotFound(w, nil) }, Unknown, false},
+		"a bare 400":      {func(w http.ResponseWriter) { w.WriteHeader(400) }, Unknown, false},
+	} {
+		o := run(t, fast(), c.step)
+		if got := o.res.Outcome(); got != c.want || o.res.KeyReused() != c.keyReused {
+			t.Errorf("%s: outcome %v (key reused %v); want %v (%v)", name, got, o.res.KeyReused(), c.want, c.keyReused)
+		}
+	}
+	o := run(t, fast(), problemStep(422, "idempotency_key_reused"))
+	if o.res.Detail != "said by the server" {
+		t.Errorf("detail %q; want what the server said", o.res.Detail)
+	}
+}

@@ -67,6 +67,7 @@ func (s *Server) authenticate(next http.HandlerFunc) http.HandlerFunc {
 			writeProblem(w, newProblem(401, "unauthorized", "a valid API key is required"), 0)
 			return
 		}
+		markAuthenticated(r)
 		if wait := s.limiter.take(account, s.now()); wait > 0 {
 			s.metrics.request("rate_limited")
 			writeProblem(w, newProblem(429, "rate_limited", "too many requests for this account"), wait)

@@ -20,7 +20,7 @@ func TestChargeThenReplay(t *testing.T) {
 			t.Fatalf("first: %d replay=%v %s", first.Status, first.replayed(), first.Body)
 		}
 		// Same request with keys reordered and the amount respelled.
-		again := h.mustPost(t, keyA, "order-1", `{"description": "tea", "card_token": "tok_visa", "currency": "GBP", "amount_cents": 4e3}`)
+		again := h.mustPost(t, keyA, "order-1", `{"description": "tea", "card_token": "tok_visa", "currency": "GBP", "amount_cents": 4000.0}`)
 		if again.Status != 201 || !again.replayed() || string(again.Body) != string(first.Body) {
 			t.Fatalf("retry: %d replay=%v %s", again.Status, again.replayed(), again.Body)
 		}

@@ -6,9 +6,16 @@ package chargeserver
 import (
 	"errors"
 	"fmt"
+	"regexp"
+	"slices"
 	"strings"
 	"time"
+
+	"github.com/contractlint/contractlint/internal/chargeserver/api"
 )
+
+// currencyCode is the shape of a currency the served contract can list.
+var currencyCode = regexp.MustCompile(`^[A-Z]{3}$`)
 
 // Config is everything the server, reaper and pruner are told.
 type Config struct {
@@ -54,6 +61,16 @@ type Config struct {
 	// ReadHeaderTimeout cuts off a client that sends its headers too slowly
 	// (slowloris); 0 means the default of 5 s.
 	ReadHeaderTimeout time.Duration
+	// MaxConnections bounds the open connections (keep it well below the
+	// process's open-file limit); at the bound the oldest idle one is
+	// closed to admit a new one. MaxIdlePerClient bounds the idle
+	// connections of one client address. PreAuthIdleTimeout is how long a
+	// connection that has sent no authenticated request may stay idle;
+	// IdleTimeout is the same for one that has.
+	MaxConnections     int
+	MaxIdlePerClient   int
+	PreAuthIdleTimeout time.Duration
+	IdleTimeout        time.Duration
 	// AfterCharge, when set, runs after the processor answered and before the
 	// answer is recorded: the crash window. Only tests set it.
 	AfterCharge func()
@@ -69,7 +86,7 @@ func DefaultConfig() Config {
 		Database:              "sqlite:charges.db",
 		RequireIdempotencyKey: true,
 		MaxAmountCents:        100_000_000,
-		Currencies:            []string{"AUD", "CAD", "CHF", "EUR", "GBP", "JPY", "NZD", "SEK", "USD"},
+		Currencies:            slices.Clone(api.DefaultCurrencies),
 		ProcessorTimeout:      10 * time.Second,
 		StaleAfter:            30 * time.Second,
 		Retention:             24 * time.Hour,
@@ -82,6 +99,10 @@ func DefaultConfig() Config {
 		PruneBatch:            1000,
 		RateLimit:             1000,
 		RateBurst:             2000,
+		MaxConnections:        10_000,
+		MaxIdlePerClient:      100,
+		PreAuthIdleTimeout:    5 * time.Second,
+		IdleTimeout:           90 * time.Second,
 	}
 }
 
@@ -112,11 +133,19 @@ func (c Config) Validate() error {
 	if len(c.Currencies) == 0 {
 		errs = append(errs, errors.New("at least one currency is needed"))
 	}
+	for _, cur := range c.Currencies {
+		if !currencyCode.MatchString(cur) {
+			errs = append(errs, fmt.Errorf("--currencies: %q is not an ISO 4217 code (three capital letters)", cur))
+		}
+	}
 	if c.PruneBatch <= 0 || c.ReapInterval <= 0 || c.PruneInterval <= 0 {
 		errs = append(errs, errors.New("--prune-batch, --reap-interval and --prune-interval must be positive"))
 	}
 	if c.RateLimit < 0 || (c.RateLimit > 0 && c.RateBurst < 1) {
 		errs = append(errs, errors.New("--rate-limit must be >= 0 and --rate-burst >= 1"))
+	}
+	if c.MaxConnections < 1 || c.MaxIdlePerClient < 1 || c.PreAuthIdleTimeout <= 0 || c.IdleTimeout <= 0 {
+		errs = append(errs, errors.New("--max-connections, --max-idle-per-client, --pre-auth-idle-timeout and --idle-timeout must be positive"))
 	}
 	return errors.Join(errs...)
 }

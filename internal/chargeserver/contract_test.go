@@ -1,10 +1,16 @@
 package chargeserver
 
 import (
+	"bytes"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/getkin/kin-openapi/openapi3"
+
+	"github.com/contractlint/contractlint/internal/chargeserver/api"
 )
 
 // TestContractValidatorBites proves the response check used by every test
@@ -38,6 +44,68 @@ func TestContractValidatorBites(t *testing.T) {
 	for _, b := range bad {
 		if err := c.validate(post(), b.status, b.hdr, []byte(b.body)); err == nil {
 			t.Errorf("%s: accepted", b.name)
+		}
+	}
+}
+
+// TestServedContractListsConfiguredCurrencies: the document at
+// /openapi.yaml lists the currencies the server accepts, and its examples
+// use one of them, so a client (or replay) that reads it sends a currency
+// the server takes. The document stays valid, examples included.
+func TestServedContractListsConfiguredCurrencies(t *testing.T) {
+	cfg := testConfig(sqliteDSN(t))
+	cfg.Currencies = []string{"EUR", "USD"}
+	h := newHarness(t, cfg, nil)
+	served := h.get(t, "", "/openapi.yaml").Body
+	loader := openapi3.NewLoader()
+	doc, err := loader.LoadFromData(served)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := doc.Validate(loader.Context); err != nil {
+		t.Fatalf("the served document is invalid: %v", err)
+	}
+	cur := doc.Components.Schemas["CreateChargeRequest"].Value.Properties["currency"].Value
+	if fmt.Sprint(cur.Enum) != "[EUR USD]" || cur.Example != "EUR" {
+		t.Errorf("currency enum %v, example %v; want [EUR USD] and EUR", cur.Enum, cur.Example)
+	}
+	if cfg := testConfig(""); cfg.Validate() != nil || !bytes.Equal(New(cfg, nil, nil, nil).contract, api.OpenAPI()) {
+		t.Error("with the default currencies the server does not serve the bundled document as is")
+	}
+}
+
+// TestContractHasExamples: every request body, parameter and response of
+// the bundled contract has an example, so a reader (and replay, with no
+// fixtures) sees a value the server accepts and what it answers.
+func TestContractHasExamples(t *testing.T) {
+	loader := openapi3.NewLoader()
+	doc, err := loader.LoadFromData(api.OpenAPI())
+	if err != nil {
+		t.Fatal(err)
+	}
+	hasExample := func(m *openapi3.MediaType) bool { return m.Example != nil || len(m.Examples) > 0 }
+	for path, item := range doc.Paths.Map() {
+		for method, op := range item.Operations() {
+			where := method + " " + path
+			if rb := op.RequestBody; rb != nil {
+				for mt, m := range rb.Value.Content {
+					if !hasExample(m) {
+						t.Errorf("%s: request body %s has no example", where, mt)
+					}
+				}
+			}
+			for _, p := range op.Parameters {
+				if p.Value.Example == nil && len(p.Value.Examples) == 0 {
+					t.Errorf("%s: parameter %s has no example", where, p.Value.Name)
+				}
+			}
+			for status, r := range op.Responses.Map() {
+				for mt, m := range r.Value.Content {
+					if !hasExample(m) {
+						t.Errorf("%s %s: %s has no example", where, status, mt)
+					}
+				}
+			}
 		}
 	}
 }

@@ -25,6 +25,9 @@ const (
 	envDB        = "CHARGESERVER_TEST_DATABASE"
 	envProcessor = "CHARGESERVER_TEST_PROCESSOR"
 	envAddr      = "CHARGESERVER_TEST_ADDR"
+	// envRetention sets --retention (and a quarter of it as
+	// --max-clock-skew, with a fast pruner), so a test can watch keys pruned.
+	envRetention = "CHARGESERVER_TEST_RETENTION"
 	// envCrash enables the crash-after-charge hook; nothing else sets it.
 	envCrash    = "CHARGESERVER_TEST_CRASH_AFTER_CHARGE"
 	crashMarker = "crash-window reached"
@@ -49,6 +52,9 @@ func runChild() int {
 	cfg.ProcessorURL = os.Getenv(envProcessor)
 	cfg.APIKeys = map[string]string{keyA: acctA, keyB: acctB}
 	cfg.ProcessorTimeout, cfg.StaleAfter, cfg.ReapInterval = 500*time.Millisecond, time.Second, 100*time.Millisecond
+	if d, err := time.ParseDuration(os.Getenv(envRetention)); err == nil {
+		cfg.Retention, cfg.MaxClockSkew, cfg.PruneInterval = d, d/4, 100*time.Millisecond
+	}
 	if os.Getenv(envCrash) == "1" {
 		cfg.AfterCharge = func() {
 			// Announce the window and wait here for the parent's SIGKILL.
@@ -78,7 +84,7 @@ func startChild(t *testing.T, db, processorURL string, crash bool) *child {
 }
 
 // startChildAt starts the child listening on addr ("" for any port).
-func startChildAt(t *testing.T, addr, db, processorURL string, crash bool) *child {
+func startChildAt(t *testing.T, addr, db, processorURL string, crash bool, env ...string) *child {
 	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
@@ -89,6 +95,7 @@ func startChildAt(t *testing.T, addr, db, processorURL string, crash bool) *chil
 	if crash {
 		cmd.Env = append(cmd.Env, envCrash+"=1")
 	}
+	cmd.Env = append(cmd.Env, env...)
 	cmd.Stderr = os.Stderr
 	out, err := cmd.StdoutPipe()
 	if err != nil {

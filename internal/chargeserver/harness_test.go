@@ -86,7 +86,7 @@ func startHarness(t testing.TB, cfg Config, ledger *processor.Ledger, proc proce
 	t.Cleanup(func() { st.Close() })
 	srv := New(cfg, st, proc, log)
 	hs := httptest.NewUnstartedServer(srv.Handler())
-	hs.Config = newHTTPServer(srv.Handler(), cfg)
+	hs.Config, hs.Listener = newHTTPServer(srv.Handler(), cfg, hs.Listener)
 	hs.Config.ErrorLog = slog.NewLogLogger(log.Handler(), slog.LevelError)
 	hs.Start()
 	t.Cleanup(hs.Close)

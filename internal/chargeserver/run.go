@@ -81,7 +81,7 @@ func startTimers(ctx context.Context, cfg Config, st store.Store, proc processor
 // serve runs an http.Server hardened with timeouts and a header limit, and
 // shuts it down gracefully when ctx ends.
 func serve(ctx context.Context, ln net.Listener, h http.Handler, cfg Config) error {
-	hs := newHTTPServer(h, cfg)
+	hs, ln := newHTTPServer(h, cfg, ln)
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	select {
@@ -98,28 +98,38 @@ func serve(ctx context.Context, ln net.Listener, h http.Handler, cfg Config) err
 	return err
 }
 
-// maxHeaderBytes bounds a request's headers; beyond it the answer is 431.
+// maxHeaderBytes bounds a request's line and headers; beyond it the answer
+// is 431 with the problem JSON.
 const maxHeaderBytes = 16 << 10
 
-// newHTTPServer sets the timeouts that keep slow or hostile clients from
-// holding connections: headers must arrive within ReadHeaderTimeout (a
+// newHTTPServer sets the timeouts and limits that keep slow or hostile
+// clients from holding connections, and wraps ln in the connection limits
+// the server reports to: headers must arrive within ReadHeaderTimeout (a
 // slowloris client sending a byte at a time is cut off), the body within
-// ReadTimeout, and headers over maxHeaderBytes get 431.
-func newHTTPServer(h http.Handler, cfg Config) *http.Server {
+// ReadTimeout; headers over maxHeaderBytes get 431; idle connections are
+// bounded per client address and in all, and short-lived until a request on
+// them authenticates (connLimiter).
+func newHTTPServer(h http.Handler, cfg Config, ln net.Listener) (*http.Server, net.Listener) {
 	rht := cfg.ReadHeaderTimeout
 	if rht <= 0 {
 		rht = 5 * time.Second
 	}
+	lim := newConnLimiter(ln, cfg)
 	return &http.Server{
-		Handler:           h,
+		Handler:           limitHeaders(h),
 		ReadHeaderTimeout: rht,
 		ReadTimeout:       rht + 10*time.Second,
 		// Long enough for a charge that waits the full processor timeout
 		// after the longest probe delay.
-		WriteTimeout:   cfg.ProcessorTimeout + maxProbeDelay + 20*time.Second,
-		IdleTimeout:    90 * time.Second,
+		WriteTimeout: cfg.ProcessorTimeout + maxProbeDelay + 20*time.Second,
+		IdleTimeout:  cfg.IdleTimeout,
+		// net/http reads up to 4 KiB past this before it refuses, so
+		// limitHeaders counts exactly; past net/http's own limit the
+		// connection rewrites its plain-text 431 (limitedConn.Write).
 		MaxHeaderBytes: maxHeaderBytes,
-	}
+		ConnState:      lim.connState,
+		ConnContext:    connContext,
+	}, lim
 }
 
 // RunProcessor serves an in-process Ledger over HTTP: the separate processor
@@ -132,5 +142,10 @@ func RunProcessor(ctx context.Context, addr string, faults processor.Faults, out
 	fmt.Fprintf(out, "processor listening on http://%s\n", ln.Addr())
 	ledger := processor.NewLedger()
 	ledger.SetFaults(faults)
-	return serve(ctx, ln, processor.Handler(ledger), DefaultConfig())
+	// The processor has no authentication: its clients, charge servers,
+	// keep the ordinary idle timeout rather than being cut off as strangers
+	// (a POST on a connection closed under it would be an unknown outcome).
+	cfg := DefaultConfig()
+	cfg.PreAuthIdleTimeout = cfg.IdleTimeout
+	return serve(ctx, ln, processor.Handler(ledger), cfg)
 }

@@ -31,6 +31,8 @@ type Server struct {
 	answers *answers
 	log     *slog.Logger
 	now     func() time.Time
+	// contract is the OpenAPI document served, listing cfg.Currencies.
+	contract []byte
 }
 
 // New builds a Server; cfg must have passed Validate and carry API keys.
@@ -40,15 +42,16 @@ func New(cfg Config, st store.Store, proc processor.Processor, log *slog.Logger)
 		now = cfg.Clock
 	}
 	return &Server{
-		cfg:     cfg,
-		store:   st,
-		driver:  newDriver(cfg, st, proc),
-		keys:    newKeyring(cfg.APIKeys),
-		limiter: newLimiter(cfg.RateLimit, cfg.RateBurst),
-		metrics: newMetrics(),
-		answers: newAnswers(cfg.ReplayCache, cfg.Retention, cfg.MaxClockSkew),
-		log:     log,
-		now:     now,
+		cfg:      cfg,
+		store:    st,
+		driver:   newDriver(cfg, st, proc),
+		keys:     newKeyring(cfg.APIKeys),
+		limiter:  newLimiter(cfg.RateLimit, cfg.RateBurst),
+		metrics:  newMetrics(),
+		answers:  newAnswers(cfg.ReplayCache, cfg.Retention, cfg.MaxClockSkew),
+		log:      log,
+		now:      now,
+		contract: api.OpenAPIFor(cfg.Currencies),
 	}
 }
 
@@ -63,7 +66,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /v1/charges/{id}", s.authenticate(s.getCharge))
 	mux.HandleFunc("GET /openapi.yaml", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/yaml")
-		_, _ = w.Write(api.OpenAPI())
+		_, _ = w.Write(s.contract)
 	})
 	mux.HandleFunc("GET /metrics", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; version=0.0.4")

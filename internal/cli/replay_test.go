@@ -3,6 +3,7 @@ package cli_test
 import (
 	"bytes"
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -30,7 +31,7 @@ func TestReplayOwnContract(t *testing.T) {
 	if code != cli.ExitOK {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
-	for _, want := range []string{"1. POST /v1/charges (createCharge): required fields, fixture body", "replay: sent 6 of 6 requests"} {
+	for _, want := range []string{"1. POST /v1/charges (createCharge): examples, fixture body", "replay: sent 6 of 6 requests"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("stdout lacks %q:\n%s", want, out)
 		}
@@ -68,5 +69,32 @@ func TestReplayOldContractJSON(t *testing.T) {
 	}
 	if len(ops) != 3 {
 		t.Errorf("findings for %v, want the 3 operations that return a charge", ops)
+	}
+}
+
+// TestReplayNoFixtures: with no fixtures the bundled contract's examples
+// make every request; it replays clean (exit 0), and the same contract
+// requiring a field the server does not send, legacy_receipt_url, exits 1.
+func TestReplayNoFixtures(t *testing.T) {
+	base, _ := chargetest.Start(t, map[string]string{"sk_cli": "acct_cli"})
+	contract, err := os.ReadFile(filepath.Join("..", "chargeserver", "api", "openapi.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const required = "required: [id, amount_cents, currency, status, created_at]"
+	dir := t.TempDir()
+	legacy := strings.Replace(string(contract), required, "required: [id, amount_cents, currency, status, created_at, legacy_receipt_url]", 1)
+	for name, text := range map[string]string{"own.yaml": string(contract), "legacy.yaml": legacy} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for name, want := range map[string]int{"own.yaml": cli.ExitOK, "legacy.yaml": cli.ExitFindings} {
+		var out, errOut bytes.Buffer
+		code := cli.Run([]string{"replay", "--allow-side-effects", "-H", "Authorization: Bearer sk_cli", "--contract", filepath.Join(dir, name), base},
+			strings.NewReader(""), &out, &errOut)
+		if code != want {
+			t.Errorf("%s: exit %d, want %d\nstdout:\n%s\nstderr:\n%s", name, code, want, out.String(), errOut.String())
+		}
 	}
 }

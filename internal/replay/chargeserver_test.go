@@ -2,8 +2,10 @@ package replay
 
 import (
 	"context"
+	"io"
 	"net/http"
 	"net/url"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -173,5 +175,92 @@ func TestNextContractForward(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("findings (-want +got):\n%s", diff)
+	}
+}
+
+// servedContract writes the contract the server serves at /openapi.yaml to
+// a directory, changed by edit, and loads it.
+func servedContract(t *testing.T, base *url.URL, edit func(string) string) *openapi.Doc {
+	t.Helper()
+	resp, err := http.Get(base.String() + "/openapi.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("GET /openapi.yaml: %d %v", resp.StatusCode, err)
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "openapi.yaml"), []byte(edit(string(b))), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return load(t, dir, "openapi.yaml")
+}
+
+// TestOwnContractReplaysWithoutFixtures: the server's own /openapi.yaml,
+// replayed with no fixtures, gets a 2xx for every operation: the contract's
+// examples and its currency enum make a body the server accepts (the
+// pattern alone derived "AAA", refused 400 unsupported_currency, and
+// nothing after it was checked), and the created charge is read back.
+func TestOwnContractReplaysWithoutFixtures(t *testing.T) {
+	base := chargeServer(t)
+	doc := servedContract(t, base, func(s string) string { return s })
+	plan := NewPlan(doc, Options{SideEffects: true})
+	rep := Run(context.Background(), doc, plan, &Config{Base: base, Header: auth, MaxRequests: 100, MaxTime: time.Minute})
+	if rep.Unreachable != nil {
+		t.Fatal(rep.Unreachable)
+	}
+	for _, f := range rep.Findings(rules.Default()) {
+		t.Errorf("%s: %s %s", f.Where, f.Rule, f.Message)
+	}
+	ok := map[string]bool{}
+	var created string
+	for _, r := range rep.Results {
+		t.Logf("%s -> %d", r.Sent, r.Status)
+		if r.Status/100 == 2 {
+			ok[r.Request.Op.ID] = true
+		}
+		if r.Request.Op.ID == "GET /v1/charges/{id}" {
+			created = strings.TrimPrefix(r.Sent, "GET /v1/charges/")
+		}
+	}
+	for _, op := range operations(doc) {
+		if !ok[op.ID] {
+			t.Errorf("%s got no 2xx", op.ID)
+		}
+	}
+	if !strings.HasPrefix(created, "ch_") {
+		t.Errorf("the read of one charge asked for %q, not the charge the run created", created)
+	}
+}
+
+// TestLegacyReceiptContractFails: an old contract (the bundled one, with a
+// legacy_receipt_url every Charge must carry) replayed with no fixtures
+// reports the field missing on every operation that returns a charge, as
+// an error (exit 1), at the Charge schema's required list.
+func TestLegacyReceiptContractFails(t *testing.T) {
+	base := chargeServer(t)
+	const required = "required: [id, amount_cents, currency, status, created_at]"
+	doc := servedContract(t, base, func(s string) string {
+		if !strings.Contains(s, required) {
+			t.Fatalf("the contract's Charge schema no longer says %q", required)
+		}
+		return strings.Replace(s, required, "required: [id, amount_cents, currency, status, created_at, legacy_receipt_url]", 1)
+	})
+	plan := NewPlan(doc, Options{SideEffects: true})
+	rep := Run(context.Background(), doc, plan, &Config{Base: base, Header: auth, MaxRequests: 100, MaxTime: time.Minute})
+	got := map[string]bool{}
+	for _, f := range rep.Findings(rules.Default()) {
+		if f.Rule == rules.ReplayResponseInvalid && f.Severity == rules.Error && strings.Contains(f.Message, "legacy_receipt_url") {
+			got[f.Operations[0]] = true
+			continue
+		}
+		t.Errorf("unexpected %s: %s", f.Rule, f.Message)
+	}
+	for _, op := range []string{"POST /v1/charges", "GET /v1/charges", "GET /v1/charges/{id}"} {
+		if !got[op] {
+			t.Errorf("%s: no error finding for the missing legacy_receipt_url", op)
+		}
 	}
 }
