@@ -2,10 +2,13 @@ package review
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/json"
 	"strconv"
 	"strings"
 	"sync"
 
+	"github.com/contractlint/contractlint/internal/cache"
 	"github.com/contractlint/contractlint/internal/par"
 	"github.com/contractlint/contractlint/internal/pipeline"
 	"github.com/contractlint/contractlint/internal/source"
@@ -23,6 +26,17 @@ func (r *Repo) history(c FileChange, base Base, baseSrc source.Source, lock *rul
 		return h, nil
 	}
 	st := o.Pipeline.Stats
+	key, keyed := historyKey(c.Old, base.Commit, o)
+	if keyed {
+		if b, ok := o.Pipeline.Cache.Get(key); ok {
+			var used []rules.UsedNumber
+			if json.Unmarshal(b, &used) == nil {
+				h.Merge(&rules.History{Used: used})
+				return h, nil
+			}
+		}
+	}
+	walked := &rules.History{}
 	err := st.Measure("history", func() error {
 		var vs []version
 		if o.HistoryDepth > 0 {
@@ -45,11 +59,30 @@ func (r *Repo) history(c FileChange, base Base, baseSrc source.Source, lock *rul
 		g, _ := baseSrc.(*source.Git)
 		po := o.Pipeline
 		po.Stats = st.Within() // the loads are inside the walk's phase
-		r.addVersions(h, g, c.Old, vs, po)
+		r.addVersions(walked, g, c.Old, vs, po)
 		st.AddCache(po.Stats)
 		return nil
 	})
-	return h, err
+	if err != nil {
+		return nil, err
+	}
+	if keyed {
+		if b, err := json.Marshal(walked.Used); err == nil {
+			_ = o.Pipeline.Cache.Put(key, b) // a cache that cannot write only costs the next run time
+		}
+	}
+	h.Merge(walked)
+	return h, nil
+}
+
+// historyKey keys a full walk's result in --cache: what a commit's history
+// holds never changes, so the file, the commit and the import roots its
+// versions were loaded with name it (the store adds the tool's build).
+func historyKey(name, commit string, o Options) (cache.Key, bool) {
+	if o.Pipeline.Cache == nil || o.HistoryDepth != 0 {
+		return cache.Key{}, false
+	}
+	return sha256.Sum256([]byte(strings.Join(append([]string{"history 1", name, commit}, o.Pipeline.ProtoPaths...), "\x00"))), true
 }
 
 // addVersions adds the fields of every version in vs of name to h, loading
