@@ -33,7 +33,7 @@ func OSEnv(stdin io.Reader, stdout, stderr io.Writer) *Env {
 	return &Env{Stdin: stdin, Stdout: stdout, Stderr: stderr, Getenv: os.Getenv, Now: time.Now, Getwd: os.Getwd}
 }
 
-// Exit codes, as in DESIGN.md section 1.
+// Exit codes, as the README states them.
 const (
 	ExitOK       = 0
 	ExitFindings = 1
