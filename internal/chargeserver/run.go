@@ -110,7 +110,12 @@ func newHTTPServer(h http.Handler, cfg Config) *http.Server {
 	if rht <= 0 {
 		rht = 5 * time.Second
 	}
+	// HTTP/2 without TLS (h2c) too, for gRPC clients on a plain port.
+	var protocols http.Protocols
+	protocols.SetHTTP1(true)
+	protocols.SetUnencryptedHTTP2(true)
 	return &http.Server{
+		Protocols:         &protocols,
 		Handler:           h,
 		ReadHeaderTimeout: rht,
 		ReadTimeout:       rht + 10*time.Second,
