@@ -127,6 +127,16 @@ func NewRPC(hc *http.Client, u *url.URL, md protoreflect.MethodDescriptor) (*RPC
 	if md.IsStreamingClient() || md.IsStreamingServer() {
 		return nil, fmt.Errorf("%s is a streaming method; the probe calls unary methods", md.FullName())
 	}
+	r := &RPC{Method: md, client: DynamicClient(hc, base, md, rpcSchemes[u.Scheme].grpc)}
+	if f := md.Input().Fields().ByName("idempotency_key"); f != nil && f.Kind() == protoreflect.StringKind && f.Cardinality() != protoreflect.Repeated {
+		r.keyField = f
+	}
+	return r, nil
+}
+
+// DynamicClient calls md on the server at base (http:// or https://) with
+// messages built from descriptors alone, over gRPC or the Connect protocol.
+func DynamicClient(hc *http.Client, base string, md protoreflect.MethodDescriptor, grpc bool) *connect.Client[dynamicpb.Message, dynamicpb.Message] {
 	opts := []connect.ClientOption{
 		connect.WithSchema(md),
 		connect.WithResponseInitializer(func(_ connect.Spec, m any) error {
@@ -134,15 +144,20 @@ func NewRPC(hc *http.Client, u *url.URL, md protoreflect.MethodDescriptor) (*RPC
 			return nil
 		}),
 	}
-	if rpcSchemes[u.Scheme].grpc {
+	if grpc {
 		opts = append(opts, connect.WithGRPC())
 	}
-	r := &RPC{Method: md, client: connect.NewClient[dynamicpb.Message, dynamicpb.Message](hc,
-		base+"/"+string(md.Parent().FullName())+"/"+string(md.Name()), opts...)}
-	if f := md.Input().Fields().ByName("idempotency_key"); f != nil && f.Kind() == protoreflect.StringKind && f.Cardinality() != protoreflect.Repeated {
-		r.keyField = f
+	return connect.NewClient[dynamicpb.Message, dynamicpb.Message](hc, base+"/"+string(md.Parent().FullName())+"/"+string(md.Name()), opts...)
+}
+
+// RPCBase is the server URL of a grpc://HOST:PORT (or connect://) URL, and
+// whether it speaks gRPC.
+func RPCBase(u *url.URL) (string, bool, error) {
+	s, ok := rpcSchemes[u.Scheme]
+	if !ok || u.Host == "" {
+		return "", false, fmt.Errorf("%q is not a grpc://, grpcs://, connect:// or connects:// URL", u.Redacted())
 	}
-	return r, nil
+	return s.http + "://" + u.Host, s.grpc, nil
 }
 
 // input reads a JSON body into the method's input message.
