@@ -252,7 +252,7 @@ func TestMixedProtocolDuplicates(t *testing.T) {
 		h := newHarness(t, testConfig(db), ledger)
 		cs := callers(t, h.url)
 		names := []string{"http", "grpc", "connect", "grpc-web"}
-		const n = 48
+		const n = 50
 		ids := make([]string, n)
 		fresh := make([]bool, n)
 		var wg sync.WaitGroup
