@@ -97,7 +97,7 @@ func (s *service) CreateCharge(ctx context.Context, req *connect.Request[charges
 	}
 	h.Set("Content-Type", "application/json")
 	body, _ := json.Marshal(createBody{AmountCents: m.GetAmountCents(), Currency: m.GetCurrency(), CardToken: m.GetCardToken(), Description: m.GetDescription()})
-	a := s.call(ctx, http.MethodPost, "/v1/charges", h, body)
+	a := s.call(ctx, req.Peer(), http.MethodPost, "/v1/charges", h, body)
 	return chargeAnswer(a)
 }
 
@@ -126,7 +126,7 @@ func (s *service) GetCharge(ctx context.Context, req *connect.Request[chargesv1.
 		return nil, withDetails(connect.NewError(connect.CodeInvalidArgument, errors.New("id is required")),
 			&errdetails.ErrorInfo{Reason: "INVALID_REQUEST", Domain: ErrorDomain})
 	}
-	a := s.call(ctx, http.MethodGet, "/v1/charges/"+url.PathEscape(id), s.headers(req.Header()), nil)
+	a := s.call(ctx, req.Peer(), http.MethodGet, "/v1/charges/"+url.PathEscape(id), s.headers(req.Header()), nil)
 	return chargeAnswer(a)
 }
 
@@ -136,7 +136,7 @@ func (s *service) ListCharges(ctx context.Context, req *connect.Request[chargesv
 		// 0 is proto3's "unset": the HTTP API's default.
 		path += "?limit=" + strconv.Itoa(int(n))
 	}
-	a := s.call(ctx, http.MethodGet, path, s.headers(req.Header()), nil)
+	a := s.call(ctx, req.Peer(), http.MethodGet, path, s.headers(req.Header()), nil)
 	if a.status != http.StatusOK {
 		return nil, a.err()
 	}
@@ -164,14 +164,15 @@ func (s *service) headers(md http.Header) http.Header {
 	return h
 }
 
-// call runs one request through the HTTP API in process.
-func (s *service) call(ctx context.Context, method, path string, h http.Header, body []byte) *answer {
+// call runs one request through the HTTP API in process, from the caller's
+// address.
+func (s *service) call(ctx context.Context, peer connect.Peer, method, path string, h http.Header, body []byte) *answer {
 	r, err := http.NewRequestWithContext(ctx, method, path, bytes.NewReader(body))
 	if err != nil {
 		return &answer{status: http.StatusInternalServerError, header: http.Header{}}
 	}
 	r.Header = h
-	r.RemoteAddr = "rpc"
+	r.RemoteAddr = peer.Addr
 	a := &answer{header: http.Header{}, status: http.StatusOK}
 	s.api.ServeHTTP(a, r)
 	return a
