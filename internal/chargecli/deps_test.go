@@ -25,5 +25,8 @@ func TestLinterLinksNoDatabaseDriver(t *testing.T) {
 		if strings.Contains(dep, "sqlite") || strings.Contains(dep, "pgx") || strings.Contains(dep, "/chargeserver") {
 			t.Errorf("contractlint links %s; the charge server and its drivers belong in cmd/charge-server", dep)
 		}
+		if strings.HasPrefix(dep, "google.golang.org/grpc") {
+			t.Errorf("contractlint links %s; probe and replay speak gRPC through connect-go's client", dep)
+		}
 	}
 }

@@ -119,6 +119,12 @@ func TestFaultPostgresConnectionsKilled(t *testing.T) {
 	if testing.Short() {
 		t.Skip("fault test under load: skipped under -short")
 	}
+	postgresConnectionsKilled(t, newLoadClient)
+}
+
+// postgresConnectionsKilled is TestFaultPostgresConnectionsKilled with
+// clients made by newClient (over HTTP or gRPC).
+func postgresConnectionsKilled(t *testing.T, newClient func(url string, conns int) *loadClient) {
 	base := postgresDSN(t)
 	app := fmt.Sprintf("chargeserver_fault_%d", time.Now().UnixNano())
 	u, _ := url.Parse(base)
@@ -144,7 +150,7 @@ func TestFaultPostgresConnectionsKilled(t *testing.T) {
 		}()
 	}
 	heal := func() { close(stop); <-stopped }
-	faultRun(t, newLoadClient(h.url, 16), h.store, proc, cfg, inject, heal)
+	faultRun(t, newClient(h.url, 16), h.store, proc, cfg, inject, heal)
 	t.Logf("terminated %d backends", killed.Load())
 }
 
@@ -176,6 +182,11 @@ func TestFaultSQLiteDiskFull(t *testing.T) {
 	if testing.Short() {
 		t.Skip("fault test under load: skipped under -short")
 	}
+	sqliteDiskFull(t, newLoadClient)
+}
+
+// sqliteDiskFull is TestFaultSQLiteDiskFull with clients made by newClient.
+func sqliteDiskFull(t *testing.T, newClient func(url string, conns int) *loadClient) {
 	cfg := faultConfig(sqliteDSN(t))
 	h, proc := startOverHTTP(t, cfg)
 	lite := h.store.(*store.SQLite)
@@ -186,7 +197,7 @@ func TestFaultSQLiteDiskFull(t *testing.T) {
 			}
 		}
 	}
-	faultRun(t, newLoadClient(h.url, 16), h.store, proc, cfg, limit(0), limit(-1))
+	faultRun(t, newClient(h.url, 16), h.store, proc, cfg, limit(0), limit(-1))
 }
 
 // TestFaultSIGKILLDuringLoad kills the server process (SIGKILL: no shutdown
@@ -197,34 +208,38 @@ func TestFaultSIGKILLDuringLoad(t *testing.T) {
 	if testing.Short() {
 		t.Skip("fault test under load: skipped under -short")
 	}
-	forEachBackend(t, func(t *testing.T, db string) {
-		_, purl := processorService(t)
-		proc := processor.NewClient(purl, time.Second)
-		st, err := store.Open(context.Background(), db)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer st.Close()
-		first := startChild(t, db, purl, false)
-		c := newLoadClient(first.url, 16)
-		ctx, cancel := context.WithCancel(context.Background())
-		done := make(chan *loadStats)
-		go func() { done <- mixLoad(ctx, c, 16, "kill") }()
-		time.Sleep(1500 * time.Millisecond)
-		first.kill()
-		time.Sleep(100 * time.Millisecond)
-		cancel()
-		stats := <-done
-		t.Logf("%s until the kill: %s", t.Name(), stats)
-		if stats.transport == 0 {
-			t.Fatal("no request was cut off by the kill")
-		}
-		second := startChild(t, db, purl, false)
-		c.url = second.url
-		// The child's settings: its reaper runs beside ours, safely, as the
-		// takeover is a conditional update.
-		cfg := DefaultConfig()
-		cfg.ProcessorTimeout, cfg.StaleAfter = 500*time.Millisecond, time.Second
-		recoverAndVerify(t, c, st, proc, cfg, stats)
-	})
+	forEachBackend(t, func(t *testing.T, db string) { sigkillDuringLoad(t, db, newLoadClient) })
+}
+
+// sigkillDuringLoad is TestFaultSIGKILLDuringLoad on db, its clients made
+// by newClient (over HTTP or gRPC).
+func sigkillDuringLoad(t *testing.T, db string, newClient func(url string, conns int) *loadClient) {
+	_, purl := processorService(t)
+	proc := processor.NewClient(purl, time.Second)
+	st, err := store.Open(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	first := startChild(t, db, purl, false)
+	c := newClient(first.url, 16)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan *loadStats)
+	go func() { done <- mixLoad(ctx, c, 16, "kill") }()
+	time.Sleep(1500 * time.Millisecond)
+	first.kill()
+	time.Sleep(100 * time.Millisecond)
+	cancel()
+	stats := <-done
+	t.Logf("%s until the kill: %s", t.Name(), stats)
+	if stats.transport == 0 {
+		t.Fatal("no request was cut off by the kill")
+	}
+	second := startChild(t, db, purl, false)
+	c.url = second.url
+	// The child's settings: its reaper runs beside ours, safely, as the
+	// takeover is a conditional update.
+	cfg := DefaultConfig()
+	cfg.ProcessorTimeout, cfg.StaleAfter = 500*time.Millisecond, time.Second
+	recoverAndVerify(t, c, st, proc, cfg, stats)
 }

@@ -101,6 +101,8 @@ func (s *loadStats) completedKey(r *rand.Rand) (string, bool) {
 type loadClient struct {
 	url    string
 	client *http.Client
+	// rpc, when set, sends each charge as a gRPC call on it instead.
+	rpc *http.Client
 }
 
 func newLoadClient(url string, conns int) *loadClient {
@@ -110,6 +112,9 @@ func newLoadClient(url string, conns int) *loadClient {
 }
 
 func (c *loadClient) post(key string) (status int, id string, err error) {
+	if c.rpc != nil {
+		return c.postRPC(key)
+	}
 	req, _ := http.NewRequest(http.MethodPost, c.url+"/v1/charges", strings.NewReader(okBody))
 	req.Header.Set("Authorization", "Bearer "+keyA)
 	req.Header.Set("Content-Type", "application/json")

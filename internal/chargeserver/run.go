@@ -115,7 +115,12 @@ func newHTTPServer(h http.Handler, cfg Config, ln net.Listener) (*http.Server, n
 		rht = 5 * time.Second
 	}
 	lim := newConnLimiter(ln, cfg)
+	// HTTP/2 without TLS (h2c) too, for gRPC clients on a plain port.
+	var protocols http.Protocols
+	protocols.SetHTTP1(true)
+	protocols.SetUnencryptedHTTP2(true)
 	return &http.Server{
+		Protocols:         &protocols,
 		Handler:           limitHeaders(h),
 		ReadHeaderTimeout: rht,
 		ReadTimeout:       rht + 10*time.Second,

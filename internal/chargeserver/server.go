@@ -14,6 +14,7 @@ import (
 	"github.com/contractlint/contractlint/internal/chargeserver/api"
 	"github.com/contractlint/contractlint/internal/chargeserver/idem"
 	"github.com/contractlint/contractlint/internal/chargeserver/processor"
+	"github.com/contractlint/contractlint/internal/chargeserver/rpc"
 	"github.com/contractlint/contractlint/internal/chargeserver/store"
 )
 
@@ -80,6 +81,8 @@ func (s *Server) Handler() http.Handler {
 		}
 		writeClaimStats(w, stats, s.now())
 	})
+	// charges.proto's service, run through this same mux.
+	rpc.Mount(mux, mux)
 	return mux
 }
 

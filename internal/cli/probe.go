@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"net/http"
+	"net/url"
 	"os"
 	"strings"
 	"time"
@@ -41,7 +42,10 @@ func newProbeCmd(e *Env) *cobra.Command {
 			"another account's request with the same key (--second-header), and a retry --retry-after later.\n" +
 			"It creates real resources, so it refuses a host that is not this machine unless --allow-side-effects\n" +
 			"is given, and prints up front how many requests it will send. With --contract it also checks the\n" +
-			"answers against the documented responses and runs the idempotency lint rules on the operation.",
+			"answers against the documented responses and runs the idempotency lint rules on the operation.\n" +
+			"URL may name an RPC method instead, grpc://HOST:PORT/package.Service/Method (grpcs://, connect://,\n" +
+			"connects:// alike): the same steps, the method found by server reflection, the key in the request's\n" +
+			"idempotency_key field or the idempotency-key metadata, --header sent as metadata.",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runProbe(cmd, e, &pf, args[0])
@@ -68,7 +72,7 @@ func runProbe(cmd *cobra.Command, e *Env, pf *probeOptions, rawURL string) error
 	if err != nil {
 		return err
 	}
-	u, err := liveURL("probe", rawURL)
+	u, err := probeURL(rawURL)
 	if err != nil {
 		return err
 	}
@@ -92,7 +96,14 @@ func runProbe(cmd *cobra.Command, e *Env, pf *probeOptions, rawURL string) error
 		return err
 	}
 	var lint []rules.Finding
-	if pf.contract != "" {
+	if probe.IsRPC(u) {
+		if pf.contract != "" || pf.charges != "" {
+			return usageErr("probe: --contract and --charges-endpoint are for HTTP endpoints; an RPC method is found by server reflection")
+		}
+		if cfg.RPC, err = probe.ResolveRPC(cmd.Context(), probe.NewRPCClient(cfg.Timeout, cfg.Concurrency), u, cfg.Header); err != nil {
+			return usageErr("probe: %v", err)
+		}
+	} else if pf.contract != "" {
 		side, err := openSide(e, pf.contract, nil)
 		if err != nil {
 			return err
@@ -106,8 +117,12 @@ func runProbe(cmd *cobra.Command, e *Env, pf *probeOptions, rawURL string) error
 		return usageErr("probe: %v", err)
 	}
 	info := pf.progress(e)
-	fmt.Fprintf(info, "probe: POST %s: %d steps, %d requests (concurrency %d, timeout %s)\n",
-		report.Clean(u.Redacted()), probe.Steps(), cfg.Requests(), cfg.Concurrency, cfg.Timeout)
+	verb := "POST"
+	if cfg.RPC != nil {
+		verb = "call"
+	}
+	fmt.Fprintf(info, "probe: %s %s: %d steps, %d requests (concurrency %d, timeout %s)\n",
+		verb, report.Clean(u.Redacted()), probe.Steps(), cfg.Requests(), cfg.Concurrency, cfg.Timeout)
 	rep := probe.Run(cmd.Context(), cfg)
 	if rep.Unreachable != nil {
 		return usageErr("probe: %s did not answer: %v", u.Redacted(), rep.Unreachable)
@@ -153,4 +168,12 @@ func readBody(e *Env, arg string) ([]byte, error) {
 		return b, nil
 	}
 	return []byte(arg), nil
+}
+
+// probeURL is an http(s) endpoint or an RPC method (grpc://, connect://).
+func probeURL(raw string) (*url.URL, error) {
+	if u, err := url.Parse(raw); err == nil && probe.IsRPC(u) {
+		return u, nil
+	}
+	return liveURL("probe", raw)
 }

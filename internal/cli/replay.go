@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"net/url"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -67,6 +68,9 @@ func runReplay(cmd *cobra.Command, e *Env, rf *replayOptions, rawURL string) err
 	o, _, err := rf.options(e)
 	if err != nil {
 		return err
+	}
+	if u, err := url.Parse(rawURL); err == nil && probe.IsRPC(u) {
+		return runReplayRPC(cmd, e, rf, o, u)
 	}
 	u, err := liveURL("replay", rawURL)
 	if err != nil {

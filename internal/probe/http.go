@@ -150,7 +150,12 @@ func (s *sender) do(ctx context.Context, key string, body []byte, extra http.Hea
 	if !s.take() {
 		return reply{Err: errBudget}
 	}
-	r := s.roundTrip(ctx, key, body, extra)
+	var r reply
+	if s.cfg.RPC != nil {
+		r = s.cfg.RPC.call(ctx, s.cfg, key, body, extra)
+	} else {
+		r = s.roundTrip(ctx, key, body, extra)
+	}
 	s.mu.Lock()
 	s.replies = append(s.replies, r)
 	s.mu.Unlock()

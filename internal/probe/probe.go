@@ -71,12 +71,18 @@ type Config struct {
 	Where rules.Location
 	// Client sends the requests; nil means NewClient(Timeout, Concurrency).
 	Client *http.Client
+	// RPC, for a grpc:// or connect:// URL, is the method the requests call
+	// instead (see grpc.go).
+	RPC *RPC
 }
 
 // Validate rejects a configuration the sequence cannot run with.
 func (c *Config) Validate() error {
+	if err := c.validateRPC(); err != nil {
+		return err
+	}
 	switch {
-	case c.URL == nil || (c.URL.Scheme != "http" && c.URL.Scheme != "https") || c.URL.Host == "":
+	case c.RPC == nil && (c.URL == nil || (c.URL.Scheme != "http" && c.URL.Scheme != "https") || c.URL.Host == ""):
 		return fmt.Errorf("the URL must be an absolute http or https URL")
 	case c.Concurrency < 2 || c.Concurrency > MaxConcurrency:
 		return fmt.Errorf("--concurrency must be from 2 to %d, got %d", MaxConcurrency, c.Concurrency)

@@ -7,6 +7,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"net/http"
 	"net/http/httptest"
 	"testing"
 
@@ -32,7 +33,18 @@ func Start(t testing.TB, apiKeys map[string]string) (string, *processor.Ledger) 
 	t.Cleanup(func() { st.Close() })
 	ledger := processor.NewLedger()
 	srv := chargeserver.New(cfg, st, ledger, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	hs := httptest.NewServer(srv.Handler())
+	hs := httptest.NewUnstartedServer(srv.Handler())
+	hs.Config.Protocols = H2C()
+	hs.Start()
 	t.Cleanup(hs.Close)
 	return hs.URL, ledger
+}
+
+// H2C is HTTP/1 and HTTP/2 without TLS, as the charge server serves: what
+// gRPC clients need on a plain port.
+func H2C() *http.Protocols {
+	var p http.Protocols
+	p.SetHTTP1(true)
+	p.SetUnencryptedHTTP2(true)
+	return &p
 }
