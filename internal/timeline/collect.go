@@ -1,6 +1,7 @@
 package timeline
 
 import (
+	"cmp"
 	"net/url"
 	"path"
 	"strconv"
@@ -53,7 +54,7 @@ func (c *collector) step(from, to Release, rr *review.Result) Step {
 	st := Step{From: from.Name, To: to.Name, Changes: []Change{}}
 	owners := map[string]owner{}
 	for _, g := range c.log.Groups {
-		own := owner{contract: report.Clean(g.Contract), kind: g.Kind, element: report.Clean(g.Name)}
+		own := owner{contract: report.Clean(g.Contract), kind: g.Kind.String(), element: report.Clean(g.Name)}
 		if own.element == "" {
 			own.element = own.contract
 		}
@@ -85,17 +86,14 @@ func logFiles(log *changelog.Log, res *review.Result) {
 }
 
 // owner is the changelog group an element belongs to.
-type owner struct {
-	contract, element string
-	kind              changelog.GroupKind
-}
+type owner struct{ contract, kind, element string }
 
 func (c *collector) change(own owner, e *changelog.Entry, from, to Release) Change {
 	ch := Change{Contract: own.contract, Format: formatOf(0, own.contract), Kind: own.kind, Element: own.element,
 		Action: e.Action, Subject: changelog.SubjectName(e), What: report.Clean(e.What()), Path: report.Clean(e.Path),
 		Place: c.place(e.Where, e.OldSide, from, to), Operations: cleanAll(e.Operations), Breaking: []Break{}}
 	for _, b := range e.Breaks {
-		ch.Breaking = append(ch.Breaking, Break{Direction: b.Compat, Rule: b.Rule, Severity: b.Severity})
+		ch.Breaking = append(ch.Breaking, Break{Direction: cmp.Or(b.Compat, rules.Backward).String(), Rule: b.Rule, Severity: b.Severity})
 	}
 	switch e.Action {
 	case changelog.Removed:
@@ -126,9 +124,9 @@ func (c *collector) findings(fs []rules.Finding, from, to Release, owners map[st
 		switch {
 		case ok:
 		case len(f.Operations) > 0:
-			own = owner{contract: x.File, kind: changelog.OperationGroup, element: x.Operations[0]}
+			own = owner{contract: x.File, kind: changelog.OperationGroup.String(), element: x.Operations[0]}
 		default:
-			own = owner{contract: x.File, kind: changelog.ContractGroup, element: x.File}
+			own = owner{contract: x.File, kind: changelog.ContractGroup.String(), element: x.File}
 		}
 		x.Contract, x.Kind, x.Element = own.contract, own.kind, own.element
 		x.Readers, x.Meaning = c.readers[f.Path], c.meaning[f.Path]

@@ -10,8 +10,6 @@ import (
 	"math"
 	"slices"
 	"strings"
-
-	"github.com/contractlint/contractlint/internal/changelog"
 )
 
 //go:embed page.html.tmpl
@@ -107,19 +105,16 @@ func columns(r *Report) []column {
 // elements arranges the steps' findings and changes by the element they
 // are about, elements in the order the changelog sorts groups.
 func elements(r *Report) []element {
-	type key struct {
-		contract, name string
-		kind           changelog.GroupKind
-	}
+	type key struct{ contract, name, kind string }
 	at := map[key]int{}
 	var out []element
-	get := func(contract, name, format string, kind changelog.GroupKind, st *Step) *elementStep {
+	get := func(contract, name, format, kind string, st *Step) *elementStep {
 		k := key{contract, name, kind}
 		i, ok := at[k]
 		if !ok {
 			i = len(out)
 			at[k] = i
-			out = append(out, element{Contract: contract, Name: name, Format: format, Kind: kind.String(),
+			out = append(out, element{Contract: contract, Name: name, Format: format, Kind: kind,
 				Search: strings.ToLower(name + " " + contract)})
 		}
 		e := &out[i]

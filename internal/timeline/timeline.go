@@ -93,9 +93,9 @@ type Finding struct {
 	Format     string   `json:"format"`
 	// Contract, Kind and Element name the changelog group the finding
 	// belongs to: an operation or rpc, a schema or message, a file.
-	Contract string              `json:"contract"`
-	Kind     changelog.GroupKind `json:"kind"`
-	Element  string              `json:"element"`
+	Contract string `json:"contract"`
+	Kind     string `json:"kind"`
+	Element  string `json:"element"`
 	// Breaking marks a diff rule's warning or error; Oldest names the
 	// oldest release it breaks and Reaches every release it was found
 	// against (comparisons with the head).
@@ -124,12 +124,12 @@ type Place struct {
 
 // Change is one changelog entry of a step.
 type Change struct {
-	Contract string              `json:"contract"`
-	Format   string              `json:"format"`
-	Kind     changelog.GroupKind `json:"kind"`
-	Element  string              `json:"element"`
-	Action   changelog.Action    `json:"change"`
-	Subject  string              `json:"subject"`
+	Contract string           `json:"contract"`
+	Format   string           `json:"format"`
+	Kind     string           `json:"kind"`
+	Element  string           `json:"element"`
+	Action   changelog.Action `json:"change"`
+	Subject  string           `json:"subject"`
 	// What describes the change as the text changelog does.
 	What string `json:"what"`
 	Path string `json:"path"`
@@ -142,7 +142,7 @@ type Change struct {
 
 // Break is a rule's verdict that a change breaks someone.
 type Break struct {
-	Direction rules.Compat   `json:"direction"`
+	Direction string         `json:"direction"`
 	Rule      string         `json:"rule"`
 	Severity  rules.Severity `json:"severity"`
 }
