@@ -46,8 +46,9 @@ type element struct {
 	Kind     string
 	Name     string
 	Format   string
-	// Search is what the filter matches: the element's name, its file and
-	// the operations its changes reach, lower-cased.
+	// Search is what the filter matches: the element's name and its file,
+	// lower-cased. Not the operations a schema's changes reach: a schema
+	// of Stripe's reaches hundreds, and the page would be megabytes of them.
 	Search string
 	Steps  []elementStep
 }
@@ -68,6 +69,7 @@ func WriteHTML(w io.Writer, r *Report) error {
 		"plus":  func(a, b int) int { return a + b },
 		"minus": func(a, b int) int { return a - b },
 		"last":  func(s []string) string { return s[len(s)-1] },
+		"trunc": trunc,
 	}).Parse(pageText)
 	if err != nil {
 		return err
@@ -132,22 +134,6 @@ func elements(r *Report) []element {
 		for _, c := range st.Changes {
 			es := get(c.Contract, c.Element, c.Format, c.Kind, st)
 			es.Changes = append(es.Changes, c)
-		}
-	}
-	for i := range out {
-		e := &out[i]
-		var ops []string
-		for _, s := range e.Steps {
-			for _, f := range s.Findings {
-				ops = append(ops, f.Operations...)
-			}
-			for _, c := range s.Changes {
-				ops = append(ops, c.Operations...)
-			}
-		}
-		slices.Sort(ops)
-		for _, op := range slices.Compact(ops) {
-			e.Search += " " + strings.ToLower(op)
 		}
 	}
 	slices.SortStableFunc(out, func(a, b element) int {
@@ -246,4 +232,14 @@ func stepBars(st *Step) [3]int {
 func day(date string) string {
 	d, _, _ := strings.Cut(date, "T")
 	return d
+}
+
+// trunc shortens a fact for the page (a description may be paragraphs);
+// the JSON keeps it whole.
+func trunc(s string) string {
+	const most = 160
+	if r := []rune(s); len(r) > most {
+		return string(r[:most]) + "…"
+	}
+	return s
 }
