@@ -187,7 +187,7 @@ const (
 )
 
 func drawChart(cols []column) chart {
-	c := chart{Width: max(len(cols), 1) * colWidth, Height: barHeight + 70, Base: barHeight + 20}
+	c := chart{Width: max(len(cols), 1) * colWidth, Height: barHeight + 84, Base: barHeight + 34}
 	most := 1
 	for _, col := range cols {
 		if col.Step != nil {
