@@ -50,7 +50,7 @@ func (c *collector) add(in *rules.Input) {
 // step makes the comparison from -> to of what review found and what add
 // kept since the last step.
 func (c *collector) step(from, to Release, rr *review.Result) Step {
-	logFiles(&c.log, rr)
+	rr.LogFiles(&c.log)
 	st := Step{From: from.Name, To: to.Name, Changes: []Change{}}
 	owners := map[string]owner{}
 	for _, g := range c.log.Groups {
@@ -70,19 +70,6 @@ func (c *collector) step(from, to Release, rr *review.Result) Step {
 	st.Counts = count(&st)
 	c.log, c.readers, c.meaning = changelog.Log{}, nil, nil
 	return st
-}
-
-// logFiles lists the contract files a review found added or deleted, which
-// it compared with no other version, as review --changelog lists them.
-func logFiles(log *changelog.Log, res *review.Result) {
-	for _, f := range res.Files {
-		switch f.Status {
-		case review.Added:
-			log.File(changelog.Added, f.New, nil)
-		case review.Deleted:
-			log.File(changelog.Removed, f.Old, res.Findings)
-		}
-	}
 }
 
 // owner is the changelog group an element belongs to.
