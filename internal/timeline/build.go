@@ -50,6 +50,9 @@ func Build(o Options) (*Report, error) {
 	r := &Report{Repository: repo.RemoteURI(), LinkBase: o.LinkBase}
 	head := Release{Name: HeadName, Head: true}
 	head.Commit, head.Date = commitOf(repo.Top, "HEAD")
+	if out, err := source.RunGit(repo.Top, "status", "--porcelain"); err == nil && len(out) > 0 {
+		head.Uncommitted = true
+	}
 
 	// The head against every release: review --against-tags, each
 	// release's review kept as a step of its own.

@@ -44,6 +44,9 @@ type Release struct {
 	// Date is the commit's date (RFC 3339); the head's is its last commit's.
 	Date string `json:"date,omitempty"`
 	Head bool   `json:"head,omitempty"`
+	// Uncommitted marks a head whose working tree differs from its last
+	// commit: what was compared is the working tree.
+	Uncommitted bool `json:"uncommitted,omitempty"`
 	// Supported marks a release --supported names (or evidence shows
 	// called); OldestSupported the first of them.
 	Supported       bool `json:"supported,omitempty"`

@@ -26,6 +26,8 @@ func WriteText(w io.Writer, r *Report) error {
 			mark = "  (oldest supported)"
 		case rel.Skipped:
 			mark = "  (no client calls it)"
+		case rel.Uncommitted:
+			mark = "  (and the working tree's changes)"
 		}
 		fmt.Fprintf(bw, "%-12s %s%s\n", rel.Name, short(rel.Commit), mark)
 	}
