@@ -241,3 +241,28 @@ func TestHistoryPageHoldsEverything(t *testing.T) {
 func escapeText(s string) string {
 	return strings.NewReplacer(`&`, "&amp;", `<`, "&lt;", `>`, "&gt;", `"`, "&#34;", `'`, "&#39;", `+`, "&#43;").Replace(s)
 }
+
+// TestHistorySupportedByEvidence: without --supported, the releases usage
+// evidence shows called within the window are the supported ones; the
+// head is compared with those only, and every release is still a step.
+func TestHistorySupportedByEvidence(t *testing.T) {
+	top := buildRepo(t, "testdata/five-releases.txtar")
+	write(t, filepath.Join(top, "calls", "usage.csv"), []byte("consumer,operation,field,reads,last_seen\n"+
+		"ios@v2.0.0,GET /orders/{id},id,10,2026-01-03\nios@v4.0.0,GET /orders/{id},id,10,2026-11-30\n"))
+	r := history(t, top, "--readers", "calls")
+	var marks []string
+	for _, rel := range r.Releases {
+		marks = append(marks, fmt.Sprintf("%s supported=%v oldest=%v skipped=%v", rel.Name, rel.Supported, rel.OldestSupported, rel.Skipped))
+	}
+	want := []string{
+		"v1.0.0 supported=false oldest=false skipped=true", "v2.0.0 supported=false oldest=false skipped=true",
+		"v3.0.0 supported=false oldest=false skipped=true", "v4.0.0 supported=true oldest=true skipped=false",
+		"v5.0.0 supported=false oldest=false skipped=true", "HEAD supported=false oldest=false skipped=false",
+	}
+	if d := cmp.Diff(want, marks); d != "" {
+		t.Errorf("releases (-want +got):\n%s", d)
+	}
+	if len(r.AgainstHead) != 1 || r.AgainstHead[0].From != "v4.0.0" || len(r.Steps) != 5 {
+		t.Errorf("against the head %d comparisons, steps %d; want only v4.0.0's, and all 5 steps", len(r.AgainstHead), len(r.Steps))
+	}
+}
