@@ -104,6 +104,7 @@ func newRoot(e *Env) *cobra.Command {
 var commands = []func(*Env) *cobra.Command{
 	newRulesCmd,
 	newDiffCmd,
+	newHistoryCmd,
 	newProbeCmd,
 	newReplayCmd,
 	newLintCmd,
@@ -111,7 +112,6 @@ var commands = []func(*Env) *cobra.Command{
 	newReviewCmd,
 	newLockCmd,
 	newChangelogCmd,
-	newHistoryCmd,
 }
 
 // Version is the module version the binary was built from: the tag `go
