@@ -232,13 +232,4 @@ func lockHistory(nw pipeline.Side) (*rules.History, error) {
 
 // logFiles lists in log the contract files a review found added or deleted,
 // which it compared with no other version.
-func logFiles(log *changelog.Log, res *review.Result) {
-	for _, f := range res.Files {
-		switch f.Status {
-		case review.Added:
-			log.File(changelog.Added, f.New, nil)
-		case review.Deleted:
-			log.File(changelog.Removed, f.Old, res.Findings)
-		}
-	}
-}
+func logFiles(log *changelog.Log, res *review.Result) { res.LogFiles(log) }

@@ -104,6 +104,7 @@ func newRoot(e *Env) *cobra.Command {
 var commands = []func(*Env) *cobra.Command{
 	newRulesCmd,
 	newDiffCmd,
+	newHistoryCmd,
 	newProbeCmd,
 	newReplayCmd,
 	newLintCmd,

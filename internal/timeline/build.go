@@ -1,0 +1,220 @@
+package timeline
+
+import (
+	"fmt"
+	"os"
+	"path"
+	"slices"
+	"strings"
+
+	"github.com/contractlint/contractlint/internal/compat"
+	"github.com/contractlint/contractlint/internal/report"
+	"github.com/contractlint/contractlint/internal/review"
+	"github.com/contractlint/contractlint/internal/source"
+)
+
+// HeadName names the head (the working tree) on the timeline.
+const HeadName = "HEAD"
+
+// Options shape one history.
+type Options struct {
+	// Review is what each comparison runs with; its Base is ignored.
+	Review review.Options
+	// Against and Tags select the releases, as review --against and
+	// --against-tags do.
+	Against []string
+	Tags    string
+	// Supported is a glob of the releases still supported ("v2.*"); empty
+	// leaves it to the evidence's window, when there is evidence.
+	Supported string
+	// LinkBase prefixes links to files: LINKBASE/COMMIT/FILE#LLINE.
+	LinkBase string
+}
+
+// Build walks the releases and the head and compares each consecutive pair
+// and each release with the head.
+func Build(o Options) (*Report, error) {
+	repo, err := review.OpenRepo(o.Review.Dir)
+	if err != nil {
+		return nil, err
+	}
+	locked, err := compat.Locked(repo.Top, o.Tags)
+	if err != nil {
+		return nil, err
+	}
+	tagged, err := compat.Resolve(repo.Top, o.Against, o.Tags, len(locked) > 0)
+	if err != nil {
+		return nil, err
+	}
+	col := &collector{reg: o.Review.Pipeline.Registry, settings: o.Review.Pipeline.Settings, linkBase: o.LinkBase}
+	r := &Report{Repository: repo.RemoteURI(), LinkBase: o.LinkBase}
+	head := Release{Name: HeadName, Head: true}
+	head.Commit, head.Date = commitOf(repo.Top, "HEAD")
+	if out, err := source.RunGit(repo.Top, "status", "--porcelain"); err == nil && len(out) > 0 {
+		head.Uncommitted = true
+	}
+
+	// The head against every release: review --against-tags, each
+	// release's review kept as a step of its own.
+	co := compat.Options{Review: o.Review, Against: o.Against, Tags: o.Tags}
+	co.Review.Pipeline.Compared = col.add
+	byName := map[string]Release{}
+	for _, t := range tagged {
+		rel := Release{Name: t.Name, Commit: t.Commit}
+		_, rel.Date = commitOf(repo.Top, t.Commit)
+		byName[t.Name] = rel
+	}
+	for _, l := range locked {
+		if _, ok := byName[l.Name]; !ok {
+			byName[l.Name] = Release{Name: l.Name, Locked: true}
+		}
+	}
+	co.Each = func(name string, rr *review.Result) {
+		r.AgainstHead = append(r.AgainstHead, col.step(byName[name], head, rr))
+	}
+	cres, err := compat.Run(co)
+	if err != nil {
+		return nil, err
+	}
+	r.Breaks = col.findings(cres.Findings, Release{}, head, nil)
+	r.Notes = append(r.Notes, report.Clean(cres.Note))
+	r.Releases = releases(tagged, byName, cres)
+	r.Supported = supported(r.Releases, o.Supported, len(cres.Skipped) > 0)
+
+	// Each release against the one before it, in a checkout of the later.
+	var prev *Release
+	for i := range r.Releases {
+		rel := r.Releases[i]
+		if rel.Commit == "" {
+			continue // only the lock's field numbers are left of it
+		}
+		if prev != nil {
+			st, err := stepBetween(o, col, repo.Top, *prev, rel)
+			if err != nil {
+				return nil, err
+			}
+			r.Steps = append(r.Steps, st)
+		}
+		prev = &r.Releases[i]
+	}
+	if prev != nil {
+		// The head against the last release is the comparison the
+		// transitive review made already, unless evidence skipped it.
+		i := slices.IndexFunc(r.AgainstHead, func(s Step) bool { return s.From == prev.Name })
+		if i >= 0 {
+			r.Steps = append(r.Steps, r.AgainstHead[i])
+		} else {
+			ro := o.Review
+			ro.Base, ro.Pipeline.Compared = prev.Commit, col.add
+			rr, err := review.Run(ro)
+			if err != nil {
+				return nil, err
+			}
+			r.Steps = append(r.Steps, col.step(*prev, head, rr))
+		}
+	}
+	r.Releases = append(r.Releases, head)
+	label(r)
+	return r, nil
+}
+
+// stepBetween reviews the release to against from, in a throwaway checkout
+// of to: exactly what `review --base FROM` reports with to checked out.
+func stepBetween(o Options, col *collector, top string, from, to Release) (Step, error) {
+	dir, err := checkout(top, to.Commit)
+	if dir != "" {
+		defer os.RemoveAll(dir)
+	}
+	if err != nil {
+		return Step{}, fmt.Errorf("checking out %s: %w", to.Name, err)
+	}
+	ro := o.Review
+	ro.Dir, ro.Base, ro.Pipeline.Compared = dir, from.Commit, col.add
+	rr, err := review.Run(ro)
+	if err != nil {
+		return Step{}, fmt.Errorf("%s against %s: %w", to.Name, from.Name, err)
+	}
+	return col.step(from, to, rr), nil
+}
+
+// checkout makes a work tree of commit in a new temporary directory: a
+// clone that borrows the repository's objects, so nothing is copied and
+// the repository itself is left as it was.
+func checkout(top, commit string) (string, error) {
+	dir, err := os.MkdirTemp("", "contractlint-history-")
+	if err != nil {
+		return "", err
+	}
+	if _, err := source.RunGit(top, "clone", "--quiet", "--shared", "--no-checkout", "--", top, dir); err != nil {
+		return dir, err
+	}
+	_, err = source.RunGit(dir, "-c", "advice.detachedHead=false", "checkout", "--quiet", "--detach", commit, "--")
+	return dir, err
+}
+
+// commitOf resolves rev to its commit id and the commit's date.
+func commitOf(top, rev string) (commit, date string) {
+	out, err := source.RunGit(top, "log", "-1", "--format=%H %cI", "--end-of-options", rev)
+	if err != nil {
+		return "", ""
+	}
+	commit, date, _ = strings.Cut(strings.TrimSpace(string(out)), " ")
+	return commit, date
+}
+
+// releases lists the tagged releases, oldest first, with those only the
+// lock knows placed where the transitive review placed them and the ones
+// evidence skipped marked.
+func releases(tagged []compat.Release, byName map[string]Release, res *compat.Result) []Release {
+	skipped := map[string]bool{}
+	for _, s := range res.Skipped {
+		skipped[s.Name] = true
+	}
+	var out []Release
+	for _, t := range tagged {
+		rel := byName[t.Name]
+		rel.Skipped = skipped[t.Name]
+		out = append(out, rel)
+	}
+	for _, list := range [][]compat.Release{res.Checked, res.Skipped} {
+		for i, c := range list {
+			if slices.ContainsFunc(out, func(r Release) bool { return r.Name == c.Name }) {
+				continue
+			}
+			rel := Release{Name: c.Name, Commit: c.Commit, Locked: true, Skipped: skipped[c.Name]}
+			at := len(out)
+			for _, next := range list[i+1:] {
+				if j := slices.IndexFunc(out, func(r Release) bool { return r.Name == next.Name }); j >= 0 {
+					at = j
+					break
+				}
+			}
+			out = slices.Insert(out, at, rel)
+		}
+	}
+	return out
+}
+
+// supported marks the releases still supported and the oldest of them,
+// and says how they were chosen.
+func supported(rels []Release, glob string, windowed bool) string {
+	if glob == "" && !windowed {
+		return ""
+	}
+	first := true
+	for i := range rels {
+		r := &rels[i]
+		if glob != "" {
+			r.Supported, _ = path.Match(glob, r.Name)
+		} else {
+			r.Supported = !r.Skipped
+		}
+		if r.Supported && first {
+			r.OldestSupported, first = true, false
+		}
+	}
+	if glob != "" {
+		return glob
+	}
+	return "the releases consumer evidence shows called within the readers window"
+}

@@ -1,0 +1,152 @@
+package timeline_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rogpeppe/go-internal/txtar"
+
+	"github.com/contractlint/contractlint/internal/cli"
+	"github.com/contractlint/contractlint/internal/timeline"
+)
+
+// need finds a program, or skips without it; on CI (CI=true) a missing
+// program fails, so the suite never passes by skipping.
+func need(t testing.TB, names ...string) string {
+	t.Helper()
+	for _, n := range names {
+		if p, err := exec.LookPath(n); err == nil {
+			return p
+		}
+	}
+	if os.Getenv("CI") == "true" {
+		t.Fatalf("%s is not installed (CI=true, so this fails instead of skipping)", names[0])
+	}
+	t.Skipf("%s is not installed", names[0])
+	return ""
+}
+
+// gitEnv keeps git, the test's and the code's, away from the user's
+// configuration and from any repository the test runs inside.
+func gitEnv(t testing.TB) {
+	t.Helper()
+	need(t, "git")
+	home := t.TempDir()
+	for k, v := range map[string]string{
+		"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com",
+		"GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com",
+		"GIT_CONFIG_GLOBAL": filepath.Join(home, "gitconfig"), "GIT_CONFIG_NOSYSTEM": "1", "HOME": home,
+		"GIT_CEILING_DIRECTORIES": filepath.Dir(home),
+	} {
+		t.Setenv(k, v)
+	}
+	for _, k := range []string{"GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_COMMON_DIR"} {
+		t.Setenv(k, "")
+		os.Unsetenv(k)
+	}
+}
+
+func git(t testing.TB, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// buildRepo makes a real repository from a txtar archive: files outside a
+// version directory are committed first; each of v1/ ... vN/ replaces the
+// contracts and is committed and tagged vN.0.0, oldest first; head/ is
+// committed last, untagged.
+func buildRepo(t testing.TB, archive string) string {
+	t.Helper()
+	gitEnv(t)
+	a, err := txtar.ParseFile(archive)
+	if err != nil {
+		t.Fatal(err)
+	}
+	top, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	git(t, top, "init", "-q", "-b", "main")
+	versions := map[string][]txtar.File{}
+	var order []string
+	for _, f := range a.Files {
+		v, rest, ok := strings.Cut(f.Name, "/")
+		if !ok || (v != "head" && !strings.HasPrefix(v, "v")) {
+			write(t, filepath.Join(top, f.Name), f.Data)
+			continue
+		}
+		if _, seen := versions[v]; !seen {
+			order = append(order, v)
+		}
+		versions[v] = append(versions[v], txtar.File{Name: rest, Data: f.Data})
+	}
+	sort.SliceStable(order, func(i, j int) bool { return order[j] == "head" && order[i] != "head" })
+	for _, v := range order {
+		for _, dir := range []string{"api", "proto"} {
+			if err := os.RemoveAll(filepath.Join(top, dir)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, f := range versions[v] {
+			write(t, filepath.Join(top, f.Name), f.Data)
+		}
+		git(t, top, "add", "-A")
+		git(t, top, "commit", "-q", "-m", v)
+		if v != "head" {
+			git(t, top, "tag", v+".0.0")
+		}
+	}
+	return top
+}
+
+func write(t testing.TB, name string, data []byte) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(name, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// today is the clock of every run: the evidence's window ends here.
+var today = time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+
+// run runs contractlint in dir, in-process, and returns its standard
+// output and exit code.
+func run(t testing.TB, dir string, args ...string) (string, int) {
+	t.Helper()
+	var out, errs bytes.Buffer
+	e := &cli.Env{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errs,
+		Getenv: func(string) string { return "" }, Now: func() time.Time { return today },
+		Getwd: func() (string, error) { return dir, nil }}
+	code := cli.Main(args, e)
+	if code > 1 {
+		t.Fatalf("contractlint %s: exit %d\n%s", strings.Join(args, " "), code, errs.String())
+	}
+	return out.String(), code
+}
+
+// history runs `contractlint history --format json` with args.
+func history(t testing.TB, dir string, args ...string) *timeline.Report {
+	t.Helper()
+	out, _ := run(t, dir, append([]string{"history", "--format", "json"}, args...)...)
+	var r timeline.Report
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("history --format json: %v\n%s", err, out)
+	}
+	return &r
+}
