@@ -111,6 +111,7 @@ var commands = []func(*Env) *cobra.Command{
 	newReviewCmd,
 	newLockCmd,
 	newChangelogCmd,
+	newLSPCmd,
 }
 
 // Version is the module version the binary was built from: the tag `go
