@@ -77,7 +77,7 @@ func newRepo(t testing.TB, files map[string]string) *repo {
 	r.git(t, "init", "-q", "-b", "main")
 	r.write(t, files)
 	r.git(t, "add", "-A")
-	r.git(t, "commit", "-q", "-m", "base")
+	r.git(t, "commit", "-q", "--allow-empty", "-m", "base")
 	return r
 }
 

@@ -20,11 +20,28 @@ import (
 // pointerLine finds the line (0-based) of the deepest element of ptr that
 // text has, and how many of ptr's segments it matched.
 func pointerLine(text string, ptr string) (line, matched int) {
+	return newPlaces(text).pointer(ptr)
+}
+
+// places reads one buffer for the places of many findings: its lines are
+// split once, its operations indexed once.
+type places struct {
+	text  string
+	lines []string
+	ops   map[string]int // "get /v1/charges" -> line
+}
+
+func newPlaces(text string) *places { return &places{text: text} }
+
+func (p *places) pointer(ptr string) (line, matched int) {
 	segs := pointerSegments(ptr)
-	if strings.HasPrefix(strings.TrimSpace(text), "{") {
-		return nodeLine(text, segs)
+	if strings.HasPrefix(strings.TrimSpace(p.text), "{") {
+		return nodeLine(p.text, segs)
 	}
-	lines := strings.Split(text, "\n")
+	if p.lines == nil {
+		p.lines = strings.Split(p.text, "\n")
+	}
+	lines := p.lines
 	from, to, parent := 0, len(lines), -1
 	line = -1
 	for _, seg := range segs {
@@ -179,22 +196,65 @@ func protoLine(text, full string) int {
 
 // operationSpan places an operation as findings name it ("POST /v1/charges"
 // or pkg.Service.Method); at when the buffer does not show it.
-func operationSpan(text string, format rules.Format, op string, at span) span {
+func (p *places) operationSpan(format rules.Format, op string, at span) span {
 	line := -1
 	if format == rules.Proto {
 		parts := strings.Split(op, ".")
 		re := regexp.MustCompile(`(?m)^\s*rpc\s+` + regexp.QuoteMeta(parts[len(parts)-1]) + `\b`)
-		if loc := re.FindStringIndex(text); loc != nil {
-			line = strings.Count(text[:loc[0]], "\n") + strings.Count(text[loc[0]:loc[1]], "\n")
+		if loc := re.FindStringIndex(p.text); loc != nil {
+			line = strings.Count(p.text[:loc[0]], "\n") + strings.Count(p.text[loc[0]:loc[1]], "\n")
 		}
-	} else if method, p, ok := strings.Cut(op, " "); ok {
-		l, matched := pointerLine(text, "#/paths/"+strings.ReplaceAll(strings.ReplaceAll(p, "~", "~0"), "/", "~1")+"/"+strings.ToLower(method))
-		if matched == 3 {
+	} else if method, path, ok := strings.Cut(op, " "); ok {
+		if l, ok := p.operations()[strings.ToLower(method)+" "+path]; ok {
 			line = l
 		}
 	}
 	if line < 0 {
 		return at
 	}
-	return lineSpan(text, line+1, 1)
+	return lineSpan(p.text, line+1, 1)
+}
+
+// operations indexes the lines of every operation under paths, in one
+// pass over a block YAML document (through the pointer walk for JSON).
+func (p *places) operations() map[string]int {
+	if p.ops != nil {
+		return p.ops
+	}
+	p.ops = map[string]int{}
+	if strings.HasPrefix(strings.TrimSpace(p.text), "{") {
+		return p.ops // JSON: operations are placed at the finding
+	}
+	if p.lines == nil {
+		p.lines = strings.Split(p.text, "\n")
+	}
+	start, _ := p.pointer("#/paths")
+	if start < 0 {
+		return p.ops
+	}
+	pathIndent, methodIndent := -1, -1
+	var path string
+	for i := start + 1; i < len(p.lines); i++ {
+		l := p.lines[i]
+		if blank(l) {
+			continue
+		}
+		ind := indentOf(l)
+		if ind == 0 {
+			break
+		}
+		if pathIndent < 0 {
+			pathIndent = ind
+		}
+		switch {
+		case ind == pathIndent:
+			path, methodIndent = keyOf(l[ind:]), -1
+		case ind > pathIndent && (methodIndent < 0 || ind == methodIndent):
+			methodIndent = ind
+			if k := keyOf(l[ind:]); k != "" && path != "" {
+				p.ops[k+" "+path] = i
+			}
+		}
+	}
+	return p.ops
 }

@@ -513,12 +513,18 @@ func (s *server) link() *codeDescription {
 // point into.
 func (s *server) findings(sess *review.Session, ov overlay, fs []rules.Finding) []item {
 	var out []item
+	seen := map[string]*places{}
 	for i := range fs {
 		f := &fs[i]
 		name := f.Where.File
 		text, ok := ov.texts[name]
 		if !ok {
 			continue
+		}
+		pl := seen[name]
+		if pl == nil {
+			pl = newPlaces(text)
+			seen[name] = pl
 		}
 		var at span
 		if f.Removed {
@@ -528,9 +534,15 @@ func (s *server) findings(sess *review.Session, ov overlay, fs []rules.Finding) 
 		}
 		d := diagnostic{Range: at, Severity: severity(f.Severity), Code: f.Rule, CodeDescription: s.link(),
 			Source: "contractlint", Message: f.Message, Data: &diagnosticData{Path: f.Path, Removed: f.Removed}}
-		for _, op := range f.Operations {
+		uri := nameURI(name, sess.Top())
+		for i, op := range f.Operations {
+			if i == maxRelated && len(f.Operations) > maxRelated+1 {
+				d.RelatedInformation = append(d.RelatedInformation, relatedInfo{Location: location{URI: uri, Range: at},
+					Message: fmt.Sprintf("and %d more operations", len(f.Operations)-maxRelated)})
+				break
+			}
 			d.RelatedInformation = append(d.RelatedInformation, relatedInfo{
-				Location: location{URI: nameURI(name, sess.Top()), Range: operationSpan(text, f.Format, op, at)},
+				Location: location{URI: uri, Range: pl.operationSpan(f.Format, op, at)},
 				Message:  "reaches " + op,
 			})
 		}
@@ -538,6 +550,10 @@ func (s *server) findings(sess *review.Session, ov overlay, fs []rules.Finding) 
 	}
 	return out
 }
+
+// maxRelated bounds the operations listed per diagnostic: a shared schema
+// of a large API reaches hundreds, which no editor shows usefully.
+const maxRelated = 20
 
 func severity(s rules.Severity) int {
 	switch s {
