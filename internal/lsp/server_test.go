@@ -47,6 +47,17 @@ service Orders {
 }
 `
 
+// openOne starts a server on a repository whose base holds name with
+// text, and opens it unchanged.
+func openOne(t *testing.T, name, text string) (*client, string) {
+	t.Helper()
+	r := newRepo(t, map[string]string{name: text})
+	c := start(t, r, testOptions(), nil)
+	uri := r.uri(name)
+	c.open(uri, text)
+	return c, uri
+}
+
 func lineOf(t *testing.T, text, substr string) int {
 	t.Helper()
 	i := strings.Index(text, substr)
@@ -60,10 +71,7 @@ func lineOf(t *testing.T, text, substr string) int {
 // compared with the base; the finding is at its line, with the rule as its
 // code, the docs link and the operations it reaches.
 func TestRedefinedAsYouType(t *testing.T) {
-	r := newRepo(t, map[string]string{"api/orders.yaml": orders})
-	c := start(t, r, testOptions(), nil)
-	uri := r.uri("api/orders.yaml")
-	c.open(uri, orders)
+	c, uri := openOne(t, "api/orders.yaml", orders)
 	if ds := c.waitDiagnostics(uri, 1, func([]diagnostic) bool { return true }); len(ds) != 0 {
 		t.Fatalf("the unchanged file shows %v", codes(ds))
 	}
@@ -90,10 +98,7 @@ func TestRedefinedAsYouType(t *testing.T) {
 // TestIncrementalChange: a ranged change (what editors send) edits the
 // buffer in place.
 func TestIncrementalChange(t *testing.T) {
-	r := newRepo(t, map[string]string{"orders.yaml": orders})
-	c := start(t, r, testOptions(), nil)
-	uri := r.uri("orders.yaml")
-	c.open(uri, orders)
+	c, uri := openOne(t, "orders.yaml", orders)
 	line := lineOf(t, orders, "type: number")
 	col := strings.Index(strings.Split(orders, "\n")[line], "number")
 	c.notify("textDocument/didChange", map[string]any{
@@ -106,10 +111,7 @@ func TestIncrementalChange(t *testing.T) {
 // TestUnparsableBuffer: a buffer that does not parse gives one diagnostic
 // at the error, and the server goes on serving the next edit.
 func TestUnparsableBuffer(t *testing.T) {
-	r := newRepo(t, map[string]string{"orders.yaml": orders})
-	c := start(t, r, testOptions(), nil)
-	uri := r.uri("orders.yaml")
-	c.open(uri, orders)
+	c, uri := openOne(t, "orders.yaml", orders)
 	broken := strings.Replace(orders, "        price:\n", "        price: [\n", 1)
 	c.edit(uri, 2, broken)
 	ds := c.waitDiagnostics(uri, 2, func(ds []diagnostic) bool { return len(ds) > 0 })
@@ -177,10 +179,7 @@ func TestNotInitialized(t *testing.T) {
 
 // TestHover shows the flagging rule's own documentation.
 func TestHover(t *testing.T) {
-	r := newRepo(t, map[string]string{"orders.yaml": orders})
-	c := start(t, r, testOptions(), nil)
-	uri := r.uri("orders.yaml")
-	c.open(uri, orders)
+	c, uri := openOne(t, "orders.yaml", orders)
 	changed := strings.Replace(orders, "type: number", "type: integer", 1)
 	c.edit(uri, 2, changed)
 	c.waitDiagnostics(uri, 2, has("field-redefined"))
@@ -241,10 +240,7 @@ func pick(t *testing.T, as []codeAction, prefix string) codeAction {
 // TestReserveAction: deleting a proto field offers to reserve its number
 // and name, and applying the edit clears both diagnostics.
 func TestReserveAction(t *testing.T) {
-	r := newRepo(t, map[string]string{"shop.proto": shop})
-	c := start(t, r, testOptions(), nil)
-	uri := r.uri("shop.proto")
-	c.open(uri, shop)
+	c, uri := openOne(t, "shop.proto", shop)
 	deleted := strings.Replace(shop, "  string note = 2;\n", "", 1)
 	c.edit(uri, 2, deleted)
 	ds := c.waitDiagnostics(uri, 2, has("proto-field-removed-unreserved-number"))
@@ -266,10 +262,7 @@ func TestReserveAction(t *testing.T) {
 // TestExpandAction: a redefined field is offered the expand step, which
 // leaves nothing redefined.
 func TestExpandAction(t *testing.T) {
-	r := newRepo(t, map[string]string{"orders.yaml": orders})
-	c := start(t, r, testOptions(), nil)
-	uri := r.uri("orders.yaml")
-	c.open(uri, orders)
+	c, uri := openOne(t, "orders.yaml", orders)
 	changed := strings.Replace(orders, "type: number\n          description: Ticket price in dollars.",
 		"type: integer\n          description: Ticket price in cents.", 1)
 	c.edit(uri, 2, changed)
@@ -296,10 +289,7 @@ paths:
 // TestKeyAction: a new POST without an Idempotency-Key is offered the
 // header parameter, which clears the finding.
 func TestKeyAction(t *testing.T) {
-	r := newRepo(t, map[string]string{"charges.yaml": charges})
-	c := start(t, r, testOptions(), nil)
-	uri := r.uri("charges.yaml")
-	c.open(uri, charges)
+	c, uri := openOne(t, "charges.yaml", charges)
 	changed := charges + "    post:\n      responses:\n        '201': {description: charged}\n"
 	c.edit(uri, 2, changed)
 	ds := c.waitDiagnostics(uri, 2, has("idempotency-key-missing"))
@@ -315,10 +305,7 @@ func TestKeyAction(t *testing.T) {
 // TestAcceptAction: accepting a finding writes a scoped ignore with a
 // reason to fill in, which the pipeline honours.
 func TestAcceptAction(t *testing.T) {
-	r := newRepo(t, map[string]string{"shop.proto": shop})
-	c := start(t, r, testOptions(), nil)
-	uri := r.uri("shop.proto")
-	c.open(uri, shop)
+	c, uri := openOne(t, "shop.proto", shop)
 	deleted := strings.Replace(shop, "  string note = 2;\n", "", 1)
 	c.edit(uri, 2, deleted)
 	ds := c.waitDiagnostics(uri, 2, has("proto-field-removed-unreserved-name"))

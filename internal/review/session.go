@@ -176,4 +176,3 @@ func (m *memo) Label() string                              { return m.src.Label(
 
 // BaseFile is name as the base has it.
 func (s *Session) BaseFile(name string) ([]byte, error) { return s.old.ReadFile(name) }
-
