@@ -26,9 +26,8 @@ type client struct {
 	done chan error
 	mu   sync.Mutex
 	next int
-	// replies and notes receive what the server sends.
+	// replies receives the answers to requests.
 	replies map[string]chan *message
-	notes   chan *message
 	// diags is the latest publishDiagnostics per URI.
 	diags  map[string]publishDiagnosticsParams
 	dchg   chan struct{}
