@@ -465,7 +465,17 @@ func (s *server) workTreeContracts(sess *review.Session) []string {
 
 // judge compares one root and turns what it finds, or the problems that
 // kept it from loading, into diagnostics.
-func (s *server) judge(sess *review.Session, ov overlay, root string, also []string) []item {
+func (s *server) judge(sess *review.Session, ov overlay, root string, also []string) (items []item) {
+	defer func() {
+		// A bug in one comparison must not take the editor's server down
+		// with it: the author is told, and the next edit is compared anew.
+		if v := recover(); v != nil {
+			s.mu.Lock()
+			s.tellOnce(messageError, fmt.Sprintf("contractlint: comparing %s failed (%v); please report it", root, v))
+			s.mu.Unlock()
+			items = nil
+		}
+	}()
 	if _, ok := ov.texts[root]; !ok {
 		if _, err := ov.Stat(root); err != nil {
 			return nil // deleted in the work tree
