@@ -345,3 +345,22 @@ func TestRefChange(t *testing.T) {
 	c.edit(suri, 3, changed+"\n")
 	c.waitDiagnostics(suri, 3, has("field-redefined"))
 }
+
+// TestMalformedMessage: a body that is not JSON is answered with a parse
+// error, and the next request is served.
+func TestMalformedMessage(t *testing.T) {
+	cr, sw := io.Pipe()
+	sr, cw := io.Pipe()
+	go Serve(t.Context(), sr, sw, testOptions())
+	defer cw.Close()
+	conn := newConn(cr, cw)
+	go io.WriteString(cw, "Content-Length: 5\r\n\r\n{oops")
+	m, err := conn.read()
+	if err != nil || m.Error == nil || m.Error.Code != codeParseError {
+		t.Fatalf("a malformed body: %+v %v, want a parse error", m, err)
+	}
+	conn.write(&message{ID: json.RawMessage("2"), Method: "shutdown"})
+	if m, err = conn.read(); err != nil || m.Error == nil || m.Error.Code != codeNotInitialized || string(m.ID) != "2" {
+		t.Errorf("the request after it: %+v %v, want its own answer", m, err)
+	}
+}
