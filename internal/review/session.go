@@ -6,7 +6,6 @@ import (
 	"sync"
 
 	"github.com/contractlint/contractlint/internal/glob"
-	"github.com/contractlint/contractlint/internal/pipeline"
 	"github.com/contractlint/contractlint/internal/source"
 	"github.com/contractlint/contractlint/rules"
 )
@@ -20,10 +19,6 @@ type Session struct {
 	Base Base
 	old  *memo
 	o    Options
-	mu   sync.Mutex
-	// histories holds each .proto file's field numbers from git, read once:
-	// the base does not move while the session lasts.
-	histories map[string]*rules.History
 }
 
 // OpenSession resolves the base for the repository holding o.Dir (o.Base,
@@ -42,7 +37,7 @@ func OpenSession(o Options) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Session{repo: repo, Base: base, old: newMemo(src), o: o, histories: map[string]*rules.History{}}, nil
+	return &Session{repo: repo, Base: base, old: newMemo(src), o: o}, nil
 }
 
 // Top is the work tree's top directory: every name is relative to it.
@@ -62,52 +57,28 @@ func (s *Session) Selected(name string) bool {
 	return slices.ContainsFunc(s.o.Globs, func(g string) bool { return glob.Match(g, name) })
 }
 
-// Judge compares name as newSrc holds it with its version at the base, as
-// Run compares a modified file (a file the base lacks is linted as added),
-// with the field-number history a .proto file's git log and the lock give.
-// also are .proto files compared with it (changed imports, as Run joins them).
+// Judge compares name as newSrc holds it with its version at the base,
+// through the very function Run compares each changed file with: a file the
+// base lacks is linted as added, a .proto file gets the field numbers its
+// git history and the lock files hold. also are .proto files compared with
+// it (changed imports, as Run joins them).
 func (s *Session) Judge(name string, newSrc source.Source, also ...string) ([]rules.Finding, error) {
 	c := FileChange{Status: Modified, Old: name, New: name, Also: also}
 	if !s.old.src.Has(name) {
 		c.Status = Added
 	}
-	po := s.o.Pipeline
-	if c.Status == Added {
-		return pipeline.Lint(side(newSrc, c.New), po)
-	}
-	if isProto(name) {
-		h, err := s.history(c, newSrc)
-		if err != nil {
-			return nil, err
-		}
-		po.History = h
-	}
-	return pipeline.Diff(side(s.old, c.Old, c.Also...), side(newSrc, c.New, c.Also...), po)
-}
-
-// history is Run's field-number history of c, read from git once per file;
-// the lock files are read on every call, since the new one may be open.
-func (s *Session) history(c FileChange, newSrc source.Source) (*rules.History, error) {
-	s.mu.Lock()
-	h, ok := s.histories[c.Old]
-	s.mu.Unlock()
-	if !ok {
-		var err error
-		if h, err = s.repo.history(c, s.Base, nil, s.o); err != nil {
-			return nil, err
-		}
-		s.mu.Lock()
-		s.histories[c.Old] = h
-		s.mu.Unlock()
-	}
 	lock, _, err := readLocks(s.old, newSrc)
 	if err != nil {
 		return nil, err
 	}
-	out := &rules.History{}
-	out.Merge(h)
-	out.Merge(lock)
-	return out, nil
+	// An OpenAPI document is read from the memo, once per session; the
+	// history walk of a .proto file reads git's own source, which it can
+	// ask for any version's blob.
+	var old source.Source = s.old
+	if isProto(name) {
+		old = s.old.src
+	}
+	return s.repo.review(c, s.Base, old, newSrc, lock, s.o)
 }
 
 // Reaching lists the names among roots that reach changed through $refs or
