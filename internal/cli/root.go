@@ -113,6 +113,7 @@ var commands = []func(*Env) *cobra.Command{
 	newLockCmd,
 	newChangelogCmd,
 	newDebugCmd,
+	newLSPCmd,
 }
 
 // Version is the module version the binary was built from: the tag `go

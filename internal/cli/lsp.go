@@ -1,0 +1,79 @@
+package cli
+
+import (
+	"context"
+	"slices"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/contractlint/contractlint/internal/lsp"
+	"github.com/contractlint/contractlint/internal/report"
+	"github.com/contractlint/contractlint/internal/review"
+)
+
+// lspOptions are the flags of `contractlint lsp`.
+type lspOptions struct {
+	common
+	base     string
+	debounce time.Duration
+}
+
+func newLSPCmd(e *Env) *cobra.Command {
+	o := lspOptions{common: common{protoLevel: "wire-json"}}
+	cmd := &cobra.Command{
+		Use:   "lsp [--base REF]",
+		Short: "Speak the Language Server Protocol on stdio: breaking changes in the editor as you type",
+		Long: "lsp is a language server (stdio) for editors. For every open OpenAPI or .proto contract it\n" +
+			"compares the unsaved buffer with the same file at the base revision, as review does (same\n" +
+			"base, rules, config and filters), and publishes each finding as a diagnostic, with code\n" +
+			"actions for the mechanical fixes and the rule's documentation on hover.\n" +
+			"REF defaults to the merge base with the default branch; the client's\n" +
+			"initializationOptions {\"base\": REF} overrides it.",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runLSP(e, &o)
+		},
+	}
+	c := &o.common
+	c.flags = cmd.Flags()
+	c.flags.StringVar(&c.config, "config", "", "config file (default: .contractlint.yaml found upward from the workspace root)")
+	c.flags.StringArrayVar(&c.protoPaths, "proto-path", nil, "extra .proto import root, relative to the repository top (repeatable, like protoc -I)")
+	c.flags.StringVar(&o.base, "base", "", "compare with this commit (default: the merge base with the default branch, else HEAD~1)")
+	c.flags.DurationVar(&o.debounce, "debounce", 150*time.Millisecond, "wait this long after a change for the next before comparing")
+	return cmd
+}
+
+func runLSP(e *Env, lo *lspOptions) error {
+	lo.config = e.abs(lo.config)
+	configure := func(dir string) (review.Options, error) {
+		// The config is found upward from the workspace the editor opened,
+		// not from wherever the editor started the server.
+		we := *e
+		we.Getwd = func() (string, error) { return dir, nil }
+		po, cfg, err := lo.options(&we)
+		if err != nil {
+			return review.Options{}, err
+		}
+		po.ProtoPaths = append(slices.Clip(lo.protoPaths), po.ProtoPaths...)
+		if len(cfg.Ignore) > 0 {
+			repo, err := review.OpenRepo(dir)
+			if err != nil {
+				return review.Options{}, err
+			}
+			po.Settings.IgnoreName = ignoreNames(cfg.Dir, repo.Top)
+		}
+		ro := review.Options{Globs: cfg.ContractGlobs(), HistoryDepth: cfg.HistoryDepth, Pipeline: po}
+		if cfg.Contracts != nil {
+			ro.GlobsFrom = cfg.File
+		}
+		return ro, nil
+	}
+	err := lsp.Serve(context.Background(), e.Stdin, e.Stdout, lsp.Options{
+		Configure: configure, Base: lo.base, Debounce: lo.debounce, RulesURL: report.DefaultRulesURL,
+	})
+	if err != nil {
+		return &exitError{code: 1, msg: "lsp: " + err.Error()}
+	}
+	return nil
+}
