@@ -175,7 +175,10 @@ func (d *Doc) read(src source.Source, u *url.URL) ([]byte, error) {
 			}
 			d.read1(name, b)
 			d.last, d.lastRaw = name, b
-			return b, d.text(name, b)
+			if err := d.text(name, b); err != nil {
+				return b, err
+			}
+			return d.readable(name, b), nil
 		}
 	}
 	if ref && errors.Is(err, source.ErrOutside) {
@@ -363,7 +366,7 @@ func (d *Doc) Loc(l *openapi3.Location) rules.Location {
 	if file == "" {
 		file = d.name
 	}
-	return rules.Location{File: d.display(file), Line: l.Line, Column: l.Column}
+	return rules.Location{File: d.display(file), Line: l.Line, Column: d.column(file, l.Line, l.Column)}
 }
 
 // KeyLoc is where an element's key is: "price:" for a property.
