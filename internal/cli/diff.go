@@ -65,7 +65,7 @@ func (c *common) register(cmd *cobra.Command) {
 		c.also[name] = f.String("output-"+name, "", "also write a "+name+" report to this file")
 	}
 	f.StringArrayVar(&c.protoPaths, "proto-path", nil, "extra .proto import root (repeatable, like protoc -I)")
-	f.StringVar(&c.protoLevel, "proto-level", "wire-json", "proto strictness: file, package, wire-json or wire")
+	f.StringVar(&c.protoLevel, "proto-level", "file", "proto strictness: file, package, wire-json or wire")
 	f.BoolVar(&c.stats, "stats", false, "print wall time, CPU time and allocation per phase, the files skipped as unchanged and peak memory to standard error")
 	f.BoolVar(&c.strict, "strict", false, "refuse (exit 2) an OpenAPI document that fails validation, instead of reporting contract-invalid")
 	f.StringVar(&c.maxFileSize, strings.TrimPrefix(limits.FileSizeFlag, "--"), "", "largest contract, $ref or import file to read (default "+limits.FormatSize(limits.DefaultFileSize)+")")
@@ -153,7 +153,8 @@ func (c *common) options(e *Env) (pipeline.Options, *config.Config, error) {
 		// diff and lint show files relative to the working directory.
 		s.IgnoreName = ignoreNames(cfg.Dir, e.abs("."))
 	}
-	if s.ProtoLevel == 0 || c.flags.Changed("proto-level") {
+	// Unset, the level is buf.yaml's breaking.use, else file (see Settings.Level).
+	if c.flags.Changed("proto-level") {
 		lvl, err := rules.ParseProtoLevel(c.protoLevel)
 		if err != nil {
 			return pipeline.Options{}, nil, usageErr("%v", err)

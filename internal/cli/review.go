@@ -182,7 +182,7 @@ type lockOptions struct {
 }
 
 func newLockCmd(e *Env) *cobra.Command {
-	o := lockOptions{common: common{protoLevel: "wire-json"}}
+	o := lockOptions{common: common{protoLevel: "file"}}
 	cmd := &cobra.Command{
 		Use:   "lock",
 		Short: "Record every proto field number ever used in " + review.LockFile,
