@@ -80,6 +80,9 @@ func Load(src source.Source, name string, display func(string) string) (doc *Doc
 		return nil, source.Errorf(display(name), 1, 1, "unsupported OpenAPI version %q (want 3.0 or 3.1)", t.OpenAPI)
 	}
 	d.T = t
+	if err := d.refOperations(); err != nil {
+		return nil, err
+	}
 	d.Problems = d.validate(l.Context)
 	return d, nil
 }
