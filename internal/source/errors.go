@@ -18,7 +18,12 @@ type Problem struct {
 	Omitted int
 }
 
+// String is the problem on one line: a line break inside a file name or a
+// message (a committed name can hold one) becomes a space, as the reports
+// on standard output write it, so no text of the contract's can start a
+// line of its own (a workflow command such as ::error) on standard error.
 func (p Problem) String() string {
+	p.File, p.Msg = oneLine.Replace(p.File), oneLine.Replace(p.Msg)
 	if p.Omitted > 0 {
 		return fmt.Sprintf("%s: and %d more %s not shown", p.File, p.Omitted, plural(p.Omitted, "problem"))
 	}
@@ -32,6 +37,8 @@ func (p Problem) String() string {
 	}
 	return fmt.Sprintf("%s:%d:%d: %s", p.File, p.Line, p.Column, p.Msg)
 }
+
+var oneLine = strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ", "\u2028", " ", "\u2029", " ", "\u0085", " ")
 
 // MaxPerFile is how many problems of one file an error shows; the rest are
 // counted ("and N more"), so junk fed as a contract cannot print megabytes.
