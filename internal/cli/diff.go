@@ -139,11 +139,16 @@ func joinFormats() string {
 // command reads. --proto-path is not in them: each side resolves it from
 // the working directory (openSide).
 func (c *common) options(e *Env) (pipeline.Options, *config.Config, error) {
-	s := &rules.Settings{}
 	cfg, err := loadConfig(e, c.config)
 	if err != nil {
 		return pipeline.Options{}, nil, err
 	}
+	return c.optionsFor(e, cfg)
+}
+
+// optionsFor is options with the config given (review's, from the base).
+func (c *common) optionsFor(e *Env, cfg *config.Config) (pipeline.Options, *config.Config, error) {
+	s := &rules.Settings{}
 	cfg.Apply(s)
 	if err := c.applyCompat(s); err != nil {
 		return pipeline.Options{}, nil, err

@@ -56,7 +56,7 @@ func newReviewCmd(e *Env) *cobra.Command {
 }
 
 func runReview(e *Env, ro *reviewOptions, paths []string) error {
-	po, cfg, err := ro.options(e)
+	po, cfg, weakened, err := ro.reviewSettings(e)
 	if err != nil {
 		return err
 	}
@@ -81,6 +81,7 @@ func runReview(e *Env, ro *reviewOptions, paths []string) error {
 		return err
 	}
 	o := ro.review
+	o.ConfigChanges = weakened
 	if !ro.flags.Changed("history-depth") {
 		o.HistoryDepth = cfg.HistoryDepth
 	}

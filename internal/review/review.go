@@ -37,6 +37,9 @@ type Options struct {
 	// numbers; 0 reads all, a negative value none.
 	HistoryDepth int
 	Pipeline     pipeline.Options
+	// ConfigChanges are what the change loosens in .contractlint.yaml (see
+	// ConfigWeakened), each reported as config-weakened.
+	ConfigChanges []rules.Change
 }
 
 // Result is what a review found.
@@ -113,6 +116,13 @@ func Run(o Options) (*Result, error) {
 		if res.Findings, err = reportChange("lock-file-weakened", *weakened, o.Pipeline); err != nil {
 			return nil, err
 		}
+	}
+	for _, ch := range o.ConfigChanges {
+		fs, err := reportChange("config-weakened", ch, o.Pipeline)
+		if err != nil {
+			return nil, err
+		}
+		res.Findings = append(res.Findings, fs...)
 	}
 	misses := &evidenceMisses{count: map[readers.Entry]int{}, compared: map[rules.Format]int{}}
 	if o.Pipeline.Readers != nil {
