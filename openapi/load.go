@@ -228,9 +228,15 @@ var (
 	swaggerRE = regexp.MustCompile(`(?m)^\s*\{?\s*["']?swagger["']?\s*:`)
 	lineRE    = regexp.MustCompile(`(?:yaml: )?line (\d+)(?::(\d+))?: `)
 	aliasRE   = regexp.MustCompile(`L(\d+)\.C(\d+): document contains excessive aliasing`)
-	// noise is kin-openapi's and the parsers' wrapping around the message.
-	noise = strings.NewReplacer("failed to unmarshal data: ", "", "yaml error: ", "", "yaml: ", "")
+	// noise is kin-openapi's and the parsers' wrapping around the message:
+	// only where a wrapping starts (the message's start, or after ": "), so
+	// a file name such as api.yaml is left whole.
+	noise = noiseStripper{regexp.MustCompile(`(^|: )(?:failed to unmarshal data: |yaml error: |yaml: )+`)}
 )
+
+type noiseStripper struct{ re *regexp.Regexp }
+
+func (n noiseStripper) Replace(s string) string { return n.re.ReplaceAllString(s, "$1") }
 
 // loadError turns a loader error into one problem at file:line:col when the
 // parser says where, with the parser's own wrapping taken off.

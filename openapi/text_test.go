@@ -44,3 +44,18 @@ func TestParseReadsWhatTheLoaderReads(t *testing.T) {
 		}
 	}
 }
+
+// TestNoiseKeepsFileNames: the parsers' wrapping is taken off where it
+// starts a message, never out of a file name (api.yaml: ... stayed
+// "api.is a symbolic link in index").
+func TestNoiseKeepsFileNames(t *testing.T) {
+	for in, want := range map[string]string{
+		"api.yaml: is a symbolic link in index":              "api.yaml: is a symbolic link in index",
+		"failed to unmarshal data: yaml: line 2: bad":        "line 2: bad",
+		"x.json: failed to unmarshal data: yaml error: oops": "x.json: oops",
+	} {
+		if got := noise.Replace(in); got != want {
+			t.Errorf("noise.Replace(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

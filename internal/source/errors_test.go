@@ -49,3 +49,11 @@ func TestProblemIsOneLine(t *testing.T) {
 		t.Errorf("Error() = %q, want one line", got)
 	}
 }
+
+// TestProblemBounded: an error quoting a huge value quotes a prefix of it.
+func TestProblemBounded(t *testing.T) {
+	p := source.Problems{{File: "a.yaml", Line: 1, Msg: "bad value " + strings.Repeat("9", 1_000_000)}}
+	if got := p.Error(); len(got) > source.MaxMessage+100 || !strings.Contains(got, "more bytes)") {
+		t.Errorf("Error() is %d bytes, want at most about %d, saying what was cut", len(got), source.MaxMessage)
+	}
+}
