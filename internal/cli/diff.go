@@ -364,6 +364,9 @@ func openSide(e *Env, arg string, protoPaths []string) (pipeline.Side, error) {
 	if err != nil {
 		return pipeline.Side{}, usageErr("%s: %v", arg, err)
 	}
+	if !fi.IsDir() {
+		root = protoRoot(root, at, absAll(e, protoPaths))
+	}
 	src, err := source.OpenDir(root)
 	if err != nil {
 		return pipeline.Side{}, usageErr("%s: %v", arg, err)
