@@ -113,6 +113,8 @@ type refFiles struct {
 	mu    sync.Mutex
 	names []string
 	text  map[string][]byte
+	// shifts are the files Readable rewrote, with how their columns moved.
+	shifts map[string][]shift
 }
 
 func (d *Doc) read1(name string, b []byte) {

@@ -80,6 +80,9 @@ func Load(src source.Source, name string, display func(string) string) (doc *Doc
 		return nil, source.Errorf(display(name), 1, 1, "unsupported OpenAPI version %q (want 3.0 or 3.1)", t.OpenAPI)
 	}
 	d.T = t
+	if err := d.refOperations(); err != nil {
+		return nil, err
+	}
 	d.Problems = d.validate(l.Context)
 	return d, nil
 }
@@ -175,7 +178,10 @@ func (d *Doc) read(src source.Source, u *url.URL) ([]byte, error) {
 			}
 			d.read1(name, b)
 			d.last, d.lastRaw = name, b
-			return b, d.text(name, b)
+			if err := d.text(name, b); err != nil {
+				return b, err
+			}
+			return d.readable(name, b), nil
 		}
 	}
 	if ref && errors.Is(err, source.ErrOutside) {
@@ -222,9 +228,15 @@ var (
 	swaggerRE = regexp.MustCompile(`(?m)^\s*\{?\s*["']?swagger["']?\s*:`)
 	lineRE    = regexp.MustCompile(`(?:yaml: )?line (\d+)(?::(\d+))?: `)
 	aliasRE   = regexp.MustCompile(`L(\d+)\.C(\d+): document contains excessive aliasing`)
-	// noise is kin-openapi's and the parsers' wrapping around the message.
-	noise = strings.NewReplacer("failed to unmarshal data: ", "", "yaml error: ", "", "yaml: ", "")
+	// noise is kin-openapi's and the parsers' wrapping around the message:
+	// only where a wrapping starts (the message's start, or after ": "), so
+	// a file name such as api.yaml is left whole.
+	noise = noiseStripper{regexp.MustCompile(`(^|: )(?:failed to unmarshal data: |yaml error: |yaml: )+`)}
 )
+
+type noiseStripper struct{ re *regexp.Regexp }
+
+func (n noiseStripper) Replace(s string) string { return n.re.ReplaceAllString(s, "$1") }
 
 // loadError turns a loader error into one problem at file:line:col when the
 // parser says where, with the parser's own wrapping taken off.
@@ -363,7 +375,7 @@ func (d *Doc) Loc(l *openapi3.Location) rules.Location {
 	if file == "" {
 		file = d.name
 	}
-	return rules.Location{File: d.display(file), Line: l.Line, Column: l.Column}
+	return rules.Location{File: d.display(file), Line: l.Line, Column: d.column(file, l.Line, l.Column)}
 }
 
 // KeyLoc is where an element's key is: "price:" for a property.

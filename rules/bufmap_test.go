@@ -56,7 +56,7 @@ func bufMapping(reg *rules.Registry) string {
 	b.WriteString("# buf breaking rules in contractlint\n\n")
 	b.WriteString("Generated from the rule registry by `go test ./rules -run TestBufMapping -update`; do not edit.\n\n")
 	b.WriteString("Every `buf breaking` rule (buf v1.75) has a contractlint rule of its own. `--proto-level` picks the\n")
-	b.WriteString("strictness the way buf's categories do (default `wire-json`); a rule runs at the levels listed.\n\n")
+	b.WriteString("strictness the way buf's categories do (default `file`, as buf's, or what `buf.yaml`'s `breaking.use` names); a rule runs at the levels listed.\n\n")
 	b.WriteString("Measured against buf itself by `.ci/parity-buf TESTDATA BUF` (TESTDATA: buf's published\n")
 	b.WriteString("`private/bufpkg/bufcheck/testdata/breaking`, with `current/` and `previous/`; not part of `go test`):\n")
 	b.WriteString("on buf v1.75's 59 cases, at the level each buf rule belongs to, 779 of buf's 782 annotations are\n")

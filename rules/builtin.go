@@ -16,7 +16,7 @@ func builtin() []*Rule {
 		probe(),
 		forward(),
 		replay(),
-		[]*Rule{contractInvalid()},
+		[]*Rule{contractInvalid(), configWeakened()},
 	)
 	covers := oasdiffOf()
 	for _, r := range rs {

@@ -40,10 +40,10 @@ func (s *Settings) Enabled(r *Rule) bool {
 	return !r.Off
 }
 
-// Level is the proto strictness a run judges: wire-json unless set.
+// Level is the proto strictness a run judges: file (buf's default) unless set.
 func (s *Settings) Level() ProtoLevel {
 	if s.ProtoLevel == 0 {
-		return LevelWireJSON
+		return LevelFile
 	}
 	return s.ProtoLevel
 }

@@ -68,7 +68,7 @@ func (c *common) register(cmd *cobra.Command) {
 		c.also[name] = f.String("output-"+name, "", "also write a "+name+" report to this file")
 	}
 	f.StringArrayVar(&c.protoPaths, "proto-path", nil, "extra .proto import root (repeatable, like protoc -I)")
-	f.StringVar(&c.protoLevel, "proto-level", "wire-json", "proto strictness: file, package, wire-json or wire")
+	f.StringVar(&c.protoLevel, "proto-level", "file", "proto strictness: file, package, wire-json or wire")
 	f.BoolVar(&c.stats, "stats", false, "print wall time, CPU time and allocation per phase, the files skipped as unchanged and peak memory to standard error")
 	f.BoolVar(&c.noShortcuts, "no-shortcuts", false, "load and compare whole contracts: no subset load of OpenAPI, no skipping of unchanged files (the findings must be the same)")
 	f.BoolVar(&c.strict, "strict", false, "refuse (exit 2) an OpenAPI document that fails validation, instead of reporting contract-invalid")
@@ -143,11 +143,16 @@ func joinFormats() string {
 // command reads. --proto-path is not in them: each side resolves it from
 // the working directory (openSide).
 func (c *common) options(e *Env) (pipeline.Options, *config.Config, error) {
-	s := &rules.Settings{}
 	cfg, err := loadConfig(e, c.config)
 	if err != nil {
 		return pipeline.Options{}, nil, err
 	}
+	return c.optionsFor(e, cfg)
+}
+
+// optionsFor is options with the config given (review's, from the base).
+func (c *common) optionsFor(e *Env, cfg *config.Config) (pipeline.Options, *config.Config, error) {
+	s := &rules.Settings{}
 	cfg.Apply(s)
 	if err := c.applyCompat(s); err != nil {
 		return pipeline.Options{}, nil, err
@@ -157,7 +162,8 @@ func (c *common) options(e *Env) (pipeline.Options, *config.Config, error) {
 		// diff and lint show files relative to the working directory.
 		s.IgnoreName = ignoreNames(cfg.Dir, e.abs("."))
 	}
-	if s.ProtoLevel == 0 || c.flags.Changed("proto-level") {
+	// Unset, the level is buf.yaml's breaking.use, else file (see Settings.Level).
+	if c.flags.Changed("proto-level") {
 		lvl, err := rules.ParseProtoLevel(c.protoLevel)
 		if err != nil {
 			return pipeline.Options{}, nil, usageErr("%v", err)
@@ -361,6 +367,9 @@ func openSide(e *Env, arg string, protoPaths []string) (pipeline.Side, error) {
 	root, err := source.Root(at)
 	if err != nil {
 		return pipeline.Side{}, usageErr("%s: %v", arg, err)
+	}
+	if !fi.IsDir() {
+		root = protoRoot(root, at, absAll(e, protoPaths))
 	}
 	src, err := source.OpenDir(root)
 	if err != nil {

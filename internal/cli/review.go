@@ -56,7 +56,7 @@ func newReviewCmd(e *Env) *cobra.Command {
 }
 
 func runReview(e *Env, ro *reviewOptions, paths []string) error {
-	po, cfg, err := ro.options(e)
+	po, cfg, weakened, err := ro.reviewSettings(e)
 	if err != nil {
 		return err
 	}
@@ -81,6 +81,7 @@ func runReview(e *Env, ro *reviewOptions, paths []string) error {
 		return err
 	}
 	o := ro.review
+	o.ConfigChanges = weakened
 	if !ro.flags.Changed("history-depth") {
 		o.HistoryDepth = cfg.HistoryDepth
 	}
@@ -182,7 +183,7 @@ type lockOptions struct {
 }
 
 func newLockCmd(e *Env) *cobra.Command {
-	o := lockOptions{common: common{protoLevel: "wire-json"}}
+	o := lockOptions{common: common{protoLevel: "file"}}
 	cmd := &cobra.Command{
 		Use:   "lock",
 		Short: "Record every proto field number ever used in " + review.LockFile,

@@ -25,8 +25,8 @@ func TestTemplateIsTheDefault(t *testing.T) {
 			t.Errorf("template switches %s to %v, default is %v", r.ID, got, want)
 		}
 	}
-	if s.ProtoLevel != rules.LevelWireJSON || c.HistoryDepth != 0 || s.Strict {
-		t.Errorf("template level %v depth %d, want wire-json and 0", s.ProtoLevel, c.HistoryDepth)
+	if s.ProtoLevel != 0 || c.HistoryDepth != 0 || s.Strict {
+		t.Errorf("template level %v depth %d, want unset (buf.yaml's, else file) and 0", s.ProtoLevel, c.HistoryDepth)
 	}
 	if strings.Join(c.ContractGlobs(), ",") != strings.Join(config.DefaultContracts, ",") {
 		t.Errorf("template contracts %v, want %v", c.ContractGlobs(), config.DefaultContracts)

@@ -69,7 +69,7 @@ message Charge {
 `
 
 // shopV2 turns price from dollars (double) into a string: a type change
-// old binary and JSON readers misread (one finding, the wire-json rule).
+// old binary and JSON readers misread (one finding at the default level, file).
 const shopV2 = `syntax = "proto3";
 package shop;
 message Charge {

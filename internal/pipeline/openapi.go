@@ -39,7 +39,9 @@ func diffOpenAPI(old, new Side, o Options, subset bool) (*rules.Input, *openapi.
 			new = readOnce(new)
 			wg.Wait()
 		}
-		same = !whole && sameOpenAPI(old, new)
+		// Identical documents are not loaded, but one that does not even
+		// parse is still the input error lint would make it.
+		same = !whole && sameOpenAPI(old, new) && parses(new)
 		if !same && cut {
 			sub = planSubset(old, new)
 		}
@@ -62,6 +64,12 @@ func diffOpenAPI(old, new Side, o Options, subset bool) (*rules.Input, *openapi.
 	}
 	in, err := compareOpenAPI(old, new, o, false)
 	return in, nil, err
+}
+
+// parses reports whether a side's root document reads as YAML or JSON.
+func parses(s Side) bool {
+	b, err := s.Src.ReadFile(firstName(s))
+	return err == nil && openapi.Parse(b) != nil
 }
 
 // errPartial stops a subset load whose documents kin-openapi finds invalid:

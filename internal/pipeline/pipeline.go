@@ -95,6 +95,10 @@ func FormatOf(s Side) rules.Format {
 // Diff compares old with new and returns the findings of the diff rules, plus
 // the lint rules' findings that the change made true.
 func Diff(old, new Side, o Options) ([]rules.Finding, error) {
+	o, err := withBuf(old, new, o)
+	if err != nil {
+		return nil, err
+	}
 	in, sub, err := compare(old, new, o, true)
 	if err != nil {
 		return nil, err
@@ -185,6 +189,10 @@ func judge(in *rules.Input, o Options) (findings, lint []rules.Finding) {
 
 // Lint runs the single-contract rules on one side.
 func Lint(s Side, o Options) ([]rules.Finding, error) {
+	o, err := withBuf(Side{}, s, o)
+	if err != nil {
+		return nil, err
+	}
 	c, err := Load(s, o)
 	if err != nil {
 		return nil, err

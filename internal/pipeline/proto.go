@@ -2,10 +2,13 @@ package pipeline
 
 import (
 	"cmp"
+	"errors"
 	"path"
 	"slices"
+	"strings"
 	"sync"
 
+	"github.com/contractlint/contractlint/internal/source"
 	"github.com/contractlint/contractlint/protobuf"
 	"github.com/contractlint/contractlint/rules"
 )
@@ -88,11 +91,12 @@ func diffProto(old, new Side, o Options) (*rules.Input, error) {
 		plan, planned = planProto(old, new, oldRoots, newRoots, o)
 		return nil
 	})
+	newFull := new
 	if planned {
 		old.Files, new.Files = plan.old, plan.new
 		o.Stats.files(max(len(plan.old), len(plan.new)), len(plan.same))
 		if len(old.Files) == 0 && len(new.Files) == 0 {
-			return &rules.Input{}, nil
+			return &rules.Input{}, checkUnchanged(newFull, new.Files, newRoots, nil, o)
 		}
 	} else {
 		o.Stats.files(len(new.Files), 0)
@@ -119,6 +123,11 @@ func diffProto(old, new Side, o Options) (*rules.Input, error) {
 		wg.Wait()
 		return cmp.Or(oerr, nerr)
 	})
+	if planned {
+		if err := checkUnchanged(newFull, new.Files, newRoots, err, o); err != nil {
+			return nil, err
+		}
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -136,6 +145,43 @@ func diffProto(old, new Side, o Options) (*rules.Input, error) {
 		return nil
 	})
 	return in, nil
+}
+
+// checkUnchanged compiles the files left out as unchanged, on the new side
+// (they are byte-identical on the old one): skipping them is an
+// optimisation, and must never hide a file that does not compile. Its
+// problems join those of the compile that ran (prior), so every error of
+// every file is reported.
+func checkUnchanged(full Side, compiled, roots []string, prior error, o Options) error {
+	done := map[string]bool{}
+	for _, f := range compiled {
+		done[f] = true
+	}
+	rest := slices.DeleteFunc(slices.Clone(full.Files), func(f string) bool { return done[f] })
+	if len(rest) == 0 {
+		return prior
+	}
+	var ps, more source.Problems
+	if prior != nil && !errors.As(prior, &ps) {
+		return prior
+	}
+	err := o.Stats.measure("check", func() error {
+		defer protobuf.CompileGC(len(rest))()
+		full.Files = rest
+		_, err := loadProto("new", full, roots, o)
+		return err
+	})
+	switch {
+	case errors.As(err, &more):
+		all := slices.Concat(ps, more)
+		slices.SortFunc(all, func(a, b source.Problem) int {
+			return cmp.Or(strings.Compare(a.File, b.File), cmp.Compare(a.Line, b.Line), cmp.Compare(a.Column, b.Column))
+		})
+		return slices.CompactFunc(all, func(a, b source.Problem) bool { return a == b })
+	case err != nil:
+		return err
+	}
+	return prior
 }
 
 func lintProto(s Side, o Options) (*rules.Contract, error) {

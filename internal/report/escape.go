@@ -74,7 +74,9 @@ var (
 // markdownText makes untrusted text inert in GitHub-flavoured Markdown, inline
 // and inside a table cell: HTML's specials become entities, every character
 // that starts emphasis, code, a link or a cell is backslash-escaped, and an
-// `@` is put in a code span so a description cannot notify anyone.
+// `@` is put in a code span so a description cannot notify anyone. GitHub
+// also turns a bare https://… or www.… into a link: the `://` and the dot
+// after www go in a code span too, where no link is recognised.
 func markdownText(s string) string {
 	return markdownEscaper.Replace(Clean(s))
 }
@@ -83,5 +85,5 @@ var markdownEscaper = strings.NewReplacer(
 	"&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;",
 	`\`, `\\`, "`", "\\`", "*", `\*`, "_", `\_`, "[", `\[`, "]", `\]`,
 	"|", `\|`, "~", `\~`, "!", `\!`, "#", `\#`,
-	"@", "`@`",
+	"@", "`@`", "://", "`://`", "www.", "www`.`", "WWW.", "WWW`.`",
 )

@@ -83,20 +83,23 @@ func TestMarkdownCannotInject(t *testing.T) {
 
 func TestMarkdownText(t *testing.T) {
 	for in, want := range map[string]string{
-		"plain words":           "plain words",
-		"a|b":                   `a\|b`,
-		"<script>x</script>":    "&lt;script&gt;x&lt;/script&gt;",
-		"&lt;":                  "&amp;lt;",
-		"`code`":                "\\`code\\`",
-		"*b* _i_":               `\*b\* \_i\_`,
-		"[l](http://x)":         `\[l\](http://x)`,
-		"![img](x)":             `\!\[img\](x)`,
-		"line\nbreak":           "line break",
-		"@someone":              "`@`someone",
-		`back\slash`:            `back\\slash`,
-		"#/paths/~1pets":        `\#/paths/\~1pets`,
-		"\x1b[1mbold\xff":       `\\u001b\[1mbold\\ufffd`,
-		"<img src=x onerror=y>": "&lt;img src=x onerror=y&gt;",
+		"plain words":        "plain words",
+		"a|b":                `a\|b`,
+		"<script>x</script>": "&lt;script&gt;x&lt;/script&gt;",
+		"&lt;":               "&amp;lt;",
+		"`code`":             "\\`code\\`",
+		"*b* _i_":            `\*b\* \_i\_`,
+		"[l](http://x)":      "\\[l\\](http`://`x)",
+		// Bare links GitHub would render: after a space or a parenthesis.
+		"see https://evil.example/login": "see https`://`evil.example/login",
+		"(www.evil.example)":             "(www`.`evil.example)",
+		"![img](x)":                      `\!\[img\](x)`,
+		"line\nbreak":                    "line break",
+		"@someone":                       "`@`someone",
+		`back\slash`:                     `back\\slash`,
+		"#/paths/~1pets":                 `\#/paths/\~1pets`,
+		"\x1b[1mbold\xff":                `\\u001b\[1mbold\\ufffd`,
+		"<img src=x onerror=y>":          "&lt;img src=x onerror=y&gt;",
 	} {
 		if got := markdownText(in); got != want {
 			t.Errorf("markdownText(%q) = %q, want %q", in, got, want)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+	"unicode"
 
 	"github.com/contractlint/contractlint/internal/source"
 )
@@ -76,6 +77,11 @@ func (r *Repo) ResolveBase(ref string) (Base, error) {
 	if strings.HasPrefix(ref, "-") {
 		// Never echoed into a suggested command: git would read it as an option.
 		return Base{}, &MissingError{fmt.Sprintf("base %q begins with '-': a ref name cannot, name a branch, tag or commit", ref)}
+	}
+	if strings.ContainsFunc(ref, unicode.IsControl) {
+		// Quoted, never echoed raw: a line break would start a line of its
+		// own on standard error (a workflow command in a CI log).
+		return Base{}, &MissingError{fmt.Sprintf("base %q holds a control character: a ref name cannot, name a branch, tag or commit", ref)}
 	}
 	if ref != "" {
 		if c := r.commit(ref); c != "" {

@@ -257,6 +257,12 @@ func TestResolveBaseSuggestionQuoted(t *testing.T) {
 		t.Errorf("a ref beginning with '-': message %q, want a refusal that suggests no command", me.Msg)
 	}
 
+	// A line break would start a line of its own on standard error.
+	_, err = repo.ResolveBase("main\n::error title=x::boom")
+	if !errors.As(err, &me) || strings.Contains(me.Msg, "\n") {
+		t.Errorf("a ref with a line break: %v, want a refusal on one line", err)
+	}
+
 	_, err = repo.ResolveBase("feature branch;touch X")
 	if !errors.As(err, &me) {
 		t.Fatalf("err = %v (%T), want *MissingError", err, err)

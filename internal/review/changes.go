@@ -4,13 +4,13 @@ import (
 	"fmt"
 	"path"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 
-	"gopkg.in/yaml.v3"
-
 	"github.com/contractlint/contractlint/internal/glob"
 	"github.com/contractlint/contractlint/internal/source"
+	"github.com/contractlint/contractlint/openapi"
 )
 
 // Status is what a change did to one file.
@@ -157,11 +157,15 @@ func isContract(src source.Source, name string, globs []string) bool {
 }
 
 // hasOpenAPIKey reports whether a YAML (or JSON) document's top level is a
-// mapping with an `openapi` key.
+// mapping with an `openapi` key, read as the loader reads it. A document
+// that does not parse but starts like one is a contract too: loading it
+// reports why it cannot be read, where skipping it would pass in silence.
 func hasOpenAPIKey(b []byte) bool {
-	var doc yaml.Node
-	if yaml.Unmarshal(b, &doc) != nil || len(doc.Content) == 0 {
-		return false
+	if doc := openapi.Parse(b); doc != nil {
+		return lookup(doc, "openapi") != nil
 	}
-	return lookup(doc.Content[0], "openapi") != nil
+	return openapiKeyRE.Match(b)
 }
+
+// openapiKeyRE is a first key `openapi` in YAML or JSON, after comments.
+var openapiKeyRE = regexp.MustCompile(`\A(?:\xef\xbb\xbf)?(?:\s*#[^\n]*\n|\s)*\{?\s*["']?openapi["']?\s*:`)

@@ -193,7 +193,11 @@ func TestHasOpenAPIKey(t *testing.T) {
 		{"spec:\n  openapi: 3.0.3\n", false},
 		{"- openapi\n", false},
 		{"", false},
-		{"openapi: [\n", false},
+		// One that starts like a contract but does not parse is one: loading
+		// it says why (contract-unreadable), where skipping passed silently.
+		{"openapi: [\n", true},
+		{"# spec\n{\"openapi\": \"3.0.3\", \"info\": \"\\ud800\"", true},
+		{"paths: [\n", false},
 	} {
 		if got := hasOpenAPIKey([]byte(tc.doc)); got != tc.want {
 			t.Errorf("hasOpenAPIKey(%q) = %v, want %v", tc.doc, got, tc.want)

@@ -1,16 +1,17 @@
 package review
 
 import (
+	"net/url"
 	"path"
 	"regexp"
 	"slices"
-	"strings"
 	"sync"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v4"
 
 	"github.com/contractlint/contractlint/internal/par"
 	"github.com/contractlint/contractlint/internal/source"
+	"github.com/contractlint/contractlint/openapi"
 	"github.com/contractlint/contractlint/protobuf"
 )
 
@@ -127,12 +128,12 @@ func (g *graph) isFile(name string) bool {
 // to the document; a remote or in-document $ref names none. Aliases are not
 // followed, so a document cannot make this walk grow past its own size.
 func refTargets(name string, b []byte) []string {
-	var doc yaml.Node
-	if yaml.Unmarshal(b, &doc) != nil {
-		return nil
+	doc := openapi.Parse(b)
+	if doc == nil {
+		return refTargetsScan(name, b)
 	}
 	var out []string
-	stack := []*yaml.Node{&doc}
+	stack := []*yaml.Node{doc}
 	for len(stack) > 0 {
 		n := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
@@ -153,12 +154,28 @@ func refTargets(name string, b []byte) []string {
 	return out
 }
 
-// refFile is the repository-relative file a $ref in name points into.
+// refTargetsScan finds the $refs of a document no parser reads: loading it
+// fails anyway, and naming too many files only compares a contract more.
+func refTargetsScan(name string, b []byte) []string {
+	var out []string
+	for _, ref := range refRE.FindAllSubmatch(b, -1) {
+		if t, ok := refFile(name, string(ref[1])+string(ref[2])+string(ref[3])); ok && !slices.Contains(out, t) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+var refRE = regexp.MustCompile(`["']?\$ref["']?\s*:\s*(?:"([^"]*)"|'([^']*)'|([^\s,{}\[\]'"#]+))`)
+
+// refFile is the repository-relative file a $ref in name points into, read
+// as the loader reads it: a URI reference, so percent-escapes are decoded
+// and a query is no part of the file's name.
 func refFile(name, ref string) (string, bool) {
-	file, _, _ := strings.Cut(ref, "#")
-	if file == "" || strings.Contains(file, "://") {
+	u, err := url.Parse(ref)
+	if err != nil || u.Scheme != "" || u.Host != "" || u.Opaque != "" || u.Path == "" {
 		return "", false
 	}
-	c, err := source.Clean(path.Join(path.Dir(name), file))
+	c, err := source.Clean(path.Join(path.Dir(name), u.Path))
 	return c, err == nil
 }

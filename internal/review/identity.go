@@ -4,9 +4,10 @@ import (
 	"regexp"
 	"slices"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v4"
 
 	"github.com/contractlint/contractlint/internal/source"
+	"github.com/contractlint/contractlint/openapi"
 )
 
 // pairByIdentity turns a deleted contract and an added one with the same
@@ -62,11 +63,7 @@ func identity(src source.Source, name string) string {
 		return ""
 	}
 	// A node tree, not a decode: aliases stay unexpanded.
-	var doc yaml.Node
-	if yaml.Unmarshal(b, &doc) != nil || len(doc.Content) == 0 {
-		return ""
-	}
-	title := lookup(lookup(doc.Content[0], "info"), "title")
+	title := lookup(lookup(openapi.Parse(b), "info"), "title")
 	if title == nil || title.Kind != yaml.ScalarNode || title.Value == "" {
 		return ""
 	}

@@ -54,7 +54,7 @@ func TestRunFollowsRenameByIdentity(t *testing.T) {
 	if fs := findingsOf(res.Findings, "response-property-removed"); len(fs) == 0 {
 		t.Errorf("the renamed OpenAPI document was not compared: %+v", res.Findings)
 	}
-	if !hasRule(res.Findings, "proto-field-type-wire-json-incompatible") {
+	if !hasRule(res.Findings, "proto-field-type-changed") {
 		t.Errorf("the renamed .proto file was not compared: %+v", res.Findings)
 	}
 	renamed := 0

@@ -161,7 +161,34 @@ func WriteLock(dir string, globs []string, po pipeline.Options, releases ...Lock
 		return "", 0, err
 	}
 	file := filepath.Join(repo.Top, LockFile)
-	return file, len(h.Used), os.WriteFile(file, append(b, '\n'), 0o644)
+	return file, len(h.Used), writeInTop(file, append(b, '\n'))
+}
+
+// writeInTop replaces file, at the top of the repository, with b. A
+// committed symbolic link there is refused, never written through (it could
+// point anywhere outside the repository, or nowhere yet); the bytes go to a
+// new file beside it, renamed over the old, so a reader never sees half.
+func writeInTop(file string, b []byte) error {
+	if fi, err := os.Lstat(file); err == nil && !fi.Mode().IsRegular() {
+		return fmt.Errorf("%s is not a regular file (%s): refused, not written through; remove it and run lock again", filepath.Base(file), fi.Mode().Type())
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(file), "."+filepath.Base(file)+".*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(b); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Chmod(0o644); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), file)
 }
 
 // protoNames lists the .proto files matching globs in the working tree and

@@ -296,3 +296,30 @@ func TestRunLockFromBase(t *testing.T) {
 		})
 	}
 }
+
+// TestWriteLockRefusesSymlink: a committed contractlint.lock that is a
+// symbolic link (to a file outside the repository, or dangling) is refused,
+// and nothing is written where it points. Before, lock wrote through it.
+func TestWriteLockRefusesSymlink(t *testing.T) {
+	outside := filepath.Join(t.TempDir(), "victim")
+	for _, existing := range []bool{true, false} {
+		r := newRepo(t, "main")
+		r.write("api/shop.proto", chargeV1)
+		if existing {
+			writeFile(t, outside, "keep")
+		} else {
+			os.Remove(outside)
+		}
+		if err := os.Symlink(outside, filepath.Join(r.top, LockFile)); err != nil {
+			t.Skipf("no symbolic links here: %v", err)
+		}
+		r.commit("v1")
+		if _, _, err := WriteLock(r.top, []string{"**/*.proto"}, options(r.top).Pipeline); err == nil || !strings.Contains(err.Error(), "refused") {
+			t.Errorf("existing target %v: err = %v, want a refusal", existing, err)
+		}
+		b, err := os.ReadFile(outside)
+		if existing && string(b) != "keep" || !existing && err == nil {
+			t.Errorf("existing target %v: the file the link points to was written (%q, %v)", existing, b, err)
+		}
+	}
+}

@@ -37,6 +37,9 @@ type Options struct {
 	// numbers; 0 reads all, a negative value none.
 	HistoryDepth int
 	Pipeline     pipeline.Options
+	// ConfigChanges are what the change loosens in .contractlint.yaml (see
+	// ConfigWeakened), each reported as config-weakened.
+	ConfigChanges []rules.Change
 }
 
 // Result is what a review found.
@@ -114,13 +117,24 @@ func Run(o Options) (*Result, error) {
 			return nil, err
 		}
 	}
+	for _, ch := range o.ConfigChanges {
+		fs, err := reportChange("config-weakened", ch, o.Pipeline)
+		if err != nil {
+			return nil, err
+		}
+		res.Findings = append(res.Findings, fs...)
+	}
 	misses := &evidenceMisses{count: map[readers.Entry]int{}, compared: map[rules.Format]int{}}
 	if o.Pipeline.Readers != nil {
 		o.Pipeline.Unmatched = misses.add
 	}
+	var outside []FileChange // contracts that changed outside the paths
 	for _, c := range changes {
 		switch {
 		case !inPaths(c.New) && !inPaths(c.Old):
+			if !c.Submodule && c.New != "" && c.selected(oldSrc, newSrc, o.Globs) {
+				outside = append(outside, c)
+			}
 		case c.Submodule:
 			res.NotReviewed = append(res.NotReviewed, fmt.Sprintf(
 				"%s is a submodule whose commit changed; review its contracts in its own repository", c.New))
@@ -129,7 +143,7 @@ func Run(o Options) (*Result, error) {
 		}
 	}
 	res.Files = pairByIdentity(res.Files, o.Pipeline.Limits.Guard(oldSrc, nil), o.Pipeline.Limits.Guard(newSrc, nil))
-	reached, err := repo.reachedRoots(changes, res.Files, oldSrc, newSrc, o.Staged, inPaths, o)
+	reached, err := repo.reachedRoots(changes, res.Files, outside, oldSrc, newSrc, o.Staged, inPaths, o)
 	if err != nil {
 		return nil, err
 	}
@@ -166,8 +180,11 @@ func Run(o Options) (*Result, error) {
 
 // reachedRoots lists the contracts the change did not touch that reach a
 // file it did, through $refs or imports: each is compared whole, so a
-// change to a shared schema is judged by the operations that use it.
-func (r *Repo) reachedRoots(changes, compared []FileChange, oldSrc, newSrc source.Source, staged bool,
+// change to a shared schema is judged by the operations that use it. A
+// contract that changed outside the paths (outside) joins when it reaches a
+// change inside them, its own change included: a root is compared whether
+// or not it changed too.
+func (r *Repo) reachedRoots(changes, compared, outside []FileChange, oldSrc, newSrc source.Source, staged bool,
 	inPaths func(string) bool, o Options) ([]FileChange, error) {
 	changed := map[string]bool{}
 	for _, c := range changes {
@@ -208,6 +225,16 @@ func (r *Repo) reachedRoots(changes, compared []FileChange, oldSrc, newSrc sourc
 	}
 	g.prefetch(roots)
 	var reached []FileChange
+	for _, c := range outside {
+		via := g.reaches(c.New, changed)
+		if !slices.ContainsFunc(via, inPaths) {
+			continue
+		}
+		if isProto(c.New) && c.Status != Added {
+			c.Also = alsoCompared(via, selected, oldSrc, newSrc)
+		}
+		reached = append(reached, c)
+	}
 	for _, name := range roots {
 		via := g.reaches(name, changed)
 		// A path argument selects changes: one under it is judged through
@@ -221,11 +248,7 @@ func (r *Repo) reachedRoots(changes, compared []FileChange, oldSrc, newSrc sourc
 			// imports: the changed imports that exist on both sides join.
 			// One compared on its own already says all a join would, so
 			// a widely imported file does not recompile every importer.
-			c.Also = slices.DeleteFunc(via, func(v string) bool {
-				_, errOld := oldSrc.Stat(v)
-				_, errNew := newSrc.Stat(v)
-				return !isProto(v) || selected[v] || errOld != nil || errNew != nil
-			})
+			c.Also = alsoCompared(via, selected, oldSrc, newSrc)
 			if len(c.Also) == 0 {
 				continue
 			}
@@ -233,6 +256,16 @@ func (r *Repo) reachedRoots(changes, compared []FileChange, oldSrc, newSrc sourc
 		reached = append(reached, c)
 	}
 	return reached, nil
+}
+
+// alsoCompared are the changed imports of a proto root that join its
+// compare: those on both sides that are not compared on their own.
+func alsoCompared(via []string, selected map[string]bool, oldSrc, newSrc source.Source) []string {
+	return slices.DeleteFunc(via, func(v string) bool {
+		_, errOld := oldSrc.Stat(v)
+		_, errNew := newSrc.Stat(v)
+		return !isProto(v) || selected[v] || errOld != nil || errNew != nil
+	})
 }
 
 // dedupe keeps one finding per rule, place and message: two roots reaching

@@ -406,7 +406,7 @@ func TestRunImportGraph(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Compared != 1 || !hasRule(res.Findings, "proto-field-type-wire-json-incompatible") {
+	if res.Compared != 1 || !hasRule(res.Findings, "proto-field-type-changed") {
 		t.Errorf("Compared %d, findings %+v; want api/shop.proto compared and the type change in lib/money.proto", res.Compared, res.Findings)
 	}
 }
@@ -472,7 +472,7 @@ func TestRunImportedRootComparedOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Compared != 1 || len(findingsOf(res.Findings, "proto-field-type-wire-json-incompatible")) != 1 {
+	if res.Compared != 1 || len(findingsOf(res.Findings, "proto-field-type-changed")) != 1 {
 		t.Errorf("Compared %d, findings %+v; want money.proto compared once and one type change", res.Compared, res.Findings)
 	}
 }

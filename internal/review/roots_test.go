@@ -84,9 +84,9 @@ func TestRunFindsProtoRoots(t *testing.T) {
 			if err != nil {
 				t.Fatalf("review: %v", err)
 			}
-			fs := findingsOf(res.Findings, "proto-field-removed-unreserved-number")
+			fs := findingsOf(res.Findings, "proto-field-removed")
 			if len(fs) != 1 {
-				t.Fatalf("want one proto-field-removed-unreserved-number, got %+v", res.Findings)
+				t.Fatalf("want one proto-field-removed, got %+v", res.Findings)
 			}
 			// The finding names the file as the repository does and points
 			// at the message that lost the field.
@@ -165,7 +165,7 @@ func TestRunSkipsBufExcluded(t *testing.T) {
 	if d := gocmp.Diff(want, res.Files); d != "" {
 		t.Errorf("Files (-want +got):\n%s", d)
 	}
-	if hasRule(res.Findings, "contract-unreadable") || !hasRule(res.Findings, "proto-field-removed-unreserved-number") {
+	if hasRule(res.Findings, "contract-unreadable") || !hasRule(res.Findings, "proto-field-removed") {
 		t.Errorf("want money.proto's finding and nothing about the excluded file, got %+v", res.Findings)
 	}
 }

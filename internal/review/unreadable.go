@@ -55,7 +55,7 @@ func unreadableFindings(us []unreadable, reviewed int, po pipeline.Options) ([]r
 		first := u.probs[0]
 		msgs := make([]string, 0, maxShown)
 		for _, p := range u.probs[:min(len(u.probs), maxShown)] {
-			msgs = append(msgs, rules.Location{File: p.File, Line: p.Line, Column: p.Column}.String()+": "+p.Msg)
+			msgs = append(msgs, rules.Location{File: p.File, Line: p.Line, Column: p.Column}.String()+": "+source.Bound(p.Msg))
 		}
 		if n := len(u.probs) - maxShown; n > 0 {
 			msgs = append(msgs, fmt.Sprintf("and %d more", n))

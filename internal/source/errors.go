@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unicode/utf8"
 )
 
 // Problem is one reason a contract cannot be read, at file:line:col.
@@ -18,7 +19,12 @@ type Problem struct {
 	Omitted int
 }
 
+// String is the problem on one line: a line break inside a file name or a
+// message (a committed name can hold one) becomes a space, as the reports
+// on standard output write it, so no text of the contract's can start a
+// line of its own (a workflow command such as ::error) on standard error.
 func (p Problem) String() string {
+	p.File, p.Msg = oneLine.Replace(p.File), Bound(oneLine.Replace(p.Msg))
 	if p.Omitted > 0 {
 		return fmt.Sprintf("%s: and %d more %s not shown", p.File, p.Omitted, plural(p.Omitted, "problem"))
 	}
@@ -32,6 +38,26 @@ func (p Problem) String() string {
 	}
 	return fmt.Sprintf("%s:%d:%d: %s", p.File, p.Line, p.Column, p.Msg)
 }
+
+// MaxMessage bounds one problem's message, in bytes: a message quoting a
+// value of the contract's (a 1,000,000-digit number) quotes a prefix of it,
+// so one error line, or one annotation, stays readable.
+const MaxMessage = 1024
+
+// Bound cuts msg to MaxMessage bytes at a character boundary, saying how
+// much was left out.
+func Bound(msg string) string {
+	if len(msg) <= MaxMessage {
+		return msg
+	}
+	cut := MaxMessage
+	for cut > 0 && !utf8.RuneStart(msg[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%s… (%d more bytes)", msg[:cut], len(msg)-cut)
+}
+
+var oneLine = strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ", "\u2028", " ", "\u2029", " ", "\u0085", " ")
 
 // MaxPerFile is how many problems of one file an error shows; the rest are
 // counted ("and N more"), so junk fed as a contract cannot print megabytes.

@@ -39,3 +39,21 @@ func TestProblemsCapped(t *testing.T) {
 		t.Errorf("the collector kept %d problems, want %d", n, source.MaxPerFile+2)
 	}
 }
+
+// TestProblemIsOneLine: a committed file name (or a message quoting
+// contract text) with a line break cannot start a line of its own on
+// standard error, where a CI runner would read `::error ...` as a command.
+func TestProblemIsOneLine(t *testing.T) {
+	p := source.Problems{{File: "x\n::error title=pwn::y.yaml", Line: 2, Msg: "bad\r\n::warning::z\u2028w"}}
+	if got := p.Error(); strings.ContainsAny(got, "\r\n\u2028") {
+		t.Errorf("Error() = %q, want one line", got)
+	}
+}
+
+// TestProblemBounded: an error quoting a huge value quotes a prefix of it.
+func TestProblemBounded(t *testing.T) {
+	p := source.Problems{{File: "a.yaml", Line: 1, Msg: "bad value " + strings.Repeat("9", 1_000_000)}}
+	if got := p.Error(); len(got) > source.MaxMessage+100 || !strings.Contains(got, "more bytes)") {
+		t.Errorf("Error() is %d bytes, want at most about %d, saying what was cut", len(got), source.MaxMessage)
+	}
+}

@@ -1,0 +1,169 @@
+package openapi
+
+import (
+	"bytes"
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"go.yaml.in/yaml/v4"
+
+	"github.com/contractlint/contractlint/internal/source"
+)
+
+// The one reader of contract text. The loader and review both read a
+// document through Parse's rewriting, so what review takes for a contract,
+// and the $refs it follows, are what the loader reads and compares.
+
+// surrogateRE is a JSON escape of a character outside the Basic
+// Multilingual Plane (an emoji), written as a UTF-16 surrogate pair, which
+// JSON allows and YAML refuses ("invalid Unicode character escape code").
+var surrogateRE = regexp.MustCompile(`\\u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2}`)
+
+// shift is where a rewritten line's text moved left: from the rune column
+// at (1-based, in the rewritten text) on, add by to get the original column.
+type shift struct{ line, at, by int }
+
+// Readable rewrites a JSON document into the same document the YAML parser
+// accepts, so that it is read with positions: each surrogate-pair escape
+// becomes the one \U escape YAML knows for the same character. Lines are
+// kept; the shifts say how columns moved. Anything that is not JSON, or
+// needs no rewriting, is returned as it is.
+func Readable(b []byte) ([]byte, []shift) {
+	if !bytes.Contains(b, []byte(`\u`)) {
+		return b, nil
+	}
+	ms := surrogateRE.FindAllIndex(b, -1)
+	if len(ms) == 0 || !json.Valid(b) {
+		return b, nil
+	}
+	var out bytes.Buffer
+	var shifts []shift
+	line, lineStart, last, moved, copied := 1, 0, 0, 0, 0
+	for _, m := range ms {
+		if escaped(b, m[0]) {
+			continue // `\\ud83d...` is a backslash, then letters
+		}
+		// Count the lines between the last match and this one.
+		for i := bytes.IndexByte(b[last:m[0]], '\n'); i >= 0; i = bytes.IndexByte(b[last:m[0]], '\n') {
+			last += i + 1
+			line, lineStart, moved = line+1, last, 0
+		}
+		hi, _ := strconv.ParseUint(string(b[m[0]+2:m[0]+6]), 16, 32)
+		lo, _ := strconv.ParseUint(string(b[m[0]+8:m[0]+12]), 16, 32)
+		r := (hi-0xD800)<<10 | (lo - 0xDC00) + 0x10000
+		out.Write(b[copied:m[0]])
+		esc := `\U` + strconv.FormatUint(0x100000000+r, 16)[1:]
+		out.WriteString(esc)
+		moved += (m[1] - m[0]) - len(esc)
+		// What follows the escape, in the original and the rewritten text.
+		after := 1 + utf8.RuneCount(b[lineStart:m[1]])
+		shifts = append(shifts, shift{line: line, at: after - moved, by: moved})
+		last, copied = m[1], m[1]
+	}
+	if shifts == nil {
+		return b, nil
+	}
+	out.Write(b[copied:])
+	return out.Bytes(), shifts
+}
+
+// escaped reports whether the backslash at i is itself escaped: preceded by
+// an odd run of backslashes.
+func escaped(b []byte, i int) bool {
+	n := 0
+	for i > 0 && b[i-1] == '\\' {
+		n, i = n+1, i-1
+	}
+	return n%2 == 1
+}
+
+// column maps a column of the rewritten text back to the original's.
+func column(shifts []shift, line, col int) int {
+	add := 0
+	for _, s := range shifts {
+		if s.line == line && col >= s.at {
+			add = s.by
+		}
+	}
+	return col + add
+}
+
+// Parse reads a YAML or JSON document into a node tree the way the loader
+// does: its YAML parser over the rewritten text, then, as kin-openapi falls
+// back, encoding/json (a JSON document with a duplicate key, which YAML
+// refuses). A document neither reads is nil.
+func Parse(b []byte) *yaml.Node {
+	b, _ = Readable(b)
+	var doc yaml.Node
+	if yaml.Unmarshal(b, &doc) == nil && len(doc.Content) > 0 {
+		return doc.Content[0]
+	}
+	var v any
+	if json.Unmarshal(b, &v) != nil {
+		return nil
+	}
+	var n yaml.Node
+	if n.Encode(v) != nil {
+		return nil
+	}
+	return &n
+}
+
+// readable is the text of name the parser is given, remembering how its
+// columns moved.
+func (d *Doc) readable(name string, b []byte) []byte {
+	out, shifts := Readable(b)
+	if shifts != nil {
+		d.refs.mu.Lock()
+		defer d.refs.mu.Unlock()
+		if d.refs.shifts == nil {
+			d.refs.shifts = map[string][]shift{}
+		}
+		d.refs.shifts[name] = shifts
+	}
+	return out
+}
+
+// column is the original column of a place in name's rewritten text.
+func (d *Doc) column(name string, line, col int) int {
+	d.refs.mu.Lock()
+	defer d.refs.mu.Unlock()
+	return column(d.refs.shifts[name], line, col)
+}
+
+// refOperations refuses, at each one's place, an operation written as a
+// $ref (Redocly's and Speakeasy's split style: `get: {$ref: ops/list.yaml}`).
+// OpenAPI allows no $ref there and the parser reads such an operation as
+// empty, so every change inside it would pass in silence; until they are
+// resolved as bundlers resolve them, the document is refused instead.
+func (d *Doc) refOperations() error {
+	if d.T.Paths == nil {
+		return nil
+	}
+	var ps source.Problems
+	for p, item := range d.T.Paths.Map() {
+		for method, op := range item.Operations() {
+			ref, ok := op.Extensions["$ref"].(string)
+			if !ok {
+				continue
+			}
+			loc := d.KeyLoc(op.Origin)
+			ps = append(ps, source.Problem{File: loc.File, Line: loc.Line, Column: loc.Column,
+				Msg: fmt.Sprintf("%s %s is written as a $ref to %q, which OpenAPI does not allow for an operation and contractlint does not read yet: bundle the document first (redocly bundle, swagger-cli bundle) and compare the bundles",
+					strings.ToUpper(method), p, ref)})
+		}
+	}
+	slices.SortFunc(ps, func(a, b source.Problem) int {
+		return cmp.Or(strings.Compare(a.File, b.File), cmp.Compare(a.Line, b.Line), cmp.Compare(a.Column, b.Column))
+	})
+	if len(ps) == 0 {
+		return nil
+	}
+	return ps
+}
