@@ -53,17 +53,9 @@ func Load(src source.Source, files []string, o Options) (*Tree, error) {
 // load is Load compiling at most about batch files at once (see
 // compileInto); 0 compiles all at once.
 func load(src source.Source, files []string, o Options, batch int) (*Tree, error) {
-	r := &resolver{src: src, roots: o.ImportPaths, display: o.Display, hint: o.Hint, where: map[string]string{}}
-	if len(r.roots) == 0 {
-		r.roots = []string{"."}
-	}
-	names := make([]string, 0, len(files))
-	for _, f := range files {
-		n, err := r.importName(f)
-		if err != nil {
-			return nil, err
-		}
-		names = append(names, n)
+	r, names, err := newResolver(src, files, o)
+	if err != nil {
+		return nil, err
 	}
 	t, todo, keys := newTree(), names, map[string]cache.Key(nil)
 	if o.Cache != nil {
@@ -84,6 +76,45 @@ func load(src source.Source, files []string, o Options, batch int) (*Tree, error
 	return t, nil
 }
 
+// Check compiles files and reports every problem, as Load does, but lowers
+// nothing and keeps no syntax trees: a diff runs it over the files it skips
+// as unchanged, so the skip never hides a file that does not compile. A file
+// whose lowering o.Cache holds compiled before, and is not compiled again.
+func Check(src source.Source, files []string, o Options) error {
+	r, names, err := newResolver(src, files, o)
+	if err != nil {
+		return err
+	}
+	todo := names
+	if o.Cache != nil {
+		_, todo = fromCache(o.Cache, names, r.keys(names))
+	}
+	if len(todo) == 0 {
+		return nil
+	}
+	r.noASTs = true
+	_, err = r.compile(todo)
+	return err
+}
+
+// newResolver resolves files against o's import paths and returns their
+// import names, in order.
+func newResolver(src source.Source, files []string, o Options) (*resolver, []string, error) {
+	r := &resolver{src: src, roots: o.ImportPaths, display: o.Display, hint: o.Hint, where: map[string]string{}}
+	if len(r.roots) == 0 {
+		r.roots = []string{"."}
+	}
+	names := make([]string, 0, len(files))
+	for _, f := range files {
+		n, err := r.importName(f)
+		if err != nil {
+			return nil, nil, err
+		}
+		names = append(names, n)
+	}
+	return r, names, nil
+}
+
 // compile compiles names and reports every problem the compiler found.
 func (r *resolver) compile(names []string) (linker.Files, error) {
 	var mu sync.Mutex
@@ -98,7 +129,7 @@ func (r *resolver) compile(names []string) (linker.Files, error) {
 		Resolver: protocompile.WithStandardImports(r),
 		// The lowering reads positions and comments from the syntax tree
 		// (see places), cheaper than SourceCodeInfo for every file.
-		RetainASTs: true,
+		RetainASTs: !r.noASTs,
 		Reporter:   rep,
 	}
 	compiled, err := compile(&c, names)
@@ -161,6 +192,8 @@ type resolver struct {
 	// linked holds the files earlier batches compiled (see compileBatches),
 	// handed to the compiler as they are.
 	linked map[string]linker.File
+	// noASTs compiles without keeping syntax trees: Check lowers nothing.
+	noASTs bool
 }
 
 func (r *resolver) setLinked(m map[string]linker.File) {

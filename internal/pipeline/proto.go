@@ -61,13 +61,17 @@ func protoPathHint(given bool) string {
 // loadProto compiles the files of one side (named old or new in --stats)
 // against roots.
 func loadProto(side string, s Side, roots []string, o Options) (*protobuf.Tree, error) {
+	return protobuf.Load(s.Src, s.Files, protoOptions(side, s, roots, o))
+}
+
+func protoOptions(side string, s Side, roots []string, o Options) protobuf.Options {
 	po := protobuf.Options{ImportPaths: roots, Display: s.Display,
 		Hint: protoPathHint(len(s.ProtoPaths)+len(o.ProtoPaths) > 0 || s.Dir != "")}
 	if o.Cache != nil {
 		po.Cache = o.Cache
 		po.Cached = func(hits, files int) { o.Stats.cached(side, hits, files) }
 	}
-	return protobuf.Load(s.Src, s.Files, po)
+	return po
 }
 
 // diffProto compiles both sides at once (unless both are large): each
@@ -167,9 +171,7 @@ func checkUnchanged(full Side, compiled, roots []string, prior error, o Options)
 	}
 	err := o.Stats.measure("check", func() error {
 		defer protobuf.CompileGC(len(rest))()
-		full.Files = rest
-		_, err := loadProto("new", full, roots, o)
-		return err
+		return protobuf.Check(full.Src, rest, protoOptions("new", full, roots, o))
 	})
 	switch {
 	case errors.As(err, &more):
