@@ -26,6 +26,8 @@ type reviewOptions struct {
 	changelog  bool
 	transitive transitive
 	cache      cacheFlag
+	// hook is --pre-commit: the mode comes from pre-commit (hook.go).
+	hook bool
 }
 
 func newReviewCmd(e *Env) *cobra.Command {
@@ -39,6 +41,12 @@ func newReviewCmd(e *Env) *cobra.Command {
 			"REF defaults to the merge base with the default branch (origin/HEAD, main or master), else HEAD~1.\n" +
 			"PATHs limit the review to those files or directories.",
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if o.hook {
+				if err := o.preCommit(e, args); err != nil {
+					return err
+				}
+				args = nil
+			}
 			return runReview(e, &o, args)
 		},
 	}
@@ -51,6 +59,8 @@ func newReviewCmd(e *Env) *cobra.Command {
 	f.BoolVar(&o.changelog, "changelog", false, "print the changelog of the reviewed files (--format text, markdown or json) instead of the findings")
 	f.StringVar(&o.review.Base, "base", "", "compare with this commit (default: the merge base with the default branch, else HEAD~1)")
 	f.BoolVar(&o.review.Staged, "staged", false, "review the staged changes (the index) instead of the working tree")
+	f.BoolVar(&o.hook, "pre-commit", false, "run as the pre-commit hook: review the range, the branch or the index pre-commit's mode names (FILEs only tell the modes apart)")
+	f.StringVar(&o.review.Head, "head", "", "review this commit instead of the working tree (with --base: the range base..head)")
 	f.IntVar(&o.review.HistoryDepth, "history-depth", 0, "commits of each .proto file's history read for field numbers used before (0: all)")
 	return cmd
 }
@@ -82,6 +92,9 @@ func runReview(e *Env, ro *reviewOptions, paths []string) error {
 	}
 	o := ro.review
 	o.ConfigChanges = weakened
+	if o.Head != "" && o.Staged {
+		return usageErr("--head reviews a commit, --staged the index: give one")
+	}
 	if !ro.flags.Changed("history-depth") {
 		o.HistoryDepth = cfg.HistoryDepth
 	}

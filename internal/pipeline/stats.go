@@ -5,7 +5,6 @@ import (
 	"io"
 	"runtime"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/contractlint/contractlint/openapi"
@@ -173,9 +172,8 @@ func (s *Stats) Write(w io.Writer) {
 			fmt.Fprintf(w, "stats: cache    %s side %d of %d files lowered from the cache\n", side, u.Hits, u.Files)
 		}
 	}
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) == nil {
-		fmt.Fprintf(w, "stats: peak memory %.1f MB\n", float64(ru.Maxrss)/1024)
+	if maxrss, _, ok := rusage(); ok {
+		fmt.Fprintf(w, "stats: peak memory %.1f MB\n", float64(maxrss)/1024)
 	}
 }
 
@@ -199,9 +197,6 @@ func (s *Stats) merged() []Phase {
 
 // cpuTime is the user and system time the process has used so far.
 func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	_, cpu, _ := rusage()
+	return cpu
 }

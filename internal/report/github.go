@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/contractlint/contractlint/rules"
@@ -41,13 +42,13 @@ func (g *GitHub) Write(w io.Writer, r *Report) error {
 	if g.Getenv != nil {
 		summaryPath = g.Getenv("GITHUB_STEP_SUMMARY")
 	}
-	if hidden > 0 {
+	if len(hidden) > 0 {
 		where := "run contractlint with --format text to see them all"
 		if summaryPath != "" {
 			where = "the job summary lists them all"
 		}
 		fmt.Fprintf(bw, "::notice title=%s::%d more findings are not shown as annotations (GitHub shows %d of each level per step); %s\n",
-			workflowProperty("contractlint"), hidden, annotationsPerLevel, where)
+			workflowProperty("contractlint"), len(hidden), annotationsPerLevel, where)
 	}
 	for _, n := range r.Notes {
 		fmt.Fprintf(bw, "::notice title=%s::%s\n", workflowProperty("contractlint"), workflowData(n))
@@ -67,13 +68,14 @@ func (g *GitHub) Write(w io.Writer, r *Report) error {
 	if summaryPath == "" {
 		return nil
 	}
-	return g.appendSummary(summaryPath, r)
+	return g.appendSummary(summaryPath, r, hidden)
 }
 
 // annotate prints one workflow command per finding up to the per-level
-// limit. When anything overflows, one notice slot is kept free for the line
-// that says how many were left out, so that line is itself shown.
-func (g *GitHub) annotate(w io.Writer, r *Report) (shown, hidden int) {
+// limit, errors first, then warnings, then info, and returns the findings
+// it left out. When anything overflows, one notice slot is kept free for
+// the line that says how many were left out, so that line is itself shown.
+func (g *GitHub) annotate(w io.Writer, r *Report) (shown int, hidden []rules.Finding) {
 	limit := map[rules.Severity]int{rules.Error: annotationsPerLevel, rules.Warning: annotationsPerLevel, rules.Info: annotationsPerLevel}
 	count := map[rules.Severity]int{}
 	for _, f := range r.Findings {
@@ -85,10 +87,12 @@ func (g *GitHub) annotate(w io.Writer, r *Report) (shown, hidden int) {
 			break
 		}
 	}
+	bySeverity := slices.Clone(r.Findings)
+	slices.SortStableFunc(bySeverity, func(a, b rules.Finding) int { return int(b.Severity) - int(a.Severity) })
 	used := map[rules.Severity]int{}
-	for _, f := range r.Findings {
+	for _, f := range bySeverity {
 		if used[f.Severity] >= limit[f.Severity] {
-			hidden++
+			hidden = append(hidden, f)
 			continue
 		}
 		used[f.Severity]++
@@ -96,6 +100,27 @@ func (g *GitHub) annotate(w io.Writer, r *Report) (shown, hidden int) {
 		fmt.Fprintln(w, annotation(r.Rules, f))
 	}
 	return shown, hidden
+}
+
+// notAnnotated is the job summary's list of the findings GitHub was not
+// given as annotations, within budget bytes.
+func notAnnotated(hidden []rules.Finding, budget int) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "\n### Not annotated\n\nGitHub shows %d annotations of each level per step; %s without an annotation on the pull request:\n\n",
+		annotationsPerLevel, plural(len(hidden), "finding"))
+	for i, f := range hidden {
+		at := f.Where.File
+		if f.Where.Line > 0 {
+			at += fmt.Sprintf(":%d", f.Where.Line)
+		}
+		line := fmt.Sprintf("- %s %s %s: %s\n", inlineCode(at), f.Severity, inlineCode(f.Rule), markdownText(f.Message))
+		if b.Len()+len(line)+footerRoom > budget {
+			fmt.Fprintf(&b, "- and %d more (`contractlint --format text` lists them all)\n", len(hidden)-i)
+			break
+		}
+		b.WriteString(line)
+	}
+	return b.String()
 }
 
 func annotation(reg *rules.Registry, f rules.Finding) string {
@@ -159,12 +184,17 @@ func ruleDoc(reg *rules.Registry, id string) (*rules.Rule, bool) {
 
 // appendSummary adds the Markdown report to the job summary file; other
 // steps write to it too, so it is appended to, never truncated.
-func (g *GitHub) appendSummary(path string, r *Report) error {
+func (g *GitHub) appendSummary(path string, r *Report, hidden []rules.Finding) error {
+	list := ""
+	if len(hidden) > 0 {
+		list = notAnnotated(hidden, summaryBudget/8)
+	}
 	var buf bytes.Buffer
-	md := &Markdown{RulesURL: g.RulesURL, MaxBytes: summaryBudget}
+	md := &Markdown{RulesURL: g.RulesURL, MaxBytes: summaryBudget - len(list)}
 	if err := md.Write(&buf, r); err != nil {
 		return err
 	}
+	buf.WriteString(list)
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
 		return fmt.Errorf("job summary: %w", err)

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -66,6 +67,8 @@ func writeGitHub(t *testing.T, getenv func(string) string, fs []rules.Finding) s
 func TestGitHubAnnotationsCannotInject(t *testing.T) {
 	fs := hostileFindings()
 	anns, other := parseAnnotations(t, writeGitHub(t, noEnv, fs))
+	// Annotations come most severe first.
+	slices.SortStableFunc(fs, func(a, b rules.Finding) int { return int(b.Severity) - int(a.Severity) })
 	if len(anns) != len(fs) {
 		t.Fatalf("%d annotations for %d findings", len(anns), len(fs))
 	}
@@ -132,9 +135,9 @@ func TestGitHubAnnotationLimits(t *testing.T) {
 				Where: rules.Location{File: "api/openapi.yaml", Line: len(fs) + 1, Column: 1}})
 		}
 	}
-	add(25, rules.Error, "field-redefined")
-	add(3, rules.Warning, "enum-value-added")
 	add(12, rules.Info, "money-as-float")
+	add(3, rules.Warning, "enum-value-added")
+	add(25, rules.Error, "field-redefined")
 
 	summary := filepath.Join(t.TempDir(), "summary.md")
 	env := env("GITHUB_STEP_SUMMARY", summary)
@@ -156,6 +159,24 @@ func TestGitHubAnnotationLimits(t *testing.T) {
 	}
 	if rows := strings.Count(string(md), "\n| error |") + strings.Count(string(md), "\n| warning |") + strings.Count(string(md), "\n| info |"); rows != len(fs) {
 		t.Errorf("job summary lists %d findings, want all %d", rows, len(fs))
+	}
+	// It also names the findings left without an annotation: the 15
+	// errors and 3 infos past the limits, and only those.
+	_, list, ok := strings.Cut(string(md), "### Not annotated")
+	if !ok || !strings.Contains(list, "18 findings without an annotation") {
+		t.Fatalf("job summary has no list of the 18 findings not annotated:\n%s", list)
+	}
+	for i := range 25 {
+		if want := fmt.Sprintf("field-redefined %d\n", i); strings.Contains(list, want) != (i >= 10) {
+			t.Errorf("not-annotated list has %q: %v, want %v", want, !(i >= 10), i >= 10)
+		}
+	}
+	if strings.Count(list, "\n- ") != 18 || strings.Contains(list, "enum-value-added") || !strings.Contains(list, "money-as-float 11\n") {
+		t.Errorf("not-annotated list, want the 15 errors and the last 3 infos:\n%s", list)
+	}
+	// Errors are annotated before warnings, and warnings before info.
+	if anns[0].level != "error" || anns[10].level != "warning" || anns[13].level != "notice" {
+		t.Errorf("annotation order: %s, %s, %s; want errors, then warnings, then notices", anns[0].level, anns[10].level, anns[13].level)
 	}
 
 	// Without a job summary the overflow line says how to see everything.

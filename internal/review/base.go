@@ -133,6 +133,25 @@ func (r *Repo) ResolveStaged() Base {
 	return Base{Commit: source.EmptyTree, Why: "no commits yet"}
 }
 
+// resolveHead resolves --head to a commit ("" for none) and moves base to
+// its merge base with it, as git diff BASE...HEAD does: a range reviews what
+// the head's side changed since the two parted, not what the base gained.
+func (r *Repo) resolveHead(ref string, base *Base) (string, error) {
+	if ref == "" {
+		return "", nil
+	}
+	head := r.commit(ref)
+	if head == "" {
+		return "", &MissingError{fmt.Sprintf("head %q: no such commit in this repository; fetch it with `git fetch origin %s`", ref, ShellQuote(ref))}
+	}
+	if out, err := r.git("merge-base", base.Commit, head); err == nil {
+		if mb := strings.TrimSpace(string(out)); mb != base.Commit {
+			base.Commit, base.Why = mb, "merge base with "+ref
+		}
+	}
+	return head, nil
+}
+
 // ShellQuote quotes s for a POSIX shell when it holds anything but the
 // characters a ref or path usually has, so a suggested command pastes safely.
 func ShellQuote(s string) string {

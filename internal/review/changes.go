@@ -41,19 +41,11 @@ type FileChange struct {
 // files git does not track yet count as added: a new contract is reviewed
 // before anyone remembers to `git add` it.
 func (r *Repo) changedFiles(dir, base string, staged bool) ([]FileChange, error) {
-	// --raw gives the file modes too: a submodule is mode 160000.
-	args := []string{"diff", "--raw", "-z", "--find-renames", "--no-ext-diff", "--no-textconv"}
+	revs := []string{base}
 	if staged {
-		args = append(args, "--cached")
+		revs = []string{"--cached", base}
 	}
-	// The whole tree, not only the paths asked for: a rename is only
-	// detected when git sees both of its sides, and a root is compared when
-	// a file it reaches changed, wherever that file is.
-	out, err := source.RunGit(dir, append(args, base, "--")...)
-	if err != nil {
-		return nil, err
-	}
-	changes, err := parseNameStatus(source.SplitZ(out))
+	changes, err := gitDiff(dir, revs...)
 	if err != nil {
 		return nil, err
 	}
@@ -67,6 +59,19 @@ func (r *Repo) changedFiles(dir, base string, staged bool) ([]FileChange, error)
 		}
 	}
 	return changes, nil
+}
+
+// gitDiff lists the changes git diff reports for revs, over the whole tree:
+// a rename is only detected when git sees both of its sides, and a root is
+// compared when a file it reaches changed, wherever that file is.
+func gitDiff(dir string, revs ...string) ([]FileChange, error) {
+	// --raw gives the file modes too: a submodule is mode 160000.
+	args := []string{"diff", "--raw", "-z", "--find-renames", "--no-ext-diff", "--no-textconv"}
+	out, err := source.RunGit(dir, append(append(args, revs...), "--")...)
+	if err != nil {
+		return nil, err
+	}
+	return parseNameStatus(source.SplitZ(out))
 }
 
 // pathFilter returns whether a repository-relative name is one of the path

@@ -28,6 +28,9 @@ type Options struct {
 	// Staged compares the index instead of the working tree, with HEAD
 	// unless Base is given: what the commit being made changes.
 	Staged bool
+	// Head compares this commit instead of the working tree: a range of
+	// commits, as a pre-push hook or `pre-commit run --to-ref` names it.
+	Head string
 	// Globs select the contract files (repository-relative).
 	Globs []string
 	// GlobsFrom names the config that gave Globs ("" for the built-in
@@ -77,6 +80,10 @@ func Run(o Options) (*Result, error) {
 			return nil, err
 		}
 	}
+	head, err := repo.resolveHead(o.Head, &base)
+	if err != nil {
+		return nil, err
+	}
 	oldSrc, err := source.OpenRev(repo.Top, base.Commit)
 	if err != nil {
 		return nil, err
@@ -88,7 +95,12 @@ func Run(o Options) (*Result, error) {
 	if err := repo.checkGlobs(o.Globs, o.GlobsFrom, base.Commit); err != nil {
 		return nil, err
 	}
-	changes, err := repo.changedFiles(o.Dir, base.Commit, o.Staged)
+	var changes []FileChange
+	if head != "" {
+		changes, err = gitDiff(o.Dir, base.Commit, head)
+	} else {
+		changes, err = repo.changedFiles(o.Dir, base.Commit, o.Staged)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -97,7 +109,14 @@ func Run(o Options) (*Result, error) {
 		return nil, err
 	}
 	var newSrc source.Source
-	if o.Staged {
+	if head != "" {
+		rev, err := source.OpenRev(repo.Top, head)
+		if err != nil {
+			return nil, err
+		}
+		defer rev.Close()
+		newSrc = rev
+	} else if o.Staged {
 		idx, err := source.OpenIndex(repo.Top)
 		if err != nil {
 			return nil, err
@@ -143,7 +162,7 @@ func Run(o Options) (*Result, error) {
 		}
 	}
 	res.Files = pairByIdentity(res.Files, o.Pipeline.Limits.Guard(oldSrc, nil), o.Pipeline.Limits.Guard(newSrc, nil))
-	reached, err := repo.reachedRoots(changes, res.Files, outside, oldSrc, newSrc, o.Staged, inPaths, o)
+	reached, err := repo.reachedRoots(changes, res.Files, outside, oldSrc, newSrc, head, inPaths, o)
 	if err != nil {
 		return nil, err
 	}
@@ -184,7 +203,7 @@ func Run(o Options) (*Result, error) {
 // contract that changed outside the paths (outside) joins when it reaches a
 // change inside them, its own change included: a root is compared whether
 // or not it changed too.
-func (r *Repo) reachedRoots(changes, compared, outside []FileChange, oldSrc, newSrc source.Source, staged bool,
+func (r *Repo) reachedRoots(changes, compared, outside []FileChange, oldSrc, newSrc source.Source, head string,
 	inPaths func(string) bool, o Options) ([]FileChange, error) {
 	changed := map[string]bool{}
 	for _, c := range changes {
@@ -205,7 +224,10 @@ func (r *Repo) reachedRoots(changes, compared, outside []FileChange, oldSrc, new
 		changed[c.New], selected[c.New] = true, true
 	}
 	args := []string{"ls-files", "-z", "--cached"}
-	if !staged {
+	switch {
+	case head != "":
+		args = []string{"ls-tree", "-r", "-z", "--name-only", "--full-tree", "--end-of-options", head}
+	case !o.Staged:
 		args = append(args, "--others", "--exclude-standard")
 	}
 	out, err := r.git(args...)
