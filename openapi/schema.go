@@ -650,9 +650,13 @@ func (s *sc) members(kw string, old, new openapi3.SchemaRefs) {
 			continue
 		}
 		if !matched[j] && len(old) > 0 || !matched[j] && kw == "allOf" {
-			s.own(s.d.add(rules.Change{Kind: rules.Added, Subject: rules.SubjectSchema,
+			c := rules.Change{Kind: rules.Added, Subject: rules.SubjectSchema,
 				Aspect: rules.AspectComposition, Name: kw + " " + memberName(n, j), New: kw,
-				Path: fmt.Sprintf("%s/%s/%d", s.path, kw, j), NewLoc: s.d.new.refLoc(n)}))
+				Path: fmt.Sprintf("%s/%s/%d", s.path, kw, j), NewLoc: s.d.new.refLoc(n)}
+			if kw == "oneOf" {
+				c.ToldApartBy = toldApart(s.n, new, j)
+			}
+			s.own(s.d.add(c))
 		}
 	}
 }

@@ -223,6 +223,10 @@ type Change struct {
 	// when it differs from NewLoc: its nearest enclosing message that
 	// survives in another file of the package.
 	PackageLoc Location
+	// ToldApartBy is, for a oneOf member added, the property it requires
+	// with values no other member accepts: no body that matched another
+	// member can match it, so it overlaps none.
+	ToldApartBy string
 }
 
 // Where is the location a finding about c points at: the new side, or the
