@@ -25,6 +25,7 @@ func (d *Doc) Contract() *rules.Contract {
 		return l.c
 	}
 	l.c.Invalid = d.Problems
+	l.c.Key = l.globalKey()
 	if d.T.Paths != nil {
 		for _, p := range d.T.Paths.InMatchingOrder() {
 			l.pathItem(p, d.T.Paths.Value(p))
@@ -90,6 +91,9 @@ func (l *lowerer) operation(p, method string, item *openapi3.PathItem, op *opena
 	l.ignores(op.Extensions, op.Origin, at)
 	l.c.Operations = append(l.c.Operations, o)
 	l.opParams(o, p, at, item, op)
+	if o.Key == nil && !o.Idempotent {
+		o.Key = l.c.Key
+	}
 	types := slices.Concat(l.requestBody(o, at, op.RequestBody), l.responses(o, at, op.Responses))
 	slices.Sort(types)
 	o.MediaTypes = slices.Compact(types)

@@ -15,6 +15,10 @@ type Contract struct {
 	// Invalid lists what the format's own validator finds wrong in a
 	// contract that still loaded (contract-invalid reports each).
 	Invalid []Invalid
+	// Key is the idempotency key declared once for the whole API (OpenAPI's
+	// root x-idempotency); every operation that may change state and declares
+	// no key of its own takes it as its Key. nil when there is none.
+	Key *Param
 }
 
 // Invalid is one validation problem of a contract, where it is.
