@@ -243,7 +243,7 @@ func (l *lowerer) schema(sr *openapi3.SchemaRef, at string, dir rules.Direction)
 	}
 	s := sr.Value
 	if sr.Ref != "" {
-		at = sr.Ref
+		at = l.d.refPath(sr)
 	}
 	n, seen := l.schemas[s]
 	if seen && n.Dir&dir == dir {
@@ -270,7 +270,7 @@ func (l *lowerer) schema(sr *openapi3.SchemaRef, at string, dir rules.Direction)
 
 func (l *lowerer) newSchema(sr *openapi3.SchemaRef, at string) *rules.Schema {
 	s := sr.Value
-	n := &rules.Schema{Path: at, Loc: l.d.KeyLoc(s.Origin)}
+	n := &rules.Schema{Path: at, Title: s.Title, Loc: l.d.KeyLoc(s.Origin)}
 	l.schemas[s] = n
 	l.ignores(s.Extensions, s.Origin, at)
 	if sr.Ref == "" && sr.Extensions != nil {
@@ -320,7 +320,7 @@ func (l *lowerer) topFields(sr *openapi3.SchemaRef, at string) []*rules.Field {
 		return nil
 	}
 	if sr.Ref != "" {
-		at = sr.Ref
+		at = l.d.refPath(sr)
 	}
 	var out []*rules.Field
 	s := sr.Value

@@ -39,7 +39,7 @@ func (d *differ) schema(oref, nref *openapi3.SchemaRef, path string) *node {
 	// A $ref'd schema is named by its $ref, as the lowering names it, so an
 	// ignore inside a schema file matches the changes found there.
 	if nref != nil && nref.Ref != "" {
-		path = nref.Ref
+		path = d.new.refPath(nref)
 	}
 	p := pair{o, n}
 	if nd, ok := d.memo[p]; ok {

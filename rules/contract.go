@@ -77,7 +77,10 @@ type OpResponse struct {
 
 // Schema is an object schema reachable from a request or response.
 type Schema struct {
-	Path   string
+	Path string
+	// Title is the schema's own title (OpenAPI): what names a schema that is
+	// a whole file of its own, reached by $ref.
+	Title  string
 	Loc    Location
 	Dir    Direction
 	Closed bool // additionalProperties: false or unevaluatedProperties: false

@@ -158,10 +158,7 @@ func (c *common) collectChangelog(po *pipeline.Options) (*changelog.Log, error) 
 	all := &changelog.Log{}
 	reg, settings := po.Registry, po.Settings
 	po.Compared = func(in *rules.Input) {
-		l := changelog.Of(in, reg, settings)
-		if len(l.Groups) > 0 {
-			all.Merge(l, l.Groups[0].Entries[0].Where.File)
-		}
+		all.Merge(changelog.Of(in, reg, settings))
 	}
 	return all, nil
 }
