@@ -85,8 +85,12 @@ func (s Summary) String() string {
 	if s.Changes == 0 {
 		return "no changes"
 	}
-	return fmt.Sprintf("%d changes: %d added, %d changed, %d deprecated, %d removed; %d breaking (%d backward, %d forward)",
-		s.Changes, s.Added, s.Changed, s.Deprecated, s.Removed, s.Breaking, s.Backward, s.Forward)
+	changes := "changes"
+	if s.Changes == 1 {
+		changes = "change"
+	}
+	return fmt.Sprintf("%d %s: %d added, %d changed, %d deprecated, %d removed; %d breaking (%d backward, %d forward)",
+		s.Changes, changes, s.Added, s.Changed, s.Deprecated, s.Removed, s.Breaking, s.Backward, s.Forward)
 }
 
 // what describes an entry without its action: "field address.city: type string -> integer".
