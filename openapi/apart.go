@@ -81,13 +81,27 @@ func requires(s *openapi3.Schema, prop string) bool {
 	return found
 }
 
-// memberValues lists the values member m accepts for prop, as text: its
-// property's enum or const, else the discriminator mapping names that lead
-// to m (or, with no mapping to it, m's own component name). ok is false
-// when m accepts any value there.
+// memberValues lists the values member m accepts for prop, as text. With a
+// discriminator on prop, a body is matched by its mapping alone: the
+// mapping names that lead to m (or, when none does, m's own component
+// name). Otherwise its property's enum or const. ok is false when m
+// accepts any value there.
 func memberValues(parent *openapi3.Schema, m *openapi3.SchemaRef, prop string) (vals []string, ok bool) {
 	if m == nil || m.Value == nil {
 		return nil, false
+	}
+	if d := parent.Discriminator; d != nil && d.PropertyName == prop && m.Ref != "" {
+		name := memberName(m, 0)
+		for v, to := range d.Mapping {
+			if to.Ref == m.Ref || memberName((*openapi3.SchemaRef)(&to), 0) == name {
+				vals = append(vals, v)
+			}
+		}
+		if len(vals) == 0 {
+			vals = []string{name}
+		}
+		sort.Strings(vals)
+		return vals, true
 	}
 	eachPart(m.Value, func(p *openapi3.Schema) {
 		ps := schemaOf(p.Properties[prop])
@@ -102,22 +116,5 @@ func memberValues(parent *openapi3.Schema, m *openapi3.SchemaRef, prop string) (
 			ok = true
 		}
 	})
-	if ok {
-		return vals, true
-	}
-	d := parent.Discriminator
-	if d == nil || d.PropertyName != prop || m.Ref == "" {
-		return nil, false
-	}
-	name := memberName(m, 0)
-	for v, to := range d.Mapping {
-		if to.Ref == m.Ref || memberName((*openapi3.SchemaRef)(&to), 0) == name {
-			vals = append(vals, v)
-		}
-	}
-	if len(vals) == 0 {
-		vals = []string{name}
-	}
-	sort.Strings(vals)
-	return vals, true
+	return vals, ok
 }
