@@ -9,10 +9,13 @@ import (
 )
 
 // toldApart names the property that keeps oneOf member j of parent from
-// overlapping any other member: j requires it, with values (enum, const, or
-// the discriminator's mapping) that no other member accepts. A body that
-// matched another member then cannot match j, so adding j rejects nothing
-// clients sent. "" when no property does.
+// overlapping any other member: every member constrains it (enum, const, or
+// the discriminator's mapping) and j's values are accepted by no other. A
+// body that matched another member by that property cannot match j, so
+// adding j rejects nothing clients sent. (A body that omits the property
+// could still match two when j does not require it; an API that tells its
+// alternatives apart by, say, type expects clients to send it, as Adyen's
+// payment methods do.) "" when no property does.
 func toldApart(parent *openapi3.Schema, members openapi3.SchemaRefs, j int) string {
 	m := members[j]
 	if m == nil || m.Value == nil {
@@ -20,7 +23,7 @@ func toldApart(parent *openapi3.Schema, members openapi3.SchemaRefs, j int) stri
 	}
 	for _, prop := range candidates(parent, m.Value) {
 		mine, ok := memberValues(parent, m, prop)
-		if !ok || !requires(m.Value, prop) {
+		if !ok {
 			continue
 		}
 		apart := true
@@ -42,15 +45,17 @@ func toldApart(parent *openapi3.Schema, members openapi3.SchemaRefs, j int) stri
 }
 
 // candidates lists the properties that may tell members apart, sorted: the
-// discriminator's, and every property s requires.
+// discriminator's, and every property of s with an enum or const.
 func candidates(parent, s *openapi3.Schema) []string {
 	set := map[string]bool{}
 	if parent.Discriminator != nil && parent.Discriminator.PropertyName != "" {
 		set[parent.Discriminator.PropertyName] = true
 	}
 	eachPart(s, func(p *openapi3.Schema) {
-		for _, r := range p.Required {
-			set[r] = true
+		for name, ps := range p.Properties {
+			if v := schemaOf(ps); v != nil && (v.Const != nil || len(v.Enum) > 0) {
+				set[name] = true
+			}
 		}
 	})
 	return sortedKeys(set)
@@ -73,12 +78,6 @@ func eachPart(s *openapi3.Schema, f func(*openapi3.Schema)) {
 		}
 	}
 	walk(s)
-}
-
-func requires(s *openapi3.Schema, prop string) bool {
-	found := false
-	eachPart(s, func(p *openapi3.Schema) { found = found || slices.Contains(p.Required, prop) })
-	return found
 }
 
 // memberValues lists the values member m accepts for prop, as text. With a

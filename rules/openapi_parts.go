@@ -163,8 +163,8 @@ apiKeyV2: {type: apiKey, in: header, name: Authorization}`,
 				Title: "A request oneOf gained an alternative",
 				Text: "oneOf accepts a value that matches exactly one alternative: a body clients send that also matches the new one " +
 					"now matches two and is rejected. This includes wrapping a request schema in oneOf beside new alternatives. " +
-					"Not reported when the new alternative requires a property (such as type) with values no other alternative accepts, " +
-					"by enum, const or the discriminator's mapping: no body that matched another alternative can match it. " +
+					"Not reported when every alternative constrains a property (such as type) by enum, const or the discriminator's mapping, " +
+					"and the new one's values are accepted by no other: a body that matched another alternative by that property cannot match it. " +
 					"A warning otherwise: contractlint does not judge overlap beyond that. anyOf has no such trap.",
 				Bad:  "schema: {$ref: Card}   ->   schema: {oneOf: [$ref: Card, $ref: Wallet]}   # a body may match both",
 				Good: "schema: {oneOf: [...], discriminator: {propertyName: kind}}   # or anyOf",
