@@ -113,6 +113,8 @@ func (e *Entry) what() string {
 		s += ": " + e.Meaning
 	case e.Aspect == rules.AspectRequired:
 		s += ": now " + e.New
+	case e.Aspect == rules.AspectComposition && e.Name != "":
+		s += ": " + e.Name // the alternative: its index alone names nothing
 	case e.Aspect == rules.AspectOption && e.Name != "":
 		s += fmt.Sprintf(": option %s %s -> %s", e.Name, orNone(e.Old), orNone(e.New))
 	case e.Action == Changed && e.Aspect != "":
