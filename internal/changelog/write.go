@@ -271,9 +271,11 @@ type jsonBreak struct {
 }
 
 type jsonEntry struct {
-	Change     Action      `json:"change"`
-	Subject    string      `json:"subject"`
-	Element    string      `json:"element,omitempty"`
+	Change  Action `json:"change"`
+	Subject string `json:"subject"`
+	Element string `json:"element,omitempty"`
+	// Name is the element's own name (a property, a value, an alternative).
+	Name       string      `json:"name,omitempty"`
 	Path       string      `json:"path"`
 	Aspect     string      `json:"aspect,omitempty"`
 	Meaning    string      `json:"meaning,omitempty"`
@@ -307,7 +309,7 @@ func writeJSON(w io.Writer, l *Log) error {
 		jg := jsonGroup{Release: report.Clean(g.Release), Contract: report.Clean(g.Contract), Kind: g.Kind, Name: report.Clean(g.Name), Operations: cleanAll(g.Operations)}
 		for _, e := range g.Entries {
 			je := jsonEntry{Change: e.Action, Subject: subjectNames[e.Subject], Element: report.Clean(e.Element),
-				Path: report.Clean(e.Path), Aspect: report.Clean(string(e.Aspect)), Meaning: report.Clean(e.Meaning),
+				Name: report.Clean(e.Name), Path: report.Clean(e.Path), Aspect: report.Clean(string(e.Aspect)), Meaning: report.Clean(e.Meaning),
 				Old: report.Clean(e.Old), New: report.Clean(e.New),
 				File: report.Clean(e.Where.File), Side: side(e.OldSide), Line: e.Where.Line, Column: e.Where.Column,
 				Operations: cleanAll(e.Operations), Breaking: []jsonBreak{}}
