@@ -147,17 +147,23 @@ var schemaKeywords = map[string]bool{"properties": true, "items": true, "additio
 // titles maps the path of each whole-file OpenAPI schema to its title.
 func titles(contracts []*rules.Contract) map[string]string {
 	out := map[string]string{}
-	for _, c := range contracts {
-		if c == nil || c.Format != rules.OpenAPI {
-			continue
+	eachSchema(contracts, rules.OpenAPI, func(s *rules.Schema) {
+		if s.Title != "" && strings.HasSuffix(s.Path, "#") && out[s.Path] == "" {
+			out[s.Path] = s.Title
 		}
-		for _, s := range c.Schemas {
-			if s.Title != "" && strings.HasSuffix(s.Path, "#") && out[s.Path] == "" {
-				out[s.Path] = s.Title
+	})
+	return out
+}
+
+// eachSchema calls f on every schema of the contracts in that format.
+func eachSchema(contracts []*rules.Contract, format rules.Format, f func(*rules.Schema)) {
+	for _, c := range contracts {
+		if c != nil && c.Format == format {
+			for _, s := range c.Schemas {
+				f(s)
 			}
 		}
 	}
-	return out
 }
 
 var httpMethods = map[string]bool{"get": true, "put": true, "post": true, "delete": true,
@@ -188,17 +194,12 @@ func ownerProto(e Entry, enumOf map[string]string) (GroupKind, string) {
 // name alone does not tell which enum holds it.
 func enums(contracts []*rules.Contract) map[string]string {
 	out := map[string]string{}
-	for _, c := range contracts {
-		if c == nil || c.Format != rules.Proto {
-			continue
+	eachSchema(contracts, rules.Proto, func(s *rules.Schema) {
+		scope := s.Path[:max(strings.LastIndexByte(s.Path, '.'), 0)]
+		for _, v := range s.Enum {
+			out[strings.TrimPrefix(scope+"."+v, ".")] = s.Path
 		}
-		for _, s := range c.Schemas {
-			scope := s.Path[:max(strings.LastIndexByte(s.Path, '.'), 0)]
-			for _, v := range s.Enum {
-				out[strings.TrimPrefix(scope+"."+v, ".")] = s.Path
-			}
-		}
-	}
+	})
 	return out
 }
 
