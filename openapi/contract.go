@@ -25,6 +25,7 @@ func (d *Doc) Contract() *rules.Contract {
 		return l.c
 	}
 	l.c.Invalid = d.Problems
+	l.c.Key = l.globalKey()
 	if d.T.Paths != nil {
 		for _, p := range d.T.Paths.InMatchingOrder() {
 			l.pathItem(p, d.T.Paths.Value(p))
@@ -90,6 +91,9 @@ func (l *lowerer) operation(p, method string, item *openapi3.PathItem, op *opena
 	l.ignores(op.Extensions, op.Origin, at)
 	l.c.Operations = append(l.c.Operations, o)
 	l.opParams(o, p, at, item, op)
+	if o.Key == nil && !o.Idempotent {
+		o.Key = l.c.Key
+	}
 	types := slices.Concat(l.requestBody(o, at, op.RequestBody), l.responses(o, at, op.Responses))
 	slices.Sort(types)
 	o.MediaTypes = slices.Compact(types)
@@ -239,7 +243,7 @@ func (l *lowerer) schema(sr *openapi3.SchemaRef, at string, dir rules.Direction)
 	}
 	s := sr.Value
 	if sr.Ref != "" {
-		at = sr.Ref
+		at = l.d.refPath(sr)
 	}
 	n, seen := l.schemas[s]
 	if seen && n.Dir&dir == dir {
@@ -266,7 +270,7 @@ func (l *lowerer) schema(sr *openapi3.SchemaRef, at string, dir rules.Direction)
 
 func (l *lowerer) newSchema(sr *openapi3.SchemaRef, at string) *rules.Schema {
 	s := sr.Value
-	n := &rules.Schema{Path: at, Loc: l.d.KeyLoc(s.Origin)}
+	n := &rules.Schema{Path: at, Title: s.Title, Loc: l.d.KeyLoc(s.Origin)}
 	l.schemas[s] = n
 	l.ignores(s.Extensions, s.Origin, at)
 	if sr.Ref == "" && sr.Extensions != nil {
@@ -316,7 +320,7 @@ func (l *lowerer) topFields(sr *openapi3.SchemaRef, at string) []*rules.Field {
 		return nil
 	}
 	if sr.Ref != "" {
-		at = sr.Ref
+		at = l.d.refPath(sr)
 	}
 	var out []*rules.Field
 	s := sr.Value

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io/fs"
 	"net/url"
+	"path/filepath"
 	"reflect"
 	"regexp"
 	"slices"
@@ -395,4 +396,26 @@ func (d *Doc) FieldLoc(o *openapi3.Origin, field string) rules.Location {
 		}
 	}
 	return d.KeyLoc(o)
+}
+
+// refPath names a $ref'd schema the same way however it is reached: by the
+// file that holds it, relative to the root document's directory, then "#"
+// and the ref's fragment ("" for a whole-file schema). `schemas/order.yaml`
+// from the root and `../schemas/order.yaml` from a path file are then one
+// schema, and its changes are listed and reported once.
+func (d *Doc) refPath(sr *openapi3.SchemaRef) string {
+	file, frag, _ := strings.Cut(sr.Ref, "#")
+	if file == "" || strings.Contains(file, ":") || sr.Value == nil || sr.Value.Origin == nil ||
+		sr.Value.Origin.Key == nil || sr.Value.Origin.Key.File == "" {
+		return sr.Ref
+	}
+	at := sr.Value.Origin.Key.File
+	if u, err := url.PathUnescape(at); err == nil {
+		at = u
+	}
+	rel, err := filepath.Rel(filepath.Dir(filepath.FromSlash(d.name)), filepath.FromSlash(at))
+	if err != nil {
+		return sr.Ref
+	}
+	return filepath.ToSlash(rel) + "#" + frag
 }

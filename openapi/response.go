@@ -110,17 +110,58 @@ func anonymous(alts []alternative) bool {
 	return len(alts) == 0 || slices.ContainsFunc(alts, func(a alternative) bool { return len(a) == 0 })
 }
 
+// admits reports whether every client that satisfies a also satisfies b:
+// b asks for no scheme a lacks and no scope a's scheme lacks.
+func (a alternative) admits(b alternative) bool {
+	for scheme, scopes := range b {
+		have, ok := a[scheme]
+		if !ok {
+			return false
+		}
+		for _, s := range scopes {
+			if !slices.Contains(have, s) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// missingScopes lists the scopes of b that a lacks, scheme by scheme, as
+// "scheme:scope".
+func (a alternative) missingScopes(b alternative) []string {
+	var out []string
+	for _, scheme := range sortedKeys(b) {
+		for _, s := range b[scheme] {
+			if !slices.Contains(a[scheme], s) {
+				out = append(out, scheme+":"+s)
+			}
+		}
+	}
+	return out
+}
+
+// closest is the new alternative over the same schemes as a that asks
+// the fewest scopes a lacks, or nil when none uses the same schemes.
+func closest(a alternative, na []alternative) alternative {
+	var best alternative
+	for _, b := range na {
+		if b.key() == a.key() && (best == nil || len(a.missingScopes(b)) < len(a.missingScopes(best))) {
+			best = b
+		}
+	}
+	return best
+}
+
 // security reports a new requirement (an old way in now needs more) and new
-// scopes on a scheme clients already use.
+// scopes on a scheme clients already use. An old way in still works when any
+// new alternative asks no more of it, so two alternatives of one scheme
+// (`[{bearer: [create]}, {bearer: [update]}]`) are each matched to their own.
 func (d *differ) security(id, base string, o, n *openapi3.Operation) {
 	oa, na := effectiveSecurity(d.old.T, o), effectiveSecurity(d.new.T, n)
 	loc := d.new.FieldLoc(n.Origin, "security")
 	if n.Security == nil {
 		loc = d.new.KeyLoc(n.Origin)
-	}
-	newByKey := map[string]alternative{}
-	for _, a := range na {
-		newByKey[a.key()] = a
 	}
 	var idx []int
 	for _, a := range oa {
@@ -132,22 +173,23 @@ func (d *differ) security(id, base string, o, n *openapi3.Operation) {
 		idx = append(idx, d.add(rules.Change{Kind: rules.Added, Subject: rules.SubjectSecurity,
 			Name: keys(na), New: keys(na), Path: base + "/security", NewLoc: loc}))
 	}
+	if anonymous(na) {
+		d.reach(idx, id, rules.Request)
+		return
+	}
+	scopes := map[string]bool{}
 	for _, a := range oa {
-		if len(a) == 0 {
+		if len(a) == 0 || slices.ContainsFunc(na, a.admits) {
 			continue
 		}
-		if b, ok := newByKey[a.key()]; ok {
-			for _, scheme := range sortedKeys(a) {
-				for _, scope := range b[scheme] {
-					if !slices.Contains(a[scheme], scope) {
-						idx = append(idx, d.add(rules.Change{Kind: rules.Added, Subject: rules.SubjectScope,
-							Name: scheme + ":" + scope, Path: base + "/security", NewLoc: loc}))
-					}
+		if b := closest(a, na); b != nil {
+			for _, s := range a.missingScopes(b) {
+				if !scopes[s] {
+					scopes[s] = true
+					idx = append(idx, d.add(rules.Change{Kind: rules.Added, Subject: rules.SubjectScope,
+						Name: s, Path: base + "/security", NewLoc: loc}))
 				}
 			}
-			continue
-		}
-		if anonymous(na) {
 			continue
 		}
 		idx = append(idx, d.add(rules.Change{Kind: rules.Added, Subject: rules.SubjectSecurity,

@@ -39,7 +39,7 @@ func (d *differ) schema(oref, nref *openapi3.SchemaRef, path string) *node {
 	// A $ref'd schema is named by its $ref, as the lowering names it, so an
 	// ignore inside a schema file matches the changes found there.
 	if nref != nil && nref.Ref != "" {
-		path = nref.Ref
+		path = d.new.refPath(nref)
 	}
 	p := pair{o, n}
 	if nd, ok := d.memo[p]; ok {
@@ -650,9 +650,13 @@ func (s *sc) members(kw string, old, new openapi3.SchemaRefs) {
 			continue
 		}
 		if !matched[j] && len(old) > 0 || !matched[j] && kw == "allOf" {
-			s.own(s.d.add(rules.Change{Kind: rules.Added, Subject: rules.SubjectSchema,
+			c := rules.Change{Kind: rules.Added, Subject: rules.SubjectSchema,
 				Aspect: rules.AspectComposition, Name: kw + " " + memberName(n, j), New: kw,
-				Path: fmt.Sprintf("%s/%s/%d", s.path, kw, j), NewLoc: s.d.new.refLoc(n)}))
+				Path: fmt.Sprintf("%s/%s/%d", s.path, kw, j), NewLoc: s.d.new.refLoc(n)}
+			if kw == "oneOf" {
+				c.ToldApartBy = toldApart(s.n, new, j)
+			}
+			s.own(s.d.add(c))
 		}
 	}
 }

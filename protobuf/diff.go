@@ -598,7 +598,7 @@ func (d *differ) values(oe, ne *Enum) {
 		for _, nv := range nvs {
 			d.add(rules.Change{Kind: rules.Modified, Subject: rules.SubjectEnumValue, Aspect: rules.AspectName,
 				Name: nv.Short, Path: nv.Name, Old: strings.Join(was, ", "), New: strings.Join(is, ", "),
-				OldLoc: ov.Loc, NewLoc: nv.Loc})
+				OldLoc: ov.Loc, NewLoc: nv.Loc, Parent: ne.Name, Number: nv.Number})
 		}
 	}
 	for _, nv := range ne.Values {

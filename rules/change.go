@@ -223,6 +223,14 @@ type Change struct {
 	// when it differs from NewLoc: its nearest enclosing message that
 	// survives in another file of the package.
 	PackageLoc Location
+	// ToldApartBy is, for a oneOf member added, the property it requires
+	// with values no other member accepts: no body that matched another
+	// member can match it, so it overlaps none.
+	ToldApartBy string
+	// Parent and Number are, for a proto enum value whose names changed, the
+	// enum's full name and the value's number, which messages name.
+	Parent string
+	Number int32
 }
 
 // Where is the location a finding about c points at: the new side, or the

@@ -15,6 +15,10 @@ type Contract struct {
 	// Invalid lists what the format's own validator finds wrong in a
 	// contract that still loaded (contract-invalid reports each).
 	Invalid []Invalid
+	// Key is the idempotency key declared once for the whole API (OpenAPI's
+	// root x-idempotency); every operation that may change state and declares
+	// no key of its own takes it as its Key. nil when there is none.
+	Key *Param
 }
 
 // Invalid is one validation problem of a contract, where it is.
@@ -73,7 +77,10 @@ type OpResponse struct {
 
 // Schema is an object schema reachable from a request or response.
 type Schema struct {
-	Path   string
+	Path string
+	// Title is the schema's own title (OpenAPI): what names a schema that is
+	// a whole file of its own, reached by $ref.
+	Title  string
 	Loc    Location
 	Dir    Direction
 	Closed bool // additionalProperties: false or unevaluatedProperties: false

@@ -65,7 +65,12 @@ func keyMissing() *Rule {
 				"Idempotency-Key header parameter (matched case-insensitively, inline or via $ref). An " +
 				"operation that is harmless to repeat, such as a search sent by POST, says so with " +
 				"x-idempotent: true. PUT, DELETE, GET, HEAD and OPTIONS are idempotent by definition and " +
-				"never flagged. Proto rpcs have their own rule, " + RPCKeyMissingID + ".",
+				"never flagged. An API that takes the key on every POST and PATCH declares it once, with a " +
+				"root-level x-idempotency whose value is the header parameter (inline, or a $ref to " +
+				"#/components/parameters/NAME): every such operation without a key of its own then takes " +
+				"that one, this rule is satisfied, and the other idempotency rules check the declaration " +
+				"(required, bounded, retention documented) once instead of each operation. Proto rpcs have " +
+				"their own rule, " + RPCKeyMissingID + ".",
 			Bad: `post:
   operationId: createCharge
   requestBody: {$ref: '#/components/requestBodies/Charge'}`,
@@ -75,7 +80,9 @@ func keyMissing() *Rule {
     - name: Idempotency-Key
       in: header
       required: true
-      schema: {type: string, maxLength: 255}`,
+      schema: {type: string, maxLength: 255}
+# or once, for every POST and PATCH of the API:
+x-idempotency: {$ref: '#/components/parameters/IdempotencyKey'}`,
 		},
 	}, func(c *Contract, op *Operation) *issue {
 		if !needsKey(op) || op.Key != nil {
@@ -164,6 +171,13 @@ func keyOptional() *Rule {
 	}, func(c *Contract, op *Operation) *issue {
 		if !keyedOp(op) || keyRequired(op.Key) {
 			return nil
+		}
+		if op.Key == c.Key {
+			// One finding for the declaration, however many operations take it.
+			return &issue{at: op.Key.Loc, path: op.Key.Path, msg: fmt.Sprintf(
+				"x-idempotency declares %s for every POST and PATCH but does not require it, so retries from "+
+					"clients that omit it are applied twice; accept both for a release, count requests without "+
+					"a key, then require it", op.Key.Name)}
 		}
 		return &issue{at: op.Key.Loc, path: op.Key.Path, msg: fmt.Sprintf(
 			"%s accepts an %s header but does not require it, so retries from clients that omit it are "+

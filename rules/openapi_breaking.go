@@ -245,9 +245,11 @@ func openapiResponse() []*Rule {
 			ID: "response-property-removed", Pack: Breaking, Formats: OpenAPI, Severity: Error,
 			Doc: Doc{
 				Title: "A response property was removed",
-				Text:  "Clients that read the property get nothing (or crash on a missing field). Deprecate it, measure who reads it (--readers), and remove it only once nobody does.",
-				Bad:   "properties: {id: ..., price: ...}   # price gone",
-				Good:  "properties: {id: ..., price: {deprecated: true, ...}}",
+				Text: "Clients that read the property get nothing (or crash on a missing field). Deprecate it, measure who reads it (--readers), and remove it only once nobody does. " +
+					"Stricter than oasdiff on purpose: oasdiff reports an optional property's removal as information only, since it may be absent anyway; " +
+					"but a client that shows the property whenever the server sent it, as it always did, loses it without a sign.",
+				Bad:  "properties: {id: ..., price: ...}   # price gone",
+				Good: "properties: {id: ..., price: {deprecated: true, ...}}",
 			},
 		},
 			func(c *Change) (string, bool) {

@@ -163,13 +163,15 @@ apiKeyV2: {type: apiKey, in: header, name: Authorization}`,
 				Title: "A request oneOf gained an alternative",
 				Text: "oneOf accepts a value that matches exactly one alternative: a body clients send that also matches the new one " +
 					"now matches two and is rejected. This includes wrapping a request schema in oneOf beside new alternatives. " +
-					"A warning: alternatives told apart by a required discriminator never overlap. anyOf has no such trap.",
+					"Not reported when every alternative constrains a property (such as type) by enum, const or the discriminator's mapping, " +
+					"and the new one's values are accepted by no other: a body that matched another alternative by that property cannot match it. " +
+					"A warning otherwise: contractlint does not judge overlap beyond that. anyOf has no such trap.",
 				Bad:  "schema: {$ref: Card}   ->   schema: {oneOf: [$ref: Card, $ref: Wallet]}   # a body may match both",
 				Good: "schema: {oneOf: [...], discriminator: {propertyName: kind}}   # or anyOf",
 			},
 		}, func(c *Change) (string, bool) {
 			return fmt.Sprintf("request %s added: a body that also matches it matches two alternatives and oneOf rejects it%s", c.Name, reach(c)),
-				c.Aspect == AspectComposition && c.Kind == Added && c.New == "oneOf" && c.Dir.Has(Request)
+				c.Aspect == AspectComposition && c.Kind == Added && c.New == "oneOf" && c.ToldApartBy == "" && c.Dir.Has(Request)
 		}),
 	}
 }

@@ -67,7 +67,7 @@ func fileDeletion(d deletion) *Rule {
 	return onChange(&Rule{
 		ID: d.ID, Pack: Breaking, Formats: Proto, Severity: Error, Levels: lvFile, Buf: []string{d.Buf},
 		Doc: Doc{
-			Title: "A " + what + " was deleted from its file",
+			Title: article(what) + " " + what + " was deleted from its file",
 			Text: "Generated code is laid out per file: deleting a " + what + " from a file, or moving it to another file, " +
 				"breaks every program that refers to it through the old file's generated package or header. " +
 				"Keep the " + what + " where it is and mark it deprecated; remove it in a new major version.",
@@ -85,7 +85,7 @@ func packageDeletion(d deletion) *Rule {
 	return inPackage(onChange(&Rule{
 		ID: d.ID, Pack: Breaking, Formats: Proto, Severity: Error, Levels: lvPkg, Buf: []string{d.Buf},
 		Doc: Doc{
-			Title: "A " + what + " was deleted from its package",
+			Title: article(what) + " " + what + " was deleted from its package",
 			Text: "Clients refer to a " + what + " by its full name, package included. Deleting it from the package (moving it " +
 				"between files of the same package is fine at this level) breaks every client that still uses it. " +
 				"Deprecate it and remove it in a new package version.",
@@ -559,7 +559,7 @@ STATUS_OPEN = 1 [deprecated = true];
 STATUS_ACTIVE = 1;`,
 			},
 		}, func(c *Change) (string, bool) {
-			return fmt.Sprintf("enum value number renamed from %s to %s: JSON clients and code using the old name break", c.Old, c.New),
+			return fmt.Sprintf("enum %s: value %d renamed from %s to %s: JSON clients and code using the old name break", c.Parent, c.Number, c.Old, c.New),
 				modified(c, SubjectEnumValue, AspectName)
 		}),
 	}
@@ -655,4 +655,12 @@ func protoFileRules() []*Rule {
 		}, changeMsg("option "+o.option+" of %s changed from %q to %q: generated "+o.lang+" code moves or changes", func(c *Change) bool { return modified(c, SubjectFileOption, AspectOption) && c.Name == o.option })))
 	}
 	return out
+}
+
+// article is "An" before a word that starts with a vowel ("An enum"), else "A".
+func article(word string) string {
+	if word != "" && strings.ContainsRune("aeiouAEIOU", rune(word[0])) {
+		return "An"
+	}
+	return "A"
 }

@@ -231,10 +231,14 @@ func Of(in *rules.Input, reg *rules.Registry, s *rules.Settings) *Log {
 	return Build(in, engine.Run(reg, &full, rules.DiffRule, in))
 }
 
-// Merge adds other's groups, from another contract file, keeping the order.
-func (l *Log) Merge(other *Log, contract string) {
+// Merge adds other's groups, from another contract, keeping the order, each
+// labelled with the file that holds it (its first entry's): in a spec split
+// into files, a schema's group names the schema's file, not the root's.
+func (l *Log) Merge(other *Log) {
 	for _, g := range other.Groups {
-		g.Contract = contract
+		if len(g.Entries) > 0 {
+			g.Contract = g.Entries[0].Where.File
+		}
 		l.Groups = append(l.Groups, g)
 	}
 }

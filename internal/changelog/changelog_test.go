@@ -38,9 +38,17 @@ func logOf(tb testing.TB, dir, old, new string) (*changelog.Log, *rules.Input) {
 // the three operations it reaches, the deprecation read off the contracts.
 // proto: rpcs, then each message and enum (an enum value found by its enum,
 // though proto scopes it beside the enum).
+//
+// multifile: a spec split into files, its schemas $ref'd from the paths and
+// from components: each schema group named by its file's title (Order,
+// Refund, Error) and each change in it once, named, however it is reached.
 func TestGolden(t *testing.T) {
-	for dir, ext := range map[string]string{"shop": ".yaml", "proto": ".proto"} {
-		l, _ := logOf(t, filepath.Join("testdata", dir), "old"+ext, "new"+ext)
+	for dir, sides := range map[string][2]string{
+		"shop":      {"old.yaml", "new.yaml"},
+		"proto":     {"old.proto", "new.proto"},
+		"multifile": {"old/api/openapi.yaml", "new/api/openapi.yaml"},
+	} {
+		l, _ := logOf(t, filepath.Join("testdata", dir), sides[0], sides[1])
 		for _, format := range changelog.Formats {
 			t.Run(dir+"/"+format, func(t *testing.T) {
 				var b bytes.Buffer

@@ -2,6 +2,7 @@ package changelog
 
 import (
 	"cmp"
+	"path"
 	"slices"
 	"strings"
 
@@ -51,10 +52,11 @@ type Group struct {
 func group(entries []Entry, contracts ...*rules.Contract) []Group {
 	proto := slices.ContainsFunc(contracts, func(c *rules.Contract) bool { return c != nil && c.Format == rules.Proto })
 	enumOf := enums(contracts)
+	titles := titles(contracts)
 	byKey := map[[2]string]*Group{}
 	var order []*Group
 	for _, e := range entries {
-		kind, name := ownerOpenAPI(e)
+		kind, name, rest := ownerOpenAPI(e, titles)
 		if proto {
 			kind, name = ownerProto(e, enumOf)
 		}
@@ -65,7 +67,10 @@ func group(entries []Entry, contracts ...*rules.Contract) []Group {
 			byKey[k] = g
 			order = append(order, g)
 		}
-		e.Element = relative(e.Path, name, proto)
+		e.Element = readable(rest)
+		if proto {
+			e.Element = strings.TrimPrefix(strings.TrimPrefix(e.Path, name), ".")
+		}
 		if proto && e.Subject == rules.SubjectEnumValue {
 			e.Element = "" // the value's own name says it
 		}
@@ -101,23 +106,64 @@ func noun(k GroupKind, s rules.Subject, proto bool) string {
 	return "message"
 }
 
-// ownerOpenAPI reads the owner off a JSON pointer: #/paths/{path}/{method}
-// is an operation, #/components/schemas/{name} a schema.
-func ownerOpenAPI(e Entry) (GroupKind, string) {
-	seg := pointer(e.Path)
+// ownerOpenAPI reads the owner off a JSON pointer, and returns the segments
+// below it: #/paths/{path}/{method} is an operation, #/components/schemas/{name}
+// a schema. A schema in a file of its own is named by its $ref: FILE#/{name}
+// for a file of named schemas, FILE# for a whole-file schema, which its
+// title names (else the file's base name).
+func ownerOpenAPI(e Entry, titles map[string]string) (GroupKind, string, []string) {
+	file, frag, _ := strings.Cut(e.Path, "#")
+	seg := pointer(frag)
 	switch {
 	case len(seg) >= 2 && seg[0] == "paths":
 		if len(seg) >= 3 && httpMethods[seg[2]] {
-			return OperationGroup, strings.ToUpper(seg[2]) + " " + seg[1]
+			return OperationGroup, strings.ToUpper(seg[2]) + " " + seg[1], seg[3:]
 		}
-		return OperationGroup, seg[1]
+		return OperationGroup, seg[1], seg[2:]
 	case len(seg) >= 3 && seg[0] == "components":
 		if seg[1] == "schemas" {
-			return SchemaGroup, seg[2]
+			return SchemaGroup, seg[2], seg[3:]
 		}
-		return SchemaGroup, seg[1] + "/" + seg[2]
+		return SchemaGroup, seg[1] + "/" + seg[2], seg[3:]
+	case file == "":
+		return ContractGroup, "", nil
+	case len(seg) >= 1 && !schemaKeywords[seg[0]]:
+		return SchemaGroup, seg[0], seg[1:]
 	}
-	return ContractGroup, ""
+	name := titles[file+"#"]
+	if name == "" {
+		name = strings.TrimSuffix(path.Base(file), path.Ext(file))
+	}
+	return SchemaGroup, name, seg
+}
+
+// schemaKeywords are the keywords a whole-file schema's changes sit under,
+// which are not the names of schemas in a file of several.
+var schemaKeywords = map[string]bool{"properties": true, "items": true, "additionalProperties": true,
+	"allOf": true, "anyOf": true, "oneOf": true, "not": true, "enum": true, "discriminator": true,
+	"required": true, "type": true, "format": true, "nullable": true, "patternProperties": true,
+	"prefixItems": true, "contains": true, "const": true, "default": true}
+
+// titles maps the path of each whole-file OpenAPI schema to its title.
+func titles(contracts []*rules.Contract) map[string]string {
+	out := map[string]string{}
+	eachSchema(contracts, rules.OpenAPI, func(s *rules.Schema) {
+		if s.Title != "" && strings.HasSuffix(s.Path, "#") && out[s.Path] == "" {
+			out[s.Path] = s.Title
+		}
+	})
+	return out
+}
+
+// eachSchema calls f on every schema of the contracts in that format.
+func eachSchema(contracts []*rules.Contract, format rules.Format, f func(*rules.Schema)) {
+	for _, c := range contracts {
+		if c != nil && c.Format == format {
+			for _, s := range c.Schemas {
+				f(s)
+			}
+		}
+	}
 }
 
 var httpMethods = map[string]bool{"get": true, "put": true, "post": true, "delete": true,
@@ -148,35 +194,13 @@ func ownerProto(e Entry, enumOf map[string]string) (GroupKind, string) {
 // name alone does not tell which enum holds it.
 func enums(contracts []*rules.Contract) map[string]string {
 	out := map[string]string{}
-	for _, c := range contracts {
-		if c == nil || c.Format != rules.Proto {
-			continue
+	eachSchema(contracts, rules.Proto, func(s *rules.Schema) {
+		scope := s.Path[:max(strings.LastIndexByte(s.Path, '.'), 0)]
+		for _, v := range s.Enum {
+			out[strings.TrimPrefix(scope+"."+v, ".")] = s.Path
 		}
-		for _, s := range c.Schemas {
-			scope := s.Path[:max(strings.LastIndexByte(s.Path, '.'), 0)]
-			for _, v := range s.Enum {
-				out[strings.TrimPrefix(scope+"."+v, ".")] = s.Path
-			}
-		}
-	}
+	})
 	return out
-}
-
-// relative shows an entry's path below its group: a property path as a
-// dotted name ("address.city"), without the pointer's bookkeeping.
-func relative(path, group string, proto bool) string {
-	if proto {
-		return strings.TrimPrefix(strings.TrimPrefix(path, group), ".")
-	}
-	seg := pointer(path)
-	skip := 2 // #/components/{kind}/{name}, #/paths/{path}/{method}
-	if len(seg) > 0 && seg[0] == "paths" && (len(seg) < 3 || !httpMethods[seg[2]]) {
-		skip = 1
-	}
-	if len(seg) <= skip+1 {
-		return ""
-	}
-	return readable(seg[skip+1:])
 }
 
 // readable names a place inside an operation or schema the way its reader

@@ -85,8 +85,12 @@ func (s Summary) String() string {
 	if s.Changes == 0 {
 		return "no changes"
 	}
-	return fmt.Sprintf("%d changes: %d added, %d changed, %d deprecated, %d removed; %d breaking (%d backward, %d forward)",
-		s.Changes, s.Added, s.Changed, s.Deprecated, s.Removed, s.Breaking, s.Backward, s.Forward)
+	changes := "changes"
+	if s.Changes == 1 {
+		changes = "change"
+	}
+	return fmt.Sprintf("%d %s: %d added, %d changed, %d deprecated, %d removed; %d breaking (%d backward, %d forward)",
+		s.Changes, changes, s.Added, s.Changed, s.Deprecated, s.Removed, s.Breaking, s.Backward, s.Forward)
 }
 
 // what describes an entry without its action: "field address.city: type string -> integer".
@@ -109,6 +113,8 @@ func (e *Entry) what() string {
 		s += ": " + e.Meaning
 	case e.Aspect == rules.AspectRequired:
 		s += ": now " + e.New
+	case e.Aspect == rules.AspectComposition && e.Name != "":
+		s += ": " + e.Name // the alternative: its index alone names nothing
 	case e.Aspect == rules.AspectOption && e.Name != "":
 		s += fmt.Sprintf(": option %s %s -> %s", e.Name, orNone(e.Old), orNone(e.New))
 	case e.Action == Changed && e.Aspect != "":
@@ -265,9 +271,11 @@ type jsonBreak struct {
 }
 
 type jsonEntry struct {
-	Change     Action      `json:"change"`
-	Subject    string      `json:"subject"`
-	Element    string      `json:"element,omitempty"`
+	Change  Action `json:"change"`
+	Subject string `json:"subject"`
+	Element string `json:"element,omitempty"`
+	// Name is the element's own name (a property, a value, an alternative).
+	Name       string      `json:"name,omitempty"`
 	Path       string      `json:"path"`
 	Aspect     string      `json:"aspect,omitempty"`
 	Meaning    string      `json:"meaning,omitempty"`
@@ -301,7 +309,7 @@ func writeJSON(w io.Writer, l *Log) error {
 		jg := jsonGroup{Release: report.Clean(g.Release), Contract: report.Clean(g.Contract), Kind: g.Kind, Name: report.Clean(g.Name), Operations: cleanAll(g.Operations)}
 		for _, e := range g.Entries {
 			je := jsonEntry{Change: e.Action, Subject: subjectNames[e.Subject], Element: report.Clean(e.Element),
-				Path: report.Clean(e.Path), Aspect: report.Clean(string(e.Aspect)), Meaning: report.Clean(e.Meaning),
+				Name: report.Clean(e.Name), Path: report.Clean(e.Path), Aspect: report.Clean(string(e.Aspect)), Meaning: report.Clean(e.Meaning),
 				Old: report.Clean(e.Old), New: report.Clean(e.New),
 				File: report.Clean(e.Where.File), Side: side(e.OldSide), Line: e.Where.Line, Column: e.Where.Column,
 				Operations: cleanAll(e.Operations), Breaking: []jsonBreak{}}

@@ -33,6 +33,7 @@ func newChangelogCmd(e *Env) *cobra.Command {
 		},
 	}
 	c.register(cmd)
+	hideOtherOutputs(cmd)
 	f := cmd.Flags()
 	f.Lookup("format").Usage = "changelog format: " + strings.Join(changelog.Formats, "|")
 	// A changelog informs; it fails a build only when asked to.
@@ -84,6 +85,9 @@ func (c *common) writeChangelog(e *Env, l *changelog.Log) error {
 	if err := changelog.Write(w, l, c.format); err != nil {
 		return usageErr("writing the changelog: %v", err)
 	}
+	if err := c.writeChangelogAlso(e, l); err != nil {
+		return err
+	}
 	for _, g := range l.Groups {
 		for _, en := range g.Entries {
 			for _, b := range en.Breaks {
@@ -96,9 +100,51 @@ func (c *common) writeChangelog(e *Env, l *changelog.Log) error {
 	return nil
 }
 
+// writeChangelogAlso writes l to each --output-FORMAT file in that format.
+func (c *common) writeChangelogAlso(e *Env, l *changelog.Log) error {
+	for _, name := range alsoFormats {
+		file := c.also[name]
+		if file == nil || !c.flags.Changed("output-"+name) {
+			continue
+		}
+		if *file == "" {
+			return usageErr("--output-%s: want a file name", name)
+		}
+		f, err := os.Create(e.abs(*file))
+		if err != nil {
+			return usageErr("--output-%s: %v", name, err)
+		}
+		err = changelog.Write(f, l, name)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return usageErr("writing the changelog: %v", err)
+		}
+	}
+	return nil
+}
+
+// hideOtherOutputs keeps --output-FORMAT flags a changelog cannot write out
+// of the command's help.
+func hideOtherOutputs(cmd *cobra.Command) {
+	for _, name := range alsoFormats {
+		if !slices.Contains(changelog.Formats, name) {
+			_ = cmd.Flags().MarkHidden("output-" + name)
+		}
+	}
+}
+
 func (c *common) changelogFormat() error {
 	if !slices.Contains(changelog.Formats, c.format) {
 		return usageErr("--format: a changelog is %s, not %q", strings.Join(changelog.Formats, ", "), c.format)
+	}
+	// A changelog has no SARIF form: refused before anything is written,
+	// rather than silently writing nothing.
+	for _, name := range alsoFormats {
+		if !slices.Contains(changelog.Formats, name) && c.flags.Changed("output-"+name) {
+			return usageErr("--output-%s: a changelog has no %s form; it is %s", name, strings.ToUpper(name), strings.Join(changelog.Formats, ", "))
+		}
 	}
 	return nil
 }
@@ -112,10 +158,7 @@ func (c *common) collectChangelog(po *pipeline.Options) (*changelog.Log, error) 
 	all := &changelog.Log{}
 	reg, settings := po.Registry, po.Settings
 	po.Compared = func(in *rules.Input) {
-		l := changelog.Of(in, reg, settings)
-		if len(l.Groups) > 0 {
-			all.Merge(l, l.Groups[0].Entries[0].Where.File)
-		}
+		all.Merge(changelog.Of(in, reg, settings))
 	}
 	return all, nil
 }

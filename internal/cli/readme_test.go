@@ -56,7 +56,8 @@ func ruleTable(reg *rules.Registry) string {
 		if r.Off {
 			sev += " (off by default)"
 		}
-		fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", r.ID, r.Formats, sev, strings.ReplaceAll(r.Doc.Title, "|", `\|`))
+		// The anchor is what Markdown reports link each rule ID to.
+		fmt.Fprintf(&b, "| <a id=\"%s\"></a>`%s` | %s | %s | %s |\n", r.ID, r.ID, r.Formats, sev, strings.ReplaceAll(r.Doc.Title, "|", `\|`))
 	}
 	b.WriteString("\n")
 	return b.String()

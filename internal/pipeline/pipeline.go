@@ -141,7 +141,7 @@ func compare(old, new Side, o Options, subset bool) (*rules.Input, *openapi.Subs
 	fo, fn := FormatOf(old), FormatOf(new)
 	if fo != fn {
 		return nil, nil, source.Errorf(new.display(firstName(new)), 0, 0,
-			"cannot compare a %s contract with a %s contract (%s)", fn, fo, old.display(firstName(old)))
+			"cannot compare %s contract with %s contract (%s)", contractNoun(fn), contractNoun(fo), old.display(firstName(old)))
 	}
 	var in *rules.Input
 	var sub *openapi.Subset
@@ -268,6 +268,14 @@ func anyTouched(ops []string, touched map[string]bool) bool {
 		}
 	}
 	return false
+}
+
+// contractNoun names a format with its article: "an OpenAPI", "a proto".
+func contractNoun(f rules.Format) string {
+	if f == rules.OpenAPI {
+		return "an OpenAPI"
+	}
+	return "a " + f.String()
 }
 
 func firstName(s Side) string {

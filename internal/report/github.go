@@ -60,8 +60,8 @@ func (g *GitHub) Write(w io.Writer, r *Report) error {
 			fmt.Fprintf(bw, "::warning title=%s::not reviewed: %s\n", workflowProperty("contractlint"), workflowData(n))
 		}
 	}
-	fmt.Fprintf(bw, "contractlint: %d findings (%d errors, %d warnings, %d info), %d annotated\n",
-		s.Findings, s.Errors, s.Warnings, s.Infos, shown)
+	fmt.Fprintf(bw, "contractlint: %s (%s, %s, %s), %d annotated\n",
+		plural(s.Findings, "finding"), plural(s.Errors, "error"), plural(s.Warnings, "warning"), plural(s.Infos, "info"), shown)
 	if err := bw.Flush(); err != nil {
 		return err
 	}

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"io"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -23,6 +24,19 @@ type Markdown struct {
 
 // DefaultRulesURL is the page that lists every rule.
 const DefaultRulesURL = "https://github.com/contractlint/contractlint/blob/main/docs/rules.md#every-rule"
+
+// ruleLink is the rule's own anchor on the rules page: docs/rules.md gives
+// every rule ID one, so a link lands on the rule, not on the list's top. An
+// ID that is not kebab-case (none of ours) links the page as given.
+func ruleLink(page, rule string) string {
+	if !ruleIDRE.MatchString(rule) {
+		return page
+	}
+	page, _, _ = strings.Cut(page, "#")
+	return page + "#" + rule
+}
+
+var ruleIDRE = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
 
 // commentBudget keeps a PR comment under GitHub's 65,536-character limit.
 const commentBudget = 60000
@@ -155,7 +169,7 @@ func (m *Markdown) row(f rules.Finding) string {
 	}
 	rule := markdownText(f.Rule)
 	if m.RulesURL != "" {
-		rule = "[" + rule + "](" + m.RulesURL + ")"
+		rule = "[" + rule + "](" + ruleLink(m.RulesURL, f.Rule) + ")"
 	}
 	rule += markdownText(compatLabel(f))
 	msg := markdownText(f.Message)

@@ -33,5 +33,5 @@ func (v *Review) Outcome(s Summary) string {
 }
 
 func findingCounts(s Summary) string {
-	return fmt.Sprintf("%d findings: %d errors, %d warnings, %d info", s.Findings, s.Errors, s.Warnings, s.Infos)
+	return fmt.Sprintf("%s: %s, %s, %s", plural(s.Findings, "finding"), plural(s.Errors, "error"), plural(s.Warnings, "warning"), plural(s.Infos, "info"))
 }

@@ -30,9 +30,7 @@ type collector struct {
 // add keeps one comparison's changelog and evidence, as review --changelog does.
 func (c *collector) add(in *rules.Input) {
 	l := changelog.Of(in, c.reg, c.settings)
-	if len(l.Groups) > 0 {
-		c.log.Merge(l, l.Groups[0].Entries[0].Where.File)
-	}
+	c.log.Merge(l)
 	if c.readers == nil {
 		c.readers, c.meaning = map[string][]Reader{}, map[string][]Fact{}
 	}

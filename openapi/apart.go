@@ -1,0 +1,119 @@
+package openapi
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+
+	"github.com/getkin/kin-openapi/openapi3"
+)
+
+// toldApart names the property that keeps oneOf member j of parent from
+// overlapping any other member: every member constrains it (enum, const, or
+// the discriminator's mapping) and j's values are accepted by no other. A
+// body that matched another member by that property cannot match j, so
+// adding j rejects nothing clients sent. (A body that omits the property
+// could still match two when j does not require it; an API that tells its
+// alternatives apart by, say, type expects clients to send it, as Adyen's
+// payment methods do.) "" when no property does.
+func toldApart(parent *openapi3.Schema, members openapi3.SchemaRefs, j int) string {
+	m := members[j]
+	if m == nil || m.Value == nil {
+		return ""
+	}
+	for _, prop := range candidates(parent, m.Value) {
+		mine, ok := memberValues(parent, m, prop)
+		if !ok {
+			continue
+		}
+		apart := true
+		for k, other := range members {
+			if k == j {
+				continue
+			}
+			theirs, ok := memberValues(parent, other, prop)
+			if !ok || slices.ContainsFunc(mine, func(v string) bool { return slices.Contains(theirs, v) }) {
+				apart = false
+				break
+			}
+		}
+		if apart {
+			return prop
+		}
+	}
+	return ""
+}
+
+// candidates lists the properties that may tell members apart, sorted: the
+// discriminator's, and every property of s with an enum or const.
+func candidates(parent, s *openapi3.Schema) []string {
+	set := map[string]bool{}
+	if parent.Discriminator != nil && parent.Discriminator.PropertyName != "" {
+		set[parent.Discriminator.PropertyName] = true
+	}
+	eachPart(s, func(p *openapi3.Schema) {
+		for name, ps := range p.Properties {
+			if v := schemaOf(ps); v != nil && (v.Const != nil || len(v.Enum) > 0) {
+				set[name] = true
+			}
+		}
+	})
+	return sortedKeys(set)
+}
+
+// eachPart calls f on s and, through allOf, on every schema s is made of.
+func eachPart(s *openapi3.Schema, f func(*openapi3.Schema)) {
+	seen := map[*openapi3.Schema]bool{}
+	var walk func(*openapi3.Schema)
+	walk = func(s *openapi3.Schema) {
+		if s == nil || seen[s] {
+			return
+		}
+		seen[s] = true
+		f(s)
+		for _, m := range s.AllOf {
+			if m != nil {
+				walk(m.Value)
+			}
+		}
+	}
+	walk(s)
+}
+
+// memberValues lists the values member m accepts for prop, as text. With a
+// discriminator on prop, a body is matched by its mapping alone: the
+// mapping names that lead to m (or, when none does, m's own component
+// name). Otherwise its property's enum or const. ok is false when m
+// accepts any value there.
+func memberValues(parent *openapi3.Schema, m *openapi3.SchemaRef, prop string) (vals []string, ok bool) {
+	if m == nil || m.Value == nil {
+		return nil, false
+	}
+	if d := parent.Discriminator; d != nil && d.PropertyName == prop && m.Ref != "" {
+		name := memberName(m, 0)
+		for v, to := range d.Mapping {
+			if to.Ref == m.Ref || memberName((*openapi3.SchemaRef)(&to), 0) == name {
+				vals = append(vals, v)
+			}
+		}
+		if len(vals) == 0 {
+			vals = []string{name}
+		}
+		sort.Strings(vals)
+		return vals, true
+	}
+	eachPart(m.Value, func(p *openapi3.Schema) {
+		ps := schemaOf(p.Properties[prop])
+		switch {
+		case ok || ps == nil:
+		case ps.Const != nil:
+			vals, ok = []string{fmt.Sprint(ps.Const)}, true
+		case len(ps.Enum) > 0:
+			for _, v := range ps.Enum {
+				vals = append(vals, fmt.Sprint(v))
+			}
+			ok = true
+		}
+	})
+	return vals, ok
+}
