@@ -398,26 +398,16 @@ func protoFieldRules() []*Rule {
 	}
 }
 
-// protoTypeRuleIDs are the rules about a field's type and cardinality. Each
-// says at its level what field-redefined would say about the field, so
-// where one fires it supersedes field-redefined: one edit, one finding, at
-// the severity that rule documents.
+// protoTypeRuleIDs are the rules about a field's type and cardinality.
+// Where the change is a new meaning, field-redefined reports it in the words
+// it uses for OpenAPI and supersedes them (its finding carries their buf
+// rules); where it is not (int32 -> int64 at the file level), they speak.
 var protoTypeRuleIDs = []string{
 	"proto-field-type-changed", "proto-field-type-wire-json-incompatible", "proto-field-type-wire-incompatible",
 	"proto-field-cardinality-changed", "proto-field-cardinality-wire-json-incompatible", "proto-field-cardinality-wire-incompatible",
 }
 
 func protoTypeRules() []*Rule {
-	rs := protoTypeFieldRules()
-	for _, r := range rs {
-		if slices.Contains(protoTypeRuleIDs, r.ID) {
-			r.Supersedes = append(r.Supersedes, "field-redefined")
-		}
-	}
-	return rs
-}
-
-func protoTypeFieldRules() []*Rule {
 	fieldType := func(c *Change) bool {
 		return modified(c, SubjectField, AspectType) && c.OldField != nil && c.NewField != nil
 	}
