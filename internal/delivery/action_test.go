@@ -279,13 +279,13 @@ func TestAction(t *testing.T) {
 			t.Errorf("outputs %q lack %q", outputs, want)
 		}
 	}
-	if !regexp.MustCompile(`(?m)^::error file=api/shop\.proto,line=5,col=3,.*proto-field-type-wire-json-incompatible`).MatchString(stdout) {
-		t.Errorf("no proto-field-type-wire-json-incompatible annotation at api/shop.proto:5:3:\n%s", stdout)
+	if !regexp.MustCompile(`(?m)^::error file=api/shop\.proto,line=5,col=3,.*field-redefined`).MatchString(stdout) {
+		t.Errorf("no field-redefined annotation at api/shop.proto:5:3:\n%s", stdout)
 	}
 	if !strings.Contains(stdout, "compared against "+base[:7]) {
 		t.Errorf("the log does not name the base %s:\n%s", base[:7], stdout)
 	}
-	if sum, _ := os.ReadFile(r.files["GITHUB_STEP_SUMMARY"]); !strings.Contains(string(sum), "proto-field-type-wire-json-incompatible") {
+	if sum, _ := os.ReadFile(r.files["GITHUB_STEP_SUMMARY"]); !strings.Contains(string(sum), "field-redefined") {
 		t.Errorf("job summary lacks the finding:\n%s", sum)
 	}
 	if sarif, err := os.ReadFile(filepath.Join(work, "out.sarif")); err != nil || !strings.Contains(string(sarif), `"2.1.0"`) || !strings.Contains(string(sarif), "api/shop.proto") {
@@ -302,7 +302,7 @@ func TestAction(t *testing.T) {
 	}
 	gh, _ := os.ReadFile(r.ghLog)
 	if !strings.Contains(string(gh), "gh api --method POST repos/shop/api/issues/7/comments --input -") ||
-		!strings.Contains(string(gh), "<!-- contractlint:sticky -->") || !strings.Contains(string(gh), "proto-field-type-wire-json-incompatible") {
+		!strings.Contains(string(gh), "<!-- contractlint:sticky -->") || !strings.Contains(string(gh), "field-redefined") {
 		t.Errorf("first run: want one comment posted with the report, gh calls:\n%s", gh)
 	}
 

@@ -46,7 +46,7 @@ func TestPreCommitHook(t *testing.T) {
 	if _, ok := err.(*exec.ExitError); !ok {
 		t.Fatalf("the breaking commit was not blocked (err %v):\n%s", err, out)
 	}
-	if !strings.Contains(out, "proto-field-type-wire-json-incompatible") || !strings.Contains(out, "api/shop.proto:5:3") {
+	if !strings.Contains(out, "field-redefined") || !strings.Contains(out, "api/shop.proto:5:3") {
 		t.Errorf("the hook's output does not name the finding:\n%s", out)
 	}
 	if log := must(t, work, env, "git", "log", "--format=%s"); strings.TrimSpace(log) != "v1" {

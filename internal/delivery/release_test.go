@@ -143,7 +143,7 @@ func TestActionRelease(t *testing.T) {
 				release(t, tmp, c.relTag, plat.target, c.exe, c.sum)
 			}
 			stdout, status := r.run(act)
-			if status != 1 || !strings.Contains(stdout, "proto-field-type-wire-json-incompatible") {
+			if status != 1 || !strings.Contains(stdout, "field-redefined") {
 				t.Errorf("the review step exited %d, want 1 with the finding:\n%s", status, stdout)
 			}
 			log := r.log.String()

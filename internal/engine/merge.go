@@ -129,7 +129,10 @@ func supersedesRule(reg *rules.Registry, a, b string) bool {
 	return ok && slices.Contains(r.Supersedes, b)
 }
 
-// absorb folds the findings at rest (indexes into fs) into keep.
+// absorb folds the findings at rest (indexes into fs) into keep. The
+// operations stay keep's: the others may reach the element another way (a
+// response property removed breaks readers; the deprecation advice is for
+// every operation that carries it).
 func absorb(reg *rules.Registry, keep rules.Finding, fs []rules.Finding, rest []int) rules.Finding {
 	var msg strings.Builder
 	msg.WriteString(keep.Message)
@@ -140,7 +143,6 @@ func absorb(reg *rules.Registry, keep rules.Finding, fs []rules.Finding, rest []
 		for _, id := range f.Also {
 			keep.Also = appendRule(keep.Also, keep.Rule, id)
 		}
-		keep.Operations = mergeOps(keep.Operations, f.Operations)
 		if f.Rule != keep.Rule && supersedesRule(reg, keep.Rule, f.Rule) {
 			continue // says nothing the kept message does not
 		}
