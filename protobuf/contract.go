@@ -69,9 +69,9 @@ func (t *Tree) operation(r *RPC) *rules.Operation {
 	for _, f := range in.Fields {
 		op.RequestFields = append(op.RequestFields, facts(f))
 		if op.Key == nil && isKey(f) {
-			// A key field is the contract, unless the API marks it OPTIONAL:
-			// then it is the first release of a key rollout.
-			op.Key = &rules.Param{Name: f.Short, In: "field", Required: !slices.Contains(f.Behavior, "OPTIONAL"), Type: f.Type, MaxLength: -1,
+			// A key field is required only when the contract says so: a
+			// plain proto3 field is optional on the wire, whatever its name.
+			op.Key = &rules.Param{Name: f.Short, In: "field", Required: f.Required(), Type: f.Type, MaxLength: -1,
 				Loc: f.Loc, Path: f.Name, Description: f.Comment}
 		}
 	}

@@ -449,7 +449,11 @@ func (d *differ) field(s rules.Subject, of, nf *Field) {
 	add(rules.AspectJSONName, nf.Short, of.JSONName, nf.JSONName)
 	add(rules.AspectOneof, nf.Short, of.Oneof, nf.Oneof)
 	add(rules.AspectDefault, nf.Short, defaultOf(of), defaultOf(nf))
-	add(rules.AspectPacked, nf.Short, strconv.FormatBool(of.Packed), strconv.FormatBool(nf.Packed))
+	// Only a repeated field has an encoding to pack: a field that turned
+	// repeated (or back) changed cardinality, which that change reports.
+	if of.Card == CardRepeated && nf.Card == CardRepeated {
+		add(rules.AspectPacked, nf.Short, strconv.FormatBool(of.Packed), strconv.FormatBool(nf.Packed))
+	}
 	// Options and features that only mean something for some kinds are
 	// compared where both sides have them: a string becoming a bool is a
 	// type change, not a validation change to nothing.

@@ -243,15 +243,16 @@ func (l *lowerer) field(fd protoreflect.FieldDescriptor) *Field {
 		f.Extendee = string(fd.ContainingMessage().FullName())
 	}
 	f.Trailing = l.at.trailing(fd)
-	f.Behavior, f.Unit = fieldExtensions(opts)
+	f.Behavior, f.Unit, f.ValidateRequired = fieldExtensions(opts)
 	return f
 }
 
 // fieldExtensions reads the custom field options that carry meaning:
-// (google.api.field_behavior) and any string or enum option named *unit*.
-func fieldExtensions(opts *descriptorpb.FieldOptions) (behavior []string, unit string) {
+// (google.api.field_behavior), any string or enum option named *unit*, and
+// whether a validation rule requires the field.
+func fieldExtensions(opts *descriptorpb.FieldOptions) (behavior []string, unit string, required bool) {
 	if opts == nil {
-		return nil, ""
+		return nil, "", false
 	}
 	opts.ProtoReflect().Range(func(x protoreflect.FieldDescriptor, v protoreflect.Value) bool {
 		switch {
@@ -259,6 +260,8 @@ func fieldExtensions(opts *descriptorpb.FieldOptions) (behavior []string, unit s
 			for i := 0; i < v.List().Len(); i++ {
 				behavior = append(behavior, enumLabel(x, v.List().Get(i)))
 			}
+		case (x.FullName() == "buf.validate.field" || x.FullName() == "validate.rules") && x.Kind() == protoreflect.MessageKind:
+			required = validateRequired(v.Message())
 		case x.IsExtension() && strings.Contains(strings.ToLower(string(x.Name())), "unit"):
 			switch x.Kind() {
 			case protoreflect.StringKind:
@@ -269,7 +272,26 @@ func fieldExtensions(opts *descriptorpb.FieldOptions) (behavior []string, unit s
 		}
 		return true
 	})
-	return behavior, unit
+	return behavior, unit, required
+}
+
+// validateRequired reads a validation rule's `required = true`: at the top
+// of buf.validate's FieldRules, or in the rules of one kind, as
+// protoc-gen-validate writes it ((validate.rules).message.required).
+func validateRequired(m protoreflect.Message) bool {
+	found := false
+	m.Range(func(k protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+		switch {
+		case k.Name() == "required" && k.Kind() == protoreflect.BoolKind:
+			found = v.Bool()
+		case k.Kind() == protoreflect.MessageKind && !k.IsList() && !k.IsMap():
+			if r := k.Message().Fields().ByName("required"); r != nil && r.Kind() == protoreflect.BoolKind {
+				found = v.Message().Get(r).Bool()
+			}
+		}
+		return !found
+	})
+	return found
 }
 
 // enumLabel is an option's enum value by name, or by number when the

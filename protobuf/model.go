@@ -3,7 +3,11 @@
 // computes the typed diff and the lint view of one version.
 package protobuf
 
-import "github.com/contractlint/contractlint/rules"
+import (
+	"slices"
+
+	"github.com/contractlint/contractlint/rules"
+)
 
 // Tree is one version of a set of .proto files, lowered. Only the files the
 // caller listed are here; their imports are only referenced by full name.
@@ -110,6 +114,18 @@ type Field struct {
 	Behavior []string
 	// Unit is the value of a custom option whose name says unit, if any.
 	Unit string
+	// ValidateRequired marks a field a validation rule requires:
+	// (buf.validate.field).required or protoc-gen-validate's
+	// (validate.rules).message.required.
+	ValidateRequired bool
+}
+
+// Required reports whether the contract requires clients to set f: only an
+// explicit signal does (proto2 `required` or editions LEGACY_REQUIRED,
+// (google.api.field_behavior) = REQUIRED, a validation rule). A plain
+// proto3 field is optional on the wire, whatever its name.
+func (f *Field) Required() bool {
+	return f.Card == CardRequired || f.ValidateRequired || slices.Contains(f.Behavior, "REQUIRED")
 }
 
 // Enum is an enum with its values in declaration order.

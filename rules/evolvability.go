@@ -43,8 +43,13 @@ func nameWords(name string) []string {
 }
 
 // moneyNames are the words that make a field name mean money.
-var moneyNames = []string{"price", "prices", "amount", "amounts", "cost", "costs", "fee", "fees", "total",
-	"subtotal", "balance", "tax", "refund", "payout", "money", "salary", "revenue", "charge", "tip"}
+var moneyNames = []string{"price", "prices", "amount", "amounts", "cost", "costs", "fee", "fees",
+	"subtotal", "balance", "tax", "refund", "payout", "money", "salary", "revenue", "tip"}
+
+// pairedMoneyNames mean money only beside a currency or a money unit (in the
+// name, the unit, or the description): total_usd is money, and
+// total_metric_value a measurement.
+var pairedMoneyNames = []string{"total", "totals", "charge", "value", "sum"}
 
 // notMoney are name suffixes that say the value is integral (minor units),
 // a proportion rather than an amount (application_fee_percent), or a
@@ -64,12 +69,14 @@ func isMoney(f *Field) bool {
 	if n := len(words); n >= 2 && words[n-2] == "p" && words[n-1] == "value" {
 		return false // p_value: a statistic's significance
 	}
+	paired := false
 	for _, w := range words {
 		if slices.Contains(moneyNames, w) {
 			return true
 		}
+		paired = paired || slices.Contains(pairedMoneyNames, w)
 	}
-	return moneyDescRE.MatchString(f.Description)
+	return moneyDescRE.MatchString(f.Description) || paired && statesMoney(f, words)
 }
 
 func isFloat(c *Contract, f *Field) bool {
@@ -90,7 +97,8 @@ func moneyAsFloat() *Rule {
 				"here and there. Teams find out late and then \"fix\" the field by changing its type or its " +
 				"unit in place, which every existing client reads with the old meaning: the price that was " +
 				"40.00 becomes 4000. A field whose name or description says money (price, amount, cost, fee, " +
-				"total, balance, ...) should be integer minor units (price_cents) or a decimal string from " +
+				"balance, ...; total, value or charge only beside a currency or money unit: total_usd, " +
+				"not total_metric_value) should be integer minor units (price_cents) or a decimal string from " +
 				"the start; names ending in _cents or _minor are already integral and are not flagged.",
 			Bad: "price: {type: number, description: Price in dollars}",
 			Good: `price_cents: {type: integer, description: Price in cents}

@@ -44,6 +44,10 @@ type Finding struct {
 	// Compat is the direction a diff finding breaks, set when the run judged
 	// more than backward (--compat forward or full); zero otherwise.
 	Compat Compat
+	// Also names the rules whose findings about the same edit this one
+	// stands for: superseded, or merged into its message (one edit, one
+	// finding). Their peers' rule IDs (buf, oasdiff) are covered here too.
+	Also []string
 }
 
 // SortFindings orders findings by file, line, column, then rule, so reports

@@ -250,7 +250,8 @@ func forwardRedefined(c *Change) (string, bool) {
 		if o.Name != n.Name {
 			return "", false
 		}
-		m, dir = protoMeaning(o, n), protoDirection(n)
+		m, _, _, _ = protoMeaning(o, n)
+		dir = protoDirection(n)
 	} else {
 		m, _, _, _ = openAPIMeaning(o, n)
 	}

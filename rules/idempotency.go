@@ -33,7 +33,9 @@ func needsKey(op *Operation) bool {
 }
 
 // keyRequired reports whether clients must send the key. Proto lowering
-// marks a key field required unless (google.api.field_behavior) says OPTIONAL.
+// marks a key field required only on an explicit signal: proto2 `required`,
+// (google.api.field_behavior) = REQUIRED, a buf.validate or
+// protoc-gen-validate required rule.
 func keyRequired(p *Param) bool {
 	return p != nil && p.Required
 }
@@ -394,8 +396,10 @@ func keyNewlyRequired() *Rule {
 			Title: "An idempotency key is required where none existed",
 			Text: "Requiring a key that the previous release did not even declare rejects every request " +
 				"from every existing client on the day it ships: the fix for double charges becomes an " +
-				"outage. " + rolloutDoc + " A proto key field marked (google.api.field_behavior) = " +
-				"OPTIONAL is the first release of that rollout, not a requirement.",
+				"outage. " + rolloutDoc + " A proto field is required only by an explicit signal: " +
+				"(google.api.field_behavior) = REQUIRED, a buf.validate or protoc-gen-validate " +
+				"`required` rule, proto2 `required` or editions LEGACY_REQUIRED. A plain proto3 " +
+				"`string request_id` is optional on the wire, the first release of that rollout.",
 			Bad: `# release 1: no Idempotency-Key
 # release 2
 - {name: Idempotency-Key, in: header, required: true}`,
@@ -462,20 +466,23 @@ func keyDropped() *Rule {
 - {name: Idempotency-Key, in: header, required: true}`,
 		},
 	}, func(c *Contract, o, n *Operation) *issue {
-		if !keyRequired(o.Key) || keyRequired(n.Key) || !needsKey(n) {
-			return nil
-		}
-		// A proto key field that gains (google.api.field_behavior) = OPTIONAL
-		// documents what the wire always allowed; only its removal drops it.
-		if c.Format == Proto && n.Key != nil {
+		// A proto key field is what the server deduplicates on whether or
+		// not the contract requires it (the wire never does): only its
+		// removal drops it.
+		held := keyRequired(o.Key) || c.Format == Proto && o.Key != nil
+		if !held || keyRequired(n.Key) || !needsKey(n) || c.Format == Proto && n.Key != nil {
 			return nil
 		}
 		where, now := n.Loc, "no longer takes it"
 		if n.Key != nil {
 			where, now = n.Key.Loc, "makes it optional"
 		}
+		had := "required"
+		if !keyRequired(o.Key) {
+			had = "took"
+		}
 		return &issue{at: where, old: &o.Key.Loc, msg: fmt.Sprintf(
-			"%s required %s and now %s: clients that retry it may have their retries applied twice; "+
-				"keep the key required", opName(c, n), o.Key.Name, now)}
+			"%s %s %s and now %s: clients that retry it may have their retries applied twice; "+
+				"keep the key required", opName(c, n), had, o.Key.Name, now)}
 	})
 }

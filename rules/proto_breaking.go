@@ -159,7 +159,7 @@ func protoDeletions() []*Rule {
 			return fmt.Sprintf("oneof %s deleted: generated case accessors disappear and its fields no longer exclude each other", c.Path), c.is(Removed, SubjectOneof)
 		}),
 		onChange(&Rule{
-			ID: "proto-extension-range-removed", Pack: Breaking, Formats: Proto, Severity: Error, Levels: lvFP, Buf: []string{"EXTENSION_MESSAGE_NO_DELETE"},
+			ID: "proto-extension-range-removed", Apart: true, Pack: Breaking, Formats: Proto, Severity: Error, Levels: lvFP, Buf: []string{"EXTENSION_MESSAGE_NO_DELETE"},
 			Doc: Doc{
 				Title: "An extension range was deleted from a message",
 				Text:  "Other files may extend a message inside its extension ranges. Deleting or narrowing a range makes those extensions invalid and fails their compilation. Keep the range.",
@@ -248,7 +248,7 @@ func protoDeletions() []*Rule {
 				!c.NumberReserved
 		}),
 		onChange(&Rule{
-			ID: "proto-reserved-message-removed", Pack: Breaking, Formats: Proto, Severity: Error, Levels: lvAll, Buf: []string{"RESERVED_MESSAGE_NO_DELETE"},
+			ID: "proto-reserved-message-removed", Apart: true, Pack: Breaking, Formats: Proto, Severity: Error, Levels: lvAll, Buf: []string{"RESERVED_MESSAGE_NO_DELETE"},
 			Doc: Doc{
 				Title: "A message's reserved number or name was released",
 				Text:  "Reserved numbers and names keep deleted fields from coming back with another meaning. Releasing a reservation lets the next change reuse it, and old data is then read into the wrong field. Keep every reservation.",
@@ -260,7 +260,7 @@ func protoDeletions() []*Rule {
 				c.is(Removed, SubjectReserved) && c.Name == "message"
 		}),
 		onChange(&Rule{
-			ID: "proto-reserved-enum-removed", Pack: Breaking, Formats: Proto, Severity: Error, Levels: lvAll, Buf: []string{"RESERVED_ENUM_NO_DELETE"},
+			ID: "proto-reserved-enum-removed", Apart: true, Pack: Breaking, Formats: Proto, Severity: Error, Levels: lvAll, Buf: []string{"RESERVED_ENUM_NO_DELETE"},
 			Doc: Doc{
 				Title: "An enum's reserved number or name was released",
 				Text:  "Reserved enum numbers and names keep deleted values from coming back with another meaning. Releasing one lets a new value take it, and old data changes meaning. Keep every reservation.",
@@ -301,6 +301,9 @@ func protoFieldRules() []*Rule {
 	return []*Rule{
 		onChange(&Rule{
 			ID: "proto-field-name-changed", Pack: Breaking, Formats: Proto, Severity: Error, Levels: lvFPJ, Buf: []string{"FIELD_SAME_NAME"},
+			// A rename changes the JSON name with it (unless json_name
+			// keeps it), which this message already says.
+			Supersedes: []string{"proto-field-json-name-changed"},
 			Doc: Doc{
 				Title: "A field was renamed",
 				Text:  "The binary wire does not care, but JSON clients and generated code use the name: a rename drops the field for JSON readers and breaks code using the accessors. Add a new field instead, or keep the name.",
@@ -373,6 +376,9 @@ func protoFieldRules() []*Rule {
 		}, changeMsg("jstype of field %s changed from %s to %s: JavaScript code sees another type", fieldOption("jstype"))),
 		onChange(&Rule{
 			ID: "proto-field-utf8-validation-changed", Pack: Breaking, Formats: Proto, Severity: Error, Levels: lvFP, Buf: []string{"FIELD_SAME_UTF8_VALIDATION"},
+			// Java parsers apply the field's own validation: the Java
+			// check at the same field changed with it.
+			Supersedes: []string{"proto-field-java-utf8-validation-changed"},
 			Doc: Doc{
 				Title: "A string field's UTF-8 validation changed",
 				Text:  "Whether a parser rejects invalid UTF-8 in a string field follows the file's syntax or the utf8_validation feature. Turning validation on makes messages that parsed before fail; turning it off lets invalid text into code that trusted it. Keep it.",
@@ -392,26 +398,16 @@ func protoFieldRules() []*Rule {
 	}
 }
 
-// protoTypeRuleIDs are the rules about a field's type and cardinality. Each
-// says at its level what field-redefined would say about the field, so
-// where one fires it supersedes field-redefined: one edit, one finding, at
-// the severity that rule documents.
+// protoTypeRuleIDs are the rules about a field's type and cardinality.
+// Where the change is a new meaning, field-redefined reports it in the words
+// it uses for OpenAPI and supersedes them (its finding carries their buf
+// rules); where it is not (int32 -> int64 at the file level), they speak.
 var protoTypeRuleIDs = []string{
 	"proto-field-type-changed", "proto-field-type-wire-json-incompatible", "proto-field-type-wire-incompatible",
 	"proto-field-cardinality-changed", "proto-field-cardinality-wire-json-incompatible", "proto-field-cardinality-wire-incompatible",
 }
 
 func protoTypeRules() []*Rule {
-	rs := protoTypeFieldRules()
-	for _, r := range rs {
-		if slices.Contains(protoTypeRuleIDs, r.ID) {
-			r.Supersedes = append(r.Supersedes, "field-redefined")
-		}
-	}
-	return rs
-}
-
-func protoTypeFieldRules() []*Rule {
 	fieldType := func(c *Change) bool {
 		return modified(c, SubjectField, AspectType) && c.OldField != nil && c.NewField != nil
 	}
@@ -482,7 +478,7 @@ repeated int32 counts = 6;`,
 			},
 		}, changeMsg("cardinality of field %s changed from %s to %s: old readers cannot decode it", func(c *Change) bool { return card(c) && !wireCompatibleCard(c.Old, c.New) })),
 		onChange(&Rule{
-			ID: "proto-message-required-fields-changed", Pack: Breaking, Formats: Proto, Severity: Error, Levels: lvAll, Buf: []string{"MESSAGE_SAME_REQUIRED_FIELDS"},
+			ID: "proto-message-required-fields-changed", Apart: true, Pack: Breaking, Formats: Proto, Severity: Error, Levels: lvAll, Buf: []string{"MESSAGE_SAME_REQUIRED_FIELDS"},
 			Doc: Doc{
 				Title: "A message's required fields changed",
 				Text:  "A proto2 parser rejects a message that lacks a required field. Adding one rejects what old writers send; removing one makes old readers reject what new writers send. Never change the set of required fields. Each field is reported on its own: one made required at its line, one no longer required at its message.",
@@ -624,7 +620,7 @@ var fileOptionRules = []struct{ option, buf, lang string }{
 func protoFileRules() []*Rule {
 	out := []*Rule{
 		onChange(&Rule{
-			ID: "proto-file-package-changed", Pack: Breaking, Formats: Proto, Severity: Error, Levels: lvAll, Buf: []string{"FILE_SAME_PACKAGE"},
+			ID: "proto-file-package-changed", Apart: true, Pack: Breaking, Formats: Proto, Severity: Error, Levels: lvAll, Buf: []string{"FILE_SAME_PACKAGE"},
 			Doc: Doc{
 				Title: "A file's package changed",
 				Text:  "The package is part of every full name in the file: message type URLs, rpc paths (/pkg.Service/Method) and generated import paths all change, so every client breaks. Create a new file in the new package instead.",
@@ -633,7 +629,7 @@ func protoFileRules() []*Rule {
 			},
 		}, changeMsg("package of %s changed from %q to %q: every full name and rpc path in it changes", modifiedOf(SubjectPackage, AspectName))),
 		onChange(&Rule{
-			ID: "proto-file-syntax-changed", Pack: Breaking, Formats: Proto, Severity: Error, Levels: lvFP, Buf: []string{"FILE_SAME_SYNTAX"},
+			ID: "proto-file-syntax-changed", Apart: true, Pack: Breaking, Formats: Proto, Severity: Error, Levels: lvFP, Buf: []string{"FILE_SAME_SYNTAX"},
 			Doc: Doc{
 				Title: "A file's syntax or edition changed",
 				Text:  "Syntax decides field presence, enum openness, UTF-8 validation and packed defaults; changing it changes generated code and how data is read. Keep the syntax, or migrate to editions with features that preserve the old behaviour.",
@@ -644,8 +640,10 @@ func protoFileRules() []*Rule {
 	}
 	for _, o := range fileOptionRules {
 		id := "proto-file-" + strings.ReplaceAll(o.option, "_", "-") + "-changed"
+		// Each is about its own line of the file (the file is their
+		// element): an option changed beside another is another edit.
 		out = append(out, onChange(&Rule{
-			ID: id, Pack: Breaking, Formats: Proto, Severity: Error, Levels: lvFP, Buf: []string{o.buf},
+			ID: id, Apart: true, Pack: Breaking, Formats: Proto, Severity: Error, Levels: lvFP, Buf: []string{o.buf},
 			Doc: Doc{
 				Title: "The file option " + o.option + " changed",
 				Text:  "The " + o.option + " option shapes the " + o.lang + " code generated from the file; changing it moves or renames that code, and every " + o.lang + " program built against it stops compiling. Keep the option's value.",

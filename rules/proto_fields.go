@@ -22,8 +22,11 @@ func fieldNumberReused() *Rule {
 		Severity: Error,
 		// A number that now carries another field says all there is to
 		// say about that field: its new name, JSON name and type follow.
-		Supersedes: slices.Concat([]string{"proto-field-name-changed", "proto-field-json-name-changed", "field-redefined"}, protoTypeRuleIDs),
-		Mode:       DiffRule,
+		// A field moved to another number says what the removal of its
+		// old number would.
+		Supersedes: slices.Concat([]string{"proto-field-name-changed", "proto-field-json-name-changed", "field-redefined"},
+			protoTypeRuleIDs, protoFieldRemovals),
+		Mode: DiffRule,
 		Doc: Doc{
 			Title: "A field number now belongs to a different field",
 			Text: "On the wire a field is its number. When a number that belonged to a deleted field, or that the " +
@@ -57,6 +60,10 @@ message Charge {
 	}
 	return r
 }
+
+// protoFieldRemovals are the rules that report a field's number gone.
+var protoFieldRemovals = []string{"proto-field-removed", "proto-field-removed-unreserved-name",
+	"proto-field-removed-unreserved-number", "field-removed-without-deprecation"}
 
 // numberReused matches a number that now carries another field, and a field
 // that moved to another number.

@@ -21,6 +21,8 @@ func fieldRedefined() *Rule {
 			"response-property-format-changed", "request-property-format-changed",
 			// A pattern that dropped its decimals is the unit change itself.
 			"response-pattern-changed", "request-pattern-changed",
+			// A multipleOf that moved by a power of ten is the scale change.
+			"request-multiple-of-changed",
 		},
 		Doc: Doc{
 			Title: "A field keeps its name but changes its meaning",
@@ -31,7 +33,9 @@ func fieldRedefined() *Rule {
 				"client's 40.00 as 40 cents. Units are read on both sides from x-unit/x-units, unit words " +
 				"in the description or title, multipleOf, a pattern or string example that loses its " +
 				"decimals (\"40.00\" -> \"4000\"), and in proto from the field's leading and trailing " +
-				"comments and any custom option named *unit*. A unit named on one side only counts when " +
+				"comments and any custom option named *unit*; a proto type old readers misread (double -> " +
+				"int64) or another shape is reported here in the same words, in place of the breaking " +
+				"type and cardinality rules (whose buf rule IDs the finding carries). A unit named on one side only counts when " +
 				"the example moved by a power of ten. Add a new field with the new meaning next to the " +
 				"old one (expand), move clients over, and remove the old field only once nobody reads it " +
 				"(contract).",
@@ -44,6 +48,9 @@ price: {type: number, description: Price in dollars, example: 40.00}
 price_cents: {type: integer, description: Price in cents, example: 4000}`,
 		},
 	}
+	// The same meaning change in a proto field: field-redefined says what
+	// the type and cardinality rules would, and carries their buf rules.
+	r.Supersedes = append(r.Supersedes, protoTypeRuleIDs...)
 	r.Check = func(in *Input) []Finding {
 		var out []Finding
 		for i := range in.Changes {

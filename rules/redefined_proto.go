@@ -9,60 +9,43 @@ import (
 // redefinedProto judges a proto field that kept its number and name: the
 // diff emits one Modified field change without an Aspect for every field
 // whose type or shape moved, carrying both sides' facts. It reports what
-// old readers misread: a type they cannot decode (an enum counts as
-// another when its numbers differ), or another shape. Widening an integer or
-// renaming the field is not a new meaning; the breaking rules (and
-// field-number-reused) own those, and supersede this finding wherever
-// they fire at the field, so one edit is one finding.
+// old readers misread (a type they cannot decode, an enum whose numbers
+// differ, another shape, another unit) in the words field-redefined uses
+// for OpenAPI, since it is the same edit: `double price` becoming `int64
+// price` is `price: {type: number}` becoming `{type: integer}`. It
+// supersedes the breaking type and cardinality rules at the field, whose
+// buf rules its finding carries. Widening an integer or renaming the field
+// is not a new meaning: the breaking rules (and field-number-reused) own those.
 func redefinedProto(c *Change) (msg string, ok bool) {
 	o, n := c.OldField, c.NewField
 	if c.Aspect != "" || o == nil || n == nil || o.Name != n.Name {
 		return "", false
 	}
-	m := protoMeaning(o, n)
+	m, ou, nu, nKnown := protoMeaning(o, n)
 	if len(m.parts) == 0 {
 		return "", false
 	}
-	consequence := "existing clients read the new data with the old meaning"
-	if m.growth != 0 && m.growth != 1 {
-		consequence = m.consequence(protoDirection(n), o, n, unit{}, unit{})
-	}
-	return fmt.Sprintf("field %d (%s) keeps its number but changes meaning: %s; %s. Add a new field with a new number and deprecate this one",
-		n.Number, n.Name, strings.Join(m.parts, ", "), consequence), true
+	return fmt.Sprintf("%s: %s: %s; %s", n.Name, strings.Join(m.parts, ", "),
+		m.consequence(protoDirection(n), o, n, ou, nu), advice(n.Name, nu, nKnown)), true
 }
 
 // protoMeaning collects what changed about the meaning of a proto field
-// that kept its number and name.
-func protoMeaning(o, n *Field) meaning {
-	var m meaning
-	if o.Type != n.Type || o.Key != n.Key || o.Format != n.Format {
-		if !wireCompatibleType(o, n) {
-			m.add("type %s -> %s (old readers misread it)", protoType(o), protoType(n))
+// that kept its number and name, and the units each side states.
+func protoMeaning(o, n *Field) (m meaning, ou, nu unit, nKnown bool) {
+	if (o.Type != n.Type || o.Key != n.Key || o.Format != n.Format) && !wireCompatibleType(o, n) {
+		m.add("type %s -> %s", protoType(o), protoType(n))
+	} else if !wireCompatibleCard(card(o), card(n)) {
+		m.shape(o, n)
+	}
+	ou, oKnown := fieldUnit(o)
+	nu, nKnown = fieldUnit(n)
+	if oKnown && nKnown && ou.Name != nu.Name {
+		m.add("unit %s -> %s", ou.Name, nu.Name)
+		if ou.Dim != "" && ou.Dim == nu.Dim {
+			m.growth = ou.Scale / nu.Scale
 		}
 	}
-	if oc, nc := shape(o), shape(n); oc != nc && !wireCompatibleCard(card(o), card(n)) {
-		m.add("%s -> %s", oc, nc)
-	}
-	if part, growth, ok := unitChange(o, n); ok {
-		m.parts = append(m.parts, part)
-		m.growth = growth
-	}
-	return m
-}
-
-// unitChange compares the units a field's comments (leading and trailing)
-// or unit option state on both sides: "// Price in dollars." becoming
-// "// Price in cents." is a new meaning under the same number.
-func unitChange(o, n *Field) (part string, growth float64, ok bool) {
-	ou, oKnown := fieldUnit(o)
-	nu, nKnown := fieldUnit(n)
-	if !oKnown || !nKnown || ou.Name == nu.Name {
-		return "", 0, false
-	}
-	if ou.Dim != "" && ou.Dim == nu.Dim {
-		growth = ou.Scale / nu.Scale
-	}
-	return fmt.Sprintf("unit %s -> %s", ou.Name, nu.Name), growth, true
+	return m, ou, nu, nKnown
 }
 
 // protoDirection reads (google.api.field_behavior): OUTPUT_ONLY fields are

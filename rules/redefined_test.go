@@ -184,11 +184,11 @@ func TestRedefinedProtoUnits(t *testing.T) {
 		not      string
 	}{
 		{"both ways", pf("Price in dollars."), pf("Price in cents."),
-			"unit dollars -> cents; old clients read every value 100 times too large; the server now reads every value old clients send 100 times too small", ""},
+			"price: unit dollars -> cents: old clients read every value 100 times too large; the server now reads every value old clients send 100 times too small; add price_cents and keep price unchanged", ""},
 		{"output only", pf("Price in dollars.", "OUTPUT_ONLY"), pf("Price in cents.", "OUTPUT_ONLY"),
-			"old clients read every value 100 times too large.", "server"},
+			"old clients read every value 100 times too large; add price_cents", "server"},
 		{"input only", pf("Hold in seconds.", "INPUT_ONLY"), pf("Hold in milliseconds.", "INPUT_ONLY"),
-			"the server now reads every value old clients send 1,000 times too small.", "old clients read"},
+			"the server now reads every value old clients send 1,000 times too small; add price_ms", "old clients read"},
 		{"reworded", pf("Price in dollars."), pf("The price, in US dollars."), "", ""},
 		// googleapis 2026-02 -> 2026-08: comments reworded around units that
 		// are not the field's encoding.

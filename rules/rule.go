@@ -99,6 +99,10 @@ type Rule struct {
 	// Supersedes lists rules whose findings at the same location this rule's
 	// finding replaces (field-redefined says more than a bare type change).
 	Supersedes []string
+	// Apart marks a rule whose findings about one element are each a
+	// different edit (one per extension range, reservation or required
+	// field of the message): the engine never merges them with another.
+	Apart bool
 	// Compat is the direction a diff rule judges; zero is backward.
 	Compat Compat
 	Check  func(*Input) []Finding

@@ -261,3 +261,25 @@ func powerOfTen(x float64) (int, bool) {
 	}
 	return int(k), true
 }
+
+// statesMoney reports whether a field says its value is money: a currency
+// or money unit among its name's words (total_usd) or as its unit (x-unit,
+// a unit option, or the unit its description or title names).
+func statesMoney(f *Field, nameWords []string) bool {
+	for _, w := range nameWords {
+		if u, ok := units[unitWords[w]]; ok && u.Dim == "money" {
+			return true
+		}
+	}
+	if tag := strings.TrimSpace(f.Unit); tag != "" {
+		if u, ok := parseUnit(tag, tagWords); ok {
+			return u.Dim == "money"
+		}
+	}
+	for _, text := range []string{f.Description, f.Title} {
+		if u, ok := parseUnit(text, nil); ok && u.Dim == "money" {
+			return true
+		}
+	}
+	return false
+}

@@ -15,7 +15,8 @@ import (
 )
 
 // Run runs the enabled rules of mode m over in and passes the findings through
-// the filters (supersession, ignores, paths, severities, de-duplication, order).
+// the filters (supersession, ignores, paths, severities, de-duplication, one
+// finding per edit, order).
 func Run(reg *rules.Registry, s *rules.Settings, m rules.Mode, in *rules.Input) []rules.Finding {
 	var out []rules.Finding
 	for _, r := range reg.All() {
@@ -34,6 +35,9 @@ func Run(reg *rules.Registry, s *rules.Settings, m rules.Mode, in *rules.Input) 
 	out = dropPaths(out, s.IgnorePaths, s.IgnoreName)
 	out = overrideSeverity(out, s.Severity)
 	out = dedupe(out)
+	if m == rules.DiffRule {
+		out = Merge(reg, out)
+	}
 	rules.SortFindings(out)
 	return out
 }
@@ -69,23 +73,59 @@ func supersedeKey(rule string, f rules.Finding) lineKey {
 // a property's key and its `type:` sit on different lines. A proto element
 // is on one line; by name alone, a field that moved to another number would
 // also lose the findings about its old number.
+//
+// The finding that stays names the rules it replaced in Also, so the peer
+// rules they cover (buf's, oasdiff's) are still accounted for.
 func supersede(reg *rules.Registry, fs []rules.Finding) []rules.Finding {
-	gone := map[lineKey]bool{}
-	goneAt := map[[2]string]bool{}
-	for _, f := range fs {
+	// Each key maps to the first finding that supersedes there.
+	gone := map[lineKey]int{}
+	goneAt := map[[2]string]int{}
+	for i, f := range fs {
 		if r, ok := reg.Get(f.Rule); ok {
 			for _, id := range r.Supersedes {
-				gone[supersedeKey(id, f)] = true
-				if f.Path != "" {
-					goneAt[[2]string{id, f.Path}] = true
+				if _, ok := gone[supersedeKey(id, f)]; !ok {
+					gone[supersedeKey(id, f)] = i
+				}
+				if _, ok := goneAt[[2]string{id, f.Path}]; f.Path != "" && !ok {
+					goneAt[[2]string{id, f.Path}] = i
 				}
 			}
 		}
 	}
-	return slices.DeleteFunc(fs, func(f rules.Finding) bool {
-		return gone[supersedeKey(f.Rule, f)] ||
-			f.Format != rules.Proto && f.Path != "" && goneAt[[2]string{f.Rule, f.Path}]
-	})
+	if len(gone) == 0 {
+		return fs
+	}
+	by := make([]int, len(fs))
+	for i, f := range fs {
+		by[i] = -1
+		if j, ok := gone[supersedeKey(f.Rule, f)]; ok {
+			by[i] = j
+		} else if j, ok := goneAt[[2]string{f.Rule, f.Path}]; ok && f.Format != rules.Proto && f.Path != "" {
+			by[i] = j
+		}
+	}
+	for i, f := range fs {
+		j := by[i]
+		// A superseder superseded in turn hands on to the one that stays.
+		for n := 0; j >= 0 && by[j] >= 0 && n < len(fs); n++ {
+			j = by[j]
+		}
+		if j < 0 || by[j] >= 0 {
+			continue
+		}
+		for _, id := range append([]string{f.Rule}, f.Also...) {
+			if id != fs[j].Rule && !slices.Contains(fs[j].Also, id) {
+				fs[j].Also = append(slices.Clip(fs[j].Also), id)
+			}
+		}
+	}
+	out := fs[:0]
+	for i, f := range fs {
+		if by[i] < 0 {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 // applyIgnores drops findings under a matching inline ignore and reports every

@@ -177,10 +177,17 @@ func judge(in *rules.Input, o Options) (findings, lint []rules.Finding) {
 	o.Stats.measure("rules", func() error {
 		// Rules only read the input: the lint passes run beside the diff rules.
 		var wg sync.WaitGroup
-		wg.Go(func() { lint = newLintFindings(in, o) })
+		var made, touched []rules.Finding
+		wg.Go(func() { made, touched = newLintFindings(in, o) })
 		findings = engine.Run(o.Registry, o.Settings, rules.DiffRule, in)
 		wg.Wait()
-		findings = append(findings, lint...)
+		// One edit, one finding: what the change made true joins the diff
+		// finding about the same element (a field redefined as a float is
+		// one field-redefined that also says money-as-float). A lint finding
+		// reported again because its operation was touched is no part of
+		// the edit and stands apart.
+		findings = append(engine.Merge(o.Registry, append(findings, made...)), touched...)
+		lint = append(made, touched...)
 		rules.SortFindings(findings)
 		return nil
 	})
@@ -214,12 +221,13 @@ func Load(s Side, o Options) (*rules.Contract, error) {
 }
 
 // newLintFindings reports lint findings on the new side only where the diff
-// made them true: absent on the old side, or on an operation whose own
-// definition the diff changed. An old unfixed endpoint must not fail every
-// pull request, nor every one that edits a schema it happens to share.
-func newLintFindings(in *rules.Input, o Options) []rules.Finding {
+// made them true (made: absent on the old side), or on an operation whose
+// own definition the diff changed (touched). An old unfixed endpoint must
+// not fail every pull request, nor every one that edits a schema it happens
+// to share.
+func newLintFindings(in *rules.Input, o Options) (made, touched []rules.Finding) {
 	if in.New == nil {
-		return nil
+		return nil, nil
 	}
 	var old []rules.Finding
 	var wg sync.WaitGroup
@@ -229,28 +237,43 @@ func newLintFindings(in *rules.Input, o Options) []rules.Finding {
 	now := engine.Run(o.Registry, o.Settings, rules.LintRule, &rules.Input{New: in.New})
 	wg.Wait()
 	if len(now) == 0 {
-		return nil
+		return nil, nil
 	}
 	before := map[string]bool{}
 	for _, f := range old {
-		before[f.Rule+"\x00"+f.Path] = true
+		for _, id := range append([]string{f.Rule}, f.Also...) {
+			before[id+"\x00"+f.Path] = true
+		}
 	}
-	touched := map[string]bool{}
+	changed := map[string]bool{}
 	for _, c := range in.Changes {
 		if !operationLevel[c.Subject] {
 			continue
 		}
 		for _, op := range c.Operations {
-			touched[op] = true
+			changed[op] = true
 		}
 	}
-	var out []rules.Finding
 	for _, f := range now {
-		if !before[f.Rule+"\x00"+f.Path] || anyTouched(f.Operations, touched) {
-			out = append(out, f)
+		switch {
+		case !allBefore(before, f):
+			made = append(made, f)
+		case anyTouched(f.Operations, changed):
+			touched = append(touched, f)
 		}
 	}
-	return out
+	return made, touched
+}
+
+// allBefore reports whether every rule a finding stands for reported its
+// element on the old side too.
+func allBefore(before map[string]bool, f rules.Finding) bool {
+	for _, id := range append([]string{f.Rule}, f.Also...) {
+		if !before[id+"\x00"+f.Path] {
+			return false
+		}
+	}
+	return true
 }
 
 // operationLevel lists the subjects that are part of an operation's own

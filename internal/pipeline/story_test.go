@@ -45,7 +45,7 @@ func TestStory(t *testing.T) {
 			[]string{`example "40.00" -> "4000"`, "100 times too large"}},
 		{"proto comment: dollars to cents", "proto-v1", "proto-v2", "",
 			[]string{"proto-v2/tixdrop/orders.proto:6 field-redefined"},
-			[]string{"field 3 (price)", "unit dollars -> cents", "100 times too large", "100 times too small"}},
+			[]string{"price: unit dollars -> cents", "add price_cents", "100 times too large", "100 times too small"}},
 		{"price removed while the 2025 app reads it", "v2-good.yaml", "v3.yaml", "readers-v3",
 			[]string{"v2-good.yaml:24 field-removed-while-read"},
 			[]string{"tixdrop-ios-2025", "Pact file"}},

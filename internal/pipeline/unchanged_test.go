@@ -101,7 +101,7 @@ func TestUnchangedProto(t *testing.T) {
 		{"identical trees compile nothing", func(map[string]string) {}, 0, 6, nil},
 		{"a change reaches every file that imports it", func(m map[string]string) {
 			m["common/v1/common.proto"] = "syntax = \"proto3\";\npackage common.v1;\nmessage Meta { int64 id = 1; }\n"
-		}, 3, 3, []string{"proto-field-type-changed"}},
+		}, 3, 3, []string{"field-redefined"}},
 		{"a package still declared by an unchanged file is not removed", func(m map[string]string) {
 			delete(m, "billing/v1/extra.proto")
 		}, 1, 5, []string{"proto-file-removed"}},

@@ -29,6 +29,9 @@ type jsonFinding struct {
 	Operations []string       `json:"operations,omitempty"`
 	// Direction is backward or forward under --compat forward or full.
 	Direction string `json:"direction,omitempty"`
+	// Also names the rules whose findings about the same edit this one
+	// stands for (one edit, one finding).
+	Also []string `json:"also,omitempty"`
 }
 
 type jsonReport struct {
@@ -70,7 +73,7 @@ func (JSON) Write(w io.Writer, r *Report) error {
 	for _, f := range r.Findings {
 		jf := jsonFinding{Rule: Clean(f.Rule), Severity: f.Severity, Message: Clean(f.Message),
 			File: Clean(f.Where.File), Line: f.Where.Line, Column: f.Where.Column, Side: "new", Operations: cleanAll(f.Operations),
-			Direction: f.Compat.String()}
+			Direction: f.Compat.String(), Also: cleanAll(f.Also)}
 		if f.Removed {
 			jf.Side = "old"
 		}

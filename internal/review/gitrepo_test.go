@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -133,19 +134,16 @@ func options(dir string) Options {
 	}
 }
 
+// hasRule reports a finding of rule id, or one that stands for it (one
+// edit, one finding: its Also).
 func hasRule(fs []rules.Finding, id string) bool {
-	for _, f := range fs {
-		if f.Rule == id {
-			return true
-		}
-	}
-	return false
+	return len(findingsOf(fs, id)) > 0
 }
 
 func findingsOf(fs []rules.Finding, id string) []rules.Finding {
 	var out []rules.Finding
 	for _, f := range fs {
-		if f.Rule == id {
+		if f.Rule == id || slices.Contains(f.Also, id) {
 			out = append(out, f)
 		}
 	}

@@ -1,0 +1,206 @@
+package rules_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/contractlint/contractlint/internal/corpus"
+	"github.com/contractlint/contractlint/internal/limits"
+	"github.com/contractlint/contractlint/internal/pipeline"
+	"github.com/contractlint/contractlint/internal/readers"
+	"github.com/contractlint/contractlint/internal/source"
+	"github.com/contractlint/contractlint/rules"
+)
+
+// storyPairs are the versions of testdata/story and testdata/examples a
+// user diffs one after the other.
+var storyPairs = [][2]string{
+	{"story/v1.yaml", "story/v2-bad.yaml"}, {"story/v1.yaml", "story/v2-good.yaml"},
+	{"story/v1-string.yaml", "story/v2-string-cents.yaml"}, {"story/v1-unstated.yaml", "story/v2-unstated-cents.yaml"},
+	{"story/v2-good.yaml", "story/v3.yaml"}, {"story/v3.yaml", "story/v4.yaml"},
+	{"story/proto-v1", "story/proto-v2"}, {"examples/tickets-v1.yaml", "examples/tickets-v2.yaml"},
+}
+
+// TestOneEditOneFinding runs every rule (every pack, the rules off by
+// default too, both compat directions, every proto level) over every pair
+// in testdata and fails when two findings report one edit: the same element
+// on the same side, in one file and direction. Only rules declared Apart
+// (each finding one part of the element: a range, a reservation) may, and
+// lint findings beside each other (each is its own problem to fix) or
+// beside an edit that did not make them true.
+func TestOneEditOneFinding(t *testing.T) {
+	reg := rules.Default()
+	cases, err := filepath.Glob(filepath.Join("..", "testdata", "rules", "*", "*"))
+	if err != nil || len(cases) == 0 {
+		t.Fatalf("no rule cases found: %v", err)
+	}
+	for _, dir := range cases {
+		oldSide, newSide, ok := casePair(t, dir)
+		if !ok {
+			continue // a lint case
+		}
+		t.Run(strings.TrimPrefix(filepath.ToSlash(dir), "../testdata/rules/"), func(t *testing.T) {
+			t.Parallel()
+			o := pipeline.Options{Registry: reg}
+			if fi, err := os.Stat(filepath.Join(dir, "readers")); err == nil && fi.IsDir() {
+				now := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
+				if o.Readers, err = readers.Load(dir, []string{filepath.Join(dir, "readers")}, readers.DefaultWindow, now, limits.DefaultFileSize, func(string) {}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			checkEdits(t, reg, oldSide, newSide, o)
+		})
+	}
+	for _, p := range storyPairs {
+		t.Run(p[0]+"->"+p[1], func(t *testing.T) {
+			t.Parallel()
+			src, err := source.OpenDir(filepath.Join("..", "testdata"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkEdits(t, reg, testdataSide(t, src, p[0]), testdataSide(t, src, p[1]), pipeline.Options{Registry: reg})
+		})
+	}
+}
+
+// TestOneEditOneFindingCorpus is TestOneEditOneFinding on the real
+// contracts of the corpus: adjacent Stripe versions, and googleapis six
+// months apart.
+func TestOneEditOneFindingCorpus(t *testing.T) {
+	if testing.Short() {
+		t.Skip("loads the corpus")
+	}
+	reg := rules.Default()
+	t.Run("stripe", func(t *testing.T) {
+		dir := t.TempDir()
+		const a, b = "stripe-spec3-2023-09-11.yaml", "stripe-spec3-2023-09-12.yaml"
+		corpus.Gunzip(t, a, dir)
+		corpus.Gunzip(t, b, dir)
+		src, err := source.OpenDir(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkEditsAt(t, reg, pipeline.Side{Src: src, Files: []string{a}}, pipeline.Side{Src: src, Files: []string{b}},
+			pipeline.Options{Registry: reg}, []rules.ProtoLevel{rules.LevelWireJSON})
+	})
+	t.Run("googleapis", func(t *testing.T) {
+		dir := t.TempDir()
+		corpus.Untar(t, "googleapis-2026-02-20.tar.gz", filepath.Join(dir, "old"))
+		corpus.Untar(t, "googleapis-2026-08-22.tar.gz", filepath.Join(dir, "new"))
+		src, err := source.OpenDir(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkEditsAt(t, reg, testdataSide(t, src, "old"), testdataSide(t, src, "new"),
+			pipeline.Options{Registry: reg}, []rules.ProtoLevel{rules.LevelFile})
+	})
+}
+
+// casePair opens a rule case's old and new sides; ok is false for a lint
+// case (no old side).
+func casePair(t *testing.T, dir string) (old, new pipeline.Side, ok bool) {
+	src, err := source.OpenDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	old, hasOld := side(src, dir, "old")
+	new, hasNew := side(src, dir, "new")
+	return old, new, hasOld && hasNew
+}
+
+// testdataSide is a file or a directory of .proto files under testdata.
+func testdataSide(t *testing.T, src source.Source, name string) pipeline.Side {
+	if strings.HasSuffix(name, ".yaml") {
+		return pipeline.Side{Src: src, Files: []string{name}}
+	}
+	files, err := pipeline.ProtoFiles(src, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pipeline.Side{Src: src, Dir: name, Files: files}
+}
+
+func checkEdits(t *testing.T, reg *rules.Registry, old, new pipeline.Side, o pipeline.Options) {
+	levels := []rules.ProtoLevel{rules.LevelWireJSON}
+	if pipeline.FormatOf(new) == rules.Proto {
+		levels = []rules.ProtoLevel{rules.LevelFile, rules.LevelPackage, rules.LevelWireJSON, rules.LevelWire}
+	}
+	checkEditsAt(t, reg, old, new, o, levels)
+}
+
+// checkEditsAt diffs old and new with every rule on, at each level, and
+// reports findings that share an edit.
+func checkEditsAt(t *testing.T, reg *rules.Registry, old, new pipeline.Side, o pipeline.Options, levels []rules.ProtoLevel) {
+	t.Helper()
+	for _, lv := range levels {
+		s := &rules.Settings{Rules: map[string]bool{}, ProtoLevel: lv, Compat: rules.Full}
+		for _, r := range reg.All() {
+			s.Rules[r.ID] = true
+		}
+		o.Settings = s
+		fs, err := pipeline.Diff(old, new, o)
+		if err != nil {
+			t.Fatalf("level %v: %v", lv, err)
+		}
+		// A lint finding the old side had too is reported again because
+		// the change touched its operation: it is no part of the edit.
+		oldLint, err := pipeline.Lint(old, o)
+		if err != nil {
+			t.Fatalf("level %d: lint old side: %v", lv, err)
+		}
+		before := map[string]bool{}
+		for _, f := range oldLint {
+			before[f.Rule+" "+f.Path] = true
+		}
+		ofEdit := func(f rules.Finding) bool { return !isLint(reg, f.Rule) || !before[f.Rule+" "+f.Path] }
+		seen := map[edit][]rules.Finding{}
+		for _, f := range fs {
+			if f.Path == "" {
+				t.Errorf("%s at %s names no element: %s", f.Rule, f.Where, f.Message)
+				continue
+			}
+			if apart(reg, f.Rule) || !ofEdit(f) {
+				continue
+			}
+			k := edit{f.Where.File, f.Path, f.Removed, f.Compat}
+			for _, g := range seen[k] {
+				// Lint findings are states of the new contract, each
+				// its own problem: two of them are two things to fix.
+				if isLint(reg, g.Rule) && isLint(reg, f.Rule) {
+					continue
+				}
+				t.Errorf("level %d: one edit, two findings about %s:\n  %s\n  %s", lv, k.path,
+					describe(g), describe(f))
+			}
+			seen[k] = append(seen[k], f)
+		}
+	}
+}
+
+// edit is what a finding reports: one element on one side, in one file,
+// judged in one direction.
+type edit struct {
+	file, path string
+	removed    bool
+	compat     rules.Compat
+}
+
+// apart reports whether a rule is declared to report a different edit with
+// each finding about one element.
+func apart(reg *rules.Registry, id string) bool {
+	r, ok := reg.Get(id)
+	return ok && r.Apart
+}
+
+func isLint(reg *rules.Registry, id string) bool {
+	r, ok := reg.Get(id)
+	return ok && r.Mode == rules.LintRule
+}
+
+func describe(f rules.Finding) string {
+	return fmt.Sprintf("%s %s %s: %s", f.Where, f.Severity, f.Rule, f.Message)
+}
