@@ -172,7 +172,11 @@ func (c *common) options(e *Env) (pipeline.Options, *config.Config, error) {
 	if err != nil {
 		return pipeline.Options{}, nil, err
 	}
-	return pipeline.Options{Registry: rules.Default(), Settings: s, ProtoPaths: slices.Clip(cfg.ProtoPaths), Stats: st, Limits: lim, Whole: c.noShortcuts, Now: e.Now}, cfg, nil
+	reg, err := cfg.Registry()
+	if err != nil {
+		return pipeline.Options{}, nil, usageErr("%v", err)
+	}
+	return pipeline.Options{Registry: reg, Settings: s, ProtoPaths: slices.Clip(cfg.ProtoPaths), Stats: st, Limits: lim, Whole: c.noShortcuts, Now: e.Now}, cfg, nil
 }
 
 // threshold reads --fail-on; never means no severity fails the run.

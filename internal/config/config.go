@@ -77,6 +77,9 @@ type Config struct {
 	// Strict refuses an OpenAPI document its validator calls invalid
 	// (exit 2) instead of reporting contract-invalid findings.
 	Strict bool
+	// Custom are the rules the config defines (rules: ID: {when: ...}),
+	// compiled; Registry runs them beside the built-in ones.
+	Custom []*rules.Rule
 }
 
 // Find looks for FileName in dir and each directory above it and returns its
@@ -173,6 +176,7 @@ func Parse(name, dir string, data []byte) (*Config, error) {
 	if len(doc.Content) == 0 {
 		return c, nil // an empty file keeps every default
 	}
+	c.Custom = p.customRules(doc.Content[0], data)
 	p.top(doc.Content[0], c)
 	if len(p.probs) > 0 {
 		return nil, p.probs
@@ -329,6 +333,9 @@ func (p *parser) top(n *yaml.Node, c *Config) {
 func (p *parser) switches(n *yaml.Node, what string, known map[string]bool, kind string) map[string]bool {
 	out := map[string]bool{}
 	p.mapping(n, what, func(k, v *yaml.Node) {
+		if kind == "rule" && v.Kind == yaml.MappingNode {
+			return // a custom rule's definition, read by customRules
+		}
 		if !known[k.Value] {
 			p.errorf(k, "unknown %s %q (see `contractlint rules`)", kind, k.Value)
 			return
