@@ -112,6 +112,7 @@ var commands = []func(*Env) *cobra.Command{
 	newLockCmd,
 	newChangelogCmd,
 	newDebugCmd,
+	newTestCmd,
 }
 
 // Version is the module version the binary was built from: the tag `go

@@ -1,6 +1,8 @@
 package config
 
 import (
+	"strings"
+
 	"gopkg.in/yaml.v3"
 
 	"github.com/contractlint/contractlint/internal/custom"
@@ -51,4 +53,30 @@ func (c *Config) Registry() (*rules.Registry, error) {
 		return rules.Default(), nil
 	}
 	return rules.NewRegistry(append(rules.Default().All(), c.Custom...))
+}
+
+// ruleIDs resolves a name given where a rule ID is expected: a rule's own
+// ID (built-in or custom), or a buf rule or category or an oasdiff check ID,
+// which stand for the rules they map to. None when it is unknown.
+func (p *parser) ruleIDs(name string) []string {
+	if p.known.rules[name] {
+		return []string{name}
+	}
+	ids, _ := p.reg.Resolve(name)
+	return ids
+}
+
+// oneRule resolves the rule an accepted change names, which must be one
+// rule: an alias standing for several would accept changes nobody chose.
+func (p *parser) oneRule(v *yaml.Node) string {
+	ids := p.ruleIDs(v.Value)
+	switch len(ids) {
+	case 0:
+		p.errorf(v, "unknown rule %q (see `contractlint rules`)", v.Value)
+		return v.Value
+	case 1:
+		return ids[0]
+	}
+	p.errorf(v, "%s stands for %d rules (%s); an accepted change names one", v.Value, len(ids), strings.Join(ids, ", "))
+	return v.Value
 }

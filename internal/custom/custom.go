@@ -119,7 +119,7 @@ func (c *Compiler) Rule(k, v *yaml.Node) *rules.Rule {
 		return nil
 	}
 	r := &rules.Rule{ID: d.ID, Pack: rules.Custom, Formats: d.Formats, Mode: overs[d.Over].mode, Severity: d.Severity,
-		Doc: rules.Doc{Title: d.Title, Text: d.Doc, Bad: "(see the rule's fixtures)", Good: "(see the rule's fixtures)"}}
+		Doc: rules.Doc{Title: d.Title, Text: strings.TrimSpace(d.Doc + "\n\nDefined in " + c.file + ", over each " + d.Over + " when:\n    " + strings.TrimSpace(d.When.Value))}}
 	r.Check = check(r, d.Over, when, msg)
 	return r
 }
