@@ -124,7 +124,7 @@ type Operation struct {
 // Param is a request parameter (OpenAPI) or request field used as one (proto).
 type Param struct {
 	Name     string `cel:"name"`
-	In       string `cel:"in"`
+	In       string `cel:"location"` // "in" is a CEL keyword
 	Required bool   `cel:"required"`
 	Type     string `cel:"type"`
 }
