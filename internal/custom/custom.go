@@ -17,6 +17,7 @@ import (
 	"cel.dev/cel-go/common/cost"
 	"cel.dev/cel-go/common/types"
 	"cel.dev/cel-go/common/types/ref"
+	"cel.dev/cel-go/ext"
 	"gopkg.in/yaml.v3"
 
 	"github.com/contractlint/contractlint/internal/source"
@@ -27,7 +28,7 @@ import (
 // (roughly one per operation, strings and lists counted by length). The
 // estimate at load must fit under it, and the run enforces it again, so
 // no config can make a run slow.
-const MaxCost = 100_000
+const MaxCost = 1_000_000
 
 // Sizes the estimate assumes for the strings and lists a view holds: the
 // run enforces MaxCost whatever the real sizes are.
@@ -92,7 +93,7 @@ func (c *Compiler) env(name string) (*cel.Env, error) {
 	if e, ok := c.envs[name]; ok {
 		return e, nil
 	}
-	e, err := cel.NewEnv(append([]cel.EnvOption{nativeTypes()}, overs[name].vars...)...)
+	e, err := cel.NewEnv(append([]cel.EnvOption{nativeTypes(), ext.Strings()}, overs[name].vars...)...)
 	if err != nil {
 		return nil, err
 	}
