@@ -44,6 +44,9 @@ type Finding struct {
 	// Compat is the direction a diff finding breaks, set when the run judged
 	// more than backward (--compat forward or full); zero otherwise.
 	Compat Compat
+	// Fingerprint identifies the change a diff finding is about, without
+	// its lines (see ChangeFingerprint); waivers match on it.
+	Fingerprint string
 }
 
 // SortFindings orders findings by file, line, column, then rule, so reports

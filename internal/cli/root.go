@@ -113,6 +113,7 @@ var commands = []func(*Env) *cobra.Command{
 	newChangelogCmd,
 	newDebugCmd,
 	newTestCmd,
+	newWaiveCmd,
 }
 
 // Version is the module version the binary was built from: the tag `go

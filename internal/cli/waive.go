@@ -1,0 +1,127 @@
+package cli
+
+import (
+	"fmt"
+	"path/filepath"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/contractlint/contractlint/internal/config"
+	"github.com/contractlint/contractlint/internal/report"
+	"github.com/contractlint/contractlint/internal/waiver"
+	"github.com/contractlint/contractlint/rules"
+)
+
+// waivers is the state of a command that applies .contractlint-waivers.yaml
+// (diff and review: waivers accept changes).
+type waivers struct {
+	list []waiver.Waiver
+}
+
+// registerWaivers makes the command apply the waivers file.
+func (c *common) registerWaivers() { c.waive = &waivers{} }
+
+// waiverDir is where the waivers file is: beside the config, else in the
+// working directory.
+func waiverDir(e *Env, cfg *config.Config) string {
+	if cfg != nil && cfg.File != "" && cfg.Dir != "" {
+		return cfg.Dir
+	}
+	return e.abs(".")
+}
+
+// loadWaivers reads the waivers file of a command that applies it.
+func (c *common) loadWaivers(e *Env, cfg *config.Config, reg *rules.Registry) error {
+	if c.waive == nil {
+		return nil
+	}
+	dir := waiverDir(e, cfg)
+	list, err := waiver.Load(dir, displayPath(e, filepath.Join(dir, waiver.FileName)), resolver(reg))
+	if err != nil {
+		return inputErr(err)
+	}
+	c.waive.list = list
+	return nil
+}
+
+// resolver maps a rule name, or a buf or oasdiff alias, to rule IDs.
+func resolver(reg *rules.Registry) func(string) []string {
+	return func(name string) []string {
+		if name == rules.UnusedIgnoreID {
+			return []string{name}
+		}
+		ids, _ := reg.Resolve(name)
+		return ids
+	}
+}
+
+// applyWaivers moves the findings a live waiver accepts out of r's findings
+// into its waived list, and reports expired and unused waivers.
+func (c *common) applyWaivers(e *Env, r *report.Report) {
+	if c.waive == nil || len(c.waive.list) == 0 {
+		return
+	}
+	now := time.Now
+	if e.Now != nil {
+		now = e.Now
+	}
+	var waived []waiver.Waived
+	r.Findings, waived = waiver.Apply(c.waive.list, r.Findings, now())
+	for _, w := range waived {
+		r.Waived = append(r.Waived, report.Waived{Finding: w.Finding, Justification: w.Justification()})
+	}
+}
+
+func newWaiveCmd(e *Env) *cobra.Command {
+	var w waiver.Waiver
+	var expires, configFile string
+	cmd := &cobra.Command{
+		Use:   "waive RULE ELEMENT --fingerprint FP --reason TEXT --owner WHO [--expires YYYY-MM-DD]",
+		Short: "Accept one change: add a waiver to " + waiver.FileName,
+		Long: "waive records that the change a finding reports is accepted: the finding's rule, its element\n" +
+			"(the JSON pointer or proto full name; \"path\" in --format json) and its fingerprint (\"fingerprint\"\n" +
+			"in --format json, partialFingerprints in SARIF), which identifies the change by its old and new\n" +
+			"values, not its line, so the waiver survives rebases and stops matching when the change does.\n" +
+			"diff and review then leave the finding out (SARIF shows it as suppressed with the reason), report\n" +
+			"the waiver as waiver-expired after --expires, and as unused-ignore once it matches nothing.\n" +
+			"The file is " + waiver.FileName + " beside the config (or in the working directory).",
+		Args: cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			cfg, err := loadConfig(e, configFile)
+			if err != nil {
+				return err
+			}
+			reg, err := cfg.Registry()
+			if err != nil {
+				return usageErr("%v", err)
+			}
+			ids := resolver(reg)(args[0])
+			if len(ids) != 1 {
+				return usageErr("waive: %q names %d rules; a waiver names one (see `contractlint rules %s`)", args[0], len(ids), args[0])
+			}
+			w.Rule, w.Element = ids[0], args[1]
+			if w.Reason == "" || w.Owner == "" || w.Fingerprint == "" {
+				return usageErr("waive: --reason, --owner and --fingerprint are required")
+			}
+			if expires != "" {
+				if w.Expires, err = time.Parse(time.DateOnly, expires); err != nil {
+					return usageErr("waive: --expires: want a date such as 2026-12-31, not %q", expires)
+				}
+			}
+			file := filepath.Join(waiverDir(e, cfg), waiver.FileName)
+			if err := waiver.Append(file, w); err != nil {
+				return usageErr("waive: %v", err)
+			}
+			fmt.Fprintf(e.Stdout, "waived %s for %s in %s\n", w.Rule, w.Element, displayPath(e, file))
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&w.Fingerprint, "fingerprint", "", "the finding's fingerprint, from --format json or sarif")
+	f.StringVar(&w.Reason, "reason", "", "why the change is accepted (required)")
+	f.StringVar(&w.Owner, "owner", "", "who answers for it, such as @team (required)")
+	f.StringVar(&expires, "expires", "", "last day the waiver holds, YYYY-MM-DD (default: never)")
+	f.StringVar(&configFile, "config", "", "config file whose directory holds the waivers (default: "+config.FileName+" found upward)")
+	return cmd
+}
