@@ -2,7 +2,11 @@ package cli
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -14,13 +18,87 @@ import (
 )
 
 // waivers is the state of a command that applies .contractlint-waivers.yaml
-// (diff and review: waivers accept changes).
+// (diff and review: waivers accept changes), with the oasdiff flags that
+// choose and accept changes, under their oasdiff names and meanings.
 type waivers struct {
-	list []waiver.Waiver
+	list  []waiver.Waiver
+	lines []waiver.IgnoreLine
+	// matchPath is --match-path: only findings about paths it matches.
+	matchPath             string
+	match                 *regexp.Regexp
+	errIgnore, warnIgnore string
+	errorFormat           string
+	resolve               func(string) []string
 }
 
-// registerWaivers makes the command apply the waivers file.
-func (c *common) registerWaivers() { c.waive = &waivers{} }
+// registerWaivers makes the command apply the waivers file, and adds the
+// oasdiff and buf flags a team moving from either keeps using.
+func (c *common) registerWaivers() {
+	w := &waivers{}
+	c.waive = w
+	f := c.flags
+	f.StringVar(&w.matchPath, "match-path", "", "report only changes to paths matching this regular expression (as oasdiff's --match-path)")
+	f.StringVar(&w.errIgnore, "err-ignore", "", "oasdiff ignore file: each line (METHOD /path and the change) accepts an error finding")
+	f.StringVar(&w.warnIgnore, "warn-ignore", "", "oasdiff ignore file whose lines accept warning findings")
+	f.StringVar(&w.errorFormat, "error-format", "", "buf's name for --format: text, json, github-actions, msvs or junit")
+}
+
+// bufFormats maps buf's --error-format values to report formats.
+var bufFormats = map[string]string{"text": "text", "json": "json", "github-actions": "github", "msvs": "msvs", "junit": "junit"}
+
+// loadAdopted reads the oasdiff and buf flags of a command that applies
+// waivers.
+func (c *common) loadAdopted(e *Env, reg *rules.Registry) error {
+	w := c.waive
+	w.resolve = resolver(reg)
+	if w.errorFormat != "" {
+		f, ok := bufFormats[w.errorFormat]
+		if !ok {
+			return usageErr("--error-format: want text, json, github-actions, msvs or junit, not %q", w.errorFormat)
+		}
+		c.format = f
+	}
+	if w.matchPath != "" {
+		re, err := regexp.Compile(w.matchPath)
+		if err != nil {
+			return usageErr("--match-path: %v", err)
+		}
+		w.match = re
+	}
+	for _, x := range []struct {
+		flag, file string
+		sev        rules.Severity
+	}{{"--err-ignore", w.errIgnore, rules.Error}, {"--warn-ignore", w.warnIgnore, rules.Warning}} {
+		if x.file == "" {
+			continue
+		}
+		data, err := os.ReadFile(e.abs(x.file))
+		if err != nil {
+			return usageErr("%s: %v", x.flag, err)
+		}
+		w.lines = append(w.lines, waiver.ParseIgnoreFile(x.file, data, x.sev)...)
+	}
+	return nil
+}
+
+// matchesPath reports whether f is about a path --match-path selects:
+// one of its operations' paths matches. A finding about no operation (a
+// config or waiver finding) is kept.
+func (w *waivers) matchesPath(f rules.Finding) bool {
+	if w.match == nil || len(f.Operations) == 0 {
+		return true
+	}
+	for _, op := range f.Operations {
+		_, p, ok := strings.Cut(op, " ")
+		if !ok {
+			p = op
+		}
+		if w.match.MatchString(p) {
+			return true
+		}
+	}
+	return false
+}
 
 // waiverDir is where the waivers file is: beside the config, else in the
 // working directory.
@@ -42,7 +120,7 @@ func (c *common) loadWaivers(e *Env, cfg *config.Config, reg *rules.Registry) er
 		return inputErr(err)
 	}
 	c.waive.list = list
-	return nil
+	return c.loadAdopted(e, reg)
 }
 
 // resolver maps a rule name, or a buf or oasdiff alias, to rule IDs.
@@ -59,16 +137,18 @@ func resolver(reg *rules.Registry) func(string) []string {
 // applyWaivers moves the findings a live waiver accepts out of r's findings
 // into its waived list, and reports expired and unused waivers.
 func (c *common) applyWaivers(e *Env, r *report.Report) {
-	if c.waive == nil || len(c.waive.list) == 0 {
+	if c.waive == nil {
 		return
 	}
 	now := time.Now
 	if e.Now != nil {
 		now = e.Now
 	}
-	var waived []waiver.Waived
+	r.Findings = slices.DeleteFunc(r.Findings, func(f rules.Finding) bool { return !c.waive.matchesPath(f) })
+	var waived, ignored []waiver.Waived
 	r.Findings, waived = waiver.Apply(c.waive.list, r.Findings, now())
-	for _, w := range waived {
+	r.Findings, ignored = waiver.ApplyIgnoreLines(c.waive.lines, r.Findings, c.waive.resolve)
+	for _, w := range append(waived, ignored...) {
 		r.Waived = append(r.Waived, report.Waived{Finding: w.Finding, Justification: w.Justification()})
 	}
 }

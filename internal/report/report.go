@@ -116,6 +116,7 @@ var constructors = map[string]func(Options) Reporter{
 		return &Markdown{RulesURL: o.rulesURL(), MaxBytes: commentBudget}
 	},
 	"junit": func(Options) Reporter { return JUnit{} },
+	"msvs":  func(Options) Reporter { return MSVS{} },
 }
 
 // Formats lists the format names, sorted.
