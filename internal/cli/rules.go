@@ -20,13 +20,9 @@ func newRulesCmd(e *Env) *cobra.Command {
 		Args:  cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			// The config's own rules are listed and documented too.
-			cfg, err := loadConfig(e, configFile)
+			_, reg, err := loadRegistry(e, configFile)
 			if err != nil {
 				return err
-			}
-			reg, err := cfg.Registry()
-			if err != nil {
-				return usageErr("%v", err)
 			}
 			if len(args) == 1 {
 				return ruleDocs(e, reg, args[0])

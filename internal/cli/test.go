@@ -43,13 +43,9 @@ come from the config (--config, or .contractlint.yaml found upward).`,
 					return usageErr("--run: %v", err)
 				}
 			}
-			cfg, err := loadConfig(e, configFile)
+			_, reg, err := loadRegistry(e, configFile)
 			if err != nil {
 				return err
-			}
-			reg, err := cfg.Registry()
-			if err != nil {
-				return usageErr("%v", err)
 			}
 			cases, err := ruletest.Cases(e.abs(dir))
 			if err != nil {

@@ -168,13 +168,9 @@ func newWaiveCmd(e *Env) *cobra.Command {
 			"The file is " + waiver.FileName + " beside the config (or in the working directory).",
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			cfg, err := loadConfig(e, configFile)
+			cfg, reg, err := loadRegistry(e, configFile)
 			if err != nil {
 				return err
-			}
-			reg, err := cfg.Registry()
-			if err != nil {
-				return usageErr("%v", err)
 			}
 			ids := resolver(reg)(args[0])
 			if len(ids) != 1 {
