@@ -215,12 +215,12 @@ func (c *Compiler) compileAt(env *cel.Env, id string, n *yaml.Node, src string, 
 	ast, iss := env.Compile(src)
 	if iss != nil && iss.Err() != nil {
 		for _, e := range iss.Errors() {
-			line, col := c.place(n, off, src, e.Location.Line(), e.Location.Column())
+			line, col := c.place(n, off, e.Location.Line(), e.Location.Column())
 			c.errorf(line, col, "rule %s: %s", id, e.Message)
 		}
 		return nil
 	}
-	line, col := c.place(n, off, src, 1, 0)
+	line, col := c.place(n, off, 1, 0)
 	if want != nil && !ast.OutputType().IsExactType(want) {
 		c.errorf(line, col, "rule %s: the expression is a %s; want a %s", id, ast.OutputType(), want)
 		return nil
@@ -245,7 +245,7 @@ func (c *Compiler) compileAt(env *cel.Env, id string, n *yaml.Node, src string, 
 // place turns a position in an expression (line 1-based, column 0-based)
 // into one in the config file, for an expression starting at byte off of
 // node n's value.
-func (c *Compiler) place(n *yaml.Node, off int, src string, line, col int) (int, int) {
+func (c *Compiler) place(n *yaml.Node, off, line, col int) (int, int) {
 	// Count the lines the template put before the expression.
 	before := strings.Count(n.Value[:min(off, len(n.Value))], "\n")
 	if before == 0 && line == 1 {
@@ -313,7 +313,7 @@ func (c *Compiler) template(env *cel.Env, id string, n *yaml.Node) []part {
 		last = m[1]
 	}
 	if strings.Contains(n.Value[last:], "{{") {
-		line, col := c.place(n, last, n.Value[last:], 1, strings.Index(n.Value[last:], "{{"))
+		line, col := c.place(n, last, 1, strings.Index(n.Value[last:], "{{"))
 		c.errorf(line, col, "rule %s: message: {{ has no matching }}", id)
 	}
 	return append(parts, part{text: n.Value[last:]})
