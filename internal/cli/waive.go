@@ -13,6 +13,7 @@ import (
 
 	"github.com/contractlint/contractlint/internal/config"
 	"github.com/contractlint/contractlint/internal/report"
+	"github.com/contractlint/contractlint/internal/source"
 	"github.com/contractlint/contractlint/internal/waiver"
 	"github.com/contractlint/contractlint/rules"
 )
@@ -21,6 +22,8 @@ import (
 // (diff and review: waivers accept changes), with the oasdiff flags that
 // choose and accept changes, under their oasdiff names and meanings.
 type waivers struct {
+	// dir holds the waivers file; list is what it says.
+	dir   string
 	list  []waiver.Waiver
 	lines []waiver.IgnoreLine
 	// matchPath is --match-path: only findings about paths it matches.
@@ -119,7 +122,7 @@ func (c *common) loadWaivers(e *Env, cfg *config.Config, reg *rules.Registry) er
 	if err != nil {
 		return inputErr(err)
 	}
-	c.waive.list = list
+	c.waive.dir, c.waive.list = dir, list
 	return c.loadAdopted(e, reg)
 }
 
@@ -148,7 +151,17 @@ func (c *common) applyWaivers(e *Env, r *report.Report) {
 	var waived, ignored []waiver.Waived
 	r.Findings, waived = waiver.Apply(c.waive.list, r.Findings, now())
 	r.Findings, ignored = waiver.ApplyIgnoreLines(c.waive.lines, r.Findings, c.waive.resolve)
-	for _, w := range append(waived, ignored...) {
+	inBase := c.waive.inBase(r.Review)
+	for _, w := range waived {
+		j := w.Justification()
+		if inBase != nil && !inBase(w.Waiver) {
+			// Allowed, but a reviewer should see that the pull request
+			// accepts its own change.
+			j = "waived in this PR by " + strings.TrimPrefix(j, "waived by ")
+		}
+		r.Waived = append(r.Waived, report.Waived{Finding: w.Finding, Justification: j})
+	}
+	for _, w := range ignored {
 		r.Waived = append(r.Waived, report.Waived{Finding: w.Finding, Justification: w.Justification()})
 	}
 }
@@ -200,4 +213,34 @@ func newWaiveCmd(e *Env) *cobra.Command {
 	f.StringVar(&expires, "expires", "", "last day the waiver holds, YYYY-MM-DD (default: never)")
 	f.StringVar(&configFile, "config", "", "config file whose directory holds the waivers (default: "+config.FileName+" found upward)")
 	return cmd
+}
+
+// inBase returns, for a review, whether a waiver was already in the waivers
+// file at the base commit; nil when there is no base to ask.
+func (w *waivers) inBase(rv *report.Review) func(waiver.Waiver) bool {
+	if rv == nil || rv.BaseCommit == "" {
+		return nil
+	}
+	top, err := source.Root(w.dir)
+	if err != nil {
+		return nil
+	}
+	rel, err := filepath.Rel(top, filepath.Join(w.dir, waiver.FileName))
+	if err != nil {
+		return nil
+	}
+	base, err := source.OpenRev(top, rv.BaseCommit)
+	if err != nil {
+		return nil
+	}
+	var before []waiver.Waiver
+	if data, err := base.ReadFile(filepath.ToSlash(rel)); err == nil {
+		// A base file that no longer parses accepted nothing.
+		before, _ = waiver.Parse(waiver.FileName, data, w.resolve)
+	}
+	return func(x waiver.Waiver) bool {
+		return slices.ContainsFunc(before, func(b waiver.Waiver) bool {
+			return b.Rule == x.Rule && b.Element == x.Element && b.Fingerprint == x.Fingerprint
+		})
+	}
 }
