@@ -251,7 +251,7 @@ func (c *Change) Finding(r *Rule, msg string) Finding {
 		msg += fmt.Sprintf(" (it was at %s)", c.OldLoc)
 	}
 	f := Finding{Rule: r.ID, Severity: r.Severity, Message: msg, Where: where,
-		Removed: removed, Operations: c.Operations, Format: c.Format, Path: c.Path}
+		Removed: removed, Operations: c.Operations, Format: c.Format, Path: c.Path, Fingerprint: changeFingerprint(r.ID, c)}
 	if !removed && !c.OldLoc.IsZero() && c.OldLoc != where {
 		old := c.OldLoc
 		f.Old = &old

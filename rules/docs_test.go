@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/contractlint/contractlint/internal/ruletest"
 	"github.com/contractlint/contractlint/rules"
 )
 
@@ -97,9 +98,12 @@ func caseFormat(dir string) rules.Format {
 // wantedIDs lists the rule IDs a case's inline expectations name.
 func wantedIDs(t *testing.T, dir string) []string {
 	var ids []string
-	wants, _ := expectations(t, dir)
+	wants, _, err := ruletest.Expectations(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, w := range wants {
-		ids = append(ids, w.rule)
+		ids = append(ids, w.Rule)
 	}
 	return ids
 }

@@ -48,6 +48,9 @@ type Finding struct {
 	// stands for: superseded, or merged into its message (one edit, one
 	// finding). Their peers' rule IDs (buf, oasdiff) are covered here too.
 	Also []string
+	// Fingerprint identifies the change a diff finding is about, without
+	// its lines (see ChangeFingerprint); waivers match on it.
+	Fingerprint string
 }
 
 // SortFindings orders findings by file, line, column, then rule, so reports

@@ -192,11 +192,8 @@ const (
 		"removal against the sunset the old version announced"
 )
 
-// oasdiffPattern turns a check ID pattern into a regexp: `*` stands for one
-// or more dash-separated words.
-func oasdiffPattern(p string) *regexp.Regexp {
-	return regexp.MustCompile("^" + strings.ReplaceAll(regexp.QuoteMeta(p), `\*`, `[a-z0-9]+(?:-[a-z0-9]+)*`) + "$")
-}
+// oasdiffPattern is the pattern Registry.Resolve matches check IDs with.
+var oasdiffPattern = rules.OasdiffPattern
 
 type oasdiffRow struct{ check, level, rules, reason string }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/contractlint/contractlint/internal/limits"
 	"github.com/contractlint/contractlint/internal/pipeline"
 	"github.com/contractlint/contractlint/internal/readers"
+	"github.com/contractlint/contractlint/internal/ruletest"
 	"github.com/contractlint/contractlint/internal/source"
 	"github.com/contractlint/contractlint/rules"
 )
@@ -107,8 +108,8 @@ func casePair(t *testing.T, dir string) (old, new pipeline.Side, ok bool) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	old, hasOld := side(src, dir, "old")
-	new, hasNew := side(src, dir, "new")
+	old, hasOld := ruletest.Side(src, dir, "old")
+	new, hasNew := ruletest.Side(src, dir, "new")
 	return old, new, hasOld && hasNew
 }
 

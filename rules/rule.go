@@ -75,6 +75,8 @@ const (
 	Lint        Pack = "lint"
 	Probe       Pack = "probe"
 	Replay      Pack = "replay"
+	// Custom holds the rules a config defines (see internal/custom).
+	Custom Pack = "custom"
 )
 
 // Rule is one declared check. Everything a user reads about it (title, doc,
@@ -116,7 +118,7 @@ type Doc struct {
 }
 
 // packOrder lists the packs in the order they are listed.
-var packOrder = []Pack{Breaking, Evolution, Idempotency, Evolvability, ForwardPack, Lint, Probe, Replay}
+var packOrder = []Pack{Breaking, Evolution, Idempotency, Evolvability, ForwardPack, Lint, Probe, Replay, Custom}
 
 // Registry is the immutable set of rules, built once per run.
 type Registry struct {

@@ -41,7 +41,7 @@ func (s *Severity) UnmarshalText(b []byte) error {
 // ParseSeverity accepts the names users type: error, warning (or warn), info.
 func ParseSeverity(s string) (Severity, error) {
 	switch strings.ToLower(strings.TrimSpace(s)) {
-	case "error":
+	case "error", "err": // err: oasdiff's --fail-on ERR
 		return Error, nil
 	case "warning", "warn":
 		return Warning, nil

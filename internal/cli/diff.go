@@ -51,6 +51,8 @@ type common struct {
 	// also maps a format to the file --output-FORMAT names: one run writes
 	// every report a CI job needs.
 	also map[string]*string
+	// waive is set on the commands that apply the waivers file (waive.go).
+	waive *waivers
 }
 
 // alsoFormats are the formats with an --output-FORMAT flag.
@@ -178,7 +180,14 @@ func (c *common) optionsFor(e *Env, cfg *config.Config) (pipeline.Options, *conf
 	if err != nil {
 		return pipeline.Options{}, nil, err
 	}
-	return pipeline.Options{Registry: rules.Default(), Settings: s, ProtoPaths: slices.Clip(cfg.ProtoPaths), Stats: st, Limits: lim, Whole: c.noShortcuts, Now: e.Now}, cfg, nil
+	reg, err := cfg.Registry()
+	if err != nil {
+		return pipeline.Options{}, nil, usageErr("%v", err)
+	}
+	if err := c.loadWaivers(e, cfg, reg); err != nil {
+		return pipeline.Options{}, nil, err
+	}
+	return pipeline.Options{Registry: reg, Settings: s, ProtoPaths: slices.Clip(cfg.ProtoPaths), Stats: st, Limits: lim, Whole: c.noShortcuts, Now: e.Now}, cfg, nil
 }
 
 // threshold reads --fail-on; never means no severity fails the run.
@@ -201,6 +210,7 @@ func (c *common) emit(e *Env, r *report.Report, o pipeline.Options) error {
 		return err
 	}
 	r.Rules = o.Registry
+	c.applyWaivers(e, r)
 	if err := c.write(e, r, o.Stats); err != nil {
 		return err
 	}
@@ -311,6 +321,7 @@ func newDiffCmd(e *Env) *cobra.Command {
 	}
 	o.register(cmd)
 	o.registerCompat(cmd)
+	o.registerWaivers()
 	addReaderFlags(cmd, &o.readers)
 	o.cache.register(cmd)
 	return cmd

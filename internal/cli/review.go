@@ -52,6 +52,7 @@ func newReviewCmd(e *Env) *cobra.Command {
 	}
 	o.register(cmd)
 	o.registerCompat(cmd)
+	o.registerWaivers()
 	addReaderFlags(cmd, &o.readers)
 	o.cache.register(cmd)
 	f := cmd.Flags()

@@ -114,6 +114,8 @@ var commands = []func(*Env) *cobra.Command{
 	newChangelogCmd,
 	newDebugCmd,
 	newLSPCmd,
+	newTestCmd,
+	newWaiveCmd,
 }
 
 // Version is the module version the binary was built from: the tag `go

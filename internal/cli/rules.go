@@ -8,24 +8,24 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/contractlint/contractlint/internal/config"
 	"github.com/contractlint/contractlint/rules"
 )
 
 func newRulesCmd(e *Env) *cobra.Command {
-	var format string
+	var format, configFile string
 	cmd := &cobra.Command{
 		Use:   "rules [ID]",
 		Short: "List every rule, or print one rule's documentation",
 		Args:  cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			reg := rules.Default()
+			// The config's own rules are listed and documented too.
+			_, reg, err := loadRegistry(e, configFile)
+			if err != nil {
+				return err
+			}
 			if len(args) == 1 {
-				r, ok := reg.Get(args[0])
-				if !ok {
-					return usageErr("no rule %q; `contractlint rules` lists them", args[0])
-				}
-				fmt.Fprint(e.Stdout, RuleDoc(r))
-				return nil
+				return ruleDocs(e, reg, args[0])
 			}
 			switch format {
 			case "text":
@@ -37,7 +37,28 @@ func newRulesCmd(e *Env) *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&format, "format", "text", "text or json")
+	cmd.Flags().StringVar(&configFile, "config", "", "config file whose custom rules to list too (default: "+config.FileName+" found upward)")
 	return cmd
+}
+
+// ruleDocs prints the documentation of the rule name stands for: its own,
+// or, for a buf or oasdiff name, of each rule it maps to, saying so.
+func ruleDocs(e *Env, reg *rules.Registry, name string) error {
+	ids, via := reg.Resolve(name)
+	if len(ids) == 0 {
+		return usageErr("no rule %q; `contractlint rules` lists them", name)
+	}
+	if via != "" {
+		fmt.Fprintf(e.Stdout, "%s %s: contractlint checks it with %s\n\n", via, name, strings.Join(ids, ", "))
+	}
+	for i, id := range ids {
+		if i > 0 {
+			fmt.Fprintln(e.Stdout)
+		}
+		r, _ := reg.Get(id)
+		fmt.Fprint(e.Stdout, RuleDoc(r))
+	}
+	return nil
 }
 
 func listRules(e *Env, reg *rules.Registry) error {
@@ -90,7 +111,11 @@ func RuleDoc(r *rules.Rule) string {
 	if len(r.Buf) > 0 {
 		fmt.Fprintf(&b, "covers buf: %s\n", strings.Join(r.Buf, ", "))
 	}
-	fmt.Fprintf(&b, "\n%s\n\nBad:\n%s\n\nGood:\n%s\n", r.Doc.Text, indent(r.Doc.Bad), indent(r.Doc.Good))
+	fmt.Fprintf(&b, "\n%s\n", r.Doc.Text)
+	// A custom rule's examples are its fixtures, not part of its doc.
+	if r.Doc.Bad != "" || r.Doc.Good != "" {
+		fmt.Fprintf(&b, "\nBad:\n%s\n\nGood:\n%s\n", indent(r.Doc.Bad), indent(r.Doc.Good))
+	}
 	return b.String()
 }
 

@@ -77,6 +77,9 @@ type Config struct {
 	// Strict refuses an OpenAPI document its validator calls invalid
 	// (exit 2) instead of reporting contract-invalid findings.
 	Strict bool
+	// Custom are the rules the config defines (rules: ID: {when: ...}),
+	// compiled; Registry runs them beside the built-in ones.
+	Custom []*rules.Rule
 }
 
 // Find looks for FileName in dir and each directory above it and returns its
@@ -164,7 +167,8 @@ func LoadAs(path, file string) (*Config, error) {
 
 // Parse reads config text; name is shown in messages and dir anchors paths.
 func Parse(name, dir string, data []byte) (*Config, error) {
-	p := &parser{file: name, known: knownNames(rules.Default())}
+	reg := rules.Default()
+	p := &parser{file: name, known: knownNames(reg), reg: reg}
 	c := &Config{File: name, Dir: dir}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
@@ -173,6 +177,7 @@ func Parse(name, dir string, data []byte) (*Config, error) {
 	if len(doc.Content) == 0 {
 		return c, nil // an empty file keeps every default
 	}
+	c.Custom = p.customRules(doc.Content[0], data)
 	p.top(doc.Content[0], c)
 	if len(p.probs) > 0 {
 		return nil, p.probs
@@ -244,6 +249,7 @@ func knownNames(reg *rules.Registry) names {
 type parser struct {
 	file  string
 	known names
+	reg   *rules.Registry
 	probs source.Problems
 }
 
@@ -329,12 +335,21 @@ func (p *parser) top(n *yaml.Node, c *Config) {
 func (p *parser) switches(n *yaml.Node, what string, known map[string]bool, kind string) map[string]bool {
 	out := map[string]bool{}
 	p.mapping(n, what, func(k, v *yaml.Node) {
-		if !known[k.Value] {
+		if kind == "rule" && v.Kind == yaml.MappingNode {
+			return // a custom rule's definition, read by customRules
+		}
+		ids := []string{k.Value}
+		if kind == "rule" {
+			ids = p.ruleIDs(k.Value)
+		}
+		if len(ids) == 0 || kind != "rule" && !known[k.Value] {
 			p.errorf(k, "unknown %s %q (see `contractlint rules`)", kind, k.Value)
 			return
 		}
 		if b, ok := p.boolean(v); ok {
-			out[k.Value] = b
+			for _, id := range ids {
+				out[id] = b
+			}
 		} else {
 			p.errorf(v, "%s %s: want on or off, not %q", kind, k.Value, v.Value)
 		}
@@ -359,7 +374,8 @@ func (p *parser) boolean(v *yaml.Node) (bool, bool) {
 func (p *parser) severities(n *yaml.Node) map[string]rules.Severity {
 	out := map[string]rules.Severity{}
 	p.mapping(n, "severity", func(k, v *yaml.Node) {
-		if !p.known.rules[k.Value] {
+		ids := p.ruleIDs(k.Value)
+		if len(ids) == 0 {
 			p.errorf(k, "unknown rule %q (see `contractlint rules`)", k.Value)
 			return
 		}
@@ -368,7 +384,9 @@ func (p *parser) severities(n *yaml.Node) map[string]rules.Severity {
 			p.errorf(v, "severity of %s: want error, warning or info, not %q", k.Value, v.Value)
 			return
 		}
-		out[k.Value] = s
+		for _, id := range ids {
+			out[id] = s
+		}
 	})
 	return out
 }
@@ -451,8 +469,8 @@ func (p *parser) ignores(n *yaml.Node) ([]string, []rules.Ignore) {
 				return
 			}
 			*field = v.Value
-			if k.Value == "rule" && !p.known.rules[v.Value] {
-				p.errorf(v, "unknown rule %q (see `contractlint rules`)", v.Value)
+			if k.Value == "rule" {
+				a.Rule = p.oneRule(v)
 			}
 			if _, err := path.Match(v.Value, ""); k.Value == "file" && err != nil {
 				p.errorf(v, "ignore: bad glob %q: %v", v.Value, err)

@@ -141,10 +141,11 @@ func applyIgnores(reg *rules.Registry, m rules.Mode, fs []rules.Finding, in *rul
 		return fs
 	}
 	used := make([]bool, len(ignores))
+	names := ruleNames(reg, ignores)
 	fs = slices.DeleteFunc(fs, func(f rules.Finding) bool {
 		hit := false
 		for i, ig := range ignores {
-			if ig.Rule == f.Rule && ignoreCovers(ig, f.Path) {
+			if slices.Contains(names[ig.Rule], f.Rule) && ignoreCovers(ig, f.Path) {
 				used[i], hit = true, true
 			}
 		}
@@ -161,6 +162,9 @@ func applyIgnores(reg *rules.Registry, m rules.Mode, fs []rules.Finding, in *rul
 		// A diff runs diff rules and lint rules separately; each run judges
 		// only the ignores of its own rules.
 		r, known := reg.Get(ig.Rule)
+		if ids := names[ig.Rule]; !known && len(ids) > 0 {
+			r, known = reg.Get(ids[0]) // a buf or oasdiff name for the rule
+		}
 		if known && r.Mode != m {
 			continue
 		}

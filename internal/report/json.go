@@ -32,6 +32,12 @@ type jsonFinding struct {
 	// Also names the rules whose findings about the same edit this one
 	// stands for (one edit, one finding).
 	Also []string `json:"also,omitempty"`
+	// Path is the element, and Fingerprint the change's identity without
+	// its lines: `contractlint waive RULE PATH --fingerprint FP` accepts it.
+	Path        string `json:"path,omitempty"`
+	Fingerprint string `json:"fingerprint"`
+	// Justification is set on a waived finding.
+	Justification string `json:"justification,omitempty"`
 }
 
 type jsonReport struct {
@@ -41,6 +47,7 @@ type jsonReport struct {
 	NotReviewed []string      `json:"not_reviewed,omitempty"`
 	Passes      []jsonPass    `json:"passes,omitempty"`
 	Findings    []jsonFinding `json:"findings"`
+	Waived      []jsonFinding `json:"waived,omitempty"`
 	Summary     Summary       `json:"summary"`
 	Notes       []string      `json:"notes,omitempty"`
 }
@@ -71,18 +78,27 @@ func (JSON) Write(w io.Writer, r *Report) error {
 			File: Clean(p.Where.File), Line: p.Where.Line, Column: p.Where.Column})
 	}
 	for _, f := range r.Findings {
-		jf := jsonFinding{Rule: Clean(f.Rule), Severity: f.Severity, Message: Clean(f.Message),
-			File: Clean(f.Where.File), Line: f.Where.Line, Column: f.Where.Column, Side: "new", Operations: cleanAll(f.Operations),
-			Direction: f.Compat.String(), Also: cleanAll(f.Also)}
-		if f.Removed {
-			jf.Side = "old"
-		}
-		if f.Old != nil {
-			jf.Old = &jsonLoc{File: Clean(f.Old.File), Line: f.Old.Line, Column: f.Old.Column}
-		}
-		out.Findings = append(out.Findings, jf)
+		out.Findings = append(out.Findings, jsonFindingOf(f))
+	}
+	for _, w := range r.Waived {
+		jf := jsonFindingOf(w.Finding)
+		jf.Justification = Clean(w.Justification)
+		out.Waived = append(out.Waived, jf)
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(out)
+}
+
+func jsonFindingOf(f rules.Finding) jsonFinding {
+	jf := jsonFinding{Rule: Clean(f.Rule), Severity: f.Severity, Message: Clean(f.Message),
+		File: Clean(f.Where.File), Line: f.Where.Line, Column: f.Where.Column, Side: "new", Operations: cleanAll(f.Operations),
+		Direction: f.Compat.String(), Also: cleanAll(f.Also), Path: Clean(f.Path), Fingerprint: f.ChangeFingerprint()}
+	if f.Removed {
+		jf.Side = "old"
+	}
+	if f.Old != nil {
+		jf.Old = &jsonLoc{File: Clean(f.Old.File), Line: f.Old.Line, Column: f.Old.Column}
+	}
+	return jf
 }

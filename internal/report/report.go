@@ -29,6 +29,15 @@ type Report struct {
 	// Passes are the checks a live command (probe) ran and saw hold; the
 	// text and json formats show them before the findings.
 	Passes []Pass
+	// Waived are the findings a waiver accepted: json lists them apart,
+	// sarif as suppressed results with the waiver's justification.
+	Waived []Waived
+}
+
+// Waived is a finding a waiver accepted, and what the waiver says.
+type Waived struct {
+	Finding       rules.Finding
+	Justification string
 }
 
 // Pass is one check that held, at the place it is about.
@@ -107,6 +116,7 @@ var constructors = map[string]func(Options) Reporter{
 		return &Markdown{RulesURL: o.rulesURL(), MaxBytes: commentBudget}
 	},
 	"junit": func(Options) Reporter { return JUnit{} },
+	"msvs":  func(Options) Reporter { return MSVS{} },
 }
 
 // Formats lists the format names, sorted.

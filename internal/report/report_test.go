@@ -34,7 +34,7 @@ func render(t *testing.T, format string, o Options, r *Report) []byte {
 }
 
 func TestFormatsRegistered(t *testing.T) {
-	want := []string{"github", "json", "junit", "markdown", "sarif", "text"}
+	want := []string{"github", "json", "junit", "markdown", "msvs", "sarif", "text"}
 	if got := Formats(); strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Errorf("Formats() = %v, want %v", got, want)
 	}

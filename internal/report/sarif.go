@@ -31,6 +31,10 @@ const srcRoot = "%SRCROOT%"
 // recipe change without matching old alerts wrongly.
 const fingerprintKey = "contractlintFinding/v1"
 
+// changeFingerprintKey holds the change's fingerprint, the one a waiver
+// names (`contractlint waive --fingerprint`).
+const changeFingerprintKey = "contractlintChange/v1"
+
 type sarifLog struct {
 	Version string     `json:"version"`
 	Runs    []sarifRun `json:"runs"`
@@ -109,6 +113,15 @@ type sarifResult struct {
 	RelatedLocations    []sarifLocation   `json:"relatedLocations,omitempty"`
 	PartialFingerprints map[string]string `json:"partialFingerprints"`
 	Properties          *sarifResultProps `json:"properties,omitempty"`
+	// Suppressions mark a waived finding: code scanning shows it dismissed,
+	// with the waiver's justification.
+	Suppressions []sarifSuppression `json:"suppressions,omitempty"`
+}
+
+type sarifSuppression struct {
+	Kind          string `json:"kind"`
+	Status        string `json:"status"`
+	Justification string `json:"justification"`
 }
 
 type sarifResultProps struct {
@@ -146,7 +159,11 @@ func (s SARIF) Write(w io.Writer, r *Report) error {
 	kept := keepMostSevere(r.Findings, limit)
 	run := sarifRun{Tool: sarifTool{Driver: sarifDriver{Name: toolName(r), Version: r.Version, Rules: []sarifRule{}}}}
 	ruleIndex := map[string]int{}
-	for _, id := range usedRules(kept) {
+	var waived []rules.Finding
+	for _, w := range r.Waived {
+		waived = append(waived, w.Finding)
+	}
+	for _, id := range usedRules(append(slices.Clone(kept), waived...)) {
 		ruleIndex[id] = len(run.Tool.Driver.Rules)
 		run.Tool.Driver.Rules = append(run.Tool.Driver.Rules, sarifRuleFor(r.Rules, id))
 	}
@@ -154,6 +171,11 @@ func (s SARIF) Write(w io.Writer, r *Report) error {
 	run.Results = make([]sarifResult, 0, len(kept))
 	for _, f := range kept {
 		run.Results = append(run.Results, sarifResultFor(f, ruleIndex[f.Rule], seen))
+	}
+	for _, w := range r.Waived {
+		res := sarifResultFor(w.Finding, ruleIndex[w.Finding.Rule], seen)
+		res.Suppressions = []sarifSuppression{{Kind: "external", Status: "accepted", Justification: Clean(w.Justification)}}
+		run.Results = append(run.Results, res)
 	}
 	var notes []sarifNotification
 	for _, n := range r.Notes {
@@ -337,7 +359,7 @@ func sarifResultFor(f rules.Finding, ruleIndex int, seen map[string]int) sarifRe
 		RuleIndex:           ruleIndex,
 		Level:               sarifLevel(f.Severity),
 		Message:             sarifMessage{Text: Clean(cmpOr(f.Message, f.Rule) + removedNote(f))},
-		PartialFingerprints: map[string]string{fingerprintKey: fingerprint(f, seen)},
+		PartialFingerprints: map[string]string{fingerprintKey: fingerprint(f, seen), changeFingerprintKey: f.ChangeFingerprint()},
 	}
 	if f.Removed {
 		// Where is a line of the OLD file: the alert belongs to the file as it

@@ -1,0 +1,25 @@
+package report
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/contractlint/contractlint/rules"
+)
+
+// MSVS writes one line per finding in the Visual Studio error format buf's
+// --error-format=msvs writes: FILE(LINE,COL) : error RULE : MESSAGE.
+type MSVS struct{}
+
+func (MSVS) Write(w io.Writer, r *Report) error {
+	for _, f := range r.Findings {
+		level := "error"
+		if f.Severity < rules.Error {
+			level = "warning"
+		}
+		if _, err := fmt.Fprintf(w, "%s(%d,%d) : %s %s : %s\n", Clean(f.Where.File), f.Where.Line, f.Where.Column, level, Clean(f.Rule), Clean(f.Message)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
