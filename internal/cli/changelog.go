@@ -51,11 +51,7 @@ func runChangelog(e *Env, co *changelogOptions, oldArg, newArg string) error {
 	if err != nil {
 		return err
 	}
-	old, err := openSide(e, oldArg, co.protoPaths)
-	if err != nil {
-		return err
-	}
-	nw, err := openSide(e, newArg, co.protoPaths)
+	old, nw, err := openSides(e, oldArg, newArg, co.protoPaths)
 	if err != nil {
 		return err
 	}

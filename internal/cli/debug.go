@@ -46,11 +46,7 @@ func runDebugDiff(e *Env, do *diffOptions, oldArg, newArg string) error {
 		return err
 	}
 	o.Whole = true
-	old, err := openSide(e, oldArg, do.protoPaths)
-	if err != nil {
-		return err
-	}
-	nw, err := openSide(e, newArg, do.protoPaths)
+	old, nw, err := openSides(e, oldArg, newArg, do.protoPaths)
 	if err != nil {
 		return err
 	}

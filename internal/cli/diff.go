@@ -341,11 +341,7 @@ func runDiff(e *Env, do *diffOptions, oldArg, newArg string) error {
 	if o.Readers, err = do.readers.load(e, o.Limits); err != nil {
 		return err
 	}
-	old, err := openSide(e, oldArg, do.protoPaths)
-	if err != nil {
-		return err
-	}
-	nw, err := openSide(e, newArg, do.protoPaths)
+	old, nw, err := openSides(e, oldArg, newArg, do.protoPaths)
 	if err != nil {
 		return err
 	}
@@ -357,6 +353,15 @@ func runDiff(e *Env, do *diffOptions, oldArg, newArg string) error {
 		return do.inputProblems(e, err, o.Registry)
 	}
 	return do.emit(e, &report.Report{Findings: withUnusedAccepts(fs, o.Settings, append(old.Shown(), nw.Shown()...))}, o)
+}
+
+// openSides opens the two arguments of a command that compares them.
+func openSides(e *Env, oldArg, newArg string, protoPaths []string) (old, nw pipeline.Side, err error) {
+	if old, err = openSide(e, oldArg, protoPaths); err != nil {
+		return old, nw, err
+	}
+	nw, err = openSide(e, newArg, protoPaths)
+	return old, nw, err
 }
 
 // inputErr reports an unreadable contract: exit 2, every problem on its own
