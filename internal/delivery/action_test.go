@@ -110,11 +110,17 @@ func executable(t *testing.T, file, script string) {
 }
 
 // fakeGH records each call, with what it read on standard input, answers a
-// listing of comments with the ids in $FAKE_GH_COMMENTS, and downloads a
+// listing of comments with the ids in $FAKE_GH_COMMENTS (or every api call
+// with a 403, as a fork's read-only token gets, when $FAKE_GH_FORBIDDEN is
+// set), and downloads a
 // release's assets from $FAKE_GH_RELEASES/<tag>/ (failing, as gh does, when
 // there is no such release or asset).
 const fakeGH = `#!/usr/bin/env bash
 { printf 'gh'; printf ' %s' "$@"; echo; } >> "$FAKE_GH_LOG"
+if [ "$1" = api ] && [ -n "${FAKE_GH_FORBIDDEN:-}" ]; then
+  echo "Resource not accessible by integration (HTTP 403)" >&2
+  exit 1
+fi
 if [ "$1 $2" = "release download" ]; then
   rel="$FAKE_GH_RELEASES/$3" dir=. pats=()
   shift 3
@@ -142,6 +148,12 @@ func (r *fakeRunner) run(act actionFile) (string, int) {
 	}
 	var stdout string
 	status, failed := -1, false
+	// Each run starts with no step outputs, as a job does.
+	for k := range r.ctx {
+		if strings.HasPrefix(k, "steps.") {
+			delete(r.ctx, k)
+		}
+	}
 	for _, st := range act.Runs.Steps {
 		if st.Run == "" {
 			continue
@@ -168,7 +180,13 @@ func (r *fakeRunner) run(act actionFile) (string, int) {
 		cmd := exec.Command("bash", "--noprofile", "--norc", "-e", "-o", "pipefail", "-c", st.Run)
 		cmd.Dir = r.work
 		cmd.Env = append(os.Environ(), stepEnv...)
+		written := len(readEnvFile(t, r.files["GITHUB_OUTPUT"]))
 		out, err := cmd.Output()
+		// What the step wrote to GITHUB_OUTPUT is steps.<id>.outputs.
+		for _, kv := range readEnvFile(t, r.files["GITHUB_OUTPUT"])[written:] {
+			k, v, _ := strings.Cut(kv, "=")
+			r.ctx["steps."+st.ID+".outputs."+k] = v
+		}
 		code := 0
 		if ee, ok := err.(*exec.ExitError); ok {
 			code = ee.ExitCode()
@@ -319,7 +337,14 @@ func TestAction(t *testing.T) {
 	// request's base, and the log says which releases were checked.
 	must(t, work, gitEnv, "git", "tag", "v1.0.0", base)
 	r.inputs["against-tags"] = "v*"
+	// base set too: not used, with a notice (the input's description says so).
+	r.inputs["base"] = base
+	r.log.Reset()
 	stdout, status = r.run(act)
+	if !strings.Contains(r.log.String(), "::notice title=contractlint::against-tags is set: the base input is not used") {
+		t.Errorf("against-tags with base: no notice that base is not used; log:\n%s", r.log.String())
+	}
+	r.inputs["base"] = ""
 	if status != 1 || !strings.Contains(stdout, "breaks clients built against v1.0.0") ||
 		!strings.Contains(stdout, "::notice title=contractlint::checked against 1 release: v1.0.0") {
 		t.Errorf("against-tags: v*: review exited %d, want 1 with the break naming v1.0.0 and the note:\n%s", status, stdout)
@@ -328,6 +353,28 @@ func TestAction(t *testing.T) {
 		t.Errorf("against-tags: outputs %q lack errors=1", outputs)
 	}
 	r.inputs["against-tags"] = ""
+
+	// A token that may not comment (a fork's pull request) warns; the
+	// step's exit is still the review's, and the summary has the report.
+	r.inputs["comment"] = "true"
+	r.env = append(r.env, "FAKE_GH_FORBIDDEN=1")
+	r.log.Reset()
+	if _, status := r.run(act); status != 1 {
+		t.Errorf("comment forbidden: review exited %d, want 1 (fail-on error)", status)
+	}
+	if log := r.log.String(); !strings.Contains(log, "::warning title=contractlint::could not read the pull request comment: the job's token needs pull-requests: write") ||
+		!strings.Contains(log, "  gh: Resource not accessible by integration (HTTP 403)") {
+		t.Errorf("comment forbidden: want a warning naming pull-requests: write, and gh's answer indented; log:\n%s", log)
+	}
+	if sum, _ := os.ReadFile(r.files["GITHUB_STEP_SUMMARY"]); !strings.Contains(string(sum), "field-redefined") {
+		t.Errorf("comment forbidden: the job summary lacks the report:\n%s", sum)
+	}
+	r.inputs["fail-on"] = "never"
+	if _, status := r.run(act); status != 0 {
+		t.Errorf("comment forbidden, fail-on never: review exited %d, want 0", status)
+	}
+	r.inputs["fail-on"] = "error"
+	r.env = append(r.env, "FAKE_GH_FORBIDDEN=")
 
 	// A paths input that matches nothing fails the step, exit 2.
 	r.inputs["paths"] = "apis/"
@@ -421,7 +468,8 @@ func evaluate(t *testing.T, v string, inputs, ctx map[string]string) string {
 			return val
 		}
 		val, ok := ctx[name]
-		if !ok {
+		// A step that did not run, or set no such output, gives "".
+		if !ok && !strings.HasPrefix(name, "steps.") {
 			t.Fatalf("env uses %q, which the test does not provide", name)
 		}
 		return val
@@ -443,4 +491,56 @@ func readEnvFile(t *testing.T, file string) []string {
 		}
 	}
 	return out
+}
+
+// TestActionEvents runs the action on each event a workflow may use, with
+// that event's payload file: each names the commits to compare its own way,
+// and each must find the break the branch brings.
+func TestActionEvents(t *testing.T) {
+	need(t, "bash")
+	need(t, "go")
+	need(t, "jq")
+	top := repoTop(t)
+	act := readAction(t, top)
+	tmp := t.TempDir()
+	work, base := pullRequest(t, tmp)
+	head := strings.TrimSpace(must(t, work, nil, "git", "rev-parse", "HEAD"))
+	// What actions/checkout with fetch-depth 0 leaves: the default branch
+	// as a remote-tracking ref.
+	must(t, work, gitEnv, "git", "update-ref", "refs/remotes/origin/main", base)
+	r := newFakeRunner(t, act, top, work, tmp, base)
+	zeros := strings.Repeat("0", 40)
+	for _, c := range []struct{ name, event, payload, want string }{
+		{"pull_request", "pull_request", `{"pull_request": {"number": 7, "base": {"sha": "` + base + `"}}}`, base[:7]},
+		{"pull_request_target", "pull_request_target", `{"pull_request": {"number": 7, "base": {"sha": "` + base + `"}}}`, base[:7]},
+		{"merge_group", "merge_group", `{"merge_group": {"base_sha": "` + base + `", "head_sha": "` + head + `"}}`, base[:7]},
+		{"push", "push", `{"before": "` + base + `", "after": "` + head + `", "repository": {"default_branch": "main"}}`, base[:7]},
+		{"push, a branch's first", "push", `{"before": "` + zeros + `", "after": "` + head + `", "repository": {"default_branch": "main"}}`,
+			"origin/main @ " + base[:7]},
+		{"workflow_dispatch", "workflow_dispatch", `{"inputs": {"base": "` + base + `"}}`, base[:7]},
+		{"workflow_dispatch, no input", "workflow_dispatch", `{"inputs": {}}`, "main @ " + base[:7] + ", merge base of HEAD"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r.t = t
+			event := filepath.Join(tmp, "event-"+c.event+".json")
+			write(t, event, c.payload)
+			r.env = append(r.env, "GITHUB_EVENT_NAME="+c.event, "GITHUB_EVENT_PATH="+event, "GITHUB_SHA="+head)
+			stdout, status := r.run(act)
+			if status != 1 || !strings.Contains(stdout, "field-redefined") || !strings.Contains(stdout, "compared against "+c.want) {
+				t.Errorf("review exited %d, want 1 with the break, compared against %s:\n%s", status, c.want, stdout)
+			}
+		})
+	}
+
+	// A push to main: the commit that just landed is compared with the one
+	// before it, not main with itself.
+	must(t, work, gitEnv, "git", "checkout", "-q", "main")
+	must(t, work, gitEnv, "git", "merge", "-q", "--ff-only", "pr")
+	event := filepath.Join(tmp, "event-push-main.json")
+	write(t, event, `{"before": "`+base+`", "after": "`+head+`", "repository": {"default_branch": "main"}}`)
+	r.t = t
+	r.env = append(r.env, "GITHUB_EVENT_NAME=push", "GITHUB_EVENT_PATH="+event, "GITHUB_SHA="+head)
+	if stdout, status := r.run(act); status != 1 || !strings.Contains(stdout, "compared against "+base[:7]) {
+		t.Errorf("push to main: review exited %d, want 1 comparing with the commit before the push:\n%s", status, stdout)
+	}
 }

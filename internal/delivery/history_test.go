@@ -43,7 +43,7 @@ func TestActionHistoryReport(t *testing.T) {
 	if err != nil {
 		t.Fatalf("html-report: true: %v", err)
 	}
-	for _, want := range []string{"<!DOCTYPE html>", "v1.0.0", "proto-field-type-wire-json-incompatible"} {
+	for _, want := range []string{"<!DOCTYPE html>", "v1.0.0", "field-redefined"} {
 		if !strings.Contains(string(b), want) {
 			t.Errorf("the history page lacks %q", want)
 		}

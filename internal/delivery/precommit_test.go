@@ -9,8 +9,10 @@ import (
 )
 
 // TestPreCommitHook installs this repository's hook with the real pre-commit
-// framework in a throwaway repository: a clean commit passes, a breaking one
-// is blocked.
+// framework in a throwaway repository and runs it in every mode pre-commit
+// has: a commit (a clean one passes, a breaking one and a deletion are
+// blocked), `run --all-files` and `run --from-ref --to-ref` on a branch that
+// carries a break, and a pre-push hook pushing to a bare remote.
 func TestPreCommitHook(t *testing.T) {
 	need(t, "pre-commit")
 	need(t, "go")
@@ -32,7 +34,7 @@ func TestPreCommitHook(t *testing.T) {
 	gomodcache := strings.TrimSpace(must(t, top, nil, "go", "env", "GOMODCACHE"))
 	env := append(gitEnv, "PRE_COMMIT_HOME="+filepath.Join(tmp, "pre-commit-home"),
 		"GOMODCACHE="+gomodcache, "GOFLAGS=-mod=mod", "GOPROXY=off", "GOTOOLCHAIN=local")
-	must(t, work, env, "pre-commit", "install")
+	must(t, work, env, "pre-commit", "install", "-t", "pre-commit", "-t", "pre-push")
 
 	write(t, filepath.Join(work, "api", "shop.proto"), shopV1)
 	must(t, work, env, "git", "add", ".")
@@ -64,11 +66,55 @@ func TestPreCommitHook(t *testing.T) {
 		t.Errorf("a harmless commit after a committed break was blocked: %v\n%s", err, out)
 	}
 
+	// The break is committed on the branch: the modes that review the
+	// branch or a range see it, on main they pass.
+	allFiles := func(want bool) {
+		t.Helper()
+		out, err := run(t, work, env, "pre-commit", "run", "--all-files")
+		if failed(err) != want || want && !strings.Contains(out, "field-redefined") {
+			t.Errorf("pre-commit run --all-files: err %v, want failed %v with the break:\n%s", err, want, out)
+		}
+	}
+	allFiles(true)
+	out, err = run(t, work, env, "pre-commit", "run", "--from-ref", "main", "--to-ref", "HEAD")
+	if !failed(err) || !strings.Contains(out, "field-redefined") {
+		t.Errorf("pre-commit run --from-ref main --to-ref HEAD: err %v, want the break:\n%s", err, out)
+	}
+	// The last commit alone is harmless: the range is exactly what is reviewed.
+	if out, err := run(t, work, env, "pre-commit", "run", "--from-ref", "HEAD~1", "--to-ref", "HEAD"); err != nil {
+		t.Errorf("pre-commit run --from-ref HEAD~1 --to-ref HEAD (a harmless commit): %v\n%s", err, out)
+	}
+	must(t, work, env, "git", "checkout", "-q", "main")
+	allFiles(false)
+
+	// pre-push: main's first push is the whole tree (pre-commit's
+	// --all-files), clean; the branch's first push names the range from
+	// main, and is refused.
+	remote := filepath.Join(tmp, "remote.git")
+	must(t, tmp, gitEnv, "git", "init", "-q", "--bare", remote)
+	must(t, work, env, "git", "remote", "add", "origin", remote)
+	if out, err := run(t, work, env, "git", "push", "-q", "origin", "main"); err != nil {
+		t.Fatalf("pushing a clean main was refused: %v\n%s", err, out)
+	}
+	out, err = run(t, work, env, "git", "push", "-q", "origin", "feature")
+	if !failed(err) || !strings.Contains(out, "field-redefined") {
+		t.Errorf("pushing a branch that breaks the contract: err %v, want it refused naming the break:\n%s", err, out)
+	}
+	if out, _ := run(t, remote, gitEnv, "git", "rev-parse", "--verify", "--quiet", "refs/heads/feature"); out != "" {
+		t.Errorf("the refused branch reached the remote at %s", out)
+	}
+
 	// pre-commit passes no deleted files to a hook: the hook must run
 	// anyway, or a deleted contract slips through.
 	must(t, work, env, "git", "rm", "-q", "-f", "api/shop.proto")
 	out, err = run(t, work, env, "git", "commit", "-q", "-m", "delete")
-	if _, ok := err.(*exec.ExitError); !ok || !strings.Contains(out, "contract-file-removed") {
+	if !failed(err) || !strings.Contains(out, "contract-file-removed") {
 		t.Errorf("a commit deleting a contract: err %v, want it blocked with contract-file-removed:\n%s", err, out)
 	}
+}
+
+// failed reports whether a command ran and exited non-zero.
+func failed(err error) bool {
+	_, ok := err.(*exec.ExitError)
+	return ok
 }

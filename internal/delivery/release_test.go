@@ -71,21 +71,18 @@ func release(t *testing.T, tmp, tag, target, exe, sum string) {
 	write(t, filepath.Join(dir, "checksums.txt"), sum+"  "+asset+"\n")
 }
 
-// taggedBinary builds, with the action's own build step, a clean clone of
-// this repository tagged tag: the binary a release of that tag ships, which
-// reports the tag as its version.
-func taggedBinary(t *testing.T, act actionFile, top, tag string) string {
+// releaseBuild runs the release's own build (.ci/release-build, what
+// release.yml runs) for this machine's platform in a clean clone of this
+// repository tagged tag, and returns its dist directory: the archive and
+// checksums.txt a release of that tag publishes, the binary reporting the
+// tag as its version (the script checks it).
+func releaseBuild(t *testing.T, top, tag string) string {
 	tmp := t.TempDir()
 	src := filepath.Join(tmp, "src")
 	must(t, tmp, nil, "git", "clone", "-q", top, src)
 	must(t, src, gitEnv, "git", "tag", tag)
-	bin := filepath.Join(tmp, "contractlint")
-	env := []string{"ACTION_PATH=" + src, "CONTRACTLINT=" + bin, "GOFLAGS=-buildvcs=true"}
-	must(t, tmp, env, "bash", "--noprofile", "--norc", "-e", "-o", "pipefail", "-c", step(t, act.Runs.Steps, "Build contractlint").Run)
-	if v := strings.TrimSpace(must(t, tmp, nil, bin, "--version")); v != "contractlint version "+tag {
-		t.Fatalf("built from a clone tagged %s, contractlint --version says %q", tag, v)
-	}
-	return bin
+	must(t, src, []string{"GOFLAGS=-buildvcs=true"}, "bash", ".ci/release-build", tag, runtime.GOOS+"/"+runtime.GOARCH)
+	return filepath.Join(src, "dist")
 }
 
 // TestActionRelease runs the action pinned to a release tag: it installs
@@ -111,7 +108,11 @@ func TestActionRelease(t *testing.T) {
 			t.Errorf("setup-go runs if %q, the build if %q", st.If, build.If)
 		}
 	}
-	good := taggedBinary(t, act, top, "v0.0.1")
+	dist := releaseBuild(t, top, "v0.0.1")
+	good := filepath.Join(dist, runtime.GOOS+"-"+runtime.GOARCH, "contractlint")
+	if v := strings.TrimSpace(must(t, dist, nil, good, "--version")); v != "contractlint version v0.0.1" {
+		t.Fatalf("the release build's binary says %q", v)
+	}
 	// Run, this would leave a mark: the action must not run it.
 	marks := t.TempDir()
 	marked, ran := filepath.Join(marks, "contractlint"), filepath.Join(marks, "ran")
@@ -139,7 +140,15 @@ func TestActionRelease(t *testing.T) {
 			r := newFakeRunner(t, act, top, work, tmp, base)
 			r.env = append(r.env, "RUNNER_OS="+plat.os, "RUNNER_ARCH="+plat.arch)
 			r.ctx["github.action_ref"] = c.ref
-			if c.relTag != "" {
+			switch {
+			case c.exe == good && c.relTag == c.ref:
+				// The release exactly as the release build left it.
+				rel := filepath.Join(tmp, "releases", c.relTag)
+				must(t, tmp, nil, "mkdir", "-p", rel)
+				for _, f := range []string{"contractlint_" + plat.target + ".tar.gz", "checksums.txt"} {
+					must(t, tmp, nil, "cp", filepath.Join(dist, f), rel)
+				}
+			case c.relTag != "":
 				release(t, tmp, c.relTag, plat.target, c.exe, c.sum)
 			}
 			stdout, status := r.run(act)
@@ -207,7 +216,14 @@ func TestReleaseWorkflow(t *testing.T) {
 		t.Errorf("permissions %v (job %v), want only contents: write", wf.Permissions, job.Permissions)
 	}
 	pack, upload := step(t, job.Steps, "Build and pack"), step(t, job.Steps, "Upload")
-	if got, want := buildFlags(t, pack.Run), buildFlags(t, step(t, act.Runs.Steps, "Build contractlint").Run); got != want {
+	script, err := os.ReadFile(filepath.Join(top, ".ci", "release-build"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(pack.Run, ".ci/release-build \"$TAG\"") {
+		t.Errorf("the release's build step does not run .ci/release-build with the tag:\n%s", pack.Run)
+	}
+	if got, want := buildFlags(t, string(script)), buildFlags(t, step(t, act.Runs.Steps, "Build contractlint").Run); got != want {
 		t.Errorf("the release builds with %s, the action with %s", got, want)
 	}
 
@@ -215,19 +231,18 @@ func TestReleaseWorkflow(t *testing.T) {
 	src, tools := filepath.Join(tmp, "src"), filepath.Join(tmp, "tools")
 	goLog, ghLog := filepath.Join(tmp, "go.log"), filepath.Join(tmp, "gh.log")
 	executable(t, filepath.Join(tools, "go"), `#!/usr/bin/env bash
+[ "$1" = env ] && exec "$REAL_GO" "$@"
 echo "CGO_ENABLED=$CGO_ENABLED $GOOS/$GOARCH go $*" >> "$FAKE_GO_LOG"
 while [ $# -gt 0 ]; do [ "$1" = -o ] && out="$2"; shift; done
 printf '#!/bin/sh\necho "contractlint version %s"\n' "$TAG" > "$out"
 chmod +x "$out"
 `)
 	executable(t, filepath.Join(tools, "gh"), fakeGH)
-	env := []string{"TAG=v0.0.1", "FAKE_GO_LOG=" + goLog, "FAKE_GH_LOG=" + ghLog, "GH_TOKEN=fake-token",
+	executable(t, filepath.Join(src, ".ci", "release-build"), string(script))
+	env := []string{"TAG=v0.0.1", "REAL_GO=" + need(t, "go"), "FAKE_GO_LOG=" + goLog, "FAKE_GH_LOG=" + ghLog, "GH_TOKEN=fake-token",
 		"FAKE_GH_RELEASES=" + filepath.Join(tmp, "releases"), "PATH=" + tools + string(os.PathListSeparator) + os.Getenv("PATH")}
 	sh := func(dir, script string, env []string) string {
 		return must(t, dir, env, "bash", "--noprofile", "--norc", "-e", "-o", "pipefail", "-c", script)
-	}
-	if err := os.MkdirAll(src, 0o755); err != nil {
-		t.Fatal(err)
 	}
 	sh(src, pack.Run, env)
 	calls, _ := os.ReadFile(goLog)

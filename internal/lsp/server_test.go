@@ -243,8 +243,8 @@ func TestReserveAction(t *testing.T) {
 	c, uri := openOne(t, "shop.proto", shop)
 	deleted := strings.Replace(shop, "  string note = 2;\n", "", 1)
 	c.edit(uri, 2, deleted)
-	ds := c.waitDiagnostics(uri, 2, has("proto-field-removed-unreserved-number"))
-	d := find(ds, "proto-field-removed-unreserved-number")
+	ds := c.waitDiagnostics(uri, 2, has("proto-field-removed-unreserved-name"))
+	d := find(ds, "proto-field-removed-unreserved-name")
 	if d.Range.Start.Line != lineOf(t, deleted, "message Order") {
 		t.Errorf("the deletion is shown at line %d, want the message (line %d)", d.Range.Start.Line, lineOf(t, deleted, "message Order"))
 	}
