@@ -17,11 +17,22 @@ type Breaking struct {
 	File   string // the buf.yaml it came from
 	Use    []string
 	Except []string
+	// Ignore lists the files and directories, root-relative (joined to the
+	// buf.yaml's directory), whose changes buf breaking does not judge;
+	// IgnoreOnly the same for one rule or category each.
+	Ignore     []string
+	IgnoreOnly map[string][]string
+	// IgnoreUnstable is ignore_unstable_packages: changes in packages
+	// whose version is alpha, beta or test (foo.v1beta1) are not judged.
+	IgnoreUnstable bool
 }
 
 type bufBreaking struct {
-	Use    []string `yaml:"use"`
-	Except []string `yaml:"except"`
+	Use            []string            `yaml:"use"`
+	Except         []string            `yaml:"except"`
+	Ignore         []string            `yaml:"ignore"`
+	IgnoreOnly     map[string][]string `yaml:"ignore_only"`
+	IgnoreUnstable bool                `yaml:"ignore_unstable_packages"`
 }
 
 // BreakingFor reads the breaking settings that govern file: those of the
@@ -55,7 +66,20 @@ func BreakingFor(src source.Source, file string) (Breaking, error) {
 			if br == nil {
 				return Breaking{}, nil
 			}
-			return Breaking{Found: true, File: name, Use: br.Use, Except: br.Except}, nil
+			out := Breaking{Found: true, File: name, Use: br.Use, Except: br.Except, IgnoreUnstable: br.IgnoreUnstable}
+			// buf writes these paths from the buf.yaml's directory.
+			for _, p := range br.Ignore {
+				out.Ignore = append(out.Ignore, path.Join(d, p))
+			}
+			for id, ps := range br.IgnoreOnly {
+				if out.IgnoreOnly == nil {
+					out.IgnoreOnly = map[string][]string{}
+				}
+				for _, p := range ps {
+					out.IgnoreOnly[id] = append(out.IgnoreOnly[id], path.Join(d, p))
+				}
+			}
+			return out, nil
 		}
 		if d == "." || d == "/" {
 			return Breaking{}, nil

@@ -3,7 +3,9 @@ package pipeline
 import (
 	"maps"
 	"path"
+	"regexp"
 	"slices"
+	"strings"
 
 	"github.com/contractlint/contractlint/internal/source"
 	"github.com/contractlint/contractlint/protobuf"
@@ -57,7 +59,66 @@ func withBuf(old, new Side, o Options) (Options, error) {
 		}
 	}
 	o.Settings = &set
+	o.bufDrop = bufIgnores(br, o.Registry, old, new)
 	return o, nil
+}
+
+// bufIgnores is the filter buf.yaml's ignore, ignore_only and
+// ignore_unstable_packages ask for: a finding in an ignored file (on either
+// side), or of a rule ignored in its file, or about an element of an
+// unstable package, is dropped. nil when buf.yaml ignores nothing.
+func bufIgnores(br protobuf.Breaking, reg *rules.Registry, sides ...Side) func(rules.Finding) bool {
+	if len(br.Ignore) == 0 && len(br.IgnoreOnly) == 0 && !br.IgnoreUnstable {
+		return nil
+	}
+	all := map[string]bool{}             // shown file -> every rule ignored there
+	some := map[string]map[string]bool{} // shown file -> the rules ignored there
+	for _, s := range sides {
+		for _, n := range s.Files {
+			shown := s.display(n)
+			all[shown] = all[shown] || coveredBy(n, br.Ignore)
+			for id, paths := range br.IgnoreOnly {
+				if !coveredBy(n, paths) {
+					continue
+				}
+				if some[shown] == nil {
+					some[shown] = map[string]bool{}
+				}
+				ids, _ := reg.Resolve(id)
+				for _, r := range ids {
+					some[shown][r] = true
+				}
+			}
+		}
+	}
+	return func(f rules.Finding) bool {
+		files := []string{f.Where.File}
+		if f.Old != nil {
+			files = append(files, f.Old.File)
+		}
+		for _, file := range files {
+			if all[file] || some[file][f.Rule] {
+				return true
+			}
+		}
+		return br.IgnoreUnstable && unstablePackage(f.Path)
+	}
+}
+
+// coveredBy reports whether root-relative name is one of paths or lies
+// under one.
+func coveredBy(name string, paths []string) bool {
+	return slices.ContainsFunc(paths, func(p string) bool { return name == p || p == "." || strings.HasPrefix(name, p+"/") })
+}
+
+// unstableVersion is buf's unstable package version: v1alpha1, v1beta2,
+// v1p2beta1, v1test.
+var unstableVersion = regexp.MustCompile(`^v\d+(?:p\d+)?(?:alpha|beta)\d*$|^v\d+test\w*$`)
+
+// unstablePackage reports whether a full proto name has an unstable
+// version among its package components.
+func unstablePackage(full string) bool {
+	return slices.ContainsFunc(strings.Split(full, "."), unstableVersion.MatchString)
 }
 
 // breakingOf reads the breaking settings above a side's first file, or in

@@ -6,6 +6,7 @@ package pipeline
 import (
 	"io/fs"
 	"path"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -66,6 +67,9 @@ type Options struct {
 	// Now is the clock the rules judge dates by (Input.Now); nil means the
 	// system clock.
 	Now func() time.Time
+	// bufDrop, set from buf.yaml's breaking ignores (see withBuf), drops
+	// the findings buf breaking would not report.
+	bufDrop func(rules.Finding) bool
 	// Cache, when set, keeps the lowering of .proto files between runs
 	// (--cache DIR); OpenAPI documents always load.
 	Cache protobuf.Cache
@@ -107,6 +111,9 @@ func Diff(old, new Side, o Options) ([]rules.Finding, error) {
 		o.Compared(in)
 	}
 	findings, lint := judge(in, o)
+	if o.bufDrop != nil {
+		findings = slices.DeleteFunc(findings, o.bufDrop)
+	}
 	for _, f := range lint {
 		if !sub.Complete(f.Path) {
 			// A lint finding outside the chunks loaded with all that
