@@ -187,7 +187,11 @@ func (c *common) optionsFor(e *Env, cfg *config.Config) (pipeline.Options, *conf
 	if err := c.loadWaivers(e, cfg, reg); err != nil {
 		return pipeline.Options{}, nil, err
 	}
-	return pipeline.Options{Registry: reg, Settings: s, ProtoPaths: slices.Clip(cfg.ProtoPaths), Stats: st, Limits: lim, Whole: c.noShortcuts, Now: e.Now}, cfg, nil
+	o := pipeline.Options{Registry: reg, Settings: s, ProtoPaths: slices.Clip(cfg.ProtoPaths), Stats: st, Limits: lim, Whole: c.noShortcuts, Now: e.Now}
+	if c.waive != nil {
+		o.Exclude = c.waive.exclude
+	}
+	return o, cfg, nil
 }
 
 // threshold reads --fail-on; never means no severity fails the run.

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/contractlint/contractlint/internal/config"
+	"github.com/contractlint/contractlint/internal/pipeline"
 	"github.com/contractlint/contractlint/internal/report"
 	"github.com/contractlint/contractlint/internal/source"
 	"github.com/contractlint/contractlint/internal/waiver"
@@ -32,6 +33,8 @@ type waivers struct {
 	errIgnore, warnIgnore string
 	errorFormat           string
 	resolve               func(string) []string
+	// exclude is --exclude-elements.
+	exclude []string
 }
 
 // registerWaivers makes the command apply the waivers file, and adds the
@@ -43,6 +46,7 @@ func (c *common) registerWaivers() {
 	f.StringVar(&w.matchPath, "match-path", "", "report only changes to paths matching this regular expression (as oasdiff's --match-path)")
 	f.StringVar(&w.errIgnore, "err-ignore", "", "oasdiff ignore file: each line (METHOD /path and the change) accepts an error finding")
 	f.StringVar(&w.warnIgnore, "warn-ignore", "", "oasdiff ignore file whose lines accept warning findings")
+	f.StringSliceVar(&w.exclude, "exclude-elements", nil, "parts of a field not judged, as oasdiff's flag: "+strings.Join(pipeline.ExcludableElements, ", ")+" (comma-separated)")
 	f.StringVar(&w.errorFormat, "error-format", "", "buf's name for --format: text, json, github-actions, msvs or junit")
 }
 
@@ -60,6 +64,11 @@ func (c *common) loadAdopted(e *Env, reg *rules.Registry) error {
 			return usageErr("--error-format: want text, json, github-actions, msvs or junit, not %q", w.errorFormat)
 		}
 		c.format = f
+	}
+	for _, x := range w.exclude {
+		if !slices.Contains(pipeline.ExcludableElements, x) {
+			return usageErr("--exclude-elements: %q is none of %s", x, strings.Join(pipeline.ExcludableElements, ", "))
+		}
 	}
 	if w.matchPath != "" {
 		re, err := regexp.Compile(w.matchPath)

@@ -67,6 +67,10 @@ type Options struct {
 	// Now is the clock the rules judge dates by (Input.Now); nil means the
 	// system clock.
 	Now func() time.Time
+	// Exclude names the parts of a field a diff does not judge, as
+	// oasdiff's --exclude-elements: "description", "title", "examples".
+	// A meaning change only they showed is then no change.
+	Exclude []string
 	// bufDrop, set from buf.yaml's breaking ignores (see withBuf), drops
 	// the findings buf breaking would not report.
 	bufDrop func(rules.Finding) bool
@@ -168,6 +172,7 @@ func compare(old, new Side, o Options, subset bool) (*rules.Input, *openapi.Subs
 		return nil, nil, err
 	}
 	in.History = o.History
+	excludeElements(in, o.Exclude)
 	in.Now = o.now()
 	return in, sub, nil
 }
