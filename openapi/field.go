@@ -38,6 +38,7 @@ func (d *Doc) Field(name string, ref *openapi3.SchemaRef, required bool) *rules.
 	f.Nullable = nullable(schemaOf(ref))
 	f.Deprecated = schemaOf(ref).Deprecated
 	f.Description = s.Description
+	f.HasDefault = s.Default != nil
 	if f.Description == "" {
 		f.Description = schemaOf(ref).Description
 	}

@@ -165,6 +165,9 @@ type Field struct {
 	MultipleOf  float64
 	Example     float64
 	HasExample  bool
+	// HasDefault: the schema declares a default (OpenAPI), so a reader
+	// that is not sent the field still has a value.
+	HasDefault bool
 	Enum        []string
 	Number      int32 // proto field number
 	// EnumNumbers are, for a proto enum field, the numbers of the values

@@ -36,7 +36,7 @@ func TestCustomRulesDoc(t *testing.T) {
 	if code := cli.Main([]string{"test", "--config", ".contractlint.yaml"}, e); code != cli.ExitOK {
 		t.Fatalf("contractlint test exited %d:\n%s%s", code, out.String(), errs.String())
 	}
-	if !strings.Contains(out.String(), "4 cases, 0 failed") {
-		t.Errorf("want the four example cases run, got:\n%s", out.String())
+	if !strings.Contains(out.String(), "5 cases, 0 failed") {
+		t.Errorf("want the five example cases run, got:\n%s", out.String())
 	}
 }

@@ -21,6 +21,7 @@ type Field struct {
 	Unit       string   `cel:"unit"`
 	Number     int64    `cel:"number"`
 	Required   bool     `cel:"required"`
+	HasDefault bool     `cel:"has_default"`
 	Nullable   bool     `cel:"nullable"`
 	Deprecated bool     `cel:"deprecated"`
 	Array      bool     `cel:"array"`
@@ -90,7 +91,7 @@ func fieldView(f *rules.Field) Field {
 		return Field{Enum: []string{}, Behavior: []string{}}
 	}
 	v := Field{Present: true, Name: f.Name, Type: f.Type, Format: f.Format, Unit: f.Unit, Number: int64(f.Number),
-		Required: f.Required, Nullable: f.Nullable, Deprecated: f.Deprecated, Array: f.Array, Map: f.Map,
+		Required: f.Required, HasDefault: f.HasDefault, Nullable: f.Nullable, Deprecated: f.Deprecated, Array: f.Array, Map: f.Map,
 		Enum: f.Enum, JSONName: f.JSONName, Title: f.Title, Pattern: f.Pattern, Behavior: f.Behavior, Path: f.Path}
 	if v.Enum == nil {
 		v.Enum = []string{}
