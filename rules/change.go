@@ -168,8 +168,8 @@ type Field struct {
 	// HasDefault: the schema declares a default (OpenAPI), so a reader
 	// that is not sent the field still has a value.
 	HasDefault bool
-	Enum        []string
-	Number      int32 // proto field number
+	Enum       []string
+	Number     int32 // proto field number
 	// EnumNumbers are, for a proto enum field, the numbers of the values
 	// Enum names, index for index; nil when the enum is not in the tree.
 	EnumNumbers []int32
