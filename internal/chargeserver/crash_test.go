@@ -200,22 +200,30 @@ func TestCrashAfterChargeRecoveredByReaper(t *testing.T) {
 	})
 }
 
-// TestTwoServerProcessesOnePostgres races 50 identical requests across two
-// server processes sharing one database and one processor service.
-func TestTwoServerProcessesOnePostgres(t *testing.T) {
-	db := postgresDSN(t)
-	ledger := processor.NewLedger()
+// twoProcessDatabase is what the two-process tests share: a PostgreSQL store
+// and a processor service with a little latency, so duplicates overlap. All
+// are closed when the test ends.
+func twoProcessDatabase(t *testing.T) (db, processorURL string, ledger *processor.Ledger, st store.Store) {
+	db = postgresDSN(t)
+	ledger = processor.NewLedger()
 	ledger.SetFaults(processor.Faults{Latency: 20 * time.Millisecond})
 	ps := httptest.NewServer(processor.Handler(ledger))
-	defer ps.Close()
+	t.Cleanup(ps.Close)
 	st, err := store.Open(context.Background(), db)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer st.Close()
+	t.Cleanup(func() { st.Close() })
+	return db, ps.URL, ledger, st
+}
+
+// TestTwoServerProcessesOnePostgres races 50 identical requests across two
+// server processes sharing one database and one processor service.
+func TestTwoServerProcessesOnePostgres(t *testing.T) {
+	db, psURL, ledger, st := twoProcessDatabase(t)
 	var hs []*harness
 	for range 2 {
-		c := startChild(t, db, ps.URL, false)
+		c := startChild(t, db, psURL, false)
 		hs = append(hs, &harness{url: c.url, store: st, ledger: ledger, contract: loadContract(t), client: newClientWithTimeout(20 * time.Second)})
 	}
 	race(t, hs, 50)

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"net"
 	"net/http"
-	"net/http/httptest"
 	"strconv"
 	"sync"
 	"testing"
@@ -15,8 +14,6 @@ import (
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 
 	"github.com/contractlint/contractlint/internal/chargeserver/api/chargesv1/chargesv1connect"
-	"github.com/contractlint/contractlint/internal/chargeserver/processor"
-	"github.com/contractlint/contractlint/internal/chargeserver/store"
 )
 
 // newRPCLoadClient is a load client that charges over gRPC (HTTP/2
@@ -88,19 +85,10 @@ func TestFaultSQLiteDiskFullOverGRPC(t *testing.T) {
 // (grpc-go clients) across two server processes sharing one database and
 // one processor service: one charge.
 func TestTwoServerProcessesOnePostgresOverGRPC(t *testing.T) {
-	db := postgresDSN(t)
-	ledger := processor.NewLedger()
-	ledger.SetFaults(processor.Faults{Latency: 20 * time.Millisecond})
-	ps := httptest.NewServer(processor.Handler(ledger))
-	defer ps.Close()
-	st, err := store.Open(context.Background(), db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	db, psURL, ledger, st := twoProcessDatabase(t)
 	var clients []*grpcGo
 	for range 2 {
-		clients = append(clients, newGRPCGo(t, startChild(t, db, ps.URL, false).url))
+		clients = append(clients, newGRPCGo(t, startChild(t, db, psURL, false).url))
 	}
 	const n = 50
 	replies := make([]rpcReply, n)
