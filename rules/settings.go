@@ -21,9 +21,12 @@ type Settings struct {
 	IgnoreName func(file string) string
 	// Compat is the directions diff rules judge (zero: backward).
 	Compat Compat
-	// Accepts are the config's ignores of one change each (see Accept).
+	// Accepts are the config's ignores of one change each: each accepts
+	// the findings of one rule about one element (a name, or a JSON
+	// pointer), in the files matching its File glob (every file when
+	// empty). Which of them matched is no part of the settings: each
+	// command records it in its own Matched.
 	Accepts []Ignore
-	hits    *acceptHits
 	// Strict refuses (exit 2) a contract its format's validator calls
 	// invalid, instead of reporting contract-invalid findings.
 	Strict bool
@@ -51,58 +54,53 @@ func (s *Settings) Level() ProtoLevel {
 // UnusedIgnoreID is the pseudo-rule reported for an ignore that matched nothing.
 const UnusedIgnoreID = "unused-ignore"
 
-// acceptHits counts, across every Run of one command, the findings each
-// accepted change (a config ignore) matched; Run may be called from
-// several goroutines with one Settings.
-type acceptHits struct {
+// Matched is one command's record of the accepts (Settings.Accepts, by
+// index) that matched a finding, across every comparison it runs; the
+// settings stay as the config gave them, so runs share nothing mutable
+// but the record their command hands them. The zero value is empty and
+// ready; it is safe for concurrent use, as the comparisons of one command
+// run side by side.
+type Matched struct {
 	mu sync.Mutex
 	n  map[int]int
 }
 
-// Accept adds config ignores: each accepts the findings of one rule about
-// one element (a name, or a JSON pointer), in the files matching its File
-// glob (every file when empty).
-func (s *Settings) Accept(igs ...Ignore) {
-	if s.hits == nil {
-		s.hits = &acceptHits{n: map[int]int{}}
-	}
-	s.Accepts = append(s.Accepts, igs...)
-}
-
-// AcceptHit records that accepted change i (an index into Accepts)
-// matched a finding; the engine calls it, UnusedAccepts reads it.
-func (s *Settings) AcceptHit(i int) { s.hits.add(i) }
-
-func (h *acceptHits) add(i int) {
-	if h == nil {
+// Add records that accept i matched a finding; on a nil record it does
+// nothing (a caller that reports no unused accepts keeps none).
+func (m *Matched) Add(i int) {
+	if m == nil {
 		return
 	}
-	h.mu.Lock()
-	h.n[i]++
-	h.mu.Unlock()
+	m.mu.Lock()
+	if m.n == nil {
+		m.n = map[int]int{}
+	}
+	m.n[i]++
+	m.mu.Unlock()
+}
+
+func (m *Matched) count(i int) int {
+	if m == nil {
+		return 0
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.n[i]
 }
 
 // UnusedAccepts reports, once every comparison of a command has run, the
-// accepted changes that matched nothing, at their line in the config.
+// accepts of s that matched nothing, at their line in the config.
 // compared tells whether the command read any file matching a File glob
 // ("**" for an accept without one): one for files nobody compared could
 // not have matched, and is not judged.
-func (s *Settings) UnusedAccepts(compared func(glob string) bool) []Finding {
+func (m *Matched) UnusedAccepts(s *Settings, compared func(glob string) bool) []Finding {
 	var out []Finding
 	for i, a := range s.Accepts {
 		glob := a.File
 		if glob == "" {
 			glob = "**"
 		}
-		if s.hits != nil {
-			s.hits.mu.Lock()
-			n := s.hits.n[i]
-			s.hits.mu.Unlock()
-			if n > 0 {
-				continue
-			}
-		}
-		if !compared(glob) {
+		if m.count(i) > 0 || !compared(glob) {
 			continue
 		}
 		out = append(out, Finding{Rule: UnusedIgnoreID, Severity: Warning, Where: a.Loc,

@@ -13,6 +13,7 @@ import (
 
 	"github.com/contractlint/contractlint/internal/config"
 	"github.com/contractlint/contractlint/internal/glob"
+	"github.com/contractlint/contractlint/internal/pipeline"
 	"github.com/contractlint/contractlint/rules"
 )
 
@@ -66,14 +67,15 @@ func ignoreNames(dir, base string) func(string) string {
 }
 
 // withUnusedAccepts adds to fs the config's accepted changes that matched
-// nothing once every comparison of the command ran; one for files none of
-// compared (names as shown) matches is not judged.
-func withUnusedAccepts(fs []rules.Finding, s *rules.Settings, compared []string) []rules.Finding {
+// nothing (by o.Matched) once every comparison of the command ran; one for
+// files none of compared (names as shown) matches is not judged.
+func withUnusedAccepts(fs []rules.Finding, o pipeline.Options, compared []string) []rules.Finding {
+	s := o.Settings
 	name := s.IgnoreName
 	if name == nil {
 		name = func(f string) string { return f }
 	}
-	unused := s.UnusedAccepts(func(g string) bool {
+	unused := o.Matched.UnusedAccepts(s, func(g string) bool {
 		return slices.ContainsFunc(compared, func(f string) bool { return glob.Match(g, name(f)) })
 	})
 	if len(unused) == 0 {

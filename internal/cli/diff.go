@@ -187,7 +187,7 @@ func (c *common) optionsFor(e *Env, cfg *config.Config) (pipeline.Options, *conf
 	if err := c.loadWaivers(e, cfg, reg); err != nil {
 		return pipeline.Options{}, nil, err
 	}
-	o := pipeline.Options{Registry: reg, Settings: s, ProtoPaths: slices.Clip(cfg.ProtoPaths), Stats: st, Limits: lim, Whole: c.noShortcuts, Now: e.Now}
+	o := pipeline.Options{Registry: reg, Settings: s, Matched: &rules.Matched{}, ProtoPaths: slices.Clip(cfg.ProtoPaths), Stats: st, Limits: lim, Whole: c.noShortcuts, Now: e.Now}
 	if c.waive != nil {
 		o.Exclude = c.waive.exclude
 	}
@@ -356,7 +356,7 @@ func runDiff(e *Env, do *diffOptions, oldArg, newArg string) error {
 	if err != nil {
 		return do.inputProblems(e, err, o.Registry)
 	}
-	return do.emit(e, &report.Report{Findings: withUnusedAccepts(fs, o.Settings, append(old.Shown(), nw.Shown()...))}, o)
+	return do.emit(e, &report.Report{Findings: withUnusedAccepts(fs, o, append(old.Shown(), nw.Shown()...))}, o)
 }
 
 // openSides opens the two arguments of a command that compares them.

@@ -124,7 +124,7 @@ func runReview(e *Env, ro *reviewOptions, paths []string) error {
 			log.Notes = append(log.Notes, tres.Note)
 			return ro.writeChangelog(e, log)
 		}
-		return ro.emit(e, &report.Report{Findings: withUnusedAccepts(tres.Findings, po.Settings, tres.Read), Notes: []string{tres.Note}}, po)
+		return ro.emit(e, &report.Report{Findings: withUnusedAccepts(tres.Findings, po, tres.Read), Notes: []string{tres.Note}}, po)
 	}
 	res, err := review.Run(o)
 	if err != nil {
@@ -138,7 +138,7 @@ func runReview(e *Env, ro *reviewOptions, paths []string) error {
 		logFiles(log, res)
 		return ro.writeChangelog(e, log)
 	}
-	return ro.emit(e, &report.Report{Findings: withUnusedAccepts(res.Findings, po.Settings, res.Read), Review: reviewReport(e, res)}, po)
+	return ro.emit(e, &report.Report{Findings: withUnusedAccepts(res.Findings, po, res.Read), Review: reviewReport(e, res)}, po)
 }
 
 // reviewReport is what every report says about the review: the base and

@@ -210,9 +210,7 @@ func (c *Config) Apply(s *rules.Settings) {
 		s.Severity[k] = v
 	}
 	s.IgnorePaths = append(s.IgnorePaths, c.Ignore...)
-	if len(c.Accepts) > 0 {
-		s.Accept(c.Accepts...)
-	}
+	s.Accepts = append(s.Accepts, c.Accepts...)
 	if c.ProtoLevel != 0 {
 		s.ProtoLevel = c.ProtoLevel
 	}

@@ -18,6 +18,13 @@ import (
 // the filters (supersession, ignores, paths, severities, de-duplication, one
 // finding per edit, order).
 func Run(reg *rules.Registry, s *rules.Settings, m rules.Mode, in *rules.Input) []rules.Finding {
+	return RunMatched(reg, s, nil, m, in)
+}
+
+// RunMatched is Run, also recording in matched (when not nil) each of
+// s.Accepts that dropped a finding, for the command to report those that
+// never did.
+func RunMatched(reg *rules.Registry, s *rules.Settings, matched *rules.Matched, m rules.Mode, in *rules.Input) []rules.Finding {
 	var out []rules.Finding
 	for _, r := range reg.All() {
 		if r.Mode != m || !s.Enabled(r) || r.Check == nil || !s.Judges(r) {
@@ -31,7 +38,7 @@ func Run(reg *rules.Registry, s *rules.Settings, m rules.Mode, in *rules.Input) 
 	}
 	out = supersede(reg, out)
 	out = applyIgnores(reg, m, out, in)
-	out = applyAccepts(out, s)
+	out = applyAccepts(out, s, matched)
 	out = dropPaths(out, s.IgnorePaths, s.IgnoreName)
 	out = overrideSeverity(out, s.Severity)
 	out = dedupe(out)
@@ -275,8 +282,9 @@ func mergeOps(a, b []string) []string {
 	return slices.Compact(m)
 }
 
-// applyAccepts drops the findings an accepted change covers.
-func applyAccepts(fs []rules.Finding, s *rules.Settings) []rules.Finding {
+// applyAccepts drops the findings an accepted change covers, noting in
+// matched which accepts did.
+func applyAccepts(fs []rules.Finding, s *rules.Settings, matched *rules.Matched) []rules.Finding {
 	if len(s.Accepts) == 0 {
 		return fs
 	}
@@ -290,7 +298,7 @@ func applyAccepts(fs []rules.Finding, s *rules.Settings) []rules.Finding {
 		for i, a := range s.Accepts {
 			if a.Rule == f.Rule && ignoreCovers(a, f.Path) && (a.File == "" || glob.Match(a.File, name(f.Where.File))) {
 				hit = true
-				s.AcceptHit(i)
+				matched.Add(i)
 			}
 		}
 		if !hit {

@@ -5,6 +5,7 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/contractlint/contractlint/rules"
@@ -61,19 +62,19 @@ func TestAccepts(t *testing.T) {
 		t.Fatal(err)
 	}
 	at := rules.Location{File: ".contractlint.yaml", Line: 3, Column: 5}
-	s := &rules.Settings{}
-	s.Accept(
-		rules.Ignore{Rule: "response-property-removed", Element: "tracking_url", File: "api/*.yaml", Reason: "r", Loc: at},
-		rules.Ignore{Rule: "response-property-removed", Element: "#/components/schemas/Order/properties/note", Reason: "r", Loc: at},
-		rules.Ignore{Rule: "response-property-removed", Element: "gone", Reason: "r", Loc: at},
-	)
+	s := &rules.Settings{Accepts: []rules.Ignore{
+		{Rule: "response-property-removed", Element: "tracking_url", File: "api/*.yaml", Reason: "r", Loc: at},
+		{Rule: "response-property-removed", Element: "#/components/schemas/Order/properties/note", Reason: "r", Loc: at},
+		{Rule: "response-property-removed", Element: "gone", Reason: "r", Loc: at},
+	}}
 	in := &rules.Input{Changes: []rules.Change{
 		{Path: "#/components/schemas/Order/properties/tracking_url", OldLoc: rules.Location{File: "api/orders.yaml", Line: 9}},
 		{Path: "#/components/schemas/Order/properties/tracking_url", OldLoc: rules.Location{File: "other/orders.yaml", Line: 9}},
 		{Path: "#/components/schemas/Order/properties/note", OldLoc: rules.Location{File: "api/orders.yaml", Line: 10}},
 		{Path: "#/components/schemas/Order/properties/carrier", OldLoc: rules.Location{File: "api/orders.yaml", Line: 11}},
 	}}
-	fs := Run(reg, s, rules.DiffRule, in)
+	var matched rules.Matched
+	fs := RunMatched(reg, s, &matched, rules.DiffRule, in)
 	var got []string
 	for _, f := range fs {
 		got = append(got, fmt.Sprintf("%s:%d", f.Where.File, f.Where.Line))
@@ -81,12 +82,46 @@ func TestAccepts(t *testing.T) {
 	if want := []string{"api/orders.yaml:11", "other/orders.yaml:9"}; !slices.Equal(got, want) {
 		t.Errorf("findings at %v, want %v", got, want)
 	}
-	unused := s.UnusedAccepts(func(string) bool { return true })
+	unused := matched.UnusedAccepts(s, func(string) bool { return true })
 	if len(unused) != 1 || unused[0].Rule != rules.UnusedIgnoreID || unused[0].Where != at || !strings.Contains(unused[0].Message, "gone") {
 		t.Errorf("UnusedAccepts = %+v, want one unused-ignore for element gone at %v", unused, at)
 	}
 	// An ignore for files no comparison read is not judged.
-	if u := s.UnusedAccepts(func(string) bool { return false }); len(u) != 0 {
+	if u := matched.UnusedAccepts(s, func(string) bool { return false }); len(u) != 0 {
 		t.Errorf("nothing compared: UnusedAccepts = %+v", u)
+	}
+}
+
+// TestAcceptsLiteral: a Settings written as a literal holds no record of
+// its own: each command's Matched records what its runs accepted, so two
+// commands with one Settings, side by side, judge their accepts apart.
+func TestAcceptsLiteral(t *testing.T) {
+	reg, err := rules.NewRegistry([]*rules.Rule{{ID: "enum-value-removed", Pack: "breaking", Severity: rules.Error, Mode: rules.DiffRule, Formats: rules.OpenAPI,
+		Check: func(in *rules.Input) []rules.Finding {
+			var out []rules.Finding
+			for _, c := range in.Changes {
+				out = append(out, rules.Finding{Rule: "enum-value-removed", Severity: rules.Error, Path: c.Path})
+			}
+			return out
+		}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &rules.Settings{Accepts: []rules.Ignore{{Rule: "enum-value-removed", Element: "Status", Reason: "r"}}}
+	var hit, miss rules.Matched
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		if fs := RunMatched(reg, s, &hit, rules.DiffRule, &rules.Input{Changes: []rules.Change{{Path: "#/components/schemas/Status"}}}); len(fs) != 0 {
+			t.Errorf("findings %+v, want the accepted one dropped", fs)
+		}
+	})
+	wg.Go(func() { RunMatched(reg, s, &miss, rules.DiffRule, &rules.Input{}) })
+	wg.Wait()
+	all := func(string) bool { return true }
+	if u := hit.UnusedAccepts(s, all); len(u) != 0 {
+		t.Errorf("after a match: UnusedAccepts = %+v, want none", u)
+	}
+	if u := miss.UnusedAccepts(s, all); len(u) != 1 {
+		t.Errorf("after no match: UnusedAccepts = %+v, want the accept", u)
 	}
 }

@@ -39,6 +39,9 @@ type Side struct {
 // Options shape one run.
 type Options struct {
 	Settings *rules.Settings
+	// Matched, when set, records which of Settings.Accepts matched a
+	// finding, across every run of one command (see rules.Matched).
+	Matched  *rules.Matched
 	Registry *rules.Registry
 	// Stats, when set, receives time and allocations per phase.
 	Stats *Stats
@@ -191,7 +194,7 @@ func judge(in *rules.Input, o Options) (findings, lint []rules.Finding) {
 		var wg sync.WaitGroup
 		var made, touched []rules.Finding
 		wg.Go(func() { made, touched = newLintFindings(in, o) })
-		findings = engine.Run(o.Registry, o.Settings, rules.DiffRule, in)
+		findings = engine.RunMatched(o.Registry, o.Settings, o.Matched, rules.DiffRule, in)
 		wg.Wait()
 		// One edit, one finding: what the change made true joins the diff
 		// finding about the same element (a field redefined as a float is
@@ -216,7 +219,7 @@ func Lint(s Side, o Options) ([]rules.Finding, error) {
 	if err != nil {
 		return nil, err
 	}
-	return engine.Run(o.Registry, o.Settings, rules.LintRule, &rules.Input{New: c}), nil
+	return engine.RunMatched(o.Registry, o.Settings, o.Matched, rules.LintRule, &rules.Input{New: c}), nil
 }
 
 // Load lowers one side into a contract, for callers that read it themselves
@@ -244,9 +247,11 @@ func newLintFindings(in *rules.Input, o Options) (made, touched []rules.Finding)
 	var old []rules.Finding
 	var wg sync.WaitGroup
 	if in.Old != nil {
-		wg.Go(func() { old = engine.Run(o.Registry, o.Settings, rules.LintRule, &rules.Input{New: in.Old}) })
+		wg.Go(func() {
+			old = engine.RunMatched(o.Registry, o.Settings, o.Matched, rules.LintRule, &rules.Input{New: in.Old})
+		})
 	}
-	now := engine.Run(o.Registry, o.Settings, rules.LintRule, &rules.Input{New: in.New})
+	now := engine.RunMatched(o.Registry, o.Settings, o.Matched, rules.LintRule, &rules.Input{New: in.New})
 	wg.Wait()
 	if len(now) == 0 {
 		return nil, nil

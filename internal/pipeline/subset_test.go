@@ -273,12 +273,12 @@ func TestSubsetAccepts(t *testing.T) {
 	var unused [2][]rules.Finding
 	for i, whole := range []bool{false, true} {
 		s := everyRule()
-		s.Accept(rules.Ignore{Rule: "idempotency-key-optional", Element: "#/components/parameters/Key"})
-		o := pipeline.Options{Registry: rules.Default(), Settings: s, Whole: whole}
+		s.Accepts = append(s.Accepts, rules.Ignore{Rule: "idempotency-key-optional", Element: "#/components/parameters/Key"})
+		o := pipeline.Options{Registry: rules.Default(), Settings: s, Matched: &rules.Matched{}, Whole: whole}
 		if _, err := pipeline.Diff(pipeline.Side{Src: src, Files: []string{"old.yaml"}}, pipeline.Side{Src: src, Files: []string{"new.yaml"}}, o); err != nil {
 			t.Fatal(err)
 		}
-		unused[i] = s.UnusedAccepts(func(string) bool { return true })
+		unused[i] = o.Matched.UnusedAccepts(s, func(string) bool { return true })
 	}
 	if d := cmp.Diff(unused[1], unused[0]); d != "" {
 		t.Errorf("unused accepts differ (-whole +subset):\n%s", d)

@@ -165,7 +165,7 @@ func LockedNumbers(o Options, rel LockedRelease, lock *rules.History) ([]rules.F
 					Name: f.Name, Path: m.Name + "." + f.Name, NewLoc: f.Loc, NewField: f})
 			}
 		}
-		for _, f := range engine.Run(o.Pipeline.Registry, o.Pipeline.Settings, rules.DiffRule, in) {
+		for _, f := range engine.RunMatched(o.Pipeline.Registry, o.Pipeline.Settings, o.Pipeline.Matched, rules.DiffRule, in) {
 			if f.Rule == "field-number-reused" {
 				out = append(out, f)
 			}

@@ -407,5 +407,5 @@ func reportChange(id string, ch rules.Change, po pipeline.Options) ([]rules.Find
 	if err != nil {
 		return nil, err
 	}
-	return engine.Run(reg, po.Settings, rules.DiffRule, &rules.Input{Changes: []rules.Change{ch}}), nil
+	return engine.RunMatched(reg, po.Settings, po.Matched, rules.DiffRule, &rules.Input{Changes: []rules.Change{ch}}), nil
 }

@@ -68,5 +68,5 @@ func unreadableFindings(us []unreadable, reviewed int, po pipeline.Options) ([]r
 			Aspect: rules.AspectUnreadable, Format: pipeline.FormatOf(pipeline.Side{Files: []string{name}}),
 			Name: name, Path: name, New: strings.Join(msgs, "; "), NewLoc: at})
 	}
-	return engine.Run(reg, po.Settings, rules.DiffRule, &rules.Input{Changes: changes}), nil
+	return engine.RunMatched(reg, po.Settings, po.Matched, rules.DiffRule, &rules.Input{Changes: changes}), nil
 }
