@@ -129,3 +129,21 @@ func TestNoChanges(t *testing.T) {
 		t.Error("an unknown format was accepted")
 	}
 }
+
+// TestEverySubjectNamed: an entry of any subject the diff may give reads
+// with its noun, in text and JSON; contractlint.lock's included.
+func TestEverySubjectNamed(t *testing.T) {
+	for _, s := range rules.Subjects() {
+		l := &changelog.Log{Groups: []changelog.Group{{Kind: changelog.ContractGroup, Name: "c",
+			Entries: []changelog.Entry{{Action: changelog.Changed, Subject: s, Element: "x"}}}}}
+		for format, want := range map[string]string{"text": s.Noun() + " ", "json": fmt.Sprintf("%q", s.Noun())} {
+			var b bytes.Buffer
+			if err := changelog.Write(&b, l, format); err != nil {
+				t.Fatal(err)
+			}
+			if s.Noun() == "" || !bytes.Contains(b.Bytes(), []byte(want)) {
+				t.Errorf("%s, %s: %q names no %q", s, format, b.String(), want)
+			}
+		}
+	}
+}

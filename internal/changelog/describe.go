@@ -10,7 +10,7 @@ func (e *Entry) What() string { return e.what() }
 func (g *Group) Header() string { return g.header() }
 
 // SubjectName is the subject's name as the JSON changelog writes it.
-func SubjectName(e *Entry) string { return subjectNames[e.Subject] }
+func SubjectName(e *Entry) string { return e.Subject.Noun() }
 
 // TypeName shows a field's type as the changelog does: "string[]",
 // "map<string, int32>".

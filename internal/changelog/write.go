@@ -27,17 +27,6 @@ func Write(w io.Writer, l *Log, format string) error {
 	return fmt.Errorf("unknown changelog format %q (want %s)", format, strings.Join(Formats, ", "))
 }
 
-var subjectNames = map[rules.Subject]string{
-	rules.SubjectPath: "path", rules.SubjectOperation: "operation", rules.SubjectParameter: "parameter",
-	rules.SubjectRequestBody: "request body", rules.SubjectMediaType: "media type", rules.SubjectResponse: "response",
-	rules.SubjectHeader: "header", rules.SubjectSchema: "schema", rules.SubjectField: "field",
-	rules.SubjectEnumValue: "enum value", rules.SubjectSecurity: "security requirement", rules.SubjectScope: "scope",
-	rules.SubjectDiscriminator: "discriminator", rules.SubjectFile: "file", rules.SubjectPackage: "package",
-	rules.SubjectMessage: "message", rules.SubjectEnum: "enum", rules.SubjectService: "service", rules.SubjectRPC: "rpc",
-	rules.SubjectOneof: "oneof", rules.SubjectReserved: "reserved", rules.SubjectFileOption: "file option",
-	rules.SubjectExtension: "extension", rules.SubjectContract: "contract",
-}
-
 // Summary counts entries by action and by the direction they break.
 type Summary struct {
 	Changes    int `json:"changes"`
@@ -95,7 +84,7 @@ func (s Summary) String() string {
 
 // what describes an entry without its action: "field address.city: type string -> integer".
 func (e *Entry) what() string {
-	s := subjectNames[e.Subject]
+	s := e.Subject.Noun()
 	switch {
 	case e.Subject == rules.SubjectEnumValue:
 		s += fmt.Sprintf(" %q", e.Name)
@@ -105,7 +94,7 @@ func (e *Entry) what() string {
 	case e.Element != "":
 		s += " " + e.Element
 	}
-	if dataSubjects[e.Subject] {
+	if e.Subject.InBody() {
 		s += dirNames[e.Dir]
 	}
 	switch {
@@ -126,11 +115,6 @@ func (e *Entry) what() string {
 	}
 	return s
 }
-
-// dataSubjects are the subjects inside a request or response body, whose
-// direction tells a reader who writes them.
-var dataSubjects = map[rules.Subject]bool{rules.SubjectField: true, rules.SubjectSchema: true,
-	rules.SubjectEnumValue: true, rules.SubjectDiscriminator: true}
 
 var dirNames = map[rules.Direction]string{rules.Request: " in requests", rules.Response: " in responses",
 	rules.Request | rules.Response: " in requests and responses"}
@@ -308,7 +292,7 @@ func writeJSON(w io.Writer, l *Log) error {
 	for _, g := range l.Groups {
 		jg := jsonGroup{Release: report.Clean(g.Release), Contract: report.Clean(g.Contract), Kind: g.Kind, Name: report.Clean(g.Name), Operations: cleanAll(g.Operations)}
 		for _, e := range g.Entries {
-			je := jsonEntry{Change: e.Action, Subject: subjectNames[e.Subject], Element: report.Clean(e.Element),
+			je := jsonEntry{Change: e.Action, Subject: e.Subject.Noun(), Element: report.Clean(e.Element),
 				Name: report.Clean(e.Name), Path: report.Clean(e.Path), Aspect: report.Clean(string(e.Aspect)), Meaning: report.Clean(e.Meaning),
 				Old: report.Clean(e.Old), New: report.Clean(e.New),
 				File: report.Clean(e.Where.File), Side: side(e.OldSide), Line: e.Where.Line, Column: e.Where.Column,

@@ -264,7 +264,7 @@ func newLintFindings(in *rules.Input, o Options) (made, touched []rules.Finding)
 	}
 	changed := map[string]bool{}
 	for _, c := range in.Changes {
-		if !operationLevel[c.Subject] {
+		if !c.Subject.OfOperation() {
 			continue
 		}
 		for _, op := range c.Operations {
@@ -291,14 +291,6 @@ func allBefore(before map[string]bool, f rules.Finding) bool {
 		}
 	}
 	return true
-}
-
-// operationLevel lists the subjects that are part of an operation's own
-// definition, as opposed to a schema it reaches.
-var operationLevel = map[rules.Subject]bool{
-	rules.SubjectOperation: true, rules.SubjectParameter: true, rules.SubjectRequestBody: true,
-	rules.SubjectMediaType: true, rules.SubjectResponse: true, rules.SubjectHeader: true,
-	rules.SubjectSecurity: true, rules.SubjectScope: true, rules.SubjectRPC: true,
 }
 
 func anyTouched(ops []string, touched map[string]bool) bool {
