@@ -7,7 +7,7 @@ import (
 	"github.com/contractlint/contractlint/rules"
 )
 
-// JSON writes the stable schema of DESIGN.md section 6. Strings go through
+// JSON writes the stable schema the README documents (Reports, json). Strings go through
 // Clean like everywhere else: `jq -r` prints them to a terminal.
 type JSON struct{}
 
