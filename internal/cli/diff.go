@@ -3,142 +3,18 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"math"
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
-	"strings"
 
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 
 	"github.com/contractlint/contractlint/internal/config"
-	"github.com/contractlint/contractlint/internal/limits"
 	"github.com/contractlint/contractlint/internal/pipeline"
 	"github.com/contractlint/contractlint/internal/report"
 	"github.com/contractlint/contractlint/internal/source"
 	"github.com/contractlint/contractlint/rules"
 )
-
-// common holds the flags every checking command shares.
-type common struct {
-	format     string
-	failOn     string
-	output     string
-	protoPaths []string
-	protoLevel string
-	stats      bool
-	strict     bool
-	// noShortcuts is --no-shortcuts: load and compare everything, for
-	// checking that the subset load and the unchanged-file skip change nothing.
-	noShortcuts bool
-	// maxFileSize, maxDepth and maxFiles are the --max-* limits; zero
-	// means the config's value, else the default.
-	maxFileSize string
-	maxDepth    int
-	maxFiles    int
-	maxElements int
-	maxKeys     int
-	maxLine     string
-	maxTotal    int
-	maxCounts   []string
-	// compat is --compat, on the commands that judge a diff.
-	compat string
-	// config is --config.
-	config string
-	flags  *pflag.FlagSet
-	// also maps a format to the file --output-FORMAT names: one run writes
-	// every report a CI job needs.
-	also map[string]*string
-	// waive is set on the commands that apply the waivers file (waive.go).
-	waive *waivers
-}
-
-// alsoFormats are the formats with an --output-FORMAT flag.
-var alsoFormats = []string{"json", "sarif", "markdown"}
-
-func (c *common) register(cmd *cobra.Command) {
-	f := cmd.Flags()
-	c.flags = f
-	f.StringVar(&c.config, "config", "", "config file (default: "+config.FileName+" found upward from the working directory)")
-	f.StringVar(&c.format, "format", "text", "report format: "+joinFormats())
-	f.StringVar(&c.failOn, "fail-on", "error", "exit 1 when a finding is at or above: error, warning, info or never")
-	f.StringVarP(&c.output, "output", "o", "", "write the report to this file instead of standard output")
-	c.also = map[string]*string{}
-	for _, name := range alsoFormats {
-		c.also[name] = f.String("output-"+name, "", "also write a "+name+" report to this file")
-	}
-	f.StringArrayVar(&c.protoPaths, "proto-path", nil, "extra .proto import root (repeatable, like protoc -I)")
-	f.StringVar(&c.protoLevel, "proto-level", "file", "proto strictness: file, package, wire-json or wire")
-	f.BoolVar(&c.stats, "stats", false, "print wall time, CPU time and allocation per phase, the files skipped as unchanged and peak memory to standard error")
-	f.BoolVar(&c.noShortcuts, "no-shortcuts", false, "load and compare whole contracts: no subset load of OpenAPI, no skipping of unchanged files (the findings must be the same)")
-	f.BoolVar(&c.strict, "strict", false, "refuse (exit 2) an OpenAPI document that fails validation, instead of reporting contract-invalid")
-	f.StringVar(&c.maxFileSize, strings.TrimPrefix(limits.FileSizeFlag, "--"), "", "largest contract, $ref or import file to read (default "+limits.FormatSize(limits.DefaultFileSize)+")")
-	f.IntVar(&c.maxDepth, strings.TrimPrefix(limits.DepthFlag, "--"), 0, "deepest nesting of a YAML or JSON document, or of braces in a .proto file (default "+strconv.Itoa(limits.DefaultDepth)+")")
-	f.IntVar(&c.maxFiles, strings.TrimPrefix(limits.FilesFlag, "--"), 0, "most files one side may read, imports and $refs included (default "+strconv.Itoa(limits.DefaultFiles)+")")
-	f.IntVar(&c.maxKeys, strings.TrimPrefix(limits.KeysFlag, "--"), 0, "most keys one YAML or JSON mapping may hold: properties of a schema, paths (default "+strconv.Itoa(limits.DefaultKeys)+")")
-	f.StringVar(&c.maxLine, strings.TrimPrefix(limits.ProtoLineFlag, "--"), "", "longest line of a .proto file, in bytes or like 64KiB (default "+limits.FormatSize(limits.DefaultProtoLine)+")")
-	f.IntVar(&c.maxTotal, strings.TrimPrefix(limits.TotalFlag, "--"), 0, "most elements one side may read across all its files, counted as --max-elements counts them (default "+strconv.Itoa(limits.DefaultTotalElements)+")")
-	f.StringArrayVar(&c.maxCounts, strings.TrimPrefix(limits.CountFlag, "--"), nil, "limit one kind, KIND=N (repeatable): operations, schemas, messages, fields or reserved per side, properties per schema")
-	f.IntVar(&c.maxElements, strings.TrimPrefix(limits.ElementsFlag, "--"), 0, "most elements one file may hold: YAML/JSON keys and list items with aliases expanded, .proto declarations and list entries (default "+strconv.Itoa(limits.DefaultElements)+", .proto "+strconv.Itoa(limits.DefaultProtoElements)+")")
-}
-
-// limits merges the --max-* flags over the config's limits.
-func (c *common) limits(cfg limits.Limits) (limits.Limits, error) {
-	l := cfg
-	if c.maxFileSize != "" {
-		n, err := limits.ParseSize(c.maxFileSize)
-		if err != nil {
-			return l, usageErr("%s: %v", limits.FileSizeFlag, err)
-		}
-		l.FileSize = n
-	}
-	if c.maxDepth < 0 || c.maxFiles < 0 || c.maxElements < 0 || c.maxKeys < 0 || c.maxTotal < 0 {
-		return l, usageErr("%s, %s, %s, %s and %s: want a positive number", limits.DepthFlag, limits.FilesFlag, limits.ElementsFlag, limits.KeysFlag, limits.TotalFlag)
-	}
-	if c.maxTotal > 0 {
-		l.TotalElements = c.maxTotal
-	}
-	for _, v := range c.maxCounts {
-		k, n, err := limits.ParseCount(v)
-		if err != nil {
-			return l, usageErr("%s: %v", limits.CountFlag, err)
-		}
-		l.Counts[k] = n
-	}
-	if c.maxKeys > 0 {
-		l.Keys = c.maxKeys
-	}
-	if c.maxLine != "" {
-		n, err := limits.ParseSize(c.maxLine)
-		if err != nil || n > math.MaxInt32 {
-			return l, usageErr("%s: %q is not a size such as 64KiB", limits.ProtoLineFlag, c.maxLine)
-		}
-		l.ProtoLine = int(n)
-	}
-	if c.maxElements > 0 {
-		l.Elements, l.ProtoElements = c.maxElements, c.maxElements
-	}
-	if c.maxDepth > 0 {
-		l.Depth = c.maxDepth
-	}
-	if c.maxFiles > 0 {
-		l.Files = c.maxFiles
-	}
-	return l.OrDefault(), nil
-}
-
-func joinFormats() string {
-	s := ""
-	for i, f := range report.Formats() {
-		if i > 0 {
-			s += "|"
-		}
-		s += f
-	}
-	return s
-}
 
 // options turns flags and the config they find into a pipeline run's
 // options; the config is returned too (never nil) for the settings only a
@@ -192,18 +68,6 @@ func (c *common) optionsFor(e *Env, cfg *config.Config) (pipeline.Options, *conf
 		o.Exclude = c.waive.exclude
 	}
 	return o, cfg, nil
-}
-
-// threshold reads --fail-on; never means no severity fails the run.
-func (c *common) threshold() (rules.Severity, error) {
-	if c.failOn == "never" {
-		return rules.Error + 1, nil
-	}
-	s, err := rules.ParseSeverity(c.failOn)
-	if err != nil {
-		return 0, usageErr("--fail-on: %v", err)
-	}
-	return s, nil
 }
 
 // emit writes the report r of a run with options o and turns its findings
