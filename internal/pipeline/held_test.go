@@ -64,17 +64,7 @@ func TestHeldSameFindingsRules(t *testing.T) {
 // component nearly every operation reaches, a removed path, a description,
 // a reused operationId, and the document back as it was.
 func TestHeldSameFindingsStripeEdits(t *testing.T) {
-	if testing.Short() {
-		t.Skip("loads 4 MB documents")
-	}
-	const name = "stripe-spec3-2023-09-12.yaml"
-	dir := t.TempDir()
-	corpus.Gunzip(t, name, dir)
-	b, err := os.ReadFile(filepath.Join(dir, name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	spec := string(b)
+	dir, name, spec := stripeSpec(t)
 	firstInteger := func(section string) edit {
 		at := regexp.MustCompile(`(?m)^` + section + `:`).FindStringIndex(spec)[0]
 		l := regexp.MustCompile(`(?m)^ +type: integer\n`).FindString(spec[at:])
@@ -107,4 +97,21 @@ func TestHeldSameFindingsStripeEdits(t *testing.T) {
 			heldRun(t, h, pipeline.Side{Src: src, Files: []string{name}}, pipeline.Side{Src: src, Files: []string{"new.yaml"}})
 		})
 	}
+}
+
+// stripeSpec unpacks Stripe's 2023-09-12 spec into a new directory and
+// returns the directory, the file's name and its text; it skips in -short.
+func stripeSpec(t *testing.T) (dir, name, spec string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("loads 4 MB documents")
+	}
+	name = "stripe-spec3-2023-09-12.yaml"
+	dir = t.TempDir()
+	corpus.Gunzip(t, name, dir)
+	b, err := os.ReadFile(filepath.Join(dir, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir, name, string(b)
 }
