@@ -44,6 +44,8 @@ type Subset struct {
 	// changed, or reaching a change, so every operation that reaches them
 	// is loaded too.
 	whole map[string]bool
+	// keep holds the pointers of the chunks loaded.
+	keep map[string]bool
 }
 
 // Complete reports whether an element at the JSON pointer p sits in a chunk
@@ -81,11 +83,19 @@ func PlanSubset(old, new []byte) (*Subset, bool) {
 	wg.Go(func() { o, ook = cut(old) })
 	n, ok := cut(new)
 	wg.Wait()
-	if !ok || !ook || !bytes.Equal(o.header, n.header) || !o.sound() || !n.sound() {
+	if !ook {
+		return nil, false
+	}
+	return planCut(o, n, ok)
+}
+
+// planCut is PlanSubset once both documents are cut (ok: new's cut).
+func planCut(o, n *pieces, ok bool) (*Subset, bool) {
+	if !ok || !bytes.Equal(o.header, n.header) || !o.sound() || !n.sound() {
 		return nil, false
 	}
 	keep, whole := plan(o, n)
-	s := &Subset{whole: whole}
+	s := &Subset{whole: whole, keep: keep}
 	names := map[string]bool{}
 	for _, d := range []*pieces{o, n} {
 		for p := range d.chunks {

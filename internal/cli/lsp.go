@@ -7,9 +7,12 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/contractlint/contractlint/internal/config"
 	"github.com/contractlint/contractlint/internal/lsp"
+	"github.com/contractlint/contractlint/internal/pipeline"
 	"github.com/contractlint/contractlint/internal/report"
 	"github.com/contractlint/contractlint/internal/review"
+	"github.com/contractlint/contractlint/rules"
 )
 
 // lspOptions are the flags of `contractlint lsp`.
@@ -46,12 +49,26 @@ func newLSPCmd(e *Env) *cobra.Command {
 
 func runLSP(e *Env, lo *lspOptions) error {
 	lo.config = e.abs(lo.config)
-	configure := func(dir string) (review.Options, error) {
+	configure := func(dir, base string) (review.Options, error) {
 		// The config is found upward from the workspace the editor opened,
-		// not from wherever the editor started the server.
+		// not from wherever the editor started the server, and read as the
+		// base holds it, as review reads it: a change that loosens it
+		// governs once merged (review reports it as config-weakened; the
+		// editor shows only the contracts).
 		we := *e
 		we.Getwd = func() (string, error) { return dir, nil }
-		po, cfg, err := lo.options(&we)
+		rev := reviewOptions{common: lo.common}
+		rev.review.Base = base
+		settings := rev.reviewSettings
+		if !baseFound(dir, base) {
+			// No base, no base config: the session says, once, which git
+			// command fixes it, and serves with the work tree's meanwhile.
+			settings = func(e *Env) (pipeline.Options, *config.Config, []rules.Change, error) {
+				po, cfg, err := lo.options(e)
+				return po, cfg, nil, err
+			}
+		}
+		po, cfg, _, err := settings(&we)
 		if err != nil {
 			return review.Options{}, err
 		}
@@ -76,4 +93,15 @@ func runLSP(e *Env, lo *lspOptions) error {
 		return &exitError{code: 1, msg: "lsp: " + err.Error()}
 	}
 	return nil
+}
+
+// baseFound reports whether dir is in a git work tree where base (or the
+// default base) resolves.
+func baseFound(dir, base string) bool {
+	repo, err := review.OpenRepo(dir)
+	if err != nil {
+		return false
+	}
+	_, err = repo.ResolveBase(base)
+	return err == nil
 }

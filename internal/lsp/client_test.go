@@ -108,7 +108,7 @@ func (r *repo) uri(name string) string { return nameURI(name, r.dir) }
 // the default rules, settings and contract globs.
 func testOptions() Options {
 	return Options{
-		Configure: func(string) (review.Options, error) {
+		Configure: func(string, string) (review.Options, error) {
 			return review.Options{Globs: []string{"**/*.proto", "**/*.yaml", "**/*.yml", "**/*.json"},
 				Pipeline: pipeline.Options{Registry: rules.Default(), Settings: &rules.Settings{ProtoLevel: rules.LevelWireJSON}}}, nil
 		},

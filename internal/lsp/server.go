@@ -28,8 +28,10 @@ import (
 // Options shape a server.
 type Options struct {
 	// Configure returns the review options for the work tree at dir (its
-	// config, globs and pipeline options), once the client names it.
-	Configure func(dir string) (review.Options, error)
+	// config, globs and pipeline options), once the client names it, with
+	// the config read as base (the ref the client or --base names, "" for
+	// the default) holds it, as review reads it.
+	Configure func(dir, base string) (review.Options, error)
 	// Base is --base; the client's initializationOptions.base overrides it.
 	Base string
 	// Debounce is how long the server waits after a change for the next one
@@ -229,15 +231,15 @@ func (s *server) initialize(p initializeParams) (any, error) {
 	if dir == "" {
 		return nil, &rpcError{Code: codeInvalidParams, Message: "initialize names no rootUri: open a folder inside a git work tree"}
 	}
-	ro, err := s.o.Configure(dir)
+	base := s.o.Base
+	if p.InitializationOptions != nil && p.InitializationOptions.Base != "" {
+		base = p.InitializationOptions.Base
+	}
+	ro, err := s.o.Configure(dir, base)
 	if err != nil {
 		return nil, &rpcError{Code: codeRequestFailed, Message: err.Error()}
 	}
-	ro.Dir = dir
-	ro.Base = s.o.Base
-	if p.InitializationOptions != nil && p.InitializationOptions.Base != "" {
-		ro.Base = p.InitializationOptions.Base
-	}
+	ro.Dir, ro.Base = dir, base
 	sess, err := review.OpenSession(ro)
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -190,7 +190,7 @@ func TestHover(t *testing.T) {
 		t.Fatalf("hover: %s %v", res.Result, err)
 	}
 	reg := testOptions()
-	ro, _ := reg.Configure("")
+	ro, _ := reg.Configure("", "")
 	rule, _ := ro.Pipeline.Registry.Get("field-redefined")
 	for _, want := range []string{"**field-redefined**", rule.Doc.Title, rule.Doc.Text, "Bad:", "Good:"} {
 		if !strings.Contains(h.Contents.Value, want) {

@@ -23,26 +23,41 @@ func loadOpenAPI(s Side, o Options) (*openapi.Doc, error) {
 // subset set (a diff whose findings Diff checks), only the chunks a change
 // can reach are loaded (see openapi.PlanSubset); the Subset returned is nil
 // when the whole documents were.
+//
+// With o.Held, the old side is read, cut and loaded whole once across runs,
+// and each run's old side is that load (restricted to the subset); only the
+// new side is parsed.
 func diffOpenAPI(old, new Side, o Options, subset bool) (*rules.Input, *openapi.Subset, error) {
 	var same bool
 	var sub *openapi.Subset
+	held := o.Held.doc(old)
 	o.Stats.measure("scan", func() error {
 		// Evidence is bound to, and config ignores (accepted changes)
 		// count their matches over, the whole contracts.
 		whole := o.Readers != nil || o.Whole || o.Compared != nil || o.Settings != nil && len(o.Settings.Accepts) > 0
 		cut := subset && !whole
+		if held != nil {
+			old = held.side
+		}
 		if cut {
 			// Each document is read once, for the plan and the load; the
 			// limits' scan of each is a core's work.
 			var wg sync.WaitGroup
-			wg.Go(func() { old = readOnce(old) })
+			if held == nil {
+				wg.Go(func() { old = readOnce(old) })
+			}
 			new = readOnce(new)
 			wg.Wait()
 		}
 		// Identical documents are not loaded, but one that does not even
 		// parse is still the input error lint would make it.
-		same = !whole && sameOpenAPI(old, new) && parses(new)
-		if !same && cut {
+		same = !whole && sameOpenAPI(old, new) && (held == nil && parses(new) || held != nil && held.parsed())
+		switch {
+		case same && held != nil:
+			held.warm(o)
+		case !same && cut && held != nil:
+			sub = held.plan(new)
+		case !same && cut:
 			sub = planSubset(old, new)
 		}
 		return nil
@@ -53,7 +68,11 @@ func diffOpenAPI(old, new Side, o Options, subset bool) (*rules.Input, *openapi.
 	}
 	o.Stats.files(1, 0)
 	if sub != nil {
-		in, err := compareOpenAPI(withText(old, sub.Old, nil), withText(new, sub.New, nil), o, true)
+		oldSub := func() (*openapi.Doc, error) { return loadOpenAPI(withText(old, sub.Old, nil), o) }
+		if r := held.restricted(sub, o); r != nil {
+			oldSub = func() (*openapi.Doc, error) { return r, nil }
+		}
+		in, err := compareOpenAPI(oldSub, withText(new, sub.New, nil), o, true)
 		o.Stats.chunks(sub)
 		if err == nil {
 			return in, sub, nil
@@ -62,7 +81,11 @@ func diffOpenAPI(old, new Side, o Options, subset bool) (*rules.Input, *openapi.
 		// What the subset cannot judge alone (a validation problem, an
 		// error) is the whole documents' to report.
 	}
-	in, err := compareOpenAPI(old, new, o, false)
+	oldWhole := func() (*openapi.Doc, error) { return loadOpenAPI(old, o) }
+	if held != nil {
+		oldWhole = func() (*openapi.Doc, error) { return held.load(o) }
+	}
+	in, err := compareOpenAPI(oldWhole, new, o, false)
 	return in, nil, err
 }
 
@@ -76,13 +99,15 @@ func parses(s Side) bool {
 // a problem may involve what was left out.
 var errPartial = errors.New("a subset load needs the whole documents")
 
-func compareOpenAPI(old, new Side, o Options, partial bool) (*rules.Input, error) {
+// compareOpenAPI loads the old side with loadOld (a held load, or the
+// side's text) beside the new one and diffs them.
+func compareOpenAPI(loadOld func() (*openapi.Doc, error), new Side, o Options, partial bool) (*rules.Input, error) {
 	st := o.Stats
 	var od, nd *openapi.Doc
 	err := st.measure("load", func() error {
 		var oerr, nerr error
 		var wg sync.WaitGroup
-		wg.Go(func() { od, oerr = loadOpenAPI(old, o) })
+		wg.Go(func() { od, oerr = loadOld() })
 		nd, nerr = loadOpenAPI(new, o)
 		wg.Wait()
 		if err := cmp.Or(oerr, nerr); err != nil {
@@ -113,18 +138,10 @@ func compareOpenAPI(old, new Side, o Options, partial bool) (*rules.Input, error
 // planSubset reads both documents for openapi.PlanSubset; nil when a side
 // $refs other files (their chunks are not cut) or the plan does not apply.
 func planSubset(old, new Side) *openapi.Subset {
-	ob, err := old.Src.ReadFile(firstName(old))
-	if err != nil {
+	ob, ok := oneFile(old)
+	nb, nok := oneFile(new)
+	if !ok || !nok {
 		return nil
-	}
-	nb, err := new.Src.ReadFile(firstName(new))
-	if err != nil {
-		return nil
-	}
-	for _, b := range [][]byte{ob, nb} {
-		if files, ok := externalRefs(b); !ok || len(files) > 0 {
-			return nil
-		}
 	}
 	sub, ok := openapi.PlanSubset(ob, nb)
 	if !ok {

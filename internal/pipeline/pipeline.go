@@ -80,6 +80,9 @@ type Options struct {
 	// Cache, when set, keeps the lowering of .proto files between runs
 	// (--cache DIR); OpenAPI documents always load.
 	Cache protobuf.Cache
+	// Held, when set, keeps the old side's OpenAPI documents loaded across
+	// runs that all compare against it (the language server's base).
+	Held *Held
 }
 
 func (o Options) now() time.Time {

@@ -122,17 +122,7 @@ func TestSubsetSameFindingsStripe(t *testing.T) {
 // Stripe's spec, each one a way a left-out chunk could still matter, and
 // compares both loads on each.
 func TestSubsetSameFindingsStripeEdits(t *testing.T) {
-	if testing.Short() {
-		t.Skip("loads 4 MB documents")
-	}
-	const name = "stripe-spec3-2023-09-12.yaml"
-	dir := t.TempDir()
-	corpus.Gunzip(t, name, dir)
-	b, err := os.ReadFile(filepath.Join(dir, name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	spec := string(b)
+	dir, _, spec := stripeSpec(t)
 	const (
 		taxRateOp = "\n  '/v1/tax_rates/{tax_rate}':\n"
 		coupons   = "\n  /v1/coupons:\n"

@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/contractlint/contractlint/internal/glob"
+	"github.com/contractlint/contractlint/internal/pipeline"
 	"github.com/contractlint/contractlint/internal/source"
 	"github.com/contractlint/contractlint/rules"
 )
@@ -37,6 +38,9 @@ func OpenSession(o Options) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The base does not change while the session is open: its documents
+	// are loaded once, and each edit parses only the buffer's side.
+	o.Pipeline.Held = pipeline.NewHeld()
 	return &Session{repo: repo, Base: base, old: newMemo(src), o: o}, nil
 }
 

@@ -1,0 +1,121 @@
+package pipeline
+
+import (
+	"sync"
+
+	"github.com/contractlint/contractlint/openapi"
+)
+
+// Held is what a comparison held open across runs (the language server's
+// session) keeps of its old side, which does not change between two edits:
+// each old OpenAPI document is read, cut and loaded whole once, and the old
+// side of every later run comes from that load (restricted to the run's
+// subset plan, see openapi.Doc.Restrict). Only the new side is parsed per
+// run. Every run given one Held must compare against the same old side.
+type Held struct {
+	mu   sync.Mutex
+	docs map[string]*heldDoc
+}
+
+// NewHeld holds nothing yet.
+func NewHeld() *Held { return &Held{docs: map[string]*heldDoc{}} }
+
+// heldDoc is one old document, read on its first run.
+type heldDoc struct {
+	side Side // its text served from memory
+
+	cutOnce sync.Once
+	cut     *openapi.Cut // nil: no subset is planned against it
+
+	loadOnce sync.Once
+	doc      *openapi.Doc
+	err      error
+
+	parseOnce sync.Once
+	parses    bool
+}
+
+// doc is the held state of the old side s, read now the first time; nil
+// when h is.
+func (h *Held) doc(s Side) *heldDoc {
+	if h == nil {
+		return nil
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	name := firstName(s)
+	d := h.docs[name]
+	if d == nil {
+		d = &heldDoc{side: readOnce(s)}
+		h.docs[name] = d
+	}
+	return d
+}
+
+// load is loadOpenAPI of the whole old side, once.
+func (d *heldDoc) load(o Options) (*openapi.Doc, error) {
+	d.loadOnce.Do(func() { d.doc, d.err = loadOpenAPI(d.side, o) })
+	return d.doc, d.err
+}
+
+// parsed is parses of the old side, once: a new side identical to it
+// parses as it does.
+func (d *heldDoc) parsed() bool {
+	d.parseOnce.Do(func() { d.parses = parses(d.side) })
+	return d.parses
+}
+
+// plan is planSubset with the old side cut once.
+func (d *heldDoc) plan(new Side) *openapi.Subset {
+	d.cutOnce.Do(func() {
+		if b, ok := oneFile(d.side); ok {
+			d.cut = openapi.NewCut(b)
+		}
+	})
+	nb, ok := oneFile(new)
+	if d.cut == nil || !ok {
+		return nil
+	}
+	sub, ok := openapi.PlanSubsetCut(d.cut, nb)
+	if !ok {
+		return nil
+	}
+	return sub
+}
+
+// restricted is the held whole load restricted to sub, the model a load of
+// sub.Old gives; nil when it cannot stand for that load.
+func (d *heldDoc) restricted(sub *openapi.Subset, o Options) *openapi.Doc {
+	if d == nil {
+		return nil
+	}
+	doc, err := d.load(o)
+	if err != nil {
+		return nil
+	}
+	r, ok := doc.Restrict(d.cut, sub)
+	if !ok {
+		return nil
+	}
+	return r
+}
+
+// warm loads the whole old side now, in the background, when a later run
+// will want it (a document a subset can be planned against): the first
+// edit after an open then finds it loaded, or nearly.
+func (d *heldDoc) warm(o Options) {
+	if _, ok := oneFile(d.side); ok {
+		go d.load(o)
+	}
+}
+
+// oneFile is a side's document when it $refs no other file: only such a
+// document is cut into chunks.
+func oneFile(s Side) ([]byte, bool) {
+	b, err := s.Src.ReadFile(firstName(s))
+	if err != nil {
+		return nil, false
+	}
+	files, ok := externalRefs(b)
+	return b, ok && len(files) == 0
+}

@@ -1,0 +1,117 @@
+package pipeline_test
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/contractlint/contractlint/internal/corpus"
+	"github.com/contractlint/contractlint/internal/pipeline"
+	"github.com/contractlint/contractlint/internal/source"
+	"github.com/contractlint/contractlint/rules"
+)
+
+// heldRun diffs old and new with h holding the old side (loaded on its
+// first run, restricted to each run's subset after) and with both
+// documents loaded whole and nothing held: every field of every finding
+// must be the same.
+func heldRun(t *testing.T, h *pipeline.Held, old, new pipeline.Side) {
+	t.Helper()
+	o := pipeline.Options{Registry: rules.Default(), Settings: everyRule(), Held: h}
+	got, gotErr := pipeline.Diff(old, new, o)
+	o.Held, o.Whole = nil, true
+	want, wantErr := pipeline.Diff(old, new, o)
+	if (gotErr == nil) != (wantErr == nil) || gotErr != nil && gotErr.Error() != wantErr.Error() {
+		t.Fatalf("held load error %v, whole load error %v", gotErr, wantErr)
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("findings with the old side held differ from the whole load's (-whole +held):\n%s", d)
+	}
+}
+
+// TestHeldSameFindingsRules runs every OpenAPI pair of the rule cases with
+// the old side held, twice (the second run reuses the first's load).
+func TestHeldSameFindingsRules(t *testing.T) {
+	cases, err := filepath.Glob(filepath.Join("..", "..", "testdata", "rules", "*", "*"))
+	if err != nil || len(cases) == 0 {
+		t.Fatalf("no rule cases: %v", err)
+	}
+	for _, dir := range cases {
+		old, new, ok := openAPIPair(dir)
+		if !ok {
+			continue
+		}
+		t.Run(filepath.Base(filepath.Dir(dir))+"/"+filepath.Base(dir), func(t *testing.T) {
+			src, err := source.OpenDir(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			h := pipeline.NewHeld()
+			for range 2 {
+				heldRun(t, h, pipeline.Side{Src: src, Files: []string{old}}, pipeline.Side{Src: src, Files: []string{new}})
+			}
+		})
+	}
+}
+
+// TestHeldSameFindingsStripeEdits holds Stripe's spec as the old side of
+// one session and compares a series of edits of it, as an editor makes
+// them, each against the whole load: a property of an operation, a shared
+// component nearly every operation reaches, a removed path, a description,
+// a reused operationId, and the document back as it was.
+func TestHeldSameFindingsStripeEdits(t *testing.T) {
+	dir, name, spec := stripeSpec(t)
+	firstInteger := func(section string) edit {
+		at := regexp.MustCompile(`(?m)^` + section + `:`).FindStringIndex(spec)[0]
+		l := regexp.MustCompile(`(?m)^ +type: integer\n`).FindString(spec[at:])
+		anchor := section + ":\n"
+		if at > 0 {
+			anchor = "\n" + anchor
+		}
+		return edit{anchor, l, strings.Replace(l, "integer", "number", 1)}
+	}
+	coupons := "\n  /v1/coupons:\n"
+	h := pipeline.NewHeld()
+	for _, tc := range []struct {
+		name  string
+		edits []edit
+	}{
+		{"an operation's parameter changes type", []edit{firstInteger("paths")}},
+		{"the document as the base has it", nil},
+		{"a component every operation reaches changes type", []edit{firstInteger("components")}},
+		{"a path is removed", []edit{{"", coupons, "\n  /v1/coupons-gone:\n"}}},
+		{"only a description changes", []edit{{"\n  '/v1/tax_rates/{tax_rate}':\n", "<p>Retrieves a tax rate with the given ID</p>", "<p>Retrieves one tax rate</p>"}}},
+		{"a new operation reuses an operationId",
+			[]edit{{"", coupons, "\n  /v1/coupons2:\n    get:\n      operationId: GetCoupons\n      responses:\n        '200':\n          description: ok\n" + coupons[1:]}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			writeFile(t, filepath.Join(dir, "new.yaml"), apply(t, spec, tc.edits))
+			src, err := source.OpenDir(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			heldRun(t, h, pipeline.Side{Src: src, Files: []string{name}}, pipeline.Side{Src: src, Files: []string{"new.yaml"}})
+		})
+	}
+}
+
+// stripeSpec unpacks Stripe's 2023-09-12 spec into a new directory and
+// returns the directory, the file's name and its text; it skips in -short.
+func stripeSpec(t *testing.T) (dir, name, spec string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("loads 4 MB documents")
+	}
+	name = "stripe-spec3-2023-09-12.yaml"
+	dir = t.TempDir()
+	corpus.Gunzip(t, name, dir)
+	b, err := os.ReadFile(filepath.Join(dir, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir, name, string(b)
+}
