@@ -158,3 +158,37 @@ func compileAndDiff(b *testing.B, src source.Source, oldRoot string, oldFiles []
 	nt.Contract()
 	return mid.Sub(start), time.Since(mid), n
 }
+
+// BenchmarkCheckGoogleapis checks a whole googleapis tree as a diff of two
+// identical trees does (every file skipped as unchanged, protobuf.Check
+// over all of them), and reports the check's time as a ratio to one Load
+// of the same tree: check/load.
+func BenchmarkCheckGoogleapis(b *testing.B) {
+	root := b.TempDir()
+	files := corpus.Untar(b, "googleapis-2026-02-20.tar.gz", filepath.Join(root, "A"))
+	for i, f := range files {
+		files[i] = "A/" + f
+	}
+	src, err := source.OpenDir(root)
+	if err != nil {
+		b.Fatal(err)
+	}
+	o := Options{ImportPaths: []string{"A"}}
+	var check, load time.Duration
+	for b.Loop() {
+		t0 := time.Now()
+		if err := Check(src, files, o); err != nil {
+			b.Fatal(err)
+		}
+		t1 := time.Now()
+		if os.Getenv("CHECKONLY") != "" {
+			continue
+		}
+		if _, err := Load(src, files, o); err != nil {
+			b.Fatal(err)
+		}
+		check, load = check+t1.Sub(t0), load+time.Since(t1)
+	}
+	b.ReportMetric(float64(check)/float64(load), "check/load")
+	b.ReportMetric(check.Seconds()/float64(b.N), "check-s/op")
+}
