@@ -1,7 +1,6 @@
 package pipeline
 
 import (
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -20,14 +19,7 @@ import (
 func BenchmarkGoogleapisFloor(b *testing.B) {
 	root := b.TempDir()
 	side := func(dir, archive string) Side {
-		files := corpus.Untar(b, archive, filepath.Join(root, dir))
-		for i, f := range files {
-			files[i] = dir + "/" + f
-		}
-		src, err := source.OpenDir(root)
-		if err != nil {
-			b.Fatal(err)
-		}
+		src, files := corpus.Tree(b, archive, root, dir)
 		return Side{Src: src, Dir: dir, Files: files}
 	}
 	old := side("old", "googleapis-2026-02-20.tar.gz")
