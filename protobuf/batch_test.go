@@ -5,10 +5,13 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/bufbuild/protocompile/linker"
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/contractlint/contractlint/internal/cache"
 )
 
 // batchedTree is a tree of several directories whose files import one
@@ -103,18 +106,22 @@ func canonical(problems string) string {
 	return strings.Join(lines, "\n")
 }
 
+// batchErrors are edits to batchedTree that one compile refuses: an error
+// inside one batch, and names that clash only across batches.
+var batchErrors = map[string]map[string]string{
+	"error in one batch": {"c/two.proto": "syntax = \"proto3\";\npackage c;\nmessage M { Missing m = 1; }\n"},
+	"message twice":      {"e/dup.proto": "syntax = \"proto3\";\npackage a;\nmessage One {}\n"},
+	"enum value twice":   {"e/dup.proto": "syntax = \"proto3\";\npackage b;\nmessage B_KIND {}\n"},
+	"package is a message": {"e/dup.proto": "syntax = \"proto3\";\npackage x.y;\n",
+		"f/m.proto": "syntax = \"proto3\";\npackage x;\nmessage y {}\n"},
+	"extension number twice": {"e/dup.proto": "syntax = \"proto3\";\npackage e;\nimport \"google/protobuf/descriptor.proto\";\nextend google.protobuf.FieldOptions { string other = 50001; }\n"},
+}
+
 // TestBatchErrorsAsOne: a batch's compile error, and names that clash only
 // across batches (which no single batch sees), are reported exactly as
 // one compile reports them.
 func TestBatchErrorsAsOne(t *testing.T) {
-	for name, edit := range map[string]map[string]string{
-		"error in one batch": {"c/two.proto": "syntax = \"proto3\";\npackage c;\nmessage M { Missing m = 1; }\n"},
-		"message twice":      {"e/dup.proto": "syntax = \"proto3\";\npackage a;\nmessage One {}\n"},
-		"enum value twice":   {"e/dup.proto": "syntax = \"proto3\";\npackage b;\nmessage B_KIND {}\n"},
-		"package is a message": {"e/dup.proto": "syntax = \"proto3\";\npackage x.y;\n",
-			"f/m.proto": "syntax = \"proto3\";\npackage x;\nmessage y {}\n"},
-		"extension number twice": {"e/dup.proto": "syntax = \"proto3\";\npackage e;\nimport \"google/protobuf/descriptor.proto\";\nextend google.protobuf.FieldOptions { string other = 50001; }\n"},
-	} {
+	for name, edit := range batchErrors {
 		t.Run(name, func(t *testing.T) {
 			files := batchedTree()
 			for k, v := range edit {
@@ -171,5 +178,90 @@ func TestLaterImportsLetGo(t *testing.T) {
 	want := []string{"b/one.proto", "c/one.proto", "common/opts.proto"}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("kept (-want +got):\n%s", d)
+	}
+}
+
+// TestCheckErrorsAsOne: Check in batches accepts what one compile accepts,
+// and reports a batch's compile error, and names that clash only across
+// batches, exactly as one compile reports them.
+func TestCheckErrorsAsOne(t *testing.T) {
+	files := batchedTree()
+	for _, batch := range []int{0, 1, 2} {
+		if err := check(tree(t, files), names(files), Options{}, batch); err != nil {
+			t.Fatalf("batches of %d: %v", batch, err)
+		}
+	}
+	for name, edit := range batchErrors {
+		t.Run(name, func(t *testing.T) {
+			files := batchedTree()
+			maps.Copy(files, edit)
+			src := tree(t, files)
+			_, want := load(src, names(files), Options{}, 0)
+			if want == nil {
+				t.Fatal("one compile accepted the tree")
+			}
+			for _, batch := range []int{1, 2} {
+				got := check(src, names(files), Options{}, batch)
+				if got == nil {
+					t.Fatalf("batches of %d accepted the tree; one compile said %v", batch, want)
+				}
+				if canonical(problems(t, got)) != canonical(problems(t, want)) {
+					t.Errorf("batches of %d:\n%s\none compile:\n%s", batch, problems(t, got), problems(t, want))
+				}
+			}
+		})
+	}
+}
+
+// mapCache is a Cache in memory that counts its reads that hit. Check
+// reads and writes it on every core.
+type mapCache struct {
+	mu   sync.Mutex
+	m    map[cache.Key][]byte
+	hits int
+}
+
+func (c *mapCache) Get(k cache.Key) ([]byte, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	b, ok := c.m[k]
+	if ok {
+		c.hits++
+	}
+	return b, ok
+}
+
+func (c *mapCache) Put(k cache.Key, b []byte) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.m[k] = b
+	return nil
+}
+
+// TestCheckCached: with a cache, files Check found compiling are recorded
+// under their bytes and imports, and a later Check of the same files
+// compiles none of them; a file whose bytes change is compiled again, and
+// its error reported.
+func TestCheckCached(t *testing.T) {
+	files := batchedTree()
+	c := &mapCache{m: map[cache.Key][]byte{}}
+	o := Options{Cache: c}
+	if err := check(tree(t, files), names(files), o, 2); err != nil {
+		t.Fatal(err)
+	}
+	if len(c.m) != len(files) {
+		t.Fatalf("%d entries after checking %d files", len(c.m), len(files))
+	}
+	c.hits = 0
+	if err := check(tree(t, files), names(files), o, 2); err != nil {
+		t.Fatal(err)
+	}
+	if c.hits != len(files) || len(c.m) != len(files) {
+		t.Errorf("warm check: %d hits, %d entries; want %d of each", c.hits, len(c.m), len(files))
+	}
+	files["c/two.proto"] = batchErrors["error in one batch"]["c/two.proto"]
+	err := check(tree(t, files), names(files), o, 2)
+	if err == nil || !strings.Contains(problems(t, err), "c/two.proto:3:13") {
+		t.Errorf("an edited file that does not compile passed the warm check: %v", err)
 	}
 }

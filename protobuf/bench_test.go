@@ -117,19 +117,8 @@ func benchGenerated(b *testing.B, files int) {
 // BenchmarkGoogleapis diffs two googleapis trees six months apart.
 func BenchmarkGoogleapis(b *testing.B) {
 	root := b.TempDir()
-	load := func(side, archive string) (*source.Dir, []string) {
-		files := corpus.Untar(b, archive, filepath.Join(root, side))
-		for i, f := range files {
-			files[i] = side + "/" + f
-		}
-		src, err := source.OpenDir(root)
-		if err != nil {
-			b.Fatal(err)
-		}
-		return src, files
-	}
-	src, oldFiles := load("A", "googleapis-2026-02-20.tar.gz")
-	_, newFiles := load("B", "googleapis-2026-08-22.tar.gz")
+	src, oldFiles := corpus.Tree(b, "googleapis-2026-02-20.tar.gz", root, "A")
+	_, newFiles := corpus.Tree(b, "googleapis-2026-08-22.tar.gz", root, "B")
 	var compile, diff time.Duration
 	for b.Loop() {
 		c, d, changes := compileAndDiff(b, src, "A", oldFiles, "B", newFiles)
@@ -157,4 +146,27 @@ func compileAndDiff(b *testing.B, src source.Source, oldRoot string, oldFiles []
 	ot.Contract()
 	nt.Contract()
 	return mid.Sub(start), time.Since(mid), n
+}
+
+// BenchmarkCheckGoogleapis checks a whole googleapis tree as a diff of two
+// identical trees does (every file skipped as unchanged, protobuf.Check
+// over all of them), and reports the check's time as a ratio to one Load
+// of the same tree: check/load.
+func BenchmarkCheckGoogleapis(b *testing.B) {
+	src, files := corpus.Tree(b, "googleapis-2026-02-20.tar.gz", b.TempDir(), "A")
+	o := Options{ImportPaths: []string{"A"}}
+	var check, load time.Duration
+	for b.Loop() {
+		t0 := time.Now()
+		if err := Check(src, files, o); err != nil {
+			b.Fatal(err)
+		}
+		t1 := time.Now()
+		if _, err := Load(src, files, o); err != nil {
+			b.Fatal(err)
+		}
+		check, load = check+t1.Sub(t0), load+time.Since(t1)
+	}
+	b.ReportMetric(float64(check)/float64(load), "check/load")
+	b.ReportMetric(check.Seconds()/float64(b.N), "check-s/op")
 }

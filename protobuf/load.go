@@ -76,27 +76,6 @@ func load(src source.Source, files []string, o Options, batch int) (*Tree, error
 	return t, nil
 }
 
-// Check compiles files and reports every problem, as Load does, but lowers
-// nothing and keeps no syntax trees: a diff runs it over the files it skips
-// as unchanged, so the skip never hides a file that does not compile. A file
-// whose lowering o.Cache holds compiled before, and is not compiled again.
-func Check(src source.Source, files []string, o Options) error {
-	r, names, err := newResolver(src, files, o)
-	if err != nil {
-		return err
-	}
-	todo := names
-	if o.Cache != nil {
-		_, todo = fromCache(o.Cache, names, r.keys(names))
-	}
-	if len(todo) == 0 {
-		return nil
-	}
-	r.noASTs = true
-	_, err = r.compile(todo)
-	return err
-}
-
 // newResolver resolves files against o's import paths and returns their
 // import names, in order.
 func newResolver(src source.Source, files []string, o Options) (*resolver, []string, error) {

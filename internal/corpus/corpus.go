@@ -108,3 +108,18 @@ func Untar(tb testing.TB, name, dir string) []string {
 		files = append(files, rel)
 	}
 }
+
+// Tree unpacks a corpus .tar.gz into root/dir and returns root as a source
+// with the files' names in it (dir/...), as `diff DIR` lists a tree.
+func Tree(tb testing.TB, name, root, dir string) (*source.Dir, []string) {
+	tb.Helper()
+	files := Untar(tb, name, filepath.Join(root, dir))
+	for i, f := range files {
+		files[i] = dir + "/" + f
+	}
+	src, err := source.OpenDir(root)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return src, files
+}

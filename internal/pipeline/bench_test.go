@@ -10,7 +10,6 @@ import (
 	"github.com/contractlint/contractlint/internal/cache"
 	"github.com/contractlint/contractlint/internal/corpus"
 	"github.com/contractlint/contractlint/internal/pipeline"
-	"github.com/contractlint/contractlint/internal/source"
 	"github.com/contractlint/contractlint/rules"
 )
 
@@ -27,14 +26,7 @@ const (
 // googleapisSide unpacks a corpus tree into root/dir and describes it as
 // the CLI's `diff DIR` would.
 func googleapisSide(b *testing.B, root, dir, archive string) pipeline.Side {
-	files := corpus.Untar(b, archive, filepath.Join(root, dir))
-	for i, f := range files {
-		files[i] = dir + "/" + f
-	}
-	src, err := source.OpenDir(root)
-	if err != nil {
-		b.Fatal(err)
-	}
+	src, files := corpus.Tree(b, archive, root, dir)
 	return pipeline.Side{Src: src, Dir: dir, Files: files}
 }
 
