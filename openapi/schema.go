@@ -515,14 +515,14 @@ func (s *sc) properties() {
 		of := s.d.old.Field(name, oref, oreq)
 		if !ok {
 			s.ownIn(s.d.add(rules.Change{Kind: rules.Removed, Subject: rules.SubjectField,
-				Name: name, Path: ppath, OldLoc: of.Loc, OldField: of}), travels(oref))
+				Name: name, Path: ppath, OldLoc: of.Loc, OldField: of, Required: of.Required}), travels(oref))
 			continue
 		}
 		dir := travels(oref, nref)
 		nf := s.d.new.Field(name, nref, nreq)
 		if oreq != nreq {
 			s.ownIn(s.d.add(rules.Change{Kind: rules.Modified, Subject: rules.SubjectField,
-				Aspect: rules.AspectRequired, Name: name, Path: ppath, Old: reqWord(oreq), New: reqWord(nreq),
+				Aspect: rules.AspectRequired, Name: name, Path: ppath, Old: reqWord(oreq), New: reqWord(nreq), Required: nreq,
 				OldLoc: of.Loc, NewLoc: nf.Loc, OldField: of, NewField: nf}), dir)
 		}
 		s.access(name, ppath, oref, nref, of, nf)
@@ -538,7 +538,7 @@ func (s *sc) properties() {
 		}
 		nf := s.d.new.Field(name, s.n.Properties[name], slices.Contains(s.n.Required, name))
 		s.ownIn(s.d.add(rules.Change{Kind: rules.Added, Subject: rules.SubjectField,
-			Name: name, Path: path + escape(name), NewLoc: nf.Loc, NewField: nf, New: reqWord(nf.Required)}),
+			Name: name, Path: path + escape(name), NewLoc: nf.Loc, NewField: nf, New: reqWord(nf.Required), Required: nf.Required}),
 			travels(s.n.Properties[name]))
 	}
 }

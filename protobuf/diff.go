@@ -317,7 +317,7 @@ func (d *differ) required(om, nm *Message) {
 	for _, f := range nm.Fields {
 		if key := requiredKey(f); is[key] && !was[key] {
 			d.add(rules.Change{Kind: rules.Modified, Subject: rules.SubjectMessage, Aspect: rules.AspectRequired,
-				Name: short(nm.Name), Path: nm.Name, New: key, OldLoc: om.Loc, NewLoc: f.Loc})
+				Name: short(nm.Name), Path: nm.Name, New: key, Required: true, OldLoc: om.Loc, NewLoc: f.Loc})
 		}
 	}
 }

@@ -201,11 +201,25 @@ type Change struct {
 	Name string
 	// Path identifies the element for messages and ignores: a JSON pointer
 	// into the document (OpenAPI) or a full name (proto).
-	Path     string
+	Path string
+	// Old and New are the changed aspect's values as text, for messages,
+	// fingerprints and `debug diff`. A rule never parses them: what it
+	// judges by is typed below (Required, In, Webhook, OldLimit/NewLimit,
+	// OldTypes/NewTypes).
 	Old, New string
-	Dir      Direction
-	OldLoc   Location
-	NewLoc   Location
+	// Required is whether the element is required: for an added parameter,
+	// request body, header or field, by the new version; for a removed one,
+	// by the old; for AspectRequired, whether it became required.
+	Required bool
+	// In is a parameter's location (path, query, header, cookie): where an
+	// added one is sent, or a removed one was.
+	In string
+	// Webhook marks a removed 3.1 webhook (SubjectOperation): the API no
+	// longer calls the client, which breaks no call the client makes.
+	Webhook bool
+	Dir     Direction
+	OldLoc  Location
+	NewLoc  Location
 	// Operations lists the operations (or rpcs) that reach the element.
 	Operations []string
 	Format     Format

@@ -30,8 +30,8 @@ func forward() []*Rule {
     price_cents: {type: integer}   # optional until every server sends it`,
 			},
 		}, func(c *Change) (string, bool) {
-			added := c.is(Added, SubjectField) && c.New == "required"
-			made := c.Kind == Modified && c.Subject == SubjectField && c.Aspect == AspectRequired && c.New == "required"
+			added := c.is(Added, SubjectField) && c.Required
+			made := c.Kind == Modified && c.Subject == SubjectField && c.Aspect == AspectRequired && c.Required
 			return fmt.Sprintf("a new client that reads %q gets nothing from a server still on the old version, which does not send it; add it as optional until every server does%s",
 				c.Name, reach(c)), c.Dir.Has(Response) && (added || made)
 		}),
@@ -62,7 +62,7 @@ CreateOrder: {type: object, properties: {sku: {type: string}}}`,
 			},
 		}, func(c *Change) (string, bool) {
 			return fmt.Sprintf("a new client may leave out %q, which a server still on the old version requires: it rejects the request%s", c.Name, reach(c)),
-				c.Dir.Has(Request) && c.Kind == Modified && c.Subject == SubjectField && c.Aspect == AspectRequired && c.New == "optional"
+				c.Dir.Has(Request) && c.Kind == Modified && c.Subject == SubjectField && c.Aspect == AspectRequired && !c.Required
 		}),
 		onChange(&Rule{
 			ID: "forward-request-enum-value-added", Pack: ForwardPack, Compat: Forward, Formats: OpenAPI, Severity: Error,

@@ -55,7 +55,7 @@ func openapiSurface() []*Rule {
 			},
 		},
 			func(c *Change) (string, bool) {
-				return fmt.Sprintf("operation %s removed: its clients now get 404 or 405", c.Name), c.is(Removed, SubjectOperation) && !c.Deprecated && c.Old != "webhook"
+				return fmt.Sprintf("operation %s removed: its clients now get 404 or 405", c.Name), c.is(Removed, SubjectOperation) && !c.Deprecated && !c.Webhook
 			}),
 		onChange(&Rule{
 			ID: "operation-method-changed", Pack: Breaking, Formats: OpenAPI, Severity: Error,
@@ -128,8 +128,8 @@ func openapiRequest() []*Rule {
 			},
 		},
 			func(c *Change) (string, bool) {
-				return fmt.Sprintf("new required %s parameter %q: existing clients do not send it", c.Old, c.Name),
-					c.is(Added, SubjectParameter) && c.New == "required"
+				return fmt.Sprintf("new required %s parameter %q: existing clients do not send it", c.In, c.Name),
+					c.is(Added, SubjectParameter) && c.Required
 			}),
 		onChange(&Rule{
 			ID: "request-parameter-became-required", Pack: Breaking, Formats: OpenAPI, Severity: Error,
@@ -142,7 +142,7 @@ func openapiRequest() []*Rule {
 		},
 			func(c *Change) (string, bool) {
 				return fmt.Sprintf("parameter %q became required: clients that omit it are rejected", c.Name),
-					c.Kind == Modified && c.Subject == SubjectParameter && c.Aspect == AspectRequired && c.New == "required"
+					c.Kind == Modified && c.Subject == SubjectParameter && c.Aspect == AspectRequired && c.Required
 			}),
 		onChange(&Rule{
 			ID: "request-parameter-location-changed", Pack: Breaking, Formats: OpenAPI, Severity: Error,
@@ -167,7 +167,7 @@ func openapiRequest() []*Rule {
 			},
 		},
 			func(c *Change) (string, bool) {
-				return fmt.Sprintf("%s parameter %q removed: clients still send it and it is now ignored or rejected", c.Old, c.Name),
+				return fmt.Sprintf("%s parameter %q removed: clients still send it and it is now ignored or rejected", c.In, c.Name),
 					c.is(Removed, SubjectParameter)
 			}),
 		onChange(&Rule{
@@ -181,7 +181,7 @@ func openapiRequest() []*Rule {
 		},
 			func(c *Change) (string, bool) {
 				return "request body is now required: clients that send none are rejected",
-					c.Subject == SubjectRequestBody && c.New == "required" && c.Dir.Has(Request)
+					c.Subject == SubjectRequestBody && c.Kind != Removed && c.Required && c.Dir.Has(Request)
 			}),
 		onChange(&Rule{
 			ID: "request-property-added-required", Pack: Breaking, Formats: OpenAPI, Severity: Error,
@@ -207,7 +207,7 @@ func openapiRequest() []*Rule {
 		},
 			func(c *Change) (string, bool) {
 				return fmt.Sprintf("request property %q became required: clients that omit it are rejected%s", c.Name, reach(c)),
-					c.Kind == Modified && c.Subject == SubjectField && c.Aspect == AspectRequired && c.New == "required" && req(c)
+					c.Kind == Modified && c.Subject == SubjectField && c.Aspect == AspectRequired && c.Required && req(c)
 			}),
 		onChange(&Rule{
 			ID: "request-media-type-removed", Pack: Breaking, Formats: OpenAPI, Severity: Error,
@@ -267,7 +267,7 @@ func openapiResponse() []*Rule {
 		},
 			func(c *Change) (string, bool) {
 				return fmt.Sprintf("response property %q is no longer required: clients that read it unconditionally break%s", c.Name, reach(c)),
-					c.Kind == Modified && c.Subject == SubjectField && c.Aspect == AspectRequired && c.New == "optional" && resp(c)
+					c.Kind == Modified && c.Subject == SubjectField && c.Aspect == AspectRequired && !c.Required && resp(c)
 			}),
 		onChange(&Rule{
 			ID: "response-became-nullable", Pack: Breaking, Formats: OpenAPI, Severity: Error,

@@ -34,7 +34,7 @@ func openapiParts() []*Rule {
 			},
 		}, func(c *Change) (string, bool) {
 			return fmt.Sprintf("response header %s is no longer required: clients that read it unconditionally break", c.Name),
-				c.Kind == Modified && c.Subject == SubjectHeader && c.Aspect == AspectRequired && c.New == "optional" && c.Dir.Has(Response)
+				c.Kind == Modified && c.Subject == SubjectHeader && c.Aspect == AspectRequired && !c.Required && c.Dir.Has(Response)
 		}),
 		onChange(&Rule{
 			ID: "request-property-became-read-only", Pack: Breaking, Formats: OpenAPI, Severity: Warning,
@@ -107,7 +107,7 @@ id: {type: string, readOnly: true}`,
 			},
 		}, func(c *Change) (string, bool) {
 			return fmt.Sprintf("%s removed: clients that handle its events stop receiving them", c.Name),
-				c.is(Removed, SubjectOperation) && c.Old == "webhook"
+				c.is(Removed, SubjectOperation) && c.Webhook
 		}),
 		onChange(&Rule{
 			ID: "stability-decreased", Pack: Breaking, Formats: OpenAPI, Severity: Error,

@@ -489,7 +489,7 @@ repeated int32 counts = 6;`,
 			if !modified(c, SubjectMessage, AspectRequired) {
 				return "", false
 			}
-			if c.New != "" {
+			if c.Required {
 				return fmt.Sprintf("field %s of %s is now required: old writers that leave it out are rejected by new readers", c.New, c.Path), true
 			}
 			return fmt.Sprintf("field %s of %s is no longer required: old readers reject new messages without it", c.Old, c.Path), true
