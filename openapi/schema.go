@@ -209,9 +209,15 @@ func travels(refs ...*openapi3.SchemaRef) rules.Direction {
 
 // mod records a modified aspect, located at the field that states it.
 func (s *sc) mod(aspect rules.Aspect, field, old, new string) {
-	s.own(s.d.add(rules.Change{Kind: rules.Modified, Subject: rules.SubjectSchema,
+	s.own(s.d.add(s.change(aspect, field, old, new)))
+}
+
+// change is a Modified change to this schema's aspect, located at the
+// keyword field on both sides.
+func (s *sc) change(aspect rules.Aspect, field, old, new string) rules.Change {
+	return rules.Change{Kind: rules.Modified, Subject: rules.SubjectSchema,
 		Aspect: aspect, Name: subjectName(s.path), Path: s.path, Old: old, New: new,
-		OldLoc: s.d.old.FieldLoc(s.o.Origin, field), NewLoc: s.d.new.FieldLoc(s.n.Origin, field)}))
+		OldLoc: s.d.old.FieldLoc(s.o.Origin, field), NewLoc: s.d.new.FieldLoc(s.n.Origin, field)}
 }
 
 func (s *sc) compare() {
@@ -276,18 +282,16 @@ func (s *sc) bounds() {
 // bound is the effective limit of maximum (sign -1) or minimum (sign 1) with
 // its exclusive form, 3.0's boolean modifier or 3.1's own number, so that
 // moving from `maximum: 10` to `exclusiveMaximum: 10` is seen as narrowing.
-func bound(v *float64, ex openapi3.ExclusiveBound, sign float64) string {
+func bound(v *float64, ex openapi3.ExclusiveBound, sign float64) limit {
 	exclusive := ex.IsTrue()
 	if b := ex.Value; b != nil && (v == nil || sign*(*b) >= sign*(*v)) {
 		v, exclusive = b, true
 	}
 	if v == nil {
-		return ""
+		return limit{}
 	}
-	if exclusive {
-		return fmt.Sprint(*v) + rules.Exclusive
-	}
-	return fmt.Sprint(*v)
+	l := &rules.Limit{Value: *v, Exclusive: exclusive}
+	return limit{l.String(), l}
 }
 
 // boundField is the keyword that states a bound, to locate its change.
@@ -298,36 +302,46 @@ func boundField(plain string, ex openapi3.ExclusiveBound) string {
 	return plain
 }
 
-func (s *sc) num(a rules.Aspect, field, old, new string) {
-	if (old == "" || new == "") && composed(s.o) != composed(s.n) {
+// limit is one side of a numeric keyword: the text messages show (as
+// written: an integer keyword keeps every digit) and the typed value rules
+// judge; nil and "" when the side states none.
+type limit struct {
+	text string
+	l    *rules.Limit
+}
+
+func (s *sc) num(a rules.Aspect, field string, old, new limit) {
+	if (old.l == nil || new.l == nil) && composed(s.o) != composed(s.n) {
 		// A value that became oneOf/anyOf (Stripe's expandable ids) keeps
 		// its bounds in the members; the type change says what changed.
 		return
 	}
-	if old != new {
-		s.mod(a, field, old, new)
+	if old.text != new.text {
+		c := s.change(a, field, old.text, new.text)
+		c.OldLimit, c.NewLimit = old.l, new.l
+		s.own(s.d.add(c))
 	}
 }
 
-func u64(p *uint64) string {
+func u64(p *uint64) limit {
 	if p == nil {
-		return ""
+		return limit{}
 	}
-	return fmt.Sprint(*p)
+	return limit{fmt.Sprint(*p), &rules.Limit{Value: float64(*p)}}
 }
 
-func nonzero(v uint64) string {
+func nonzero(v uint64) limit {
 	if v == 0 {
-		return ""
+		return limit{}
 	}
-	return fmt.Sprint(v)
+	return u64(&v)
 }
 
-func f64(p *float64) string {
+func f64(p *float64) limit {
 	if p == nil {
-		return ""
+		return limit{}
 	}
-	return fmt.Sprint(*p)
+	return limit{fmt.Sprint(*p), &rules.Limit{Value: *p}}
 }
 
 // enum reports each removed and added value at its own line, and a schema

@@ -145,9 +145,27 @@ var Constraining = []Aspect{"contains", "dependentRequired", "dependentSchemas",
 	"propertyNames", "patternProperties", "unevaluatedItems", "prefixItems", "contentEncoding",
 	"contentMediaType", "contentSchema", "unevaluatedProperties"}
 
-// Exclusive marks a bound (Old/New of AspectMaximum or AspectMinimum) that
-// excludes its own value.
-const Exclusive = " (exclusive)"
+// Limit is one side of a numeric keyword (maxLength, maximum, multipleOf,
+// ...), typed: OldLimit/NewLimit of a change to one, nil on a side that
+// states none. Exclusive marks a maximum or minimum that excludes its own
+// value (exclusiveMaximum, in either OpenAPI version's spelling).
+type Limit struct {
+	Value     float64
+	Exclusive bool
+}
+
+// String is the limit as messages show it: "10", "10 (exclusive)", or ""
+// for no limit.
+func (l *Limit) String() string {
+	if l == nil {
+		return ""
+	}
+	s := fmt.Sprint(l.Value)
+	if l.Exclusive {
+		s += " (exclusive)"
+	}
+	return s
+}
 
 // Field is the meaning-bearing facts of a property or message field, kept on
 // field changes so evolution rules compare meanings without seeing documents.
@@ -217,9 +235,12 @@ type Change struct {
 	// Webhook marks a removed 3.1 webhook (SubjectOperation): the API no
 	// longer calls the client, which breaks no call the client makes.
 	Webhook bool
-	Dir     Direction
-	OldLoc  Location
-	NewLoc  Location
+	// OldLimit and NewLimit are the two sides of a numeric keyword's change
+	// (AspectMaxLength ... AspectMaxContains, AspectMultipleOf).
+	OldLimit, NewLimit *Limit
+	Dir                Direction
+	OldLoc             Location
+	NewLoc             Location
 	// Operations lists the operations (or rpcs) that reach the element.
 	Operations []string
 	Format     Format

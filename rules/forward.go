@@ -104,7 +104,7 @@ CreateOrder: {type: object, properties: {sku: {type: string}}}`,
 			lower := isAspect(c, AspectMinLength, AspectMinimum, AspectMinItems, AspectMinProperties)
 			return fmt.Sprintf("%s of %q in a request relaxed from %s to %s: a server still on the old version rejects what a new client may now send%s",
 					c.Aspect, c.Name, orNone(c.Old), orNone(c.New), reach(c)),
-				c.Dir.Has(Request) && c.Kind == Modified && (upper || lower) && tighter(c.New, c.Old, upper)
+				c.Dir.Has(Request) && c.Kind == Modified && (upper || lower) && tighter(c.NewLimit, c.OldLimit, upper)
 		}),
 		onChange(&Rule{
 			ID: "forward-type-changed", Pack: ForwardPack, Compat: Forward, Formats: OpenAPI | Proto, Severity: Error,

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strconv"
 	"strings"
 )
 
@@ -417,7 +416,7 @@ func openapiSchemaShape() []*Rule {
 		},
 			func(c *Change) (string, bool) {
 				return fmt.Sprintf("%s of %q in a request lowered from %s to %s: larger values clients send are rejected%s", c.Aspect, c.Name, orNone(c.Old), c.New, reach(c)),
-					req(c) && isAspect(c, AspectMaxLength, AspectMaximum, AspectMaxItems, AspectMaxProperties, AspectMaxContains) && tighter(c.Old, c.New, true)
+					req(c) && isAspect(c, AspectMaxLength, AspectMaximum, AspectMaxItems, AspectMaxProperties, AspectMaxContains) && tighter(c.OldLimit, c.NewLimit, true)
 			}),
 		onChange(&Rule{
 			ID: "request-min-increased", Pack: Breaking, Formats: OpenAPI, Severity: Error,
@@ -430,7 +429,7 @@ func openapiSchemaShape() []*Rule {
 		},
 			func(c *Change) (string, bool) {
 				return fmt.Sprintf("%s of %q in a request raised from %s to %s: smaller values clients send are rejected%s", c.Aspect, c.Name, orNone(c.Old), c.New, reach(c)),
-					req(c) && isAspect(c, AspectMinLength, AspectMinimum, AspectMinItems, AspectMinProperties, AspectMinContains) && tighter(c.Old, c.New, false)
+					req(c) && isAspect(c, AspectMinLength, AspectMinimum, AspectMinItems, AspectMinProperties, AspectMinContains) && tighter(c.OldLimit, c.NewLimit, false)
 			}),
 		onChange(&Rule{
 			ID: "request-pattern-changed", Pack: Breaking, Formats: OpenAPI, Severity: Error,
@@ -456,7 +455,7 @@ func openapiSchemaShape() []*Rule {
 		},
 			func(c *Change) (string, bool) {
 				return fmt.Sprintf("multipleOf of %q in a request changed from %s to %s: values clients send may be rejected%s", c.Name, orNone(c.Old), c.New, reach(c)),
-					c.Aspect == AspectMultipleOf && req(c) && c.New != "" && !divides(c.New, c.Old)
+					c.Aspect == AspectMultipleOf && req(c) && c.NewLimit != nil && !divides(c.NewLimit, c.OldLimit)
 			}),
 		onChange(&Rule{
 			ID: "request-additional-properties-closed", Pack: Breaking, Formats: OpenAPI, Severity: Error,
@@ -554,38 +553,27 @@ func orNone(s string) string {
 // tighter reports whether a bound moved so that fewer values pass: an upper
 // bound that appeared or fell, a lower bound that appeared or rose, or one
 // that became exclusive at the same value.
-func tighter(old, new string, upper bool) bool {
-	if new == "" {
+func tighter(old, new *Limit, upper bool) bool {
+	switch {
+	case new == nil:
 		return false
-	}
-	if old == "" {
+	case old == nil:
 		return true
+	case new.Value == old.Value:
+		return new.Exclusive && !old.Exclusive
+	case upper:
+		return new.Value < old.Value
 	}
-	os, oex := strings.CutSuffix(old, Exclusive)
-	ns, nex := strings.CutSuffix(new, Exclusive)
-	o, err1 := strconv.ParseFloat(os, 64)
-	n, err2 := strconv.ParseFloat(ns, 64)
-	if err1 != nil || err2 != nil {
-		return old != new
-	}
-	if n == o {
-		return nex && !oex
-	}
-	if upper {
-		return n < o
-	}
-	return n > o
+	return new.Value > old.Value
 }
 
 // divides reports whether every multiple of old is a multiple of new.
-func divides(new, old string) bool {
-	n, err1 := strconv.ParseFloat(new, 64)
-	o, err2 := strconv.ParseFloat(old, 64)
-	if err1 != nil || err2 != nil || n == 0 || old == "" {
+func divides(new, old *Limit) bool {
+	if new == nil || old == nil || new.Value == 0 {
 		return false
 	}
 	// Decimal steps are not exact in binary: 0.3/0.1 is 2.9999999999999996.
-	q := o / n
+	q := old.Value / new.Value
 	return math.Abs(q-math.Round(q)) < 1e-9*math.Max(1, math.Abs(q))
 }
 

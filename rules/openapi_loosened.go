@@ -25,7 +25,7 @@ func openapiLoosened() []*Rule {
 			},
 		}, func(c *Change) (string, bool) {
 			return fmt.Sprintf("%s of %q in a response raised from %s to %s: clients that relied on it meet larger values%s", c.Aspect, c.Name, c.Old, orNone(c.New), reach(c)),
-				resp(c) && isAspect(c, AspectMaxLength, AspectMaximum, AspectMaxItems, AspectMaxProperties, AspectMaxContains) && tighter(c.New, c.Old, true)
+				resp(c) && isAspect(c, AspectMaxLength, AspectMaximum, AspectMaxItems, AspectMaxProperties, AspectMaxContains) && tighter(c.NewLimit, c.OldLimit, true)
 		}),
 		onChange(&Rule{
 			ID: "response-min-decreased", Pack: Breaking, Formats: OpenAPI, Severity: Error,
@@ -39,7 +39,7 @@ func openapiLoosened() []*Rule {
 			},
 		}, func(c *Change) (string, bool) {
 			return fmt.Sprintf("%s of %q in a response lowered from %s to %s: clients that relied on it meet smaller values%s", c.Aspect, c.Name, c.Old, orNone(c.New), reach(c)),
-				resp(c) && isAspect(c, AspectMinLength, AspectMinimum, AspectMinItems, AspectMinProperties, AspectMinContains) && tighter(c.New, c.Old, false)
+				resp(c) && isAspect(c, AspectMinLength, AspectMinimum, AspectMinItems, AspectMinProperties, AspectMinContains) && tighter(c.NewLimit, c.OldLimit, false)
 		}),
 		onChange(&Rule{
 			ID: "response-pattern-removed", Pack: Breaking, Formats: OpenAPI, Severity: Error,
@@ -95,7 +95,7 @@ func openapiLoosened() []*Rule {
 			},
 		}, func(c *Change) (string, bool) {
 			return fmt.Sprintf("multipleOf of %q in a response changed from %s to %s: values clients did not expect may come back%s", c.Name, c.Old, orNone(c.New), reach(c)),
-				c.Aspect == AspectMultipleOf && resp(c) && c.Old != "" && (c.New == "" || !divides(c.Old, c.New))
+				c.Aspect == AspectMultipleOf && resp(c) && c.OldLimit != nil && (c.NewLimit == nil || !divides(c.OldLimit, c.NewLimit))
 		}),
 		onChange(&Rule{
 			ID: "request-const-changed", Pack: Breaking, Formats: OpenAPI, Severity: Error,

@@ -76,6 +76,13 @@ func writeChange(w io.Writer, c *rules.Change) {
 	field("path", c.Path)
 	field("old", c.Old)
 	field("new", c.New)
+	if c.Required {
+		field("required", "true")
+	}
+	field("in", c.In)
+	if c.Webhook {
+		field("webhook", "true")
+	}
 	field("old-field", fieldFacts(c.OldField))
 	field("new-field", fieldFacts(c.NewField))
 	if c.Dir != 0 {
