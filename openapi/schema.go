@@ -151,7 +151,7 @@ func (d *differ) wrapped(oref, nref, oin, nin *openapi3.SchemaRef, path string) 
 		if !p.n.Nullable && !p.o.Nullable {
 			field = "anyOf"
 		}
-		s.mod(rules.AspectNullable, field, fmt.Sprint(on), fmt.Sprint(nn))
+		s.flag(rules.AspectNullable, field, on, nn)
 	}
 	if k := d.schema(oin, nin, path); k != nil {
 		nd.kids = append(nd.kids, edge{k, rules.Request | rules.Response})
@@ -212,6 +212,13 @@ func (s *sc) mod(aspect rules.Aspect, field, old, new string) {
 	s.own(s.d.add(s.change(aspect, field, old, new)))
 }
 
+// flag is mod for a boolean aspect, typed.
+func (s *sc) flag(aspect rules.Aspect, field string, old, new bool) {
+	c := s.change(aspect, field, fmt.Sprint(old), fmt.Sprint(new))
+	c.OldValue.Bool, c.NewValue.Bool = old, new
+	s.own(s.d.add(c))
+}
+
 // change is a Modified change to this schema's aspect, located at the
 // keyword field on both sides.
 func (s *sc) change(aspect rules.Aspect, field, old, new string) rules.Change {
@@ -238,7 +245,9 @@ func (s *sc) compare() {
 func (s *sc) types() {
 	ot, nt := typeSet(s.o), typeSet(s.n)
 	if !slices.Equal(ot, nt) {
-		s.mod(rules.AspectType, "type", typeText(ot), typeText(nt))
+		c := s.change(rules.AspectType, "type", typeText(ot), typeText(nt))
+		c.OldValue.Types, c.NewValue.Types = ot, nt
+		s.own(s.d.add(c))
 	}
 	if s.o.Format != s.n.Format {
 		s.mod(rules.AspectFormat, "format", s.o.Format, s.n.Format)
@@ -248,7 +257,7 @@ func (s *sc) types() {
 		if s.n.Type != nil && s.n.Type.Includes("null") || s.o.Type != nil && s.o.Type.Includes("null") {
 			field = "type"
 		}
-		s.mod(rules.AspectNullable, field, fmt.Sprint(on), fmt.Sprint(nn))
+		s.flag(rules.AspectNullable, field, on, nn)
 	}
 }
 
@@ -272,7 +281,7 @@ func (s *sc) bounds() {
 	s.num(rules.AspectMinContains, "minContains", u64(s.o.MinContains), u64(s.n.MinContains))
 	s.num(rules.AspectMaxContains, "maxContains", u64(s.o.MaxContains), u64(s.n.MaxContains))
 	if s.o.UniqueItems != s.n.UniqueItems {
-		s.mod(rules.AspectUniqueItems, "uniqueItems", fmt.Sprint(s.o.UniqueItems), fmt.Sprint(s.n.UniqueItems))
+		s.flag(rules.AspectUniqueItems, "uniqueItems", s.o.UniqueItems, s.n.UniqueItems)
 	}
 	if s.o.Pattern != s.n.Pattern {
 		s.mod(rules.AspectPattern, "pattern", s.o.Pattern, s.n.Pattern)
@@ -318,7 +327,7 @@ func (s *sc) num(a rules.Aspect, field string, old, new limit) {
 	}
 	if old.text != new.text {
 		c := s.change(a, field, old.text, new.text)
-		c.OldLimit, c.NewLimit = old.l, new.l
+		c.OldValue.Limit, c.NewValue.Limit = old.l, new.l
 		s.own(s.d.add(c))
 	}
 }
@@ -569,8 +578,8 @@ func (s *sc) access(name, path string, oref, nref *openapi3.SchemaRef, of, nf *r
 	}
 	change := func(a rules.Aspect, old, new bool, dir rules.Direction) {
 		s.ownIn(s.d.add(rules.Change{Kind: rules.Modified, Subject: rules.SubjectField, Aspect: a, Name: name, Path: path,
-			Old: fmt.Sprint(old), New: fmt.Sprint(new), OldLoc: of.Loc, NewLoc: s.d.new.FieldLoc(n.Origin, string(a)),
-			OldField: of, NewField: nf}), dir)
+			Old: fmt.Sprint(old), New: fmt.Sprint(new), OldValue: rules.Value{Bool: old}, NewValue: rules.Value{Bool: new},
+			OldLoc: of.Loc, NewLoc: s.d.new.FieldLoc(n.Origin, string(a)), OldField: of, NewField: nf}), dir)
 	}
 	switch {
 	case !o.ReadOnly && n.ReadOnly:

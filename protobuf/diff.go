@@ -299,7 +299,8 @@ func (d *differ) option(s rules.Subject, name string, o, n *Elem, ov, nv bool, a
 			at = n.Loc
 		}
 		d.add(rules.Change{Kind: rules.Modified, Subject: s, Aspect: rules.AspectOption, Name: name, Path: n.Name,
-			Old: strconv.FormatBool(ov), New: strconv.FormatBool(nv), OldLoc: o.Loc, NewLoc: at})
+			Old: strconv.FormatBool(ov), New: strconv.FormatBool(nv), OldValue: rules.Value{Bool: ov}, NewValue: rules.Value{Bool: nv},
+			OldLoc: o.Loc, NewLoc: at})
 	}
 }
 

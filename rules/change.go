@@ -145,6 +145,20 @@ var Constraining = []Aspect{"contains", "dependentRequired", "dependentSchemas",
 	"propertyNames", "patternProperties", "unevaluatedItems", "prefixItems", "contentEncoding",
 	"contentMediaType", "contentSchema", "unevaluatedProperties"}
 
+// Value is one side of a change, typed. Which part is set depends on the
+// aspect; Change.Old and Change.New hold the same side as text.
+type Value struct {
+	// Limit is a numeric keyword's value (AspectMaxLength ...
+	// AspectMaxContains, AspectMultipleOf); nil when the side states none.
+	Limit *Limit
+	// Types are an OpenAPI schema's JSON types (AspectType), sorted, null
+	// left out (AspectNullable says that); nil for a schema of any type.
+	Types []string
+	// Bool is a boolean aspect's value: AspectNullable, AspectUniqueItems,
+	// AspectReadOnly, AspectWriteOnly, and a proto boolean AspectOption.
+	Bool bool
+}
+
 // Limit is one side of a numeric keyword (maxLength, maximum, multipleOf,
 // ...), typed: OldLimit/NewLimit of a change to one, nil on a side that
 // states none. Exclusive marks a maximum or minimum that excludes its own
@@ -222,8 +236,7 @@ type Change struct {
 	Path string
 	// Old and New are the changed aspect's values as text, for messages,
 	// fingerprints and `debug diff`. A rule never parses them: what it
-	// judges by is typed below (Required, In, Webhook, OldLimit/NewLimit,
-	// OldTypes/NewTypes).
+	// judges by is typed below (Required, In, Webhook, OldValue/NewValue).
 	Old, New string
 	// Required is whether the element is required: for an added parameter,
 	// request body, header or field, by the new version; for a removed one,
@@ -235,9 +248,9 @@ type Change struct {
 	// Webhook marks a removed 3.1 webhook (SubjectOperation): the API no
 	// longer calls the client, which breaks no call the client makes.
 	Webhook bool
-	// OldLimit and NewLimit are the two sides of a numeric keyword's change
-	// (AspectMaxLength ... AspectMaxContains, AspectMultipleOf).
-	OldLimit, NewLimit *Limit
+	// OldValue and NewValue are the two sides of a Modified change, typed,
+	// for the aspects whose values a rule compares (Vocabulary says which).
+	OldValue, NewValue Value
 	Dir                Direction
 	OldLoc             Location
 	NewLoc             Location

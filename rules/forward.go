@@ -104,7 +104,7 @@ CreateOrder: {type: object, properties: {sku: {type: string}}}`,
 			lower := isAspect(c, AspectMinLength, AspectMinimum, AspectMinItems, AspectMinProperties)
 			return fmt.Sprintf("%s of %q in a request relaxed from %s to %s: a server still on the old version rejects what a new client may now send%s",
 					c.Aspect, c.Name, orNone(c.Old), orNone(c.New), reach(c)),
-				c.Dir.Has(Request) && c.Kind == Modified && (upper || lower) && tighter(c.NewLimit, c.OldLimit, upper)
+				c.Dir.Has(Request) && c.Kind == Modified && (upper || lower) && tighter(c.NewValue.Limit, c.OldValue.Limit, upper)
 		}),
 		onChange(&Rule{
 			ID: "forward-type-changed", Pack: ForwardPack, Compat: Forward, Formats: OpenAPI | Proto, Severity: Error,
@@ -123,17 +123,16 @@ price_cents: {type: integer}   # a new field`,
 			}
 			// A reader that accepts more than the writer sends is safe: the
 			// new client reading a wider type, the old server accepting one.
-			reader, writer := c.New, c.Old
+			reader, writer := c.NewValue.Types, c.OldValue.Types
 			if c.Dir.Has(Request) {
-				reader, writer = c.Old, c.New
+				reader, writer = c.OldValue.Types, c.NewValue.Types
 			}
 			if c.Format == Proto {
 				// proto's encodings, not JSON types, decide what each side decodes.
 				return msg, c.Kind == Modified && c.Subject == SubjectField && c.Aspect == AspectType && c.OldField != nil && c.NewField != nil &&
 					!(wireCompatibleType(c.OldField, c.NewField) && jsonCompatibleType(c.OldField, c.NewField))
 			}
-			return msg, c.Kind == Modified && c.Subject == SubjectSchema && c.Aspect == AspectType &&
-				c.Old != "" && c.New != "" && !accepts(reader, writer)
+			return msg, c.Kind == Modified && c.Subject == SubjectSchema && c.Aspect == AspectType && !accepts(reader, writer)
 		}),
 		onChange(&Rule{
 			ID: "forward-field-redefined", Pack: ForwardPack, Compat: Forward, Formats: OpenAPI | Proto, Severity: Error,
@@ -164,10 +163,10 @@ price_cents: {type: integer, description: Price in cents.}   # a new field`,
 	}
 }
 
-// accepts reports whether a reader of JSON type reader takes every value of
-// type writer: any takes everything, number takes integers.
-func accepts(reader, writer string) bool {
-	return reader == "any" || reader == "number" && writer == "integer"
+// accepts reports whether a reader of JSON types reader takes every value
+// of types writer: any (no types) takes everything, number takes integers.
+func accepts(reader, writer []string) bool {
+	return len(reader) == 0 || slices.Equal(reader, []string{"number"}) && slices.Equal(writer, []string{"integer"})
 }
 
 // requestFieldRejected reports request properties added to a schema that

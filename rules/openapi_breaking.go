@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strings"
 )
 
 // openapiBreaking is the classic breaking-change catalogue for OpenAPI: what a
@@ -279,7 +278,7 @@ func openapiResponse() []*Rule {
 		},
 			func(c *Change) (string, bool) {
 				return fmt.Sprintf("%q in a response can now be null: clients that never expected null break%s", c.Name, reach(c)),
-					c.Aspect == AspectNullable && c.New == "true" && resp(c)
+					c.Aspect == AspectNullable && c.NewValue.Bool && resp(c)
 			}),
 		onChange(&Rule{
 			ID: "response-property-type-changed", Pack: Breaking, Formats: OpenAPI, Severity: Error,
@@ -292,7 +291,7 @@ func openapiResponse() []*Rule {
 		},
 			func(c *Change) (string, bool) {
 				return fmt.Sprintf("type of %q in a response changed from %s to %s: clients decode it as %s%s", c.Name, c.Old, c.New, c.Old, reach(c)),
-					c.Aspect == AspectType && resp(c) && !subtype(c.New, c.Old)
+					c.Aspect == AspectType && resp(c) && !subtype(c.NewValue.Types, c.OldValue.Types)
 			}),
 		onChange(&Rule{
 			ID: "response-property-format-changed", Pack: Breaking, Formats: OpenAPI, Severity: Error,
@@ -364,7 +363,7 @@ func openapiSchemaShape() []*Rule {
 		},
 			func(c *Change) (string, bool) {
 				return fmt.Sprintf("type of %q in a request changed from %s to %s: clients still send %s%s", c.Name, c.Old, c.New, c.Old, reach(c)),
-					c.Aspect == AspectType && req(c) && !subtype(c.Old, c.New)
+					c.Aspect == AspectType && req(c) && !subtype(c.OldValue.Types, c.NewValue.Types)
 			}),
 		onChange(&Rule{
 			ID: "request-property-format-changed", Pack: Breaking, Formats: OpenAPI, Severity: Error,
@@ -416,7 +415,7 @@ func openapiSchemaShape() []*Rule {
 		},
 			func(c *Change) (string, bool) {
 				return fmt.Sprintf("%s of %q in a request lowered from %s to %s: larger values clients send are rejected%s", c.Aspect, c.Name, orNone(c.Old), c.New, reach(c)),
-					req(c) && isAspect(c, AspectMaxLength, AspectMaximum, AspectMaxItems, AspectMaxProperties, AspectMaxContains) && tighter(c.OldLimit, c.NewLimit, true)
+					req(c) && isAspect(c, AspectMaxLength, AspectMaximum, AspectMaxItems, AspectMaxProperties, AspectMaxContains) && tighter(c.OldValue.Limit, c.NewValue.Limit, true)
 			}),
 		onChange(&Rule{
 			ID: "request-min-increased", Pack: Breaking, Formats: OpenAPI, Severity: Error,
@@ -429,7 +428,7 @@ func openapiSchemaShape() []*Rule {
 		},
 			func(c *Change) (string, bool) {
 				return fmt.Sprintf("%s of %q in a request raised from %s to %s: smaller values clients send are rejected%s", c.Aspect, c.Name, orNone(c.Old), c.New, reach(c)),
-					req(c) && isAspect(c, AspectMinLength, AspectMinimum, AspectMinItems, AspectMinProperties, AspectMinContains) && tighter(c.OldLimit, c.NewLimit, false)
+					req(c) && isAspect(c, AspectMinLength, AspectMinimum, AspectMinItems, AspectMinProperties, AspectMinContains) && tighter(c.OldValue.Limit, c.NewValue.Limit, false)
 			}),
 		onChange(&Rule{
 			ID: "request-pattern-changed", Pack: Breaking, Formats: OpenAPI, Severity: Error,
@@ -455,7 +454,7 @@ func openapiSchemaShape() []*Rule {
 		},
 			func(c *Change) (string, bool) {
 				return fmt.Sprintf("multipleOf of %q in a request changed from %s to %s: values clients send may be rejected%s", c.Name, orNone(c.Old), c.New, reach(c)),
-					c.Aspect == AspectMultipleOf && req(c) && c.NewLimit != nil && !divides(c.NewLimit, c.OldLimit)
+					c.Aspect == AspectMultipleOf && req(c) && c.NewValue.Limit != nil && !divides(c.NewValue.Limit, c.OldValue.Limit)
 			}),
 		onChange(&Rule{
 			ID: "request-additional-properties-closed", Pack: Breaking, Formats: OpenAPI, Severity: Error,
@@ -481,7 +480,7 @@ func openapiSchemaShape() []*Rule {
 		},
 			func(c *Change) (string, bool) {
 				return fmt.Sprintf("%q in a request no longer accepts null: clients that send null are rejected%s", c.Name, reach(c)),
-					c.Aspect == AspectNullable && c.New == "false" && req(c)
+					c.Aspect == AspectNullable && !c.NewValue.Bool && req(c)
 			}),
 		onChange(&Rule{
 			ID: "request-one-of-removed", Pack: Breaking, Formats: OpenAPI, Severity: Error,
@@ -577,18 +576,17 @@ func divides(new, old *Limit) bool {
 	return math.Abs(q-math.Round(q)) < 1e-9*math.Max(1, math.Abs(q))
 }
 
-// subtype reports whether every value of type a is a value of type b
-// ("integer" is within "number"; "any" holds everything).
-func subtype(a, b string) bool {
-	if b == "any" {
+// subtype reports whether every value of types a is a value of types b
+// ("integer" is within "number"; no types, any type, holds everything).
+func subtype(a, b []string) bool {
+	if len(b) == 0 {
 		return true
 	}
-	if a == "any" {
+	if len(a) == 0 {
 		return false
 	}
-	bs := strings.Split(b, "|")
-	for _, t := range strings.Split(a, "|") {
-		if !slices.Contains(bs, t) && !(t == "integer" && slices.Contains(bs, "number")) {
+	for _, t := range a {
+		if !slices.Contains(b, t) && !(t == "integer" && slices.Contains(b, "number")) {
 			return false
 		}
 	}

@@ -25,7 +25,7 @@ func openapiLoosened() []*Rule {
 			},
 		}, func(c *Change) (string, bool) {
 			return fmt.Sprintf("%s of %q in a response raised from %s to %s: clients that relied on it meet larger values%s", c.Aspect, c.Name, c.Old, orNone(c.New), reach(c)),
-				resp(c) && isAspect(c, AspectMaxLength, AspectMaximum, AspectMaxItems, AspectMaxProperties, AspectMaxContains) && tighter(c.NewLimit, c.OldLimit, true)
+				resp(c) && isAspect(c, AspectMaxLength, AspectMaximum, AspectMaxItems, AspectMaxProperties, AspectMaxContains) && tighter(c.NewValue.Limit, c.OldValue.Limit, true)
 		}),
 		onChange(&Rule{
 			ID: "response-min-decreased", Pack: Breaking, Formats: OpenAPI, Severity: Error,
@@ -39,7 +39,7 @@ func openapiLoosened() []*Rule {
 			},
 		}, func(c *Change) (string, bool) {
 			return fmt.Sprintf("%s of %q in a response lowered from %s to %s: clients that relied on it meet smaller values%s", c.Aspect, c.Name, c.Old, orNone(c.New), reach(c)),
-				resp(c) && isAspect(c, AspectMinLength, AspectMinimum, AspectMinItems, AspectMinProperties, AspectMinContains) && tighter(c.NewLimit, c.OldLimit, false)
+				resp(c) && isAspect(c, AspectMinLength, AspectMinimum, AspectMinItems, AspectMinProperties, AspectMinContains) && tighter(c.NewValue.Limit, c.OldValue.Limit, false)
 		}),
 		onChange(&Rule{
 			ID: "response-pattern-removed", Pack: Breaking, Formats: OpenAPI, Severity: Error,
@@ -95,7 +95,7 @@ func openapiLoosened() []*Rule {
 			},
 		}, func(c *Change) (string, bool) {
 			return fmt.Sprintf("multipleOf of %q in a response changed from %s to %s: values clients did not expect may come back%s", c.Name, c.Old, orNone(c.New), reach(c)),
-				c.Aspect == AspectMultipleOf && resp(c) && c.OldLimit != nil && (c.NewLimit == nil || !divides(c.OldLimit, c.NewLimit))
+				c.Aspect == AspectMultipleOf && resp(c) && c.OldValue.Limit != nil && (c.NewValue.Limit == nil || !divides(c.OldValue.Limit, c.NewValue.Limit))
 		}),
 		onChange(&Rule{
 			ID: "request-const-changed", Pack: Breaking, Formats: OpenAPI, Severity: Error,
@@ -134,7 +134,7 @@ func openapiLoosened() []*Rule {
 			},
 		}, func(c *Change) (string, bool) {
 			return fmt.Sprintf("%q in a request must now hold unique items: clients that send a repeated one are rejected%s", c.Name, reach(c)),
-				c.Aspect == AspectUniqueItems && c.New == "true" && req(c)
+				c.Aspect == AspectUniqueItems && c.NewValue.Bool && req(c)
 		}),
 		onChange(&Rule{
 			ID: "response-unique-items-unset", Pack: Breaking, Formats: OpenAPI, Severity: Error,
@@ -147,7 +147,7 @@ func openapiLoosened() []*Rule {
 			},
 		}, func(c *Change) (string, bool) {
 			return fmt.Sprintf("%q in a response may now repeat items: clients that relied on unique items break%s", c.Name, reach(c)),
-				c.Aspect == AspectUniqueItems && c.Old == "true" && resp(c)
+				c.Aspect == AspectUniqueItems && c.OldValue.Bool && resp(c)
 		}),
 		onChange(&Rule{
 			ID: "request-schema-keyword-added", Pack: Breaking, Formats: OpenAPI, Severity: Error,

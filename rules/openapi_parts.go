@@ -48,7 +48,7 @@ func openapiParts() []*Rule {
 			},
 		}, func(c *Change) (string, bool) {
 			return fmt.Sprintf("request property %q became readOnly: what clients send in it is ignored or rejected%s", c.Name, reach(c)),
-				c.Aspect == AspectReadOnly && c.New == "true"
+				c.Aspect == AspectReadOnly && c.NewValue.Bool
 		}),
 		onChange(&Rule{
 			ID: "request-property-became-writable-required", Pack: Breaking, Formats: OpenAPI, Severity: Error,
@@ -64,7 +64,7 @@ id: {type: string, readOnly: true}`,
 			},
 		}, func(c *Change) (string, bool) {
 			return fmt.Sprintf("request property %q is required and no longer readOnly: clients never sent it and are now rejected%s", c.Name, reach(c)),
-				c.Aspect == AspectReadOnly && c.New == "false"
+				c.Aspect == AspectReadOnly && !c.NewValue.Bool
 		}),
 		onChange(&Rule{
 			ID: "response-property-became-write-only", Pack: Breaking, Formats: OpenAPI, Severity: Error,
@@ -77,7 +77,7 @@ id: {type: string, readOnly: true}`,
 			},
 		}, func(c *Change) (string, bool) {
 			return fmt.Sprintf("response property %q became writeOnly: it is no longer returned to clients that read it%s", c.Name, reach(c)),
-				c.Aspect == AspectWriteOnly && c.New == "true"
+				c.Aspect == AspectWriteOnly && c.NewValue.Bool
 		}),
 		onChange(&Rule{
 			ID: "response-all-of-removed", Pack: Breaking, Formats: OpenAPI, Severity: Error,

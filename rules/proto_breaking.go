@@ -513,7 +513,7 @@ repeated int32 counts = 6;`,
 			},
 		}, func(c *Change) (string, bool) {
 			return fmt.Sprintf("message %s no longer has a standard descriptor accessor: code calling it breaks", c.Path),
-				modified(c, SubjectMessage, AspectOption) && c.Name == "no_standard_descriptor_accessor" && c.New == "true"
+				modified(c, SubjectMessage, AspectOption) && c.Name == "no_standard_descriptor_accessor" && c.NewValue.Bool
 		}),
 		onChange(&Rule{
 			ID: "proto-message-set-wire-format-changed", Pack: Breaking, Formats: Proto, Severity: Error, Levels: lvNoBuf, Buf: []string{"MESSAGE_SAME_MESSAGE_SET_WIRE_FORMAT"},

@@ -30,10 +30,10 @@ func Vocabulary() []Term {
 		keywords = append(keywords, Term{api, Modified, SubjectSchema, kw, "set | " + none, "set | " + none, ""})
 	}
 	limit := func(a Aspect) Term {
-		return Term{api, Modified, SubjectSchema, a, "the old limit, or none", "the new limit, or none", "OldLimit, NewLimit"}
+		return Term{api, Modified, SubjectSchema, a, "the old limit, or none", "the new limit, or none", "OldValue.Limit, NewValue.Limit"}
 	}
 	bound := func(a Aspect) Term {
-		return Term{api, Modified, SubjectSchema, a, `"10" or "10 (exclusive)", or none`, "likewise", "OldLimit, NewLimit (Exclusive)"}
+		return Term{api, Modified, SubjectSchema, a, `"10" or "10 (exclusive)", or none`, "likewise", "OldValue.Limit, NewValue.Limit (with Exclusive)"}
 	}
 	return append([]Term{
 		// OpenAPI: paths and operations.
@@ -65,13 +65,13 @@ func Vocabulary() []Term {
 		{api, Modified, SubjectSecurity, "url", "openIdConnect or OAuth flow URL", "the new URL, or none", ""},
 		{api, Modified, SubjectSecurity, "flow", "the OAuth flow removed", none, ""},
 		// Schemas: the constraints of one schema.
-		{api, Modified, SubjectSchema, AspectType, `JSON types joined by "|", or "any"`, "likewise", ""},
+		{api, Modified, SubjectSchema, AspectType, `JSON types joined by "|", or "any"`, "likewise", "OldValue.Types, NewValue.Types"},
 		{api, Modified, SubjectSchema, AspectFormat, "format, or none", "format, or none", ""},
-		{api, Modified, SubjectSchema, AspectNullable, boolText, boolText, ""},
+		{api, Modified, SubjectSchema, AspectNullable, boolText, boolText, "OldValue.Bool, NewValue.Bool"},
 		limit(AspectMaxLength), limit(AspectMinLength), bound(AspectMaximum), bound(AspectMinimum),
 		limit(AspectMaxProperties), limit(AspectMinProperties), limit(AspectMaxItems), limit(AspectMinItems),
 		limit(AspectMultipleOf), limit(AspectMinContains), limit(AspectMaxContains),
-		{api, Modified, SubjectSchema, AspectUniqueItems, boolText, boolText, ""},
+		{api, Modified, SubjectSchema, AspectUniqueItems, boolText, boolText, "OldValue.Bool, NewValue.Bool"},
 		{api, Modified, SubjectSchema, AspectPattern, "pattern, or none", "pattern, or none", ""},
 		{api, Modified, SubjectSchema, AspectEnum, `values joined by ", ", or none (not an enum)`, "likewise", ""},
 		{api, Modified, SubjectSchema, AspectBoolean, `"false" | "schema"`, `"false" | "schema"`, ""},
@@ -88,8 +88,8 @@ func Vocabulary() []Term {
 		{api, Removed, SubjectField, "", none, none, "OldField, Required (the old side)"},
 		{api, Modified, SubjectField, "", none, none, "OldField, NewField: the meaning changed"},
 		{api, Modified, SubjectField, AspectRequired, reqOpt, reqOpt, "OldField, NewField, Required (the new side)"},
-		{api, Modified, SubjectField, AspectReadOnly, boolText, boolText, ""},
-		{api, Modified, SubjectField, AspectWriteOnly, boolText, boolText, ""},
+		{api, Modified, SubjectField, AspectReadOnly, boolText, boolText, "OldValue.Bool, NewValue.Bool"},
+		{api, Modified, SubjectField, AspectWriteOnly, boolText, boolText, "OldValue.Bool, NewValue.Bool"},
 		{api, Modified, SubjectField, AspectStability, "x-stability-level", "x-stability-level", ""},
 
 		// Proto: files and packages.
@@ -111,7 +111,7 @@ func Vocabulary() []Term {
 		// Messages.
 		{proto, Modified, SubjectMessage, AspectMapEntry, boolText, boolText, ""},
 		{proto, Modified, SubjectMessage, AspectJSONFormat, "ALLOW | LEGACY_BEST_EFFORT", "likewise", ""},
-		{proto, Modified, SubjectMessage, AspectOption, boolText, boolText, "Name: the option"},
+		{proto, Modified, SubjectMessage, AspectOption, boolText, boolText, "Name: the option; OldValue.Bool, NewValue.Bool"},
 		{proto, Modified, SubjectMessage, AspectExtensionRange, "the range", none, ""},
 		{proto, Modified, SubjectMessage, AspectRequired, `"name = number" no longer required, or none`, `"name = number" now required, or none`, "Required (now required)"},
 		{proto, Removed, SubjectOneof, "", none, none, ""},
