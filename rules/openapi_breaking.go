@@ -24,6 +24,7 @@ func openapiSurface() []*Rule {
 	return []*Rule{
 		onChange(&Rule{
 			ID: "path-removed", Pack: Breaking, Formats: OpenAPI, Severity: Error,
+			Oasdiff: []string{"api-path-removed-without-deprecation"},
 			Doc: Doc{
 				Title: "A path was removed",
 				Text:  "Every operation under a removed path answers 404 to clients that still call it. Deprecate the path, wait until traffic stops, then remove it.",
@@ -40,6 +41,7 @@ func openapiSurface() []*Rule {
 			}),
 		onChange(&Rule{
 			ID: "operation-removed", Pack: Breaking, Formats: OpenAPI, Severity: Error,
+			Oasdiff: []string{"api-removed-without-deprecation"},
 			Doc: Doc{
 				Title: "An operation was removed",
 				Text:  "Removing an operation breaks every client that calls it. Mark it `deprecated: true` first and remove it once nobody calls it.",
@@ -83,6 +85,7 @@ func openapiSurface() []*Rule {
 			}),
 		onChange(&Rule{
 			ID: "security-requirement-added", Pack: Breaking, Formats: OpenAPI, Severity: Error,
+			Oasdiff: []string{"api-security-anonymous-access-removed", "api-security-removed", "api-global-security-removed"},
 			Doc: Doc{
 				Title: "An operation now requires (more) authentication",
 				Text:  "Clients that called the operation anonymously, or with the credentials it used to accept, are now refused with 401 or 403. Accept the old way too during a migration.",
@@ -98,6 +101,7 @@ func openapiSurface() []*Rule {
 			}),
 		onChange(&Rule{
 			ID: "security-scope-added", Pack: Breaking, Formats: OpenAPI, Severity: Error,
+			Oasdiff: []string{"api-security-scope-added", "api-global-security-scope-added"},
 			Doc: Doc{
 				Title: "An operation requires a new OAuth scope",
 				Text:  "Tokens issued before the change lack the new scope, so their holders are refused until they re-consent.",
@@ -116,6 +120,7 @@ func openapiRequest() []*Rule {
 	return []*Rule{
 		onChange(&Rule{
 			ID: "request-parameter-added-required", Pack: Breaking, Formats: OpenAPI, Severity: Error,
+			Oasdiff: []string{"new-required-request-parameter", "new-request-path-parameter", "new-required-request-default-parameter-to-existing-path"},
 			Doc: Doc{
 				Title: "A new required request parameter",
 				Text:  "Existing clients do not send a parameter that did not exist when they were written; the server now rejects their requests. Add it as optional with a default.",
@@ -131,6 +136,7 @@ func openapiRequest() []*Rule {
 			}),
 		onChange(&Rule{
 			ID: "request-parameter-became-required", Pack: Breaking, Formats: OpenAPI, Severity: Error,
+			Oasdiff: []string{"request-parameter-became-required"},
 			Doc: Doc{
 				Title: "A request parameter became required",
 				Text:  "Clients that leave out an optional parameter are now rejected. Keep it optional and give it a default the server applies when it is missing.",
@@ -157,6 +163,7 @@ func openapiRequest() []*Rule {
 			}),
 		onChange(&Rule{
 			ID: "request-parameter-removed", Pack: Breaking, Formats: OpenAPI, Severity: Warning,
+			Oasdiff: []string{"request-parameter-removed", "request-parameter-removed-before-sunset"},
 			Doc: Doc{
 				Title: "A request parameter was removed",
 				Text:  "Clients keep sending the parameter; a server that rejects unknown parameters now fails them, and one that ignores it silently changes behaviour (a filter no longer filters).",
@@ -170,6 +177,7 @@ func openapiRequest() []*Rule {
 			}),
 		onChange(&Rule{
 			ID: "request-body-became-required", Pack: Breaking, Formats: OpenAPI, Severity: Error,
+			Oasdiff: []string{"request-body-became-required", "request-body-added-required"},
 			Doc: Doc{
 				Title: "The request body became required",
 				Text:  "Clients that sent no body are now rejected. Keep the body optional and treat a request without one as it was treated before.",
@@ -183,6 +191,7 @@ func openapiRequest() []*Rule {
 			}),
 		onChange(&Rule{
 			ID: "request-property-added-required", Pack: Breaking, Formats: OpenAPI, Severity: Error,
+			Oasdiff: []string{"new-required-request-property", "new-required-request-property-with-default", "new-required-request-header-property"},
 			Doc: Doc{
 				Title: "A new required request property",
 				Text:  "Existing clients do not send a property that did not exist; the server now rejects their bodies. Add it optional with a server-side default.",
@@ -196,6 +205,7 @@ func openapiRequest() []*Rule {
 			}),
 		onChange(&Rule{
 			ID: "request-property-became-required", Pack: Breaking, Formats: OpenAPI, Severity: Error,
+			Oasdiff: []string{"request-property-became-required", "request-property-became-required-with-default", "request-header-property-became-required"},
 			Doc: Doc{
 				Title: "A request property became required",
 				Text:  "Clients that leave out a property that used to be optional are now rejected. Keep it optional and default it on the server.",
@@ -209,6 +219,7 @@ func openapiRequest() []*Rule {
 			}),
 		onChange(&Rule{
 			ID: "request-media-type-removed", Pack: Breaking, Formats: OpenAPI, Severity: Error,
+			Oasdiff: []string{"request-body-media-type-removed"},
 			Doc: Doc{
 				Title: "A request media type is no longer accepted",
 				Text:  "Clients that send the removed content type now get 415. Keep accepting it, and mark the operation deprecated if the type should go later.",
@@ -228,6 +239,7 @@ func openapiResponse() []*Rule {
 	return []*Rule{
 		onChange(&Rule{
 			ID: "response-status-removed", Pack: Breaking, Formats: OpenAPI, Severity: Error,
+			Oasdiff: []string{"response-success-status-removed"},
 			Doc: Doc{
 				Title: "A success response status was removed",
 				Text:  "Clients branch on the statuses they were told to expect; one that handled 200 mishandles the 202 that replaces it.",
@@ -241,6 +253,7 @@ func openapiResponse() []*Rule {
 			}),
 		onChange(&Rule{
 			ID: "response-property-removed", Pack: Breaking, Formats: OpenAPI, Severity: Error,
+			Oasdiff: []string{"response-required-property-removed", "response-required-property-removed-before-sunset"},
 			Doc: Doc{
 				Title: "A response property was removed",
 				Text: "Clients that read the property get nothing (or crash on a missing field). Deprecate it, measure who reads it (--readers), and remove it only once nobody does. " +
@@ -256,6 +269,7 @@ func openapiResponse() []*Rule {
 			}),
 		onChange(&Rule{
 			ID: "response-property-became-optional", Pack: Breaking, Formats: OpenAPI, Severity: Error,
+			Oasdiff: []string{"response-property-became-optional"},
 			Doc: Doc{
 				Title: "A required response property became optional",
 				Text:  "Clients were promised the property is always there and read it without checking.",
@@ -269,6 +283,7 @@ func openapiResponse() []*Rule {
 			}),
 		onChange(&Rule{
 			ID: "response-became-nullable", Pack: Breaking, Formats: OpenAPI, Severity: Error,
+			Oasdiff: []string{"response-*-became-nullable"},
 			Doc: Doc{
 				Title: "A response value became nullable",
 				Text:  "Clients that never expected null dereference it and crash. Keep the value non-null, and add a new nullable field beside it if absence must be expressed.",
@@ -282,6 +297,7 @@ func openapiResponse() []*Rule {
 			}),
 		onChange(&Rule{
 			ID: "response-property-type-changed", Pack: Breaking, Formats: OpenAPI, Severity: Error,
+			Oasdiff: []string{"response-*-type-changed", "response-*-list-of-types-widened", "response-*-type-generalized", "response-body-media-type-schema-removed", "response-body-media-type-item-schema-removed", "response-body-media-type-item-schema-removed-untyped"},
 			Doc: Doc{
 				Title: "A response value's type changed",
 				Text:  "Clients parse the type they were generated for; a string where they expect a number fails to decode.",
@@ -308,6 +324,7 @@ func openapiResponse() []*Rule {
 			}),
 		onChange(&Rule{
 			ID: "response-enum-value-added", Pack: Breaking, Formats: OpenAPI, Severity: Warning,
+			Oasdiff: []string{"response-property-enum-value-added", "response-mediatype-enum-value-added"},
 			Doc: Doc{
 				Title: "A response enum gained a value",
 				Text:  "Strict readers (generated enums, exhaustive switches) fail on a value they have never seen.",
@@ -321,6 +338,7 @@ func openapiResponse() []*Rule {
 			}),
 		onChange(&Rule{
 			ID: "response-media-type-removed", Pack: Breaking, Formats: OpenAPI, Severity: Error,
+			Oasdiff: []string{"response-media-type-removed", "response-media-type-name-changed", "response-media-type-name-generalized", "response-media-type-parameter-changed", "response-media-type-parameter-removed"},
 			Doc: Doc{
 				Title: "A response media type was removed",
 				Text:  "Clients that ask for the removed representation get 406 or a body they cannot parse.",
@@ -334,6 +352,7 @@ func openapiResponse() []*Rule {
 			}),
 		onChange(&Rule{
 			ID: "response-header-removed", Pack: Breaking, Formats: OpenAPI, Severity: Error,
+			Oasdiff: []string{"required-response-header-removed"},
 			Doc: Doc{
 				Title: "A response header was removed",
 				Text:  "Clients that read the header (pagination links, rate limits, ETag) lose it. Keep sending it until no client reads it.",
@@ -354,6 +373,7 @@ func openapiSchemaShape() []*Rule {
 	return []*Rule{
 		onChange(&Rule{
 			ID: "request-property-type-changed", Pack: Breaking, Formats: OpenAPI, Severity: Error,
+			Oasdiff: []string{"request-*-type-changed", "request-*-list-of-types-narrowed", "request-parameter-property-type-specialized", "request-body-media-type-schema-added", "request-body-media-type-item-schema-added"},
 			Doc: Doc{
 				Title: "A request value's type changed",
 				Text:  "Clients keep sending the old type; the server now rejects it. Widening (integer to number) is fine; anything else is not.",
@@ -380,6 +400,7 @@ func openapiSchemaShape() []*Rule {
 			}),
 		onChange(&Rule{
 			ID: "request-enum-value-removed", Pack: Breaking, Formats: OpenAPI, Severity: Error,
+			Oasdiff: []string{"request-*-enum-value-removed"},
 			Doc: Doc{
 				Title: "A request enum lost a value",
 				Text:  "Clients that send the removed value are rejected. Keep accepting it, stop producing it, and map it to its replacement on the server.",
@@ -393,6 +414,7 @@ func openapiSchemaShape() []*Rule {
 			}),
 		onChange(&Rule{
 			ID: "request-became-enum", Pack: Breaking, Formats: OpenAPI, Severity: Error,
+			Oasdiff: []string{"request-*-became-enum"},
 			Doc: Doc{
 				Title: "A request value became an enum",
 				Text:  "Free values that clients send are now limited to a list; anything outside it is rejected.",
@@ -406,6 +428,7 @@ func openapiSchemaShape() []*Rule {
 			}),
 		onChange(&Rule{
 			ID: "request-max-decreased", Pack: Breaking, Formats: OpenAPI, Severity: Error,
+			Oasdiff: []string{"request-*-max-decreased", "request-*-max-set", "request-*-max-*-decreased", "request-*-max-*-set"},
 			Doc: Doc{
 				Title: "A request upper bound was lowered or added",
 				Text:  "A maxLength, maximum, maxItems or maxProperties that shrinks (or appears), or a maximum made exclusive, rejects values clients were allowed to send.",
@@ -419,6 +442,7 @@ func openapiSchemaShape() []*Rule {
 			}),
 		onChange(&Rule{
 			ID: "request-min-increased", Pack: Breaking, Formats: OpenAPI, Severity: Error,
+			Oasdiff: []string{"request-*-min-increased", "request-*-min-set", "request-*-min-*-increased", "request-*-min-*-set"},
 			Doc: Doc{
 				Title: "A request lower bound was raised or added",
 				Text:  "A minLength, minimum, minItems or minProperties that grows (or appears), or a minimum made exclusive, rejects values clients were allowed to send.",
@@ -432,6 +456,7 @@ func openapiSchemaShape() []*Rule {
 			}),
 		onChange(&Rule{
 			ID: "request-pattern-changed", Pack: Breaking, Formats: OpenAPI, Severity: Error,
+			Oasdiff: []string{"request-*-pattern-added", "request-*-pattern-changed"},
 			Doc: Doc{
 				Title: "A request pattern was added or changed",
 				Text:  "Values clients send that matched nothing, or the old pattern, may not match the new one.",
@@ -445,6 +470,7 @@ func openapiSchemaShape() []*Rule {
 			}),
 		onChange(&Rule{
 			ID: "request-multiple-of-changed", Pack: Breaking, Formats: OpenAPI, Severity: Error,
+			Oasdiff: []string{"request-*-multiple-of-changed", "request-*-multiple-of-set"},
 			Doc: Doc{
 				Title: "A request multipleOf was added or changed",
 				Text:  "Values that were multiples of the old step are not all multiples of the new one.",
@@ -458,6 +484,7 @@ func openapiSchemaShape() []*Rule {
 			}),
 		onChange(&Rule{
 			ID: "request-additional-properties-closed", Pack: Breaking, Formats: OpenAPI, Severity: Error,
+			Oasdiff: []string{"request-*-unevaluated-properties-added"},
 			Doc: Doc{
 				Title: "A request object stopped accepting unknown properties",
 				Text:  "Clients that send extra properties (newer clients, or ones that echo what they read) are now rejected.",
@@ -471,6 +498,7 @@ func openapiSchemaShape() []*Rule {
 			}),
 		onChange(&Rule{
 			ID: "request-became-not-nullable", Pack: Breaking, Formats: OpenAPI, Severity: Error,
+			Oasdiff: []string{"request-*-became-not-nullable"},
 			Doc: Doc{
 				Title: "A request value no longer accepts null",
 				Text:  "Clients that send null are rejected. Keep accepting null and treat it as the property being absent.",
@@ -484,6 +512,7 @@ func openapiSchemaShape() []*Rule {
 			}),
 		onChange(&Rule{
 			ID: "request-one-of-removed", Pack: Breaking, Formats: OpenAPI, Severity: Error,
+			Oasdiff: []string{"request-*-one-of-removed", "request-*-any-of-removed"},
 			Doc: Doc{
 				Title: "A oneOf/anyOf alternative was removed from a request",
 				Text:  "Clients that send the shape of the removed alternative are rejected. Keep accepting it and mark it deprecated in its description until nobody sends it.",
@@ -497,6 +526,7 @@ func openapiSchemaShape() []*Rule {
 			}),
 		onChange(&Rule{
 			ID: "request-all-of-added", Pack: Breaking, Formats: OpenAPI, Severity: Error,
+			Oasdiff: []string{"request-*-all-of-added"},
 			Doc: Doc{
 				Title: "A request schema gained an allOf member",
 				Text:  "An allOf member adds constraints every request must now meet, so requests that were valid are rejected. Add optional properties instead.",
@@ -510,6 +540,7 @@ func openapiSchemaShape() []*Rule {
 			}),
 		onChange(&Rule{
 			ID: "response-one-of-added", Pack: Breaking, Formats: OpenAPI, Severity: Warning,
+			Oasdiff: []string{"response-*-one-of-added", "response-*-any-of-added", "response-body-wrapped-in-one-of"},
 			Doc: Doc{
 				Title: "A response oneOf/anyOf gained an alternative",
 				Text:  "Readers generated for the old alternatives cannot decode the new shape. Document that clients skip shapes they do not know, then add it.",

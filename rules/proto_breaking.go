@@ -597,24 +597,25 @@ func protoRPCRules() []*Rule {
 	}
 }
 
-// fileOptionRules names each generated-code file option's rule after buf's.
-var fileOptionRules = []struct{ option, buf, lang string }{
-	{"cc_enable_arenas", "FILE_SAME_CC_ENABLE_ARENAS", "C++"},
-	{"cc_generic_services", "FILE_SAME_CC_GENERIC_SERVICES", "C++"},
-	{"csharp_namespace", "FILE_SAME_CSHARP_NAMESPACE", "C#"},
-	{"go_package", "FILE_SAME_GO_PACKAGE", "Go"},
-	{"java_generic_services", "FILE_SAME_JAVA_GENERIC_SERVICES", "Java"},
-	{"java_multiple_files", "FILE_SAME_JAVA_MULTIPLE_FILES", "Java"},
-	{"java_outer_classname", "FILE_SAME_JAVA_OUTER_CLASSNAME", "Java"},
-	{"java_package", "FILE_SAME_JAVA_PACKAGE", "Java"},
-	{"objc_class_prefix", "FILE_SAME_OBJC_CLASS_PREFIX", "Objective-C"},
-	{"optimize_for", "FILE_SAME_OPTIMIZE_FOR", "C++ and Java"},
-	{"php_class_prefix", "FILE_SAME_PHP_CLASS_PREFIX", "PHP"},
-	{"php_metadata_namespace", "FILE_SAME_PHP_METADATA_NAMESPACE", "PHP"},
-	{"php_namespace", "FILE_SAME_PHP_NAMESPACE", "PHP"},
-	{"py_generic_services", "FILE_SAME_PY_GENERIC_SERVICES", "Python"},
-	{"ruby_package", "FILE_SAME_RUBY_PACKAGE", "Ruby"},
-	{"swift_prefix", "FILE_SAME_SWIFT_PREFIX", "Swift"},
+// fileOptionRules are the rules for generated-code file options, each ID
+// written out so that grep finds it, each named after buf's check.
+var fileOptionRules = []struct{ id, option, buf, lang string }{
+	{"proto-file-cc-enable-arenas-changed", "cc_enable_arenas", "FILE_SAME_CC_ENABLE_ARENAS", "C++"},
+	{"proto-file-cc-generic-services-changed", "cc_generic_services", "FILE_SAME_CC_GENERIC_SERVICES", "C++"},
+	{"proto-file-csharp-namespace-changed", "csharp_namespace", "FILE_SAME_CSHARP_NAMESPACE", "C#"},
+	{"proto-file-go-package-changed", "go_package", "FILE_SAME_GO_PACKAGE", "Go"},
+	{"proto-file-java-generic-services-changed", "java_generic_services", "FILE_SAME_JAVA_GENERIC_SERVICES", "Java"},
+	{"proto-file-java-multiple-files-changed", "java_multiple_files", "FILE_SAME_JAVA_MULTIPLE_FILES", "Java"},
+	{"proto-file-java-outer-classname-changed", "java_outer_classname", "FILE_SAME_JAVA_OUTER_CLASSNAME", "Java"},
+	{"proto-file-java-package-changed", "java_package", "FILE_SAME_JAVA_PACKAGE", "Java"},
+	{"proto-file-objc-class-prefix-changed", "objc_class_prefix", "FILE_SAME_OBJC_CLASS_PREFIX", "Objective-C"},
+	{"proto-file-optimize-for-changed", "optimize_for", "FILE_SAME_OPTIMIZE_FOR", "C++ and Java"},
+	{"proto-file-php-class-prefix-changed", "php_class_prefix", "FILE_SAME_PHP_CLASS_PREFIX", "PHP"},
+	{"proto-file-php-metadata-namespace-changed", "php_metadata_namespace", "FILE_SAME_PHP_METADATA_NAMESPACE", "PHP"},
+	{"proto-file-php-namespace-changed", "php_namespace", "FILE_SAME_PHP_NAMESPACE", "PHP"},
+	{"proto-file-py-generic-services-changed", "py_generic_services", "FILE_SAME_PY_GENERIC_SERVICES", "Python"},
+	{"proto-file-ruby-package-changed", "ruby_package", "FILE_SAME_RUBY_PACKAGE", "Ruby"},
+	{"proto-file-swift-prefix-changed", "swift_prefix", "FILE_SAME_SWIFT_PREFIX", "Swift"},
 }
 
 func protoFileRules() []*Rule {
@@ -639,11 +640,10 @@ func protoFileRules() []*Rule {
 		}, changeMsg("syntax of %s changed from %s to %s: presence, enums and validation change", modifiedOf(SubjectFile, AspectSyntax))),
 	}
 	for _, o := range fileOptionRules {
-		id := "proto-file-" + strings.ReplaceAll(o.option, "_", "-") + "-changed"
 		// Each is about its own line of the file (the file is their
 		// element): an option changed beside another is another edit.
 		out = append(out, onChange(&Rule{
-			ID: id, Apart: true, Pack: Breaking, Formats: Proto, Severity: Error, Levels: lvFP, Buf: []string{o.buf},
+			ID: o.id, Apart: true, Pack: Breaking, Formats: Proto, Severity: Error, Levels: lvFP, Buf: []string{o.buf},
 			Doc: Doc{
 				Title: "The file option " + o.option + " changed",
 				Text:  "The " + o.option + " option shapes the " + o.lang + " code generated from the file; changing it moves or renames that code, and every " + o.lang + " program built against it stops compiling. Keep the option's value.",
