@@ -116,7 +116,6 @@ func openapiSurface() []*Rule {
 }
 
 func openapiRequest() []*Rule {
-	req := func(c *Change) bool { return c.Dir.Has(Request) }
 	return []*Rule{
 		onChange(&Rule{
 			ID: "request-parameter-added-required", Pack: Breaking, Formats: OpenAPI, Severity: Error,
@@ -235,7 +234,6 @@ func openapiRequest() []*Rule {
 }
 
 func openapiResponse() []*Rule {
-	resp := func(c *Change) bool { return c.Dir.Has(Response) }
 	return []*Rule{
 		onChange(&Rule{
 			ID: "response-status-removed", Pack: Breaking, Formats: OpenAPI, Severity: Error,
@@ -369,7 +367,6 @@ func openapiResponse() []*Rule {
 // openapiSchemaShape covers narrowing in requests: anything that makes a body
 // or parameter the client used to send invalid now.
 func openapiSchemaShape() []*Rule {
-	req := func(c *Change) bool { return c.Dir.Has(Request) }
 	return []*Rule{
 		onChange(&Rule{
 			ID: "request-property-type-changed", Pack: Breaking, Formats: OpenAPI, Severity: Error,

@@ -10,9 +10,6 @@ import (
 // operation or path the old version deprecated is removed, before or after
 // the sunset date it announced (x-sunset).
 func openapiLifecycle() []*Rule {
-	removedDeprecated := func(c *Change) bool {
-		return c.Deprecated && (c.is(Removed, SubjectOperation) || c.is(Removed, SubjectPath))
-	}
 	return []*Rule{
 		onChangeAt(&Rule{
 			ID: "removed-before-sunset", Pack: Breaking, Formats: OpenAPI, Severity: Error,
@@ -90,4 +87,10 @@ func sunsetDate(s string) (time.Time, bool) {
 		}
 	}
 	return time.Time{}, false
+}
+
+// removedDeprecated reports an operation or path removed that the old
+// version deprecated.
+func removedDeprecated(c *Change) bool {
+	return c.Deprecated && (c.is(Removed, SubjectOperation) || c.is(Removed, SubjectPath))
 }

@@ -10,8 +10,6 @@ import (
 // trusted a bound, a pattern or an enum meet values they never saw) and the
 // JSON Schema 2020-12 keywords, in the direction that breaks.
 func openapiLoosened() []*Rule {
-	req := func(c *Change) bool { return c.Dir.Has(Request) }
-	resp := func(c *Change) bool { return c.Dir.Has(Response) }
 	return []*Rule{
 		onChange(&Rule{
 			ID: "response-max-increased", Pack: Breaking, Formats: OpenAPI, Severity: Error,

@@ -6,7 +6,6 @@ import "fmt"
 // writes them: a request body, a response header's promise, readOnly and
 // writeOnly, an allOf member of a response.
 func openapiParts() []*Rule {
-	resp := func(c *Change) bool { return c.Dir.Has(Response) }
 	return []*Rule{
 		onChange(&Rule{
 			ID: "request-body-removed", Pack: Breaking, Formats: OpenAPI, Severity: Error,

@@ -407,13 +407,17 @@ var protoTypeRuleIDs = []string{
 	"proto-field-cardinality-changed", "proto-field-cardinality-wire-json-incompatible", "proto-field-cardinality-wire-incompatible",
 }
 
+// fieldTypeChanged and cardinalityChanged match the field changes the type
+// and cardinality rules judge.
+func fieldTypeChanged(c *Change) bool {
+	return modified(c, SubjectField, AspectType) && c.OldField != nil && c.NewField != nil
+}
+
+func cardinalityChanged(c *Change) bool {
+	return modified(c, SubjectField, AspectCardinality) && c.NewField != nil
+}
+
 func protoTypeRules() []*Rule {
-	fieldType := func(c *Change) bool {
-		return modified(c, SubjectField, AspectType) && c.OldField != nil && c.NewField != nil
-	}
-	card := func(c *Change) bool {
-		return modified(c, SubjectField, AspectCardinality) && c.NewField != nil
-	}
 	return []*Rule{
 		onChange(&Rule{
 			ID: "proto-field-type-changed", Pack: Breaking, Formats: Proto, Severity: Error, Levels: lvFP, Buf: []string{"FIELD_SAME_TYPE"},
@@ -424,7 +428,7 @@ func protoTypeRules() []*Rule {
 				Good: `int32 quantity = 2;
 int64 quantity_64 = 5;`,
 			},
-		}, changeMsg("type of field %s changed from %s to %s: generated code changes", fieldType)),
+		}, changeMsg("type of field %s changed from %s to %s: generated code changes", fieldTypeChanged)),
 		onChange(&Rule{
 			ID: "proto-field-type-wire-json-incompatible", Pack: Breaking, Formats: Proto, Severity: Error, Levels: lvJ, Buf: []string{"FIELD_WIRE_JSON_COMPATIBLE_TYPE"},
 			Doc: Doc{
@@ -435,7 +439,7 @@ int64 quantity_64 = 5;`,
 int64 quantity_64 = 5;`,
 			},
 		}, changeMsg("type of field %s changed from %s to %s: binary or JSON clients misread it", func(c *Change) bool {
-			return fieldType(c) && !(wireCompatibleType(c.OldField, c.NewField) && jsonCompatibleType(c.OldField, c.NewField))
+			return fieldTypeChanged(c) && !(wireCompatibleType(c.OldField, c.NewField) && jsonCompatibleType(c.OldField, c.NewField))
 		})),
 		onChange(&Rule{
 			ID: "proto-field-type-wire-incompatible", Pack: Breaking, Formats: Proto, Severity: Error, Levels: lvWire, Buf: []string{"FIELD_WIRE_COMPATIBLE_TYPE"},
@@ -446,7 +450,7 @@ int64 quantity_64 = 5;`,
 				Good: `int32 quantity = 2;
 string quantity_text = 5;`,
 			},
-		}, changeMsg("type of field %s changed from %s to %s: old readers cannot decode it", func(c *Change) bool { return fieldType(c) && !wireCompatibleType(c.OldField, c.NewField) })),
+		}, changeMsg("type of field %s changed from %s to %s: old readers cannot decode it", func(c *Change) bool { return fieldTypeChanged(c) && !wireCompatibleType(c.OldField, c.NewField) })),
 		onChange(&Rule{
 			ID: "proto-field-cardinality-changed", Pack: Breaking, Formats: Proto, Severity: Error, Levels: lvFP, Buf: []string{"FIELD_SAME_CARDINALITY"},
 			Doc: Doc{
@@ -456,7 +460,7 @@ string quantity_text = 5;`,
 				Good: `string tag = 3;
 repeated string tags = 6;`,
 			},
-		}, changeMsg("cardinality of field %s changed from %s to %s: accessors and presence change", card)),
+		}, changeMsg("cardinality of field %s changed from %s to %s: accessors and presence change", cardinalityChanged)),
 		onChange(&Rule{
 			ID: "proto-field-cardinality-wire-json-incompatible", Pack: Breaking, Formats: Proto, Severity: Error, Levels: lvJ, Buf: []string{"FIELD_WIRE_JSON_COMPATIBLE_CARDINALITY"},
 			Doc: Doc{
@@ -466,7 +470,7 @@ repeated string tags = 6;`,
 				Good: `string tag = 3;
 repeated string tags = 6;`,
 			},
-		}, changeMsg("cardinality of field %s changed from %s to %s: JSON or binary clients misread it", func(c *Change) bool { return card(c) && !(singular(c.Old) && singular(c.New)) })),
+		}, changeMsg("cardinality of field %s changed from %s to %s: JSON or binary clients misread it", func(c *Change) bool { return cardinalityChanged(c) && !(singular(c.Old) && singular(c.New)) })),
 		onChange(&Rule{
 			ID: "proto-field-cardinality-wire-incompatible", Pack: Breaking, Formats: Proto, Severity: Error, Levels: lvWire, Buf: []string{"FIELD_WIRE_COMPATIBLE_CARDINALITY"},
 			Doc: Doc{
@@ -476,7 +480,7 @@ repeated string tags = 6;`,
 				Good: `int32 count = 3;
 repeated int32 counts = 6;`,
 			},
-		}, changeMsg("cardinality of field %s changed from %s to %s: old readers cannot decode it", func(c *Change) bool { return card(c) && !wireCompatibleCard(c.Old, c.New) })),
+		}, changeMsg("cardinality of field %s changed from %s to %s: old readers cannot decode it", func(c *Change) bool { return cardinalityChanged(c) && !wireCompatibleCard(c.Old, c.New) })),
 		onChange(&Rule{
 			ID: "proto-message-required-fields-changed", Apart: true, Pack: Breaking, Formats: Proto, Severity: Error, Levels: lvAll, Buf: []string{"MESSAGE_SAME_REQUIRED_FIELDS"},
 			Doc: Doc{
