@@ -426,7 +426,9 @@ func (s *sc) boolean() bool {
 		return false
 	}
 	if ob != nb {
-		s.mod(rules.AspectBoolean, "", ob, nb)
+		c := s.change(rules.AspectBoolean, "", ob, nb)
+		c.OldValue.Bool, c.NewValue.Bool = ob == "false", nb == "false"
+		s.own(s.d.add(c))
 	}
 	return true
 }

@@ -155,7 +155,8 @@ type Value struct {
 	// left out (AspectNullable says that); nil for a schema of any type.
 	Types []string
 	// Bool is a boolean aspect's value: AspectNullable, AspectUniqueItems,
-	// AspectReadOnly, AspectWriteOnly, and a proto boolean AspectOption.
+	// AspectReadOnly, AspectWriteOnly, a proto boolean AspectOption; for
+	// AspectBoolean, whether the side is the schema false.
 	Bool bool
 }
 

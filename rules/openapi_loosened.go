@@ -249,7 +249,7 @@ func schemaBecameFalse() *Rule {
 		// In a response, items that became false only end an array
 		// sooner (prefixItems closed): readers lose nothing they relied on.
 		return fmt.Sprintf("%q became the schema false: no value matches it any more%s", c.Name, reach(c)),
-			c.Aspect == AspectBoolean && c.New == "false" && (req(c) || !strings.HasSuffix(c.Path, "/items"))
+			c.Aspect == AspectBoolean && c.NewValue.Bool && (req(c) || !strings.HasSuffix(c.Path, "/items"))
 	})
 }
 
@@ -265,7 +265,7 @@ func responseSchemaBecameNotFalse() *Rule {
 		},
 	}, func(c *Change) (string, bool) {
 		return fmt.Sprintf("%q in a response was the schema false and now admits values: clients never expected it%s", c.Name, reach(c)),
-			c.Aspect == AspectBoolean && c.Old == "false" && resp(c)
+			c.Aspect == AspectBoolean && c.OldValue.Bool && resp(c)
 	})
 }
 

@@ -74,7 +74,7 @@ func Vocabulary() []Term {
 		{api, Modified, SubjectSchema, AspectUniqueItems, boolText, boolText, "OldValue.Bool, NewValue.Bool"},
 		{api, Modified, SubjectSchema, AspectPattern, "pattern, or none", "pattern, or none", ""},
 		{api, Modified, SubjectSchema, AspectEnum, `values joined by ", ", or none (not an enum)`, "likewise", ""},
-		{api, Modified, SubjectSchema, AspectBoolean, `"false" | "schema"`, `"false" | "schema"`, ""},
+		{api, Modified, SubjectSchema, AspectBoolean, `"false" | "schema"`, `"false" | "schema"`, "OldValue.Bool, NewValue.Bool: the side is the schema false"},
 		{api, Modified, SubjectSchema, AspectConst, "the const, or none", "the const, or none", ""},
 		{api, Modified, SubjectSchema, AspectAdditionalProps, "open", "closed", ""},
 		{api, Modified, SubjectSchema, AspectPropertyName, "discriminator property, or none", "likewise", ""},

@@ -2,6 +2,10 @@ package rules_test
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/contractlint/contractlint/internal/pipeline"
@@ -60,6 +64,31 @@ func TestVocabulary(t *testing.T) {
 	for k := range declared {
 		if !seen[k] {
 			t.Logf("no fixture emits %s", k)
+		}
+	}
+}
+
+// TestRulesReadTypedValues fails when a rule judges by a word or number
+// inside Change.Old or Change.New where the change carries the value typed
+// (Required, In, Webhook, OldValue/NewValue): text is for messages.
+func TestRulesReadTypedValues(t *testing.T) {
+	word := regexp.MustCompile(`c\.(Old|New) [!=]= "(true|false|required|optional|webhook)"|strconv\.Parse\w*\(c\.(Old|New)|strings\.\w+\(c\.(Old|New)\b`)
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, line := range strings.Split(string(b), "\n") {
+			if m := word.FindString(line); m != "" {
+				t.Errorf("%s:%d: %s reads a typed value out of text; read the typed field", f, i+1, m)
+			}
 		}
 	}
 }
