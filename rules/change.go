@@ -260,26 +260,32 @@ type Change struct {
 	Format     Format
 	// OldField and NewField describe a field on both sides (SubjectField).
 	OldField, NewField *Field
-	// NumberReserved and NameReserved tell, for a removed proto field or enum
-	// value, whether the new version reserves its number and its name.
-	NumberReserved, NameReserved bool
 	// Deprecated marks a removed OpenAPI operation (or a path whose every
 	// operation) the old version already deprecated; Sunset is the x-sunset
 	// date it announced, as written ("" when none).
 	Deprecated bool
 	Sunset     string
-	// FileRemoved marks the removal of a proto element whose whole file was
-	// deleted, so file-level rules report the file once, not each element.
-	FileRemoved bool
-	// PackageLoc is where package-level rules show a removed proto element
-	// when it differs from NewLoc: its nearest enclosing message that
-	// survives in another file of the package.
-	PackageLoc Location
 	// ToldApartBy is, for a oneOf member added, the property it requires
 	// with values no other member accepts: no body that matched another
 	// member can match it, so it overlaps none.
 	ToldApartBy string
-	// Parent and Number are, for a proto enum value whose names changed, the
+	// Proto is what a change to a proto element carries beyond its places.
+	Proto ProtoElement
+}
+
+// ProtoElement holds the facts proto's rules judge removals and renames by.
+type ProtoElement struct {
+	// NumberReserved and NameReserved tell, for a removed field or enum
+	// value, whether the new version reserves its number and its name.
+	NumberReserved, NameReserved bool
+	// FileRemoved marks the removal of an element whose whole file was
+	// deleted, so file-level rules report the file once, not each element.
+	FileRemoved bool
+	// PackageLoc is where package-level rules show a removed element when
+	// it differs from NewLoc: its nearest enclosing message that survives
+	// in another file of the package.
+	PackageLoc Location
+	// Parent and Number are, for an enum value whose names changed, the
 	// enum's full name and the value's number, which messages name.
 	Parent string
 	Number int32

@@ -43,7 +43,7 @@ func changeMsg(msg string, when func(c *Change) bool) func(c *Change) (string, b
 // or moved to another file: generated code that imports it by file breaks.
 func removedFromFile(c *Change, s Subject) (string, bool) {
 	switch {
-	case c.is(Removed, s) && !c.FileRemoved:
+	case c.is(Removed, s) && !c.Proto.FileRemoved:
 		return fmt.Sprintf("removed from %s", c.OldLoc.File), true
 	case c.is(Modified, s) && c.Aspect == AspectFile:
 		return fmt.Sprintf("moved from %s to %s", c.Old, c.New), true
@@ -223,7 +223,7 @@ func protoEnumValueRemovedUnreservedName() *Rule {
 		},
 	}, func(c *Change) (string, bool) {
 		return fmt.Sprintf("enum value %s deleted without `reserved \"%s\";`: the name can be reused and old JSON data would change meaning", c.Path, c.Name),
-			c.is(Removed, SubjectEnumValue) && !c.NameReserved
+			c.is(Removed, SubjectEnumValue) && !c.Proto.NameReserved
 	})
 }
 
@@ -238,7 +238,7 @@ func protoEnumValueRemovedUnreservedNumber() *Rule {
 		},
 	}, func(c *Change) (string, bool) {
 		return fmt.Sprintf("enum value %s deleted without `reserved %s;`: the number can be reused and old data would change meaning", c.Path, c.Old),
-			c.is(Removed, SubjectEnumValue) && !c.NumberReserved
+			c.is(Removed, SubjectEnumValue) && !c.Proto.NumberReserved
 	})
 }
 
@@ -270,7 +270,7 @@ func protoFieldRemovedUnreservedName() *Rule {
 		},
 	}, func(c *Change) (string, bool) {
 		return fmt.Sprintf("field %s deleted without `reserved \"%s\";`: the name can be reused and old JSON would be read into the new field", c.Path, c.Name),
-			c.is(Removed, SubjectField) && !c.NameReserved
+			c.is(Removed, SubjectField) && !c.Proto.NameReserved
 	})
 }
 
@@ -288,7 +288,7 @@ func protoFieldRemovedUnreservedNumber() *Rule {
 			return "", false
 		}
 		return fmt.Sprintf("field %s deleted without `reserved %d;`: the number can be reused and old data would be read into the new field", c.Path, c.OldField.Number),
-			!c.NumberReserved
+			!c.Proto.NumberReserved
 	})
 }
 
@@ -696,7 +696,7 @@ STATUS_OPEN = 1 [deprecated = true];
 STATUS_ACTIVE = 1;`,
 		},
 	}, func(c *Change) (string, bool) {
-		return fmt.Sprintf("enum %s: value %d renamed from %s to %s: JSON clients and code using the old name break", c.Parent, c.Number, c.Old, c.New),
+		return fmt.Sprintf("enum %s: value %d renamed from %s to %s: JSON clients and code using the old name break", c.Proto.Parent, c.Proto.Number, c.Old, c.New),
 			modified(c, SubjectEnumValue, AspectName)
 	})
 }
