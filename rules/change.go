@@ -161,8 +161,7 @@ type Value struct {
 }
 
 // Limit is one side of a numeric keyword (maxLength, maximum, multipleOf,
-// ...), typed: OldLimit/NewLimit of a change to one, nil on a side that
-// states none. Exclusive marks a maximum or minimum that excludes its own
+// ...), typed: Value.Limit of a change to one. Exclusive marks a maximum or minimum that excludes its own
 // value (exclusiveMaximum, in either OpenAPI version's spelling).
 type Limit struct {
 	Value     float64
@@ -252,9 +251,10 @@ type Change struct {
 	// OldValue and NewValue are the two sides of a Modified change, typed,
 	// for the aspects whose values a rule compares (Vocabulary says which).
 	OldValue, NewValue Value
-	Dir                Direction
-	OldLoc             Location
-	NewLoc             Location
+	// Dir says who writes the data the element is in.
+	Dir    Direction
+	OldLoc Location
+	NewLoc Location
 	// Operations lists the operations (or rpcs) that reach the element.
 	Operations []string
 	Format     Format
