@@ -27,7 +27,7 @@ func Vocabulary() []Term {
 	)
 	var keywords []Term
 	for _, kw := range Constraining {
-		keywords = append(keywords, Term{api, Modified, SubjectSchema, kw, "set | " + none, "set | " + none, ""})
+		keywords = append(keywords, Term{api, Modified, SubjectSchema, kw, "set, or none", "set, or none", ""})
 	}
 	limit := func(a Aspect) Term {
 		return Term{api, Modified, SubjectSchema, a, "the old limit, or none", "the new limit, or none", "OldValue.Limit, NewValue.Limit"}
