@@ -64,14 +64,14 @@ func (d *differ) headers(id, path string, old, new openapi3.Headers) []int {
 			}
 			continue
 		}
-		loc := d.old.Loc(nil)
-		if h := old[name]; h.Origin != nil && h.Origin.Key != nil {
+		loc, h := d.old.Loc(nil), old[name]
+		if h.Origin != nil && h.Origin.Key != nil {
 			loc = d.old.Loc(h.Origin.Key)
 		} else if h.Value != nil {
 			loc = d.old.KeyLoc(h.Value.Origin)
 		}
 		idx = append(idx, d.add(rules.Change{Kind: rules.Removed, Subject: rules.SubjectHeader,
-			Name: name, Path: path + "/headers/" + escape(name), OldLoc: loc}))
+			Name: name, Path: path + "/headers/" + escape(name), OldLoc: loc, Required: h.Value != nil && h.Value.Required}))
 	}
 	return idx
 }

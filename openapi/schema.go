@@ -151,7 +151,7 @@ func (d *differ) wrapped(oref, nref, oin, nin *openapi3.SchemaRef, path string) 
 		if !p.n.Nullable && !p.o.Nullable {
 			field = "anyOf"
 		}
-		s.mod(rules.AspectNullable, field, fmt.Sprint(on), fmt.Sprint(nn))
+		s.flag(rules.AspectNullable, field, on, nn)
 	}
 	if k := d.schema(oin, nin, path); k != nil {
 		nd.kids = append(nd.kids, edge{k, rules.Request | rules.Response})
@@ -209,9 +209,22 @@ func travels(refs ...*openapi3.SchemaRef) rules.Direction {
 
 // mod records a modified aspect, located at the field that states it.
 func (s *sc) mod(aspect rules.Aspect, field, old, new string) {
-	s.own(s.d.add(rules.Change{Kind: rules.Modified, Subject: rules.SubjectSchema,
+	s.own(s.d.add(s.change(aspect, field, old, new)))
+}
+
+// flag is mod for a boolean aspect, typed.
+func (s *sc) flag(aspect rules.Aspect, field string, old, new bool) {
+	c := s.change(aspect, field, fmt.Sprint(old), fmt.Sprint(new))
+	c.OldValue.Bool, c.NewValue.Bool = old, new
+	s.own(s.d.add(c))
+}
+
+// change is a Modified change to this schema's aspect, located at the
+// keyword field on both sides.
+func (s *sc) change(aspect rules.Aspect, field, old, new string) rules.Change {
+	return rules.Change{Kind: rules.Modified, Subject: rules.SubjectSchema,
 		Aspect: aspect, Name: subjectName(s.path), Path: s.path, Old: old, New: new,
-		OldLoc: s.d.old.FieldLoc(s.o.Origin, field), NewLoc: s.d.new.FieldLoc(s.n.Origin, field)}))
+		OldLoc: s.d.old.FieldLoc(s.o.Origin, field), NewLoc: s.d.new.FieldLoc(s.n.Origin, field)}
 }
 
 func (s *sc) compare() {
@@ -232,7 +245,9 @@ func (s *sc) compare() {
 func (s *sc) types() {
 	ot, nt := typeSet(s.o), typeSet(s.n)
 	if !slices.Equal(ot, nt) {
-		s.mod(rules.AspectType, "type", typeText(ot), typeText(nt))
+		c := s.change(rules.AspectType, "type", typeText(ot), typeText(nt))
+		c.OldValue.Types, c.NewValue.Types = ot, nt
+		s.own(s.d.add(c))
 	}
 	if s.o.Format != s.n.Format {
 		s.mod(rules.AspectFormat, "format", s.o.Format, s.n.Format)
@@ -242,7 +257,7 @@ func (s *sc) types() {
 		if s.n.Type != nil && s.n.Type.Includes("null") || s.o.Type != nil && s.o.Type.Includes("null") {
 			field = "type"
 		}
-		s.mod(rules.AspectNullable, field, fmt.Sprint(on), fmt.Sprint(nn))
+		s.flag(rules.AspectNullable, field, on, nn)
 	}
 }
 
@@ -266,7 +281,7 @@ func (s *sc) bounds() {
 	s.num(rules.AspectMinContains, "minContains", u64(s.o.MinContains), u64(s.n.MinContains))
 	s.num(rules.AspectMaxContains, "maxContains", u64(s.o.MaxContains), u64(s.n.MaxContains))
 	if s.o.UniqueItems != s.n.UniqueItems {
-		s.mod(rules.AspectUniqueItems, "uniqueItems", fmt.Sprint(s.o.UniqueItems), fmt.Sprint(s.n.UniqueItems))
+		s.flag(rules.AspectUniqueItems, "uniqueItems", s.o.UniqueItems, s.n.UniqueItems)
 	}
 	if s.o.Pattern != s.n.Pattern {
 		s.mod(rules.AspectPattern, "pattern", s.o.Pattern, s.n.Pattern)
@@ -276,18 +291,16 @@ func (s *sc) bounds() {
 // bound is the effective limit of maximum (sign -1) or minimum (sign 1) with
 // its exclusive form, 3.0's boolean modifier or 3.1's own number, so that
 // moving from `maximum: 10` to `exclusiveMaximum: 10` is seen as narrowing.
-func bound(v *float64, ex openapi3.ExclusiveBound, sign float64) string {
+func bound(v *float64, ex openapi3.ExclusiveBound, sign float64) limit {
 	exclusive := ex.IsTrue()
 	if b := ex.Value; b != nil && (v == nil || sign*(*b) >= sign*(*v)) {
 		v, exclusive = b, true
 	}
 	if v == nil {
-		return ""
+		return limit{}
 	}
-	if exclusive {
-		return fmt.Sprint(*v) + rules.Exclusive
-	}
-	return fmt.Sprint(*v)
+	l := &rules.Limit{Value: *v, Exclusive: exclusive}
+	return limit{l.String(), l}
 }
 
 // boundField is the keyword that states a bound, to locate its change.
@@ -298,36 +311,46 @@ func boundField(plain string, ex openapi3.ExclusiveBound) string {
 	return plain
 }
 
-func (s *sc) num(a rules.Aspect, field, old, new string) {
-	if (old == "" || new == "") && composed(s.o) != composed(s.n) {
+// limit is one side of a numeric keyword: the text messages show (as
+// written: an integer keyword keeps every digit) and the typed value rules
+// judge; nil and "" when the side states none.
+type limit struct {
+	text string
+	l    *rules.Limit
+}
+
+func (s *sc) num(a rules.Aspect, field string, old, new limit) {
+	if (old.l == nil || new.l == nil) && composed(s.o) != composed(s.n) {
 		// A value that became oneOf/anyOf (Stripe's expandable ids) keeps
 		// its bounds in the members; the type change says what changed.
 		return
 	}
-	if old != new {
-		s.mod(a, field, old, new)
+	if old.text != new.text {
+		c := s.change(a, field, old.text, new.text)
+		c.OldValue.Limit, c.NewValue.Limit = old.l, new.l
+		s.own(s.d.add(c))
 	}
 }
 
-func u64(p *uint64) string {
+func u64(p *uint64) limit {
 	if p == nil {
-		return ""
+		return limit{}
 	}
-	return fmt.Sprint(*p)
+	return limit{fmt.Sprint(*p), &rules.Limit{Value: float64(*p)}}
 }
 
-func nonzero(v uint64) string {
+func nonzero(v uint64) limit {
 	if v == 0 {
-		return ""
+		return limit{}
 	}
-	return fmt.Sprint(v)
+	return u64(&v)
 }
 
-func f64(p *float64) string {
+func f64(p *float64) limit {
 	if p == nil {
-		return ""
+		return limit{}
 	}
-	return fmt.Sprint(*p)
+	return limit{fmt.Sprint(*p), &rules.Limit{Value: *p}}
 }
 
 // enum reports each removed and added value at its own line, and a schema
@@ -403,7 +426,9 @@ func (s *sc) boolean() bool {
 		return false
 	}
 	if ob != nb {
-		s.mod(rules.AspectBoolean, "", ob, nb)
+		c := s.change(rules.AspectBoolean, "", ob, nb)
+		c.OldValue.Bool, c.NewValue.Bool = ob == "false", nb == "false"
+		s.own(s.d.add(c))
 	}
 	return true
 }
@@ -515,14 +540,14 @@ func (s *sc) properties() {
 		of := s.d.old.Field(name, oref, oreq)
 		if !ok {
 			s.ownIn(s.d.add(rules.Change{Kind: rules.Removed, Subject: rules.SubjectField,
-				Name: name, Path: ppath, OldLoc: of.Loc, OldField: of}), travels(oref))
+				Name: name, Path: ppath, OldLoc: of.Loc, OldField: of, Required: of.Required}), travels(oref))
 			continue
 		}
 		dir := travels(oref, nref)
 		nf := s.d.new.Field(name, nref, nreq)
 		if oreq != nreq {
 			s.ownIn(s.d.add(rules.Change{Kind: rules.Modified, Subject: rules.SubjectField,
-				Aspect: rules.AspectRequired, Name: name, Path: ppath, Old: reqWord(oreq), New: reqWord(nreq),
+				Aspect: rules.AspectRequired, Name: name, Path: ppath, Old: reqWord(oreq), New: reqWord(nreq), Required: nreq,
 				OldLoc: of.Loc, NewLoc: nf.Loc, OldField: of, NewField: nf}), dir)
 		}
 		s.access(name, ppath, oref, nref, of, nf)
@@ -538,7 +563,7 @@ func (s *sc) properties() {
 		}
 		nf := s.d.new.Field(name, s.n.Properties[name], slices.Contains(s.n.Required, name))
 		s.ownIn(s.d.add(rules.Change{Kind: rules.Added, Subject: rules.SubjectField,
-			Name: name, Path: path + escape(name), NewLoc: nf.Loc, NewField: nf, New: reqWord(nf.Required)}),
+			Name: name, Path: path + escape(name), NewLoc: nf.Loc, NewField: nf, New: reqWord(nf.Required), Required: nf.Required}),
 			travels(s.n.Properties[name]))
 	}
 }
@@ -555,8 +580,8 @@ func (s *sc) access(name, path string, oref, nref *openapi3.SchemaRef, of, nf *r
 	}
 	change := func(a rules.Aspect, old, new bool, dir rules.Direction) {
 		s.ownIn(s.d.add(rules.Change{Kind: rules.Modified, Subject: rules.SubjectField, Aspect: a, Name: name, Path: path,
-			Old: fmt.Sprint(old), New: fmt.Sprint(new), OldLoc: of.Loc, NewLoc: s.d.new.FieldLoc(n.Origin, string(a)),
-			OldField: of, NewField: nf}), dir)
+			Old: fmt.Sprint(old), New: fmt.Sprint(new), OldValue: rules.Value{Bool: old}, NewValue: rules.Value{Bool: new},
+			OldLoc: of.Loc, NewLoc: s.d.new.FieldLoc(n.Origin, string(a)), OldField: of, NewField: nf}), dir)
 	}
 	switch {
 	case !o.ReadOnly && n.ReadOnly:

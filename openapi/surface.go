@@ -45,7 +45,7 @@ func (d *differ) webhooks() {
 		n, ok := nh[name]
 		if !ok || n == nil {
 			i := d.add(rules.Change{Kind: rules.Removed, Subject: rules.SubjectOperation, Name: "webhook " + name,
-				Path: "#/webhooks/" + escape(name), Old: "webhook", OldLoc: d.old.KeyLoc(item.Origin)})
+				Path: "#/webhooks/" + escape(name), Old: "webhook", Webhook: true, OldLoc: d.old.KeyLoc(item.Origin)})
 			d.reach([]int{i}, "webhook "+name, rules.Request|rules.Response)
 			continue
 		}

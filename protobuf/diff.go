@@ -155,7 +155,7 @@ func (d *differ) packages() {
 func (d *differ) removed(s rules.Subject, o, n *Elem) bool {
 	if n == nil {
 		d.add(rules.Change{Kind: rules.Removed, Subject: s, Name: short(o.Name), Path: o.Name,
-			OldLoc: o.Loc, NewLoc: d.anchor(o), FileRemoved: d.fileGone(o.File), PackageLoc: d.packageAnchor(o)})
+			OldLoc: o.Loc, NewLoc: d.anchor(o), Proto: rules.ProtoElement{FileRemoved: d.fileGone(o.File), PackageLoc: d.packageAnchor(o)}})
 		return true
 	}
 	if d.moved(o.File, n.File) {
@@ -299,7 +299,8 @@ func (d *differ) option(s rules.Subject, name string, o, n *Elem, ov, nv bool, a
 			at = n.Loc
 		}
 		d.add(rules.Change{Kind: rules.Modified, Subject: s, Aspect: rules.AspectOption, Name: name, Path: n.Name,
-			Old: strconv.FormatBool(ov), New: strconv.FormatBool(nv), OldLoc: o.Loc, NewLoc: at})
+			Old: strconv.FormatBool(ov), New: strconv.FormatBool(nv), OldValue: rules.Value{Bool: ov}, NewValue: rules.Value{Bool: nv},
+			OldLoc: o.Loc, NewLoc: at})
 	}
 }
 
@@ -317,7 +318,7 @@ func (d *differ) required(om, nm *Message) {
 	for _, f := range nm.Fields {
 		if key := requiredKey(f); is[key] && !was[key] {
 			d.add(rules.Change{Kind: rules.Modified, Subject: rules.SubjectMessage, Aspect: rules.AspectRequired,
-				Name: short(nm.Name), Path: nm.Name, New: key, OldLoc: om.Loc, NewLoc: f.Loc})
+				Name: short(nm.Name), Path: nm.Name, New: key, Required: true, OldLoc: om.Loc, NewLoc: f.Loc})
 		}
 	}
 }
@@ -403,7 +404,7 @@ func (d *differ) fields(om, nm *Message) {
 		if nf == nil {
 			d.add(rules.Change{Kind: rules.Removed, Subject: rules.SubjectField, Name: of.Short, Path: of.Name,
 				OldLoc: of.Loc, NewLoc: nm.Loc, OldField: facts(of),
-				NumberReserved: held.nums.has(of.Number), NameReserved: held.names[of.Short]})
+				Proto: rules.ProtoElement{NumberReserved: held.nums.has(of.Number), NameReserved: held.names[of.Short]}})
 		} else {
 			d.field(rules.SubjectField, of, nf)
 		}
@@ -592,7 +593,7 @@ func (d *differ) values(oe, ne *Enum) {
 		if len(nvs) == 0 {
 			d.add(rules.Change{Kind: rules.Removed, Subject: rules.SubjectEnumValue, Name: ov.Short, Path: ov.Name,
 				Old: strconv.Itoa(int(ov.Number)), OldLoc: ov.Loc, NewLoc: ne.Loc,
-				NumberReserved: held.nums.has(ov.Number), NameReserved: held.names[ov.Short]})
+				Proto: rules.ProtoElement{NumberReserved: held.nums.has(ov.Number), NameReserved: held.names[ov.Short]}})
 			continue
 		}
 		was, is := valueNames(ovs), valueNames(nvs)
@@ -602,7 +603,7 @@ func (d *differ) values(oe, ne *Enum) {
 		for _, nv := range nvs {
 			d.add(rules.Change{Kind: rules.Modified, Subject: rules.SubjectEnumValue, Aspect: rules.AspectName,
 				Name: nv.Short, Path: nv.Name, Old: strings.Join(was, ", "), New: strings.Join(is, ", "),
-				OldLoc: ov.Loc, NewLoc: nv.Loc, Parent: ne.Name, Number: nv.Number})
+				OldLoc: ov.Loc, NewLoc: nv.Loc, Proto: rules.ProtoElement{Parent: ne.Name, Number: nv.Number}})
 		}
 	}
 	for _, nv := range ne.Values {

@@ -170,7 +170,7 @@ func TestRemovedAndReserved(t *testing.T) {
 		t.Fatal(err)
 	}
 	cs := Diff(ot, nt)
-	if len(cs) != 1 || cs[0].Kind != rules.Removed || !cs[0].NumberReserved || !cs[0].NameReserved || cs[0].Path != "t.A.b" {
+	if len(cs) != 1 || cs[0].Kind != rules.Removed || !cs[0].Proto.NumberReserved || !cs[0].Proto.NameReserved || cs[0].Path != "t.A.b" {
 		t.Fatalf("changes: %+v", cs)
 	}
 }

@@ -5,7 +5,7 @@ import "slices"
 // builtin lists every rule; each family (a pack, or one part of a large
 // pack such as breaking) lives in its own file.
 func builtin() []*Rule {
-	rs := slices.Concat(
+	return slices.Concat(
 		openapiBreaking(),
 		evolution(),
 		idempotency(),
@@ -18,11 +18,4 @@ func builtin() []*Rule {
 		replay(),
 		[]*Rule{contractInvalid(), configWeakened()},
 	)
-	covers := oasdiffOf()
-	for _, r := range rs {
-		if r.Oasdiff == nil {
-			r.Oasdiff = covers[r.ID]
-		}
-	}
-	return rs
 }

@@ -145,9 +145,41 @@ var Constraining = []Aspect{"contains", "dependentRequired", "dependentSchemas",
 	"propertyNames", "patternProperties", "unevaluatedItems", "prefixItems", "contentEncoding",
 	"contentMediaType", "contentSchema", "unevaluatedProperties"}
 
-// Exclusive marks a bound (Old/New of AspectMaximum or AspectMinimum) that
-// excludes its own value.
-const Exclusive = " (exclusive)"
+// Value is one side of a change, typed. Which part is set depends on the
+// aspect; Change.Old and Change.New hold the same side as text.
+type Value struct {
+	// Limit is a numeric keyword's value (AspectMaxLength ...
+	// AspectMaxContains, AspectMultipleOf); nil when the side states none.
+	Limit *Limit
+	// Types are an OpenAPI schema's JSON types (AspectType), sorted, null
+	// left out (AspectNullable says that); nil for a schema of any type.
+	Types []string
+	// Bool is a boolean aspect's value: AspectNullable, AspectUniqueItems,
+	// AspectReadOnly, AspectWriteOnly, a proto boolean AspectOption; for
+	// AspectBoolean, whether the side is the schema false.
+	Bool bool
+}
+
+// Limit is one side of a numeric keyword (maxLength, maximum, multipleOf,
+// ...), typed: Value.Limit of a change to one. Exclusive marks a maximum or minimum that excludes its own
+// value (exclusiveMaximum, in either OpenAPI version's spelling).
+type Limit struct {
+	Value     float64
+	Exclusive bool
+}
+
+// String is the limit as messages show it: "10", "10 (exclusive)", or ""
+// for no limit.
+func (l *Limit) String() string {
+	if l == nil {
+		return ""
+	}
+	s := fmt.Sprint(l.Value)
+	if l.Exclusive {
+		s += " (exclusive)"
+	}
+	return s
+}
 
 // Field is the meaning-bearing facts of a property or message field, kept on
 // field changes so evolution rules compare meanings without seeing documents.
@@ -201,36 +233,59 @@ type Change struct {
 	Name string
 	// Path identifies the element for messages and ignores: a JSON pointer
 	// into the document (OpenAPI) or a full name (proto).
-	Path     string
+	Path string
+	// Old and New are the changed aspect's values as text, for messages,
+	// fingerprints and `debug diff`. A rule never parses them: what it
+	// judges by is typed below (Required, In, Webhook, OldValue/NewValue).
 	Old, New string
-	Dir      Direction
-	OldLoc   Location
-	NewLoc   Location
+	// Required is whether the element is required: for an added parameter,
+	// request body, header or field, by the new version; for a removed one,
+	// by the old; for AspectRequired, whether it became required.
+	Required bool
+	// In is a parameter's location (path, query, header, cookie): where an
+	// added one is sent, or a removed one was.
+	In string
+	// Webhook marks a removed 3.1 webhook (SubjectOperation): the API no
+	// longer calls the client, which breaks no call the client makes.
+	Webhook bool
+	// OldValue and NewValue are the two sides of a Modified change, typed,
+	// for the aspects whose values a rule compares (Vocabulary says which).
+	OldValue, NewValue Value
+	// Dir says who writes the data the element is in.
+	Dir    Direction
+	OldLoc Location
+	NewLoc Location
 	// Operations lists the operations (or rpcs) that reach the element.
 	Operations []string
 	Format     Format
 	// OldField and NewField describe a field on both sides (SubjectField).
 	OldField, NewField *Field
-	// NumberReserved and NameReserved tell, for a removed proto field or enum
-	// value, whether the new version reserves its number and its name.
-	NumberReserved, NameReserved bool
 	// Deprecated marks a removed OpenAPI operation (or a path whose every
 	// operation) the old version already deprecated; Sunset is the x-sunset
 	// date it announced, as written ("" when none).
 	Deprecated bool
 	Sunset     string
-	// FileRemoved marks the removal of a proto element whose whole file was
-	// deleted, so file-level rules report the file once, not each element.
-	FileRemoved bool
-	// PackageLoc is where package-level rules show a removed proto element
-	// when it differs from NewLoc: its nearest enclosing message that
-	// survives in another file of the package.
-	PackageLoc Location
 	// ToldApartBy is, for a oneOf member added, the property it requires
 	// with values no other member accepts: no body that matched another
 	// member can match it, so it overlaps none.
 	ToldApartBy string
-	// Parent and Number are, for a proto enum value whose names changed, the
+	// Proto is what a change to a proto element carries beyond its places.
+	Proto ProtoElement
+}
+
+// ProtoElement holds the facts proto's rules judge removals and renames by.
+type ProtoElement struct {
+	// NumberReserved and NameReserved tell, for a removed field or enum
+	// value, whether the new version reserves its number and its name.
+	NumberReserved, NameReserved bool
+	// FileRemoved marks the removal of an element whose whole file was
+	// deleted, so file-level rules report the file once, not each element.
+	FileRemoved bool
+	// PackageLoc is where package-level rules show a removed element when
+	// it differs from NewLoc: its nearest enclosing message that survives
+	// in another file of the package.
+	PackageLoc Location
+	// Parent and Number are, for an enum value whose names changed, the
 	// enum's full name and the value's number, which messages name.
 	Parent string
 	Number int32

@@ -5,7 +5,11 @@ import "fmt"
 // contractFiles holds the rules about whole contract files, which only
 // review sees: it knows which files a change deleted.
 func contractFiles() []*Rule {
-	return []*Rule{contractUnreadable(), onChange(&Rule{
+	return []*Rule{contractUnreadable(), contractFileRemoved(), lockFileWeakened()}
+}
+
+func contractFileRemoved() *Rule {
+	return onChange(&Rule{
 		ID:       "contract-file-removed",
 		Pack:     Breaking,
 		Formats:  OpenAPI | Proto,
@@ -23,7 +27,11 @@ func contractFiles() []*Rule {
 	}, func(c *Change) (string, bool) {
 		return fmt.Sprintf("contract %s deleted: every client of what it declares breaks; deprecate its contents and keep the file", c.Path),
 			c.is(Removed, SubjectContract)
-	}), onChange(&Rule{
+	})
+}
+
+func lockFileWeakened() *Rule {
+	return onChange(&Rule{
 		ID:       "lock-file-weakened",
 		Pack:     Evolution,
 		Formats:  Proto,
@@ -45,7 +53,7 @@ func contractFiles() []*Rule {
 		}
 		return fmt.Sprintf("%s %s; those numbers stay reserved (review reads the lock from the base), "+
 			"restore it or regenerate it with `contractlint lock`", c.Path, what), c.Subject == SubjectLock
-	})}
+	})
 }
 
 // AspectUnreadable marks a contract that review could not read: New holds

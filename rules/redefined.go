@@ -16,6 +16,9 @@ func fieldRedefined() *Rule {
 		Formats:  OpenAPI | Proto,
 		Mode:     DiffRule,
 		Severity: Error,
+		// A property whose type changes keeps its name but not its meaning;
+		// field-redefined reports it once, in place of the type-changed rules.
+		Oasdiff: []string{"request-property-type-changed", "response-property-type-changed", "request-parameter-property-type-*"},
 		Supersedes: []string{
 			"response-property-type-changed", "request-property-type-changed",
 			"response-property-format-changed", "request-property-format-changed",

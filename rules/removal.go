@@ -82,6 +82,7 @@ price: {type: number, deprecated: true}
 func fieldRemovedWithoutDeprecation() *Rule {
 	return onChange(&Rule{
 		ID:       "field-removed-without-deprecation",
+		Oasdiff:  []string{"request-property-removed"},
 		Pack:     Evolution,
 		Formats:  OpenAPI | Proto,
 		Mode:     DiffRule,

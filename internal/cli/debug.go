@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
@@ -18,8 +19,34 @@ func newDebugCmd(e *Env) *cobra.Command {
 		Use:   "debug",
 		Short: "Contributor tools: show what the rules receive",
 	}
-	cmd.AddCommand(newDebugDiffCmd(e))
+	cmd.AddCommand(newDebugDiffCmd(e), newDebugVocabularyCmd(e))
 	return cmd
+}
+
+// newDebugVocabularyCmd prints rules.Vocabulary: every kind of change a rule
+// can match on, with what its text and typed fields hold.
+func newDebugVocabularyCmd(e *Env) *cobra.Command {
+	return &cobra.Command{
+		Use:   "vocabulary",
+		Short: "Print every kind of change the diffs emit, with what each change holds",
+		Args:  cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error {
+			tw := tabwriter.NewWriter(e.Stdout, 0, 0, 2, ' ', 0)
+			fmt.Fprintln(tw, "FORMAT\tKIND\tSUBJECT\tASPECT\tOLD\tNEW\tTYPED")
+			for _, t := range rules.Vocabulary() {
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", t.Formats, t.Kind, t.Subject, orDash(string(t.Aspect)),
+					orDash(t.Old), orDash(t.New), orDash(t.Typed))
+			}
+			return tw.Flush()
+		},
+	}
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
 }
 
 func newDebugDiffCmd(e *Env) *cobra.Command {
@@ -76,6 +103,13 @@ func writeChange(w io.Writer, c *rules.Change) {
 	field("path", c.Path)
 	field("old", c.Old)
 	field("new", c.New)
+	if c.Required {
+		field("required", "true")
+	}
+	field("in", c.In)
+	if c.Webhook {
+		field("webhook", "true")
+	}
 	field("old-field", fieldFacts(c.OldField))
 	field("new-field", fieldFacts(c.NewField))
 	if c.Dir != 0 {

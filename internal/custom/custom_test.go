@@ -79,6 +79,30 @@ acme/unit-changed:
 	}
 }
 
+// TestCheckReadsTypedValues: required and location are the change's typed
+// facts, not words to find in old and new.
+func TestCheckReadsTypedValues(t *testing.T) {
+	r, probs := compile(t, `
+acme/no-required-header:
+  severity: error
+  title: t
+  when: kind == "added" && subject == "parameter" && required && location == "header"
+  message: "{{ location }} {{ name }}"
+`)
+	if probs != "" {
+		t.Fatal(probs)
+	}
+	in := &rules.Input{Changes: []rules.Change{
+		{Kind: rules.Added, Subject: rules.SubjectParameter, Name: "X-Region", In: "header", Required: true, Format: rules.OpenAPI},
+		{Kind: rules.Added, Subject: rules.SubjectParameter, Name: "X-Trace", In: "header", Format: rules.OpenAPI},
+		{Kind: rules.Added, Subject: rules.SubjectParameter, Name: "region", In: "query", Required: true, Format: rules.OpenAPI},
+	}}
+	fs := r.Check(in)
+	if len(fs) != 1 || fs[0].Message != "header X-Region" {
+		t.Fatalf("got %v, want one finding: header X-Region", fs)
+	}
+}
+
 // TestRunCostLimit: an expression whose estimate fits, run over more
 // operations than the estimate assumed, stops at the cost limit and says so
 // at the change, rather than running on.
