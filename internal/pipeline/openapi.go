@@ -1,7 +1,6 @@
 package pipeline
 
 import (
-	"cmp"
 	"errors"
 	"sync"
 
@@ -15,7 +14,7 @@ func loadOpenAPI(s Side, o Options) (*openapi.Doc, error) {
 	if err == nil && o.Settings != nil && o.Settings.Strict {
 		err = d.StrictError()
 	}
-	return d, err
+	return d, s.labelled(err)
 }
 
 // diffOpenAPI loads both documents at once: loading dominates the run. Two
@@ -85,7 +84,7 @@ func compareOpenAPI(old, new Side, o Options, partial bool) (*rules.Input, error
 		wg.Go(func() { od, oerr = loadOpenAPI(old, o) })
 		nd, nerr = loadOpenAPI(new, o)
 		wg.Wait()
-		if err := cmp.Or(oerr, nerr); err != nil {
+		if err := joinSides(old, new, oerr, nerr); err != nil {
 			return err
 		}
 		if partial && len(od.Problems)+len(nd.Problems) > 0 {

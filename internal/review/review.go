@@ -373,9 +373,22 @@ func (r *Repo) review(c FileChange, base Base, oldSrc, newSrc source.Source, loc
 	case Deleted:
 		return removed(c.Old, po)
 	case Added:
-		return pipeline.Lint(side(newSrc, c.New), po)
+		return pipeline.Lint(labelled(side(newSrc, c.New), headLabel(newSrc)), po)
 	}
-	return pipeline.Diff(side(oldSrc, c.Old, c.Also...), side(newSrc, c.New, c.Also...), po)
+	return pipeline.Diff(labelled(side(oldSrc, c.Old, c.Also...), "base "+base.Ref),
+		labelled(side(newSrc, c.New, c.Also...), headLabel(newSrc)), po)
+}
+
+// labelled names a side in its problems: both sides show one name.
+func labelled(s pipeline.Side, label string) pipeline.Side {
+	s.Label = label
+	return s
+}
+
+// headLabel names the side under review: the working tree, the index or
+// the commit (--head).
+func headLabel(src source.Source) string {
+	return "head: " + src.Label()
 }
 
 func side(src source.Source, name string, also ...string) pipeline.Side {
