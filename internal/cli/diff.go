@@ -149,6 +149,7 @@ func (c *common) options(e *Env) (pipeline.Options, *config.Config, error) {
 	if err != nil {
 		return pipeline.Options{}, nil, err
 	}
+	warnHeld(e, cfg)
 	return c.optionsFor(e, cfg)
 }
 
@@ -176,7 +177,8 @@ func (c *common) optionsFor(e *Env, cfg *config.Config) (pipeline.Options, *conf
 	if c.stats {
 		st = &pipeline.Stats{}
 	}
-	lim, err := c.limits(cfg.Limits)
+	capped, _ := cfg.Limits.Capped()
+	lim, err := c.limits(capped)
 	if err != nil {
 		return pipeline.Options{}, nil, err
 	}

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/contractlint/contractlint/internal/config"
 	"github.com/contractlint/contractlint/internal/pipeline"
+	"github.com/contractlint/contractlint/internal/report"
 	"github.com/contractlint/contractlint/internal/review"
 	"github.com/contractlint/contractlint/internal/source"
 	"github.com/contractlint/contractlint/rules"
@@ -21,16 +23,37 @@ import (
 // the user names is their choice and used as given, as is the config of a
 // review against releases (no base).
 func (ro *reviewOptions) reviewSettings(e *Env) (pipeline.Options, *config.Config, []rules.Change, error) {
-	po, cfg, err := ro.options(e)
+	cfg, err := loadConfig(e, ro.config)
+	if err != nil {
+		return pipeline.Options{}, nil, nil, err
+	}
+	po, cfg, err := ro.optionsFor(e, cfg)
 	if err != nil || ro.config != "" || ro.transitive.on() {
+		warnHeld(e, cfg)
 		return po, cfg, nil, err
 	}
 	baseCfg, weak, err := ro.baseConfig(e, cfg)
 	if err != nil || baseCfg == nil {
+		warnHeld(e, cfg)
 		return po, cfg, nil, err
 	}
+	// The base's config governs: its limits held are the ones to name.
+	warnHeld(e, baseCfg)
 	po, baseCfg, err = ro.optionsFor(e, baseCfg)
 	return po, baseCfg, weak, err
+}
+
+// warnHeld names the limits of a config held at their built-in ceiling:
+// the run goes on with the ceiling, and the user learns why a raise did
+// not take.
+func warnHeld(e *Env, cfg *config.Config) {
+	if cfg == nil {
+		return
+	}
+	_, held := cfg.Limits.Capped()
+	for _, h := range held {
+		fmt.Fprintf(e.Stderr, "contractlint: warning: %s: %s\n", report.Clean(cfg.File), h)
+	}
 }
 
 // baseConfig reads the config at the base and compares the head's with it;
