@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -56,18 +55,14 @@ func warnHeld(e *Env, cfg *config.Config) {
 	}
 }
 
-// baseConfig reads the config at the base and compares the head's with it;
-// nil when the config lies outside the repository.
+// baseConfig reads the config at the base and compares the head's with it,
+// each side as the review reads its contracts (the head: the working tree,
+// the index with --staged, --head's commit); nil when the config lies
+// outside the repository.
 func (ro *reviewOptions) baseConfig(e *Env, head *config.Config) (*config.Config, []rules.Change, error) {
 	repo, err := review.OpenRepo(e.abs("."))
 	if err != nil {
 		return nil, nil, reviewErr(err)
-	}
-	base := repo.ResolveStaged()
-	if !ro.review.Staged || ro.review.Base != "" {
-		if base, err = repo.ResolveBase(ro.review.Base); err != nil {
-			return nil, nil, reviewErr(err)
-		}
 	}
 	abs := filepath.Join(repo.Top, config.FileName)
 	if head.File != "" {
@@ -78,28 +73,41 @@ func (ro *reviewOptions) baseConfig(e *Env, head *config.Config) (*config.Config
 		return nil, nil, nil
 	}
 	name := filepath.ToSlash(rel)
-	src, err := source.OpenRev(repo.Top, base.Commit)
+	sd, err := repo.OpenSides(ro.review)
 	if err != nil {
 		return nil, nil, reviewErr(err)
 	}
-	defer src.Close()
-	baseCfg := &config.Config{File: name, Dir: filepath.Dir(abs)}
-	if b, err := src.ReadFile(name); err == nil {
-		if baseCfg, err = config.Parse(name, filepath.Dir(abs), b); err != nil {
-			return nil, nil, inputErr(err)
+	defer sd.Close()
+	baseCfg, _, err := configAt(sd.Old, name, filepath.Dir(abs))
+	if err != nil {
+		return nil, nil, err
+	}
+	headCfg, text, err := configAt(sd.New, name, filepath.Dir(abs))
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, c := range []*config.Config{baseCfg, headCfg} {
+		c.Root = repo.Top
+		if head.Root != "" {
+			c.Root = head.Root
 		}
-	} else if !errors.Is(err, fs.ErrNotExist) {
+	}
+	return baseCfg, review.ConfigWeakened(baseCfg, headCfg, name, text), nil
+}
+
+// configAt reads the config name as src holds it, with its text; an empty
+// config (the defaults) where src has none.
+func configAt(src source.Source, name, dir string) (*config.Config, []byte, error) {
+	b, err := src.ReadFile(name)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return &config.Config{File: name, Dir: dir}, nil, nil
+	case err != nil:
 		return nil, nil, inputErr(err)
 	}
-	baseCfg.Root = repo.Top
-	if head.Root != "" {
-		baseCfg.Root = head.Root
+	c, err := config.Parse(name, dir, b)
+	if err != nil {
+		return nil, nil, inputErr(err)
 	}
-	var text []byte
-	if head.File != "" {
-		if text, err = os.ReadFile(abs); err != nil {
-			return nil, nil, inputErr(err)
-		}
-	}
-	return baseCfg, review.ConfigWeakened(baseCfg, head, name, text), nil
+	return c, b, nil
 }

@@ -74,21 +74,12 @@ func Run(o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	base := repo.ResolveStaged()
-	if !o.Staged || o.Base != "" {
-		if base, err = repo.ResolveBase(o.Base); err != nil {
-			return nil, err
-		}
-	}
-	head, err := repo.resolveHead(o.Head, &base)
+	sd, err := repo.OpenSides(o)
 	if err != nil {
 		return nil, err
 	}
-	oldSrc, err := source.OpenRev(repo.Top, base.Commit)
-	if err != nil {
-		return nil, err
-	}
-	defer oldSrc.Close()
+	defer sd.Close()
+	base, head, oldSrc, newSrc := sd.Base, sd.head, sd.Old, sd.New
 	if err := repo.checkPaths(o.Dir, o.Paths, oldSrc); err != nil {
 		return nil, err
 	}
@@ -106,24 +97,6 @@ func Run(o Options) (*Result, error) {
 	}
 	inPaths, err := pathFilter(o.Dir, o.Paths)
 	if err != nil {
-		return nil, err
-	}
-	var newSrc source.Source
-	if head != "" {
-		rev, err := source.OpenRev(repo.Top, head)
-		if err != nil {
-			return nil, err
-		}
-		defer rev.Close()
-		newSrc = rev
-	} else if o.Staged {
-		idx, err := source.OpenIndex(repo.Top)
-		if err != nil {
-			return nil, err
-		}
-		defer idx.Close()
-		newSrc = idx
-	} else if newSrc, err = source.OpenDir(repo.Top); err != nil {
 		return nil, err
 	}
 	lock, weakened, err := readLocks(oldSrc, newSrc)
@@ -195,6 +168,68 @@ func Run(o Options) (*Result, error) {
 	res.Compared = len(res.Files)
 	res.Unmatched = misses.everywhere()
 	return res, nil
+}
+
+// Sides are the two versions a review compares: the base (the merge base
+// with --head's commit when one is given) and the head (the working tree,
+// the index with --staged, or --head's commit). The config and the lock
+// are read from the same two as the contracts.
+type Sides struct {
+	Base     Base
+	Old, New source.Source
+	head     string // --head's commit, "" for the working tree or index
+	closers  []func() error
+}
+
+// OpenSides resolves and opens o's two sides; Close ends their git
+// processes.
+func (r *Repo) OpenSides(o Options) (*Sides, error) {
+	base := r.ResolveStaged()
+	var err error
+	if !o.Staged || o.Base != "" {
+		if base, err = r.ResolveBase(o.Base); err != nil {
+			return nil, err
+		}
+	}
+	head, err := r.resolveHead(o.Head, &base)
+	if err != nil {
+		return nil, err
+	}
+	sd := &Sides{Base: base, head: head}
+	old, err := source.OpenRev(r.Top, base.Commit)
+	if err != nil {
+		return nil, err
+	}
+	sd.Old, sd.closers = old, append(sd.closers, old.Close)
+	switch {
+	case head != "":
+		rev, err := source.OpenRev(r.Top, head)
+		if err != nil {
+			sd.Close()
+			return nil, err
+		}
+		sd.New, sd.closers = rev, append(sd.closers, rev.Close)
+	case o.Staged:
+		idx, err := source.OpenIndex(r.Top)
+		if err != nil {
+			sd.Close()
+			return nil, err
+		}
+		sd.New, sd.closers = idx, append(sd.closers, idx.Close)
+	default:
+		if sd.New, err = source.OpenDir(r.Top); err != nil {
+			sd.Close()
+			return nil, err
+		}
+	}
+	return sd, nil
+}
+
+// Close ends the git processes that read the sides.
+func (sd *Sides) Close() {
+	for _, c := range sd.closers {
+		_ = c()
+	}
 }
 
 // reachedRoots lists the contracts the change did not touch that reach a
