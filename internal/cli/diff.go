@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -177,6 +178,7 @@ func (c *common) optionsFor(e *Env, cfg *config.Config) (pipeline.Options, *conf
 	if c.stats {
 		st = &pipeline.Stats{}
 	}
+	c.configFailOn(cfg)
 	capped, _ := cfg.Limits.Capped()
 	lim, err := c.limits(capped)
 	if err != nil {
@@ -194,6 +196,15 @@ func (c *common) optionsFor(e *Env, cfg *config.Config) (pipeline.Options, *conf
 		o.Exclude = c.waive.exclude
 	}
 	return o, cfg, nil
+}
+
+// configFailOn takes the config's fail-on unless --fail-on was given (the
+// flag wins). A command whose default is never (history, changelog) reports
+// and does not gate: the config's gate is not its.
+func (c *common) configFailOn(cfg *config.Config) {
+	if f := c.flags.Lookup("fail-on"); f != nil && !f.Changed && f.DefValue != "never" {
+		c.failOn = cmp.Or(cfg.FailOn, f.DefValue)
+	}
 }
 
 // threshold reads --fail-on; never means no severity fails the run.
