@@ -24,8 +24,11 @@ import (
 
 // common holds the flags every checking command shares.
 type common struct {
-	format     string
-	failOn     string
+	format string
+	failOn string
+	// fromTop says the report's file names are relative to the top of
+	// the work tree (review's), not to the working directory.
+	fromTop    bool
 	output     string
 	protoPaths []string
 	protoLevel string
@@ -279,7 +282,9 @@ func (c *common) writeOne(e *Env, format, file, flag string, r *report.Report, s
 		defer f.Close()
 		w = f
 	}
-	rep, err := report.New(format, report.Options{Getenv: e.Getenv, Color: report.UseColor(w, e.Getenv)})
+	ro := report.Options{Getenv: e.Getenv, Color: report.UseColor(w, e.Getenv)}
+	ro.Root, ro.Dir = c.namesBase(e)
+	rep, err := report.New(format, ro)
 	if err != nil {
 		return usageErr("--format: %v", err)
 	}
@@ -288,6 +293,21 @@ func (c *common) writeOne(e *Env, format, file, flag string, r *report.Report, s
 		return usageErr("writing the report: %v", err)
 	}
 	return nil
+}
+
+// namesBase is the top of the work tree (the working directory outside
+// one) and the directory the report's file names are relative to: the
+// working directory, or the top in review, which shows names from there.
+func (c *common) namesBase(e *Env) (root, dir string) {
+	dir = e.abs(".")
+	root, err := source.Root(dir)
+	if err != nil {
+		return "", ""
+	}
+	if c.fromTop {
+		dir = root
+	}
+	return root, dir
 }
 
 // inputProblems reports unreadable input: exit 2 with every problem on

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -276,5 +277,37 @@ func TestCodeFence(t *testing.T) {
 		if got := codeFence(in); got != want {
 			t.Errorf("codeFence(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// Names relative to a working directory below the root are written
+// relative to the root, never with ../; one outside it as an absolute file
+// URI with no uriBaseId. Both validate against the 2.1.0 schema.
+func TestSARIFRootRelative(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "repo")
+	fs := []rules.Finding{
+		{Rule: "field-redefined", Severity: rules.Error, Message: "m", Where: rules.Location{File: "../api/x.yaml", Line: 1},
+			Old: &rules.Location{File: "../../elsewhere.yaml", Line: 2}},
+	}
+	r := testReport(t, fs)
+	r.Problems = []Problem{{File: "../api/y.yaml", Line: 3, Msg: "bad"}}
+	var buf bytes.Buffer
+	if err := (SARIF{Root: root, Dir: filepath.Join(root, "sub")}).Write(&buf, r); err != nil {
+		t.Fatal(err)
+	}
+	validateSARIF(t, sarifSchema(t), buf.Bytes())
+	var log sarifLog
+	if err := json.Unmarshal(buf.Bytes(), &log); err != nil {
+		t.Fatal(err)
+	}
+	run := log.Runs[0]
+	got := []sarifArtifact{run.Results[0].Locations[0].PhysicalLocation.ArtifactLocation,
+		run.Results[0].RelatedLocations[0].PhysicalLocation.ArtifactLocation,
+		run.Invocations[0].Notifications[0].Locations[0].PhysicalLocation.ArtifactLocation}
+	want := []sarifArtifact{{URI: "api/x.yaml", URIBaseID: srcRoot},
+		{URI: "file://" + filepath.ToSlash(filepath.Join(filepath.Dir(root), "elsewhere.yaml"))},
+		{URI: "api/y.yaml", URIBaseID: srcRoot}}
+	if !slices.Equal(got, want) {
+		t.Errorf("artifacts %+v, want %+v", got, want)
 	}
 }
