@@ -130,7 +130,12 @@ func Run(o Options) (*Result, error) {
 		case c.Submodule:
 			res.NotReviewed = append(res.NotReviewed, fmt.Sprintf(
 				"%s is a submodule whose commit changed; review its contracts in its own repository", c.New))
-		case c.selected(oldSrc, newSrc, o.Globs) && !bufExcluded(newSrc, c):
+		case !c.selected(oldSrc, newSrc, o.Globs):
+		case o.GlobsFrom == "" && vendored(c, o.Paths) != "":
+			res.NotReviewed = append(res.NotReviewed, fmt.Sprintf(
+				"%s is under %s, a copy of someone else's contracts; list it in contracts: in .contractlint.yaml, or name it as a path, to review it",
+				cmp.Or(c.New, c.Old), vendored(c, o.Paths)))
+		case !bufExcluded(newSrc, c):
 			res.Files = append(res.Files, c)
 		}
 	}
@@ -277,6 +282,9 @@ func (r *Repo) reachedRoots(changes, compared, outside []FileChange, oldSrc, new
 		}
 		if _, err := oldSrc.Stat(name); err != nil {
 			continue // new on this side: a change of its own
+		}
+		if o.GlobsFrom == "" && vendored(FileChange{New: name}, o.Paths) != "" {
+			continue // a copy of someone else's: not compared as ours
 		}
 		roots = append(roots, name)
 	}
