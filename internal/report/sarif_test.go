@@ -223,16 +223,7 @@ func TestSARIFResultLimit(t *testing.T) {
 		}
 		fs = append(fs, rules.Finding{Rule: "enum-value-added", Severity: sev, Message: fmt.Sprint(i), Where: rules.Location{File: "a.yaml", Line: i + 1}})
 	}
-	var buf bytes.Buffer
-	if err := (SARIF{MaxResults: limit}).Write(&buf, testReport(t, fs)); err != nil {
-		t.Fatal(err)
-	}
-	validateSARIF(t, sarifSchema(t), buf.Bytes())
-	var log sarifLog
-	if err := json.Unmarshal(buf.Bytes(), &log); err != nil {
-		t.Fatal(err)
-	}
-	run := log.Runs[0]
+	run := writeRun(t, SARIF{MaxResults: limit}, testReport(t, fs))
 	checkCodeScanning(t, run)
 	if len(run.Results) != limit {
 		t.Fatalf("%d results, want the limit %d", len(run.Results), limit)
@@ -291,16 +282,7 @@ func TestSARIFRootRelative(t *testing.T) {
 	}
 	r := testReport(t, fs)
 	r.Problems = []Problem{{File: "../api/y.yaml", Line: 3, Msg: "bad"}}
-	var buf bytes.Buffer
-	if err := (SARIF{Root: root, Dir: filepath.Join(root, "sub")}).Write(&buf, r); err != nil {
-		t.Fatal(err)
-	}
-	validateSARIF(t, sarifSchema(t), buf.Bytes())
-	var log sarifLog
-	if err := json.Unmarshal(buf.Bytes(), &log); err != nil {
-		t.Fatal(err)
-	}
-	run := log.Runs[0]
+	run := writeRun(t, SARIF{Root: root, Dir: filepath.Join(root, "sub")}, r)
 	got := []sarifArtifact{run.Results[0].Locations[0].PhysicalLocation.ArtifactLocation,
 		run.Results[0].RelatedLocations[0].PhysicalLocation.ArtifactLocation,
 		run.Invocations[0].Notifications[0].Locations[0].PhysicalLocation.ArtifactLocation}
@@ -310,4 +292,20 @@ func TestSARIFRootRelative(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("artifacts %+v, want %+v", got, want)
 	}
+}
+
+// writeRun writes r with s, checks it against the 2.1.0 schema and returns
+// its only run.
+func writeRun(t *testing.T, s SARIF, r *Report) sarifRun {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := s.Write(&buf, r); err != nil {
+		t.Fatal(err)
+	}
+	validateSARIF(t, sarifSchema(t), buf.Bytes())
+	var log sarifLog
+	if err := json.Unmarshal(buf.Bytes(), &log); err != nil {
+		t.Fatal(err)
+	}
+	return log.Runs[0]
 }
