@@ -431,7 +431,11 @@ func labelled(s pipeline.Side, label string) pipeline.Side {
 // headLabel names the side under review: the working tree, the index or
 // the commit (--head).
 func headLabel(src source.Source) string {
-	return "head: " + src.Label()
+	l := src.Label()
+	if len(l) == 40 && strings.Trim(l, "0123456789abcdef") == "" {
+		l = l[:7] // a commit, shortened as git shows it
+	}
+	return "head: " + l
 }
 
 func side(src source.Source, name string, also ...string) pipeline.Side {
