@@ -135,7 +135,10 @@ func Run(o Options) (*Result, error) {
 			res.NotReviewed = append(res.NotReviewed, fmt.Sprintf(
 				"%s is under %s, a copy of someone else's contracts; list it in contracts: in .contractlint.yaml, or name it as a path, to review it",
 				cmp.Or(c.New, c.Old), vendored(c, o.Paths)))
-		case !bufExcluded(newSrc, c):
+		case bufExcluded(newSrc, c):
+			res.NotReviewed = append(res.NotReviewed, fmt.Sprintf(
+				"%s is excluded from its module by buf.yaml (excludes), so buf does not build it either", c.New))
+		default:
 			res.Files = append(res.Files, c)
 		}
 	}
