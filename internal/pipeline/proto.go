@@ -173,11 +173,7 @@ func checkUnchanged(old, full Side, compiled, roots []string, prior error, o Opt
 	})
 	switch {
 	case errors.As(err, &more):
-		all := slices.Concat(ps, more)
-		slices.SortFunc(all, func(a, b source.Problem) int {
-			return cmp.Or(strings.Compare(a.File, b.File), cmp.Compare(a.Line, b.Line), cmp.Compare(a.Column, b.Column))
-		})
-		return slices.CompactFunc(all, func(a, b source.Problem) bool { return a == b })
+		return sortedOnce(slices.Concat(ps, more))
 	case err != nil:
 		return err
 	}
@@ -195,4 +191,61 @@ func lintProto(s Side, o Options) (*rules.Contract, error) {
 		return nil, err
 	}
 	return t.Contract(), nil
+}
+
+// CheckProto compiles .proto files and lowers nothing, for the files a
+// review compares with no other version because they did not change: as
+// in a diff of two trees, an unchanged file that does not compile is never
+// hidden by the skip. Files are grouped by the import roots each finds, so
+// files of several modules are each compiled against their own. Problems
+// carry the side's Label.
+func CheckProto(s Side, o Options) error {
+	s, err := guard(s, o)
+	if err != nil {
+		return err
+	}
+	groups := map[string][]string{}
+	var keys []string
+	for _, f := range s.Files {
+		one := s
+		one.Files = []string{f}
+		_, roots, err := resolveProto(one, o)
+		if err != nil {
+			return s.labelled(err)
+		}
+		k := strings.Join(roots, "\x00")
+		if _, ok := groups[k]; !ok {
+			keys = append(keys, k)
+		}
+		groups[k] = append(groups[k], f)
+	}
+	var all source.Problems
+	for _, k := range keys {
+		g := s
+		g.Files = groups[k]
+		roots := strings.Split(k, "\x00")
+		err := o.Stats.measure("check", func() error {
+			defer protobuf.CompileGC(len(g.Files))()
+			return protobuf.Check(g.Src, g.Files, protoOptions("new", g, roots, o))
+		})
+		var ps source.Problems
+		switch {
+		case errors.As(err, &ps):
+			all = append(all, ps...)
+		case err != nil:
+			return err
+		}
+	}
+	if len(all) == 0 {
+		return nil
+	}
+	return s.labelled(sortedOnce(all))
+}
+
+// sortedOnce sorts problems by place and keeps each once.
+func sortedOnce(ps source.Problems) source.Problems {
+	slices.SortFunc(ps, func(a, b source.Problem) int {
+		return cmp.Or(strings.Compare(a.File, b.File), cmp.Compare(a.Line, b.Line), cmp.Compare(a.Column, b.Column), strings.Compare(a.Msg, b.Msg))
+	})
+	return slices.CompactFunc(ps, func(a, b source.Problem) bool { return a == b })
 }

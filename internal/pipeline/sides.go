@@ -3,7 +3,6 @@ package pipeline
 import (
 	"cmp"
 	"errors"
-	"slices"
 	"strings"
 
 	"github.com/contractlint/contractlint/internal/source"
@@ -28,8 +27,8 @@ func (s Side) labelled(err error) error {
 
 func labelSuffix(label string) string { return " [" + label + "]" }
 
-// bothSides is the label of a problem each side has alike.
-const bothSides = "base and head"
+// BothSides is the label of a problem each side has alike.
+const BothSides = "base and head"
 
 // joinSides is the error of a compare whose sides failed to load: every
 // problem of both, each once (one both sides share says so), so a base
@@ -58,7 +57,7 @@ func joinSides(old, new Side, oerr, nerr error) error {
 		case !inNew[bare]:
 			all = append(all, p)
 		case old.Label != "" || new.Label != "":
-			bare.Msg += labelSuffix(bothSides)
+			bare.Msg += labelSuffix(BothSides)
 			fallthrough
 		default:
 			shared[strip(p, old.Label)] = true
@@ -70,10 +69,7 @@ func joinSides(old, new Side, oerr, nerr error) error {
 			all = append(all, p)
 		}
 	}
-	slices.SortStableFunc(all, func(a, b source.Problem) int {
-		return cmp.Or(strings.Compare(a.File, b.File), cmp.Compare(a.Line, b.Line), cmp.Compare(a.Column, b.Column))
-	})
-	return all
+	return sortedOnce(all)
 }
 
 // bothLabelled marks problems of files identical on both sides (the
@@ -82,5 +78,5 @@ func bothLabelled(old, new Side, err error) error {
 	if old.Label == "" && new.Label == "" {
 		return err
 	}
-	return Side{Label: bothSides}.labelled(err)
+	return Side{Label: BothSides}.labelled(err)
 }

@@ -164,8 +164,13 @@ func Run(o Options) (*Result, error) {
 		}
 		res.Findings = append(res.Findings, fs...)
 	}
+	same, err := repo.checkUnchanged(res.Files, newSrc, head, o)
+	if err != nil {
+		return nil, err
+	}
+	unread = append(unread, same...)
 	if len(unread) > 0 {
-		fs, err := unreadableFindings(unread, len(res.Files), o.Pipeline)
+		fs, err := unreadableFindings(unread, len(res.Files)+len(same), o.Pipeline)
 		if err != nil {
 			return nil, err
 		}
@@ -266,20 +271,13 @@ func (r *Repo) reachedRoots(changes, compared, outside []FileChange, oldSrc, new
 	for _, c := range compared {
 		changed[c.New], selected[c.New] = true, true
 	}
-	args := []string{"ls-files", "-z", "--cached"}
-	switch {
-	case head != "":
-		args = []string{"ls-tree", "-r", "-z", "--name-only", "--full-tree", "--end-of-options", head}
-	case !o.Staged:
-		args = append(args, "--others", "--exclude-standard")
-	}
-	out, err := r.git(args...)
+	names, err := r.headFiles(head, o.Staged)
 	if err != nil {
 		return nil, err
 	}
 	g := newGraph(o.Pipeline.Limits.Guard(newSrc, nil), o.Pipeline.ProtoPaths)
 	var roots []string
-	for _, name := range source.SplitZ(out) {
+	for _, name := range names {
 		if changed[name] || !slices.ContainsFunc(o.Globs, func(gl string) bool { return glob.Match(gl, name) }) {
 			continue
 		}
@@ -324,6 +322,84 @@ func (r *Repo) reachedRoots(changes, compared, outside []FileChange, oldSrc, new
 		reached = append(reached, c)
 	}
 	return reached, nil
+}
+
+// headFiles lists the head's files: the commit's (--head), the index's
+// (--staged), else the working tree's, tracked or untracked and not ignored.
+func (r *Repo) headFiles(head string, staged bool) ([]string, error) {
+	args := []string{"ls-files", "-z", "--cached"}
+	switch {
+	case head != "":
+		args = []string{"ls-tree", "-r", "-z", "--name-only", "--full-tree", "--end-of-options", head}
+	case !staged:
+		args = append(args, "--others", "--exclude-standard")
+	}
+	out, err := r.git(args...)
+	if err != nil {
+		return nil, err
+	}
+	return source.SplitZ(out), nil
+}
+
+// checkUnchanged compiles the head's .proto contracts that no compare of
+// this review read, when it compared any: as a diff of the two trees
+// does, and as buf breaking builds the whole module, a file that did not
+// change but does not compile is reported (contract-unreadable), never
+// hidden because nothing changed in it. Its problems are grouped by file;
+// those in a compared file are its compare's to report.
+func (r *Repo) checkUnchanged(files []FileChange, newSrc source.Source, head string, o Options) ([]unreadable, error) {
+	read := map[string]bool{}
+	anyProto := false
+	for _, c := range files {
+		anyProto = anyProto || isProto(c.New) && c.Status != Deleted
+		read[c.New] = true
+		for _, a := range c.Also {
+			read[a] = true
+		}
+	}
+	if !anyProto {
+		return nil, nil
+	}
+	names, err := r.headFiles(head, o.Staged)
+	if err != nil {
+		return nil, err
+	}
+	var rest []string
+	for _, n := range names {
+		c := FileChange{Status: Modified, Old: n, New: n}
+		if read[n] || !isProto(n) || !slices.ContainsFunc(o.Globs, func(g string) bool { return glob.Match(g, n) }) ||
+			o.GlobsFrom == "" && vendored(c, o.Paths) != "" || bufExcluded(newSrc, c) {
+			continue
+		}
+		if _, err := newSrc.Stat(n); err != nil {
+			continue // tracked, but gone from the working tree
+		}
+		rest = append(rest, n)
+	}
+	if len(rest) == 0 {
+		return nil, nil
+	}
+	s := side(newSrc, rest[0], rest[1:]...)
+	s.Label = pipeline.BothSides
+	var ps source.Problems
+	err = pipeline.CheckProto(s, o.Pipeline)
+	if err == nil || !errors.As(err, &ps) {
+		return nil, err
+	}
+	var out []unreadable
+	at := map[string]int{}
+	for _, p := range ps {
+		if read[p.File] {
+			continue
+		}
+		i, ok := at[p.File]
+		if !ok {
+			i, at[p.File] = len(out), len(out)
+			out = append(out, unreadable{file: FileChange{Status: Modified, Old: p.File, New: p.File}})
+		}
+		out[i].probs = append(out[i].probs, p)
+	}
+	return out, nil
 }
 
 // alsoCompared are the changed imports of a proto root that join its
