@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path"
 	"path/filepath"
 	"slices"
@@ -13,6 +12,7 @@ import (
 	"time"
 
 	"github.com/contractlint/contractlint/internal/cli"
+	"github.com/contractlint/contractlint/internal/gittest"
 )
 
 // FuzzReviewCLIMatchesDiff is review's "no silent pass" through the whole
@@ -154,7 +154,7 @@ func reviewMatchesDiff(t *testing.T, p pair, s shape) {
 	writeTree(t, plain, map[string][]byte{"old/api" + p.ext: oldB, "new/api" + p.ext: newB})
 	want := runCLI(t, plain, "diff", "old/api"+p.ext, "new/api"+p.ext)
 
-	r := newGitRepo(t)
+	r := gittest.New(t)
 	name := "api/v1/api" + p.ext
 	base := map[string][]byte{name: oldB}
 	head := map[string][]byte{name: newB}
@@ -166,24 +166,24 @@ func reviewMatchesDiff(t *testing.T, p pair, s shape) {
 	if s.has(shapeConfig) {
 		head[".contractlint.yaml"] = []byte("ignore: [\"**\"]\nfail-on: never\n")
 	}
-	writeTree(t, r.dir, base)
-	r.git(t, "add", "-A")
-	r.git(t, "commit", "-q", "-m", "base")
-	writeTree(t, r.dir, head)
+	writeTree(t, r.Dir, base)
+	r.Git(t, "add", "-A")
+	r.Git(t, "commit", "-q", "-m", "base")
+	writeTree(t, r.Dir, head)
 	args := []string{"review", "--base", "main"}
 	if s.has(shapeStaged) {
-		r.git(t, "add", "-A")
+		r.Git(t, "add", "-A")
 		// The working tree goes back to the base: only the index holds the
 		// change, which --staged must judge, config included.
-		writeTree(t, r.dir, base)
+		writeTree(t, r.Dir, base)
 		if s.has(shapeConfig) {
-			if err := os.Remove(filepath.Join(r.dir, ".contractlint.yaml")); err != nil {
+			if err := os.Remove(filepath.Join(r.Dir, ".contractlint.yaml")); err != nil {
 				t.Fatal(err)
 			}
 		}
 		args = append(args, "--staged")
 	}
-	got := runCLI(t, r.dir, args...)
+	got := runCLI(t, r.Dir, args...)
 
 	if s.has(shapeConfig) {
 		if got.code != cli.ExitUsage && !slices.ContainsFunc(got.errs, func(e string) bool { return strings.HasPrefix(e, "config-weakened: ") }) {
@@ -225,48 +225,5 @@ func writeTree(t *testing.T, dir string, tree map[string][]byte) {
 		if err := os.WriteFile(file, b, 0o644); err != nil {
 			t.Fatal(err)
 		}
-	}
-}
-
-// gitRepo is a throwaway repository on main, isolated from the user's git
-// configuration (the commands review runs read the same environment).
-type gitRepo struct{ dir string }
-
-func newGitRepo(t *testing.T) *gitRepo {
-	t.Helper()
-	if _, err := exec.LookPath("git"); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("git is not installed (CI=true, so this fails instead of skipping)")
-		}
-		t.Skip("git is not installed")
-	}
-	home := t.TempDir()
-	for k, v := range map[string]string{
-		"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com",
-		"GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com",
-		"GIT_CONFIG_GLOBAL": filepath.Join(home, "gitconfig"), "GIT_CONFIG_NOSYSTEM": "1", "HOME": home,
-		"GIT_CEILING_DIRECTORIES": filepath.Dir(home),
-	} {
-		t.Setenv(k, v)
-	}
-	for _, k := range []string{"GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE"} {
-		t.Setenv(k, "")
-		os.Unsetenv(k)
-	}
-	dir, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := &gitRepo{dir: dir}
-	r.git(t, "init", "-q", "-b", "main")
-	return r
-}
-
-func (r *gitRepo) git(t *testing.T, args ...string) {
-	t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = r.dir
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
 	}
 }
