@@ -25,6 +25,7 @@ func (c *common) options(e *Env) (pipeline.Options, *config.Config, error) {
 	if err != nil {
 		return pipeline.Options{}, nil, err
 	}
+	warnHeld(e, cfg)
 	return c.optionsFor(e, cfg)
 }
 
@@ -52,7 +53,9 @@ func (c *common) optionsFor(e *Env, cfg *config.Config) (pipeline.Options, *conf
 	if c.stats {
 		st = &pipeline.Stats{}
 	}
-	lim, err := c.limits(cfg.Limits)
+	c.configFailOn(cfg)
+	capped, _ := cfg.Limits.Capped()
+	lim, err := c.limits(capped)
 	if err != nil {
 		return pipeline.Options{}, nil, err
 	}
@@ -130,7 +133,9 @@ func (c *common) writeOne(e *Env, format, file, flag string, r *report.Report, s
 		defer f.Close()
 		w = f
 	}
-	rep, err := report.New(format, report.Options{Getenv: e.Getenv, Color: report.UseColor(w, e.Getenv)})
+	ro := report.Options{Getenv: e.Getenv, Color: report.UseColor(w, e.Getenv)}
+	ro.Root, ro.Dir = c.namesBase(e)
+	rep, err := report.New(format, ro)
 	if err != nil {
 		return usageErr("--format: %v", err)
 	}
@@ -139,6 +144,21 @@ func (c *common) writeOne(e *Env, format, file, flag string, r *report.Report, s
 		return usageErr("writing the report: %v", err)
 	}
 	return nil
+}
+
+// namesBase is the top of the work tree (the working directory outside
+// one) and the directory the report's file names are relative to: the
+// working directory, or the top in review, which shows names from there.
+func (c *common) namesBase(e *Env) (root, dir string) {
+	dir = e.abs(".")
+	root, err := source.Root(dir)
+	if err != nil {
+		return "", ""
+	}
+	if c.fromTop {
+		dir = root
+	}
+	return root, dir
 }
 
 // inputProblems reports unreadable input: exit 2 with every problem on

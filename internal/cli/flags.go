@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"math"
 	"strconv"
 	"strings"
@@ -16,8 +17,11 @@ import (
 
 // common holds the flags every checking command shares.
 type common struct {
-	format     string
-	failOn     string
+	format string
+	failOn string
+	// fromTop says the report's file names are relative to the top of
+	// the work tree (review's), not to the working directory.
+	fromTop    bool
 	output     string
 	protoPaths []string
 	protoLevel string
@@ -131,6 +135,15 @@ func joinFormats() string {
 		s += f
 	}
 	return s
+}
+
+// configFailOn takes the config's fail-on unless --fail-on was given (the
+// flag wins). A command whose default is never (history, changelog) reports
+// and does not gate: the config's gate is not its.
+func (c *common) configFailOn(cfg *config.Config) {
+	if f := c.flags.Lookup("fail-on"); f != nil && !f.Changed && f.DefValue != "never" {
+		c.failOn = cmp.Or(cfg.FailOn, f.DefValue)
+	}
 }
 
 // threshold reads --fail-on; never means no severity fails the run.

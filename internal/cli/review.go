@@ -67,6 +67,7 @@ func newReviewCmd(e *Env) *cobra.Command {
 }
 
 func runReview(e *Env, ro *reviewOptions, paths []string) error {
+	ro.fromTop = true
 	po, cfg, weakened, err := ro.reviewSettings(e)
 	if err != nil {
 		return err

@@ -74,6 +74,9 @@ type Config struct {
 	Limits limits.Limits
 	// Compat is the directions diff and review judge (compat:); 0 when unset.
 	Compat rules.Compat
+	// FailOn is the gate (fail-on: error, warning, info or never) of diff,
+	// lint and review when --fail-on is not given; "" when unset.
+	FailOn string
 	// Strict refuses an OpenAPI document its validator calls invalid
 	// (exit 2) instead of reporting contract-invalid findings.
 	Strict bool
@@ -318,13 +321,15 @@ func (p *parser) top(n *yaml.Node, c *Config) {
 				return
 			}
 			c.Compat = compat
+		case "fail-on":
+			c.FailOn = p.failOn(v)
 		case "strict":
 			var ok bool
 			if c.Strict, ok = p.boolean(v); !ok {
 				p.errorf(v, "strict: want true or false, not %q", v.Value)
 			}
 		default:
-			p.errorf(k, "unknown key %q (want packs, rules, severity, ignore, contracts, readers, proto, idempotency, history, limits, strict or compat)", k.Value)
+			p.errorf(k, "unknown key %q (want packs, rules, severity, ignore, contracts, readers, proto, idempotency, history, limits, fail-on, strict or compat)", k.Value)
 		}
 	})
 }
@@ -564,6 +569,21 @@ func (p *parser) history(n *yaml.Node, c *Config) {
 		}
 		c.HistoryDepth = d
 	})
+}
+
+// failOn reads fail-on, spelled as the flag takes it (oasdiff's ERR and
+// WARN too), as error, warning, info or never.
+func (p *parser) failOn(v *yaml.Node) string {
+	if v.Kind == yaml.ScalarNode {
+		if strings.EqualFold(strings.TrimSpace(v.Value), "never") {
+			return "never"
+		}
+		if s, err := rules.ParseSeverity(v.Value); err == nil {
+			return s.String()
+		}
+	}
+	p.errorf(v, "fail-on: want error, warning, info or never, not %q", v.Value)
+	return ""
 }
 
 // limits reads the bounds on what a run reads; the flags of the same names

@@ -342,3 +342,26 @@ func TestParseCount(t *testing.T) {
 		}
 	}
 }
+
+// A config's limits may lower a ceiling, never raise one: each raised is
+// held at the default and named.
+func TestCapped(t *testing.T) {
+	l := limits.Limits{Keys: 90_000, Depth: 7, Elements: 300_000, Counts: limits.Counts{limits.Operations: 1 << 20}}
+	l.ProtoElements = l.Elements
+	got, held := l.Capped()
+	if got.Keys != limits.DefaultKeys || got.Depth != 7 || got.Elements != 300_000 || got.ProtoElements != limits.DefaultProtoElements ||
+		got.Counts[limits.Operations] != limits.Default().Counts[limits.Operations] {
+		t.Errorf("Capped() = %+v", got)
+	}
+	want := []string{
+		"limits.elements 300000 is above the built-in ceiling for .proto files and is held at 180000 there (only --max-elements raises it)",
+		"limits.keys 90000 is above the built-in ceiling and is held at 10000 (only --max-keys raises it)",
+		"limits.operations 1048576 is above the built-in ceiling and is held at 50000 (only --max-count operations=N raises it)",
+	}
+	if strings.Join(held, "\n") != strings.Join(want, "\n") {
+		t.Errorf("held:\n%s\nwant:\n%s", strings.Join(held, "\n"), strings.Join(want, "\n"))
+	}
+	if _, held := (limits.Limits{Keys: 4}).Capped(); len(held) != 0 {
+		t.Errorf("a lowered limit is held: %q", held)
+	}
+}

@@ -277,10 +277,20 @@ func TestHostileLarge(t *testing.T) {
 	if float64(rest) > 0.3*float64(load) {
 		t.Errorf("diff and rules took %v, more than 30 %% of loading (%v)", rest, load)
 	}
-	// Over the size limit, the same contract is refused before it is read.
+	// Over the size limit, the same contract is refused before it is read,
+	// on each side: one side's problem never hides the other's.
 	o = pipeline.Options{}
 	o.Limits.FileSize = int64(mb) << 19
-	diff(src, "old.yaml", "new.yaml", o).refused(t, "old.yaml", "larger than the limit of "+limits.FormatSize(o.Limits.FileSize)+" on one file (raise it with --max-file-size)", 1<<20)
+	refused := diff(src, "old.yaml", "new.yaml", o)
+	want := "larger than the limit of " + limits.FormatSize(o.Limits.FileSize) + " on one file (raise it with --max-file-size)"
+	lines := strings.Split(fmt.Sprint(refused.err), "\n")
+	if len(lines) != 2 || !strings.HasPrefix(lines[0], "new.yaml: ") || !strings.HasPrefix(lines[1], "old.yaml: ") ||
+		!strings.HasSuffix(lines[0], want) || !strings.HasSuffix(lines[1], want) {
+		t.Errorf("error %q; want both sides refused: %s", refused.err, want)
+	}
+	if refused.alloc > 1<<20 && !raceEnabled {
+		t.Errorf("allocated %.1f MB refusing, want under 1 MB", float64(refused.alloc)/1e6)
+	}
 }
 
 // TestHostileNotText: binary garbage, invalid UTF-8 and a NUL byte are each

@@ -1,7 +1,6 @@
 package pipeline
 
 import (
-	"cmp"
 	"errors"
 	"sync"
 
@@ -15,7 +14,7 @@ func loadOpenAPI(s Side, o Options) (*openapi.Doc, error) {
 	if err == nil && o.Settings != nil && o.Settings.Strict {
 		err = d.StrictError()
 	}
-	return d, err
+	return d, s.labelled(err)
 }
 
 // diffOpenAPI loads both documents at once: loading dominates the run. Two
@@ -72,7 +71,7 @@ func diffOpenAPI(old, new Side, o Options, subset bool) (*rules.Input, *openapi.
 		if r := held.restricted(sub, o); r != nil {
 			oldSub = func() (*openapi.Doc, error) { return r, nil }
 		}
-		in, err := compareOpenAPI(oldSub, withText(new, sub.New, nil), o, true)
+		in, err := compareOpenAPI(old, oldSub, withText(new, sub.New, nil), o, true)
 		o.Stats.chunks(sub)
 		if err == nil {
 			return in, sub, nil
@@ -85,7 +84,7 @@ func diffOpenAPI(old, new Side, o Options, subset bool) (*rules.Input, *openapi.
 	if held != nil {
 		oldWhole = func() (*openapi.Doc, error) { return held.load(o) }
 	}
-	in, err := compareOpenAPI(oldWhole, new, o, false)
+	in, err := compareOpenAPI(old, oldWhole, new, o, false)
 	return in, nil, err
 }
 
@@ -100,8 +99,9 @@ func parses(s Side) bool {
 var errPartial = errors.New("a subset load needs the whole documents")
 
 // compareOpenAPI loads the old side with loadOld (a held load, or the
-// side's text) beside the new one and diffs them.
-func compareOpenAPI(loadOld func() (*openapi.Doc, error), new Side, o Options, partial bool) (*rules.Input, error) {
+// side's text) beside the new one and diffs them; old names the old side
+// in errors.
+func compareOpenAPI(old Side, loadOld func() (*openapi.Doc, error), new Side, o Options, partial bool) (*rules.Input, error) {
 	st := o.Stats
 	var od, nd *openapi.Doc
 	err := st.measure("load", func() error {
@@ -110,7 +110,7 @@ func compareOpenAPI(loadOld func() (*openapi.Doc, error), new Side, o Options, p
 		wg.Go(func() { od, oerr = loadOld() })
 		nd, nerr = loadOpenAPI(new, o)
 		wg.Wait()
-		if err := cmp.Or(oerr, nerr); err != nil {
+		if err := joinSides(old, new, oerr, nerr); err != nil {
 			return err
 		}
 		if partial && len(od.Problems)+len(nd.Problems) > 0 {

@@ -34,6 +34,9 @@ type Side struct {
 	// searched before Options.ProtoPaths: --proto-path names them from the
 	// working directory, so each side maps them into its own root.
 	ProtoPaths []string
+	// Label names the side in its problems when the two sides show one
+	// file name (review's base and head); "" adds nothing.
+	Label string
 }
 
 // Options shape one run.
@@ -368,7 +371,7 @@ func ProtoFiles(src source.Source, dir string) ([]string, error) {
 // import is bounded like the file that names it.
 func guard(s Side, o Options) (Side, error) {
 	if err := o.Limits.CheckFiles(s.display(firstName(s)), len(s.Files)); err != nil {
-		return s, err
+		return s, s.labelled(err)
 	}
 	s.Src = o.Limits.Guard(s.Src, s.Display)
 	return s, nil

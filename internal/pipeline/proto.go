@@ -61,7 +61,8 @@ func protoPathHint(given bool) string {
 // loadProto compiles the files of one side (named old or new in --stats)
 // against roots.
 func loadProto(side string, s Side, roots []string, o Options) (*protobuf.Tree, error) {
-	return protobuf.Load(s.Src, s.Files, protoOptions(side, s, roots, o))
+	t, err := protobuf.Load(s.Src, s.Files, protoOptions(side, s, roots, o))
+	return t, s.labelled(err)
 }
 
 func protoOptions(side string, s Side, roots []string, o Options) protobuf.Options {
@@ -81,12 +82,9 @@ func protoOptions(side string, s Side, roots []string, o Options) protobuf.Optio
 // Files unchanged on both sides, imports included, are left out (see
 // planProto); identical trees compile nothing.
 func diffProto(old, new Side, o Options) (*rules.Input, error) {
-	old, oldRoots, err := resolveProto(old, o)
-	if err != nil {
-		return nil, err
-	}
-	new, newRoots, err := resolveProto(new, o)
-	if err != nil {
+	old, oldRoots, oerr := resolveProto(old, o)
+	new, newRoots, nerr := resolveProto(new, o)
+	if err := joinSides(old, new, old.labelled(oerr), new.labelled(nerr)); err != nil {
 		return nil, err
 	}
 	var plan protoPlan
@@ -100,35 +98,35 @@ func diffProto(old, new Side, o Options) (*rules.Input, error) {
 		old.Files, new.Files = plan.old, plan.new
 		o.Stats.files(max(len(plan.old), len(plan.new)), len(plan.same))
 		if len(old.Files) == 0 && len(new.Files) == 0 {
-			return &rules.Input{}, checkUnchanged(newFull, new.Files, newRoots, nil, o)
+			return &rules.Input{}, checkUnchanged(old, newFull, new.Files, newRoots, nil, o)
 		}
 	} else {
 		o.Stats.files(len(new.Files), 0)
 	}
 	var ot, nt *protobuf.Tree
-	err = o.Stats.measure("load", func() error {
+	err := o.Stats.measure("load", func() error {
 		defer protobuf.CompileGC(len(old.Files) + len(new.Files))()
 		if protobuf.Large(len(old.Files)) && protobuf.Large(len(new.Files)) {
 			// Two large trees: each compile alone keeps every core busy,
 			// and both at once took googleapis from 1.9 to 3.3 GB peak
 			// with no clear gain in wall time. One after the other, only
 			// one compiler's output is alive at a time.
-			var err error
-			if ot, err = loadProto("old", old, oldRoots, o); err != nil {
-				return err
-			}
-			nt, err = loadProto("new", new, newRoots, o)
-			return err
+			// Both are loaded whatever the first gives: every error of
+			// either side is reported.
+			var oerr, nerr error
+			ot, oerr = loadProto("old", old, oldRoots, o)
+			nt, nerr = loadProto("new", new, newRoots, o)
+			return joinSides(old, new, oerr, nerr)
 		}
 		var oerr, nerr error
 		var wg sync.WaitGroup
 		wg.Go(func() { ot, oerr = loadProto("old", old, oldRoots, o) })
 		nt, nerr = loadProto("new", new, newRoots, o)
 		wg.Wait()
-		return cmp.Or(oerr, nerr)
+		return joinSides(old, new, oerr, nerr)
 	})
 	if planned {
-		if err := checkUnchanged(newFull, new.Files, newRoots, err, o); err != nil {
+		if err := checkUnchanged(old, newFull, new.Files, newRoots, err, o); err != nil {
 			return nil, err
 		}
 	}
@@ -156,7 +154,7 @@ func diffProto(old, new Side, o Options) (*rules.Input, error) {
 // optimisation, and must never hide a file that does not compile. Its
 // problems join those of the compile that ran (prior), so every error of
 // every file is reported.
-func checkUnchanged(full Side, compiled, roots []string, prior error, o Options) error {
+func checkUnchanged(old, full Side, compiled, roots []string, prior error, o Options) error {
 	done := map[string]bool{}
 	for _, f := range compiled {
 		done[f] = true
@@ -171,15 +169,11 @@ func checkUnchanged(full Side, compiled, roots []string, prior error, o Options)
 	}
 	err := o.Stats.measure("check", func() error {
 		defer protobuf.CompileGC(len(rest))()
-		return protobuf.Check(full.Src, rest, protoOptions("new", full, roots, o))
+		return bothLabelled(old, full, protobuf.Check(full.Src, rest, protoOptions("new", full, roots, o)))
 	})
 	switch {
 	case errors.As(err, &more):
-		all := slices.Concat(ps, more)
-		slices.SortFunc(all, func(a, b source.Problem) int {
-			return cmp.Or(strings.Compare(a.File, b.File), cmp.Compare(a.Line, b.Line), cmp.Compare(a.Column, b.Column))
-		})
-		return slices.CompactFunc(all, func(a, b source.Problem) bool { return a == b })
+		return sortedOnce(slices.Concat(ps, more))
 	case err != nil:
 		return err
 	}
@@ -189,7 +183,7 @@ func checkUnchanged(full Side, compiled, roots []string, prior error, o Options)
 func lintProto(s Side, o Options) (*rules.Contract, error) {
 	s, roots, err := resolveProto(s, o)
 	if err != nil {
-		return nil, err
+		return nil, s.labelled(err)
 	}
 	defer protobuf.CompileGC(len(s.Files))()
 	t, err := loadProto("other", s, roots, o)
@@ -197,4 +191,61 @@ func lintProto(s Side, o Options) (*rules.Contract, error) {
 		return nil, err
 	}
 	return t.Contract(), nil
+}
+
+// CheckProto compiles .proto files and lowers nothing, for the files a
+// review compares with no other version because they did not change: as
+// in a diff of two trees, an unchanged file that does not compile is never
+// hidden by the skip. Files are grouped by the import roots each finds, so
+// files of several modules are each compiled against their own. Problems
+// carry the side's Label.
+func CheckProto(s Side, o Options) error {
+	s, err := guard(s, o)
+	if err != nil {
+		return err
+	}
+	groups := map[string][]string{}
+	var keys []string
+	for _, f := range s.Files {
+		one := s
+		one.Files = []string{f}
+		_, roots, err := resolveProto(one, o)
+		if err != nil {
+			return s.labelled(err)
+		}
+		k := strings.Join(roots, "\x00")
+		if _, ok := groups[k]; !ok {
+			keys = append(keys, k)
+		}
+		groups[k] = append(groups[k], f)
+	}
+	var all source.Problems
+	for _, k := range keys {
+		g := s
+		g.Files = groups[k]
+		roots := strings.Split(k, "\x00")
+		err := o.Stats.measure("check", func() error {
+			defer protobuf.CompileGC(len(g.Files))()
+			return protobuf.Check(g.Src, g.Files, protoOptions("new", g, roots, o))
+		})
+		var ps source.Problems
+		switch {
+		case errors.As(err, &ps):
+			all = append(all, ps...)
+		case err != nil:
+			return err
+		}
+	}
+	if len(all) == 0 {
+		return nil
+	}
+	return s.labelled(sortedOnce(all))
+}
+
+// sortedOnce sorts problems by place and keeps each once.
+func sortedOnce(ps source.Problems) source.Problems {
+	slices.SortFunc(ps, func(a, b source.Problem) int {
+		return cmp.Or(strings.Compare(a.File, b.File), cmp.Compare(a.Line, b.Line), cmp.Compare(a.Column, b.Column), strings.Compare(a.Msg, b.Msg))
+	})
+	return slices.CompactFunc(ps, func(a, b source.Problem) bool { return a == b })
 }

@@ -87,6 +87,9 @@ type Options struct {
 	// RulesURL is where Markdown output links rule IDs (default
 	// DefaultRulesURL); "-" links nowhere.
 	RulesURL string
+	// Root and Dir place SARIF's file names (see SARIF): the top of the
+	// work tree and the directory the names are relative to.
+	Root, Dir string
 }
 
 func (o Options) rulesURL() string {
@@ -108,7 +111,7 @@ type Reporter interface {
 var constructors = map[string]func(Options) Reporter{
 	"text":  func(o Options) Reporter { return &Text{Color: o.Color} },
 	"json":  func(Options) Reporter { return JSON{} },
-	"sarif": func(Options) Reporter { return SARIF{} },
+	"sarif": func(o Options) Reporter { return SARIF{Root: o.Root, Dir: o.Dir} },
 	"github": func(o Options) Reporter {
 		return &GitHub{Getenv: o.Getenv, RulesURL: o.rulesURL()}
 	},

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/url"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -17,6 +18,10 @@ import (
 type SARIF struct {
 	// MaxResults bounds the results (0: code scanning's limit).
 	MaxResults int
+	// Root is the directory %SRCROOT% stands for (the top of the git work
+	// tree), Dir the one the report's file names are relative to; both
+	// absolute, or both "" when the names are already Root-relative.
+	Root, Dir string
 }
 
 // sarifMaxResults is GitHub code scanning's hard limit per run: a bigger
@@ -143,7 +148,7 @@ type sarifPhysicalLocation struct {
 
 type sarifArtifact struct {
 	URI       string `json:"uri"`
-	URIBaseID string `json:"uriBaseId"`
+	URIBaseID string `json:"uriBaseId,omitempty"`
 }
 
 type sarifRegion struct {
@@ -152,6 +157,7 @@ type sarifRegion struct {
 }
 
 func (s SARIF) Write(w io.Writer, r *Report) error {
+	r = s.rebased(r)
 	limit := s.MaxResults
 	if limit <= 0 {
 		limit = sarifMaxResults
@@ -395,10 +401,76 @@ func sarifPrimary(l rules.Location) sarifPhysicalLocation {
 
 func sarifPhysical(l rules.Location) sarifPhysicalLocation {
 	p := sarifPhysicalLocation{ArtifactLocation: sarifArtifact{URI: fileURI(l.File), URIBaseID: srcRoot}}
+	if strings.HasPrefix(l.File, fileScheme) {
+		// Outside the root %SRCROOT% stands for (see place): an absolute
+		// URI, which a relative one with ../ would only pretend to place.
+		p.ArtifactLocation = sarifArtifact{URI: l.File}
+	}
 	if l.Line > 0 {
 		p.Region = &sarifRegion{StartLine: l.Line, StartColumn: max(l.Column, 0)}
 	}
 	return p
+}
+
+// rebased is r with every file named relative to Root: a name relative to
+// a working directory below it (diff run in a subdirectory: ../api.yaml)
+// would place the alert in the wrong file, or be rejected, since code
+// scanning resolves %SRCROOT% to the checkout. A file outside Root keeps
+// its absolute name, which sarifPhysical writes as a file URI.
+func (s SARIF) rebased(r *Report) *Report {
+	if s.Root == "" {
+		return r
+	}
+	out := *r
+	loc := func(l rules.Location) rules.Location {
+		l.File = s.place(l.File)
+		return l
+	}
+	fix := func(f rules.Finding) rules.Finding {
+		f.Where = loc(f.Where)
+		if f.Old != nil {
+			old := loc(*f.Old)
+			f.Old = &old
+		}
+		return f
+	}
+	out.Findings = make([]rules.Finding, len(r.Findings))
+	for i, f := range r.Findings {
+		out.Findings[i] = fix(f)
+	}
+	out.Waived = make([]Waived, len(r.Waived))
+	for i, w := range r.Waived {
+		out.Waived[i] = Waived{Finding: fix(w.Finding), Justification: w.Justification}
+	}
+	out.Problems = make([]Problem, len(r.Problems))
+	for i, p := range r.Problems {
+		if p.File != "" {
+			p.File = s.place(p.File)
+		}
+		out.Problems[i] = p
+	}
+	return &out
+}
+
+// fileScheme starts the name place gives a file outside Root: a cleaned
+// relative name never holds "//".
+const fileScheme = "file://"
+
+// place names a file relative to Root (slash-separated), or by an absolute
+// file URI when it lies outside.
+func (s SARIF) place(name string) string {
+	if name == "" {
+		return name
+	}
+	abs := filepath.FromSlash(name)
+	if !filepath.IsAbs(abs) {
+		abs = filepath.Join(s.Dir, abs)
+	}
+	rel, err := filepath.Rel(s.Root, abs)
+	if err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return filepath.ToSlash(rel)
+	}
+	return (&url.URL{Scheme: "file", Path: filepath.ToSlash(abs)}).String()
 }
 
 // fileURI turns a repo-relative slash path into a relative URI reference:

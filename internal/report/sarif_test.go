@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -222,16 +223,7 @@ func TestSARIFResultLimit(t *testing.T) {
 		}
 		fs = append(fs, rules.Finding{Rule: "enum-value-added", Severity: sev, Message: fmt.Sprint(i), Where: rules.Location{File: "a.yaml", Line: i + 1}})
 	}
-	var buf bytes.Buffer
-	if err := (SARIF{MaxResults: limit}).Write(&buf, testReport(t, fs)); err != nil {
-		t.Fatal(err)
-	}
-	validateSARIF(t, sarifSchema(t), buf.Bytes())
-	var log sarifLog
-	if err := json.Unmarshal(buf.Bytes(), &log); err != nil {
-		t.Fatal(err)
-	}
-	run := log.Runs[0]
+	run := writeRun(t, SARIF{MaxResults: limit}, testReport(t, fs))
 	checkCodeScanning(t, run)
 	if len(run.Results) != limit {
 		t.Fatalf("%d results, want the limit %d", len(run.Results), limit)
@@ -277,4 +269,43 @@ func TestCodeFence(t *testing.T) {
 			t.Errorf("codeFence(%q) = %q, want %q", in, got, want)
 		}
 	}
+}
+
+// Names relative to a working directory below the root are written
+// relative to the root, never with ../; one outside it as an absolute file
+// URI with no uriBaseId. Both validate against the 2.1.0 schema.
+func TestSARIFRootRelative(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "repo")
+	fs := []rules.Finding{
+		{Rule: "field-redefined", Severity: rules.Error, Message: "m", Where: rules.Location{File: "../api/x.yaml", Line: 1},
+			Old: &rules.Location{File: "../../elsewhere.yaml", Line: 2}},
+	}
+	r := testReport(t, fs)
+	r.Problems = []Problem{{File: "../api/y.yaml", Line: 3, Msg: "bad"}}
+	run := writeRun(t, SARIF{Root: root, Dir: filepath.Join(root, "sub")}, r)
+	got := []sarifArtifact{run.Results[0].Locations[0].PhysicalLocation.ArtifactLocation,
+		run.Results[0].RelatedLocations[0].PhysicalLocation.ArtifactLocation,
+		run.Invocations[0].Notifications[0].Locations[0].PhysicalLocation.ArtifactLocation}
+	want := []sarifArtifact{{URI: "api/x.yaml", URIBaseID: srcRoot},
+		{URI: "file://" + filepath.ToSlash(filepath.Join(filepath.Dir(root), "elsewhere.yaml"))},
+		{URI: "api/y.yaml", URIBaseID: srcRoot}}
+	if !slices.Equal(got, want) {
+		t.Errorf("artifacts %+v, want %+v", got, want)
+	}
+}
+
+// writeRun writes r with s, checks it against the 2.1.0 schema and returns
+// its only run.
+func writeRun(t *testing.T, s SARIF, r *Report) sarifRun {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := s.Write(&buf, r); err != nil {
+		t.Fatal(err)
+	}
+	validateSARIF(t, sarifSchema(t), buf.Bytes())
+	var log sarifLog
+	if err := json.Unmarshal(buf.Bytes(), &log); err != nil {
+		t.Fatal(err)
+	}
+	return log.Runs[0]
 }

@@ -82,10 +82,26 @@ func ConfigWeakened(base, head *config.Config, name string, headText []byte) []r
 	if head.ProtoLevel != 0 && head.ProtoLevel > max(base.ProtoLevel, rules.LevelFile) {
 		add("proto", "proto.level loosened", "level")
 	}
+	if was, now := gate(base.FailOn), gate(head.FailOn); now > was {
+		add("fail-on", fmt.Sprintf("fail-on raised from %s to %s: findings below it no longer fail the check", orError(base.FailOn), head.FailOn))
+	}
 	if l, keys := raisedLimits(base, head); len(l) > 0 {
 		add("limits", "limits raised: "+strings.Join(l, ", "), keys[0])
 	}
 	return out
+}
+
+// gate ranks a config's fail-on: the higher, the fewer findings fail (an
+// unset one is the default, error).
+func gate(failOn string) int {
+	return slices.Index([]string{"info", "warning", "error", "never"}, orError(failOn))
+}
+
+func orError(failOn string) string {
+	if failOn == "" {
+		return "error"
+	}
+	return failOn
 }
 
 // orBackward is a config's compat, backward when unset.

@@ -41,6 +41,7 @@ func FuzzReviewMatchesDiff(f *testing.F) {
 		}
 	}
 	f.Add(uint16(0), uint16(0))
+	f.Add(uint16(1), uint16(opVendored|opSplit))
 	f.Fuzz(func(t *testing.T, which, ops uint16) {
 		dir := cases[int(which)%len(cases)]
 		tr := transform{ops: ops}
@@ -62,10 +63,22 @@ func FuzzReviewMatchesDiff(f *testing.F) {
 			t.Skipf("diff refuses the pair: %v", err)
 		}
 		r := newRepo(t, "main")
+		if tr.has(opVendored) {
+			// A third party's copy of the pair, changed the other way: never
+			// compared as ours, always named as not reviewed.
+			for name, b := range newTree {
+				r.write("vendor/acme/"+name, string(b))
+			}
+		}
 		for name, b := range oldTree {
 			r.write(name, string(b))
 		}
 		r.commit("base")
+		if tr.has(opVendored) {
+			for name, b := range oldTree {
+				r.write("vendor/acme/"+name, string(b))
+			}
+		}
 		for name := range oldTree {
 			if _, ok := newTree[name]; !ok {
 				r.remove(name)
@@ -81,6 +94,14 @@ func FuzzReviewMatchesDiff(f *testing.F) {
 			t.Fatalf("review fails where diff does not: %v", err)
 		}
 		have := errorsOf(got.Findings)
+		for _, f := range got.Findings {
+			if strings.HasPrefix(f.Where.File, "vendor/") {
+				t.Errorf("a vendored copy is reviewed: %s: %s", f.Where, f.Message)
+			}
+		}
+		if tr.has(opVendored) && !slices.ContainsFunc(got.NotReviewed, func(n string) bool { return strings.HasPrefix(n, "vendor/acme/") }) {
+			t.Errorf("the vendored copy is not named as not reviewed: %q", got.NotReviewed)
+		}
 		for _, w := range errorsOf(want) {
 			if !slices.Contains(have, w) {
 				t.Errorf("diff reports %s; review does not (review: %q)", w, have)
@@ -138,6 +159,7 @@ const (
 	opTouch
 	opUnrelated
 	opEmoji
+	opVendored
 )
 
 type transform struct{ ops uint16 }

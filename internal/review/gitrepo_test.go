@@ -9,44 +9,17 @@ import (
 	"testing"
 
 	"github.com/contractlint/contractlint/internal/config"
+	"github.com/contractlint/contractlint/internal/gittest"
 	"github.com/contractlint/contractlint/internal/pipeline"
 	"github.com/contractlint/contractlint/rules"
 )
-
-// needGit skips without git, except in CI, where a missing git must fail
-// the run rather than leave review untested.
-func needGit(t testing.TB) {
-	t.Helper()
-	if _, err := exec.LookPath("git"); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("git is not installed (CI=true, so this fails instead of skipping)")
-		}
-		t.Skip("git is not installed")
-	}
-}
 
 // gitEnv isolates git, both the calls these tests make and the ones the
 // code under test makes, from the user's configuration and from any
 // repository the test process happens to run inside (a hook sets GIT_DIR).
 func gitEnv(t testing.TB) {
 	t.Helper()
-	needGit(t)
-	home := t.TempDir()
-	cfg := filepath.Join(home, "gitconfig")
-	// file:// clones make the shallow repositories.
-	writeFile(t, cfg, "[protocol \"file\"]\n\tallow = always\n")
-	for k, v := range map[string]string{
-		"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com",
-		"GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com",
-		"GIT_CONFIG_GLOBAL": cfg, "GIT_CONFIG_NOSYSTEM": "1", "HOME": home,
-		"GIT_CEILING_DIRECTORIES": filepath.Dir(home),
-	} {
-		t.Setenv(k, v)
-	}
-	for _, k := range []string{"GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_COMMON_DIR"} {
-		t.Setenv(k, "") // restores the old value after the test
-		os.Unsetenv(k)
-	}
+	gittest.Isolate(t)
 }
 
 // testRepo is a throwaway git work tree.

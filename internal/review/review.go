@@ -74,21 +74,12 @@ func Run(o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	base := repo.ResolveStaged()
-	if !o.Staged || o.Base != "" {
-		if base, err = repo.ResolveBase(o.Base); err != nil {
-			return nil, err
-		}
-	}
-	head, err := repo.resolveHead(o.Head, &base)
+	sd, err := repo.OpenSides(o)
 	if err != nil {
 		return nil, err
 	}
-	oldSrc, err := source.OpenRev(repo.Top, base.Commit)
-	if err != nil {
-		return nil, err
-	}
-	defer oldSrc.Close()
+	defer sd.Close()
+	base, head, oldSrc, newSrc := sd.Base, sd.head, sd.Old, sd.New
 	if err := repo.checkPaths(o.Dir, o.Paths, oldSrc); err != nil {
 		return nil, err
 	}
@@ -106,24 +97,6 @@ func Run(o Options) (*Result, error) {
 	}
 	inPaths, err := pathFilter(o.Dir, o.Paths)
 	if err != nil {
-		return nil, err
-	}
-	var newSrc source.Source
-	if head != "" {
-		rev, err := source.OpenRev(repo.Top, head)
-		if err != nil {
-			return nil, err
-		}
-		defer rev.Close()
-		newSrc = rev
-	} else if o.Staged {
-		idx, err := source.OpenIndex(repo.Top)
-		if err != nil {
-			return nil, err
-		}
-		defer idx.Close()
-		newSrc = idx
-	} else if newSrc, err = source.OpenDir(repo.Top); err != nil {
 		return nil, err
 	}
 	lock, weakened, err := readLocks(oldSrc, newSrc)
@@ -157,7 +130,15 @@ func Run(o Options) (*Result, error) {
 		case c.Submodule:
 			res.NotReviewed = append(res.NotReviewed, fmt.Sprintf(
 				"%s is a submodule whose commit changed; review its contracts in its own repository", c.New))
-		case c.selected(oldSrc, newSrc, o.Globs) && !bufExcluded(newSrc, c):
+		case !c.selected(oldSrc, newSrc, o.Globs):
+		case o.GlobsFrom == "" && vendored(c, o.Paths) != "":
+			res.NotReviewed = append(res.NotReviewed, fmt.Sprintf(
+				"%s is under %s, a copy of someone else's contracts; list it in contracts: in .contractlint.yaml, or name it as a path, to review it",
+				cmp.Or(c.New, c.Old), vendored(c, o.Paths)))
+		case bufExcluded(newSrc, c):
+			res.NotReviewed = append(res.NotReviewed, fmt.Sprintf(
+				"%s is excluded from its module by buf.yaml (excludes), so buf does not build it either", c.New))
+		default:
 			res.Files = append(res.Files, c)
 		}
 	}
@@ -183,8 +164,13 @@ func Run(o Options) (*Result, error) {
 		}
 		res.Findings = append(res.Findings, fs...)
 	}
+	same, err := repo.checkUnchanged(res.Files, newSrc, head, o)
+	if err != nil {
+		return nil, err
+	}
+	unread = append(unread, same...)
 	if len(unread) > 0 {
-		fs, err := unreadableFindings(unread, len(res.Files), o.Pipeline)
+		fs, err := unreadableFindings(unread, len(res.Files)+len(same), o.Pipeline)
 		if err != nil {
 			return nil, err
 		}
@@ -195,6 +181,68 @@ func Run(o Options) (*Result, error) {
 	res.Compared = len(res.Files)
 	res.Unmatched = misses.everywhere()
 	return res, nil
+}
+
+// Sides are the two versions a review compares: the base (the merge base
+// with --head's commit when one is given) and the head (the working tree,
+// the index with --staged, or --head's commit). The config and the lock
+// are read from the same two as the contracts.
+type Sides struct {
+	Base     Base
+	Old, New source.Source
+	head     string // --head's commit, "" for the working tree or index
+	closers  []func() error
+}
+
+// OpenSides resolves and opens o's two sides; Close ends their git
+// processes.
+func (r *Repo) OpenSides(o Options) (*Sides, error) {
+	base := r.ResolveStaged()
+	var err error
+	if !o.Staged || o.Base != "" {
+		if base, err = r.ResolveBase(o.Base); err != nil {
+			return nil, err
+		}
+	}
+	head, err := r.resolveHead(o.Head, &base)
+	if err != nil {
+		return nil, err
+	}
+	sd := &Sides{Base: base, head: head}
+	old, err := source.OpenRev(r.Top, base.Commit)
+	if err != nil {
+		return nil, err
+	}
+	sd.Old, sd.closers = old, append(sd.closers, old.Close)
+	switch {
+	case head != "":
+		rev, err := source.OpenRev(r.Top, head)
+		if err != nil {
+			sd.Close()
+			return nil, err
+		}
+		sd.New, sd.closers = rev, append(sd.closers, rev.Close)
+	case o.Staged:
+		idx, err := source.OpenIndex(r.Top)
+		if err != nil {
+			sd.Close()
+			return nil, err
+		}
+		sd.New, sd.closers = idx, append(sd.closers, idx.Close)
+	default:
+		if sd.New, err = source.OpenDir(r.Top); err != nil {
+			sd.Close()
+			return nil, err
+		}
+	}
+	return sd, nil
+}
+
+// Close ends the git processes that read the sides.
+func (sd *Sides) Close() {
+	for _, c := range sd.closers {
+		_ = c()
+	}
 }
 
 // reachedRoots lists the contracts the change did not touch that reach a
@@ -223,25 +271,21 @@ func (r *Repo) reachedRoots(changes, compared, outside []FileChange, oldSrc, new
 	for _, c := range compared {
 		changed[c.New], selected[c.New] = true, true
 	}
-	args := []string{"ls-files", "-z", "--cached"}
-	switch {
-	case head != "":
-		args = []string{"ls-tree", "-r", "-z", "--name-only", "--full-tree", "--end-of-options", head}
-	case !o.Staged:
-		args = append(args, "--others", "--exclude-standard")
-	}
-	out, err := r.git(args...)
+	names, err := r.headFiles(head, o.Staged)
 	if err != nil {
 		return nil, err
 	}
 	g := newGraph(o.Pipeline.Limits.Guard(newSrc, nil), o.Pipeline.ProtoPaths)
 	var roots []string
-	for _, name := range source.SplitZ(out) {
+	for _, name := range names {
 		if changed[name] || !slices.ContainsFunc(o.Globs, func(gl string) bool { return glob.Match(gl, name) }) {
 			continue
 		}
 		if _, err := oldSrc.Stat(name); err != nil {
 			continue // new on this side: a change of its own
+		}
+		if o.GlobsFrom == "" && vendored(FileChange{New: name}, o.Paths) != "" {
+			continue // a copy of someone else's: not compared as ours
 		}
 		roots = append(roots, name)
 	}
@@ -278,6 +322,84 @@ func (r *Repo) reachedRoots(changes, compared, outside []FileChange, oldSrc, new
 		reached = append(reached, c)
 	}
 	return reached, nil
+}
+
+// headFiles lists the head's files: the commit's (--head), the index's
+// (--staged), else the working tree's, tracked or untracked and not ignored.
+func (r *Repo) headFiles(head string, staged bool) ([]string, error) {
+	args := []string{"ls-files", "-z", "--cached"}
+	switch {
+	case head != "":
+		args = []string{"ls-tree", "-r", "-z", "--name-only", "--full-tree", "--end-of-options", head}
+	case !staged:
+		args = append(args, "--others", "--exclude-standard")
+	}
+	out, err := r.git(args...)
+	if err != nil {
+		return nil, err
+	}
+	return source.SplitZ(out), nil
+}
+
+// checkUnchanged compiles the head's .proto contracts that no compare of
+// this review read, when it compared any: as a diff of the two trees
+// does, and as buf breaking builds the whole module, a file that did not
+// change but does not compile is reported (contract-unreadable), never
+// hidden because nothing changed in it. Its problems are grouped by file;
+// those in a compared file are its compare's to report.
+func (r *Repo) checkUnchanged(files []FileChange, newSrc source.Source, head string, o Options) ([]unreadable, error) {
+	read := map[string]bool{}
+	anyProto := false
+	for _, c := range files {
+		anyProto = anyProto || isProto(c.New) && c.Status != Deleted
+		read[c.New] = true
+		for _, a := range c.Also {
+			read[a] = true
+		}
+	}
+	if !anyProto {
+		return nil, nil
+	}
+	names, err := r.headFiles(head, o.Staged)
+	if err != nil {
+		return nil, err
+	}
+	var rest []string
+	for _, n := range names {
+		c := FileChange{Status: Modified, Old: n, New: n}
+		if read[n] || !isProto(n) || !slices.ContainsFunc(o.Globs, func(g string) bool { return glob.Match(g, n) }) ||
+			o.GlobsFrom == "" && vendored(c, o.Paths) != "" || bufExcluded(newSrc, c) {
+			continue
+		}
+		if _, err := newSrc.Stat(n); err != nil {
+			continue // tracked, but gone from the working tree
+		}
+		rest = append(rest, n)
+	}
+	if len(rest) == 0 {
+		return nil, nil
+	}
+	s := side(newSrc, rest[0], rest[1:]...)
+	s.Label = pipeline.BothSides
+	var ps source.Problems
+	err = pipeline.CheckProto(s, o.Pipeline)
+	if err == nil || !errors.As(err, &ps) {
+		return nil, err
+	}
+	var out []unreadable
+	at := map[string]int{}
+	for _, p := range ps {
+		if read[p.File] {
+			continue
+		}
+		i, ok := at[p.File]
+		if !ok {
+			i, at[p.File] = len(out), len(out)
+			out = append(out, unreadable{file: FileChange{Status: Modified, Old: p.File, New: p.File}})
+		}
+		out[i].probs = append(out[i].probs, p)
+	}
+	return out, nil
 }
 
 // alsoCompared are the changed imports of a proto root that join its
@@ -373,9 +495,26 @@ func (r *Repo) review(c FileChange, base Base, oldSrc, newSrc source.Source, loc
 	case Deleted:
 		return removed(c.Old, po)
 	case Added:
-		return pipeline.Lint(side(newSrc, c.New), po)
+		return pipeline.Lint(labelled(side(newSrc, c.New), headLabel(newSrc)), po)
 	}
-	return pipeline.Diff(side(oldSrc, c.Old, c.Also...), side(newSrc, c.New, c.Also...), po)
+	return pipeline.Diff(labelled(side(oldSrc, c.Old, c.Also...), "base "+base.Ref),
+		labelled(side(newSrc, c.New, c.Also...), headLabel(newSrc)), po)
+}
+
+// labelled names a side in its problems: both sides show one name.
+func labelled(s pipeline.Side, label string) pipeline.Side {
+	s.Label = label
+	return s
+}
+
+// headLabel names the side under review: the working tree, the index or
+// the commit (--head).
+func headLabel(src source.Source) string {
+	l := src.Label()
+	if len(l) == 40 && strings.Trim(l, "0123456789abcdef") == "" {
+		l = l[:7] // a commit, shortened as git shows it
+	}
+	return "head: " + l
 }
 
 func side(src source.Source, name string, also ...string) pipeline.Side {

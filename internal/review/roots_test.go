@@ -2,6 +2,7 @@ package review
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -146,15 +147,15 @@ func TestRunUnreadableProto(t *testing.T) {
 }
 
 // A file buf.yaml excludes from its module is not built by buf, so review
-// leaves it out: a vendored tree that does not compile on its own does not
-// fail the review.
+// leaves it out: a legacy tree that does not compile on its own does not
+// fail the review. It is named as not reviewed, never skipped silently.
 func TestRunSkipsBufExcluded(t *testing.T) {
 	r := newRepo(t, "main")
-	r.write("buf.yaml", "version: v2\nmodules:\n  - path: proto\n    excludes: [proto/vendor]\n")
+	r.write("buf.yaml", "version: v2\nmodules:\n  - path: proto\n    excludes: [proto/legacy]\n")
 	r.write("proto/shop/common/v1/money.proto", money)
-	r.write("proto/vendor/x/v1/x.proto", "syntax = \"proto3\";\npackage x.v1;\nmessage X { string id = 1; }\n")
+	r.write("proto/legacy/x/v1/x.proto", "syntax = \"proto3\";\npackage x.v1;\nmessage X { string id = 1; }\n")
 	r.commit("v1")
-	r.write("proto/vendor/x/v1/x.proto", "syntax = \"proto3\";\npackage x.v1;\nimport \"nowhere/y.proto\";\nmessage X { nowhere.Y id = 1; }\n")
+	r.write("proto/legacy/x/v1/x.proto", "syntax = \"proto3\";\npackage x.v1;\nimport \"nowhere/y.proto\";\nmessage X { nowhere.Y id = 1; }\n")
 	r.write("proto/shop/common/v1/money.proto", strings.Replace(money, "  int64 units = 2;\n", "", 1))
 
 	res, err := Run(options(r.top))
@@ -167,5 +168,8 @@ func TestRunSkipsBufExcluded(t *testing.T) {
 	}
 	if hasRule(res.Findings, "contract-unreadable") || !hasRule(res.Findings, "proto-field-removed") {
 		t.Errorf("want money.proto's finding and nothing about the excluded file, got %+v", res.Findings)
+	}
+	if want := []string{"proto/legacy/x/v1/x.proto is excluded from its module by buf.yaml (excludes), so buf does not build it either"}; !slices.Equal(res.NotReviewed, want) {
+		t.Errorf("NotReviewed = %q, want %q", res.NotReviewed, want)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/rogpeppe/go-internal/txtar"
 
 	"github.com/contractlint/contractlint/internal/cli"
+	"github.com/contractlint/contractlint/internal/gittest"
 	"github.com/contractlint/contractlint/internal/timeline"
 )
 
@@ -37,20 +38,7 @@ func need(t testing.TB, names ...string) string {
 // configuration and from any repository the test runs inside.
 func gitEnv(t testing.TB) {
 	t.Helper()
-	need(t, "git")
-	home := t.TempDir()
-	for k, v := range map[string]string{
-		"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com",
-		"GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com",
-		"GIT_CONFIG_GLOBAL": filepath.Join(home, "gitconfig"), "GIT_CONFIG_NOSYSTEM": "1", "HOME": home,
-		"GIT_CEILING_DIRECTORIES": filepath.Dir(home),
-	} {
-		t.Setenv(k, v)
-	}
-	for _, k := range []string{"GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_COMMON_DIR"} {
-		t.Setenv(k, "")
-		os.Unsetenv(k)
-	}
+	gittest.Isolate(t)
 }
 
 func git(t testing.TB, dir string, args ...string) string {

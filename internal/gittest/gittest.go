@@ -1,0 +1,71 @@
+// Package gittest makes throwaway git repositories for tests: git, the
+// test's calls and the code's under test alike, kept away from the user's
+// configuration and from any repository the test runs inside.
+package gittest
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Isolate sets the environment git reads for the rest of the test: a
+// throwaway HOME and global config, a fixed author, no GIT_DIR a hook may
+// have set. Without git it skips, except in CI (CI=true), where a missing
+// git must fail the run rather than leave the test unrun.
+func Isolate(t testing.TB) {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("git is not installed (CI=true, so this fails instead of skipping)")
+		}
+		t.Skip("git is not installed")
+	}
+	home := t.TempDir()
+	// file:// clones make shallow repositories.
+	if err := os.WriteFile(filepath.Join(home, "gitconfig"), []byte("[protocol \"file\"]\n\tallow = always\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range map[string]string{
+		"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com",
+		"GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com",
+		"GIT_CONFIG_GLOBAL": filepath.Join(home, "gitconfig"), "GIT_CONFIG_NOSYSTEM": "1", "HOME": home,
+		"GIT_CEILING_DIRECTORIES": filepath.Dir(home),
+	} {
+		t.Setenv(k, v)
+	}
+	for _, k := range []string{"GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_COMMON_DIR"} {
+		t.Setenv(k, "") // restores the old value after the test
+		os.Unsetenv(k)
+	}
+}
+
+// Repo is a throwaway work tree.
+type Repo struct{ Dir string }
+
+// New isolates git and makes an empty repository whose branch is main.
+func New(t testing.TB) *Repo {
+	t.Helper()
+	Isolate(t)
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &Repo{Dir: dir}
+	r.Git(t, "init", "-q", "-b", "main")
+	return r
+}
+
+// Git runs git in the work tree and returns its trimmed output.
+func (r *Repo) Git(t testing.TB, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = r.Dir
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
