@@ -110,8 +110,9 @@ func compareOpenAPI(old, new Side, o Options, partial bool) (*rules.Input, error
 	return in, err
 }
 
-// planSubset reads both documents for openapi.PlanSubset; nil when a side
-// $refs other files (their chunks are not cut) or the plan does not apply.
+// planSubset reads both documents for openapi.PlanSubset, or for
+// openapi.PlanFiles when a side $refs other files; nil when the plan does
+// not apply.
 func planSubset(old, new Side) *openapi.Subset {
 	ob, err := old.Src.ReadFile(firstName(old))
 	if err != nil {
@@ -122,8 +123,10 @@ func planSubset(old, new Side) *openapi.Subset {
 		return nil
 	}
 	for _, b := range [][]byte{ob, nb} {
-		if files, ok := externalRefs(b); !ok || len(files) > 0 {
+		if files, ok := externalRefs(b); !ok {
 			return nil
+		} else if len(files) > 0 {
+			return planFiles(old, new, ob, nb)
 		}
 	}
 	sub, ok := openapi.PlanSubset(ob, nb)
