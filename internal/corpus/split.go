@@ -33,7 +33,11 @@ func Split(doc []byte, dir string) ([]string, error) {
 	}
 	top := root.Content[0]
 	w := &splitter{dir: dir}
-	if paths := lookup(top, "paths"); paths != nil {
+	for k := 0; k+1 < len(top.Content); k += 2 {
+		if top.Content[k].Value != "paths" {
+			continue
+		}
+		paths := top.Content[k+1]
 		for i := 0; i+1 < len(paths.Content); i += 2 {
 			p, v := paths.Content[i].Value, paths.Content[i+1]
 			if !strings.HasPrefix(p, "/") {
@@ -72,19 +76,6 @@ func (w *splitter) write(file string, n *yaml.Node) error {
 	}
 	w.files = append(w.files, file)
 	return os.WriteFile(p, b.Bytes(), 0o644)
-}
-
-// lookup is the value of key in mapping n, or nil.
-func lookup(n *yaml.Node, key string) *yaml.Node {
-	if n == nil || n.Kind != yaml.MappingNode {
-		return nil
-	}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		if n.Content[i].Value == key {
-			return n.Content[i+1]
-		}
-	}
-	return nil
 }
 
 func refNode(file string) *yaml.Node {
