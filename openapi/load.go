@@ -83,15 +83,13 @@ func Load(src source.Source, name string, display func(string) string) (doc *Doc
 		return nil, source.Errorf(display(name), 1, 1, "unsupported OpenAPI version %q (want 3.0 or 3.1)", t.OpenAPI)
 	}
 	d.T = t
-	if err := d.resolveOperations(l); err != nil {
-		return nil, d.loadError(err)
-	}
 	d.Problems = append(d.validate(l.Context), d.bundled...)
 	return d, nil
 }
 
-// load reads the document with every file it $refs, again while the parser
-// refuses a $ref where text was expected (each time in one more file).
+// load reads the document with every file it $refs, operations written as
+// $refs included; again while the parser refuses a $ref where text was
+// expected (each time in one more file).
 func (d *Doc) load(src source.Source) (*openapi3.T, *openapi3.Loader, error) {
 	for {
 		l := openapi3.NewLoader()
@@ -101,7 +99,18 @@ func (d *Doc) load(src source.Source) (*openapi3.T, *openapi3.Loader, error) {
 		l.ReadFromURIFunc = func(_ *openapi3.Loader, u *url.URL) ([]byte, error) { return d.read(src, u) }
 		l.JoinFunc = joinRef
 		t, err := l.LoadFromURI(&url.URL{Path: d.name})
-		if err == nil || !d.textRefs(err) {
+		var note *rules.Invalid
+		if err == nil && strings.HasPrefix(t.OpenAPI, "3.") {
+			d.T = t
+			note, err = d.resolveOperations(l)
+		}
+		if err == nil {
+			if note != nil {
+				d.bundled = append(d.bundled, *note)
+			}
+			return t, l, nil
+		}
+		if !d.textRefs(err) {
 			return t, l, err
 		}
 	}

@@ -3,6 +3,7 @@ package openapi
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"net/url"
 	"path"
 	"slices"
@@ -87,8 +88,9 @@ type opRef struct {
 }
 
 // resolveOperations replaces each operation written as a $ref by the
-// operation its file holds, and notes, once, that the document does so.
-func (d *Doc) resolveOperations(l *openapi3.Loader) error {
+// operation its file holds, and returns the note, once, that the document
+// does so (nil when none is).
+func (d *Doc) resolveOperations(l *openapi3.Loader) (*rules.Invalid, error) {
 	var first *opRef
 	for round := 0; ; round++ {
 		todo := d.opRefs()
@@ -99,19 +101,19 @@ func (d *Doc) resolveOperations(l *openapi3.Loader) error {
 			first = &todo[0]
 		}
 		if round == maxOpChain {
-			return d.opError(todo[0], "the $ref leads through more than %d operation files written as $refs", maxOpChain)
+			return nil, d.opError(todo[0], "the $ref leads through more than %d operation files written as $refs", maxOpChain)
 		}
 		for _, r := range todo {
 			if err := d.resolveOperation(l, r); err != nil {
-				return err
+				return nil, err
 			}
 		}
 	}
-	if first != nil {
-		d.bundled = append(d.bundled, rules.Invalid{Loc: d.KeyLoc(first.op.Origin),
-			Msg: "an operation is written as a $ref, which OpenAPI does not allow: it is read, with every operation written so, as bundlers (redocly bundle, swagger-cli bundle) read them"})
+	if first == nil {
+		return nil, nil
 	}
-	return nil
+	return &rules.Invalid{Loc: d.KeyLoc(first.op.Origin),
+		Msg: "an operation is written as a $ref, which OpenAPI does not allow: it is read, with every operation written so, as bundlers (redocly bundle, swagger-cli bundle) read them"}, nil
 }
 
 // opRefs lists the operations written as $refs: in paths, webhooks and the
@@ -123,13 +125,13 @@ func (d *Doc) opRefs() []opRef {
 		if depth > maxOpChain {
 			return
 		}
-		for _, p := range slices.Sorted(mapKeys(items)) {
+		for _, p := range slices.Sorted(maps.Keys(items)) {
 			item := items[p]
 			if item == nil {
 				continue
 			}
 			ops := item.Operations()
-			for _, m := range slices.Sorted(mapKeys(ops)) {
+			for _, m := range slices.Sorted(maps.Keys(ops)) {
 				op := ops[m]
 				where := strings.TrimSpace(prefix + " " + m + " " + p)
 				if _, ok := op.Extensions["$ref"].(string); ok {
@@ -149,16 +151,6 @@ func (d *Doc) opRefs() []opRef {
 	}
 	visit("webhook", d.T.Webhooks, 0)
 	return out
-}
-
-func mapKeys[V any](m map[string]V) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}
 }
 
 // resolveOperation loads r's file as a path item through l, the loader that
