@@ -101,7 +101,7 @@ func splitStripe(tb testing.TB) (pipeline.Side, pipeline.Side) {
 // .ci/side-by-side stripe-split.
 func BenchmarkSplitStripeOneFile(b *testing.B) {
 	old, new := splitStripe(b)
-	o := pipeline.Options{Registry: rules.Default()}
+	o := pipeline.Options{Registry: rules.Default(), Settings: &rules.Settings{}}
 	whole := o
 	whole.Whole = true
 	var sub, all time.Duration
