@@ -43,8 +43,15 @@ type Doc struct {
 	Problems []rules.Invalid
 	// last and lastRaw are the file read most recently: kin-openapi parses
 	// each file as soon as it reads it, so a parse error is that file's.
-	last    string
-	lastRaw []byte
+	// lastKey and lastServed are the name it was asked for and the text it
+	// was given (an operation file is served as a path item, see opref.go).
+	last, lastKey       string
+	lastRaw, lastServed []byte
+	// blanks are the $refs where text was expected, by served name, read as
+	// empty text (see textref.go); bundled notes what was read as bundlers
+	// read it, as contract-invalid warnings.
+	blanks  map[string][]blankSpan
+	bundled []rules.Invalid
 }
 
 // Load reads the document name (root-relative) from src. Every $ref is read
@@ -62,12 +69,7 @@ func Load(src source.Source, name string, display func(string) string) (doc *Doc
 			doc, err = nil, source.Errorf(display(name), 0, 0, "cannot read this contract (the OpenAPI parser failed: %v)", r)
 		}
 	}()
-	l := openapi3.NewLoader()
-	l.IncludeOrigin = true
-	l.IsExternalRefsAllowed = true
-	l.Context = context.Background()
-	l.ReadFromURIFunc = func(_ *openapi3.Loader, u *url.URL) ([]byte, error) { return d.read(src, u) }
-	t, err := l.LoadFromURI(&url.URL{Path: name})
+	t, l, err := d.load(src)
 	if err != nil {
 		return nil, d.loadError(err)
 	}
@@ -81,11 +83,37 @@ func Load(src source.Source, name string, display func(string) string) (doc *Doc
 		return nil, source.Errorf(display(name), 1, 1, "unsupported OpenAPI version %q (want 3.0 or 3.1)", t.OpenAPI)
 	}
 	d.T = t
-	if err := d.refOperations(); err != nil {
-		return nil, err
-	}
-	d.Problems = d.validate(l.Context)
+	d.Problems = append(d.validate(l.Context), d.bundled...)
 	return d, nil
+}
+
+// load reads the document with every file it $refs, operations written as
+// $refs included; again while the parser refuses a $ref where text was
+// expected (each time in one more file).
+func (d *Doc) load(src source.Source) (*openapi3.T, *openapi3.Loader, error) {
+	for {
+		l := openapi3.NewLoader()
+		l.IncludeOrigin = true
+		l.IsExternalRefsAllowed = true
+		l.Context = context.Background()
+		l.ReadFromURIFunc = func(_ *openapi3.Loader, u *url.URL) ([]byte, error) { return d.read(src, u) }
+		l.JoinFunc = joinRef
+		t, err := l.LoadFromURI(&url.URL{Path: d.name})
+		var note *rules.Invalid
+		if err == nil && strings.HasPrefix(t.OpenAPI, "3.") {
+			d.T = t
+			note, err = d.resolveOperations(l)
+		}
+		if err == nil {
+			if note != nil {
+				d.bundled = append(d.bundled, *note)
+			}
+			return t, l, nil
+		}
+		if !d.textRefs(err) {
+			return t, l, err
+		}
+	}
 }
 
 // validate collects every validation problem, each placed at the element
@@ -182,7 +210,16 @@ func (d *Doc) read(src source.Source, u *url.URL) ([]byte, error) {
 			if err := d.text(name, b); err != nil {
 				return b, err
 			}
-			return d.readable(name, b), nil
+			out := d.readable(name, b)
+			key := name
+			if u.RawQuery == opQuery {
+				key, out = name+"?"+opQuery, asPathItem(out)
+			}
+			if sp := d.blanks[key]; sp != nil {
+				out = blank(out, sp)
+			}
+			d.lastKey, d.lastServed = key, out
+			return out, nil
 		}
 	}
 	if ref && errors.Is(err, source.ErrOutside) {
@@ -293,6 +330,9 @@ func (d *Doc) loadError(err error) error {
 		line, _ = strconv.Atoi(m[1])
 		col, _ = strconv.Atoi(m[2])
 		msg = strings.Replace(msg, m[0], "", 1)
+		if _, wrapped := servedName(d.lastKey); wrapped && line > 1 {
+			line, col = line-1, max(0, col-1)
+		}
 	}
 	if strings.Contains(msg, "cannot construct") || strings.Contains(msg, "cannot unmarshal") {
 		if ps := diagnose(file, d.raw); ps != nil {
@@ -369,14 +409,19 @@ func (d *Doc) Loc(l *openapi3.Location) rules.Location {
 	if l == nil || l.Line == 0 {
 		return rules.Location{File: d.display(d.name)}
 	}
-	file := l.File
+	file, wrapped := servedName(l.File)
 	if u, err := url.PathUnescape(file); err == nil {
 		file = u
 	}
 	if file == "" {
 		file = d.name
 	}
-	return rules.Location{File: d.display(file), Line: l.Line, Column: d.column(file, l.Line, l.Column)}
+	line, col := l.Line, l.Column
+	if wrapped {
+		// An operation file served as a path item: one line down, one right.
+		line, col = max(1, line-1), max(1, col-1)
+	}
+	return rules.Location{File: d.display(file), Line: line, Column: d.column(file, line, col)}
 }
 
 // KeyLoc is where an element's key is: "price:" for a property.
@@ -409,7 +454,7 @@ func (d *Doc) refPath(sr *openapi3.SchemaRef) string {
 		sr.Value.Origin.Key == nil || sr.Value.Origin.Key.File == "" {
 		return sr.Ref
 	}
-	at := sr.Value.Origin.Key.File
+	at, _ := servedName(sr.Value.Origin.Key.File)
 	if u, err := url.PathUnescape(at); err == nil {
 		at = u
 	}

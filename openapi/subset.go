@@ -94,7 +94,12 @@ func planCut(o, n *pieces, ok bool) (*Subset, bool) {
 	if !ok || !bytes.Equal(o.header, n.header) || !o.sound() || !n.sound() {
 		return nil, false
 	}
-	keep, whole := plan(o, n)
+	keep, whole := plan(o, n, nil, nil)
+	return subset(o, n, keep, whole)
+}
+
+// subset is the plan that keeps keep, or false when it leaves out nothing.
+func subset(o, n *pieces, keep, whole map[string]bool) (*Subset, bool) {
 	s := &Subset{whole: whole, keep: keep}
 	names := map[string]bool{}
 	for _, d := range []*pieces{o, n} {
@@ -117,9 +122,14 @@ func planCut(o, n *pieces, ok bool) (*Subset, bool) {
 }
 
 // plan picks the chunks to keep: changed ones and those reaching them (the
-// complete ones), then whatever the kept ones $ref.
-func plan(o, n *pieces) (keep, whole map[string]bool) {
+// complete ones), then whatever the kept ones $ref. more adds $refs a chunk
+// makes through other files, and dirty marks a chunk changed in a file it
+// reaches (a multi-file tree, see files.go).
+func plan(o, n *pieces, more map[string][]string, dirty func(string) bool) (keep, whole map[string]bool) {
 	refs := map[string][]string{} // both sides' $refs, by chunk
+	for p, rs := range more {
+		refs[p] = append(refs[p], rs...)
+	}
 	var changed, seeds []string
 	for _, d := range []*pieces{o, n} {
 		for p, c := range d.chunks {
@@ -131,7 +141,7 @@ func plan(o, n *pieces) (keep, whole map[string]bool) {
 	}
 	for p := range refs {
 		oc, nc := o.chunks[p], n.chunks[p]
-		if oc == nil || nc == nil || !bytes.Equal(o.text(oc), n.text(nc)) {
+		if oc == nil || nc == nil || !bytes.Equal(o.text(oc), n.text(nc)) || dirty != nil && dirty(p) {
 			changed = append(changed, p)
 		}
 	}

@@ -2,18 +2,12 @@ package openapi
 
 import (
 	"bytes"
-	"cmp"
 	"encoding/json"
-	"fmt"
 	"regexp"
-	"slices"
 	"strconv"
-	"strings"
 	"unicode/utf8"
 
 	"go.yaml.in/yaml/v4"
-
-	"github.com/contractlint/contractlint/internal/source"
 )
 
 // The one reader of contract text. The loader and review both read a
@@ -135,35 +129,4 @@ func (d *Doc) column(name string, line, col int) int {
 	d.refs.mu.Lock()
 	defer d.refs.mu.Unlock()
 	return column(d.refs.shifts[name], line, col)
-}
-
-// refOperations refuses, at each one's place, an operation written as a
-// $ref (Redocly's and Speakeasy's split style: `get: {$ref: ops/list.yaml}`).
-// OpenAPI allows no $ref there and the parser reads such an operation as
-// empty, so every change inside it would pass in silence; until they are
-// resolved as bundlers resolve them, the document is refused instead.
-func (d *Doc) refOperations() error {
-	if d.T.Paths == nil {
-		return nil
-	}
-	var ps source.Problems
-	for p, item := range d.T.Paths.Map() {
-		for method, op := range item.Operations() {
-			ref, ok := op.Extensions["$ref"].(string)
-			if !ok {
-				continue
-			}
-			loc := d.KeyLoc(op.Origin)
-			ps = append(ps, source.Problem{File: loc.File, Line: loc.Line, Column: loc.Column,
-				Msg: fmt.Sprintf("%s %s is written as a $ref to %q, which OpenAPI does not allow for an operation and contractlint does not read yet: bundle the document first (redocly bundle, swagger-cli bundle) and compare the bundles",
-					strings.ToUpper(method), p, ref)})
-		}
-	}
-	slices.SortFunc(ps, func(a, b source.Problem) int {
-		return cmp.Or(strings.Compare(a.File, b.File), cmp.Compare(a.Line, b.Line), cmp.Compare(a.Column, b.Column))
-	})
-	if len(ps) == 0 {
-		return nil
-	}
-	return ps
 }

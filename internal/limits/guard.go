@@ -18,7 +18,7 @@ func (l Limits) Guard(src source.Source, display func(string) string) source.Sou
 	if display == nil {
 		display = func(s string) string { return s }
 	}
-	return &guarded{Source: src, l: l.OrDefault(), display: display, seen: map[string]bool{}, counted: map[string]bool{}}
+	return &guarded{Source: src, l: l.OrDefault(), display: display, seen: map[string]bool{}, counted: map[string]error{}}
 }
 
 type guarded struct {
@@ -28,8 +28,9 @@ type guarded struct {
 	mu      sync.Mutex
 	seen    map[string]bool
 	// counted holds the files whose elements and kinds are in total and
-	// kinds: a file read twice counts once.
-	counted map[string]bool
+	// kinds, each with its refusal (nil when within the totals): a file
+	// read twice counts once, and one refused stays refused.
+	counted map[string]error
 	total   int
 	kinds   Counts
 }
@@ -60,10 +61,16 @@ func (g *guarded) add(name string, sh Shape) error {
 	c, _ := source.Clean(name)
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if g.counted[c] {
-		return nil
+	if err, ok := g.counted[c]; ok {
+		return err
 	}
-	g.counted[c] = true
+	err := g.total1(name, sh)
+	g.counted[c] = err
+	return err
+}
+
+// total1 adds one file's counts to the side's totals.
+func (g *guarded) total1(name string, sh Shape) error {
 	g.total += sh.Elements
 	if g.total > g.l.TotalElements {
 		return source.Errorf(g.display(name), 0, 0, "not read: it takes the elements of this side to %d, more than the limit of %d on one side (raise it with %s)",

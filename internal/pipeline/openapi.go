@@ -135,13 +135,24 @@ func compareOpenAPI(old Side, loadOld func() (*openapi.Doc, error), new Side, o 
 	return in, err
 }
 
-// planSubset reads both documents for openapi.PlanSubset; nil when a side
-// $refs other files (their chunks are not cut) or the plan does not apply.
+// planSubset reads both documents for openapi.PlanSubset, or for
+// openapi.PlanFiles when a side $refs other files; nil when the plan does
+// not apply.
 func planSubset(old, new Side) *openapi.Subset {
-	ob, ok := oneFile(old)
-	nb, nok := oneFile(new)
-	if !ok || !nok {
+	ob, err := old.Src.ReadFile(firstName(old))
+	if err != nil {
 		return nil
+	}
+	nb, err := new.Src.ReadFile(firstName(new))
+	if err != nil {
+		return nil
+	}
+	for _, b := range [][]byte{ob, nb} {
+		if files, ok := externalRefs(b); !ok {
+			return nil
+		} else if len(files) > 0 {
+			return planFiles(old, new, ob, nb)
+		}
 	}
 	sub, ok := openapi.PlanSubset(ob, nb)
 	if !ok {

@@ -256,18 +256,11 @@ func sameOpenAPI(old, new Side) bool {
 // false when the scan cannot be sure: a $ref it cannot read, or one to a
 // URL or an absolute path, which only a real load judges.
 func externalRefs(b []byte) (files []string, ok bool) {
-	const key = "$ref"
-	for rest := b; ; {
-		i := bytes.Index(rest, []byte(key))
-		if i < 0 {
-			return files, true
-		}
-		rest = rest[i+len(key):]
-		v, after, found := refValue(rest)
-		if !found {
-			return nil, false
-		}
-		rest = after
+	refs, ok := refValues(b)
+	if !ok {
+		return nil, false
+	}
+	for _, v := range refs {
 		file, _, _ := strings.Cut(v, "#")
 		switch {
 		case file == "":
@@ -276,6 +269,26 @@ func externalRefs(b []byte) (files []string, ok bool) {
 			return nil, false
 		}
 		files = append(files, file)
+	}
+	return files, true
+}
+
+// refValues lists the value of every $ref in a YAML or JSON document, as
+// written; ok is false when one cannot be read.
+func refValues(b []byte) (refs []string, ok bool) {
+	const key = "$ref"
+	for rest := b; ; {
+		i := bytes.Index(rest, []byte(key))
+		if i < 0 {
+			return refs, true
+		}
+		rest = rest[i+len(key):]
+		v, after, found := refValue(rest)
+		if !found {
+			return nil, false
+		}
+		rest = after
+		refs = append(refs, v)
 	}
 }
 
@@ -300,11 +313,25 @@ func refValue(b []byte) (v string, rest []byte, ok bool) {
 	if len(b) > 0 && (b[0] == '"' || b[0] == '\'') {
 		quote, b = b[0], b[1:]
 	}
+	// A plain value ends a flow collection's entry at `,`, `}` or `]`, but
+	// a brace it opened itself is its own (paths/v1_{id}.yaml in block style).
+	depth := 0
 	end := bytes.IndexFunc(b, func(r rune) bool {
 		if quote != 0 {
 			return r == rune(quote) || r == '\n'
 		}
-		return r == ' ' || r == '\t' || r == '\n' || r == '\r' || r == ',' || r == '}' || r == ']'
+		switch r {
+		case '{', '[':
+			depth++
+		case '}', ']':
+			if depth == 0 {
+				return true
+			}
+			depth--
+		case ',':
+			return depth == 0
+		}
+		return r == ' ' || r == '\t' || r == '\n' || r == '\r'
 	})
 	if end < 0 {
 		end = len(b)

@@ -1,0 +1,215 @@
+package pipeline
+
+import (
+	"bytes"
+	"net/url"
+	"path"
+	"strings"
+	"sync"
+
+	"github.com/contractlint/contractlint/internal/par"
+	"github.com/contractlint/contractlint/internal/source"
+	"github.com/contractlint/contractlint/openapi"
+)
+
+// A split spec is a root and the files it $refs. Before anything is parsed,
+// both sides' files are read and compared (a byte compare is far cheaper
+// than a parse), so the subset load (openapi.PlanFiles) keeps only the root's
+// chunks that reach a file that changed, and the loader never reads the
+// files no kept chunk reaches.
+
+// fileTree is one side's files: each one the root reaches, its bytes and
+// the $refs it makes (resolved against its folder).
+type fileTree struct {
+	root  string
+	text  map[string][]byte
+	edges map[string][]target
+}
+
+// target is one $ref: the file it names and its fragment.
+type target struct{ file, frag string }
+
+// readTree reads every file the root reaches, a level of the walk at a time
+// on every core; ok is false when a file does not read or a $ref cannot be
+// followed for sure (the whole load then reports it).
+func readTree(s Side, root []byte) (*fileTree, bool) {
+	name := firstName(s)
+	t := &fileTree{root: name, text: map[string][]byte{name: root}, edges: map[string][]target{}}
+	level := []string{name}
+	for len(level) > 0 {
+		edges := make([][]target, len(level))
+		oks := make([]bool, len(level))
+		par.Each(len(level), func(i int) { edges[i], oks[i] = refTargets(level[i], t.text[level[i]]) })
+		var next []string
+		for i, f := range level {
+			if !oks[i] {
+				return nil, false
+			}
+			t.edges[f] = edges[i]
+			for _, e := range edges[i] {
+				if _, seen := t.text[e.file]; !seen {
+					t.text[e.file] = nil
+					next = append(next, e.file)
+				}
+			}
+		}
+		texts := make([][]byte, len(next))
+		errs := make([]error, len(next))
+		par.Each(len(next), func(i int) { texts[i], errs[i] = s.Src.ReadFile(next[i]) })
+		for i, f := range next {
+			if errs[i] != nil {
+				return nil, false
+			}
+			t.text[f] = texts[i]
+		}
+		level = next
+	}
+	return t, true
+}
+
+// refTargets lists the other files (or the root) b's $refs name, read as
+// the loader reads them: a URI reference, percent-escapes decoded, a query
+// no part of the name.
+func refTargets(name string, b []byte) ([]target, bool) {
+	refs, ok := refValues(b)
+	if !ok {
+		return nil, false
+	}
+	return resolve(name, refs)
+}
+
+// resolve reads refs, written in name, as files and fragments.
+func resolve(name string, refs []string) ([]target, bool) {
+	var out []target
+	for _, r := range refs {
+		if strings.HasPrefix(r, "#") {
+			continue
+		}
+		u, err := url.Parse(r)
+		if err != nil || u.Scheme != "" || u.Host != "" || u.Opaque != "" || u.Path == "" || strings.HasPrefix(u.Path, "/") {
+			return nil, false
+		}
+		f, err := source.Clean(path.Join(path.Dir(name), u.Path))
+		if err != nil {
+			return nil, false
+		}
+		out = append(out, target{f, u.Fragment})
+	}
+	return out, true
+}
+
+// planFiles plans the subset load of two split specs; nil when it does not
+// apply.
+func planFiles(old, new Side, ob, nb []byte) *openapi.Subset {
+	var ot, nt *fileTree
+	var ook, nok bool
+	var wg sync.WaitGroup
+	wg.Go(func() { ot, ook = readTree(old, ob) })
+	nt, nok = readTree(new, nb)
+	wg.Wait()
+	if !ook || !nok {
+		return nil
+	}
+	// The sides' roots may sit in different folders (diff a/api.yaml
+	// b/api.yaml): files are compared by their names below the root's.
+	oc, ok1 := ot.changed(nt)
+	nc, ok2 := nt.changed(ot)
+	if !ok1 || !ok2 {
+		return nil
+	}
+	od, nd := ot.dirty(oc), nt.dirty(nc)
+	sub, ok := openapi.PlanFiles(ob, nb, func(isOld bool, text []byte) (bool, []string, bool) {
+		t, dirty := nt, nd
+		if isOld {
+			t, dirty = ot, od
+		}
+		return t.reach(text, dirty)
+	})
+	if !ok {
+		return nil
+	}
+	return sub
+}
+
+// changed lists t's files that differ from, or are missing in, other's
+// (matched by their names below each root's folder), the root aside. ok is
+// false when a file lies outside the root's folder.
+func (t *fileTree) changed(other *fileTree) (map[string]bool, bool) {
+	out := map[string]bool{}
+	for f, b := range t.text {
+		if f == t.root {
+			continue
+		}
+		rel, ok := below(t.root, f)
+		if !ok {
+			return nil, false
+		}
+		ob, ok := other.text[path.Join(path.Dir(other.root), rel)]
+		if !ok || !bytes.Equal(b, ob) {
+			out[f] = true
+		}
+	}
+	return out, true
+}
+
+// below is f's name relative to root's folder.
+func below(root, f string) (string, bool) {
+	dir := path.Dir(root)
+	if dir == "." {
+		return f, true
+	}
+	return strings.CutPrefix(f, dir+"/")
+}
+
+// dirty is every file that is changed or reaches one, the root aside.
+func (t *fileTree) dirty(changed map[string]bool) map[string]bool {
+	back := map[string][]string{}
+	for f, es := range t.edges {
+		for _, e := range es {
+			back[e.file] = append(back[e.file], f)
+		}
+	}
+	out := map[string]bool{}
+	var stack []string
+	for f := range changed {
+		stack = append(stack, f)
+	}
+	for len(stack) > 0 {
+		f := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if out[f] || f == t.root {
+			continue
+		}
+		out[f] = true
+		stack = append(stack, back[f]...)
+	}
+	return out
+}
+
+// reach follows the $refs in text, a part of the root, through the files
+// they reach: whether one is dirty, and the pointers into the root they $ref.
+func (t *fileTree) reach(text []byte, dirty map[string]bool) (bool, []string, bool) {
+	start, ok := refTargets(t.root, text)
+	if !ok {
+		return false, nil, false
+	}
+	seen := map[string]bool{}
+	var back []string
+	any := false
+	stack := start
+	for len(stack) > 0 {
+		e := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if e.file == t.root {
+			back = append(back, "#"+e.frag)
+			continue
+		}
+		if seen[e.file] {
+			continue
+		}
+		seen[e.file] = true
+		any = any || dirty[e.file]
+		stack = append(stack, t.edges[e.file]...)
+	}
+	return any, back, true
+}

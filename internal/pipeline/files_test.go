@@ -1,0 +1,120 @@
+package pipeline_test
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/contractlint/contractlint/internal/corpus"
+	"github.com/contractlint/contractlint/internal/pipeline"
+	"github.com/contractlint/contractlint/internal/source"
+	"github.com/contractlint/contractlint/rules"
+)
+
+// splitPair writes the old and new documents of a case as split specs
+// (corpus.Split: a root and a file per path) under root/old and root/new.
+func splitPair(t testing.TB, root string, old, new []byte) (pipeline.Side, pipeline.Side, bool) {
+	for name, b := range map[string][]byte{"old": old, "new": new} {
+		if _, err := corpus.Split(b, filepath.Join(root, name)); err != nil {
+			return pipeline.Side{}, pipeline.Side{}, false
+		}
+	}
+	src, err := source.OpenDir(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pipeline.Side{Src: src, Files: []string{"old/openapi.yaml"}}, pipeline.Side{Src: src, Files: []string{"new/openapi.yaml"}}, true
+}
+
+// TestSplitSubsetSameFindings splits every YAML OpenAPI pair of the rule
+// cases into a root and a file per path, and compares the subset load of the
+// two trees, which reaches into the path files, with the whole load.
+func TestSplitSubsetSameFindings(t *testing.T) {
+	cases, err := filepath.Glob(filepath.Join("..", "..", "testdata", "rules", "*", "*"))
+	if err != nil || len(cases) == 0 {
+		t.Fatalf("no rule cases: %v", err)
+	}
+	ran, skipped := 0, 0
+	for _, dir := range cases {
+		ob, oerr := os.ReadFile(filepath.Join(dir, "old.yaml"))
+		nb, nerr := os.ReadFile(filepath.Join(dir, "new.yaml"))
+		if oerr != nil || nerr != nil {
+			continue
+		}
+		old, new, ok := splitPair(t, t.TempDir(), ob, nb)
+		if !ok {
+			continue
+		}
+		ran++
+		t.Run(filepath.Base(filepath.Dir(dir))+"/"+filepath.Base(dir), func(t *testing.T) {
+			if st := subsetRun(t, old, new, everyRule()); st.ChunksSkipped > 0 {
+				skipped++
+			}
+		})
+	}
+	t.Logf("%d split pairs, %d with chunks left out", ran, skipped)
+	if skipped < 10 {
+		t.Errorf("only %d of %d split pairs left a chunk out", skipped, ran)
+	}
+}
+
+// TestSplitStripeOneFile is the benchmark's change checked for findings:
+// Stripe split per path, one path file changed, both loads alike, and most
+// of the root left out.
+func TestSplitStripeOneFile(t *testing.T) {
+	if testing.Short() {
+		t.Skip("splits a 4 MB document")
+	}
+	old, new := splitStripe(t)
+	st := subsetRun(t, old, new, everyRule())
+	if st.ChunksSkipped*2 < st.Chunks {
+		t.Errorf("subset left out %d of %d chunks, want at least half", st.ChunksSkipped, st.Chunks)
+	}
+}
+
+// splitStripe writes Stripe's spec split per path, and the same tree with
+// the one-file change corpus.SplitChange makes.
+func splitStripe(tb testing.TB) (pipeline.Side, pipeline.Side) {
+	const name = "stripe-spec3-2023-09-12.yaml"
+	dir := tb.TempDir()
+	corpus.Gunzip(tb, name, dir)
+	b, err := os.ReadFile(filepath.Join(dir, name))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	old, new, ok := splitPair(tb, dir, b, b)
+	if !ok {
+		tb.Fatal("Stripe's spec did not split")
+	}
+	if err := corpus.SplitChange(filepath.Join(dir, "new")); err != nil {
+		tb.Fatal(err)
+	}
+	return old, new
+}
+
+// BenchmarkSplitStripeOneFile diffs Stripe split per path (319 files) with
+// one path file changed, as `contractlint diff old/openapi.yaml
+// new/openapi.yaml` does, and reports the run over a whole load of the same
+// trees (subset/whole, lower is better): what reading and comparing the
+// files first saves. The side-by-side ratio against oasdiff comes from
+// .ci/side-by-side stripe-split.
+func BenchmarkSplitStripeOneFile(b *testing.B) {
+	old, new := splitStripe(b)
+	o := pipeline.Options{Registry: rules.Default(), Settings: &rules.Settings{}}
+	whole := o
+	whole.Whole = true
+	var sub, all time.Duration
+	for b.Loop() {
+		start := time.Now()
+		if _, err := pipeline.Diff(old, new, o); err != nil {
+			b.Fatal(err)
+		}
+		mid := time.Now()
+		if _, err := pipeline.Diff(old, new, whole); err != nil {
+			b.Fatal(err)
+		}
+		sub, all = sub+mid.Sub(start), all+time.Since(mid)
+	}
+	b.ReportMetric(float64(sub)/float64(all), "subset/whole")
+}
