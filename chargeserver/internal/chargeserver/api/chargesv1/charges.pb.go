@@ -409,7 +409,7 @@ const file_charges_proto_rawDesc = "" +
 	"\rChargeService\x12]\n" +
 	"\fCreateCharge\x12,.contractlint.charges.v1.CreateChargeRequest\x1a\x1f.contractlint.charges.v1.Charge\x12\\\n" +
 	"\tGetCharge\x12).contractlint.charges.v1.GetChargeRequest\x1a\x1f.contractlint.charges.v1.Charge\"\x03\x90\x02\x01\x12m\n" +
-	"\vListCharges\x12+.contractlint.charges.v1.ListChargesRequest\x1a,.contractlint.charges.v1.ListChargesResponse\"\x03\x90\x02\x01BJZHgithub.com/contractlint/contractlint/chargeserver/internal/chargeserver/api/chargesv1b\x06proto3"
+	"\vListCharges\x12+.contractlint.charges.v1.ListChargesRequest\x1a,.contractlint.charges.v1.ListChargesResponse\"\x03\x90\x02\x01BWZUgithub.com/contractlint/contractlint/chargeserver/internal/chargeserver/api/chargesv1b\x06proto3"
 
 var (
 	file_charges_proto_rawDescOnce sync.Once
