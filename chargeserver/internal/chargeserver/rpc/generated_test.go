@@ -13,7 +13,7 @@ import (
 )
 
 // TestGeneratedCodeIsCurrent fails when charges.proto changed and
-// `go generate ./internal/chargeserver/api` was not run: the descriptor
+// `go generate ./chargeserver/internal/chargeserver/api` was not run: the descriptor
 // compiled into chargesv1 must be the one the proto compiles to.
 func TestGeneratedCodeIsCurrent(t *testing.T) {
 	c := protocompile.Compiler{Resolver: protocompile.WithStandardImports(&protocompile.SourceResolver{
@@ -26,6 +26,6 @@ func TestGeneratedCodeIsCurrent(t *testing.T) {
 	want := protodesc.ToFileDescriptorProto(files[0])
 	got := protodesc.ToFileDescriptorProto(chargesv1.File_charges_proto)
 	if !proto.Equal(got, want) {
-		t.Fatalf("chargesv1 was generated from another charges.proto; run go generate ./internal/chargeserver/api")
+		t.Fatalf("chargesv1 was generated from another charges.proto; run go generate ./chargeserver/internal/chargeserver/api")
 	}
 }
