@@ -28,9 +28,9 @@ type driver struct {
 	now         func() time.Time
 }
 
-func newDriver(cfg Config, st store.Store, proc processor.Processor) *driver {
+func newDriver(cfg Config, st store.Store, proc processor.Processor, sm seams) *driver {
 	return &driver{store: st, proc: proc, timeout: cfg.ProcessorTimeout, maxAttempts: cfg.MaxAttempts,
-		maxAge: cfg.MaxUnresolvedAge, afterCharge: cfg.AfterCharge, now: time.Now}
+		maxAge: cfg.MaxUnresolvedAge, afterCharge: sm.afterCharge, now: sm.now}
 }
 
 // Outcome names, as counted in chargeserver_requests_total.

@@ -71,13 +71,24 @@ type Config struct {
 	MaxIdlePerClient   int
 	PreAuthIdleTimeout time.Duration
 	IdleTimeout        time.Duration
-	// AfterCharge, when set, runs after the processor answered and before the
-	// answer is recorded: the crash window. Only tests set it.
-	AfterCharge func()
-	// Clock, when set, is the request handler's clock instead of time.Now.
-	// Only tests set it.
-	Clock func() time.Time
 }
+
+// seams are what a test changes in a server, a reaper or a pruner beyond
+// what an operator configures: never in Config, which is the operator's.
+// Production runs on realSeams.
+type seams struct {
+	// now is the one clock of the request handler, the driver of its
+	// attempts, the reaper and the pruner (leases, retention, the replay
+	// cache, the rate limiter, an unresolved claim's age).
+	now func() time.Time
+	// afterCharge, when set, runs after the processor answered and before
+	// the answer is recorded: the crash window. Only a request's drive runs
+	// it, never the reaper's.
+	afterCharge func()
+}
+
+// realSeams is production's: the wall clock and no crash window.
+func realSeams() seams { return seams{now: time.Now} }
 
 // DefaultConfig is the configuration the CLI starts from.
 func DefaultConfig() Config {

@@ -55,8 +55,9 @@ func runChild() int {
 	if d, err := time.ParseDuration(os.Getenv(envRetention)); err == nil {
 		cfg.Retention, cfg.MaxClockSkew, cfg.PruneInterval = d, d/4, 100*time.Millisecond
 	}
+	sm := realSeams()
 	if os.Getenv(envCrash) == "1" {
-		cfg.AfterCharge = func() {
+		sm.afterCharge = func() {
 			// Announce the window and wait here for the parent's SIGKILL.
 			fmt.Println(crashMarker)
 			time.Sleep(time.Hour)
@@ -64,7 +65,7 @@ func runChild() int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
 	defer stop()
-	if err := Run(ctx, cfg, os.Stdout, slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))); err != nil {
+	if err := run(ctx, cfg, os.Stdout, slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})), sm); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}

@@ -239,7 +239,7 @@ func TestSecretsNeverLogged(t *testing.T) {
 		cfg := testConfig(db)
 		cfg.APIKeys[apiKey] = "acct_secret"
 		ledger := processor.NewLedger()
-		h := startHarness(t, cfg, ledger, ledger, log)
+		h := startHarness(t, cfg, ledger, ledger, log, realSeams())
 		body := `{"amount_cents": 4000, "currency": "GBP", "card_token": "` + card + `", "description": "` + desc + `"}`
 		h.mustPost(t, apiKey, idemKey, body)
 		h.mustPost(t, apiKey, idemKey, body)

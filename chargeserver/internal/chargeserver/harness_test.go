@@ -68,13 +68,13 @@ func newHarness(t testing.TB, cfg Config, ledger *processor.Ledger) *harness {
 	if ledger == nil {
 		ledger = processor.NewLedger()
 	}
-	return startHarness(t, cfg, ledger, ledger, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	return startHarness(t, cfg, ledger, ledger, slog.New(slog.NewTextHandler(io.Discard, nil)), realSeams())
 }
 
 // startHarness starts a server that calls proc (the ledger itself, or a
 // client of it served over HTTP) and logs to log. It serves with the same
-// hardened http.Server settings as Run.
-func startHarness(t testing.TB, cfg Config, ledger *processor.Ledger, proc processor.Processor, log *slog.Logger) *harness {
+// hardened http.Server settings as Run, on the test seams sm.
+func startHarness(t testing.TB, cfg Config, ledger *processor.Ledger, proc processor.Processor, log *slog.Logger, sm seams) *harness {
 	t.Helper()
 	if err := cfg.Validate(); err != nil {
 		t.Fatal(err)
@@ -84,7 +84,7 @@ func startHarness(t testing.TB, cfg Config, ledger *processor.Ledger, proc proce
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	srv := New(cfg, st, proc, log)
+	srv := newServer(cfg, st, proc, log, sm)
 	hs := httptest.NewUnstartedServer(srv.Handler())
 	hs.Config, hs.Listener = newHTTPServer(srv.Handler(), cfg, hs.Listener)
 	hs.Config.ErrorLog = slog.NewLogLogger(log.Handler(), slog.LevelError)

@@ -5,6 +5,7 @@ import (
 	"io"
 	"log/slog"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -73,14 +74,15 @@ func TestReaperRespectsLease(t *testing.T) {
 		ctx := context.Background()
 		claimed := time.Now()
 		rec := claimDirectly(t, h, "leased", claimed)
-		reaper := NewReaper(cfg, h.store, h.ledger, h.server.Metrics(), quietLog())
 		// The reaper's clock is set, not slept on: a loaded machine may take
 		// longer than the lease between the claim and the first run.
-		reaper.driver.now = func() time.Time { return claimed.Add(cfg.StaleAfter / 2) }
+		var at atomic.Int64
+		at.Store(claimed.Add(cfg.StaleAfter / 2).UnixNano())
+		reaper := newReaper(cfg, h.store, h.ledger, h.server.Metrics(), quietLog(), func() time.Time { return time.Unix(0, at.Load()) })
 		if n, _ := reaper.RunOnce(ctx); n != 0 || h.ledger.Calls() != 0 {
 			t.Fatalf("the reaper raced a live attempt (resolved %d)", n)
 		}
-		reaper.driver.now = func() time.Time { return claimed.Add(cfg.StaleAfter + 50*time.Millisecond) }
+		at.Store(claimed.Add(cfg.StaleAfter + 50*time.Millisecond).UnixNano())
 		if n, err := reaper.RunOnce(ctx); n != 1 || err != nil {
 			t.Fatalf("after stale-after: resolved %d, %v", n, err)
 		}

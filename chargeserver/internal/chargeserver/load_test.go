@@ -264,7 +264,7 @@ func processorService(t testing.TB) (*processor.Ledger, string) {
 func startOverHTTP(t testing.TB, cfg Config) (*harness, *processor.Client) {
 	ledger, purl := processorService(t)
 	proc := processor.NewClient(purl, cfg.ProcessorTimeout)
-	return startHarness(t, cfg, ledger, proc, quietLog()), proc
+	return startHarness(t, cfg, ledger, proc, quietLog(), realSeams()), proc
 }
 
 // TestLoadMix is the bounded load test: 64 connections on loopback for

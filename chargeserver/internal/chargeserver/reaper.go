@@ -24,11 +24,16 @@ type Reaper struct {
 // NewReaper builds a reaper over st and proc; m may be nil (a one-off run
 // from the CLI has no /metrics to feed).
 func NewReaper(cfg Config, st store.Store, proc processor.Processor, m *Metrics, log *slog.Logger) *Reaper {
+	return newReaper(cfg, st, proc, m, log, realSeams().now)
+}
+
+// newReaper is NewReaper on the clock now. It takes no crash window: the one
+// tests open is the request's, not the reaper's.
+func newReaper(cfg Config, st store.Store, proc processor.Processor, m *Metrics, log *slog.Logger, now func() time.Time) *Reaper {
 	if m == nil {
 		m = newMetrics()
 	}
-	d := newDriver(cfg, st, proc)
-	d.afterCharge = nil // the crash window tests inject is the request's, not the reaper's
+	d := newDriver(cfg, st, proc, seams{now: now})
 	return &Reaper{
 		driver:     d,
 		staleAfter: cfg.StaleAfter,
@@ -82,6 +87,7 @@ func (r *Reaper) resolve(ctx context.Context, rec store.Record, now time.Time) b
 // Pruner deletes completed claims older than the retention, in batches so a
 // large backlog never holds a long lock.
 type Pruner struct {
+	now       func() time.Time
 	store     store.Store
 	retention time.Duration
 	batch     int
@@ -90,16 +96,21 @@ type Pruner struct {
 
 // NewPruner builds a pruner over st; m may be nil, as for NewReaper.
 func NewPruner(cfg Config, st store.Store, m *Metrics) *Pruner {
+	return newPruner(cfg, st, m, realSeams().now)
+}
+
+// newPruner is NewPruner on the clock now.
+func newPruner(cfg Config, st store.Store, m *Metrics, now func() time.Time) *Pruner {
 	if m == nil {
 		m = newMetrics()
 	}
-	return &Pruner{store: st, retention: cfg.Retention, batch: cfg.PruneBatch, metrics: m}
+	return &Pruner{now: now, store: st, retention: cfg.Retention, batch: cfg.PruneBatch, metrics: m}
 }
 
 // RunOnce deletes everything past retention and returns how many keys went.
 func (p *Pruner) RunOnce(ctx context.Context) (int64, error) {
 	p.metrics.PrunerRuns.Add(1)
-	before := time.Now().Add(-p.retention)
+	before := p.now().Add(-p.retention)
 	var total int64
 	for {
 		n, err := p.store.Prune(ctx, before, p.batch)

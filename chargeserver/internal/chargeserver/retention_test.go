@@ -65,8 +65,9 @@ func TestReplayCacheNeverOutlivesRetention(t *testing.T) {
 		cfg := testConfig(db)
 		cfg.ProcessorTimeout, cfg.StaleAfter, cfg.Retention = 100*time.Millisecond, 200*time.Millisecond, time.Second
 		cfg.MaxClockSkew = 300 * time.Millisecond
-		cfg.Clock = func() time.Time { return time.Unix(0, clock.Load()) }
-		h := newHarness(t, cfg, nil)
+		now := func() time.Time { return time.Unix(0, clock.Load()) }
+		ledger := processor.NewLedger()
+		h := startHarness(t, cfg, ledger, ledger, quietLog(), seams{now: now})
 		hits := h.server.Metrics().ReplayCacheHits.Load
 		const body, other = `{"amount_cents": 4000, "currency": "GBP", "card_token": "tok_visa"}`, `{"amount_cents": 9900, "currency": "GBP", "card_token": "tok_visa"}`
 		first := h.mustPost(t, keyA, "k-ret", body)
@@ -95,11 +96,10 @@ func TestReplayCacheNeverOutlivesRetention(t *testing.T) {
 		if r := h.mustPost(t, keyA, "k-ret", body); !r.replayed() || hits() != 4 {
 			t.Fatalf("at the cache's end: %d %s, %d cache hits; want a replay read from the database", r.Status, r.Body, hits())
 		}
-		time.Sleep(time.Until(start.Add(cfg.Retention + 50*time.Millisecond)))
-		if n, err := NewPruner(cfg, h.store, h.server.Metrics()).RunOnce(context.Background()); err != nil || n != 1 {
+		clock.Store(start.Add(cfg.Retention + 50*time.Millisecond).UnixNano())
+		if n, err := newPruner(cfg, h.store, h.server.Metrics(), now).RunOnce(context.Background()); err != nil || n != 1 {
 			t.Fatalf("pruned %d, %v; want the one claim", n, err)
 		}
-		clock.Store(time.Now().UnixNano())
 		second := h.mustPost(t, keyA, "k-ret", other)
 		if second.Status != 201 || second.replayed() || hits() != 4 {
 			t.Fatalf("after retention: %d replay=%v %s, %d cache hits; want a new charge", second.Status, second.replayed(), second.Body, hits())

@@ -35,6 +35,12 @@ func DevKey() map[string]string {
 // Run serves until ctx ends. It prints the listening address (and the
 // generated development key, if any) to out, the only place a key is shown.
 func Run(ctx context.Context, cfg Config, out io.Writer, log *slog.Logger) error {
+	return run(ctx, cfg, out, log, realSeams())
+}
+
+// run is Run with the test seams sm, shared by the server, its reaper and
+// its pruner.
+func run(ctx context.Context, cfg Config, out io.Writer, log *slog.Logger, sm seams) error {
 	if err := cfg.Validate(); err != nil {
 		return err
 	}
@@ -50,7 +56,7 @@ func Run(ctx context.Context, cfg Config, out io.Writer, log *slog.Logger) error
 	}
 	defer st.Close()
 	proc := OpenProcessor(cfg)
-	srv := New(cfg, st, proc, log)
+	srv := newServer(cfg, st, proc, log, sm)
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
 		return err
@@ -58,14 +64,14 @@ func Run(ctx context.Context, cfg Config, out io.Writer, log *slog.Logger) error
 	fmt.Fprintf(out, "charge-server listening on http://%s\n", ln.Addr())
 	bg, stop := context.WithCancel(ctx)
 	defer stop()
-	startTimers(bg, cfg, st, proc, srv.Metrics(), log)
+	startTimers(bg, cfg, st, proc, srv.Metrics(), log, sm.now)
 	return serve(ctx, ln, srv.Handler(), cfg)
 }
 
 // startTimers runs the reaper and the pruner in the background.
-func startTimers(ctx context.Context, cfg Config, st store.Store, proc processor.Processor, m *Metrics, log *slog.Logger) {
-	reaper := NewReaper(cfg, st, proc, m, log)
-	pruner := NewPruner(cfg, st, m)
+func startTimers(ctx context.Context, cfg Config, st store.Store, proc processor.Processor, m *Metrics, log *slog.Logger, now func() time.Time) {
+	reaper := newReaper(cfg, st, proc, m, log, now)
+	pruner := newPruner(cfg, st, m, now)
 	go every(ctx, cfg.ReapInterval, func(ctx context.Context) {
 		if _, err := reaper.RunOnce(ctx); err != nil && ctx.Err() == nil {
 			log.Warn("reaper run failed", "err", err)

@@ -38,20 +38,21 @@ type Server struct {
 
 // New builds a Server; cfg must have passed Validate and carry API keys.
 func New(cfg Config, st store.Store, proc processor.Processor, log *slog.Logger) *Server {
-	now := time.Now
-	if cfg.Clock != nil {
-		now = cfg.Clock
-	}
+	return newServer(cfg, st, proc, log, realSeams())
+}
+
+// newServer is New with the test seams sm.
+func newServer(cfg Config, st store.Store, proc processor.Processor, log *slog.Logger, sm seams) *Server {
 	return &Server{
 		cfg:      cfg,
 		store:    st,
-		driver:   newDriver(cfg, st, proc),
+		driver:   newDriver(cfg, st, proc, sm),
 		keys:     newKeyring(cfg.APIKeys),
 		limiter:  newLimiter(cfg.RateLimit, cfg.RateBurst),
 		metrics:  newMetrics(),
 		answers:  newAnswers(cfg.ReplayCache, cfg.Retention, cfg.MaxClockSkew),
 		log:      log,
-		now:      now,
+		now:      sm.now,
 		contract: api.OpenAPIFor(cfg.Currencies),
 	}
 }
