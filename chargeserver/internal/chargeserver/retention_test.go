@@ -55,8 +55,8 @@ func TestKeyReusedAfterRetentionIsANewCharge(t *testing.T) {
 // answers to its rule: it answers replays and 422s without the database only
 // until retention minus the clock skew, so by the time any instance may prune
 // the claim the cache has let go, and the key reused after retention is a new
-// charge. The handler runs on a test clock; only the pruner waits for real
-// time to pass retention.
+// charge. The handler and the pruner run on one test clock, set, never
+// slept on.
 func TestReplayCacheNeverOutlivesRetention(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, db string) {
 		start := time.Now()
