@@ -1,30 +1,24 @@
 package cli_test
 
 import (
-	"errors"
-	"net"
 	"os"
 	"os/exec"
 	"strconv"
 	"testing"
-	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
-	"github.com/contractlint/contractlint/internal/chargecli"
 	"github.com/contractlint/contractlint/internal/cli"
 )
 
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
 		"contractlint": func() { os.Exit(cli.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
-		// The charge server and its client are their own commands (cmd/).
-		"charge-server": func() { os.Exit(chargecli.Server(os.Args[1:], os.Stdout, os.Stderr)) },
-		"charge-client": func() { os.Exit(chargecli.Client(os.Args[1:], os.Stdout, os.Stderr)) },
 	})
 }
 
-// TestScripts runs testdata/script/*.txtar: the CLI as a user runs it.
+// TestScripts runs testdata/script/*.txtar: the CLI as a user runs it. The
+// scripts that start the charge server run in its module (chargeserver/).
 func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir:                 "../../testdata/script",
@@ -32,16 +26,10 @@ func TestScripts(t *testing.T) {
 		UpdateScripts:       os.Getenv("UPDATE_SCRIPTS") == "1",
 		Setup: func(e *testscript.Env) error {
 			e.Setenv("NO_COLOR", "1")
-			port, err := freePort()
-			e.Setenv("PORT", port)
-			// A second server (the charge server's processor service).
-			port2, err2 := freePort()
-			e.Setenv("PORT2", port2)
-			return errors.Join(err, err2)
+			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"exitcode": exitCode,
-			"waitfor":  waitFor,
 		},
 	})
 }
@@ -67,37 +55,5 @@ func exitCode(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	if got != want {
 		ts.Fatalf("%s exited %d, want %d", args[1], got, want)
-	}
-}
-
-// freePort picks a loopback port for a script's server ($PORT), so scripts
-// running in parallel or right after each other never collide.
-func freePort() (string, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", err
-	}
-	defer l.Close()
-	_, port, err := net.SplitHostPort(l.Addr().String())
-	return port, err
-}
-
-// waitFor waits until HOST:PORT accepts connections (a server a script
-// started in the background is ready), for at most 15 seconds.
-func waitFor(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) != 1 {
-		ts.Fatalf("usage: waitfor HOST:PORT")
-	}
-	deadline := time.Now().Add(15 * time.Second)
-	for {
-		c, err := net.DialTimeout("tcp", args[0], time.Second)
-		if err == nil {
-			c.Close()
-			return
-		}
-		if time.Now().After(deadline) {
-			ts.Fatalf("%s did not start listening: %v", args[0], err)
-		}
-		time.Sleep(50 * time.Millisecond)
 	}
 }

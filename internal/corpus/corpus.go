@@ -12,10 +12,19 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"testing"
 
 	"github.com/contractlint/contractlint/internal/source"
 )
+
+// TB is what the helpers need of a test or benchmark (testing.TB): an
+// interface of its own, so that `go install ./...` (pre-commit's install of
+// the hook) does not compile the testing package for this one.
+type TB interface {
+	Helper()
+	Fatal(args ...any)
+	Fatalf(format string, args ...any)
+	Skipf(format string, args ...any)
+}
 
 // Dir is $CONTRACTLINT_CORPUS, or ../shared/corpus beside the module root.
 func Dir() string {
@@ -33,7 +42,7 @@ func Dir() string {
 
 // Need returns the path of a corpus file, or skips without it; it fails
 // instead when CONTRACTLINT_CORPUS was set, since then the corpus was promised.
-func Need(tb testing.TB, name string) string {
+func Need(tb TB, name string) string {
 	tb.Helper()
 	p := filepath.Join(Dir(), name)
 	if _, err := os.Stat(p); err != nil {
@@ -46,7 +55,7 @@ func Need(tb testing.TB, name string) string {
 }
 
 // Gunzip unpacks NAME.gz from the corpus into dir as NAME.
-func Gunzip(tb testing.TB, name, dir string) {
+func Gunzip(tb TB, name, dir string) {
 	tb.Helper()
 	in, err := os.Open(Need(tb, name+".gz"))
 	if err != nil {
@@ -69,7 +78,7 @@ func Gunzip(tb testing.TB, name, dir string) {
 
 // Untar unpacks the .proto files of a corpus .tar.gz into dir and lists them
 // (slash-separated, relative to dir).
-func Untar(tb testing.TB, name, dir string) []string {
+func Untar(tb TB, name, dir string) []string {
 	tb.Helper()
 	f, err := os.Open(Need(tb, name))
 	if err != nil {

@@ -33,7 +33,7 @@ func TestPreCommitHook(t *testing.T) {
 	// build cache of this machine are reused, and nothing is downloaded.
 	gomodcache := strings.TrimSpace(must(t, top, nil, "go", "env", "GOMODCACHE"))
 	env := append(gitEnv, "PRE_COMMIT_HOME="+filepath.Join(tmp, "pre-commit-home"),
-		"GOMODCACHE="+gomodcache, "GOFLAGS=-mod=mod", "GOPROXY=off", "GOTOOLCHAIN=local")
+		"GOMODCACHE="+gomodcache, "GOFLAGS=", "GOPROXY=off", "GOTOOLCHAIN=local")
 	must(t, work, env, "pre-commit", "install", "-t", "pre-commit", "-t", "pre-push")
 
 	write(t, filepath.Join(work, "api", "shop.proto"), shopV1)

@@ -11,21 +11,22 @@ import (
 	"testing"
 	"time"
 
+	"github.com/contractlint/contractlint/internal/probe/probefake"
 	"github.com/contractlint/contractlint/rules"
 )
 
 // TestRefusedStopsTheSequence: an endpoint that refuses every request (here
 // a wrong path, 404) stops the run after step 1 instead of failing six steps.
 func TestRefusedStopsTheSequence(t *testing.T) {
-	s := newFake(correct)
+	s := probefake.New(probefake.Correct)
 	c := config(t, strings.TrimSuffix(serve(t, s), "/v1/charges")+"/v1/nowhere", false)
 	c.ChargesURL = nil
 	rep := Run(context.Background(), c)
 	if len(rep.Results) != 1 || rep.Results[0].Outcome != Fail || !strings.Contains(rep.Results[0].Message, "refused every request with 404") {
 		t.Fatalf("results %+v", rep.Results)
 	}
-	if rep.Sent != c.Concurrency || s.requests.Load() != int64(c.Concurrency) {
-		t.Errorf("sent %d (server saw %d), want %d", rep.Sent, s.requests.Load(), c.Concurrency)
+	if rep.Sent != c.Concurrency || s.Requests.Load() != int64(c.Concurrency) {
+		t.Errorf("sent %d (server saw %d), want %d", rep.Sent, s.Requests.Load(), c.Concurrency)
 	}
 }
 
@@ -217,5 +218,12 @@ func TestValidateNewFlags(t *testing.T) {
 	c.SecondHeader = http.Header{"Authorization": {"Bearer b"}}
 	if err := c.Validate(); err != nil {
 		t.Errorf("a valid configuration: %v", err)
+	}
+}
+
+// TestFakeDelayHeader: the fake servers read the header the probe sends.
+func TestFakeDelayHeader(t *testing.T) {
+	if probefake.DelayHeader != DelayHeader {
+		t.Fatalf("probefake.DelayHeader is %q, the probe sends %q", probefake.DelayHeader, DelayHeader)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/contractlint/contractlint/internal/pipeline"
+	"github.com/contractlint/contractlint/internal/probe/probefake"
 	"github.com/contractlint/contractlint/internal/source"
 	"github.com/contractlint/contractlint/rules"
 )
@@ -50,7 +51,7 @@ func target(t *testing.T, file string, u *url.URL) (*rules.Operation, []rules.Fi
 }
 
 // serve starts s on loopback and returns the charge URL.
-func serve(t *testing.T, s *fakeServer) string {
+func serve(t *testing.T, s *probefake.Server) string {
 	t.Helper()
 	hs := httptest.NewServer(s)
 	t.Cleanup(hs.Close)
@@ -68,7 +69,7 @@ func outcomes(rep *Report) map[string]Result {
 func TestCorrectServerPassesEveryStep(t *testing.T) {
 	for _, contract := range []bool{false, true} {
 		t.Run(map[bool]string{false: "without contract", true: "with contract"}[contract], func(t *testing.T) {
-			s := newFake(correct)
+			s := probefake.New(probefake.Correct)
 			c := config(t, serve(t, s), contract)
 			rep := Run(context.Background(), c)
 			for _, r := range rep.Results {
@@ -80,12 +81,12 @@ func TestCorrectServerPassesEveryStep(t *testing.T) {
 				t.Errorf("%d results, want %d", len(rep.Results), want)
 			}
 			// Step 1: 8 and two listings; 2: 2; 3: 3; 4: 1; 5: 2; 6: 3; 7: 2; 8: 1.
-			if got := s.requests.Load(); got != int64(c.Requests()) || rep.Sent != c.Requests() || c.Requests() != 24 {
+			if got := s.Requests.Load(); got != int64(c.Requests()) || rep.Sent != c.Requests() || c.Requests() != 24 {
 				t.Errorf("server saw %d requests, probe sent %d, planned %d; want 24", got, rep.Sent, c.Requests())
 			}
 			// One charge per key: steps 1, 2, 3, 5 and 6, two in step 7 (one
 			// per account); step 4 is refused.
-			if n := s.chargeCount(); n != 7 {
+			if n := s.ChargeCount(); n != 7 {
 				t.Errorf("%d charges, want 7", n)
 			}
 			if fs := rep.Findings(c, rules.Default()); len(fs) != 0 {
@@ -100,7 +101,7 @@ func TestCorrectServerPassesEveryStep(t *testing.T) {
 func TestBrokenServers(t *testing.T) {
 	cases := []struct {
 		name     string
-		flaw     flaw
+		flaw     probefake.Flaw
 		contract bool
 		fails    string
 		message  string
@@ -112,36 +113,36 @@ func TestBrokenServers(t *testing.T) {
 		// unlisted runs without the charges endpoint.
 		unlisted bool
 	}{
-		{"check-then-act", checkThenAct, false, rules.ProbeConcurrentDuplicates, "check-then-act", nil, "", 0, false},
-		{"ignores the body fingerprint", ignoresFingerprint, false, rules.ProbeKeyReuseMismatch, "ignores the body's fingerprint", nil, "", 0, false},
-		{"409 without Retry-After", noRetryAfter, false, rules.ProbeInFlightConflict, "409 without a Retry-After", []string{rules.ProbeConcurrentDuplicates}, "", 0, false},
-		{"409 without Retry-After, against the contract", noRetryAfter, true, rules.ProbeContractMismatch, "no Retry-After header, which the contract documents",
+		{"check-then-act", probefake.CheckThenAct, false, rules.ProbeConcurrentDuplicates, "check-then-act", nil, "", 0, false},
+		{"ignores the body fingerprint", probefake.IgnoresFingerprint, false, rules.ProbeKeyReuseMismatch, "ignores the body's fingerprint", nil, "", 0, false},
+		{"409 without Retry-After", probefake.NoRetryAfter, false, rules.ProbeInFlightConflict, "409 without a Retry-After", []string{rules.ProbeConcurrentDuplicates}, "", 0, false},
+		{"409 without Retry-After, against the contract", probefake.NoRetryAfter, true, rules.ProbeContractMismatch, "no Retry-After header, which the contract documents",
 			[]string{rules.ProbeConcurrentDuplicates, rules.ProbeInFlightConflict}, "", 0, false},
-		{"replays without Idempotent-Replay", noReplayHeader, true, rules.ProbeRetryReplay, "without Idempotent-Replay: true", nil, "", 0, false},
-		{"a fresh answer for each retry", freshEachRetry, false, rules.ProbeRetryReplay, "made a new response instead of replaying", []string{rules.ProbeDelayedRetry}, "", 0, false},
-		{"accepts a missing key", acceptsMissingKey, false, rules.ProbeMissingKey, "was applied", nil, "", 0, false},
-		{"fingerprints raw bytes", rawFingerprint, false, rules.ProbeReorderedBody, "fingerprints the raw bytes", nil, "", 0, false},
-		{"no delay control", noDelayControl, false, "", "", nil, rules.ProbeInFlightConflict, 0, false},
-		{"every duplicate charged, one identical answer", keyDerivedAnswer, false, rules.ProbeConcurrentDuplicates,
+		{"replays without Idempotent-Replay", probefake.NoReplayHeader, true, rules.ProbeRetryReplay, "without Idempotent-Replay: true", nil, "", 0, false},
+		{"a fresh answer for each retry", probefake.FreshEachRetry, false, rules.ProbeRetryReplay, "made a new response instead of replaying", []string{rules.ProbeDelayedRetry}, "", 0, false},
+		{"accepts a missing key", probefake.AcceptsMissingKey, false, rules.ProbeMissingKey, "was applied", nil, "", 0, false},
+		{"fingerprints raw bytes", probefake.RawFingerprint, false, rules.ProbeReorderedBody, "fingerprints the raw bytes", nil, "", 0, false},
+		{"no delay control", probefake.NoDelayControl, false, "", "", nil, rules.ProbeInFlightConflict, 0, false},
+		{"every duplicate charged, one identical answer", probefake.KeyDerivedAnswer, false, rules.ProbeConcurrentDuplicates,
 			"8 charges appeared at the charges endpoint, so the request was applied 8 times, yet every success carried one identical answer",
 			// Its answers carry the key's id for any account, too.
 			[]string{rules.ProbeKeyAccountScope}, "", 0, false},
-		{"duplicates charged, then answered 500", chargeThen500, false, rules.ProbeConcurrentDuplicates,
+		{"duplicates charged, then answered 500", probefake.ChargeThen500, false, rules.ProbeConcurrentDuplicates,
 			"answered 5xx: a server error after the money moved is a double charge", []string{rules.ProbeInFlightConflict}, "", 0, false},
-		{"a fingerprint over the amount alone", partialFingerprint, false, rules.ProbeKeyReuseMismatch,
+		{"a fingerprint over the amount alone", probefake.PartialFingerprint, false, rules.ProbeKeyReuseMismatch,
 			"(description changed) was answered with the first request's response (201): the server's fingerprint leaves out description", nil, "", 0, false},
-		{"keys forgotten within a second", shortRetention, false, rules.ProbeDelayedRetry, "forgot the key within 1s", nil, "", 0, false},
-		{"keys not scoped to the account", unscopedKey, false, rules.ProbeKeyAccountScope, "was given the first account's answer", nil, "", 0, false},
-		{"bodies alike in their first MiB", hugeFreshRetry, false, rules.ProbeRetryReplay, "alike as far as shown and different further in: the server made a new response instead of replaying",
+		{"keys forgotten within a second", probefake.ShortRetention, false, rules.ProbeDelayedRetry, "forgot the key within 1s", nil, "", 0, false},
+		{"keys not scoped to the account", probefake.UnscopedKey, false, rules.ProbeKeyAccountScope, "was given the first account's answer", nil, "", 0, false},
+		{"bodies alike in their first MiB", probefake.HugeFreshRetry, false, rules.ProbeRetryReplay, "alike as far as shown and different further in: the server made a new response instead of replaying",
 			[]string{rules.ProbeConcurrentDuplicates, rules.ProbeDelayedRetry}, "", 4 << 20, false},
-		{"bodies over the size cap", hugeFreshRetry, false, rules.ProbeConcurrentDuplicates, "with a body over the 1048576-byte cap (--max-response)",
+		{"bodies over the size cap", probefake.HugeFreshRetry, false, rules.ProbeConcurrentDuplicates, "with a body over the 1048576-byte cap (--max-response)",
 			[]string{rules.ProbeRetryReplay, rules.ProbeKeyReuseMismatch, rules.ProbeReorderedBody, rules.ProbeInFlightConflict,
 				rules.ProbeKeyAccountScope, rules.ProbeDelayedRetry}, "", 0, true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			c := config(t, serve(t, newFake(tc.flaw)), tc.contract)
+			c := config(t, serve(t, probefake.New(tc.flaw)), tc.contract)
 			c.MaxResponse = tc.maxResponse
 			if tc.unlisted {
 				c.ChargesURL = nil
@@ -236,24 +237,24 @@ func contains(ss []string, s string) bool {
 // 500s are named as possibly charged.
 func TestAnswersAloneCannotCount(t *testing.T) {
 	for _, tc := range []struct {
-		flaw    flaw
+		flaw    probefake.Flaw
 		outcome Outcome
 		message string
 	}{
-		{keyDerivedAnswer, Pass, "applied once by the answers alone (without --charges-endpoint the probe cannot see a server that charges every duplicate and answers them all alike)"},
-		{chargeThen500, Fail, "a duplicate answered 5xx may have been charged all the same, and the probe cannot count charges without --charges-endpoint"},
+		{probefake.KeyDerivedAnswer, Pass, "applied once by the answers alone (without --charges-endpoint the probe cannot see a server that charges every duplicate and answers them all alike)"},
+		{probefake.ChargeThen500, Fail, "a duplicate answered 5xx may have been charged all the same, and the probe cannot count charges without --charges-endpoint"},
 	} {
 		t.Run(tc.message[:20], func(t *testing.T) {
 			t.Parallel()
-			s := newFake(tc.flaw)
+			s := probefake.New(tc.flaw)
 			c := config(t, serve(t, s), false)
 			c.ChargesURL = nil
 			r := outcomes(Run(context.Background(), c))[rules.ProbeConcurrentDuplicates]
 			if r.Outcome != tc.outcome || !strings.Contains(r.Message, tc.message) {
 				t.Errorf("%s %q, want %s saying %q", r.Outcome, r.Message, tc.outcome, tc.message)
 			}
-			if s.chargeCount() < 5+2 {
-				t.Errorf("the flawed server charged %d times: the duplicates were not all charged", s.chargeCount())
+			if s.ChargeCount() < 5+2 {
+				t.Errorf("the flawed server charged %d times: the duplicates were not all charged", s.ChargeCount())
 			}
 		})
 	}

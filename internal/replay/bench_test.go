@@ -39,7 +39,7 @@ func BenchmarkPlanStripe(b *testing.B) {
 // server's contract, the work done on every answer, and reports it against
 // decoding the same JSON.
 func BenchmarkCheck(b *testing.B) {
-	doc := load(b, filepath.Join("..", "chargeserver", "api"), "openapi.yaml")
+	doc := load(b, filepath.Join("..", "..", "chargeserver", "internal", "chargeserver", "api"), "openapi.yaml")
 	var list *Operation
 	for _, op := range operations(doc) {
 		if op.Name == "listCharges" {

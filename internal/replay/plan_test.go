@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/contractlint/contractlint/internal/source"
 	"github.com/contractlint/contractlint/openapi"
 )
 
@@ -219,4 +220,18 @@ paths:
 	if diff := cmp.Diff(want, lines(NewPlan(doc, Options{Fixtures: fx, SideEffects: true}))); diff != "" {
 		t.Errorf("plan (-want +got):\n%s", diff)
 	}
+}
+
+// load reads a contract from dir/name the way the CLI does.
+func load(t testing.TB, dir, name string) *openapi.Doc {
+	t.Helper()
+	src, err := source.OpenDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := openapi.Load(src, name, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return doc
 }

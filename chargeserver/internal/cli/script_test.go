@@ -1,0 +1,106 @@
+package cli_test
+
+import (
+	"errors"
+	"net"
+	"os"
+	"os/exec"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/contractlint/contractlint/chargeserver/internal/chargecli"
+	"github.com/contractlint/contractlint/internal/cli"
+)
+
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"contractlint":  func() { os.Exit(cli.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
+		"charge-server": func() { os.Exit(chargecli.Server(os.Args[1:], os.Stdout, os.Stderr)) },
+		"charge-client": func() { os.Exit(chargecli.Client(os.Args[1:], os.Stdout, os.Stderr)) },
+	})
+}
+
+// TestScripts runs testdata/script/*.txtar: the charge server and its client
+// as a user runs them, and the linter's live commands (probe, replay) against
+// them. exitCode repeats the linter's own (internal/cli): a shared package
+// would be compiled by every `go install ./...` of the linter, testscript
+// and go/parser with it, for the hook's install to throw away.
+func TestScripts(t *testing.T) {
+	testscript.Run(t, testscript.Params{
+		Dir:                 "../../testdata/script",
+		RequireExplicitExec: true,
+		UpdateScripts:       os.Getenv("UPDATE_SCRIPTS") == "1",
+		Setup: func(e *testscript.Env) error {
+			e.Setenv("NO_COLOR", "1")
+			port, err := freePort()
+			e.Setenv("PORT", port)
+			// A second server (the charge server's processor service).
+			port2, err2 := freePort()
+			e.Setenv("PORT2", port2)
+			return errors.Join(err, err2)
+		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"exitcode": exitCode,
+			"waitfor":  waitFor,
+		},
+	})
+}
+
+// exitCode runs `exitcode N cmd args...` and asserts the exact exit status,
+// which `! exec` cannot (it accepts any non-zero status).
+func exitCode(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: exitcode N command [args...]")
+	}
+	want, err := strconv.Atoi(args[0])
+	if err != nil {
+		ts.Fatalf("exitcode: %v", err)
+	}
+	err = ts.Exec(args[1], args[2:]...)
+	got := 0
+	if err != nil {
+		ee, ok := err.(*exec.ExitError)
+		if !ok {
+			ts.Fatalf("exitcode: %v", err)
+		}
+		got = ee.ExitCode()
+	}
+	if got != want {
+		ts.Fatalf("%s exited %d, want %d", args[1], got, want)
+	}
+}
+
+// freePort picks a loopback port for a script's server ($PORT), so scripts
+// running in parallel or right after each other never collide.
+func freePort() (string, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	defer l.Close()
+	_, port, err := net.SplitHostPort(l.Addr().String())
+	return port, err
+}
+
+// waitFor waits until HOST:PORT accepts connections (a server a script
+// started in the background is ready), for at most 15 seconds.
+func waitFor(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: waitfor HOST:PORT")
+	}
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		c, err := net.DialTimeout("tcp", args[0], time.Second)
+		if err == nil {
+			c.Close()
+			return
+		}
+		if time.Now().After(deadline) {
+			ts.Fatalf("%s did not start listening: %v", args[0], err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
