@@ -120,7 +120,7 @@ func Untar(tb TB, name, dir string) []string {
 
 // Tree unpacks a corpus .tar.gz into root/dir and returns root as a source
 // with the files' names in it (dir/...), as `diff DIR` lists a tree.
-func Tree(tb testing.TB, name, root, dir string) (*source.Dir, []string) {
+func Tree(tb TB, name, root, dir string) (*source.Dir, []string) {
 	tb.Helper()
 	files := Untar(tb, name, filepath.Join(root, dir))
 	for i, f := range files {
