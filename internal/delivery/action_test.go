@@ -85,9 +85,10 @@ func newFakeRunner(t *testing.T, act actionFile, top, work, tmp, base string) *f
 	r.ctx = map[string]string{"github.action_path": top, "github.token": "fake-token",
 		"github.action_ref": "main", "github.action_repository": "shop/contractlint"}
 	tools := filepath.Join(tmp, "tools")
-	// go runs as itself, but each call is logged: a test can tell whether
-	// the action compiled anything.
-	executable(t, filepath.Join(tools, "go"), fmt.Sprintf("#!/usr/bin/env bash\necho \"go $*\" >> %q\nexec %q \"$@\"\n", r.goLog, need(t, "go")))
+	// Each go call is logged, so a test can tell whether the action
+	// compiled anything; its build hands over the binary .ci/parts made
+	// with the same call, so no test compiles one.
+	executable(t, filepath.Join(tools, "go"), fmt.Sprintf(fakeGo, r.goLog, part(t, "CONTRACTLINT_ACTION_BUILD"), need(t, "go")))
 	executable(t, filepath.Join(tools, "gh"), fakeGH)
 	r.env = []string{"GITHUB_ACTIONS=true", "GITHUB_EVENT_NAME=pull_request", "GITHUB_EVENT_PATH=" + event,
 		"GITHUB_WORKSPACE=" + work, "GITHUB_ACTION_PATH=" + top, "GITHUB_REPOSITORY=shop/api",
@@ -100,6 +101,27 @@ func newFakeRunner(t *testing.T, act actionFile, top, work, tmp, base string) *f
 	}
 	return r
 }
+
+// fakeGo logs each call (%[1]q) and answers the action's `go build` with the
+// binary .ci/parts built in %[2]q, once the call is the one that built it
+// (the -o file aside); anything else runs the real go (%[3]q).
+const fakeGo = `#!/usr/bin/env bash
+echo "go $*" >> %[1]q
+if [ "$1" = build ]; then
+	a=() o=
+	while [ $# -gt 0 ]; do
+		if [ "$1" = -o ]; then o=$2; shift 2; else a+=("$1"); shift; fi
+	done
+	got="CGO_ENABLED=${CGO_ENABLED:-} go ${a[*]}"
+	want=$(cat %[2]q/args)
+	if [ "$got" != "$want" ]; then
+		echo "the action's build ($got) is not the one .ci/parts built ($want): run .ci/parts again" >&2
+		exit 1
+	fi
+	exec cp %[2]q/contractlint "$o"
+fi
+exec %[3]q "$@"
+`
 
 // executable writes a script and makes it executable.
 func executable(t *testing.T, file, script string) {

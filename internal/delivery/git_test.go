@@ -22,6 +22,21 @@ func need(t *testing.T, tool string) string {
 	return p
 }
 
+// part is what .ci/parts built before the tests, named by the variable
+// env, so that no test compiles a tool: without it a test skips, and fails
+// when CI=true.
+func part(t *testing.T, env string) string {
+	t.Helper()
+	v := os.Getenv(env)
+	if v == "" {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("%s is not set (CI=true, so this fails instead of skipping): .ci/run makes it with .ci/parts", env)
+		}
+		t.Skipf("%s is not set: eval \"$(.ci/parts DIR)\" builds it (.ci/run does)", env)
+	}
+	return v
+}
+
 // run runs a command in dir and returns its combined output and error.
 func run(t *testing.T, dir string, env []string, name string, args ...string) (string, error) {
 	t.Helper()

@@ -2,6 +2,7 @@ package delivery
 
 import (
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -15,25 +16,27 @@ import (
 // carries a break, and a pre-push hook pushing to a bare remote.
 func TestPreCommitHook(t *testing.T) {
 	need(t, "pre-commit")
-	need(t, "go")
 	top := repoTop(t)
 	head := strings.TrimSpace(must(t, top, nil, "git", "rev-parse", "HEAD"))
-	tmp := t.TempDir()
-	hookRepo := filepath.Join(tmp, "hook")
-	must(t, tmp, gitEnv, "git", "clone", "-q", "--no-hardlinks", top, hookRepo)
-	if out, err := run(t, hookRepo, gitEnv, "git", "cat-file", "-e", head+":.pre-commit-hooks.yaml"); err != nil {
-		t.Fatalf("HEAD has no .pre-commit-hooks.yaml (commit it first): %s", out)
+	// .ci/parts installed the hook with pre-commit, from a clone of HEAD
+	// into its own PRE_COMMIT_HOME: the configuration below names the same
+	// repository and rev, so pre-commit finds it installed.
+	parts := part(t, "CONTRACTLINT_PRECOMMIT")
+	hookRepo := filepath.Join(parts, "hook")
+	if got := strings.TrimSpace(must(t, hookRepo, nil, "git", "rev-parse", "HEAD")); got != head {
+		t.Fatalf("the hook .ci/parts installed is at %s, HEAD is %s: run .ci/parts again", got, head)
 	}
-
+	tmp := t.TempDir()
 	work := filepath.Join(tmp, "work")
 	must(t, tmp, gitEnv, "git", "init", "-q", "-b", "main", work)
 	write(t, filepath.Join(work, ".pre-commit-config.yaml"), fmt.Sprintf(
 		"repos:\n- repo: %s\n  rev: %s\n  hooks:\n  - id: contractlint\n", hookRepo, head))
-	// pre-commit builds the hook with its own GOPATH; the module cache and
-	// build cache of this machine are reused, and nothing is downloaded.
-	gomodcache := strings.TrimSpace(must(t, top, nil, "go", "env", "GOMODCACHE"))
-	env := append(gitEnv, "PRE_COMMIT_HOME="+filepath.Join(tmp, "pre-commit-home"),
-		"GOMODCACHE="+gomodcache, "GOFLAGS=", "GOPROXY=off", "GOTOOLCHAIN=local")
+	// A go that refuses: were pre-commit to install the hook again, the
+	// test would compile it.
+	tools := filepath.Join(tmp, "tools")
+	executable(t, filepath.Join(tools, "go"), "#!/bin/sh\necho \"go $*: pre-commit tried to build the hook; .ci/parts installs it\" >&2\nexit 1\n")
+	env := append(gitEnv, "PRE_COMMIT_HOME="+filepath.Join(parts, "pre-commit-home"),
+		"PATH="+tools+string(os.PathListSeparator)+os.Getenv("PATH"))
 	must(t, work, env, "pre-commit", "install", "-t", "pre-commit", "-t", "pre-push")
 
 	write(t, filepath.Join(work, "api", "shop.proto"), shopV1)

@@ -75,21 +75,12 @@ func release(t *testing.T, tmp, tag, target, exe, sum string) {
 // (.ci/release-build, what release.yml runs) for this machine's platform, in
 // a clean clone of this repository tagged v0.0.1: the archive and
 // checksums.txt a release of that tag publishes, the binary reporting the tag
-// as its version (the script checks it). .ci/run makes it before the tests and
-// names it in CONTRACTLINT_RELEASE_DIST, so that no test compiles a release:
-//
-//	git clone -q . /tmp/rel && git -C /tmp/rel tag v0.0.1 &&
-//		(cd /tmp/rel && bash .ci/release-build v0.0.1 linux/amd64)
-//	CONTRACTLINT_RELEASE_DIST=/tmp/rel/dist go test ./internal/delivery/
+// as its version (the script checks it). .ci/parts makes it before the
+// tests and names it in CONTRACTLINT_RELEASE_DIST, so that no test compiles
+// a release.
 func releaseDist(t *testing.T) string {
 	t.Helper()
-	dist := os.Getenv("CONTRACTLINT_RELEASE_DIST")
-	if dist == "" {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("CONTRACTLINT_RELEASE_DIST is not set (CI=true, so this fails instead of skipping): .ci/run makes it with .ci/release-build")
-		}
-		t.Skip("CONTRACTLINT_RELEASE_DIST is not set: .ci/run makes the release build's output (see releaseDist)")
-	}
+	dist := part(t, "CONTRACTLINT_RELEASE_DIST")
 	if _, err := os.Stat(filepath.Join(dist, "checksums.txt")); err != nil {
 		t.Fatalf("CONTRACTLINT_RELEASE_DIST=%s is no release build's output: %v", dist, err)
 	}
