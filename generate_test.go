@@ -14,8 +14,8 @@ import (
 const updateFlag = "flag.Bool(" + `"update"`
 
 // TestGenerateCoversUpdates: every test package with an -update flag (a
-// test that rewrites a generated file) is among those generate.go's
-// go:generate line runs, so `go generate ./...` rewrites them all.
+// test that rewrites a generated file) is among those the go:generate
+// line of generate.go runs, so `go generate ./...` rewrites them all.
 func TestGenerateCoversUpdates(t *testing.T) {
 	b, err := os.ReadFile("generate.go")
 	if err != nil {

@@ -139,8 +139,7 @@ func declare(seen map[protoreflect.FullName]string, f protoreflect.FileDescripto
 		put(p, "")
 	}
 	file := f.Path()
-	var enums func(es protoreflect.EnumDescriptors)
-	enums = func(es protoreflect.EnumDescriptors) {
+	enums := func(es protoreflect.EnumDescriptors) {
 		for i := range es.Len() {
 			e := es.Get(i)
 			put(e.FullName(), file)
