@@ -270,7 +270,7 @@ func (d *differ) operationGone(op, np namedPath, method string, o *openapi3.Oper
 		for nm, n := range np.item.Operations() {
 			if _, had := op.item.Operations()[nm]; !had && n.OperationID == o.OperationID {
 				c.Kind, c.Aspect = rules.Modified, "method"
-				c.Old, c.New = strings.ToUpper(method), strings.ToUpper(nm)
+				c.Old.Text, c.New.Text = strings.ToUpper(method), strings.ToUpper(nm)
 				c.NewLoc = d.new.KeyLoc(n.Origin)
 			}
 		}
@@ -284,7 +284,7 @@ func (d *differ) operation(id, ptr string, o, n *openapi3.Operation, op, np name
 	var idx []int
 	if o.OperationID != n.OperationID && o.OperationID != "" {
 		idx = append(idx, d.add(rules.Change{Kind: rules.Modified, Subject: rules.SubjectOperation,
-			Aspect: rules.AspectOperationID, Name: id, Path: base, Old: o.OperationID, New: n.OperationID,
+			Aspect: rules.AspectOperationID, Name: id, Path: base, Old: rules.Value{Text: o.OperationID}, New: rules.Value{Text: n.OperationID},
 			OldLoc: d.old.FieldLoc(o.Origin, "operationId"), NewLoc: d.new.FieldLoc(n.Origin, "operationId")}))
 	}
 	idx = append(idx, d.stability(id, base, o, n)...)

@@ -65,8 +65,8 @@ func (d *differ) parameters(id, base string, old, new map[paramKey]param) {
 		path := base + "/parameters/" + k.in + "/" + escape(n.p.Name)
 		if o.p.Required != n.p.Required && k.in != openapi3.ParameterInPath {
 			idx = append(idx, d.add(rules.Change{Kind: rules.Modified, Subject: rules.SubjectParameter,
-				Aspect: rules.AspectRequired, Name: n.p.Name, Path: path, Old: reqWord(o.p.Required),
-				New: reqWord(n.p.Required), Required: n.p.Required, In: k.in, OldLoc: d.paramLoc(d.old, o), NewLoc: d.paramLoc(d.new, n)}))
+				Aspect: rules.AspectRequired, Name: n.p.Name, Path: path, Old: rules.Value{Text: reqWord(o.p.Required)},
+				New: rules.Value{Text: reqWord(n.p.Required)}, Required: n.p.Required, In: k.in, OldLoc: d.paramLoc(d.old, o), NewLoc: d.paramLoc(d.new, n)}))
 		}
 		d.reachSchema(d.schema(asText(o.p.Schema), spread(o.p, n.p), path+"/schema"), id, rules.Request)
 	}
@@ -77,7 +77,7 @@ func (d *differ) parameters(id, base string, old, new map[paramKey]param) {
 		n := new[k]
 		required := n.p.Required || k.in == openapi3.ParameterInPath
 		idx = append(idx, d.add(rules.Change{Kind: rules.Added, Subject: rules.SubjectParameter,
-			Name: n.p.Name, Old: k.in, New: reqWord(required), Required: required, In: k.in,
+			Name: n.p.Name, Old: rules.Value{Text: k.in}, New: rules.Value{Text: reqWord(required)}, Required: required, In: k.in,
 			Path: base + "/parameters/" + k.in + "/" + escape(n.p.Name), NewLoc: d.paramLoc(d.new, n)}))
 	}
 	d.reach(idx, id, rules.Request)
@@ -127,11 +127,11 @@ func asText(ref *openapi3.SchemaRef) *openapi3.SchemaRef {
 // location (`in`) under the same name.
 func (d *differ) paramGone(base string, k paramKey, o param, new map[paramKey]param) int {
 	c := rules.Change{Kind: rules.Removed, Subject: rules.SubjectParameter, Name: o.p.Name,
-		Path: base + "/parameters/" + k.in + "/" + escape(o.p.Name), Old: k.in, In: k.in,
+		Path: base + "/parameters/" + k.in + "/" + escape(o.p.Name), Old: rules.Value{Text: k.in}, In: k.in,
 		Required: o.p.Required || k.in == openapi3.ParameterInPath, OldLoc: d.paramLoc(d.old, o)}
 	for nk, n := range new {
 		if strings.EqualFold(nk.name, k.name) && nk.in != k.in {
-			c.Kind, c.Aspect, c.Old, c.New = rules.Modified, rules.AspectIn, k.in, nk.in
+			c.Kind, c.Aspect, c.Old.Text, c.New.Text = rules.Modified, rules.AspectIn, k.in, nk.in
 			c.NewLoc = d.paramLoc(d.new, n)
 		}
 	}
@@ -178,17 +178,17 @@ func (d *differ) requestBody(id, base string, o, n *openapi3.Operation) {
 	case nb == nil:
 		if ob != nil {
 			idx = append(idx, d.add(rules.Change{Kind: rules.Removed, Subject: rules.SubjectRequestBody,
-				Name: "requestBody", Path: path, Old: reqWord(ob.Required), Required: ob.Required, OldLoc: d.old.FieldLoc(o.Origin, "requestBody")}))
+				Name: "requestBody", Path: path, Old: rules.Value{Text: reqWord(ob.Required)}, Required: ob.Required, OldLoc: d.old.FieldLoc(o.Origin, "requestBody")}))
 		}
 	case ob == nil:
 		if nb.Required {
 			idx = append(idx, d.add(rules.Change{Kind: rules.Added, Subject: rules.SubjectRequestBody,
-				Name: "requestBody", Path: path, New: "required", Required: true, NewLoc: d.new.FieldLoc(n.Origin, "requestBody")}))
+				Name: "requestBody", Path: path, New: rules.Value{Text: "required"}, Required: true, NewLoc: d.new.FieldLoc(n.Origin, "requestBody")}))
 		}
 	default:
 		if !ob.Required && nb.Required {
 			idx = append(idx, d.add(rules.Change{Kind: rules.Modified, Subject: rules.SubjectRequestBody,
-				Aspect: rules.AspectRequired, Name: "requestBody", Path: path, Old: "optional", New: "required", Required: true,
+				Aspect: rules.AspectRequired, Name: "requestBody", Path: path, Old: rules.Value{Text: "optional"}, New: rules.Value{Text: "required"}, Required: true,
 				OldLoc: d.old.FieldLoc(ob.Origin, "required"), NewLoc: d.new.FieldLoc(nb.Origin, "required")}))
 		}
 		d.content(id, path, ob.Content, nb.Content, rules.Request)

@@ -57,7 +57,7 @@ func (d *differ) headers(id, path string, old, new openapi3.Headers) []int {
 				hpath := path + "/headers/" + escape(name)
 				if oh.Value.Required && !nh.Value.Required {
 					idx = append(idx, d.add(rules.Change{Kind: rules.Modified, Subject: rules.SubjectHeader,
-						Aspect: rules.AspectRequired, Name: name, Path: hpath, Old: "required", New: "optional",
+						Aspect: rules.AspectRequired, Name: name, Path: hpath, Old: rules.Value{Text: "required"}, New: rules.Value{Text: "optional"},
 						OldLoc: d.old.KeyLoc(oh.Value.Origin), NewLoc: d.new.FieldLoc(nh.Value.Origin, "required")}))
 				}
 				d.reachSchema(d.schema(oh.Value.Schema, nh.Value.Schema, hpath+"/schema"), id, rules.Response)
@@ -171,7 +171,7 @@ func (d *differ) security(id, base string, o, n *openapi3.Operation) {
 	}
 	if anonymous(oa) && !anonymous(na) {
 		idx = append(idx, d.add(rules.Change{Kind: rules.Added, Subject: rules.SubjectSecurity,
-			Name: keys(na), New: keys(na), Path: base + "/security", NewLoc: loc}))
+			Name: keys(na), New: rules.Value{Text: keys(na)}, Path: base + "/security", NewLoc: loc}))
 	}
 	if anonymous(na) {
 		d.reach(idx, id, rules.Request)
@@ -193,7 +193,7 @@ func (d *differ) security(id, base string, o, n *openapi3.Operation) {
 			continue
 		}
 		idx = append(idx, d.add(rules.Change{Kind: rules.Added, Subject: rules.SubjectSecurity,
-			Name: keys(na), Old: a.key(), New: keys(na), Path: base + "/security", NewLoc: loc}))
+			Name: keys(na), Old: rules.Value{Text: a.key()}, New: rules.Value{Text: keys(na)}, Path: base + "/security", NewLoc: loc}))
 	}
 	d.reach(idx, id, rules.Request)
 }

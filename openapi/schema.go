@@ -215,7 +215,7 @@ func (s *sc) mod(aspect rules.Aspect, field, old, new string) {
 // flag is mod for a boolean aspect, typed.
 func (s *sc) flag(aspect rules.Aspect, field string, old, new bool) {
 	c := s.change(aspect, field, fmt.Sprint(old), fmt.Sprint(new))
-	c.OldValue.Bool, c.NewValue.Bool = old, new
+	c.Old.Bool, c.New.Bool = old, new
 	s.own(s.d.add(c))
 }
 
@@ -223,7 +223,7 @@ func (s *sc) flag(aspect rules.Aspect, field string, old, new bool) {
 // keyword field on both sides.
 func (s *sc) change(aspect rules.Aspect, field, old, new string) rules.Change {
 	return rules.Change{Kind: rules.Modified, Subject: rules.SubjectSchema,
-		Aspect: aspect, Name: subjectName(s.path), Path: s.path, Old: old, New: new,
+		Aspect: aspect, Name: subjectName(s.path), Path: s.path, Old: rules.Value{Text: old}, New: rules.Value{Text: new},
 		OldLoc: s.d.old.FieldLoc(s.o.Origin, field), NewLoc: s.d.new.FieldLoc(s.n.Origin, field)}
 }
 
@@ -246,7 +246,7 @@ func (s *sc) types() {
 	ot, nt := typeSet(s.o), typeSet(s.n)
 	if !slices.Equal(ot, nt) {
 		c := s.change(rules.AspectType, "type", typeText(ot), typeText(nt))
-		c.OldValue.Types, c.NewValue.Types = ot, nt
+		c.Old.Types, c.New.Types = ot, nt
 		s.own(s.d.add(c))
 	}
 	if s.o.Format != s.n.Format {
@@ -327,7 +327,7 @@ func (s *sc) num(a rules.Aspect, field string, old, new limit) {
 	}
 	if old.text != new.text {
 		c := s.change(a, field, old.text, new.text)
-		c.OldValue.Limit, c.NewValue.Limit = old.l, new.l
+		c.Old.Limit, c.New.Limit = old.l, new.l
 		s.own(s.d.add(c))
 	}
 }
@@ -396,7 +396,7 @@ func (s *sc) extensible() {
 	}
 	for _, v := range ov {
 		if !slices.Contains(nv, v) {
-			s.own(s.d.add(rules.Change{Kind: rules.Removed, Subject: rules.SubjectEnumValue, Name: v, Old: v,
+			s.own(s.d.add(rules.Change{Kind: rules.Removed, Subject: rules.SubjectEnumValue, Name: v, Old: rules.Value{Text: v},
 				Path: s.path + "/x-extensible-enum/" + escape(v), OldLoc: s.d.old.FieldLoc(s.o.Origin, "x-extensible-enum")}))
 		}
 	}
@@ -411,9 +411,9 @@ func (s *sc) value(k rules.Kind, v string, doc *Doc, x *openapi3.Schema, i int) 
 	}
 	c := rules.Change{Kind: k, Subject: rules.SubjectEnumValue, Name: v, Path: s.path + "/enum/" + escape(v)}
 	if k == rules.Removed {
-		c.OldLoc, c.Old = loc, v
+		c.OldLoc, c.Old.Text = loc, v
 	} else {
-		c.NewLoc, c.New = loc, v
+		c.NewLoc, c.New.Text = loc, v
 	}
 	s.own(s.d.add(c))
 }
@@ -427,7 +427,7 @@ func (s *sc) boolean() bool {
 	}
 	if ob != nb {
 		c := s.change(rules.AspectBoolean, "", ob, nb)
-		c.OldValue.Bool, c.NewValue.Bool = ob == "false", nb == "false"
+		c.Old.Bool, c.New.Bool = ob == "false", nb == "false"
 		s.own(s.d.add(c))
 	}
 	return true
@@ -547,7 +547,7 @@ func (s *sc) properties() {
 		nf := s.d.new.Field(name, nref, nreq)
 		if oreq != nreq {
 			s.ownIn(s.d.add(rules.Change{Kind: rules.Modified, Subject: rules.SubjectField,
-				Aspect: rules.AspectRequired, Name: name, Path: ppath, Old: reqWord(oreq), New: reqWord(nreq), Required: nreq,
+				Aspect: rules.AspectRequired, Name: name, Path: ppath, Old: rules.Value{Text: reqWord(oreq)}, New: rules.Value{Text: reqWord(nreq)}, Required: nreq,
 				OldLoc: of.Loc, NewLoc: nf.Loc, OldField: of, NewField: nf}), dir)
 		}
 		s.access(name, ppath, oref, nref, of, nf)
@@ -563,7 +563,7 @@ func (s *sc) properties() {
 		}
 		nf := s.d.new.Field(name, s.n.Properties[name], slices.Contains(s.n.Required, name))
 		s.ownIn(s.d.add(rules.Change{Kind: rules.Added, Subject: rules.SubjectField,
-			Name: name, Path: path + escape(name), NewLoc: nf.Loc, NewField: nf, New: reqWord(nf.Required), Required: nf.Required}),
+			Name: name, Path: path + escape(name), NewLoc: nf.Loc, NewField: nf, New: rules.Value{Text: reqWord(nf.Required)}, Required: nf.Required}),
 			travels(s.n.Properties[name]))
 	}
 }
@@ -580,7 +580,7 @@ func (s *sc) access(name, path string, oref, nref *openapi3.SchemaRef, of, nf *r
 	}
 	change := func(a rules.Aspect, old, new bool, dir rules.Direction) {
 		s.ownIn(s.d.add(rules.Change{Kind: rules.Modified, Subject: rules.SubjectField, Aspect: a, Name: name, Path: path,
-			Old: fmt.Sprint(old), New: fmt.Sprint(new), OldValue: rules.Value{Bool: old}, NewValue: rules.Value{Bool: new},
+			Old: rules.Value{Text: fmt.Sprint(old), Bool: old}, New: rules.Value{Text: fmt.Sprint(new), Bool: new},
 			OldLoc: of.Loc, NewLoc: s.d.new.FieldLoc(n.Origin, string(a)), OldField: of, NewField: nf}), dir)
 	}
 	switch {
@@ -594,7 +594,7 @@ func (s *sc) access(name, path string, oref, nref *openapi3.SchemaRef, of, nf *r
 	}
 	if ol, nl, down := lowered(o.Extensions, n.Extensions); down {
 		s.own(s.d.add(rules.Change{Kind: rules.Modified, Subject: rules.SubjectField, Aspect: rules.AspectStability,
-			Name: name, Path: path, Old: ol, New: nl, OldLoc: of.Loc, NewLoc: s.d.new.FieldLoc(n.Origin, "x-stability-level")}))
+			Name: name, Path: path, Old: rules.Value{Text: ol}, New: rules.Value{Text: nl}, OldLoc: of.Loc, NewLoc: s.d.new.FieldLoc(n.Origin, "x-stability-level")}))
 	}
 }
 
@@ -663,7 +663,7 @@ func (s *sc) members(kw string, old, new openapi3.SchemaRefs) {
 		mpath := fmt.Sprintf("%s/%s/%d", s.path, kw, i)
 		if j < 0 {
 			s.own(s.d.add(rules.Change{Kind: rules.Removed, Subject: rules.SubjectSchema,
-				Aspect: rules.AspectComposition, Name: kw + " " + memberName(o, i), Path: mpath, Old: kw,
+				Aspect: rules.AspectComposition, Name: kw + " " + memberName(o, i), Path: mpath, Old: rules.Value{Text: kw},
 				OldLoc: s.d.old.refLoc(o)}))
 			continue
 		}
@@ -676,7 +676,7 @@ func (s *sc) members(kw string, old, new openapi3.SchemaRefs) {
 		}
 		if !matched[j] && len(old) > 0 || !matched[j] && kw == "allOf" {
 			c := rules.Change{Kind: rules.Added, Subject: rules.SubjectSchema,
-				Aspect: rules.AspectComposition, Name: kw + " " + memberName(n, j), New: kw,
+				Aspect: rules.AspectComposition, Name: kw + " " + memberName(n, j), New: rules.Value{Text: kw},
 				Path: fmt.Sprintf("%s/%s/%d", s.path, kw, j), NewLoc: s.d.new.refLoc(n)}
 			if kw == "oneOf" {
 				c.ToldApartBy = toldApart(s.n, new, j)
@@ -744,7 +744,7 @@ func (s *sc) discriminator() {
 		if nv, ok := nd.Mapping[k]; !ok || nv.Ref != ov.Ref {
 			s.own(s.d.add(rules.Change{Kind: rules.Modified, Subject: rules.SubjectDiscriminator,
 				Aspect: rules.AspectMapping, Name: k, Path: s.path + "/discriminator/mapping/" + escape(k),
-				Old: ov.Ref, New: nv.Ref, OldLoc: s.d.old.FieldLoc(s.o.Origin, "discriminator"),
+				Old: rules.Value{Text: ov.Ref}, New: rules.Value{Text: nv.Ref}, OldLoc: s.d.old.FieldLoc(s.o.Origin, "discriminator"),
 				NewLoc: s.d.new.FieldLoc(s.n.Origin, "discriminator")}))
 		}
 	}

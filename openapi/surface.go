@@ -21,7 +21,7 @@ func (d *differ) stability(id, base string, o, n *openapi3.Operation) []int {
 		return nil
 	}
 	return []int{d.add(rules.Change{Kind: rules.Modified, Subject: rules.SubjectOperation, Aspect: rules.AspectStability,
-		Name: id, Path: base, Old: ol, New: nl, OldLoc: d.old.FieldLoc(o.Origin, "x-stability-level"),
+		Name: id, Path: base, Old: rules.Value{Text: ol}, New: rules.Value{Text: nl}, OldLoc: d.old.FieldLoc(o.Origin, "x-stability-level"),
 		NewLoc: d.new.FieldLoc(n.Origin, "x-stability-level")})}
 }
 
@@ -45,7 +45,7 @@ func (d *differ) webhooks() {
 		n, ok := nh[name]
 		if !ok || n == nil {
 			i := d.add(rules.Change{Kind: rules.Removed, Subject: rules.SubjectOperation, Name: "webhook " + name,
-				Path: "#/webhooks/" + escape(name), Old: "webhook", Webhook: true, OldLoc: d.old.KeyLoc(item.Origin)})
+				Path: "#/webhooks/" + escape(name), Old: rules.Value{Text: "webhook"}, Webhook: true, OldLoc: d.old.KeyLoc(item.Origin)})
 			d.reach([]int{i}, "webhook "+name, rules.Request|rules.Response)
 			continue
 		}
@@ -123,7 +123,7 @@ func (d *differ) securitySchemes() {
 		at := func(aspect, field string, oo, no *openapi3.Origin, old, new string) {
 			if old != new {
 				d.schemes[name] = append(d.schemes[name], d.add(rules.Change{Kind: rules.Modified, Subject: rules.SubjectSecurity,
-					Aspect: rules.Aspect(aspect), Name: name, Path: path, Old: old, New: new,
+					Aspect: rules.Aspect(aspect), Name: name, Path: path, Old: rules.Value{Text: old}, New: rules.Value{Text: new},
 					OldLoc: d.old.FieldLoc(oo, field), NewLoc: d.new.FieldLoc(no, field)}))
 			}
 		}

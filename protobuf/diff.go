@@ -87,18 +87,18 @@ func (d *differ) files() {
 		}
 		if of.Package != nf.Package {
 			d.add(rules.Change{Kind: rules.Modified, Subject: rules.SubjectPackage, Aspect: rules.AspectName,
-				Name: nf.Name, Path: nf.Name, Old: of.Package, New: nf.Package,
+				Name: nf.Name, Path: nf.Name, Old: rules.Value{Text: of.Package}, New: rules.Value{Text: nf.Package},
 				OldLoc: orLoc(of.PackageLoc, fileLoc(of)), NewLoc: orLoc(nf.PackageLoc, fileLoc(nf))})
 		}
 		if of.Syntax != nf.Syntax {
 			d.add(rules.Change{Kind: rules.Modified, Subject: rules.SubjectFile, Aspect: rules.AspectSyntax,
-				Name: nf.Name, Path: nf.Name, Old: of.Syntax, New: nf.Syntax,
+				Name: nf.Name, Path: nf.Name, Old: rules.Value{Text: of.Syntax}, New: rules.Value{Text: nf.Syntax},
 				OldLoc: orLoc(of.SyntaxLoc, fileLoc(of)), NewLoc: orLoc(nf.SyntaxLoc, fileLoc(nf))})
 		}
 		for _, o := range fileOptions {
 			if of.Options[o.name] != nf.Options[o.name] {
 				d.add(rules.Change{Kind: rules.Modified, Subject: rules.SubjectFileOption, Aspect: rules.AspectOption,
-					Name: o.name, Path: nf.Name, Old: of.Options[o.name], New: nf.Options[o.name],
+					Name: o.name, Path: nf.Name, Old: rules.Value{Text: of.Options[o.name]}, New: rules.Value{Text: nf.Options[o.name]},
 					OldLoc: orLoc(of.OptionLoc[o.name], fileLoc(of)),
 					NewLoc: orLoc(nf.OptionLoc[o.name], orLoc(nf.PackageLoc, fileLoc(nf)))})
 			}
@@ -162,7 +162,7 @@ func (d *differ) removed(s rules.Subject, o, n *Elem) bool {
 		// Shown in the file it left, like a deletion (buf's anchor), when
 		// that file is still there; else where it went.
 		d.add(rules.Change{Kind: rules.Modified, Subject: s, Aspect: rules.AspectFile, Name: short(n.Name),
-			Path: n.Name, Old: o.Loc.File, New: n.Loc.File, OldLoc: o.Loc, NewLoc: orLoc(d.anchor(o), n.Loc)})
+			Path: n.Name, Old: rules.Value{Text: o.Loc.File}, New: rules.Value{Text: n.Loc.File}, OldLoc: o.Loc, NewLoc: orLoc(d.anchor(o), n.Loc)})
 	}
 	return false
 }
@@ -204,7 +204,7 @@ func (d *differ) modified(s rules.Subject, a rules.Aspect, name string, o, n *El
 		return
 	}
 	d.add(rules.Change{Kind: rules.Modified, Subject: s, Aspect: a, Name: name, Path: n.Name,
-		Old: ov, New: nv, OldLoc: o.Loc, NewLoc: n.Loc})
+		Old: rules.Value{Text: ov}, New: rules.Value{Text: nv}, OldLoc: o.Loc, NewLoc: n.Loc})
 }
 
 // declared is what every element the differ matches by name has.
@@ -278,7 +278,7 @@ func (d *differ) message(om, nm *Message) {
 	d.required(om, nm)
 	for _, i := range missingRanges(om.ExtRanges, nm.ExtRanges) {
 		d.add(rules.Change{Kind: rules.Modified, Subject: rules.SubjectMessage, Aspect: rules.AspectExtensionRange,
-			Name: s, Path: nm.Name, Old: rangeString(om.ExtRanges[i]), OldLoc: om.Loc, NewLoc: nm.Loc})
+			Name: s, Path: nm.Name, Old: rules.Value{Text: rangeString(om.ExtRanges[i])}, OldLoc: om.Loc, NewLoc: nm.Loc})
 	}
 	d.reserved("message", om.Elem, nm.Elem, reservedBy{om.ReservedRanges, om.ReservedNames, om.Reservations},
 		reservedBy{nm.ReservedRanges, nm.ReservedNames, nm.Reservations})
@@ -299,7 +299,7 @@ func (d *differ) option(s rules.Subject, name string, o, n *Elem, ov, nv bool, a
 			at = n.Loc
 		}
 		d.add(rules.Change{Kind: rules.Modified, Subject: s, Aspect: rules.AspectOption, Name: name, Path: n.Name,
-			Old: strconv.FormatBool(ov), New: strconv.FormatBool(nv), OldValue: rules.Value{Bool: ov}, NewValue: rules.Value{Bool: nv},
+			Old: rules.Value{Text: strconv.FormatBool(ov), Bool: ov}, New: rules.Value{Text: strconv.FormatBool(nv), Bool: nv},
 			OldLoc: o.Loc, NewLoc: at})
 	}
 }
@@ -312,13 +312,13 @@ func (d *differ) required(om, nm *Message) {
 	for _, f := range om.Fields {
 		if key := requiredKey(f); was[key] && !is[key] {
 			d.add(rules.Change{Kind: rules.Modified, Subject: rules.SubjectMessage, Aspect: rules.AspectRequired,
-				Name: short(nm.Name), Path: nm.Name, Old: key, OldLoc: f.Loc, NewLoc: nm.Loc})
+				Name: short(nm.Name), Path: nm.Name, Old: rules.Value{Text: key}, OldLoc: f.Loc, NewLoc: nm.Loc})
 		}
 	}
 	for _, f := range nm.Fields {
 		if key := requiredKey(f); is[key] && !was[key] {
 			d.add(rules.Change{Kind: rules.Modified, Subject: rules.SubjectMessage, Aspect: rules.AspectRequired,
-				Name: short(nm.Name), Path: nm.Name, New: key, Required: true, OldLoc: om.Loc, NewLoc: f.Loc})
+				Name: short(nm.Name), Path: nm.Name, New: rules.Value{Text: key}, Required: true, OldLoc: om.Loc, NewLoc: f.Loc})
 		}
 	}
 }
@@ -354,13 +354,13 @@ func (d *differ) reserved(owner string, o, n Elem, old, new reservedBy) {
 	}
 	for _, i := range missingRanges(old.ranges, new.ranges) {
 		d.add(rules.Change{Kind: rules.Removed, Subject: rules.SubjectReserved, Aspect: rules.AspectNumber,
-			Name: owner, Path: n.Name, Old: rangeString(old.ranges[i]), OldLoc: at(old.RangeLocs, i), NewLoc: n.Loc})
+			Name: owner, Path: n.Name, Old: rules.Value{Text: rangeString(old.ranges[i])}, OldLoc: at(old.RangeLocs, i), NewLoc: n.Loc})
 	}
 	held := reserve(nil, new.names)
 	for i, name := range old.names {
 		if !held.names[name] {
 			d.add(rules.Change{Kind: rules.Removed, Subject: rules.SubjectReserved, Aspect: rules.AspectName,
-				Name: owner, Path: n.Name, Old: strconv.Quote(name), OldLoc: at(old.NameLocs, i), NewLoc: n.Loc})
+				Name: owner, Path: n.Name, Old: rules.Value{Text: strconv.Quote(name)}, OldLoc: at(old.NameLocs, i), NewLoc: n.Loc})
 		}
 	}
 }
@@ -410,7 +410,7 @@ func (d *differ) fields(om, nm *Message) {
 		}
 		if moved := byName[of.Short]; moved != nil && moved.Number != of.Number {
 			d.add(rules.Change{Kind: rules.Modified, Subject: rules.SubjectField, Aspect: rules.AspectNumber,
-				Name: of.Short, Path: moved.Name, Old: strconv.Itoa(int(of.Number)), New: strconv.Itoa(int(moved.Number)),
+				Name: of.Short, Path: moved.Name, Old: rules.Value{Text: strconv.Itoa(int(of.Number))}, New: rules.Value{Text: strconv.Itoa(int(moved.Number))},
 				OldLoc: of.Loc, NewLoc: moved.Loc, OldField: facts(of), NewField: facts(moved)})
 		}
 	}
@@ -429,7 +429,7 @@ func (d *differ) field(s rules.Subject, of, nf *Field) {
 	add := func(a rules.Aspect, name, ov, nv string) {
 		if ov != nv {
 			d.add(rules.Change{Kind: rules.Modified, Subject: s, Aspect: a, Name: name, Path: nf.Name,
-				Old: ov, New: nv, OldLoc: of.Loc, NewLoc: nf.Loc, OldField: ofa, NewField: nfa})
+				Old: rules.Value{Text: ov}, New: rules.Value{Text: nv}, OldLoc: of.Loc, NewLoc: nf.Loc, OldField: ofa, NewField: nfa})
 		}
 	}
 	if meaningChanged(ofa, nfa) {
@@ -481,7 +481,7 @@ func (d *differ) utf8(s rules.Subject, of, nf *Field) {
 	} {
 		if o.ov != o.nv {
 			d.add(rules.Change{Kind: rules.Modified, Subject: s, Aspect: rules.AspectOption, Name: o.name, Path: nf.Name,
-				Old: o.ov, New: o.nv, OldLoc: of.Loc, NewLoc: o.at, OldField: facts(of), NewField: facts(nf)})
+				Old: rules.Value{Text: o.ov}, New: rules.Value{Text: o.nv}, OldLoc: of.Loc, NewLoc: o.at, OldField: facts(of), NewField: facts(nf)})
 		}
 	}
 }
@@ -592,7 +592,7 @@ func (d *differ) values(oe, ne *Enum) {
 		ovs, nvs := oldByNum[ov.Number], byNum[ov.Number]
 		if len(nvs) == 0 {
 			d.add(rules.Change{Kind: rules.Removed, Subject: rules.SubjectEnumValue, Name: ov.Short, Path: ov.Name,
-				Old: strconv.Itoa(int(ov.Number)), OldLoc: ov.Loc, NewLoc: ne.Loc,
+				Old: rules.Value{Text: strconv.Itoa(int(ov.Number))}, OldLoc: ov.Loc, NewLoc: ne.Loc,
 				Proto: rules.ProtoElement{NumberReserved: held.nums.has(ov.Number), NameReserved: held.names[ov.Short]}})
 			continue
 		}
@@ -602,7 +602,7 @@ func (d *differ) values(oe, ne *Enum) {
 		}
 		for _, nv := range nvs {
 			d.add(rules.Change{Kind: rules.Modified, Subject: rules.SubjectEnumValue, Aspect: rules.AspectName,
-				Name: nv.Short, Path: nv.Name, Old: strings.Join(was, ", "), New: strings.Join(is, ", "),
+				Name: nv.Short, Path: nv.Name, Old: rules.Value{Text: strings.Join(was, ", ")}, New: rules.Value{Text: strings.Join(is, ", ")},
 				OldLoc: ov.Loc, NewLoc: nv.Loc, Proto: rules.ProtoElement{Parent: ne.Name, Number: nv.Number}})
 		}
 	}
@@ -610,7 +610,7 @@ func (d *differ) values(oe, ne *Enum) {
 		if !oldNums[nv.Number] {
 			oldNums[nv.Number] = true
 			d.add(rules.Change{Kind: rules.Added, Subject: rules.SubjectEnumValue, Name: nv.Short, Path: nv.Name,
-				New: strconv.Itoa(int(nv.Number)), NewLoc: nv.Loc})
+				New: rules.Value{Text: strconv.Itoa(int(nv.Number))}, NewLoc: nv.Loc})
 		}
 	}
 }
@@ -659,7 +659,7 @@ func (d *differ) rpc(or, nr *RPC) {
 	mod := func(a rules.Aspect, ov, nv string, at rules.Location) {
 		if ov != nv {
 			d.add(rules.Change{Kind: rules.Modified, Subject: rules.SubjectRPC, Aspect: a, Name: nr.Short, Path: nr.Name,
-				Old: ov, New: nv, OldLoc: or.Loc, NewLoc: at, Operations: []string{nr.Name}})
+				Old: rules.Value{Text: ov}, New: rules.Value{Text: nv}, OldLoc: or.Loc, NewLoc: at, Operations: []string{nr.Name}})
 		}
 	}
 	mod(rules.AspectRequestType, or.Input, nr.Input, nr.Loc)

@@ -145,9 +145,13 @@ var Constraining = []Aspect{"contains", "dependentRequired", "dependentSchemas",
 	"propertyNames", "patternProperties", "unevaluatedItems", "prefixItems", "contentEncoding",
 	"contentMediaType", "contentSchema", "unevaluatedProperties"}
 
-// Value is one side of a change, typed. Which part is set depends on the
-// aspect; Change.Old and Change.New hold the same side as text.
+// Value is one side of a change. Text is always set when the side has a
+// value; which typed part is set as well depends on the aspect.
 type Value struct {
+	// Text is the side as words, for messages, fingerprints, custom rules'
+	// old and new, and `debug diff`. A rule never parses it: what it judges
+	// by is typed (the parts below, and Change.Required, In, Webhook).
+	Text string
 	// Limit is a numeric keyword's value (AspectMaxLength ...
 	// AspectMaxContains, AspectMultipleOf); nil when the side states none.
 	Limit *Limit
@@ -234,10 +238,10 @@ type Change struct {
 	// Path identifies the element for messages and ignores: a JSON pointer
 	// into the document (OpenAPI) or a full name (proto).
 	Path string
-	// Old and New are the changed aspect's values as text, for messages,
-	// fingerprints and `debug diff`. A rule never parses them: what it
-	// judges by is typed below (Required, In, Webhook, OldValue/NewValue).
-	Old, New string
+	// Old and New are the two sides of the change: for a Modified change
+	// the aspect's old and new values, for an addition or removal what the
+	// element held (Vocabulary says which, per kind of change).
+	Old, New Value
 	// Required is whether the element is required: for an added parameter,
 	// request body, header or field, by the new version; for a removed one,
 	// by the old; for AspectRequired, whether it became required.
@@ -248,9 +252,6 @@ type Change struct {
 	// Webhook marks a removed 3.1 webhook (SubjectOperation): the API no
 	// longer calls the client, which breaks no call the client makes.
 	Webhook bool
-	// OldValue and NewValue are the two sides of a Modified change, typed,
-	// for the aspects whose values a rule compares (Vocabulary says which).
-	OldValue, NewValue Value
 	// Dir says who writes the data the element is in.
 	Dir    Direction
 	OldLoc Location

@@ -25,7 +25,7 @@ func configWeakened() *Rule {
 			Good: "# the config change in its own pull request, reviewed on its own",
 		},
 	}, func(c *Change) (string, bool) {
-		return c.New + " (the base's " + c.Path + " still governs this review)",
+		return c.New.Text + " (the base's " + c.Path + " still governs this review)",
 			c.Kind == Modified && c.Subject == SubjectContract && c.Aspect == AspectConfigWeakened
 	})
 }

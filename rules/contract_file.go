@@ -47,9 +47,9 @@ func lockFileWeakened() *Rule {
 			Good: "# contractlint.lock regenerated with `contractlint lock`: every earlier entry kept",
 		},
 	}, func(c *Change) (string, bool) {
-		what := "no longer records " + c.Old
+		what := "no longer records " + c.Old.Text
 		if c.Kind == Removed {
-			what = "deleted: it held " + c.Old
+			what = "deleted: it held " + c.Old.Text
 		}
 		return fmt.Sprintf("%s %s; those numbers stay reserved (review reads the lock from the base), "+
 			"restore it or regenerate it with `contractlint lock`", c.Path, what), c.Subject == SubjectLock
@@ -84,7 +84,7 @@ modules:
   - path: proto`,
 		},
 	}, func(c *Change) (string, bool) {
-		return fmt.Sprintf("contract %s cannot be read, so what it breaks is unknown: %s", c.Path, c.New),
+		return fmt.Sprintf("contract %s cannot be read, so what it breaks is unknown: %s", c.Path, c.New.Text),
 			c.Kind == Modified && c.Subject == SubjectContract && c.Aspect == AspectUnreadable
 	})
 }

@@ -10,7 +10,7 @@ import (
 // waiver keyed on it survives a rebase, reformatting and unrelated edits,
 // and stops matching when the change itself changes.
 func changeFingerprint(rule string, c *Change) string {
-	return hashParts(rule, c.Path, c.Kind.String(), c.Subject.String(), string(c.Aspect), c.Name, c.Old, c.New)
+	return hashParts(rule, c.Path, c.Kind.String(), c.Subject.String(), string(c.Aspect), c.Name, c.Old.Text, c.New.Text)
 }
 
 // ChangeFingerprint is f's fingerprint: the change's, for a finding about a

@@ -131,8 +131,8 @@ func forwardRequestBoundWidened() *Rule {
 		upper := isAspect(c, AspectMaxLength, AspectMaximum, AspectMaxItems, AspectMaxProperties)
 		lower := isAspect(c, AspectMinLength, AspectMinimum, AspectMinItems, AspectMinProperties)
 		return fmt.Sprintf("%s of %q in a request relaxed from %s to %s: a server still on the old version rejects what a new client may now send%s",
-				c.Aspect, c.Name, orNone(c.Old), orNone(c.New), reach(c)),
-			c.Dir.Has(Request) && c.Kind == Modified && (upper || lower) && tighter(c.NewValue.Limit, c.OldValue.Limit, upper)
+				c.Aspect, c.Name, orNone(c.Old.Text), orNone(c.New.Text), reach(c)),
+			c.Dir.Has(Request) && c.Kind == Modified && (upper || lower) && tighter(c.New.Limit, c.Old.Limit, upper)
 	})
 }
 
@@ -148,15 +148,15 @@ func forwardTypeChanged() *Rule {
 price_cents: {type: integer}   # a new field`,
 		},
 	}, func(c *Change) (string, bool) {
-		msg := fmt.Sprintf("a new client decodes %q as %s, but a server still on the old version sends %s%s", c.Name, c.New, c.Old, reach(c))
+		msg := fmt.Sprintf("a new client decodes %q as %s, but a server still on the old version sends %s%s", c.Name, c.New.Text, c.Old.Text, reach(c))
 		if c.Dir.Has(Request) {
-			msg = fmt.Sprintf("a new client sends %q as %s to a server still on the old version, which expects %s%s", c.Name, c.New, c.Old, reach(c))
+			msg = fmt.Sprintf("a new client sends %q as %s to a server still on the old version, which expects %s%s", c.Name, c.New.Text, c.Old.Text, reach(c))
 		}
 		// A reader that accepts more than the writer sends is safe: the
 		// new client reading a wider type, the old server accepting one.
-		reader, writer := c.NewValue.Types, c.OldValue.Types
+		reader, writer := c.New.Types, c.Old.Types
 		if c.Dir.Has(Request) {
-			reader, writer = c.OldValue.Types, c.NewValue.Types
+			reader, writer = c.Old.Types, c.New.Types
 		}
 		if c.Format == Proto {
 			// proto's encodings, not JSON types, decide what each side decodes.

@@ -83,7 +83,7 @@ func operationMethodChanged() *Rule {
 		},
 	},
 		func(c *Change) (string, bool) {
-			return fmt.Sprintf("operation %s moved from %s to %s: clients still send %s", c.Name, c.Old, c.New, c.Old),
+			return fmt.Sprintf("operation %s moved from %s to %s: clients still send %s", c.Name, c.Old.Text, c.New.Text, c.Old.Text),
 				c.Kind == Modified && c.Subject == SubjectOperation && c.Aspect == "method"
 		})
 }
@@ -99,7 +99,7 @@ func operationIDChanged() *Rule {
 		},
 	},
 		func(c *Change) (string, bool) {
-			return fmt.Sprintf("operationId of %s changed from %q to %q: generated clients rename their method", c.Name, c.Old, c.New),
+			return fmt.Sprintf("operationId of %s changed from %q to %q: generated clients rename their method", c.Name, c.Old.Text, c.New.Text),
 				c.Kind == Modified && c.Aspect == AspectOperationID
 		})
 }
@@ -116,8 +116,8 @@ func securityRequirementAdded() *Rule {
 		},
 	},
 		func(c *Change) (string, bool) {
-			if c.Old != "" {
-				return fmt.Sprintf("%s is no longer accepted: the operation now requires %s, so clients that authenticate with %s are refused", c.Old, c.New, c.Old), c.is(Added, SubjectSecurity)
+			if c.Old.Text != "" {
+				return fmt.Sprintf("%s is no longer accepted: the operation now requires %s, so clients that authenticate with %s are refused", c.Old.Text, c.New.Text, c.Old.Text), c.is(Added, SubjectSecurity)
 			}
 			return fmt.Sprintf("security requirement %s added: clients that used to call without it are refused", c.Name), c.is(Added, SubjectSecurity)
 		})
@@ -199,7 +199,7 @@ func requestParameterLocationChanged() *Rule {
 		},
 	},
 		func(c *Change) (string, bool) {
-			return fmt.Sprintf("parameter %q moved from %s to %s: clients still send it in the %s", c.Name, c.Old, c.New, c.Old),
+			return fmt.Sprintf("parameter %q moved from %s to %s: clients still send it in the %s", c.Name, c.Old.Text, c.New.Text, c.Old.Text),
 				c.Kind == Modified && c.Subject == SubjectParameter && c.Aspect == AspectIn
 		})
 }
@@ -369,7 +369,7 @@ func responseBecameNullable() *Rule {
 	},
 		func(c *Change) (string, bool) {
 			return fmt.Sprintf("%q in a response can now be null: clients that never expected null break%s", c.Name, reach(c)),
-				c.Aspect == AspectNullable && c.NewValue.Bool && resp(c)
+				c.Aspect == AspectNullable && c.New.Bool && resp(c)
 		})
 }
 
@@ -385,8 +385,8 @@ func responsePropertyTypeChanged() *Rule {
 		},
 	},
 		func(c *Change) (string, bool) {
-			return fmt.Sprintf("type of %q in a response changed from %s to %s: clients decode it as %s%s", c.Name, c.Old, c.New, c.Old, reach(c)),
-				c.Aspect == AspectType && resp(c) && !subtype(c.NewValue.Types, c.OldValue.Types)
+			return fmt.Sprintf("type of %q in a response changed from %s to %s: clients decode it as %s%s", c.Name, c.Old.Text, c.New.Text, c.Old.Text, reach(c)),
+				c.Aspect == AspectType && resp(c) && !subtype(c.New.Types, c.Old.Types)
 		})
 }
 
@@ -401,8 +401,8 @@ func responsePropertyFormatChanged() *Rule {
 		},
 	},
 		func(c *Change) (string, bool) {
-			return fmt.Sprintf("format of %q in a response changed from %q to %q%s", c.Name, c.Old, c.New, reach(c)),
-				c.Aspect == AspectFormat && resp(c) && c.Old != ""
+			return fmt.Sprintf("format of %q in a response changed from %q to %q%s", c.Name, c.Old.Text, c.New.Text, reach(c)),
+				c.Aspect == AspectFormat && resp(c) && c.Old.Text != ""
 		})
 }
 
@@ -489,8 +489,8 @@ func requestPropertyTypeChanged() *Rule {
 		},
 	},
 		func(c *Change) (string, bool) {
-			return fmt.Sprintf("type of %q in a request changed from %s to %s: clients still send %s%s", c.Name, c.Old, c.New, c.Old, reach(c)),
-				c.Aspect == AspectType && req(c) && !subtype(c.OldValue.Types, c.NewValue.Types)
+			return fmt.Sprintf("type of %q in a request changed from %s to %s: clients still send %s%s", c.Name, c.Old.Text, c.New.Text, c.Old.Text, reach(c)),
+				c.Aspect == AspectType && req(c) && !subtype(c.Old.Types, c.New.Types)
 		})
 }
 
@@ -505,8 +505,8 @@ func requestPropertyFormatChanged() *Rule {
 		},
 	},
 		func(c *Change) (string, bool) {
-			return fmt.Sprintf("format of %q in a request changed from %q to %q: values in the old format are rejected%s", c.Name, c.Old, c.New, reach(c)),
-				c.Aspect == AspectFormat && req(c) && c.New != ""
+			return fmt.Sprintf("format of %q in a request changed from %q to %q: values in the old format are rejected%s", c.Name, c.Old.Text, c.New.Text, reach(c)),
+				c.Aspect == AspectFormat && req(c) && c.New.Text != ""
 		})
 }
 
@@ -539,8 +539,8 @@ func requestBecameEnum() *Rule {
 		},
 	},
 		func(c *Change) (string, bool) {
-			return fmt.Sprintf("%q in a request is now limited to [%s]: other values clients send are rejected%s", c.Name, c.New, reach(c)),
-				c.Aspect == AspectEnum && c.New != "" && req(c)
+			return fmt.Sprintf("%q in a request is now limited to [%s]: other values clients send are rejected%s", c.Name, c.New.Text, reach(c)),
+				c.Aspect == AspectEnum && c.New.Text != "" && req(c)
 		})
 }
 
@@ -556,8 +556,8 @@ func requestMaxDecreased() *Rule {
 		},
 	},
 		func(c *Change) (string, bool) {
-			return fmt.Sprintf("%s of %q in a request lowered from %s to %s: larger values clients send are rejected%s", c.Aspect, c.Name, orNone(c.Old), c.New, reach(c)),
-				req(c) && isAspect(c, AspectMaxLength, AspectMaximum, AspectMaxItems, AspectMaxProperties, AspectMaxContains) && tighter(c.OldValue.Limit, c.NewValue.Limit, true)
+			return fmt.Sprintf("%s of %q in a request lowered from %s to %s: larger values clients send are rejected%s", c.Aspect, c.Name, orNone(c.Old.Text), c.New.Text, reach(c)),
+				req(c) && isAspect(c, AspectMaxLength, AspectMaximum, AspectMaxItems, AspectMaxProperties, AspectMaxContains) && tighter(c.Old.Limit, c.New.Limit, true)
 		})
 }
 
@@ -573,8 +573,8 @@ func requestMinIncreased() *Rule {
 		},
 	},
 		func(c *Change) (string, bool) {
-			return fmt.Sprintf("%s of %q in a request raised from %s to %s: smaller values clients send are rejected%s", c.Aspect, c.Name, orNone(c.Old), c.New, reach(c)),
-				req(c) && isAspect(c, AspectMinLength, AspectMinimum, AspectMinItems, AspectMinProperties, AspectMinContains) && tighter(c.OldValue.Limit, c.NewValue.Limit, false)
+			return fmt.Sprintf("%s of %q in a request raised from %s to %s: smaller values clients send are rejected%s", c.Aspect, c.Name, orNone(c.Old.Text), c.New.Text, reach(c)),
+				req(c) && isAspect(c, AspectMinLength, AspectMinimum, AspectMinItems, AspectMinProperties, AspectMinContains) && tighter(c.Old.Limit, c.New.Limit, false)
 		})
 }
 
@@ -590,8 +590,8 @@ func requestPatternChanged() *Rule {
 		},
 	},
 		func(c *Change) (string, bool) {
-			return fmt.Sprintf("pattern of %q in a request changed from %q to %q: values clients send may no longer match%s", c.Name, c.Old, c.New, reach(c)),
-				c.Aspect == AspectPattern && req(c) && c.New != ""
+			return fmt.Sprintf("pattern of %q in a request changed from %q to %q: values clients send may no longer match%s", c.Name, c.Old.Text, c.New.Text, reach(c)),
+				c.Aspect == AspectPattern && req(c) && c.New.Text != ""
 		})
 }
 
@@ -607,8 +607,8 @@ func requestMultipleOfChanged() *Rule {
 		},
 	},
 		func(c *Change) (string, bool) {
-			return fmt.Sprintf("multipleOf of %q in a request changed from %s to %s: values clients send may be rejected%s", c.Name, orNone(c.Old), c.New, reach(c)),
-				c.Aspect == AspectMultipleOf && req(c) && c.NewValue.Limit != nil && !divides(c.NewValue.Limit, c.OldValue.Limit)
+			return fmt.Sprintf("multipleOf of %q in a request changed from %s to %s: values clients send may be rejected%s", c.Name, orNone(c.Old.Text), c.New.Text, reach(c)),
+				c.Aspect == AspectMultipleOf && req(c) && c.New.Limit != nil && !divides(c.New.Limit, c.Old.Limit)
 		})
 }
 
@@ -642,7 +642,7 @@ func requestBecameNotNullable() *Rule {
 	},
 		func(c *Change) (string, bool) {
 			return fmt.Sprintf("%q in a request no longer accepts null: clients that send null are rejected%s", c.Name, reach(c)),
-				c.Aspect == AspectNullable && !c.NewValue.Bool && req(c)
+				c.Aspect == AspectNullable && !c.New.Bool && req(c)
 		})
 }
 
@@ -659,7 +659,7 @@ func requestOneOfRemoved() *Rule {
 	},
 		func(c *Change) (string, bool) {
 			return fmt.Sprintf("request %s removed: clients sending that shape are rejected%s", c.Name, reach(c)),
-				c.Aspect == AspectComposition && c.Kind == Removed && c.Old != "allOf" && req(c)
+				c.Aspect == AspectComposition && c.Kind == Removed && c.Old.Text != "allOf" && req(c)
 		})
 }
 
@@ -676,7 +676,7 @@ func requestAllOfAdded() *Rule {
 	},
 		func(c *Change) (string, bool) {
 			return fmt.Sprintf("request %s added: every request must now also match it%s", c.Name, reach(c)),
-				c.Aspect == AspectComposition && c.Kind == Added && c.New == "allOf" && req(c)
+				c.Aspect == AspectComposition && c.Kind == Added && c.New.Text == "allOf" && req(c)
 		})
 }
 
@@ -693,7 +693,7 @@ func responseOneOfAdded() *Rule {
 	},
 		func(c *Change) (string, bool) {
 			return fmt.Sprintf("response %s added: readers generated for the old alternatives cannot decode it%s", c.Name, reach(c)),
-				c.Aspect == AspectComposition && c.Kind == Added && c.New != "allOf" && c.Dir.Has(Response)
+				c.Aspect == AspectComposition && c.Kind == Added && c.New.Text != "allOf" && c.Dir.Has(Response)
 		})
 }
 
@@ -709,9 +709,9 @@ func discriminatorChanged() *Rule {
 	},
 		func(c *Change) (string, bool) {
 			if c.Aspect == AspectMapping {
-				return fmt.Sprintf("discriminator value %q now maps to %s instead of %s: clients decode it as the wrong type%s", c.Name, orNone(c.New), c.Old, reach(c)), true
+				return fmt.Sprintf("discriminator value %q now maps to %s instead of %s: clients decode it as the wrong type%s", c.Name, orNone(c.New.Text), c.Old.Text, reach(c)), true
 			}
-			return fmt.Sprintf("discriminator property of %q changed from %s to %s%s", c.Name, orNone(c.Old), orNone(c.New), reach(c)),
+			return fmt.Sprintf("discriminator property of %q changed from %s to %s%s", c.Name, orNone(c.Old.Text), orNone(c.New.Text), reach(c)),
 				c.Aspect == AspectPropertyName
 		})
 }

@@ -40,8 +40,8 @@ func responseMaxIncreased() *Rule {
 			Good: "name: {type: string, maxLength: 50}",
 		},
 	}, func(c *Change) (string, bool) {
-		return fmt.Sprintf("%s of %q in a response raised from %s to %s: clients that relied on it meet larger values%s", c.Aspect, c.Name, c.Old, orNone(c.New), reach(c)),
-			resp(c) && isAspect(c, AspectMaxLength, AspectMaximum, AspectMaxItems, AspectMaxProperties, AspectMaxContains) && tighter(c.NewValue.Limit, c.OldValue.Limit, true)
+		return fmt.Sprintf("%s of %q in a response raised from %s to %s: clients that relied on it meet larger values%s", c.Aspect, c.Name, c.Old.Text, orNone(c.New.Text), reach(c)),
+			resp(c) && isAspect(c, AspectMaxLength, AspectMaximum, AspectMaxItems, AspectMaxProperties, AspectMaxContains) && tighter(c.New.Limit, c.Old.Limit, true)
 	})
 }
 
@@ -57,8 +57,8 @@ func responseMinDecreased() *Rule {
 			Good: "items: {type: array, minItems: 1}",
 		},
 	}, func(c *Change) (string, bool) {
-		return fmt.Sprintf("%s of %q in a response lowered from %s to %s: clients that relied on it meet smaller values%s", c.Aspect, c.Name, c.Old, orNone(c.New), reach(c)),
-			resp(c) && isAspect(c, AspectMinLength, AspectMinimum, AspectMinItems, AspectMinProperties, AspectMinContains) && tighter(c.NewValue.Limit, c.OldValue.Limit, false)
+		return fmt.Sprintf("%s of %q in a response lowered from %s to %s: clients that relied on it meet smaller values%s", c.Aspect, c.Name, c.Old.Text, orNone(c.New.Text), reach(c)),
+			resp(c) && isAspect(c, AspectMinLength, AspectMinimum, AspectMinItems, AspectMinProperties, AspectMinContains) && tighter(c.New.Limit, c.Old.Limit, false)
 	})
 }
 
@@ -74,8 +74,8 @@ func responsePatternRemoved() *Rule {
 			Good: "code: {type: string, pattern: '^[A-Z]{3}$'}",
 		},
 	}, func(c *Change) (string, bool) {
-		return fmt.Sprintf("pattern %q of %q in a response removed: clients that parse by it meet other values%s", c.Old, c.Name, reach(c)),
-			c.Aspect == AspectPattern && resp(c) && c.Old != "" && c.New == ""
+		return fmt.Sprintf("pattern %q of %q in a response removed: clients that parse by it meet other values%s", c.Old.Text, c.Name, reach(c)),
+			c.Aspect == AspectPattern && resp(c) && c.Old.Text != "" && c.New.Text == ""
 	})
 }
 
@@ -91,8 +91,8 @@ func responsePatternChanged() *Rule {
 			Good: "code: {pattern: '^[A-Z]{3}$'}",
 		},
 	}, func(c *Change) (string, bool) {
-		return fmt.Sprintf("pattern of %q in a response changed from %q to %q: clients that parse by the old one may fail%s", c.Name, c.Old, c.New, reach(c)),
-			c.Aspect == AspectPattern && resp(c) && c.Old != "" && c.New != ""
+		return fmt.Sprintf("pattern of %q in a response changed from %q to %q: clients that parse by the old one may fail%s", c.Name, c.Old.Text, c.New.Text, reach(c)),
+			c.Aspect == AspectPattern && resp(c) && c.Old.Text != "" && c.New.Text != ""
 	})
 }
 
@@ -108,8 +108,8 @@ func responseEnumRemoved() *Rule {
 			Good: "status: {type: string, enum: [paid, failed]}",
 		},
 	}, func(c *Change) (string, bool) {
-		return fmt.Sprintf("%q in a response is no longer limited to [%s]: clients generated for the enum fail on other values%s", c.Name, c.Old, reach(c)),
-			c.Aspect == AspectEnum && c.New == "" && resp(c)
+		return fmt.Sprintf("%q in a response is no longer limited to [%s]: clients generated for the enum fail on other values%s", c.Name, c.Old.Text, reach(c)),
+			c.Aspect == AspectEnum && c.New.Text == "" && resp(c)
 	})
 }
 
@@ -125,8 +125,8 @@ func responseMultipleOfChanged() *Rule {
 			Good: "amount: {type: number, multipleOf: 0.01}",
 		},
 	}, func(c *Change) (string, bool) {
-		return fmt.Sprintf("multipleOf of %q in a response changed from %s to %s: values clients did not expect may come back%s", c.Name, c.Old, orNone(c.New), reach(c)),
-			c.Aspect == AspectMultipleOf && resp(c) && c.OldValue.Limit != nil && (c.NewValue.Limit == nil || !divides(c.OldValue.Limit, c.NewValue.Limit))
+		return fmt.Sprintf("multipleOf of %q in a response changed from %s to %s: values clients did not expect may come back%s", c.Name, c.Old.Text, orNone(c.New.Text), reach(c)),
+			c.Aspect == AspectMultipleOf && resp(c) && c.Old.Limit != nil && (c.New.Limit == nil || !divides(c.Old.Limit, c.New.Limit))
 	})
 }
 
@@ -141,8 +141,8 @@ func requestConstChanged() *Rule {
 			Good:  "version: {type: string}",
 		},
 	}, func(c *Change) (string, bool) {
-		return fmt.Sprintf("%q in a request must now be %s (was %s): clients that send anything else are rejected%s", c.Name, c.New, orNone(c.Old), reach(c)),
-			c.Aspect == AspectConst && req(c) && c.New != ""
+		return fmt.Sprintf("%q in a request must now be %s (was %s): clients that send anything else are rejected%s", c.Name, c.New.Text, orNone(c.Old.Text), reach(c)),
+			c.Aspect == AspectConst && req(c) && c.New.Text != ""
 	})
 }
 
@@ -157,8 +157,8 @@ func responseConstChanged() *Rule {
 			Good:  "object: {const: charge}",
 		},
 	}, func(c *Change) (string, bool) {
-		return fmt.Sprintf("%q in a response was always %s, now %s: clients that relied on it break%s", c.Name, c.Old, orNone(c.New), reach(c)),
-			c.Aspect == AspectConst && resp(c) && c.Old != ""
+		return fmt.Sprintf("%q in a response was always %s, now %s: clients that relied on it break%s", c.Name, c.Old.Text, orNone(c.New.Text), reach(c)),
+			c.Aspect == AspectConst && resp(c) && c.Old.Text != ""
 	})
 }
 
@@ -174,7 +174,7 @@ func requestUniqueItemsSet() *Rule {
 		},
 	}, func(c *Change) (string, bool) {
 		return fmt.Sprintf("%q in a request must now hold unique items: clients that send a repeated one are rejected%s", c.Name, reach(c)),
-			c.Aspect == AspectUniqueItems && c.NewValue.Bool && req(c)
+			c.Aspect == AspectUniqueItems && c.New.Bool && req(c)
 	})
 }
 
@@ -190,7 +190,7 @@ func responseUniqueItemsUnset() *Rule {
 		},
 	}, func(c *Change) (string, bool) {
 		return fmt.Sprintf("%q in a response may now repeat items: clients that relied on unique items break%s", c.Name, reach(c)),
-			c.Aspect == AspectUniqueItems && c.OldValue.Bool && resp(c)
+			c.Aspect == AspectUniqueItems && c.Old.Bool && resp(c)
 	})
 }
 
@@ -209,7 +209,7 @@ func requestSchemaKeywordAdded() *Rule {
 		},
 	}, func(c *Change) (string, bool) {
 		return fmt.Sprintf("%s %s on %q in a request: values clients send may now be rejected%s", c.Aspect, addedOrChanged(c), c.Name, reach(c)),
-			slices.Contains(Constraining, c.Aspect) && req(c) && (c.New != "" || c.Aspect == "prefixItems")
+			slices.Contains(Constraining, c.Aspect) && req(c) && (c.New.Text != "" || c.Aspect == "prefixItems")
 	})
 }
 
@@ -230,7 +230,7 @@ func responseSchemaKeywordRemoved() *Rule {
 			// unevaluatedProperties removed only lets unknown properties
 			// through, which tolerant readers skip (see response-schema-closed).
 			slices.Contains(Constraining, c.Aspect) && c.Aspect != "unevaluatedProperties" && resp(c) &&
-				(c.Old != "" || c.Aspect == "prefixItems")
+				(c.Old.Text != "" || c.Aspect == "prefixItems")
 	})
 }
 
@@ -249,7 +249,7 @@ func schemaBecameFalse() *Rule {
 		// In a response, items that became false only end an array
 		// sooner (prefixItems closed): readers lose nothing they relied on.
 		return fmt.Sprintf("%q became the schema false: no value matches it any more%s", c.Name, reach(c)),
-			c.Aspect == AspectBoolean && c.NewValue.Bool && (req(c) || !strings.HasSuffix(c.Path, "/items"))
+			c.Aspect == AspectBoolean && c.New.Bool && (req(c) || !strings.HasSuffix(c.Path, "/items"))
 	})
 }
 
@@ -265,15 +265,15 @@ func responseSchemaBecameNotFalse() *Rule {
 		},
 	}, func(c *Change) (string, bool) {
 		return fmt.Sprintf("%q in a response was the schema false and now admits values: clients never expected it%s", c.Name, reach(c)),
-			c.Aspect == AspectBoolean && c.OldValue.Bool && resp(c)
+			c.Aspect == AspectBoolean && c.Old.Bool && resp(c)
 	})
 }
 
 func addedOrChanged(c *Change) string {
 	switch {
-	case c.Old == "":
+	case c.Old.Text == "":
 		return "added"
-	case c.New == "":
+	case c.New.Text == "":
 		return "removed"
 	}
 	return "changed"

@@ -68,7 +68,7 @@ func requestPropertyBecameReadOnly() *Rule {
 		},
 	}, func(c *Change) (string, bool) {
 		return fmt.Sprintf("request property %q became readOnly: what clients send in it is ignored or rejected%s", c.Name, reach(c)),
-			c.Aspect == AspectReadOnly && c.NewValue.Bool
+			c.Aspect == AspectReadOnly && c.New.Bool
 	})
 }
 
@@ -87,7 +87,7 @@ id: {type: string, readOnly: true}`,
 		},
 	}, func(c *Change) (string, bool) {
 		return fmt.Sprintf("request property %q is required and no longer readOnly: clients never sent it and are now rejected%s", c.Name, reach(c)),
-			c.Aspect == AspectReadOnly && !c.NewValue.Bool
+			c.Aspect == AspectReadOnly && !c.New.Bool
 	})
 }
 
@@ -103,7 +103,7 @@ func responsePropertyBecameWriteOnly() *Rule {
 		},
 	}, func(c *Change) (string, bool) {
 		return fmt.Sprintf("response property %q became writeOnly: it is no longer returned to clients that read it%s", c.Name, reach(c)),
-			c.Aspect == AspectWriteOnly && c.NewValue.Bool
+			c.Aspect == AspectWriteOnly && c.New.Bool
 	})
 }
 
@@ -119,7 +119,7 @@ func responseAllOfRemoved() *Rule {
 		},
 	}, func(c *Change) (string, bool) {
 		return fmt.Sprintf("response %s removed: what it promised readers is gone%s", c.Name, reach(c)),
-			c.Aspect == AspectComposition && c.Kind == Removed && c.Old == "allOf" && resp(c)
+			c.Aspect == AspectComposition && c.Kind == Removed && c.Old.Text == "allOf" && resp(c)
 	})
 }
 
@@ -155,7 +155,7 @@ func stabilityDecreased() *Rule {
 			Good: "x-stability-level: stable",
 		},
 	}, func(c *Change) (string, bool) {
-		return fmt.Sprintf("%s went from %s to %s: clients that relied on %s stability lose that promise", c.Name, c.Old, c.New, c.Old),
+		return fmt.Sprintf("%s went from %s to %s: clients that relied on %s stability lose that promise", c.Name, c.Old.Text, c.New.Text, c.Old.Text),
 			c.Aspect == AspectStability
 	})
 }
@@ -173,9 +173,9 @@ func securitySchemeChanged() *Rule {
 apiKeyV2: {type: apiKey, in: header, name: Authorization}`,
 		},
 	}, func(c *Change) (string, bool) {
-		what := fmt.Sprintf("%s changed from %q to %q", c.Aspect, c.Old, c.New)
+		what := fmt.Sprintf("%s changed from %q to %q", c.Aspect, c.Old.Text, c.New.Text)
 		if c.Aspect == "flow" {
-			what = fmt.Sprintf("OAuth flow %s removed", c.Old)
+			what = fmt.Sprintf("OAuth flow %s removed", c.Old.Text)
 		}
 		return fmt.Sprintf("security scheme %s: %s: clients that authenticate with it are refused%s", c.Name, what, reach(c)),
 			c.Kind == Modified && c.Subject == SubjectSecurity && isAspect(c, "type", "in", "name", "scheme", "flow")
@@ -194,7 +194,7 @@ func securitySchemeURLChanged() *Rule {
 			Good: "keep the old URL answering (or redirecting)",
 		},
 	}, func(c *Change) (string, bool) {
-		return fmt.Sprintf("security scheme %s: URL changed from %q to %q: clients configured with the old one must follow%s", c.Name, c.Old, orNone(c.New), reach(c)),
+		return fmt.Sprintf("security scheme %s: URL changed from %q to %q: clients configured with the old one must follow%s", c.Name, c.Old.Text, orNone(c.New.Text), reach(c)),
 			c.Kind == Modified && c.Subject == SubjectSecurity && c.Aspect == "url"
 	})
 }
@@ -215,6 +215,6 @@ func requestOneOfAdded() *Rule {
 		},
 	}, func(c *Change) (string, bool) {
 		return fmt.Sprintf("request %s added: a body that also matches it matches two alternatives and oneOf rejects it%s", c.Name, reach(c)),
-			c.Aspect == AspectComposition && c.Kind == Added && c.New == "oneOf" && c.ToldApartBy == "" && c.Dir.Has(Request)
+			c.Aspect == AspectComposition && c.Kind == Added && c.New.Text == "oneOf" && c.ToldApartBy == "" && c.Dir.Has(Request)
 	})
 }

@@ -35,7 +35,7 @@ func changeMsg(msg string, when func(c *Change) bool) func(c *Change) (string, b
 		if !when(c) {
 			return "", false
 		}
-		return fmt.Sprintf(msg, c.Path, c.Old, c.New), true
+		return fmt.Sprintf(msg, c.Path, c.Old.Text, c.New.Text), true
 	}
 }
 
@@ -46,7 +46,7 @@ func removedFromFile(c *Change, s Subject) (string, bool) {
 	case c.is(Removed, s) && !c.Proto.FileRemoved:
 		return fmt.Sprintf("removed from %s", c.OldLoc.File), true
 	case c.is(Modified, s) && c.Aspect == AspectFile:
-		return fmt.Sprintf("moved from %s to %s", c.Old, c.New), true
+		return fmt.Sprintf("moved from %s to %s", c.Old.Text, c.New.Text), true
 	}
 	return "", false
 }
@@ -192,7 +192,7 @@ func protoExtensionRangeRemoved() *Rule {
 			Good:  "message Options { extensions 100 to 199; }",
 		},
 	}, func(c *Change) (string, bool) {
-		return fmt.Sprintf("extension range %s of %s deleted: extensions declared in it no longer compile", c.Old, c.Path),
+		return fmt.Sprintf("extension range %s of %s deleted: extensions declared in it no longer compile", c.Old.Text, c.Path),
 			c.Kind == Modified && c.Subject == SubjectMessage && c.Aspect == AspectExtensionRange
 	})
 }
@@ -207,7 +207,7 @@ func protoEnumValueRemoved() *Rule {
 			Good:  "enum Status { STATUS_UNSPECIFIED = 0; STATUS_OPEN = 1 [deprecated = true]; }",
 		},
 	}, func(c *Change) (string, bool) {
-		return fmt.Sprintf("enum value %s (%s) deleted: code using it breaks and readers see %s as unknown; deprecate it instead", c.Path, c.Old, c.Old),
+		return fmt.Sprintf("enum value %s (%s) deleted: code using it breaks and readers see %s as unknown; deprecate it instead", c.Path, c.Old.Text, c.Old.Text),
 			c.is(Removed, SubjectEnumValue)
 	})
 }
@@ -237,7 +237,7 @@ func protoEnumValueRemovedUnreservedNumber() *Rule {
 			Good:  "enum Status { STATUS_UNSPECIFIED = 0; reserved 1; reserved \"STATUS_OPEN\"; }",
 		},
 	}, func(c *Change) (string, bool) {
-		return fmt.Sprintf("enum value %s deleted without `reserved %s;`: the number can be reused and old data would change meaning", c.Path, c.Old),
+		return fmt.Sprintf("enum value %s deleted without `reserved %s;`: the number can be reused and old data would change meaning", c.Path, c.Old.Text),
 			c.is(Removed, SubjectEnumValue) && !c.Proto.NumberReserved
 	})
 }
@@ -302,7 +302,7 @@ func protoReservedMessageRemoved() *Rule {
 			Good:  "message Order { reserved 4; }",
 		},
 	}, func(c *Change) (string, bool) {
-		return fmt.Sprintf("reservation %s of message %s deleted: a new field could take it and misread old data; keep it", c.Old, c.Path),
+		return fmt.Sprintf("reservation %s of message %s deleted: a new field could take it and misread old data; keep it", c.Old.Text, c.Path),
 			c.is(Removed, SubjectReserved) && c.Name == "message"
 	})
 }
@@ -317,7 +317,7 @@ func protoReservedEnumRemoved() *Rule {
 			Good:  "enum Status { reserved 2; }",
 		},
 	}, func(c *Change) (string, bool) {
-		return fmt.Sprintf("reservation %s of enum %s deleted: a new value could take it and change what old data means; keep it", c.Old, c.Path),
+		return fmt.Sprintf("reservation %s of enum %s deleted: a new value could take it and change what old data means; keep it", c.Old.Text, c.Path),
 			c.is(Removed, SubjectReserved) && c.Name == "enum"
 	})
 }
@@ -336,7 +336,7 @@ func modifiedOf(s Subject, a Aspect) func(c *Change) bool {
 // ALLOW to LEGACY_BEST_EFFORT; the other way only promises more.
 func jsonWeakened(s Subject) func(c *Change) bool {
 	return func(c *Change) bool {
-		return modified(c, s, AspectJSONFormat) && c.Old == "ALLOW" && c.New == "LEGACY_BEST_EFFORT"
+		return modified(c, s, AspectJSONFormat) && c.Old.Text == "ALLOW" && c.New.Text == "LEGACY_BEST_EFFORT"
 	}
 }
 
@@ -375,7 +375,7 @@ func protoFieldNameChanged() *Rule {
 		if !modified(c, SubjectField, AspectName) || c.NewField == nil {
 			return "", false
 		}
-		return fmt.Sprintf("field %d renamed from %q to %q: JSON clients and generated code use the name", c.NewField.Number, c.Old, c.New), true
+		return fmt.Sprintf("field %d renamed from %q to %q: JSON clients and generated code use the name", c.NewField.Number, c.Old.Text, c.New.Text), true
 	})
 }
 
@@ -439,7 +439,7 @@ func protoFieldCtypeChanged() *Rule {
 	}, changeMsg("C++ string type of field %s changed from %s to %s: C++ accessors change type", func(c *Change) bool {
 		// STRING_PIECE accessors were never generated for open
 		// source C++: moving to STRING breaks no code.
-		return fieldOption("ctype")(c) && !(c.Old == "STRING_PIECE" && c.New == "STRING")
+		return fieldOption("ctype")(c) && !(c.Old.Text == "STRING_PIECE" && c.New.Text == "STRING")
 	}))
 }
 
@@ -583,7 +583,7 @@ func protoFieldCardinalityWireJSONIncompatible() *Rule {
 			Good: `string tag = 3;
 repeated string tags = 6;`,
 		},
-	}, changeMsg("cardinality of field %s changed from %s to %s: JSON or binary clients misread it", func(c *Change) bool { return cardinalityChanged(c) && !(singular(c.Old) && singular(c.New)) }))
+	}, changeMsg("cardinality of field %s changed from %s to %s: JSON or binary clients misread it", func(c *Change) bool { return cardinalityChanged(c) && !(singular(c.Old.Text) && singular(c.New.Text)) }))
 }
 
 func protoFieldCardinalityWireIncompatible() *Rule {
@@ -596,7 +596,7 @@ func protoFieldCardinalityWireIncompatible() *Rule {
 			Good: `int32 count = 3;
 repeated int32 counts = 6;`,
 		},
-	}, changeMsg("cardinality of field %s changed from %s to %s: old readers cannot decode it", func(c *Change) bool { return cardinalityChanged(c) && !wireCompatibleCard(c.Old, c.New) }))
+	}, changeMsg("cardinality of field %s changed from %s to %s: old readers cannot decode it", func(c *Change) bool { return cardinalityChanged(c) && !wireCompatibleCard(c.Old.Text, c.New.Text) }))
 }
 
 func protoMessageRequiredFieldsChanged() *Rule {
@@ -613,9 +613,9 @@ func protoMessageRequiredFieldsChanged() *Rule {
 			return "", false
 		}
 		if c.Required {
-			return fmt.Sprintf("field %s of %s is now required: old writers that leave it out are rejected by new readers", c.New, c.Path), true
+			return fmt.Sprintf("field %s of %s is now required: old writers that leave it out are rejected by new readers", c.New.Text, c.Path), true
 		}
-		return fmt.Sprintf("field %s of %s is no longer required: old readers reject new messages without it", c.Old, c.Path), true
+		return fmt.Sprintf("field %s of %s is no longer required: old readers reject new messages without it", c.Old.Text, c.Path), true
 	})
 }
 
@@ -642,7 +642,7 @@ func protoMessageDescriptorAccessorRemoved() *Rule {
 		},
 	}, func(c *Change) (string, bool) {
 		return fmt.Sprintf("message %s no longer has a standard descriptor accessor: code calling it breaks", c.Path),
-			modified(c, SubjectMessage, AspectOption) && c.Name == "no_standard_descriptor_accessor" && c.NewValue.Bool
+			modified(c, SubjectMessage, AspectOption) && c.Name == "no_standard_descriptor_accessor" && c.New.Bool
 	})
 }
 
@@ -696,7 +696,7 @@ STATUS_OPEN = 1 [deprecated = true];
 STATUS_ACTIVE = 1;`,
 		},
 	}, func(c *Change) (string, bool) {
-		return fmt.Sprintf("enum %s: value %d renamed from %s to %s: JSON clients and code using the old name break", c.Proto.Parent, c.Proto.Number, c.Old, c.New),
+		return fmt.Sprintf("enum %s: value %d renamed from %s to %s: JSON clients and code using the old name break", c.Proto.Parent, c.Proto.Number, c.Old.Text, c.New.Text),
 			modified(c, SubjectEnumValue, AspectName)
 	})
 }

@@ -74,10 +74,10 @@ func numberReused(c *Change) (string, bool) {
 	switch {
 	case c.Kind == Modified && c.Aspect == AspectName && otherField(c.OldField, c.NewField):
 		return fmt.Sprintf("field number %d used to belong to field %q (%s) and is now %q (%s): data written with the old field is read as the new one; reserve %d and use a new number",
-			c.NewField.Number, c.Old, protoType(c.OldField), c.New, protoType(c.NewField), c.NewField.Number), true
+			c.NewField.Number, c.Old.Text, protoType(c.OldField), c.New.Text, protoType(c.NewField), c.NewField.Number), true
 	case c.Kind == Modified && c.Aspect == AspectNumber:
 		return fmt.Sprintf("field %q moved from number %s to %s: old writers still send %s, which the new version no longer reads as %q; keep the number",
-			c.Name, c.Old, c.New, c.Old, c.Name), true
+			c.Name, c.Old.Text, c.New.Text, c.Old.Text, c.Name), true
 	}
 	return "", false
 }

@@ -1,8 +1,8 @@
 package rules
 
 // Term is one kind of change a loader emits: what a rule matches on (kind,
-// subject, aspect) and what the change carries. Old and New say what the
-// text of Change.Old and Change.New holds ("" when the side is empty);
+// subject, aspect) and what the change carries. Old and New say what
+// Change.Old.Text and Change.New.Text hold ("" when the side is empty);
 // Typed names the typed fields set, which are what a rule judges by.
 type Term struct {
 	Formats Format
@@ -30,10 +30,10 @@ func Vocabulary() []Term {
 		keywords = append(keywords, Term{api, Modified, SubjectSchema, kw, "set, or none", "set, or none", ""})
 	}
 	limit := func(a Aspect) Term {
-		return Term{api, Modified, SubjectSchema, a, "the old limit, or none", "the new limit, or none", "OldValue.Limit, NewValue.Limit"}
+		return Term{api, Modified, SubjectSchema, a, "the old limit, or none", "the new limit, or none", "Old.Limit, New.Limit"}
 	}
 	bound := func(a Aspect) Term {
-		return Term{api, Modified, SubjectSchema, a, `"10" or "10 (exclusive)", or none`, "likewise", "OldValue.Limit, NewValue.Limit (with Exclusive)"}
+		return Term{api, Modified, SubjectSchema, a, `"10" or "10 (exclusive)", or none`, "likewise", "Old.Limit, New.Limit (with Exclusive)"}
 	}
 	return append([]Term{
 		// OpenAPI: paths and operations.
@@ -65,16 +65,16 @@ func Vocabulary() []Term {
 		{api, Modified, SubjectSecurity, "url", "openIdConnect or OAuth flow URL", "the new URL, or none", ""},
 		{api, Modified, SubjectSecurity, "flow", "the OAuth flow removed", none, ""},
 		// Schemas: the constraints of one schema.
-		{api, Modified, SubjectSchema, AspectType, `JSON types joined by "|", or "any"`, "likewise", "OldValue.Types, NewValue.Types"},
+		{api, Modified, SubjectSchema, AspectType, `JSON types joined by "|", or "any"`, "likewise", "Old.Types, New.Types"},
 		{api, Modified, SubjectSchema, AspectFormat, "format, or none", "format, or none", ""},
-		{api, Modified, SubjectSchema, AspectNullable, boolText, boolText, "OldValue.Bool, NewValue.Bool"},
+		{api, Modified, SubjectSchema, AspectNullable, boolText, boolText, "Old.Bool, New.Bool"},
 		limit(AspectMaxLength), limit(AspectMinLength), bound(AspectMaximum), bound(AspectMinimum),
 		limit(AspectMaxProperties), limit(AspectMinProperties), limit(AspectMaxItems), limit(AspectMinItems),
 		limit(AspectMultipleOf), limit(AspectMinContains), limit(AspectMaxContains),
-		{api, Modified, SubjectSchema, AspectUniqueItems, boolText, boolText, "OldValue.Bool, NewValue.Bool"},
+		{api, Modified, SubjectSchema, AspectUniqueItems, boolText, boolText, "Old.Bool, New.Bool"},
 		{api, Modified, SubjectSchema, AspectPattern, "pattern, or none", "pattern, or none", ""},
 		{api, Modified, SubjectSchema, AspectEnum, `values joined by ", ", or none (not an enum)`, "likewise", ""},
-		{api, Modified, SubjectSchema, AspectBoolean, `"false" | "schema"`, `"false" | "schema"`, "OldValue.Bool, NewValue.Bool: the side is the schema false"},
+		{api, Modified, SubjectSchema, AspectBoolean, `"false" | "schema"`, `"false" | "schema"`, "Old.Bool, New.Bool: the side is the schema false"},
 		{api, Modified, SubjectSchema, AspectConst, "the const, or none", "the const, or none", ""},
 		{api, Modified, SubjectSchema, AspectAdditionalProps, "open", "closed", ""},
 		{api, Modified, SubjectSchema, AspectPropertyName, "discriminator property, or none", "likewise", ""},
@@ -88,8 +88,8 @@ func Vocabulary() []Term {
 		{api, Removed, SubjectField, "", none, none, "OldField, Required (the old side)"},
 		{api, Modified, SubjectField, "", none, none, "OldField, NewField: the meaning changed"},
 		{api, Modified, SubjectField, AspectRequired, reqOpt, reqOpt, "OldField, NewField, Required (the new side)"},
-		{api, Modified, SubjectField, AspectReadOnly, boolText, boolText, "OldValue.Bool, NewValue.Bool"},
-		{api, Modified, SubjectField, AspectWriteOnly, boolText, boolText, "OldValue.Bool, NewValue.Bool"},
+		{api, Modified, SubjectField, AspectReadOnly, boolText, boolText, "Old.Bool, New.Bool"},
+		{api, Modified, SubjectField, AspectWriteOnly, boolText, boolText, "Old.Bool, New.Bool"},
 		{api, Modified, SubjectField, AspectStability, "x-stability-level", "x-stability-level", ""},
 
 		// Proto: files and packages.
@@ -111,7 +111,7 @@ func Vocabulary() []Term {
 		// Messages.
 		{proto, Modified, SubjectMessage, AspectMapEntry, boolText, boolText, ""},
 		{proto, Modified, SubjectMessage, AspectJSONFormat, "ALLOW | LEGACY_BEST_EFFORT", "likewise", ""},
-		{proto, Modified, SubjectMessage, AspectOption, boolText, boolText, "Name: the option; OldValue.Bool, NewValue.Bool"},
+		{proto, Modified, SubjectMessage, AspectOption, boolText, boolText, "Name: the option; Old.Bool, New.Bool"},
 		{proto, Modified, SubjectMessage, AspectExtensionRange, "the range", none, ""},
 		{proto, Modified, SubjectMessage, AspectRequired, `"name = number" no longer required, or none`, `"name = number" now required, or none`, "Required (now required)"},
 		{proto, Removed, SubjectOneof, "", none, none, ""},

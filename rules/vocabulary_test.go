@@ -64,7 +64,7 @@ func checkDeclared(t *testing.T, where string, in *rules.Input, seen map[string]
 		ch := &in.Changes[i]
 		k := termKey(ch.Format, ch.Kind, ch.Subject, ch.Aspect)
 		if !rules.Declared(ch) && !seen[k] {
-			t.Errorf("%s: the diff emits %s (old=%q new=%q), which rules.Vocabulary does not declare", where, k, ch.Old, ch.New)
+			t.Errorf("%s: the diff emits %s (old=%q new=%q), which rules.Vocabulary does not declare", where, k, ch.Old.Text, ch.New.Text)
 		}
 		seen[k] = true
 	}
@@ -95,10 +95,11 @@ func TestVocabularyCorpus(t *testing.T) {
 }
 
 // TestRulesReadTypedValues fails when a rule judges by a word or number
-// inside Change.Old or Change.New where the change carries the value typed
-// (Required, In, Webhook, OldValue/NewValue): text is for messages.
+// inside Change.Old.Text or Change.New.Text where the change carries the
+// value typed (Required, In, Webhook, Old/New's Limit, Types, Bool): text is
+// for messages.
 func TestRulesReadTypedValues(t *testing.T) {
-	word := regexp.MustCompile(`c\.(Old|New) [!=]= "(true|false|required|optional|webhook)"|strconv\.Parse\w*\(c\.(Old|New)|strings\.\w+\(c\.(Old|New)\b`)
+	word := regexp.MustCompile(`c\.(Old|New)\.Text [!=]= "(true|false|required|optional|webhook)"|strconv\.Parse\w*\(c\.(Old|New)\.Text|strings\.\w+\(c\.(Old|New)\.Text\b`)
 	files, err := filepath.Glob("*.go")
 	if err != nil {
 		t.Fatal(err)

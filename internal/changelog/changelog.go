@@ -149,7 +149,7 @@ func union(a, b []string) []string {
 
 func entryOf(c *rules.Change) Entry {
 	where, oldSide := c.Where()
-	e := Entry{OldSide: oldSide, Subject: c.Subject, Name: c.Name, Path: c.Path, Aspect: c.Aspect, Old: c.Old, New: c.New,
+	e := Entry{OldSide: oldSide, Subject: c.Subject, Name: c.Name, Path: c.Path, Aspect: c.Aspect, Old: c.Old.Text, New: c.New.Text,
 		Dir: c.Dir, Where: where, Operations: c.Operations}
 	if c.Aspect == "" && c.OldField != nil && c.NewField != nil {
 		e.Meaning = meaning(c.OldField, c.NewField)

@@ -101,8 +101,8 @@ func writeChange(w io.Writer, c *rules.Change) {
 	field("aspect", string(c.Aspect))
 	field("name", c.Name)
 	field("path", c.Path)
-	field("old", c.Old)
-	field("new", c.New)
+	field("old", c.Old.Text)
+	field("new", c.New.Text)
 	if c.Required {
 		field("required", "true")
 	}

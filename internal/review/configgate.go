@@ -31,7 +31,7 @@ func ConfigWeakened(base, head *config.Config, name string, headText []byte) []r
 			line, col = n.Line, n.Column
 		}
 		out = append(out, rules.Change{Kind: rules.Modified, Subject: rules.SubjectContract, Aspect: rules.AspectConfigWeakened,
-			Format: rules.OpenAPI, Name: name, Path: name, New: what,
+			Format: rules.OpenAPI, Name: name, Path: name, New: rules.Value{Text: what},
 			NewLoc: rules.Location{File: name, Line: line, Column: col}})
 	}
 	for _, g := range head.Ignore {

@@ -80,7 +80,7 @@ func readLocks(oldSrc, newSrc source.Source) (h *rules.History, weakened *rules.
 	}
 	at := rules.Location{File: LockFile, Line: 1, Column: 1}
 	ch := &rules.Change{Kind: rules.Modified, Subject: rules.SubjectLock, Format: rules.Proto, Name: LockFile, Path: LockFile,
-		Old: fmt.Sprintf("%d field numbers the base's lock held: %s", len(lost), shown), OldLoc: at, NewLoc: at}
+		Old: rules.Value{Text: fmt.Sprintf("%d field numbers the base's lock held: %s", len(lost), shown)}, OldLoc: at, NewLoc: at}
 	if head == nil {
 		ch.Kind, ch.NewLoc = rules.Removed, rules.Location{}
 	}

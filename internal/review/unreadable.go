@@ -66,7 +66,7 @@ func unreadableFindings(us []unreadable, reviewed int, po pipeline.Options) ([]r
 		name := u.file.New
 		changes = append(changes, rules.Change{Kind: rules.Modified, Subject: rules.SubjectContract,
 			Aspect: rules.AspectUnreadable, Format: pipeline.FormatOf(pipeline.Side{Files: []string{name}}),
-			Name: name, Path: name, New: strings.Join(msgs, "; "), NewLoc: at})
+			Name: name, Path: name, New: rules.Value{Text: strings.Join(msgs, "; ")}, NewLoc: at})
 	}
 	return engine.RunMatched(reg, po.Settings, po.Matched, rules.DiffRule, &rules.Input{Changes: changes}), nil
 }

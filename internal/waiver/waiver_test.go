@@ -18,7 +18,7 @@ func known(name string) []string {
 }
 
 func finding(line int, old string) rules.Finding {
-	c := rules.Change{Kind: rules.Removed, Subject: rules.SubjectField, Name: "carrier", Path: "#/p/carrier", Old: old,
+	c := rules.Change{Kind: rules.Removed, Subject: rules.SubjectField, Name: "carrier", Path: "#/p/carrier", Old: rules.Value{Text: old},
 		OldLoc: rules.Location{File: "a.yaml", Line: line}, Format: rules.OpenAPI}
 	return c.Finding(&rules.Rule{ID: "response-property-removed", Severity: rules.Error}, "response property \"carrier\" removed")
 }
