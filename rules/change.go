@@ -292,6 +292,18 @@ type ProtoElement struct {
 	Number int32
 }
 
+// Is reports whether c is a change of kind k to subject s.
+func (c *Change) Is(k Kind, s Subject) bool { return c.Kind == k && c.Subject == s }
+
+// MeaningChanged reports whether c is the change field-redefined judges: a
+// field whose meaning-bearing facts (type, format, unit, scale, enum,
+// shape) differ between the sides, with both sides' facts in OldField and
+// NewField. A narrower change to a field (required-ness, a number) has an
+// Aspect and is not one.
+func (c *Change) MeaningChanged() bool {
+	return c.Is(Modified, SubjectField) && c.Aspect == "" && c.OldField != nil && c.NewField != nil
+}
+
 // Where is the location a finding about c points at: the new side, or the
 // old side for a removal. A proto removal points at the element that held
 // the deleted one in the new file (the message that lost a field), as buf

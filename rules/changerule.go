@@ -35,6 +35,3 @@ func onChangeAt(r *Rule, match func(c *Change, now time.Time) (string, bool)) *R
 // read (a response); a shared schema's change may be in both.
 func req(c *Change) bool  { return c.Dir.Has(Request) }
 func resp(c *Change) bool { return c.Dir.Has(Response) }
-
-// is reports whether c is a change of kind k to subject s.
-func (c *Change) is(k Kind, s Subject) bool { return c.Kind == k && c.Subject == s }

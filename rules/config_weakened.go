@@ -26,6 +26,6 @@ func configWeakened() *Rule {
 		},
 	}, func(c *Change) (string, bool) {
 		return c.New.Text + " (the base's " + c.Path + " still governs this review)",
-			c.Kind == Modified && c.Subject == SubjectContract && c.Aspect == AspectConfigWeakened
+			c.Is(Modified, SubjectContract) && c.Aspect == AspectConfigWeakened
 	})
 }

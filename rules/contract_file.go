@@ -26,7 +26,7 @@ func contractFileRemoved() *Rule {
 		},
 	}, func(c *Change) (string, bool) {
 		return fmt.Sprintf("contract %s deleted: every client of what it declares breaks; deprecate its contents and keep the file", c.Path),
-			c.is(Removed, SubjectContract)
+			c.Is(Removed, SubjectContract)
 	})
 }
 
@@ -85,6 +85,6 @@ modules:
 		},
 	}, func(c *Change) (string, bool) {
 		return fmt.Sprintf("contract %s cannot be read, so what it breaks is unknown: %s", c.Path, c.New.Text),
-			c.Kind == Modified && c.Subject == SubjectContract && c.Aspect == AspectUnreadable
+			c.Is(Modified, SubjectContract) && c.Aspect == AspectUnreadable
 	})
 }

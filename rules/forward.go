@@ -43,8 +43,8 @@ func forwardResponseFieldRequired() *Rule {
     price_cents: {type: integer}   # optional until every server sends it`,
 		},
 	}, func(c *Change) (string, bool) {
-		added := c.is(Added, SubjectField) && c.Required
-		made := c.Kind == Modified && c.Subject == SubjectField && c.Aspect == AspectRequired && c.Required
+		added := c.Is(Added, SubjectField) && c.Required
+		made := c.Is(Modified, SubjectField) && c.Aspect == AspectRequired && c.Required
 		return fmt.Sprintf("a new client that reads %q gets nothing from a server still on the old version, which does not send it; add it as optional until every server does%s",
 			c.Name, reach(c)), c.Dir.Has(Response) && (added || made)
 	})
@@ -81,7 +81,7 @@ func forwardRequestFieldMadeOptional() *Rule {
 		},
 	}, func(c *Change) (string, bool) {
 		return fmt.Sprintf("a new client may leave out %q, which a server still on the old version requires: it rejects the request%s", c.Name, reach(c)),
-			c.Dir.Has(Request) && c.Kind == Modified && c.Subject == SubjectField && c.Aspect == AspectRequired && !c.Required
+			c.Dir.Has(Request) && c.Is(Modified, SubjectField) && c.Aspect == AspectRequired && !c.Required
 	})
 }
 
@@ -97,7 +97,7 @@ func forwardRequestEnumValueAdded() *Rule {
 		},
 	}, func(c *Change) (string, bool) {
 		return fmt.Sprintf("a new client that sends %q is rejected by a server still on the old version, which does not know the value%s", c.Name, reach(c)),
-			c.Dir.Has(Request) && c.is(Added, SubjectEnumValue)
+			c.Dir.Has(Request) && c.Is(Added, SubjectEnumValue)
 	})
 }
 
@@ -113,7 +113,7 @@ func forwardResponseEnumValueRemoved() *Rule {
 		},
 	}, func(c *Change) (string, bool) {
 		return fmt.Sprintf("a server still on the old version sends %q, which a new client no longer knows%s", c.Name, reach(c)),
-			c.Dir.Has(Response) && c.is(Removed, SubjectEnumValue)
+			c.Dir.Has(Response) && c.Is(Removed, SubjectEnumValue)
 	})
 }
 
@@ -160,10 +160,10 @@ price_cents: {type: integer}   # a new field`,
 		}
 		if c.Format == Proto {
 			// proto's encodings, not JSON types, decide what each side decodes.
-			return msg, c.Kind == Modified && c.Subject == SubjectField && c.Aspect == AspectType && c.OldField != nil && c.NewField != nil &&
+			return msg, c.Is(Modified, SubjectField) && c.Aspect == AspectType && c.OldField != nil && c.NewField != nil &&
 				!(wireCompatibleType(c.OldField, c.NewField) && jsonCompatibleType(c.OldField, c.NewField))
 		}
-		return msg, c.Kind == Modified && c.Subject == SubjectSchema && c.Aspect == AspectType && !accepts(reader, writer)
+		return msg, c.Is(Modified, SubjectSchema) && c.Aspect == AspectType && !accepts(reader, writer)
 	})
 }
 
@@ -219,7 +219,7 @@ func requestFieldRejected(r *Rule) *Rule {
 		var out []Finding
 		for i := range in.Changes {
 			c := &in.Changes[i]
-			if c.Format&r.Formats == 0 || !c.is(Added, SubjectField) || !c.Dir.Has(Request) {
+			if c.Format&r.Formats == 0 || !c.Is(Added, SubjectField) || !c.Dir.Has(Request) {
 				continue
 			}
 			at := strings.LastIndex(c.Path, "/properties/")
@@ -240,7 +240,7 @@ func operationAdded(r *Rule) *Rule {
 	r.Check = func(in *Input) []Finding {
 		var out []Finding
 		for i := range in.Changes {
-			if c := &in.Changes[i]; c.is(Added, SubjectRPC) {
+			if c := &in.Changes[i]; c.Is(Added, SubjectRPC) {
 				out = append(out, c.Finding(r, fmt.Sprintf("rpc %s is new: a server still on the old version answers UNIMPLEMENTED to new clients that call it", c.Path)))
 			}
 		}
@@ -275,7 +275,7 @@ func NewOperations(old, new *Contract) []*Operation {
 // direction a new client meets the old server: it sends and reads numbers
 // in the new unit while that server keeps the old one.
 func forwardRedefined(c *Change) (string, bool) {
-	if c.Subject != SubjectField || c.Kind != Modified || c.Aspect != "" || c.OldField == nil || c.NewField == nil {
+	if !c.MeaningChanged() {
 		return "", false
 	}
 	o, n := c.OldField, c.NewField

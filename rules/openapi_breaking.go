@@ -47,7 +47,7 @@ func pathRemoved() *Rule {
 		},
 	},
 		func(c *Change) (string, bool) {
-			return fmt.Sprintf("path %s removed: its clients now get 404", c.Name), c.is(Removed, SubjectPath) && !c.Deprecated
+			return fmt.Sprintf("path %s removed: its clients now get 404", c.Name), c.Is(Removed, SubjectPath) && !c.Deprecated
 		})
 }
 
@@ -68,7 +68,7 @@ func operationRemoved() *Rule {
 		},
 	},
 		func(c *Change) (string, bool) {
-			return fmt.Sprintf("operation %s removed: its clients now get 404 or 405", c.Name), c.is(Removed, SubjectOperation) && !c.Deprecated && !c.Webhook
+			return fmt.Sprintf("operation %s removed: its clients now get 404 or 405", c.Name), c.Is(Removed, SubjectOperation) && !c.Deprecated && !c.Webhook
 		})
 }
 
@@ -84,7 +84,7 @@ func operationMethodChanged() *Rule {
 	},
 		func(c *Change) (string, bool) {
 			return fmt.Sprintf("operation %s moved from %s to %s: clients still send %s", c.Name, c.Old.Text, c.New.Text, c.Old.Text),
-				c.Kind == Modified && c.Subject == SubjectOperation && c.Aspect == "method"
+				c.Is(Modified, SubjectOperation) && c.Aspect == "method"
 		})
 }
 
@@ -117,9 +117,9 @@ func securityRequirementAdded() *Rule {
 	},
 		func(c *Change) (string, bool) {
 			if c.Old.Text != "" {
-				return fmt.Sprintf("%s is no longer accepted: the operation now requires %s, so clients that authenticate with %s are refused", c.Old.Text, c.New.Text, c.Old.Text), c.is(Added, SubjectSecurity)
+				return fmt.Sprintf("%s is no longer accepted: the operation now requires %s, so clients that authenticate with %s are refused", c.Old.Text, c.New.Text, c.Old.Text), c.Is(Added, SubjectSecurity)
 			}
-			return fmt.Sprintf("security requirement %s added: clients that used to call without it are refused", c.Name), c.is(Added, SubjectSecurity)
+			return fmt.Sprintf("security requirement %s added: clients that used to call without it are refused", c.Name), c.Is(Added, SubjectSecurity)
 		})
 }
 
@@ -135,7 +135,7 @@ func securityScopeAdded() *Rule {
 		},
 	},
 		func(c *Change) (string, bool) {
-			return fmt.Sprintf("scope %s now required: existing tokens lack it", c.Name), c.is(Added, SubjectScope)
+			return fmt.Sprintf("scope %s now required: existing tokens lack it", c.Name), c.Is(Added, SubjectScope)
 		})
 }
 
@@ -167,7 +167,7 @@ func requestParameterAddedRequired() *Rule {
 	},
 		func(c *Change) (string, bool) {
 			return fmt.Sprintf("new required %s parameter %q: existing clients do not send it", c.In, c.Name),
-				c.is(Added, SubjectParameter) && c.Required
+				c.Is(Added, SubjectParameter) && c.Required
 		})
 }
 
@@ -184,7 +184,7 @@ func requestParameterBecameRequired() *Rule {
 	},
 		func(c *Change) (string, bool) {
 			return fmt.Sprintf("parameter %q became required: clients that omit it are rejected", c.Name),
-				c.Kind == Modified && c.Subject == SubjectParameter && c.Aspect == AspectRequired && c.Required
+				c.Is(Modified, SubjectParameter) && c.Aspect == AspectRequired && c.Required
 		})
 }
 
@@ -200,7 +200,7 @@ func requestParameterLocationChanged() *Rule {
 	},
 		func(c *Change) (string, bool) {
 			return fmt.Sprintf("parameter %q moved from %s to %s: clients still send it in the %s", c.Name, c.Old.Text, c.New.Text, c.Old.Text),
-				c.Kind == Modified && c.Subject == SubjectParameter && c.Aspect == AspectIn
+				c.Is(Modified, SubjectParameter) && c.Aspect == AspectIn
 		})
 }
 
@@ -217,7 +217,7 @@ func requestParameterRemoved() *Rule {
 	},
 		func(c *Change) (string, bool) {
 			return fmt.Sprintf("%s parameter %q removed: clients still send it and it is now ignored or rejected", c.In, c.Name),
-				c.is(Removed, SubjectParameter)
+				c.Is(Removed, SubjectParameter)
 		})
 }
 
@@ -251,7 +251,7 @@ func requestPropertyAddedRequired() *Rule {
 	},
 		func(c *Change) (string, bool) {
 			return fmt.Sprintf("new required request property %q: existing clients do not send it%s", c.Name, reach(c)),
-				c.is(Added, SubjectField) && req(c) && c.NewField != nil && c.NewField.Required
+				c.Is(Added, SubjectField) && req(c) && c.NewField != nil && c.NewField.Required
 		})
 }
 
@@ -268,7 +268,7 @@ func requestPropertyBecameRequired() *Rule {
 	},
 		func(c *Change) (string, bool) {
 			return fmt.Sprintf("request property %q became required: clients that omit it are rejected%s", c.Name, reach(c)),
-				c.Kind == Modified && c.Subject == SubjectField && c.Aspect == AspectRequired && c.Required && req(c)
+				c.Is(Modified, SubjectField) && c.Aspect == AspectRequired && c.Required && req(c)
 		})
 }
 
@@ -285,7 +285,7 @@ func requestMediaTypeRemoved() *Rule {
 	},
 		func(c *Change) (string, bool) {
 			return fmt.Sprintf("request media type %s removed: clients sending it get 415", c.Name),
-				c.is(Removed, SubjectMediaType) && req(c)
+				c.Is(Removed, SubjectMediaType) && req(c)
 		})
 }
 
@@ -316,7 +316,7 @@ func responseStatusRemoved() *Rule {
 	},
 		func(c *Change) (string, bool) {
 			return fmt.Sprintf("success status %s removed: clients that handle it get something else", c.Name),
-				c.is(Removed, SubjectResponse) && success(c.Name) && resp(c)
+				c.Is(Removed, SubjectResponse) && success(c.Name) && resp(c)
 		})
 }
 
@@ -335,7 +335,7 @@ func responsePropertyRemoved() *Rule {
 	},
 		func(c *Change) (string, bool) {
 			return fmt.Sprintf("response property %q removed: clients that read it break%s", c.Name, reach(c)),
-				c.is(Removed, SubjectField) && resp(c)
+				c.Is(Removed, SubjectField) && resp(c)
 		})
 }
 
@@ -352,7 +352,7 @@ func responsePropertyBecameOptional() *Rule {
 	},
 		func(c *Change) (string, bool) {
 			return fmt.Sprintf("response property %q is no longer required: clients that read it unconditionally break%s", c.Name, reach(c)),
-				c.Kind == Modified && c.Subject == SubjectField && c.Aspect == AspectRequired && !c.Required && resp(c)
+				c.Is(Modified, SubjectField) && c.Aspect == AspectRequired && !c.Required && resp(c)
 		})
 }
 
@@ -419,7 +419,7 @@ func responseEnumValueAdded() *Rule {
 	},
 		func(c *Change) (string, bool) {
 			return fmt.Sprintf("response enum value %q added: strict readers fail on it%s", c.Name, reach(c)),
-				c.is(Added, SubjectEnumValue) && resp(c)
+				c.Is(Added, SubjectEnumValue) && resp(c)
 		})
 }
 
@@ -436,7 +436,7 @@ func responseMediaTypeRemoved() *Rule {
 	},
 		func(c *Change) (string, bool) {
 			return fmt.Sprintf("response media type %s removed: clients that ask for it get 406", c.Name),
-				c.is(Removed, SubjectMediaType) && resp(c)
+				c.Is(Removed, SubjectMediaType) && resp(c)
 		})
 }
 
@@ -452,7 +452,7 @@ func responseHeaderRemoved() *Rule {
 		},
 	},
 		func(c *Change) (string, bool) {
-			return fmt.Sprintf("response header %s removed: clients that read it lose it", c.Name), c.is(Removed, SubjectHeader) && resp(c)
+			return fmt.Sprintf("response header %s removed: clients that read it lose it", c.Name), c.Is(Removed, SubjectHeader) && resp(c)
 		})
 }
 
@@ -523,7 +523,7 @@ func requestEnumValueRemoved() *Rule {
 	},
 		func(c *Change) (string, bool) {
 			return fmt.Sprintf("request enum value %q removed: clients that send it are rejected%s", c.Name, reach(c)),
-				c.is(Removed, SubjectEnumValue) && req(c)
+				c.Is(Removed, SubjectEnumValue) && req(c)
 		})
 }
 

@@ -100,5 +100,5 @@ func sunsetDate(s string) (time.Time, bool) {
 // removedDeprecated reports an operation or path removed that the old
 // version deprecated.
 func removedDeprecated(c *Change) bool {
-	return c.Deprecated && (c.is(Removed, SubjectOperation) || c.is(Removed, SubjectPath))
+	return c.Deprecated && (c.Is(Removed, SubjectOperation) || c.Is(Removed, SubjectPath))
 }

@@ -35,7 +35,7 @@ func requestBodyRemoved() *Rule {
   requestBody: {..., description: 'deprecated: ignored from 2026-01'}`,
 		},
 	}, func(c *Change) (string, bool) {
-		return "request body removed: clients still send one, and it is now ignored or rejected", c.is(Removed, SubjectRequestBody) && c.Dir.Has(Request)
+		return "request body removed: clients still send one, and it is now ignored or rejected", c.Is(Removed, SubjectRequestBody) && c.Dir.Has(Request)
 	})
 }
 
@@ -51,7 +51,7 @@ func responseHeaderBecameOptional() *Rule {
 		},
 	}, func(c *Change) (string, bool) {
 		return fmt.Sprintf("response header %s is no longer required: clients that read it unconditionally break", c.Name),
-			c.Kind == Modified && c.Subject == SubjectHeader && c.Aspect == AspectRequired && !c.Required && c.Dir.Has(Response)
+			c.Is(Modified, SubjectHeader) && c.Aspect == AspectRequired && !c.Required && c.Dir.Has(Response)
 	})
 }
 
@@ -139,7 +139,7 @@ func webhookRemoved() *Rule {
 		},
 	}, func(c *Change) (string, bool) {
 		return fmt.Sprintf("%s removed: clients that handle its events stop receiving them", c.Name),
-			c.is(Removed, SubjectOperation) && c.Webhook
+			c.Is(Removed, SubjectOperation) && c.Webhook
 	})
 }
 
@@ -178,7 +178,7 @@ apiKeyV2: {type: apiKey, in: header, name: Authorization}`,
 			what = fmt.Sprintf("OAuth flow %s removed", c.Old.Text)
 		}
 		return fmt.Sprintf("security scheme %s: %s: clients that authenticate with it are refused%s", c.Name, what, reach(c)),
-			c.Kind == Modified && c.Subject == SubjectSecurity && isAspect(c, "type", "in", "name", "scheme", "flow")
+			c.Is(Modified, SubjectSecurity) && isAspect(c, "type", "in", "name", "scheme", "flow")
 	})
 }
 
@@ -195,7 +195,7 @@ func securitySchemeURLChanged() *Rule {
 		},
 	}, func(c *Change) (string, bool) {
 		return fmt.Sprintf("security scheme %s: URL changed from %q to %q: clients configured with the old one must follow%s", c.Name, c.Old.Text, orNone(c.New.Text), reach(c)),
-			c.Kind == Modified && c.Subject == SubjectSecurity && c.Aspect == "url"
+			c.Is(Modified, SubjectSecurity) && c.Aspect == "url"
 	})
 }
 

@@ -43,9 +43,9 @@ func changeMsg(msg string, when func(c *Change) bool) func(c *Change) (string, b
 // or moved to another file: generated code that imports it by file breaks.
 func removedFromFile(c *Change, s Subject) (string, bool) {
 	switch {
-	case c.is(Removed, s) && !c.Proto.FileRemoved:
+	case c.Is(Removed, s) && !c.Proto.FileRemoved:
 		return fmt.Sprintf("removed from %s", c.OldLoc.File), true
-	case c.is(Modified, s) && c.Aspect == AspectFile:
+	case c.Is(Modified, s) && c.Aspect == AspectFile:
 		return fmt.Sprintf("moved from %s to %s", c.Old.Text, c.New.Text), true
 	}
 	return "", false
@@ -94,7 +94,7 @@ func packageDeletion(d deletion) *Rule {
 		},
 	}, func(c *Change) (string, bool) {
 		return fmt.Sprintf("%s %s deleted from package: clients that use it no longer compile or resolve it; deprecate it instead", what, c.Path),
-			c.is(Removed, s)
+			c.Is(Removed, s)
 	}))
 }
 
@@ -146,7 +146,7 @@ func protoFileRemoved() *Rule {
 			Good: "// new: api/v1/orders.proto kept, its messages marked deprecated",
 		},
 	}, func(c *Change) (string, bool) {
-		return fmt.Sprintf("file %s deleted: everything importing it breaks; keep it and deprecate its contents", c.Path), c.is(Removed, SubjectFile)
+		return fmt.Sprintf("file %s deleted: everything importing it breaks; keep it and deprecate its contents", c.Path), c.Is(Removed, SubjectFile)
 	})
 }
 
@@ -164,7 +164,7 @@ func protoRPCRemoved() *Rule {
 }`,
 		},
 	}, func(c *Change) (string, bool) {
-		return fmt.Sprintf("rpc %s deleted: clients calling it now get UNIMPLEMENTED; deprecate it first", c.Path), c.is(Removed, SubjectRPC)
+		return fmt.Sprintf("rpc %s deleted: clients calling it now get UNIMPLEMENTED; deprecate it first", c.Path), c.Is(Removed, SubjectRPC)
 	})
 }
 
@@ -178,7 +178,7 @@ func protoOneofRemoved() *Rule {
 			Good:  "message Payment { oneof method { Card card = 1; Bank bank = 2; } }",
 		},
 	}, func(c *Change) (string, bool) {
-		return fmt.Sprintf("oneof %s deleted: generated case accessors disappear and its fields no longer exclude each other", c.Path), c.is(Removed, SubjectOneof)
+		return fmt.Sprintf("oneof %s deleted: generated case accessors disappear and its fields no longer exclude each other", c.Path), c.Is(Removed, SubjectOneof)
 	})
 }
 
@@ -193,7 +193,7 @@ func protoExtensionRangeRemoved() *Rule {
 		},
 	}, func(c *Change) (string, bool) {
 		return fmt.Sprintf("extension range %s of %s deleted: extensions declared in it no longer compile", c.Old.Text, c.Path),
-			c.Kind == Modified && c.Subject == SubjectMessage && c.Aspect == AspectExtensionRange
+			c.Is(Modified, SubjectMessage) && c.Aspect == AspectExtensionRange
 	})
 }
 
@@ -208,7 +208,7 @@ func protoEnumValueRemoved() *Rule {
 		},
 	}, func(c *Change) (string, bool) {
 		return fmt.Sprintf("enum value %s (%s) deleted: code using it breaks and readers see %s as unknown; deprecate it instead", c.Path, c.Old.Text, c.Old.Text),
-			c.is(Removed, SubjectEnumValue)
+			c.Is(Removed, SubjectEnumValue)
 	})
 }
 
@@ -223,7 +223,7 @@ func protoEnumValueRemovedUnreservedName() *Rule {
 		},
 	}, func(c *Change) (string, bool) {
 		return fmt.Sprintf("enum value %s deleted without `reserved \"%s\";`: the name can be reused and old JSON data would change meaning", c.Path, c.Name),
-			c.is(Removed, SubjectEnumValue) && !c.Proto.NameReserved
+			c.Is(Removed, SubjectEnumValue) && !c.Proto.NameReserved
 	})
 }
 
@@ -238,7 +238,7 @@ func protoEnumValueRemovedUnreservedNumber() *Rule {
 		},
 	}, func(c *Change) (string, bool) {
 		return fmt.Sprintf("enum value %s deleted without `reserved %s;`: the number can be reused and old data would change meaning", c.Path, c.Old.Text),
-			c.is(Removed, SubjectEnumValue) && !c.Proto.NumberReserved
+			c.Is(Removed, SubjectEnumValue) && !c.Proto.NumberReserved
 	})
 }
 
@@ -252,7 +252,7 @@ func protoFieldRemoved() *Rule {
 			Good:  "message Order { string note = 4 [deprecated = true]; }",
 		},
 	}, func(c *Change) (string, bool) {
-		if !c.is(Removed, SubjectField) || c.OldField == nil {
+		if !c.Is(Removed, SubjectField) || c.OldField == nil {
 			return "", false
 		}
 		return fmt.Sprintf("field %s (number %d) deleted: its accessors disappear and old writers' data is dropped; deprecate it instead", c.Path, c.OldField.Number), true
@@ -270,7 +270,7 @@ func protoFieldRemovedUnreservedName() *Rule {
 		},
 	}, func(c *Change) (string, bool) {
 		return fmt.Sprintf("field %s deleted without `reserved \"%s\";`: the name can be reused and old JSON would be read into the new field", c.Path, c.Name),
-			c.is(Removed, SubjectField) && !c.Proto.NameReserved
+			c.Is(Removed, SubjectField) && !c.Proto.NameReserved
 	})
 }
 
@@ -284,7 +284,7 @@ func protoFieldRemovedUnreservedNumber() *Rule {
 			Good:  "message Order { reserved 4; reserved \"note\"; }",
 		},
 	}, func(c *Change) (string, bool) {
-		if !c.is(Removed, SubjectField) || c.OldField == nil {
+		if !c.Is(Removed, SubjectField) || c.OldField == nil {
 			return "", false
 		}
 		return fmt.Sprintf("field %s deleted without `reserved %d;`: the number can be reused and old data would be read into the new field", c.Path, c.OldField.Number),
@@ -303,7 +303,7 @@ func protoReservedMessageRemoved() *Rule {
 		},
 	}, func(c *Change) (string, bool) {
 		return fmt.Sprintf("reservation %s of message %s deleted: a new field could take it and misread old data; keep it", c.Old.Text, c.Path),
-			c.is(Removed, SubjectReserved) && c.Name == "message"
+			c.Is(Removed, SubjectReserved) && c.Name == "message"
 	})
 }
 
@@ -318,13 +318,13 @@ func protoReservedEnumRemoved() *Rule {
 		},
 	}, func(c *Change) (string, bool) {
 		return fmt.Sprintf("reservation %s of enum %s deleted: a new value could take it and change what old data means; keep it", c.Old.Text, c.Path),
-			c.is(Removed, SubjectReserved) && c.Name == "enum"
+			c.Is(Removed, SubjectReserved) && c.Name == "enum"
 	})
 }
 
 // modified matches a proto change of one subject and aspect.
 func modified(c *Change, s Subject, a Aspect) bool {
-	return c.Kind == Modified && c.Subject == s && c.Aspect == a
+	return c.Is(Modified, s) && c.Aspect == a
 }
 
 // modifiedOf matches the changes of one subject and aspect.

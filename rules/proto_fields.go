@@ -106,7 +106,7 @@ func reservedReuse(r *Rule, in *Input) []Finding {
 	}
 	for i := range in.Changes {
 		c := &in.Changes[i]
-		if c.Format != Proto || !c.is(Added, SubjectField) || c.NewField == nil {
+		if c.Format != Proto || !c.Is(Added, SubjectField) || c.NewField == nil {
 			continue
 		}
 		parent, _, ok := cutLast(c.Path)

@@ -7,7 +7,7 @@ package rules
 // that show the evidence beside the finding. Nil for any other change, or
 // without evidence.
 func ReadersOf(ev Evidence, c *Change) (active, gone []Reader) {
-	if ev == nil || !c.is(Removed, SubjectField) || (c.Format != Proto && !c.Dir.Has(Response)) {
+	if ev == nil || !c.Is(Removed, SubjectField) || (c.Format != Proto && !c.Dir.Has(Response)) {
 		return nil, nil
 	}
 	r := lookReaders(ev, c)

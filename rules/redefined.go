@@ -58,9 +58,7 @@ price_cents: {type: integer, description: Price in cents, example: 4000}`,
 		var out []Finding
 		for i := range in.Changes {
 			c := &in.Changes[i]
-			// An Aspect names one narrow change (required-ness) that other
-			// rules own; the meaning change is the Change without one.
-			if c.Subject != SubjectField || c.Kind != Modified || c.Aspect != "" || c.OldField == nil || c.NewField == nil {
+			if !c.MeaningChanged() {
 				continue
 			}
 			if msg, ok := redefined(c); ok {
@@ -97,7 +95,7 @@ price: {type: number, description: Ticket price in dollars., example: 40.00}`,
 		},
 	}
 	return onChange(r, func(c *Change) (string, bool) {
-		if c.Subject != SubjectField || c.Kind != Modified || c.Aspect != "" || c.OldField == nil || c.NewField == nil {
+		if !c.MeaningChanged() {
 			return "", false
 		}
 		o, n := c.OldField, c.NewField

@@ -103,7 +103,7 @@ price: {type: number, deprecated: true}
 (price removed)`,
 		},
 	}, func(c *Change) (string, bool) {
-		if !c.is(Removed, SubjectField) || c.OldField == nil || c.OldField.Deprecated {
+		if !c.Is(Removed, SubjectField) || c.OldField == nil || c.OldField.Deprecated {
 			return "", false
 		}
 		how := "deprecated: true"
@@ -126,7 +126,7 @@ func onRemovedField(r *Rule, match func(c *Change, ev readerEvidence) (string, b
 		var out []Finding
 		for i := range in.Changes {
 			c := &in.Changes[i]
-			if !c.is(Removed, SubjectField) || (c.Format != Proto && !c.Dir.Has(Response)) {
+			if !c.Is(Removed, SubjectField) || (c.Format != Proto && !c.Dir.Has(Response)) {
 				continue
 			}
 			if msg, ok := match(c, lookReaders(in.Readers, c)); ok {
@@ -403,7 +403,7 @@ func onRemovedOperation(r *Rule, match func(what string, ev callEvidence) (strin
 // one rpc.
 func removedOperations(c *Change, old *Contract) (string, []string) {
 	switch {
-	case c.is(Removed, SubjectPath) && old != nil:
+	case c.Is(Removed, SubjectPath) && old != nil:
 		var ops []string
 		for _, op := range old.Operations {
 			if op.Path == c.Path || strings.HasPrefix(op.Path, c.Path+"/") {
@@ -411,9 +411,9 @@ func removedOperations(c *Change, old *Contract) (string, []string) {
 			}
 		}
 		return "path " + c.Name, ops
-	case c.is(Removed, SubjectOperation):
+	case c.Is(Removed, SubjectOperation):
 		return "operation " + c.Name, []string{c.Name}
-	case c.is(Removed, SubjectRPC):
+	case c.Is(Removed, SubjectRPC):
 		return "rpc " + c.Path, []string{c.Path}
 	}
 	return "", nil
