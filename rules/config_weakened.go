@@ -11,6 +11,7 @@ const AspectConfigWeakened Aspect = "config-weakened"
 func configWeakened() *Rule {
 	return onChange(&Rule{
 		ID:       "config-weakened",
+		Reads:    []Entry{{Modified, SubjectContract, AspectConfigWeakened}},
 		Pack:     Evolution,
 		Formats:  OpenAPI | Proto,
 		Severity: Error,

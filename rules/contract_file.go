@@ -11,6 +11,7 @@ func contractFiles() []*Rule {
 func contractFileRemoved() *Rule {
 	return onChange(&Rule{
 		ID:       "contract-file-removed",
+		Reads:    []Entry{{Removed, SubjectContract, ""}},
 		Pack:     Breaking,
 		Formats:  OpenAPI | Proto,
 		Severity: Error,
@@ -33,6 +34,7 @@ func contractFileRemoved() *Rule {
 func lockFileWeakened() *Rule {
 	return onChange(&Rule{
 		ID:       "lock-file-weakened",
+		Reads:    []Entry{{Modified, SubjectLock, ""}, {Removed, SubjectLock, ""}},
 		Pack:     Evolution,
 		Formats:  Proto,
 		Severity: Error,
@@ -66,6 +68,7 @@ const AspectUnreadable Aspect = "unreadable"
 func contractUnreadable() *Rule {
 	return onChange(&Rule{
 		ID:       "contract-unreadable",
+		Reads:    []Entry{{Modified, SubjectContract, AspectUnreadable}},
 		Pack:     Breaking,
 		Formats:  OpenAPI | Proto,
 		Severity: Error,

@@ -28,6 +28,7 @@ func forward() []*Rule {
 func forwardResponseFieldRequired() *Rule {
 	return onChange(&Rule{
 		ID: "forward-response-field-required", Pack: ForwardPack, Compat: Forward, Formats: OpenAPI, Severity: Error,
+		Reads: []Entry{{Added, SubjectField, ""}, {Modified, SubjectField, AspectRequired}},
 		Doc: Doc{
 			Title: "A response field new clients rely on is missing from the old server",
 			Text: "A response field added as required, or made required, lets code generated from the new contract rely on it. " +
@@ -53,6 +54,7 @@ func forwardResponseFieldRequired() *Rule {
 func forwardRequestFieldRejected() *Rule {
 	return requestFieldRejected(&Rule{
 		ID: "forward-request-field-rejected", Pack: ForwardPack, Compat: Forward, Formats: OpenAPI, Severity: Error, Mode: DiffRule,
+		Reads: []Entry{{Added, SubjectField, ""}},
 		Doc: Doc{
 			Title: "A new request field is refused by the old server's closed schema",
 			Text: "The old request schema is closed (additionalProperties: false), so a server still on the old version rejects a " +
@@ -72,6 +74,7 @@ CreateOrder: {type: object, properties: {sku: {type: string}}}`,
 func forwardRequestFieldMadeOptional() *Rule {
 	return onChange(&Rule{
 		ID: "forward-request-field-made-optional", Pack: ForwardPack, Compat: Forward, Formats: OpenAPI, Severity: Error,
+		Reads: []Entry{{Modified, SubjectField, AspectRequired}},
 		Doc: Doc{
 			Title: "A request field the old server requires became optional",
 			Text: "Code generated from the new contract may leave the field out; a server still on the old version requires it " +
@@ -88,6 +91,7 @@ func forwardRequestFieldMadeOptional() *Rule {
 func forwardRequestEnumValueAdded() *Rule {
 	return onChange(&Rule{
 		ID: "forward-request-enum-value-added", Pack: ForwardPack, Compat: Forward, Formats: OpenAPI, Severity: Error,
+		Reads: []Entry{{Added, SubjectEnumValue, ""}},
 		Doc: Doc{
 			Title: "A request enum gained a value the old server rejects",
 			Text: "A new client may send the new value; a server still on the old version validates against the old list and " +
@@ -104,6 +108,7 @@ func forwardRequestEnumValueAdded() *Rule {
 func forwardResponseEnumValueRemoved() *Rule {
 	return onChange(&Rule{
 		ID: "forward-response-enum-value-removed", Pack: ForwardPack, Compat: Forward, Formats: OpenAPI, Severity: Warning,
+		Reads: []Entry{{Removed, SubjectEnumValue, ""}},
 		Doc: Doc{
 			Title: "A response enum lost a value the old server still sends",
 			Text: "Code generated from the new contract has no member for the removed value; a server still on the old version " +
@@ -120,6 +125,7 @@ func forwardResponseEnumValueRemoved() *Rule {
 func forwardRequestBoundWidened() *Rule {
 	return onChange(&Rule{
 		ID: "forward-request-bound-widened", Pack: ForwardPack, Compat: Forward, Formats: OpenAPI, Severity: Error,
+		Reads: []Entry{{Modified, SubjectSchema, AspectMaxItems}, {Modified, SubjectSchema, AspectMaxLength}, {Modified, SubjectSchema, AspectMinLength}, {Modified, SubjectSchema, AspectMinProperties}, {Modified, SubjectSchema, AspectMinimum}},
 		Doc: Doc{
 			Title: "A request bound the old server enforces was relaxed",
 			Text: "A new client may send values inside the new, wider bound that a server still on the old version rejects: a " +
@@ -139,6 +145,7 @@ func forwardRequestBoundWidened() *Rule {
 func forwardTypeChanged() *Rule {
 	return onChange(&Rule{
 		ID: "forward-type-changed", Pack: ForwardPack, Compat: Forward, Formats: OpenAPI | Proto, Severity: Error,
+		Reads: []Entry{{Modified, SubjectField, AspectType}, {Modified, SubjectSchema, AspectType}},
 		Doc: Doc{
 			Title: "A type changed, so new clients and the old server disagree",
 			Text: "A new client sends the new type to a server that still parses the old one, or decodes the old server's " +
@@ -170,6 +177,7 @@ price_cents: {type: integer}   # a new field`,
 func forwardFieldRedefined() *Rule {
 	return onChange(&Rule{
 		ID: "forward-field-redefined", Pack: ForwardPack, Compat: Forward, Formats: OpenAPI | Proto, Severity: Error,
+		Reads: []Entry{{Modified, SubjectField, ""}},
 		// The unit is the news; a type that moved with it is part of the same edit.
 		Supersedes: []string{"forward-type-changed"},
 		Doc: Doc{
@@ -187,6 +195,7 @@ price_cents: {type: integer, description: Price in cents.}   # a new field`,
 func forwardOperationAdded() *Rule {
 	return operationAdded(&Rule{
 		ID: "forward-operation-added", Pack: ForwardPack, Compat: Forward, Formats: OpenAPI | Proto, Severity: Warning, Mode: DiffRule,
+		Reads: []Entry{{Added, SubjectRPC, ""}},
 		Doc: Doc{
 			Title: "New clients call an operation the old server does not have",
 			Text: "A server still on the old version answers a new operation (or rpc) with 404, 405 or UNIMPLEMENTED. New clients " +

@@ -34,6 +34,7 @@ func openapiSurface() []*Rule {
 func pathRemoved() *Rule {
 	return onChange(&Rule{
 		ID: "path-removed", Pack: Breaking, Formats: OpenAPI, Severity: Error,
+		Reads:   []Entry{{Removed, SubjectPath, ""}},
 		Oasdiff: []string{"api-path-removed-without-deprecation"},
 		Doc: Doc{
 			Title: "A path was removed",
@@ -54,6 +55,7 @@ func pathRemoved() *Rule {
 func operationRemoved() *Rule {
 	return onChange(&Rule{
 		ID: "operation-removed", Pack: Breaking, Formats: OpenAPI, Severity: Error,
+		Reads:   []Entry{{Removed, SubjectOperation, ""}},
 		Oasdiff: []string{"api-removed-without-deprecation"},
 		Doc: Doc{
 			Title: "An operation was removed",
@@ -75,6 +77,7 @@ func operationRemoved() *Rule {
 func operationMethodChanged() *Rule {
 	return onChange(&Rule{
 		ID: "operation-method-changed", Pack: Breaking, Formats: OpenAPI, Severity: Error,
+		Reads: []Entry{{Modified, SubjectOperation, "method"}},
 		Doc: Doc{
 			Title: "An operation moved to another HTTP method",
 			Text:  "Clients send the method they were generated with; moving an operation (same operationId) from one method to another makes every existing call fail. Add the new method beside the old one.",
@@ -91,6 +94,7 @@ func operationMethodChanged() *Rule {
 func operationIDChanged() *Rule {
 	return onChange(&Rule{
 		ID: "operation-id-changed", Pack: Breaking, Formats: OpenAPI, Severity: Warning,
+		Reads: []Entry{{Modified, SubjectOperation, AspectOperationID}},
 		Doc: Doc{
 			Title: "An operationId changed",
 			Text:  "Generated clients name their methods after operationId; renaming it breaks the code that calls the generated method at the next regeneration, though not the wire.",
@@ -107,6 +111,7 @@ func operationIDChanged() *Rule {
 func securityRequirementAdded() *Rule {
 	return onChange(&Rule{
 		ID: "security-requirement-added", Pack: Breaking, Formats: OpenAPI, Severity: Error,
+		Reads:   []Entry{{Added, SubjectSecurity, ""}},
 		Oasdiff: []string{"api-security-anonymous-access-removed", "api-security-removed", "api-global-security-removed"},
 		Doc: Doc{
 			Title: "An operation now requires (more) authentication",
@@ -126,6 +131,7 @@ func securityRequirementAdded() *Rule {
 func securityScopeAdded() *Rule {
 	return onChange(&Rule{
 		ID: "security-scope-added", Pack: Breaking, Formats: OpenAPI, Severity: Error,
+		Reads:   []Entry{{Added, SubjectScope, ""}},
 		Oasdiff: []string{"api-security-scope-added", "api-global-security-scope-added"},
 		Doc: Doc{
 			Title: "An operation requires a new OAuth scope",
@@ -155,6 +161,7 @@ func openapiRequest() []*Rule {
 func requestParameterAddedRequired() *Rule {
 	return onChange(&Rule{
 		ID: "request-parameter-added-required", Pack: Breaking, Formats: OpenAPI, Severity: Error,
+		Reads:   []Entry{{Added, SubjectParameter, ""}},
 		Oasdiff: []string{"new-required-request-parameter", "new-request-path-parameter", "new-required-request-default-parameter-to-existing-path"},
 		Doc: Doc{
 			Title: "A new required request parameter",
@@ -174,6 +181,7 @@ func requestParameterAddedRequired() *Rule {
 func requestParameterBecameRequired() *Rule {
 	return onChange(&Rule{
 		ID: "request-parameter-became-required", Pack: Breaking, Formats: OpenAPI, Severity: Error,
+		Reads:   []Entry{{Modified, SubjectParameter, AspectRequired}},
 		Oasdiff: []string{"request-parameter-became-required"},
 		Doc: Doc{
 			Title: "A request parameter became required",
@@ -191,6 +199,7 @@ func requestParameterBecameRequired() *Rule {
 func requestParameterLocationChanged() *Rule {
 	return onChange(&Rule{
 		ID: "request-parameter-location-changed", Pack: Breaking, Formats: OpenAPI, Severity: Error,
+		Reads: []Entry{{Modified, SubjectParameter, AspectIn}},
 		Doc: Doc{
 			Title: "A request parameter moved (its `in` changed)",
 			Text:  "A parameter read from the query string is not found in a header, and vice versa: every client still sends it where it used to go.",
@@ -207,6 +216,7 @@ func requestParameterLocationChanged() *Rule {
 func requestParameterRemoved() *Rule {
 	return onChange(&Rule{
 		ID: "request-parameter-removed", Pack: Breaking, Formats: OpenAPI, Severity: Warning,
+		Reads:   []Entry{{Removed, SubjectParameter, ""}},
 		Oasdiff: []string{"request-parameter-removed", "request-parameter-removed-before-sunset"},
 		Doc: Doc{
 			Title: "A request parameter was removed",
@@ -224,6 +234,7 @@ func requestParameterRemoved() *Rule {
 func requestBodyBecameRequired() *Rule {
 	return onChange(&Rule{
 		ID: "request-body-became-required", Pack: Breaking, Formats: OpenAPI, Severity: Error,
+		Reads:   []Entry{{Added, SubjectRequestBody, ""}, {Modified, SubjectRequestBody, AspectRequired}},
 		Oasdiff: []string{"request-body-became-required", "request-body-added-required"},
 		Doc: Doc{
 			Title: "The request body became required",
@@ -241,6 +252,7 @@ func requestBodyBecameRequired() *Rule {
 func requestPropertyAddedRequired() *Rule {
 	return onChange(&Rule{
 		ID: "request-property-added-required", Pack: Breaking, Formats: OpenAPI, Severity: Error,
+		Reads:   []Entry{{Added, SubjectField, ""}},
 		Oasdiff: []string{"new-required-request-property", "new-required-request-property-with-default", "new-required-request-header-property"},
 		Doc: Doc{
 			Title: "A new required request property",
@@ -258,6 +270,7 @@ func requestPropertyAddedRequired() *Rule {
 func requestPropertyBecameRequired() *Rule {
 	return onChange(&Rule{
 		ID: "request-property-became-required", Pack: Breaking, Formats: OpenAPI, Severity: Error,
+		Reads:   []Entry{{Modified, SubjectField, AspectRequired}},
 		Oasdiff: []string{"request-property-became-required", "request-property-became-required-with-default", "request-header-property-became-required"},
 		Doc: Doc{
 			Title: "A request property became required",
@@ -275,6 +288,7 @@ func requestPropertyBecameRequired() *Rule {
 func requestMediaTypeRemoved() *Rule {
 	return onChange(&Rule{
 		ID: "request-media-type-removed", Pack: Breaking, Formats: OpenAPI, Severity: Error,
+		Reads:   []Entry{{Removed, SubjectMediaType, ""}},
 		Oasdiff: []string{"request-body-media-type-removed"},
 		Doc: Doc{
 			Title: "A request media type is no longer accepted",
@@ -306,6 +320,7 @@ func openapiResponse() []*Rule {
 func responseStatusRemoved() *Rule {
 	return onChange(&Rule{
 		ID: "response-status-removed", Pack: Breaking, Formats: OpenAPI, Severity: Error,
+		Reads:   []Entry{{Removed, SubjectResponse, ""}},
 		Oasdiff: []string{"response-success-status-removed"},
 		Doc: Doc{
 			Title: "A success response status was removed",
@@ -323,6 +338,7 @@ func responseStatusRemoved() *Rule {
 func responsePropertyRemoved() *Rule {
 	return onChange(&Rule{
 		ID: "response-property-removed", Pack: Breaking, Formats: OpenAPI, Severity: Error,
+		Reads:   []Entry{{Removed, SubjectField, ""}},
 		Oasdiff: []string{"response-required-property-removed", "response-required-property-removed-before-sunset"},
 		Doc: Doc{
 			Title: "A response property was removed",
@@ -342,6 +358,7 @@ func responsePropertyRemoved() *Rule {
 func responsePropertyBecameOptional() *Rule {
 	return onChange(&Rule{
 		ID: "response-property-became-optional", Pack: Breaking, Formats: OpenAPI, Severity: Error,
+		Reads:   []Entry{{Modified, SubjectField, AspectRequired}},
 		Oasdiff: []string{"response-property-became-optional"},
 		Doc: Doc{
 			Title: "A required response property became optional",
@@ -359,6 +376,7 @@ func responsePropertyBecameOptional() *Rule {
 func responseBecameNullable() *Rule {
 	return onChange(&Rule{
 		ID: "response-became-nullable", Pack: Breaking, Formats: OpenAPI, Severity: Error,
+		Reads:   []Entry{{Modified, SubjectSchema, AspectNullable}},
 		Oasdiff: []string{"response-*-became-nullable"},
 		Doc: Doc{
 			Title: "A response value became nullable",
@@ -376,6 +394,7 @@ func responseBecameNullable() *Rule {
 func responsePropertyTypeChanged() *Rule {
 	return onChange(&Rule{
 		ID: "response-property-type-changed", Pack: Breaking, Formats: OpenAPI, Severity: Error,
+		Reads:   []Entry{{Modified, SubjectSchema, AspectType}},
 		Oasdiff: []string{"response-*-type-changed", "response-*-list-of-types-widened", "response-*-type-generalized", "response-body-media-type-schema-removed", "response-body-media-type-item-schema-removed", "response-body-media-type-item-schema-removed-untyped"},
 		Doc: Doc{
 			Title: "A response value's type changed",
@@ -393,6 +412,7 @@ func responsePropertyTypeChanged() *Rule {
 func responsePropertyFormatChanged() *Rule {
 	return onChange(&Rule{
 		ID: "response-property-format-changed", Pack: Breaking, Formats: OpenAPI, Severity: Error,
+		Reads: []Entry{{Modified, SubjectSchema, AspectFormat}},
 		Doc: Doc{
 			Title: "A response value's format changed",
 			Text:  "Clients parse the format they were generated for (a date-time parser rejects a date).",
@@ -409,6 +429,7 @@ func responsePropertyFormatChanged() *Rule {
 func responseEnumValueAdded() *Rule {
 	return onChange(&Rule{
 		ID: "response-enum-value-added", Pack: Breaking, Formats: OpenAPI, Severity: Warning,
+		Reads:   []Entry{{Added, SubjectEnumValue, ""}},
 		Oasdiff: []string{"response-property-enum-value-added", "response-mediatype-enum-value-added"},
 		Doc: Doc{
 			Title: "A response enum gained a value",
@@ -426,6 +447,7 @@ func responseEnumValueAdded() *Rule {
 func responseMediaTypeRemoved() *Rule {
 	return onChange(&Rule{
 		ID: "response-media-type-removed", Pack: Breaking, Formats: OpenAPI, Severity: Error,
+		Reads:   []Entry{{Removed, SubjectMediaType, ""}},
 		Oasdiff: []string{"response-media-type-removed", "response-media-type-name-changed", "response-media-type-name-generalized", "response-media-type-parameter-changed", "response-media-type-parameter-removed"},
 		Doc: Doc{
 			Title: "A response media type was removed",
@@ -443,6 +465,7 @@ func responseMediaTypeRemoved() *Rule {
 func responseHeaderRemoved() *Rule {
 	return onChange(&Rule{
 		ID: "response-header-removed", Pack: Breaking, Formats: OpenAPI, Severity: Error,
+		Reads:   []Entry{{Removed, SubjectHeader, ""}},
 		Oasdiff: []string{"required-response-header-removed"},
 		Doc: Doc{
 			Title: "A response header was removed",
@@ -480,6 +503,7 @@ func openapiSchemaShape() []*Rule {
 func requestPropertyTypeChanged() *Rule {
 	return onChange(&Rule{
 		ID: "request-property-type-changed", Pack: Breaking, Formats: OpenAPI, Severity: Error,
+		Reads:   []Entry{{Modified, SubjectSchema, AspectType}},
 		Oasdiff: []string{"request-*-type-changed", "request-*-list-of-types-narrowed", "request-parameter-property-type-specialized", "request-body-media-type-schema-added", "request-body-media-type-item-schema-added"},
 		Doc: Doc{
 			Title: "A request value's type changed",
@@ -497,6 +521,7 @@ func requestPropertyTypeChanged() *Rule {
 func requestPropertyFormatChanged() *Rule {
 	return onChange(&Rule{
 		ID: "request-property-format-changed", Pack: Breaking, Formats: OpenAPI, Severity: Error,
+		Reads: []Entry{{Modified, SubjectSchema, AspectFormat}},
 		Doc: Doc{
 			Title: "A request value's format changed or was added",
 			Text:  "Values clients send in the old format fail validation in the new one. Keep accepting the old format; add a new property for values in the new one.",
@@ -513,6 +538,7 @@ func requestPropertyFormatChanged() *Rule {
 func requestEnumValueRemoved() *Rule {
 	return onChange(&Rule{
 		ID: "request-enum-value-removed", Pack: Breaking, Formats: OpenAPI, Severity: Error,
+		Reads:   []Entry{{Removed, SubjectEnumValue, ""}},
 		Oasdiff: []string{"request-*-enum-value-removed"},
 		Doc: Doc{
 			Title: "A request enum lost a value",
@@ -530,6 +556,7 @@ func requestEnumValueRemoved() *Rule {
 func requestBecameEnum() *Rule {
 	return onChange(&Rule{
 		ID: "request-became-enum", Pack: Breaking, Formats: OpenAPI, Severity: Error,
+		Reads:   []Entry{{Modified, SubjectSchema, AspectEnum}},
 		Oasdiff: []string{"request-*-became-enum"},
 		Doc: Doc{
 			Title: "A request value became an enum",
@@ -547,6 +574,7 @@ func requestBecameEnum() *Rule {
 func requestMaxDecreased() *Rule {
 	return onChange(&Rule{
 		ID: "request-max-decreased", Pack: Breaking, Formats: OpenAPI, Severity: Error,
+		Reads:   []Entry{{Modified, SubjectSchema, AspectMaxItems}, {Modified, SubjectSchema, AspectMaxLength}, {Modified, SubjectSchema, AspectMaxProperties}, {Modified, SubjectSchema, AspectMaximum}},
 		Oasdiff: []string{"request-*-max-decreased", "request-*-max-set", "request-*-max-*-decreased", "request-*-max-*-set"},
 		Doc: Doc{
 			Title: "A request upper bound was lowered or added",
@@ -564,6 +592,7 @@ func requestMaxDecreased() *Rule {
 func requestMinIncreased() *Rule {
 	return onChange(&Rule{
 		ID: "request-min-increased", Pack: Breaking, Formats: OpenAPI, Severity: Error,
+		Reads:   []Entry{{Modified, SubjectSchema, AspectMinContains}, {Modified, SubjectSchema, AspectMinLength}, {Modified, SubjectSchema, AspectMinimum}},
 		Oasdiff: []string{"request-*-min-increased", "request-*-min-set", "request-*-min-*-increased", "request-*-min-*-set"},
 		Doc: Doc{
 			Title: "A request lower bound was raised or added",
@@ -581,6 +610,7 @@ func requestMinIncreased() *Rule {
 func requestPatternChanged() *Rule {
 	return onChange(&Rule{
 		ID: "request-pattern-changed", Pack: Breaking, Formats: OpenAPI, Severity: Error,
+		Reads:   []Entry{{Modified, SubjectSchema, AspectPattern}},
 		Oasdiff: []string{"request-*-pattern-added", "request-*-pattern-changed"},
 		Doc: Doc{
 			Title: "A request pattern was added or changed",
@@ -598,6 +628,7 @@ func requestPatternChanged() *Rule {
 func requestMultipleOfChanged() *Rule {
 	return onChange(&Rule{
 		ID: "request-multiple-of-changed", Pack: Breaking, Formats: OpenAPI, Severity: Error,
+		Reads:   []Entry{{Modified, SubjectSchema, AspectMultipleOf}},
 		Oasdiff: []string{"request-*-multiple-of-changed", "request-*-multiple-of-set"},
 		Doc: Doc{
 			Title: "A request multipleOf was added or changed",
@@ -615,6 +646,7 @@ func requestMultipleOfChanged() *Rule {
 func requestAdditionalPropertiesClosed() *Rule {
 	return onChange(&Rule{
 		ID: "request-additional-properties-closed", Pack: Breaking, Formats: OpenAPI, Severity: Error,
+		Reads:   []Entry{{Modified, SubjectSchema, AspectAdditionalProps}},
 		Oasdiff: []string{"request-*-unevaluated-properties-added"},
 		Doc: Doc{
 			Title: "A request object stopped accepting unknown properties",
@@ -632,6 +664,7 @@ func requestAdditionalPropertiesClosed() *Rule {
 func requestBecameNotNullable() *Rule {
 	return onChange(&Rule{
 		ID: "request-became-not-nullable", Pack: Breaking, Formats: OpenAPI, Severity: Error,
+		Reads:   []Entry{{Modified, SubjectSchema, AspectNullable}},
 		Oasdiff: []string{"request-*-became-not-nullable"},
 		Doc: Doc{
 			Title: "A request value no longer accepts null",
@@ -649,6 +682,7 @@ func requestBecameNotNullable() *Rule {
 func requestOneOfRemoved() *Rule {
 	return onChange(&Rule{
 		ID: "request-one-of-removed", Pack: Breaking, Formats: OpenAPI, Severity: Error,
+		Reads:   []Entry{{Removed, SubjectSchema, AspectComposition}},
 		Oasdiff: []string{"request-*-one-of-removed", "request-*-any-of-removed"},
 		Doc: Doc{
 			Title: "A oneOf/anyOf alternative was removed from a request",
@@ -666,6 +700,7 @@ func requestOneOfRemoved() *Rule {
 func requestAllOfAdded() *Rule {
 	return onChange(&Rule{
 		ID: "request-all-of-added", Pack: Breaking, Formats: OpenAPI, Severity: Error,
+		Reads:   []Entry{{Added, SubjectSchema, AspectComposition}},
 		Oasdiff: []string{"request-*-all-of-added"},
 		Doc: Doc{
 			Title: "A request schema gained an allOf member",
@@ -683,6 +718,7 @@ func requestAllOfAdded() *Rule {
 func responseOneOfAdded() *Rule {
 	return onChange(&Rule{
 		ID: "response-one-of-added", Pack: Breaking, Formats: OpenAPI, Severity: Warning,
+		Reads:   []Entry{{Added, SubjectSchema, AspectComposition}},
 		Oasdiff: []string{"response-*-one-of-added", "response-*-any-of-added", "response-body-wrapped-in-one-of"},
 		Doc: Doc{
 			Title: "A response oneOf/anyOf gained an alternative",
@@ -700,6 +736,7 @@ func responseOneOfAdded() *Rule {
 func discriminatorChanged() *Rule {
 	return onChange(&Rule{
 		ID: "discriminator-changed", Pack: Breaking, Formats: OpenAPI, Severity: Error,
+		Reads: []Entry{{Modified, SubjectDiscriminator, AspectMapping}, {Modified, SubjectSchema, AspectPropertyName}},
 		Doc: Doc{
 			Title: "A discriminator's property or mapping changed",
 			Text:  "Clients pick the concrete type by the discriminator; a renamed property or a remapped value decodes bodies as the wrong type.",

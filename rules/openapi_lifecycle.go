@@ -19,6 +19,7 @@ func openapiLifecycle() []*Rule {
 func removedBeforeSunset() *Rule {
 	return onChangeAt(&Rule{
 		ID: "removed-before-sunset", Pack: Breaking, Formats: OpenAPI, Severity: Error,
+		Reads:   []Entry{{Removed, SubjectOperation, ""}, {Removed, SubjectPath, ""}},
 		Oasdiff: []string{"api-removed-before-sunset", "api-path-removed-before-sunset", "api-path-sunset-parse"},
 		Doc: Doc{
 			Title: "A deprecated operation was removed before its sunset date",
@@ -51,6 +52,7 @@ func removedBeforeSunset() *Rule {
 func deprecatedRemoved() *Rule {
 	return onChangeAt(&Rule{
 		ID: "deprecated-removed", Pack: Breaking, Formats: OpenAPI, Severity: Warning,
+		Reads: []Entry{{Removed, SubjectOperation, ""}, {Removed, SubjectPath, ""}},
 		Doc: Doc{
 			Title: "A deprecated operation was removed",
 			Text: "Removing an operation the old version already marked `deprecated: true` (with no sunset date, or one that has " +

@@ -31,6 +31,7 @@ func openapiLoosened() []*Rule {
 func responseMaxIncreased() *Rule {
 	return onChange(&Rule{
 		ID: "response-max-increased", Pack: Breaking, Formats: OpenAPI, Severity: Error,
+		Reads:   []Entry{{Modified, SubjectSchema, AspectMaxLength}, {Modified, SubjectSchema, AspectMaximum}},
 		Oasdiff: []string{"response-*-max-increased", "response-*-max-unset", "response-*-max-*-increased", "response-*-max-*-unset", "response-*-exclusive-max-increased", "response-*-exclusive-max-unset"},
 		Doc: Doc{
 			Title: "A response upper bound was raised or removed",
@@ -48,6 +49,7 @@ func responseMaxIncreased() *Rule {
 func responseMinDecreased() *Rule {
 	return onChange(&Rule{
 		ID: "response-min-decreased", Pack: Breaking, Formats: OpenAPI, Severity: Error,
+		Reads:   []Entry{{Modified, SubjectSchema, AspectMinItems}, {Modified, SubjectSchema, AspectMinimum}},
 		Oasdiff: []string{"response-*-min-decreased", "response-*-min-unset", "response-*-min-*-decreased", "response-*-min-*-unset", "response-*-exclusive-min-decreased", "response-*-exclusive-min-unset"},
 		Doc: Doc{
 			Title: "A response lower bound was lowered or removed",
@@ -65,6 +67,7 @@ func responseMinDecreased() *Rule {
 func responsePatternRemoved() *Rule {
 	return onChange(&Rule{
 		ID: "response-pattern-removed", Pack: Breaking, Formats: OpenAPI, Severity: Error,
+		Reads:   []Entry{{Modified, SubjectSchema, AspectPattern}},
 		Oasdiff: []string{"response-property-pattern-removed"},
 		Doc: Doc{
 			Title: "A response pattern was removed",
@@ -82,6 +85,7 @@ func responsePatternRemoved() *Rule {
 func responsePatternChanged() *Rule {
 	return onChange(&Rule{
 		ID: "response-pattern-changed", Pack: Breaking, Formats: OpenAPI, Severity: Warning,
+		Reads:   []Entry{{Modified, SubjectSchema, AspectPattern}},
 		Oasdiff: []string{"response-property-pattern-changed"},
 		Doc: Doc{
 			Title: "A response pattern changed",
@@ -99,6 +103,7 @@ func responsePatternChanged() *Rule {
 func responseEnumRemoved() *Rule {
 	return onChange(&Rule{
 		ID: "response-enum-removed", Pack: Breaking, Formats: OpenAPI, Severity: Error,
+		Reads:   []Entry{{Modified, SubjectSchema, AspectEnum}},
 		Oasdiff: []string{"response-property-became-not-enum", "response-mediatype-became-not-enum"},
 		Doc: Doc{
 			Title: "A response value is no longer an enum",
@@ -116,6 +121,7 @@ func responseEnumRemoved() *Rule {
 func responseMultipleOfChanged() *Rule {
 	return onChange(&Rule{
 		ID: "response-multiple-of-changed", Pack: Breaking, Formats: OpenAPI, Severity: Error,
+		Reads:   []Entry{{Modified, SubjectSchema, AspectMultipleOf}},
 		Oasdiff: []string{"response-*-multiple-of-changed", "response-*-multiple-of-unset"},
 		Doc: Doc{
 			Title: "A response multipleOf was removed or made finer",
@@ -133,6 +139,7 @@ func responseMultipleOfChanged() *Rule {
 func requestConstChanged() *Rule {
 	return onChange(&Rule{
 		ID: "request-const-changed", Pack: Breaking, Formats: OpenAPI, Severity: Error,
+		Reads:   []Entry{{Modified, SubjectSchema, AspectConst}},
 		Oasdiff: []string{"request-*-const-added", "request-*-const-changed"},
 		Doc: Doc{
 			Title: "A request value was fixed with const, or its const changed",
@@ -149,6 +156,7 @@ func requestConstChanged() *Rule {
 func responseConstChanged() *Rule {
 	return onChange(&Rule{
 		ID: "response-const-changed", Pack: Breaking, Formats: OpenAPI, Severity: Error,
+		Reads:   []Entry{{Modified, SubjectSchema, AspectConst}},
 		Oasdiff: []string{"response-*-const-changed", "response-*-const-removed"},
 		Doc: Doc{
 			Title: "A response const changed or was removed",
@@ -165,6 +173,7 @@ func responseConstChanged() *Rule {
 func requestUniqueItemsSet() *Rule {
 	return onChange(&Rule{
 		ID: "request-unique-items-set", Pack: Breaking, Formats: OpenAPI, Severity: Error,
+		Reads:   []Entry{{Modified, SubjectSchema, AspectUniqueItems}},
 		Oasdiff: []string{"request-*-unique-items-set"},
 		Doc: Doc{
 			Title: "A request array must now hold unique items",
@@ -181,6 +190,7 @@ func requestUniqueItemsSet() *Rule {
 func responseUniqueItemsUnset() *Rule {
 	return onChange(&Rule{
 		ID: "response-unique-items-unset", Pack: Breaking, Formats: OpenAPI, Severity: Error,
+		Reads:   []Entry{{Modified, SubjectSchema, AspectUniqueItems}},
 		Oasdiff: []string{"response-*-unique-items-unset"},
 		Doc: Doc{
 			Title: "A response array may now repeat items",
@@ -197,6 +207,7 @@ func responseUniqueItemsUnset() *Rule {
 func requestSchemaKeywordAdded() *Rule {
 	return onChange(&Rule{
 		ID: "request-schema-keyword-added", Pack: Breaking, Formats: OpenAPI, Severity: Error,
+		Reads:   []Entry{{Modified, SubjectSchema, "dependentRequired"}, {Modified, SubjectSchema, "if"}, {Modified, SubjectSchema, "propertyNames"}, {Modified, SubjectSchema, "then"}, {Modified, SubjectSchema, "unevaluatedProperties"}},
 		Oasdiff: []string{"request-*-contains-added", "request-*-dependent-required-added", "request-*-dependent-required-changed", "request-*-dependent-schema-added", "request-*-if-added", "request-*-then-added", "request-*-else-added", "request-*-property-names-added", "request-*-pattern-property-added", "request-*-unevaluated-items-added", "request-*-unevaluated-properties-added", "request-*-prefix-items-added", "request-*-prefix-items-removed", "request-*-content-encoding-changed", "request-*-content-media-type-changed", "request-*-content-schema-added"},
 		Doc: Doc{
 			Title: "A request schema gained (or changed) a constraining JSON Schema keyword",
@@ -216,6 +227,7 @@ func requestSchemaKeywordAdded() *Rule {
 func responseSchemaKeywordRemoved() *Rule {
 	return onChange(&Rule{
 		ID: "response-schema-keyword-removed", Pack: Breaking, Formats: OpenAPI, Severity: Error,
+		Reads:   []Entry{{Modified, SubjectSchema, "contains"}, {Modified, SubjectSchema, "unevaluatedItems"}},
 		Oasdiff: []string{"response-*-contains-removed", "response-*-dependent-required-removed", "response-*-dependent-required-changed", "response-*-dependent-schema-removed", "response-*-if-removed", "response-*-then-removed", "response-*-else-removed", "response-*-property-names-removed", "response-*-pattern-property-removed", "response-*-unevaluated-items-removed", "response-*-prefix-items-added", "response-*-prefix-items-removed", "response-*-content-encoding-changed", "response-*-content-media-type-changed", "response-*-content-schema-removed"},
 		Doc: Doc{
 			Title: "A response schema lost (or changed) a constraining JSON Schema keyword",
@@ -237,6 +249,7 @@ func responseSchemaKeywordRemoved() *Rule {
 func schemaBecameFalse() *Rule {
 	return onChange(&Rule{
 		ID: "schema-became-false", Pack: Breaking, Formats: OpenAPI, Severity: Error,
+		Reads:   []Entry{{Modified, SubjectSchema, AspectBoolean}},
 		Oasdiff: []string{"request-*-schema-became-false", "response-body-schema-became-false"},
 		Doc: Doc{
 			Title: "A schema became `false`",
@@ -256,6 +269,7 @@ func schemaBecameFalse() *Rule {
 func responseSchemaBecameNotFalse() *Rule {
 	return onChange(&Rule{
 		ID: "response-schema-became-not-false", Pack: Breaking, Formats: OpenAPI, Severity: Error,
+		Reads:   []Entry{{Modified, SubjectSchema, AspectBoolean}},
 		Oasdiff: []string{"response-*-schema-became-not-false", "response-body-media-type-schema-removed"},
 		Doc: Doc{
 			Title: "A response schema that was `false` now admits values",

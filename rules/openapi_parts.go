@@ -24,6 +24,7 @@ func openapiParts() []*Rule {
 func requestBodyRemoved() *Rule {
 	return onChange(&Rule{
 		ID: "request-body-removed", Pack: Breaking, Formats: OpenAPI, Severity: Error,
+		Reads:   []Entry{{Removed, SubjectRequestBody, ""}},
 		Oasdiff: []string{"request-body-removed"},
 		Doc: Doc{
 			Title: "An operation no longer takes a request body",
@@ -42,6 +43,7 @@ func requestBodyRemoved() *Rule {
 func responseHeaderBecameOptional() *Rule {
 	return onChange(&Rule{
 		ID: "response-header-became-optional", Pack: Breaking, Formats: OpenAPI, Severity: Error,
+		Reads:   []Entry{{Modified, SubjectHeader, AspectRequired}},
 		Oasdiff: []string{"response-header-became-optional"},
 		Doc: Doc{
 			Title: "A required response header became optional",
@@ -58,6 +60,7 @@ func responseHeaderBecameOptional() *Rule {
 func requestPropertyBecameReadOnly() *Rule {
 	return onChange(&Rule{
 		ID: "request-property-became-read-only", Pack: Breaking, Formats: OpenAPI, Severity: Warning,
+		Reads:   []Entry{{Modified, SubjectField, AspectReadOnly}},
 		Oasdiff: []string{"request-optional-property-became-read-only", "request-required-property-became-read-only"},
 		Doc: Doc{
 			Title: "A request property became readOnly",
@@ -75,6 +78,7 @@ func requestPropertyBecameReadOnly() *Rule {
 func requestPropertyBecameWritableRequired() *Rule {
 	return onChange(&Rule{
 		ID: "request-property-became-writable-required", Pack: Breaking, Formats: OpenAPI, Severity: Error,
+		Reads:   []Entry{{Modified, SubjectField, AspectReadOnly}},
 		Oasdiff: []string{"request-required-property-became-not-read-only"},
 		Doc: Doc{
 			Title: "A required readOnly property must now be sent",
@@ -94,6 +98,7 @@ id: {type: string, readOnly: true}`,
 func responsePropertyBecameWriteOnly() *Rule {
 	return onChange(&Rule{
 		ID: "response-property-became-write-only", Pack: Breaking, Formats: OpenAPI, Severity: Error,
+		Reads:   []Entry{{Modified, SubjectField, AspectWriteOnly}},
 		Oasdiff: []string{"response-required-property-became-write-only"},
 		Doc: Doc{
 			Title: "A response property became writeOnly",
@@ -110,6 +115,7 @@ func responsePropertyBecameWriteOnly() *Rule {
 func responseAllOfRemoved() *Rule {
 	return onChange(&Rule{
 		ID: "response-all-of-removed", Pack: Breaking, Formats: OpenAPI, Severity: Error,
+		Reads:   []Entry{{Removed, SubjectSchema, AspectComposition}},
 		Oasdiff: []string{"response-*-all-of-removed"},
 		Doc: Doc{
 			Title: "A response schema lost an allOf member",
@@ -126,6 +132,7 @@ func responseAllOfRemoved() *Rule {
 func webhookRemoved() *Rule {
 	return onChange(&Rule{
 		ID: "webhook-removed", Pack: Breaking, Formats: OpenAPI, Severity: Error,
+		Reads:   []Entry{{Removed, SubjectOperation, ""}},
 		Oasdiff: []string{"webhook-removed"},
 		Doc: Doc{
 			Title: "A webhook was removed",
@@ -146,6 +153,7 @@ func webhookRemoved() *Rule {
 func stabilityDecreased() *Rule {
 	return onChange(&Rule{
 		ID: "stability-decreased", Pack: Breaking, Formats: OpenAPI, Severity: Error,
+		Reads:   []Entry{{Modified, SubjectField, AspectStability}, {Modified, SubjectOperation, AspectStability}},
 		Oasdiff: []string{"api-stability-decreased", "*-property-stability-decreased"},
 		Doc: Doc{
 			Title: "An operation's or property's stability level went down",
@@ -163,6 +171,7 @@ func stabilityDecreased() *Rule {
 func securitySchemeChanged() *Rule {
 	return onChange(&Rule{
 		ID: "security-scheme-changed", Pack: Breaking, Formats: OpenAPI, Severity: Error,
+		Reads:   []Entry{{Modified, SubjectSecurity, AspectName}},
 		Oasdiff: []string{"api-security-component-type-changed", "api-security-component-api-key-in-changed", "api-security-component-api-key-name-changed", "api-security-component-http-scheme-changed"},
 		Doc: Doc{
 			Title: "A security scheme changed how clients authenticate",
@@ -185,6 +194,7 @@ apiKeyV2: {type: apiKey, in: header, name: Authorization}`,
 func securitySchemeURLChanged() *Rule {
 	return onChange(&Rule{
 		ID: "security-scheme-url-changed", Pack: Breaking, Formats: OpenAPI, Severity: Warning,
+		Reads:   []Entry{{Modified, SubjectSecurity, "url"}},
 		Oasdiff: []string{"api-security-component-oauth-url-changed", "api-security-component-oauth-token-url-changed", "api-security-component-oauth-refresh-url-changed", "api-security-component-openid-connect-url-changed"},
 		Doc: Doc{
 			Title: "An OAuth or OpenID Connect URL changed",
@@ -202,6 +212,7 @@ func securitySchemeURLChanged() *Rule {
 func requestOneOfAdded() *Rule {
 	return onChange(&Rule{
 		ID: "request-one-of-added", Pack: Breaking, Formats: OpenAPI, Severity: Warning,
+		Reads:   []Entry{{Added, SubjectSchema, AspectComposition}},
 		Oasdiff: []string{"request-body-wrapped-in-one-of", "request-body-wrapped-in-one-of-original-preserved"},
 		Doc: Doc{
 			Title: "A request oneOf gained an alternative",

@@ -66,6 +66,7 @@ func fileDeletion(d deletion) *Rule {
 	what, s := d.What, d.Subject
 	return onChange(&Rule{
 		ID: d.ID, Pack: Breaking, Formats: Proto, Severity: Error, Levels: lvFile, Buf: []string{d.Buf},
+		Reads: []Entry{{Removed, s, ""}, {Modified, s, AspectFile}},
 		Doc: Doc{
 			Title: article(what) + " " + what + " was deleted from its file",
 			Text: "Generated code is laid out per file: deleting a " + what + " from a file, or moving it to another file, " +
@@ -84,6 +85,7 @@ func packageDeletion(d deletion) *Rule {
 	what, s := d.What, d.Subject
 	return inPackage(onChange(&Rule{
 		ID: d.ID, Pack: Breaking, Formats: Proto, Severity: Error, Levels: lvPkg, Buf: []string{d.Buf},
+		Reads: []Entry{{Removed, s, ""}},
 		Doc: Doc{
 			Title: article(what) + " " + what + " was deleted from its package",
 			Text: "Clients refer to a " + what + " by its full name, package included. Deleting it from the package (moving it " +
@@ -138,6 +140,7 @@ func protoDeletions() []*Rule {
 func protoFileRemoved() *Rule {
 	return onChange(&Rule{
 		ID: "proto-file-removed", Pack: Breaking, Formats: Proto, Severity: Error, Levels: lvFile, Buf: []string{"FILE_NO_DELETE"},
+		Reads: []Entry{{Removed, SubjectFile, ""}},
 		Doc: Doc{
 			Title: "A .proto file was deleted",
 			Text:  "Other files and generated code import a .proto file by its path. Deleting it breaks every importer and every program built from it. Keep the file, deprecate what it declares, and delete it in a new major version.",
@@ -153,6 +156,7 @@ func protoFileRemoved() *Rule {
 func protoRPCRemoved() *Rule {
 	return onChange(&Rule{
 		ID: "proto-rpc-removed", Pack: Breaking, Formats: Proto, Severity: Error, Levels: lvFP, Buf: []string{"RPC_NO_DELETE"},
+		Reads: []Entry{{Removed, SubjectRPC, ""}},
 		Doc: Doc{
 			Title: "An rpc was deleted",
 			Text:  "Clients call an rpc by service and method name; once it is deleted their calls fail with UNIMPLEMENTED. Mark the rpc deprecated and delete it when nobody calls it.",
@@ -171,6 +175,7 @@ func protoRPCRemoved() *Rule {
 func protoOneofRemoved() *Rule {
 	return onChange(&Rule{
 		ID: "proto-oneof-removed", Pack: Breaking, Formats: Proto, Severity: Error, Levels: lvFP, Buf: []string{"ONEOF_NO_DELETE"},
+		Reads: []Entry{{Removed, SubjectOneof, ""}},
 		Doc: Doc{
 			Title: "A oneof was deleted",
 			Text:  "Generated code exposes a oneof as a case enum and accessors; deleting the oneof (even keeping its fields) removes them and changes which fields exclude each other. Keep the oneof.",
@@ -185,6 +190,7 @@ func protoOneofRemoved() *Rule {
 func protoExtensionRangeRemoved() *Rule {
 	return onChange(&Rule{
 		ID: "proto-extension-range-removed", Apart: true, Pack: Breaking, Formats: Proto, Severity: Error, Levels: lvFP, Buf: []string{"EXTENSION_MESSAGE_NO_DELETE"},
+		Reads: []Entry{{Modified, SubjectMessage, AspectExtensionRange}},
 		Doc: Doc{
 			Title: "An extension range was deleted from a message",
 			Text:  "Other files may extend a message inside its extension ranges. Deleting or narrowing a range makes those extensions invalid and fails their compilation. Keep the range.",
@@ -200,6 +206,7 @@ func protoExtensionRangeRemoved() *Rule {
 func protoEnumValueRemoved() *Rule {
 	return onChange(&Rule{
 		ID: "proto-enum-value-removed", Pack: Breaking, Formats: Proto, Severity: Error, Levels: lvFP, Buf: []string{"ENUM_VALUE_NO_DELETE"},
+		Reads: []Entry{{Removed, SubjectEnumValue, ""}},
 		Doc: Doc{
 			Title: "An enum value was deleted",
 			Text:  "Generated code names every enum value; deleting one breaks the code that uses the constant, and readers see its number as unknown. Keep the value and deprecate it.",
@@ -215,6 +222,7 @@ func protoEnumValueRemoved() *Rule {
 func protoEnumValueRemovedUnreservedName() *Rule {
 	return onChange(&Rule{
 		ID: "proto-enum-value-removed-unreserved-name", Pack: Breaking, Formats: Proto, Severity: Error, Levels: lvJ, Buf: []string{"ENUM_VALUE_NO_DELETE_UNLESS_NAME_RESERVED"},
+		Reads: []Entry{{Removed, SubjectEnumValue, ""}},
 		Doc: Doc{
 			Title: "An enum value was deleted without reserving its name",
 			Text:  "JSON carries enum values by name. If the name of a deleted value is not reserved, a later value may take it, and JSON data written before means something else. Reserve the name when deleting the value.",
@@ -230,6 +238,7 @@ func protoEnumValueRemovedUnreservedName() *Rule {
 func protoEnumValueRemovedUnreservedNumber() *Rule {
 	return onChange(&Rule{
 		ID: "proto-enum-value-removed-unreserved-number", Pack: Breaking, Formats: Proto, Severity: Error, Levels: lvJW, Buf: []string{"ENUM_VALUE_NO_DELETE_UNLESS_NUMBER_RESERVED"},
+		Reads: []Entry{{Removed, SubjectEnumValue, ""}},
 		Doc: Doc{
 			Title: "An enum value was deleted without reserving its number",
 			Text:  "The binary encoding carries enum values by number. If the number of a deleted value is not reserved, a later value may take it, and stored or in-flight data means something else. Reserve the number when deleting the value.",
@@ -245,6 +254,7 @@ func protoEnumValueRemovedUnreservedNumber() *Rule {
 func protoFieldRemoved() *Rule {
 	return onChange(&Rule{
 		ID: "proto-field-removed", Pack: Breaking, Formats: Proto, Severity: Error, Levels: lvFP, Buf: []string{"FIELD_NO_DELETE"},
+		Reads: []Entry{{Removed, SubjectField, ""}},
 		Doc: Doc{
 			Title: "A field was deleted",
 			Text:  "Deleting a field removes its accessors from generated code and silently drops the data old writers still send. Deprecate the field and stop using it; delete it, with its number and name reserved, in a new major version.",
@@ -262,6 +272,7 @@ func protoFieldRemoved() *Rule {
 func protoFieldRemovedUnreservedName() *Rule {
 	return onChange(&Rule{
 		ID: "proto-field-removed-unreserved-name", Pack: Breaking, Formats: Proto, Severity: Error, Levels: lvJ, Buf: []string{"FIELD_NO_DELETE_UNLESS_NAME_RESERVED"},
+		Reads: []Entry{{Removed, SubjectField, ""}},
 		Doc: Doc{
 			Title: "A field was deleted without reserving its name",
 			Text:  "JSON carries fields by name. If the deleted field's name is not reserved, a later field may take it and JSON written before would be read into it. Reserve the name when deleting the field.",
@@ -277,6 +288,7 @@ func protoFieldRemovedUnreservedName() *Rule {
 func protoFieldRemovedUnreservedNumber() *Rule {
 	return onChange(&Rule{
 		ID: "proto-field-removed-unreserved-number", Pack: Breaking, Formats: Proto, Severity: Error, Levels: lvJW, Buf: []string{"FIELD_NO_DELETE_UNLESS_NUMBER_RESERVED"},
+		Reads: []Entry{{Removed, SubjectField, ""}},
 		Doc: Doc{
 			Title: "A field was deleted without reserving its number",
 			Text:  "The binary encoding carries fields by number. If the deleted field's number is not reserved, a later field may take it and data written before would be read into it. Reserve the number when deleting the field.",
@@ -295,6 +307,7 @@ func protoFieldRemovedUnreservedNumber() *Rule {
 func protoReservedMessageRemoved() *Rule {
 	return onChange(&Rule{
 		ID: "proto-reserved-message-removed", Apart: true, Pack: Breaking, Formats: Proto, Severity: Error, Levels: lvAll, Buf: []string{"RESERVED_MESSAGE_NO_DELETE"},
+		Reads: []Entry{{Removed, SubjectReserved, AspectName}, {Removed, SubjectReserved, AspectNumber}},
 		Doc: Doc{
 			Title: "A message's reserved number or name was released",
 			Text:  "Reserved numbers and names keep deleted fields from coming back with another meaning. Releasing a reservation lets the next change reuse it, and old data is then read into the wrong field. Keep every reservation.",
@@ -310,6 +323,7 @@ func protoReservedMessageRemoved() *Rule {
 func protoReservedEnumRemoved() *Rule {
 	return onChange(&Rule{
 		ID: "proto-reserved-enum-removed", Apart: true, Pack: Breaking, Formats: Proto, Severity: Error, Levels: lvAll, Buf: []string{"RESERVED_ENUM_NO_DELETE"},
+		Reads: []Entry{{Removed, SubjectReserved, AspectName}},
 		Doc: Doc{
 			Title: "An enum's reserved number or name was released",
 			Text:  "Reserved enum numbers and names keep deleted values from coming back with another meaning. Releasing one lets a new value take it, and old data changes meaning. Keep every reservation.",
@@ -362,6 +376,7 @@ func protoFieldRules() []*Rule {
 func protoFieldNameChanged() *Rule {
 	return onChange(&Rule{
 		ID: "proto-field-name-changed", Pack: Breaking, Formats: Proto, Severity: Error, Levels: lvFPJ, Buf: []string{"FIELD_SAME_NAME"},
+		Reads: []Entry{{Modified, SubjectField, AspectName}},
 		// A rename changes the JSON name with it (unless json_name
 		// keeps it), which this message already says.
 		Supersedes: []string{"proto-field-json-name-changed"},
@@ -382,6 +397,7 @@ func protoFieldNameChanged() *Rule {
 func protoFieldJSONNameChanged() *Rule {
 	return onChange(&Rule{
 		ID: "proto-field-json-name-changed", Pack: Breaking, Formats: Proto, Severity: Error, Levels: lvFPJ, Buf: []string{"FIELD_SAME_JSON_NAME"},
+		Reads: []Entry{{Modified, SubjectField, AspectJSONName}},
 		Doc: Doc{
 			Title: "A field's JSON name changed",
 			Text:  "JSON clients read and write a field under its JSON name (json_name, or the camelCase of its name). Changing it makes them lose the field both ways. Keep the JSON name.",
@@ -394,6 +410,7 @@ func protoFieldJSONNameChanged() *Rule {
 func protoFieldDefaultChanged() *Rule {
 	return onChange(&Rule{
 		ID: "proto-field-default-changed", Pack: Breaking, Formats: Proto, Severity: Error, Levels: lvAll, Buf: []string{"FIELD_SAME_DEFAULT"},
+		Reads: []Entry{{Modified, SubjectField, AspectDefault}},
 		Doc: Doc{
 			Title: "A field's default value changed",
 			Text:  "Readers fill an absent proto2 field with the default compiled into them, so old and new readers see different values for the same bytes. Keep the default.",
@@ -406,6 +423,7 @@ func protoFieldDefaultChanged() *Rule {
 func protoFieldOneofChanged() *Rule {
 	return onChange(&Rule{
 		ID: "proto-field-oneof-changed", Pack: Breaking, Formats: Proto, Severity: Error, Levels: lvAll, Buf: []string{"FIELD_SAME_ONEOF"},
+		Reads: []Entry{{Modified, SubjectField, AspectOneof}},
 		Doc: Doc{
 			Title: "A field moved into, out of or between oneofs",
 			Text:  "Setting one member of a oneof clears the others. Moving a field across a oneof boundary changes which data survives a round trip through an old reader. Keep the field where it was.",
@@ -418,6 +436,7 @@ func protoFieldOneofChanged() *Rule {
 func protoFieldPackedChanged() *Rule {
 	return onChange(&Rule{
 		ID: "proto-field-packed-changed", Pack: Breaking, Formats: Proto, Severity: Error, Levels: lvNoBuf, Buf: nil,
+		Reads: []Entry{{Modified, SubjectField, AspectPacked}},
 		Doc: Doc{
 			Title: "A repeated field's packed encoding changed",
 			Text:  "Current parsers read packed and unpacked encodings alike, but older or hand-written readers may not, and the generated code's size and speed change. Keep the encoding.",
@@ -430,6 +449,7 @@ func protoFieldPackedChanged() *Rule {
 func protoFieldCtypeChanged() *Rule {
 	return onChange(&Rule{
 		ID: "proto-field-ctype-changed", Pack: Breaking, Formats: Proto, Severity: Error, Levels: lvFP, Buf: []string{"FIELD_SAME_CPP_STRING_TYPE"},
+		Reads: []Entry{{Modified, SubjectField, AspectOption}},
 		Doc: Doc{
 			Title: "A field's C++ string type changed",
 			Text:  "ctype (or the (pb.cpp).string_type feature in editions) decides which C++ type the accessors use; changing it breaks C++ code that calls them (STRING_PIECE to STRING excepted: those accessors never existed in open source C++). The value compared is the resolved one, so moving a field between a proto2, a proto3 and an editions file counts. Keep it.",
@@ -446,6 +466,7 @@ func protoFieldCtypeChanged() *Rule {
 func protoFieldJstypeChanged() *Rule {
 	return onChange(&Rule{
 		ID: "proto-field-jstype-changed", Pack: Breaking, Formats: Proto, Severity: Error, Levels: lvFP, Buf: []string{"FIELD_SAME_JSTYPE"},
+		Reads: []Entry{{Modified, SubjectField, AspectOption}},
 		Doc: Doc{
 			Title: "A field's JavaScript type changed",
 			Text:  "jstype decides whether JavaScript code sees a 64-bit integer as a string or a number; changing it breaks the code that reads the field. Keep it.",
@@ -458,6 +479,7 @@ func protoFieldJstypeChanged() *Rule {
 func protoFieldUTF8ValidationChanged() *Rule {
 	return onChange(&Rule{
 		ID: "proto-field-utf8-validation-changed", Pack: Breaking, Formats: Proto, Severity: Error, Levels: lvFP, Buf: []string{"FIELD_SAME_UTF8_VALIDATION"},
+		Reads: []Entry{{Modified, SubjectField, AspectOption}},
 		// Java parsers apply the field's own validation: the Java
 		// check at the same field changed with it.
 		Supersedes: []string{"proto-field-java-utf8-validation-changed"},
@@ -473,6 +495,7 @@ func protoFieldUTF8ValidationChanged() *Rule {
 func protoFieldJavaUTF8ValidationChanged() *Rule {
 	return onChange(&Rule{
 		ID: "proto-field-java-utf8-validation-changed", Pack: Breaking, Formats: Proto, Severity: Error, Levels: lvFP, Buf: []string{"FIELD_SAME_JAVA_UTF8_VALIDATION"},
+		Reads: []Entry{{Modified, SubjectField, AspectOption}},
 		Doc: Doc{
 			Title: "A string field's Java UTF-8 check changed",
 			Text:  "java_string_check_utf8 (the (pb.java).utf8_validation feature in editions) makes Java parsers reject invalid UTF-8 in string fields. Changing it, or moving the field to a file where it resolves otherwise, changes which messages Java clients accept. Keep it.",
@@ -522,6 +545,7 @@ func protoTypeRules() []*Rule {
 func protoFieldTypeChanged() *Rule {
 	return onChange(&Rule{
 		ID: "proto-field-type-changed", Pack: Breaking, Formats: Proto, Severity: Error, Levels: lvFP, Buf: []string{"FIELD_SAME_TYPE"},
+		Reads: []Entry{{Modified, SubjectField, AspectType}},
 		Doc: Doc{
 			Title: "A field's type changed",
 			Text:  "Generated accessors take and return the field's type; any type change, even one the wire tolerates, breaks the code that uses them. Add a new field with the new type.",
@@ -535,6 +559,7 @@ int64 quantity_64 = 5;`,
 func protoFieldTypeWireJSONIncompatible() *Rule {
 	return onChange(&Rule{
 		ID: "proto-field-type-wire-json-incompatible", Pack: Breaking, Formats: Proto, Severity: Error, Levels: lvJ, Buf: []string{"FIELD_WIRE_JSON_COMPATIBLE_TYPE"},
+		Reads: []Entry{{Modified, SubjectField, AspectType}},
 		Doc: Doc{
 			Title: "A field's type changed in a way the binary or JSON encoding cannot absorb",
 			Text:  "Readers decode a field with the type they were built with. A change is safe for binary and JSON clients only when both encodings stay readable: int32 to int64 keeps the wire but turns a JSON number into a string, and swapping enums changes the names JSON carries. Add a new field instead.",
@@ -550,6 +575,7 @@ int64 quantity_64 = 5;`,
 func protoFieldTypeWireIncompatible() *Rule {
 	return onChange(&Rule{
 		ID: "proto-field-type-wire-incompatible", Pack: Breaking, Formats: Proto, Severity: Error, Levels: lvWire, Buf: []string{"FIELD_WIRE_COMPATIBLE_TYPE"},
+		Reads: []Entry{{Modified, SubjectField, AspectType}},
 		Doc: Doc{
 			Title: "A field's type changed in a way the binary encoding cannot absorb",
 			Text:  "Some type changes keep the wire (int32/int64/uint32/uint64/bool; sint32/sint64; fixed32/sfixed32; fixed64/sfixed64; string to bytes, not back, since old bytes need not be UTF-8; a message and bytes; an enum moved or copied with every old value on its number). Any other change makes old readers fail or misread the field. Add a new field instead.",
@@ -563,6 +589,7 @@ string quantity_text = 5;`,
 func protoFieldCardinalityChanged() *Rule {
 	return onChange(&Rule{
 		ID: "proto-field-cardinality-changed", Pack: Breaking, Formats: Proto, Severity: Error, Levels: lvFP, Buf: []string{"FIELD_SAME_CARDINALITY"},
+		Reads: []Entry{{Modified, SubjectField, AspectCardinality}},
 		Doc: Doc{
 			Title: "A field's cardinality changed",
 			Text:  "Optional, required, repeated, map and implicit-presence fields have different accessors and presence semantics. Changing between them breaks generated code and, for required, parsing. Add a new field instead.",
@@ -576,6 +603,7 @@ repeated string tags = 6;`,
 func protoFieldCardinalityWireJSONIncompatible() *Rule {
 	return onChange(&Rule{
 		ID: "proto-field-cardinality-wire-json-incompatible", Pack: Breaking, Formats: Proto, Severity: Error, Levels: lvJ, Buf: []string{"FIELD_WIRE_JSON_COMPATIBLE_CARDINALITY"},
+		Reads: []Entry{{Modified, SubjectField, AspectCardinality}},
 		Doc: Doc{
 			Title: "A field's cardinality changed in a way binary or JSON clients cannot absorb",
 			Text:  "Switching between optional and implicit presence keeps both encodings; making a field repeated or a map turns a JSON value into an array or object, and required changes what parses. Add a new field instead.",
@@ -589,6 +617,7 @@ repeated string tags = 6;`,
 func protoFieldCardinalityWireIncompatible() *Rule {
 	return onChange(&Rule{
 		ID: "proto-field-cardinality-wire-incompatible", Pack: Breaking, Formats: Proto, Severity: Error, Levels: lvWire, Buf: []string{"FIELD_WIRE_COMPATIBLE_CARDINALITY"},
+		Reads: []Entry{{Modified, SubjectField, AspectCardinality}},
 		Doc: Doc{
 			Title: "A field's cardinality changed in a way the binary encoding cannot absorb",
 			Text:  "Binary readers tolerate optional versus implicit presence, and a map versus a repeated entry message. Other changes (singular to repeated, which runtimes read differently, or to or from required) make old readers fail or misread. Add a new field instead.",
@@ -602,6 +631,7 @@ repeated int32 counts = 6;`,
 func protoMessageRequiredFieldsChanged() *Rule {
 	return onChange(&Rule{
 		ID: "proto-message-required-fields-changed", Apart: true, Pack: Breaking, Formats: Proto, Severity: Error, Levels: lvAll, Buf: []string{"MESSAGE_SAME_REQUIRED_FIELDS"},
+		Reads: []Entry{{Modified, SubjectMessage, AspectRequired}},
 		Doc: Doc{
 			Title: "A message's required fields changed",
 			Text:  "A proto2 parser rejects a message that lacks a required field. Adding one rejects what old writers send; removing one makes old readers reject what new writers send. Never change the set of required fields. Each field is reported on its own: one made required at its line, one no longer required at its message.",
@@ -622,6 +652,7 @@ func protoMessageRequiredFieldsChanged() *Rule {
 func protoMessageJSONFormatChanged() *Rule {
 	return onChange(&Rule{
 		ID: "proto-message-json-format-changed", Pack: Breaking, Formats: Proto, Severity: Error, Levels: lvFPJ, Buf: []string{"MESSAGE_SAME_JSON_FORMAT"},
+		Reads: []Entry{{Modified, SubjectMessage, AspectJSONFormat}},
 		Doc: Doc{
 			Title: "A message's JSON format support changed",
 			Text:  "The json_format feature (fixed by syntax before editions) says whether a message must map cleanly to JSON. Moving from ALLOW to LEGACY_BEST_EFFORT (a message moved into a proto2 file, say) lets JSON mappings conflict for JSON clients; the other way only promises more and is not reported. Keep it.",
@@ -634,6 +665,7 @@ func protoMessageJSONFormatChanged() *Rule {
 func protoMessageDescriptorAccessorRemoved() *Rule {
 	return onChange(&Rule{
 		ID: "proto-message-descriptor-accessor-removed", Pack: Breaking, Formats: Proto, Severity: Error, Levels: lvFP, Buf: []string{"MESSAGE_NO_REMOVE_STANDARD_DESCRIPTOR_ACCESSOR"},
+		Reads: []Entry{{Modified, SubjectMessage, AspectOption}},
 		Doc: Doc{
 			Title: "A message's standard descriptor accessor was removed",
 			Text:  "no_standard_descriptor_accessor = true removes the descriptor() accessor from generated code; code that reflects on the message through it breaks. Leave the option unset.",
@@ -649,6 +681,7 @@ func protoMessageDescriptorAccessorRemoved() *Rule {
 func protoMessageSetWireFormatChanged() *Rule {
 	return onChange(&Rule{
 		ID: "proto-message-set-wire-format-changed", Pack: Breaking, Formats: Proto, Severity: Error, Levels: lvNoBuf, Buf: []string{"MESSAGE_SAME_MESSAGE_SET_WIRE_FORMAT"},
+		Reads: []Entry{{Modified, SubjectMessage, AspectOption}},
 		Doc: Doc{
 			Title: "A message switched to or from the message-set wire format",
 			Text:  "message_set_wire_format encodes the message in a different layout altogether; old readers cannot read the other layout. buf keeps this rule outside its categories as deprecated; we run it with FILE and PACKAGE. Keep the format.",
@@ -663,6 +696,7 @@ func protoMessageSetWireFormatChanged() *Rule {
 func protoEnumTypeChanged() *Rule {
 	return onChange(&Rule{
 		ID: "proto-enum-type-changed", Pack: Breaking, Formats: Proto, Severity: Error, Levels: lvFP, Buf: []string{"ENUM_SAME_TYPE"},
+		Reads: []Entry{{Modified, SubjectEnum, AspectType}},
 		Doc: Doc{
 			Title: "An enum changed between open and closed",
 			Text:  "A closed enum (proto2) stores unknown numbers as unknown fields; an open one (proto3) keeps them in the field. Switching changes what readers see for values they do not know, and generated code. Keep the enum type.",
@@ -675,6 +709,7 @@ func protoEnumTypeChanged() *Rule {
 func protoEnumJSONFormatChanged() *Rule {
 	return onChange(&Rule{
 		ID: "proto-enum-json-format-changed", Pack: Breaking, Formats: Proto, Severity: Error, Levels: lvFPJ, Buf: []string{"ENUM_SAME_JSON_FORMAT"},
+		Reads: []Entry{{Modified, SubjectEnum, AspectJSONFormat}},
 		Doc: Doc{
 			Title: "An enum's JSON format support changed",
 			Text:  "As for messages, json_format says whether the enum's names must map cleanly to JSON; weakening it lets JSON names conflict for JSON clients. Keep it.",
@@ -687,6 +722,7 @@ func protoEnumJSONFormatChanged() *Rule {
 func protoEnumValueNameChanged() *Rule {
 	return onChange(&Rule{
 		ID: "proto-enum-value-name-changed", Pack: Breaking, Formats: Proto, Severity: Error, Levels: lvFPJ, Buf: []string{"ENUM_VALUE_SAME_NAME"},
+		Reads: []Entry{{Modified, SubjectEnumValue, AspectName}},
 		Doc: Doc{
 			Title: "An enum value was renamed",
 			Text:  "JSON carries enum values by name and generated code names the constants, so renaming a value breaks JSON clients and code alike even though the number is kept. Add an alias (allow_alias) instead.",
@@ -705,6 +741,7 @@ func protoRPCRules() []*Rule {
 	rpc := func(id, buf, title, doc, bad, good, what string, a Aspect) *Rule {
 		return onChange(&Rule{
 			ID: id, Pack: Breaking, Formats: Proto, Severity: Error, Levels: lvAll, Buf: []string{buf},
+			Reads: []Entry{{Modified, SubjectRPC, a}},
 			Doc: Doc{
 				Title: title,
 				Text:  doc,
@@ -762,6 +799,7 @@ func protoFileRules() []*Rule {
 	out := []*Rule{
 		onChange(&Rule{
 			ID: "proto-file-package-changed", Apart: true, Pack: Breaking, Formats: Proto, Severity: Error, Levels: lvAll, Buf: []string{"FILE_SAME_PACKAGE"},
+			Reads: []Entry{{Modified, SubjectPackage, AspectName}},
 			Doc: Doc{
 				Title: "A file's package changed",
 				Text:  "The package is part of every full name in the file: message type URLs, rpc paths (/pkg.Service/Method) and generated import paths all change, so every client breaks. Create a new file in the new package instead.",
@@ -771,6 +809,7 @@ func protoFileRules() []*Rule {
 		}, changeMsg("package of %s changed from %q to %q: every full name and rpc path in it changes", modifiedOf(SubjectPackage, AspectName))),
 		onChange(&Rule{
 			ID: "proto-file-syntax-changed", Apart: true, Pack: Breaking, Formats: Proto, Severity: Error, Levels: lvFP, Buf: []string{"FILE_SAME_SYNTAX"},
+			Reads: []Entry{{Modified, SubjectFile, AspectSyntax}},
 			Doc: Doc{
 				Title: "A file's syntax or edition changed",
 				Text:  "Syntax decides field presence, enum openness, UTF-8 validation and packed defaults; changing it changes generated code and how data is read. Keep the syntax, or migrate to editions with features that preserve the old behaviour.",
@@ -784,6 +823,7 @@ func protoFileRules() []*Rule {
 		// element): an option changed beside another is another edit.
 		out = append(out, onChange(&Rule{
 			ID: o.id, Apart: true, Pack: Breaking, Formats: Proto, Severity: Error, Levels: lvFP, Buf: []string{o.buf},
+			Reads: []Entry{{Modified, SubjectFileOption, AspectOption}},
 			Doc: Doc{
 				Title: "The file option " + o.option + " changed",
 				Text:  "The " + o.option + " option shapes the " + o.lang + " code generated from the file; changing it moves or renames that code, and every " + o.lang + " program built against it stops compiling. Keep the option's value.",

@@ -17,6 +17,7 @@ func protoEvolution() []*Rule {
 func fieldNumberReused() *Rule {
 	r := &Rule{
 		ID:       "field-number-reused",
+		Reads:    []Entry{{Added, SubjectField, ""}, {Modified, SubjectField, AspectName}, {Modified, SubjectField, AspectNumber}},
 		Pack:     Evolution,
 		Formats:  Proto,
 		Severity: Error,

@@ -12,6 +12,7 @@ import (
 func fieldRedefined() *Rule {
 	r := &Rule{
 		ID:       "field-redefined",
+		Reads:    []Entry{{Modified, SubjectField, ""}},
 		Pack:     Evolution,
 		Formats:  OpenAPI | Proto,
 		Mode:     DiffRule,
@@ -73,6 +74,7 @@ price_cents: {type: integer, description: Price in cents, example: 4000}`,
 func fieldExampleRescaled() *Rule {
 	r := &Rule{
 		ID:       "field-example-rescaled",
+		Reads:    []Entry{{Modified, SubjectField, ""}},
 		Pack:     Evolution,
 		Formats:  OpenAPI,
 		Mode:     DiffRule,

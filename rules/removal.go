@@ -82,6 +82,7 @@ price: {type: number, deprecated: true}
 func fieldRemovedWithoutDeprecation() *Rule {
 	return onChange(&Rule{
 		ID:       "field-removed-without-deprecation",
+		Reads:    []Entry{{Removed, SubjectField, ""}},
 		Oasdiff:  []string{"request-property-removed"},
 		Pack:     Evolution,
 		Formats:  OpenAPI | Proto,
@@ -119,6 +120,7 @@ price: {type: number, deprecated: true}
 // about, response fields (OpenAPI) and message fields (proto), with what the
 // evidence says of each. Without evidence there is nothing to say.
 func onRemovedField(r *Rule, match func(c *Change, ev readerEvidence) (string, bool)) *Rule {
+	r.Reads = []Entry{{Removed, SubjectField, ""}}
 	r.Check = func(in *Input) []Finding {
 		if in.Readers == nil {
 			return nil
@@ -367,6 +369,7 @@ type callEvidence struct {
 // that the evidence describes in full: every operation the removal takes
 // away must be known, or the evidence says nothing.
 func onRemovedOperation(r *Rule, match func(what string, ev callEvidence) (string, bool)) *Rule {
+	r.Reads = []Entry{{Removed, SubjectPath, ""}, {Removed, SubjectOperation, ""}, {Removed, SubjectRPC, ""}}
 	r.Check = func(in *Input) []Finding {
 		if in.Readers == nil {
 			return nil

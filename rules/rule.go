@@ -107,7 +107,12 @@ type Rule struct {
 	Apart bool
 	// Compat is the direction a diff rule judges; zero is backward.
 	Compat Compat
-	Check  func(*Input) []Finding
+	// Reads declares the vocabulary entries Check judges changes of, as
+	// oasdiff's checks declare their locations: TestRuleReads fails when a
+	// fixture's finding comes from a change of an entry the rule does not
+	// list, or when an entry listed is not in Vocabulary.
+	Reads []Entry
+	Check func(*Input) []Finding
 }
 
 // Doc is a rule's documentation: a one-line title, a paragraph saying what

@@ -14,6 +14,17 @@ type Term struct {
 	Typed   string
 }
 
+// Entry names one kind of change in the vocabulary, as a rule that reads it
+// declares it (Rule.Reads).
+type Entry struct {
+	Kind    Kind
+	Subject Subject
+	Aspect  Aspect
+}
+
+// Entry is the term's kind, subject and aspect.
+func (t Term) Entry() Entry { return Entry{t.Kind, t.Subject, t.Aspect} }
+
 // Vocabulary declares every change the OpenAPI and proto diffs (and review's
 // own checks) emit, once, so a new rule's author reads the whole vocabulary
 // in one place. TestVocabulary fails when a diff over any rule fixture emits

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -115,6 +116,61 @@ func TestRulesReadTypedValues(t *testing.T) {
 		for i, line := range strings.Split(string(b), "\n") {
 			if m := word.FindString(line); m != "" {
 				t.Errorf("%s:%d: %s reads a typed value out of text; read the typed field", f, i+1, m)
+			}
+		}
+	}
+}
+
+// TestRuleReads holds every rule's Reads: each entry it lists is in
+// rules.Vocabulary, and each change that leads to one of its findings over
+// the rule fixtures (the finding carries the change's fingerprint) is of an
+// entry it lists. Every rule's Check runs on every fixture's whole diff, so
+// a rule is held on the fixtures of other rules too.
+func TestRuleReads(t *testing.T) {
+	inTable := map[rules.Entry]bool{}
+	for _, term := range rules.Vocabulary() {
+		inTable[term.Entry()] = true
+	}
+	reg := rules.Default()
+	for _, r := range reg.All() {
+		for _, e := range r.Reads {
+			if !inTable[e] {
+				t.Errorf("%s reads %s %s %q, which rules.Vocabulary does not declare", r.ID, e.Kind, e.Subject, e.Aspect)
+			}
+		}
+	}
+	missing := map[string]bool{}
+	for _, cs := range ruleCases(t) {
+		oldSide, newSide, ok := casePair(t, cs.Dir)
+		if !ok {
+			continue
+		}
+		in, err := pipeline.Compare(oldSide, newSide, pipeline.Options{Registry: reg, Settings: &rules.Settings{}, Whole: true})
+		if err != nil {
+			continue
+		}
+		for _, r := range reg.All() {
+			if r.Check == nil {
+				continue
+			}
+			found := map[string]bool{}
+			for _, f := range r.Check(in) {
+				found[f.Fingerprint] = true
+			}
+			if len(found) == 0 {
+				continue
+			}
+			for i := range in.Changes {
+				c := &in.Changes[i]
+				e := rules.Entry{Kind: c.Kind, Subject: c.Subject, Aspect: c.Aspect}
+				if !found[c.Finding(r, "").Fingerprint] || slices.Contains(r.Reads, e) {
+					continue
+				}
+				k := fmt.Sprintf("%s\t%s\t%s\t%s", r.ID, c.Kind, c.Subject, c.Aspect)
+				if !missing[k] {
+					missing[k] = true
+					t.Errorf("%s: %s finds on a change %s %s %q, which its Reads does not list", cs.Dir, r.ID, c.Kind, c.Subject, c.Aspect)
+				}
 			}
 		}
 	}
