@@ -112,13 +112,17 @@ func (d *heldDoc) restricted(sub *openapi.Subset, o Options) *openapi.Doc {
 		return nil
 	}
 	// An edit made while the base is still loading (the first one, right
-	// after the document was opened) does not wait for the whole load: its
-	// plan's old text is smaller, and is loaded beside the buffer instead.
+	// after the document was opened) does not wait for the whole load when
+	// its plan blanks most chunks: the plan's old text is then loaded beside
+	// the buffer instead. A plan keeping most of the document waits, as
+	// loading its text would cost nearly the whole load, on the same cores.
 	select {
 	case <-d.loaded:
 	default:
 		d.warm(o)
-		return nil
+		if 2*sub.Skipped >= sub.Chunks {
+			return nil
+		}
 	}
 	doc, err := d.load(o)
 	if err != nil {

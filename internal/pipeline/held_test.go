@@ -78,6 +78,19 @@ func TestHeldSameFindingsStripeEdits(t *testing.T) {
 		return edit{anchor, l, strings.Replace(l, "integer", "number", 1)}
 	}
 	coupons := "\n  /v1/coupons:\n"
+	// The first edit of a session is judged while its base still loads: a
+	// plan blanking most chunks loads its old text, and one keeping most of
+	// them (the shared component) waits for the load.
+	for _, e := range []edit{firstInteger("paths"), firstInteger("components")} {
+		t.Run("first edit while the base loads: "+strings.Trim(e.at, "\n:"), func(t *testing.T) {
+			writeFile(t, filepath.Join(dir, "new.yaml"), apply(t, spec, []edit{e}))
+			src, err := source.OpenDir(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			heldRun(t, pipeline.NewHeld(), pipeline.Side{Src: src, Files: []string{name}}, pipeline.Side{Src: src, Files: []string{"new.yaml"}})
+		})
+	}
 	h := pipeline.NewHeld()
 	for _, tc := range []struct {
 		name  string
