@@ -87,6 +87,7 @@ func benchEdit(b *testing.B, r *repo, orig, section string) {
 		whole, wholeCPU = append(whole, time.Since(t0)), append(wholeCPU, cpuTime()-c0)
 	}
 	serverPeak := peak()
+	b.Logf("edit latencies in order: %v", lat)
 	median := func(ds []time.Duration) time.Duration { slices.Sort(ds); return ds[len(ds)/2] }
 	m, mw := median(lat), median(whole)
 	b.ReportMetric(float64(m.Milliseconds()), "median-ms")

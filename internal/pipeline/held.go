@@ -30,6 +30,10 @@ type heldDoc struct {
 	loadOnce sync.Once
 	doc      *openapi.Doc
 	err      error
+	loaded   chan struct{} // closed once doc and err are set
+
+	warmOnce sync.Once
+	warming  sync.WaitGroup
 
 	parseOnce sync.Once
 	parses    bool
@@ -46,7 +50,7 @@ func (h *Held) doc(s Side) *heldDoc {
 	name := firstName(s)
 	d := h.docs[name]
 	if d == nil {
-		d = &heldDoc{side: readOnce(s)}
+		d = &heldDoc{side: readOnce(s), loaded: make(chan struct{})}
 		h.docs[name] = d
 	}
 	return d
@@ -54,8 +58,25 @@ func (h *Held) doc(s Side) *heldDoc {
 
 // load is loadOpenAPI of the whole old side, once.
 func (d *heldDoc) load(o Options) (*openapi.Doc, error) {
-	d.loadOnce.Do(func() { d.doc, d.err = loadOpenAPI(d.side, o) })
+	d.loadOnce.Do(func() {
+		d.doc, d.err = loadOpenAPI(d.side, o)
+		close(d.loaded)
+	})
 	return d.doc, d.err
+}
+
+// Wait blocks until every base load started in the background has
+// finished: the runs after it find each base loaded.
+func (h *Held) Wait() {
+	h.mu.Lock()
+	docs := make([]*heldDoc, 0, len(h.docs))
+	for _, d := range h.docs {
+		docs = append(docs, d)
+	}
+	h.mu.Unlock()
+	for _, d := range docs {
+		d.warming.Wait()
+	}
 }
 
 // parsed is parses of the old side, once: a new side identical to it
@@ -84,10 +105,24 @@ func (d *heldDoc) plan(new Side) *openapi.Subset {
 }
 
 // restricted is the held whole load restricted to sub, the model a load of
-// sub.Old gives; nil when it cannot stand for that load.
+// sub.Old gives; nil when it cannot stand for that load, or is not loaded
+// yet.
 func (d *heldDoc) restricted(sub *openapi.Subset, o Options) *openapi.Doc {
 	if d == nil {
 		return nil
+	}
+	// An edit made while the base is still loading (the first one, right
+	// after the document was opened) does not wait for the whole load when
+	// its plan blanks most chunks: the plan's old text is then loaded beside
+	// the buffer instead. A plan keeping most of the document waits, as
+	// loading its text would cost nearly the whole load, on the same cores.
+	select {
+	case <-d.loaded:
+	default:
+		d.warm(o)
+		if 2*sub.Skipped >= sub.Chunks {
+			return nil
+		}
 	}
 	doc, err := d.load(o)
 	if err != nil {
@@ -100,13 +135,15 @@ func (d *heldDoc) restricted(sub *openapi.Subset, o Options) *openapi.Doc {
 	return r
 }
 
-// warm loads the whole old side now, in the background, when a later run
-// will want it (a document a subset can be planned against): the first
-// edit after an open then finds it loaded, or nearly.
+// warm starts loading the whole old side, once, in the background, when a
+// later run will want it (a document a subset can be planned against): an
+// edit a while after an open then finds it loaded.
 func (d *heldDoc) warm(o Options) {
-	if _, ok := oneFile(d.side); ok {
-		go d.load(o)
-	}
+	d.warmOnce.Do(func() {
+		if _, ok := oneFile(d.side); ok {
+			d.warming.Go(func() { d.load(o) })
+		}
+	})
 }
 
 // oneFile is a side's document when it $refs no other file: only such a
