@@ -462,5 +462,11 @@ func (d *Doc) refPath(sr *openapi3.SchemaRef) string {
 	if err != nil {
 		return sr.Ref
 	}
+	if filepath.Clean(filepath.FromSlash(at)) == filepath.Clean(filepath.FromSlash(d.name)) {
+		// Back into the root from a file of its own (an operation's
+		// `../openapi.yaml#/components/schemas/Item`): the same schema
+		// as the root's `#/components/schemas/Item`.
+		return "#" + frag
+	}
 	return filepath.ToSlash(rel) + "#" + frag
 }
