@@ -3,6 +3,8 @@ package openapi
 import (
 	"cmp"
 	"fmt"
+	"net/url"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
@@ -721,11 +723,27 @@ func pairMembers(old, new openapi3.SchemaRefs) []int {
 	return match
 }
 
+// memberName names a oneOf/anyOf/allOf member by what its $ref names: the
+// component (`#/components/schemas/Bank`), or, for a schema in a file of its
+// own, the file without its extension (`schemas/Bank.yaml`, however the
+// $ref spells it), so a split spec's messages read as its bundled form's.
 func memberName(r *openapi3.SchemaRef, i int) string {
-	if r.Ref != "" {
-		return r.Ref[strings.LastIndex(r.Ref, "/")+1:]
+	if r.Ref == "" {
+		return fmt.Sprintf("#%d", i)
 	}
-	return fmt.Sprintf("#%d", i)
+	file, frag, _ := strings.Cut(r.Ref, "#")
+	if frag != "" {
+		return frag[strings.LastIndex(frag, "/")+1:]
+	}
+	file, _, _ = strings.Cut(file, "?")
+	name := file[strings.LastIndex(file, "/")+1:]
+	if u, err := url.PathUnescape(name); err == nil {
+		name = u
+	}
+	if ext := filepath.Ext(name); ext != "" && ext != name {
+		name = strings.TrimSuffix(name, ext)
+	}
+	return name
 }
 
 func (s *sc) discriminator() {
