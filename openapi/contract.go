@@ -204,8 +204,8 @@ func headerText(p *openapi3.Parameter) string {
 // paramPath is the JSON pointer where a parameter is declared: the $ref
 // target for a shared component, else its place in the path item or operation.
 func paramPath(pr param, p, opAt string, item *openapi3.PathItem, op *openapi3.Operation) string {
-	if pr.ref.Ref != "" {
-		return pr.ref.Ref
+	if r := localRef(pr.ref.Ref); r != "" {
+		return r
 	}
 	if i := slices.Index(op.Parameters, pr.ref); i >= 0 {
 		return fmt.Sprintf("%s/parameters/%d", opAt, i)

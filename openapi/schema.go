@@ -735,6 +735,12 @@ func memberName(r *openapi3.SchemaRef, i int) string {
 	if frag != "" {
 		return frag[strings.LastIndex(frag, "/")+1:]
 	}
+	return fileStem(file)
+}
+
+// fileStem is a $ref'd file's name without directory, query or extension,
+// percent-decoded: what a bundler names the component it makes of it.
+func fileStem(file string) string {
 	file, _, _ = strings.Cut(file, "?")
 	name := file[strings.LastIndex(file, "/")+1:]
 	if u, err := url.PathUnescape(name); err == nil {
@@ -772,6 +778,9 @@ func (s *sc) discriminator() {
 // parameter or component it belongs to, skipping the keywords in between
 // (".../parameters/query/limit/schema" is "limit", ".../tags/items" is "tags").
 func subjectName(p string) string {
+	if file, ok := strings.CutSuffix(p, "#"); ok && file != "" {
+		return fileStem(file) // a whole file's schema, named as once bundled
+	}
 	toks := strings.Split(p, "/")
 	for i := len(toks) - 1; i > 0; i-- {
 		switch t := toks[i]; {
