@@ -695,7 +695,7 @@ func annotationOnly(m *openapi3.SchemaRef) bool {
 }
 
 // pairMembers matches old members to new ones (-1: none): the same $ref,
-// then the same schema however written (inlined in one version, $ref'd or
+// then a $ref to a schema of the same name, then the same schema however written (inlined in one version, $ref'd or
 // moved in the other), then inline members left at the same position, which
 // are the same member edited.
 func pairMembers(old, new openapi3.SchemaRefs) []int {
@@ -714,6 +714,13 @@ func pairMembers(old, new openapi3.SchemaRefs) []int {
 		}
 	}
 	try(func(o, n *openapi3.SchemaRef, _, _ int) bool { return o.Ref != "" && o.Ref == n.Ref })
+	// The same component spelled another way: `#/components/schemas/Card`
+	// in the root, `../openapi.yaml#/components/schemas/Card` from an
+	// operation's file, `../schemas/Card.yaml` once split. Matched, its
+	// changes are compared like any member's.
+	try(func(o, n *openapi3.SchemaRef, _, _ int) bool {
+		return o.Ref != "" && n.Ref != "" && memberName(o, 0) == memberName(n, 0)
+	})
 	// Two different $refs are different members; comparing shapes only where
 	// one side is inline keeps this from walking large components.
 	try(func(o, n *openapi3.SchemaRef, _, _ int) bool {

@@ -47,33 +47,34 @@ func TestSplitDiffsLikeBundled(t *testing.T) {
 
 // bundledDiffers compares diff of dir's pair written by tr with diff of the
 // pair as it is (tr without the splits), and reports whether the pair could
-// be compared at all.
+// be compared at all. Both sides split, the bundler's note is on both and so
+// not new: the findings are the same. Only the new side split (a pull
+// request that splits the spec), they are the same plus that one note.
 func bundledDiffers(t *testing.T, dir string, tr transform) bool {
 	t.Helper()
 	bundled := transform{ops: tr.ops &^ (opOps | opParts | opSplit | opPercent | opQuery | opMove)}
-	run := func(tr transform) ([]rules.Finding, bool) {
-		oldTree, ok1 := tr.tree(t, dir, "old", false)
-		newTree, ok2 := tr.tree(t, dir, "new", false)
+	run := func(oldTr, newTr transform) ([]rules.Finding, bool) {
+		oldTree, ok1 := oldTr.tree(t, dir, "old", false)
+		newTree, ok2 := newTr.tree(t, dir, "new", false)
 		if !ok1 || !ok2 {
 			return nil, false
 		}
-		root := tr.at("api." + tr.ext())
 		po := pipeline.Options{Registry: rules.Default(), Settings: &rules.Settings{}}
-		side := func(tree map[string][]byte) pipeline.Side {
-			return pipeline.Side{Src: mapSource(t, tree), Files: []string{root}, Display: func(s string) string { return s }}
+		side := func(tree map[string][]byte, tr transform) pipeline.Side {
+			return pipeline.Side{Src: mapSource(t, tree), Files: []string{tr.at("api." + tr.ext())}, Display: func(s string) string { return s }}
 		}
-		fs, err := pipeline.Diff(side(oldTree), side(newTree), po)
+		fs, err := pipeline.Diff(side(oldTree, oldTr), side(newTree, newTr), po)
 		if err != nil {
 			t.Errorf("%s, ops %#x: diff refuses the split pair: %v", dir, tr.ops, err)
 			return nil, false
 		}
 		return fs, true
 	}
-	want, ok := run(bundled)
+	want, ok := run(bundled, bundled)
 	if !ok {
 		return false
 	}
-	got, ok := run(tr)
+	got, ok := run(tr, tr)
 	if !ok {
 		return false
 	}
@@ -82,17 +83,30 @@ func bundledDiffers(t *testing.T, dir string, tr transform) bool {
 	// element is compared where the split keeps the document's pointers.
 	elements := !tr.has(opSplit)
 	w, g := judged(want, elements), judged(got, elements)
-	if tr.has(opOps) && movedOps(t, dir) {
-		g = slices.DeleteFunc(g, func(s string) bool { return strings.HasPrefix(s, bundlerNote) })
-	}
 	if !slices.Equal(w, g) {
 		t.Errorf("%s, ops %#x: the split pair diffs unlike its bundled form\n bundled: %q\n split:   %q", dir, tr.ops, w, g)
+	}
+	if !tr.has(opOps) || !movedOps(t, dir, "new") {
+		return true
+	}
+	mixed, ok := run(bundled, tr)
+	if !ok {
+		return true
+	}
+	m := judged(mixed, elements)
+	notes := slices.DeleteFunc(slices.Clone(m), func(s string) bool { return !bundlerNote(s) })
+	m = slices.DeleteFunc(m, bundlerNote)
+	if len(notes) != 1 || !slices.Equal(w, m) {
+		t.Errorf("%s, ops %#x: split on the new side only, the pair diffs unlike its bundled form plus one note\n bundled: %q\n split:   %q", dir, tr.ops, w, judged(mixed, elements))
 	}
 	return true
 }
 
-// bundlerNote begins the one warning a split side adds.
-const bundlerNote = "warning contract-invalid  an operation is written as a $ref"
+// bundlerNote reports whether a judged finding is the one warning a newly
+// split side adds.
+func bundlerNote(s string) bool {
+	return strings.HasPrefix(s, "warning contract-invalid ") && strings.Contains(s, " an operation is written as a $ref, ")
+}
 
 // judged lists a run's error and warning findings by severity, rule,
 // element (when asked) and message, sorted and each once.
@@ -111,16 +125,11 @@ func judged(fs []rules.Finding, elements bool) []string {
 	return slices.Compact(out)
 }
 
-// movedOps reports whether either side of dir has an operation splitOps
-// moves (and so a bundler's note to expect).
-func movedOps(t *testing.T, dir string) bool {
-	for _, side := range []string{"old", "new"} {
-		tree, ok := transform{ops: opOps}.tree(t, dir, side, false)
-		if ok && slices.ContainsFunc(mapsKeys(tree), func(n string) bool { return strings.HasPrefix(n, "ops/") }) {
-			return true
-		}
-	}
-	return false
+// movedOps reports whether side of dir has an operation splitOps moves
+// (and so a bundler's note to expect).
+func movedOps(t *testing.T, dir, side string) bool {
+	tree, ok := transform{ops: opOps}.tree(t, dir, side, false)
+	return ok && slices.ContainsFunc(mapsKeys(tree), func(n string) bool { return strings.HasPrefix(n, "ops/") })
 }
 
 func mapsKeys(m map[string][]byte) []string {
