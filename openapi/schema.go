@@ -93,7 +93,7 @@ func unwrapNull(ref *openapi3.SchemaRef) *openapi3.SchemaRef {
 // members are compared (X with X, Y added) instead of X with the wrapper.
 func wrapIn(oref *openapi3.SchemaRef, o, n *openapi3.Schema) *openapi3.Schema {
 	same := func(m *openapi3.SchemaRef) bool {
-		return m != nil && oref != nil && (oref.Ref != "" && m.Ref == oref.Ref || (oref.Ref == "" || m.Ref == "") && sameShape(o, m.Value))
+		return m != nil && oref != nil && (sameRef(oref, m) || (oref.Ref == "" || m.Ref == "") && sameShape(o, m.Value))
 	}
 	switch {
 	case slices.ContainsFunc(n.OneOf, same):
@@ -714,13 +714,7 @@ func pairMembers(old, new openapi3.SchemaRefs) []int {
 		}
 	}
 	try(func(o, n *openapi3.SchemaRef, _, _ int) bool { return o.Ref != "" && o.Ref == n.Ref })
-	// The same component spelled another way: `#/components/schemas/Card`
-	// in the root, `../openapi.yaml#/components/schemas/Card` from an
-	// operation's file, `../schemas/Card.yaml` once split. Matched, its
-	// changes are compared like any member's.
-	try(func(o, n *openapi3.SchemaRef, _, _ int) bool {
-		return o.Ref != "" && n.Ref != "" && memberName(o, 0) == memberName(n, 0)
-	})
+	try(func(o, n *openapi3.SchemaRef, _, _ int) bool { return sameRef(o, n) })
 	// Two different $refs are different members; comparing shapes only where
 	// one side is inline keeps this from walking large components.
 	try(func(o, n *openapi3.SchemaRef, _, _ int) bool {
@@ -734,6 +728,14 @@ func pairMembers(old, new openapi3.SchemaRefs) []int {
 // component (`#/components/schemas/Bank`), or, for a schema in a file of its
 // own, the file without its extension (`schemas/Bank.yaml`, however the
 // $ref spells it), so a split spec's messages read as its bundled form's.
+// sameRef reports whether two $refs name the same schema, however spelled:
+// `#/components/schemas/Card` in the root, `../openapi.yaml#/components/
+// schemas/Card` from an operation's file, `../schemas/Card.yaml` once split.
+// Matched, the schemas' changes are compared like any others'.
+func sameRef(a, b *openapi3.SchemaRef) bool {
+	return a.Ref != "" && b.Ref != "" && (a.Ref == b.Ref || memberName(a, 0) == memberName(b, 0))
+}
+
 func memberName(r *openapi3.SchemaRef, i int) string {
 	if r.Ref == "" {
 		return fmt.Sprintf("#%d", i)
