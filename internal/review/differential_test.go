@@ -35,6 +35,9 @@ func FuzzReviewMatchesDiff(f *testing.F) {
 	for i, c := range cases {
 		if strings.Contains(c, "response-property-removed") || strings.Contains(c, "request-property") || i%97 == 0 {
 			f.Add(uint16(i), uint16(0x7f))
+			// The same pair in a bundler's layout: operations, their
+			// parameters and responses in files of their own.
+			f.Add(uint16(i), uint16(opOps|opParts|opSplit|opTouch|opPercent))
 		}
 		if len(cases) > 0 && i > 400 {
 			break
