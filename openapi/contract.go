@@ -116,13 +116,24 @@ func (l *lowerer) opParams(o *rules.Operation, p, at string, item *openapi3.Path
 	}
 }
 
+// localRef is ref when it points into the document itself, else "": an
+// element in a file of its own (a split spec's responses/ok.yaml) is named
+// where it is used, as the diff names it, so an ignore written in that file
+// matches the findings about it.
+func localRef(ref string) string {
+	if strings.HasPrefix(ref, "#") {
+		return ref
+	}
+	return ""
+}
+
 // requestBody lowers the body's schemas and returns its media types; the
 // first media type's top-level properties are the request's fields.
 func (l *lowerer) requestBody(o *rules.Operation, at string, ref *openapi3.RequestBodyRef) []string {
 	if ref == nil || ref.Value == nil {
 		return nil
 	}
-	base := cmp.Or(ref.Ref, at+"/requestBody")
+	base := cmp.Or(localRef(ref.Ref), at+"/requestBody")
 	var types []string
 	for _, mt := range sortedKeys(ref.Value.Content) {
 		types = append(types, mt)
@@ -147,7 +158,7 @@ func (l *lowerer) responses(o *rules.Operation, at string, rs *openapi3.Response
 		if rr == nil || rr.Value == nil {
 			continue
 		}
-		r, ts := l.response(status, rr, cmp.Or(rr.Ref, at+"/responses/"+escape(status)))
+		r, ts := l.response(status, rr, cmp.Or(localRef(rr.Ref), at+"/responses/"+escape(status)))
 		o.Responses = append(o.Responses, r)
 		types = append(types, ts...)
 	}
@@ -193,8 +204,8 @@ func headerText(p *openapi3.Parameter) string {
 // paramPath is the JSON pointer where a parameter is declared: the $ref
 // target for a shared component, else its place in the path item or operation.
 func paramPath(pr param, p, opAt string, item *openapi3.PathItem, op *openapi3.Operation) string {
-	if pr.ref.Ref != "" {
-		return pr.ref.Ref
+	if r := localRef(pr.ref.Ref); r != "" {
+		return r
 	}
 	if i := slices.Index(op.Parameters, pr.ref); i >= 0 {
 		return fmt.Sprintf("%s/parameters/%d", opAt, i)

@@ -130,8 +130,10 @@ func (d *Doc) validate(ctx context.Context) []rules.Invalid {
 		}
 		msg := oneLine(strings.ReplaceAll(e.Error(), "invalid allOf element: ", ""))
 		// One finding per place: problems kin-openapi reports at the same
-		// element are joined.
-		switch i := slices.IndexFunc(out, func(p rules.Invalid) bool { return p.Loc == loc }); {
+		// element are joined. Problems without a place (an empty `{}` in a
+		// file of its own has none) are each their own, as they are once
+		// bundled.
+		switch i := slices.IndexFunc(out, func(p rules.Invalid) bool { return loc.Line > 0 && p.Loc == loc }); {
 		case i < 0:
 			out = append(out, rules.Invalid{Loc: loc, Msg: msg})
 		case !strings.Contains(out[i].Msg, msg):
@@ -461,6 +463,12 @@ func (d *Doc) refPath(sr *openapi3.SchemaRef) string {
 	rel, err := filepath.Rel(filepath.Dir(filepath.FromSlash(d.name)), filepath.FromSlash(at))
 	if err != nil {
 		return sr.Ref
+	}
+	if filepath.Clean(filepath.FromSlash(at)) == filepath.Clean(filepath.FromSlash(d.name)) {
+		// Back into the root from a file of its own (an operation's
+		// `../openapi.yaml#/components/schemas/Item`): the same schema
+		// as the root's `#/components/schemas/Item`.
+		return "#" + frag
 	}
 	return filepath.ToSlash(rel) + "#" + frag
 }

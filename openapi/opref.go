@@ -184,7 +184,12 @@ func (d *Doc) resolveOperation(l *openapi3.Loader, r opRef) error {
 		return d.opError(r, "$ref to %q refused: contractlint never fetches remote or file: URLs", ref)
 	}
 	item := &openapi3.PathItem{Ref: target}
-	doc := &openapi3.T{OpenAPI: d.T.OpenAPI, Info: d.T.Info, Paths: openapi3.NewPaths(openapi3.WithPath("/", item))}
+	// The root's components go along: kin-openapi resolves a discriminator's
+	// mapping (`#/components/schemas/Bank`) in a root schema an operation
+	// file reaches (`../openapi.yaml#/components/schemas/Payment`) against
+	// the document being resolved, which is this one.
+	doc := &openapi3.T{OpenAPI: d.T.OpenAPI, Info: d.T.Info, Components: d.T.Components,
+		Paths: openapi3.NewPaths(openapi3.WithPath("/", item))}
 	if err := l.ResolveRefsIn(doc, &url.URL{Path: base}); err != nil {
 		return err
 	}

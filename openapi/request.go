@@ -46,7 +46,14 @@ func params(tmpl string, item *openapi3.PathItem, op *openapi3.Operation) map[pa
 	return out
 }
 
+// paramLoc is where a parameter is written: for a $ref'd one, in the file
+// that defines it, as the operation's lowered parameters place it (so a rule
+// that supersedes a parameter finding meets it on the same line, whether
+// the parameter is inline or in a file of its own).
 func (d *differ) paramLoc(doc *Doc, p param) rules.Location {
+	if p.ref.Ref != "" && p.p.Origin != nil && p.p.Origin.Key != nil {
+		return doc.KeyLoc(p.p.Origin)
+	}
 	if p.ref.Origin != nil && p.ref.Origin.Key != nil {
 		return doc.Loc(p.ref.Origin.Key)
 	}

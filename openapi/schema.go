@@ -3,6 +3,8 @@ package openapi
 import (
 	"cmp"
 	"fmt"
+	"net/url"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
@@ -91,7 +93,7 @@ func unwrapNull(ref *openapi3.SchemaRef) *openapi3.SchemaRef {
 // members are compared (X with X, Y added) instead of X with the wrapper.
 func wrapIn(oref *openapi3.SchemaRef, o, n *openapi3.Schema) *openapi3.Schema {
 	same := func(m *openapi3.SchemaRef) bool {
-		return m != nil && oref != nil && (oref.Ref != "" && m.Ref == oref.Ref || (oref.Ref == "" || m.Ref == "") && sameShape(o, m.Value))
+		return m != nil && oref != nil && (sameRef(oref, m) || (oref.Ref == "" || m.Ref == "") && sameShape(o, m.Value))
 	}
 	switch {
 	case slices.ContainsFunc(n.OneOf, same):
@@ -693,7 +695,7 @@ func annotationOnly(m *openapi3.SchemaRef) bool {
 }
 
 // pairMembers matches old members to new ones (-1: none): the same $ref,
-// then the same schema however written (inlined in one version, $ref'd or
+// then a $ref to a schema of the same name, then the same schema however written (inlined in one version, $ref'd or
 // moved in the other), then inline members left at the same position, which
 // are the same member edited.
 func pairMembers(old, new openapi3.SchemaRefs) []int {
@@ -712,6 +714,7 @@ func pairMembers(old, new openapi3.SchemaRefs) []int {
 		}
 	}
 	try(func(o, n *openapi3.SchemaRef, _, _ int) bool { return o.Ref != "" && o.Ref == n.Ref })
+	try(func(o, n *openapi3.SchemaRef, _, _ int) bool { return sameRef(o, n) })
 	// Two different $refs are different members; comparing shapes only where
 	// one side is inline keeps this from walking large components.
 	try(func(o, n *openapi3.SchemaRef, _, _ int) bool {
@@ -721,11 +724,41 @@ func pairMembers(old, new openapi3.SchemaRefs) []int {
 	return match
 }
 
+// memberName names a oneOf/anyOf/allOf member by what its $ref names: the
+// component (`#/components/schemas/Bank`), or, for a schema in a file of its
+// own, the file without its extension (`schemas/Bank.yaml`, however the
+// $ref spells it), so a split spec's messages read as its bundled form's.
+// sameRef reports whether two $refs name the same schema, however spelled:
+// `#/components/schemas/Card` in the root, `../openapi.yaml#/components/
+// schemas/Card` from an operation's file, `../schemas/Card.yaml` once split.
+// Matched, the schemas' changes are compared like any others'.
+func sameRef(a, b *openapi3.SchemaRef) bool {
+	return a.Ref != "" && b.Ref != "" && (a.Ref == b.Ref || memberName(a, 0) == memberName(b, 0))
+}
+
 func memberName(r *openapi3.SchemaRef, i int) string {
-	if r.Ref != "" {
-		return r.Ref[strings.LastIndex(r.Ref, "/")+1:]
+	if r.Ref == "" {
+		return fmt.Sprintf("#%d", i)
 	}
-	return fmt.Sprintf("#%d", i)
+	file, frag, _ := strings.Cut(r.Ref, "#")
+	if frag != "" {
+		return frag[strings.LastIndex(frag, "/")+1:]
+	}
+	return fileStem(file)
+}
+
+// fileStem is a $ref'd file's name without directory, query or extension,
+// percent-decoded: what a bundler names the component it makes of it.
+func fileStem(file string) string {
+	file, _, _ = strings.Cut(file, "?")
+	name := file[strings.LastIndex(file, "/")+1:]
+	if u, err := url.PathUnescape(name); err == nil {
+		name = u
+	}
+	if ext := filepath.Ext(name); ext != "" && ext != name {
+		name = strings.TrimSuffix(name, ext)
+	}
+	return name
 }
 
 func (s *sc) discriminator() {
@@ -754,6 +787,9 @@ func (s *sc) discriminator() {
 // parameter or component it belongs to, skipping the keywords in between
 // (".../parameters/query/limit/schema" is "limit", ".../tags/items" is "tags").
 func subjectName(p string) string {
+	if file, ok := strings.CutSuffix(p, "#"); ok && file != "" {
+		return fileStem(file) // a whole file's schema, named as once bundled
+	}
 	toks := strings.Split(p, "/")
 	for i := len(toks) - 1; i > 0; i-- {
 		switch t := toks[i]; {

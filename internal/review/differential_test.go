@@ -35,6 +35,9 @@ func FuzzReviewMatchesDiff(f *testing.F) {
 	for i, c := range cases {
 		if strings.Contains(c, "response-property-removed") || strings.Contains(c, "request-property") || i%97 == 0 {
 			f.Add(uint16(i), uint16(0x7f))
+			// The same pair in a bundler's layout: operations, their
+			// parameters and responses in files of their own.
+			f.Add(uint16(i), uint16(opOps|opParts|opSplit|opTouch|opPercent))
 		}
 		if len(cases) > 0 && i > 400 {
 			break
@@ -42,6 +45,7 @@ func FuzzReviewMatchesDiff(f *testing.F) {
 	}
 	f.Add(uint16(0), uint16(0))
 	f.Add(uint16(1), uint16(opVendored|opSplit))
+	f.Add(uint16(2), uint16(opOps|opParts|opSplit|opJSON))
 	f.Fuzz(func(t *testing.T, which, ops uint16) {
 		dir := cases[int(which)%len(cases)]
 		tr := transform{ops: ops}
@@ -49,6 +53,9 @@ func FuzzReviewMatchesDiff(f *testing.F) {
 		newTree, ok2 := tr.tree(t, dir, "new", tr.has(opTouch))
 		if !ok1 || !ok2 {
 			t.Skip("the pair does not re-encode (a document the transformations do not cover)")
+		}
+		if tr.has(opOps) {
+			bundledDiffers(t, dir, tr)
 		}
 		if tr.has(opUnrelated) {
 			newTree[tr.at("NOTES.md")] = []byte("an unrelated file\n")
@@ -160,6 +167,8 @@ const (
 	opUnrelated
 	opEmoji
 	opVendored
+	opOps   // each operation in ops/NAME.EXT, written `get: {$ref: …}`
+	opParts // with opOps: its parameters and responses in files of their own
 )
 
 type transform struct{ ops uint16 }
@@ -212,10 +221,15 @@ func (tr transform) tree(t *testing.T, dir, side string, touch bool) (map[string
 	}
 	out := map[string][]byte{}
 	files := map[string]*yaml.Node{"api": top}
-	if tr.has(opSplit) {
-		if !tr.split(top, files) {
-			return nil, false
-		}
+	placed := map[*yaml.Node]bool{} // the $refs a move wrote, already right
+	if tr.has(opOps) && !tr.splitOps(top, files, placed) {
+		return nil, false
+	}
+	if tr.has(opSplit) && !tr.split(top, files) {
+		return nil, false
+	}
+	if (tr.has(opSplit) || tr.has(opOps)) && !tr.rewrite(files, placed) {
+		return nil, false
 	}
 	for name, n := range files {
 		text, ok := tr.encode(n)
@@ -230,9 +244,9 @@ func (tr transform) tree(t *testing.T, dir, side string, touch bool) (map[string
 
 var schemaRefRE = regexp.MustCompile(`^#/components/schemas/([A-Za-z][A-Za-z0-9_]*)(/.*)?$`)
 
-// split moves each component schema into schemas/NAME.EXT, rewriting the
-// $refs that name it; false when a schema's $refs point anywhere else in
-// the document, which a split would have to rewrite further.
+// split moves each component schema into schemas/NAME.EXT; rewrite then
+// points the $refs that name one at its file. False when a name is not one
+// a file name can spell.
 func (tr transform) split(top *yaml.Node, files map[string]*yaml.Node) bool {
 	comps := lookup(top, "components")
 	schemas := lookup(comps, "schemas")
@@ -254,22 +268,49 @@ func (tr transform) split(top *yaml.Node, files map[string]*yaml.Node) bool {
 			break
 		}
 	}
+	return true
+}
+
+// rewrite points each document-internal $ref of a moved piece where the
+// piece now stands: a split schema at its file, anything else in components
+// back at the root, each spelled relative to the file that holds it. False
+// when a $ref points anywhere else (into paths, or out of a moved piece's
+// directory), which a split would have to rewrite further.
+func (tr transform) rewrite(files map[string]*yaml.Node, placed map[*yaml.Node]bool) bool {
 	for name, n := range files {
 		ok := true
+		up := "" // from the file's directory back to the root's
+		if strings.Contains(name, "/") {
+			up = "../"
+		}
+		if (name != "api" || tr.has(opSplit)) && localMapping(n) {
+			return false // a discriminator's mapping names schemas as $refs do
+		}
 		walkRefs(n, func(v *yaml.Node) {
-			m := schemaRefRE.FindStringSubmatch(v.Value)
-			if m == nil {
-				ok = ok && !strings.HasPrefix(v.Value, "#") || name == "api"
+			if placed[v] {
 				return
 			}
-			target := tr.ref(m[1] + "." + tr.ext())
-			if name == "api" {
-				target = "schemas/" + target
+			if m := schemaRefRE.FindStringSubmatch(v.Value); m != nil && tr.has(opSplit) {
+				target := tr.ref(m[1] + "." + tr.ext())
+				if !strings.HasPrefix(name, "schemas/") {
+					target = up + "schemas/" + target
+				}
+				if m[2] != "" {
+					target += "#" + m[2]
+				}
+				v.Value = target
+				return
 			}
-			if m[2] != "" {
-				target += "#" + m[2]
+			switch {
+			case name == "api":
+				ok = ok && (!tr.has(opOps) || !strings.HasPrefix(v.Value, "#/paths"))
+			case strings.HasPrefix(name, "schemas/"):
+				ok = ok && !strings.HasPrefix(v.Value, "#")
+			case strings.HasPrefix(v.Value, "#/components/"):
+				v.Value = up + tr.ref("api."+tr.ext()) + v.Value
+			default:
+				ok = false
 			}
-			v.Value = target
 		})
 		if !ok {
 			return false
@@ -301,6 +342,20 @@ func walkRefs(n *yaml.Node, f func(*yaml.Node)) {
 	for _, c := range n.Content {
 		walkRefs(c, f)
 	}
+}
+
+// localMapping reports whether a discriminator under n maps a value to a
+// place in the document.
+func localMapping(n *yaml.Node) bool {
+	if n.Kind == yaml.MappingNode {
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if m := n.Content[i+1]; n.Content[i].Value == "mapping" && m.Kind == yaml.MappingNode &&
+				slices.ContainsFunc(m.Content, func(v *yaml.Node) bool { return strings.HasPrefix(v.Value, "#") }) {
+				return true
+			}
+		}
+	}
+	return slices.ContainsFunc(n.Content, localMapping)
 }
 
 func hasAlias(n *yaml.Node) bool {
