@@ -186,14 +186,9 @@ func compare(old, new Side, o Options, subset bool) (*rules.Input, *openapi.Subs
 	return in, sub, nil
 }
 
-// Judge runs the diff rules, and the lint rules on what the change made
-// true, over a Compare result.
-func Judge(in *rules.Input, o Options) []rules.Finding {
-	findings, _ := judge(in, o)
-	return findings
-}
-
-// judge is Judge, also returning the lint findings among those reported.
+// judge runs the diff rules, and the lint rules on what the change made
+// true, over a Compare result; it also returns the lint findings among
+// those reported.
 func judge(in *rules.Input, o Options) (findings, lint []rules.Finding) {
 	o.Stats.measure("rules", func() error {
 		// Rules only read the input: the lint passes run beside the diff rules.
