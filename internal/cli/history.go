@@ -32,7 +32,7 @@ type historyOptions struct {
 var historyFormats = []string{"text", "json", "html"}
 
 func newHistoryCmd(e *Env) *cobra.Command {
-	o := historyOptions{common: common{protoLevel: "wire-json", failOn: "never"}}
+	o := historyOptions{}
 	cmd := &cobra.Command{
 		Use:   "history [--tags GLOB | --against REF...] [--html FILE]",
 		Short: "One timeline of every release: what each broke and added, OpenAPI and proto alike",
@@ -55,7 +55,7 @@ func newHistoryCmd(e *Env) *cobra.Command {
 	f.StringVarP(&c.output, "output", "o", "", "write the report to this file instead of standard output")
 	f.StringVar(&c.failOn, "fail-on", "never", "exit 1 when a finding the head still has against a release is at or above: error, warning, info or never")
 	f.StringArrayVar(&c.protoPaths, "proto-path", nil, "extra .proto import root (repeatable, like protoc -I)")
-	f.StringVar(&c.protoLevel, "proto-level", "wire-json", "proto strictness: file, package, wire-json or wire")
+	f.StringVar(&c.protoLevel, "proto-level", "file", "proto strictness: file, package, wire-json or wire")
 	o.registerCompat(cmd)
 	addReaderFlags(cmd, &o.readers)
 	f.StringVar(&o.tags, "tags", "", "the releases: every tag matching this glob (default \"v*\" unless --against is given)")

@@ -23,7 +23,7 @@ type lspOptions struct {
 }
 
 func newLSPCmd(e *Env) *cobra.Command {
-	o := lspOptions{common: common{protoLevel: "wire-json"}}
+	o := lspOptions{}
 	cmd := &cobra.Command{
 		Use:   "lsp [--base REF]",
 		Short: "Speak the Language Server Protocol on stdio: breaking changes in the editor as you type",

@@ -198,7 +198,7 @@ type lockOptions struct {
 }
 
 func newLockCmd(e *Env) *cobra.Command {
-	o := lockOptions{common: common{protoLevel: "file"}}
+	o := lockOptions{}
 	cmd := &cobra.Command{
 		Use:   "lock",
 		Short: "Record every proto field number ever used in " + review.LockFile,
