@@ -102,24 +102,13 @@ func newFakeRunner(t *testing.T, act actionFile, top, work, tmp, base string) *f
 	return r
 }
 
-// fakeGo logs each call (%[1]q) and answers the action's `go build` with the
-// binary .ci/parts built in %[2]q, once the call is the one that built it
-// (the -o file aside); anything else runs the real go (%[3]q).
+// fakeGo logs each call (%[1]q) and hands the action's `go build` to the
+// go .ci/parts built with (in %[2]q), which copies the binary it made once
+// the call is the same (the -o file aside); anything else runs the real go
+// (%[3]q).
 const fakeGo = `#!/usr/bin/env bash
 echo "go $*" >> %[1]q
-if [ "$1" = build ]; then
-	a=() o=
-	while [ $# -gt 0 ]; do
-		if [ "$1" = -o ]; then o=$2; shift 2; else a+=("$1"); shift; fi
-	done
-	got="CGO_ENABLED=${CGO_ENABLED:-} go ${a[*]}"
-	want=$(cat %[2]q/args)
-	if [ "$got" != "$want" ]; then
-		echo "the action's build ($got) is not the one .ci/parts built ($want): run .ci/parts again" >&2
-		exit 1
-	fi
-	exec cp %[2]q/contractlint "$o"
-fi
+[ "$1" = build ] && CONTRACTLINT_ACTION_REPLAY=1 exec %[2]q/tools/go "$@"
 exec %[3]q "$@"
 `
 
