@@ -113,7 +113,7 @@ func noun(k GroupKind, s rules.Subject, proto bool) string {
 // title names (else the file's base name).
 func ownerOpenAPI(e Entry, titles map[string]string) (GroupKind, string, []string) {
 	file, frag, _ := strings.Cut(e.Path, "#")
-	seg := pointer(frag)
+	seg := rules.PointerSegments(frag)
 	switch {
 	case len(seg) >= 2 && seg[0] == "paths":
 		if len(seg) >= 3 && httpMethods[seg[2]] {
@@ -227,17 +227,4 @@ func readable(seg []string) string {
 		}
 	}
 	return strings.Join(parts, ".")
-}
-
-// pointer splits a JSON pointer ("#/a/b~1c") into unescaped segments.
-func pointer(p string) []string {
-	p = strings.TrimPrefix(strings.TrimPrefix(p, "#"), "/")
-	if p == "" {
-		return nil
-	}
-	seg := strings.Split(p, "/")
-	for i, s := range seg {
-		seg[i] = strings.ReplaceAll(strings.ReplaceAll(s, "~1", "/"), "~0", "~")
-	}
-	return seg
 }

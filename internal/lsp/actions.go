@@ -326,7 +326,7 @@ func removedElement(text string, f *rules.Finding) string {
 		}
 		return last
 	}
-	segs := pointerSegments(f.Path)
+	segs := rules.PointerSegments(f.Path)
 	_, matched := pointerLine(text, f.Path)
 	if f.Old == nil || matched >= len(segs) {
 		return ""

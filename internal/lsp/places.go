@@ -34,7 +34,7 @@ type places struct {
 func newPlaces(text string) *places { return &places{text: text} }
 
 func (p *places) pointer(ptr string) (line, matched int) {
-	segs := pointerSegments(ptr)
+	segs := rules.PointerSegments(ptr)
 	if strings.HasPrefix(strings.TrimSpace(p.text), "{") {
 		return nodeLine(p.text, segs)
 	}
@@ -122,20 +122,6 @@ func blank(l string) bool {
 }
 
 func indentOf(l string) int { return len(l) - len(strings.TrimLeft(l, " ")) }
-
-// pointerSegments splits "#/paths/~1v1~1charges/post" into its unescaped
-// segments.
-func pointerSegments(ptr string) []string {
-	ptr = strings.TrimPrefix(strings.TrimPrefix(ptr, "#"), "/")
-	if ptr == "" {
-		return nil
-	}
-	segs := strings.Split(ptr, "/")
-	for i, s := range segs {
-		segs[i] = strings.ReplaceAll(strings.ReplaceAll(s, "~1", "/"), "~0", "~")
-	}
-	return segs
-}
 
 // nodeLine is pointerLine for a document the line reader cannot follow.
 func nodeLine(text string, segs []string) (line, matched int) {
