@@ -102,7 +102,7 @@ func (c *cutter) structure(i int, l lineInfo) bool {
 				return true // extensions stay in the header
 			}
 			c.d.paths = append(c.d.paths, l.key)
-			return c.open(i, "#/paths/"+escape(l.key))
+			return c.open(i, "#/paths/"+escape(l.key), l.bare)
 		})
 	case "components":
 		if c.kindAt < 0 || l.indent <= c.kindAt {
@@ -118,7 +118,7 @@ func (c *cutter) structure(i int, l lineInfo) bool {
 			return true
 		}
 		return c.level(i, l, &c.nameAt, func() bool {
-			return c.open(i, "#/components/"+c.kind+"/"+escape(l.key))
+			return c.open(i, "#/components/"+c.kind+"/"+escape(l.key), l.bare)
 		})
 	}
 	c.inside(l)
@@ -163,11 +163,11 @@ func (c *cutter) inside(l lineInfo) {
 	}
 }
 
-func (c *cutter) open(i int, ptr string) bool {
+func (c *cutter) open(i int, ptr string, bare bool) bool {
 	if c.d.chunks[ptr] != nil {
 		return false // a key twice: kin-openapi's to report
 	}
-	c.cur, c.child = &chunk{first: i}, -1
+	c.cur, c.child = &chunk{first: i, bare: bare}, -1
 	c.d.chunks[ptr] = c.cur
 	c.d.sections[c.section] = append(c.d.sections[c.section], ptr)
 	return true

@@ -246,6 +246,9 @@ func template(p string) string {
 }
 
 func (d *differ) pathItem(op, np namedPath) {
+	if op.item == np.item {
+		return // one value on both sides (see Patch): nothing below differs
+	}
 	oldOps, newOps := op.item.Operations(), np.item.Operations()
 	for _, m := range sortedKeys(oldOps) {
 		o := oldOps[m]

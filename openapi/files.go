@@ -76,8 +76,8 @@ func PlanFiles(old, new []byte, reach FileReach) (*Subset, bool) {
 			}
 		}
 	}
-	keep, whole := plan(o, n, more, func(p string) bool { return dirty[p] })
-	return subset(o, n, keep, whole)
+	keep, whole, changed := plan(o, n, more, func(p string) bool { return dirty[p] })
+	return subset(o, n, keep, whole, changed, false)
 }
 
 // chunkOf is the chunk a pointer into the root lands in: a paths entry or a

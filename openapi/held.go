@@ -20,13 +20,15 @@ func NewCut(b []byte) *Cut {
 	return &Cut{p: p, ok: ok}
 }
 
-// PlanSubsetCut is PlanSubset with the old document already cut.
+// PlanSubsetCut is PlanSubset with the old document already cut. A plan
+// that leaves out nothing is returned too: Patch still parses only the
+// chunks that changed.
 func PlanSubsetCut(old *Cut, new []byte) (*Subset, bool) {
 	if !old.ok {
 		return nil, false
 	}
 	n, ok := cut(new)
-	return planCut(old.p, n, ok)
+	return planCut(old.p, n, ok, true)
 }
 
 // Restrict is d, the whole old document c holds and s was planned from,

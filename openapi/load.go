@@ -52,6 +52,8 @@ type Doc struct {
 	// read it, as contract-invalid warnings.
 	blanks  map[string][]blankSpan
 	bundled []rules.Invalid
+	// reused is set when the model is partly another load's (Patch).
+	reused *reuse
 }
 
 // Load reads the document name (root-relative) from src. Every $ref is read
@@ -412,13 +414,18 @@ func (d *Doc) Loc(l *openapi3.Location) rules.Location {
 		return rules.Location{File: d.display(d.name)}
 	}
 	file, wrapped := servedName(l.File)
+	line, col := l.Line, l.Column
+	if d.reused != nil && !strings.HasSuffix(l.File, "?"+fragQuery) {
+		// A place in a chunk the held load gave: in the old text, under
+		// the old side's name.
+		file, line = d.name, d.reused.line(line)
+	}
 	if u, err := url.PathUnescape(file); err == nil {
 		file = u
 	}
 	if file == "" {
 		file = d.name
 	}
-	line, col := l.Line, l.Column
 	if wrapped {
 		// An operation file served as a path item: one line down, one right.
 		line, col = max(1, line-1), max(1, col-1)

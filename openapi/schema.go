@@ -20,7 +20,9 @@ import (
 // compared links to its node, which is complete by the time reach is resolved.
 func (d *differ) schema(oref, nref *openapi3.SchemaRef, path string) *node {
 	o, n := schemaOf(oref), schemaOf(nref)
-	if o == nil && n == nil {
+	if o == n {
+		// Nothing, or one value on both sides (a model built from the
+		// other's load shares what did not change, see Patch).
 		return nil
 	}
 	// Wrapping needs a schema on both sides: one appearing from nothing

@@ -44,8 +44,11 @@ type Subset struct {
 	// changed, or reaching a change, so every operation that reaches them
 	// is loaded too.
 	whole map[string]bool
-	// keep holds the pointers of the chunks loaded.
-	keep map[string]bool
+	// keep holds the pointers of the chunks loaded, and changed those
+	// whose bytes differ or that are on one side only.
+	keep, changed map[string]bool
+	// o and n are the two documents' cuts, for Patch.
+	o, n *pieces
 }
 
 // Complete reports whether an element at the JSON pointer p sits in a chunk
@@ -54,7 +57,7 @@ type Subset struct {
 // in, or the old version's finding on a shared component), so the caller
 // loads the whole documents before reporting one.
 func (s *Subset) Complete(p string) bool {
-	if s == nil {
+	if s == nil || s.Skipped == 0 {
 		return true
 	}
 	for at := len(p); at > 0; at = strings.LastIndexByte(p[:at], '/') {
@@ -86,21 +89,23 @@ func PlanSubset(old, new []byte) (*Subset, bool) {
 	if !ook {
 		return nil, false
 	}
-	return planCut(o, n, ok)
+	return planCut(o, n, ok, false)
 }
 
-// planCut is PlanSubset once both documents are cut (ok: new's cut).
-func planCut(o, n *pieces, ok bool) (*Subset, bool) {
+// planCut is PlanSubset once both documents are cut (ok: new's cut); with
+// always, a plan that leaves out nothing is returned too.
+func planCut(o, n *pieces, ok, always bool) (*Subset, bool) {
 	if !ok || !bytes.Equal(o.header, n.header) || !o.sound() || !n.sound() {
 		return nil, false
 	}
-	keep, whole := plan(o, n, nil, nil)
-	return subset(o, n, keep, whole)
+	keep, whole, changed := plan(o, n, nil, nil)
+	return subset(o, n, keep, whole, changed, always)
 }
 
-// subset is the plan that keeps keep, or false when it leaves out nothing.
-func subset(o, n *pieces, keep, whole map[string]bool) (*Subset, bool) {
-	s := &Subset{whole: whole, keep: keep}
+// subset is the plan that keeps keep, or false when it leaves out nothing
+// and always is false.
+func subset(o, n *pieces, keep, whole, changed map[string]bool, always bool) (*Subset, bool) {
+	s := &Subset{whole: whole, keep: keep, changed: changed, o: o, n: n}
 	names := map[string]bool{}
 	for _, d := range []*pieces{o, n} {
 		for p := range d.chunks {
@@ -113,7 +118,7 @@ func subset(o, n *pieces, keep, whole map[string]bool) (*Subset, bool) {
 			s.Skipped++
 		}
 	}
-	if s.Skipped == 0 {
+	if s.Skipped == 0 && !always {
 		return nil, false
 	}
 	s.Old, _ = o.blank(keep)
@@ -125,7 +130,7 @@ func subset(o, n *pieces, keep, whole map[string]bool) (*Subset, bool) {
 // complete ones), then whatever the kept ones $ref. more adds $refs a chunk
 // makes through other files, and dirty marks a chunk changed in a file it
 // reaches (a multi-file tree, see files.go).
-func plan(o, n *pieces, more map[string][]string, dirty func(string) bool) (keep, whole map[string]bool) {
+func plan(o, n *pieces, more map[string][]string, dirty func(string) bool) (keep, whole, changedSet map[string]bool) {
 	refs := map[string][]string{} // both sides' $refs, by chunk
 	for p, rs := range more {
 		refs[p] = append(refs[p], rs...)
@@ -156,7 +161,11 @@ func plan(o, n *pieces, more map[string][]string, dirty func(string) bool) (keep
 	for p := range whole {
 		seeds = append(seeds, p)
 	}
-	return reach(seeds, refs), whole
+	changedSet = make(map[string]bool, len(changed))
+	for _, p := range changed {
+		changedSet[p] = true
+	}
+	return reach(seeds, refs), whole, changedSet
 }
 
 // reach is every node reachable from seeds along edges, seeds included.
@@ -199,8 +208,8 @@ type chunk struct {
 	first, end int
 	refs       []string
 	// ignore: the chunk holds an x-contractlint-ignore; alias: the chunk is
-	// a $ref itself.
-	ignore, alias bool
+	// a $ref itself; bare: its first line is its key alone.
+	ignore, alias, bare bool
 }
 
 func (d *pieces) text(c *chunk) []byte {
@@ -245,20 +254,34 @@ func (d *pieces) sound() bool {
 // line break, and the number of lines emptied. A section left with no entry
 // is written `key: {}` (a mapping, as before).
 func (d *pieces) blank(keep map[string]bool) ([]byte, int) {
+	return d.blankStub(keep, nil)
+}
+
+// blankStub is blank with the chunks in stub kept as their key alone,
+// `Name: {}` on the chunk's first line: a name a kept chunk's $ref resolves
+// to, whatever it holds (see Patch). A stub's chunk must be bare or one line.
+func (d *pieces) blankStub(keep, stub map[string]bool) ([]byte, int) {
 	drop := make([]bool, len(d.lines))
+	stubs := map[int]bool{}
 	n := 0
 	for p, c := range d.chunks {
 		if keep[p] {
 			continue
 		}
-		for i := c.first; i < c.end; i++ {
+		from := c.first
+		if stub[p] && c.end-c.first > 1 {
+			stubs[c.first], from = true, c.first+1
+		} else if stub[p] {
+			continue // one line: kept as it is
+		}
+		for i := from; i < c.end; i++ {
 			drop[i] = true
 		}
-		n += c.end - c.first
+		n += c.end - from
 	}
 	empty := map[int]bool{}
 	for line, entries := range d.sections {
-		if !keepsAny(entries, keep) {
+		if !keepsAny(entries, keep) && !keepsAny(entries, stub) {
 			empty[line] = true
 		}
 	}
@@ -266,7 +289,7 @@ func (d *pieces) blank(keep map[string]bool) ([]byte, int) {
 	for i, l := range d.lines {
 		switch {
 		case drop[i]:
-		case empty[i]:
+		case empty[i] || stubs[i]:
 			out = append(append(out, d.src[l.start:l.end]...), " {}"...)
 		default:
 			out = append(out, d.src[l.start:l.end]...)

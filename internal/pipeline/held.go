@@ -135,6 +135,30 @@ func (d *heldDoc) restricted(sub *openapi.Subset, o Options) *openapi.Doc {
 	return r
 }
 
+// patched is the new side of sub built from the held load (see
+// openapi.Doc.Patch): only the chunks that differ from the base are
+// parsed. nil when the held load is not there yet or cannot stand in.
+// Patch's validation swaps shared schemas out and back, so it runs only
+// in the load phase, where the old side reads the held load's maps alone.
+func (d *heldDoc) patched(sub *openapi.Subset, new Side) *openapi.Doc {
+	if d == nil || d.cut == nil {
+		return nil
+	}
+	select {
+	case <-d.loaded:
+	default:
+		return nil
+	}
+	if d.err != nil {
+		return nil
+	}
+	p, ok := d.doc.Patch(d.cut, sub, firstName(new), new.Display)
+	if !ok {
+		return nil
+	}
+	return p
+}
+
 // warm starts loading the whole old side, once, in the background, when a
 // later run will want it (a document a subset can be planned against): an
 // edit a while after an open then finds it loaded.

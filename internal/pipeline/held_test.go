@@ -64,8 +64,9 @@ func TestHeldSameFindingsRules(t *testing.T) {
 // TestHeldSameFindingsStripeEdits holds Stripe's spec as the old side of
 // one session and compares a series of edits of it, as an editor makes
 // them, each against the whole load: a property of an operation, a shared
-// component nearly every operation reaches, a removed path, a description,
-// a reused operationId, and the document back as it was.
+// component nearly every operation reaches (in place, and with a line added
+// that moves every path below it), a removed path, a description, a reused
+// operationId, and the document back as it was.
 func TestHeldSameFindingsStripeEdits(t *testing.T) {
 	dir, name, spec := stripeSpec(t)
 	firstInteger := func(section string) edit {
@@ -99,6 +100,8 @@ func TestHeldSameFindingsStripeEdits(t *testing.T) {
 		{"an operation's parameter changes type", []edit{firstInteger("paths")}},
 		{"the document as the base has it", nil},
 		{"a component every operation reaches changes type", []edit{firstInteger("components")}},
+		{"a line added to a component moves every path below it", []edit{firstInteger("components"),
+			{"", "  schemas:\n    account:\n", "  schemas:\n    account:\n      x-editor-note: a line more\n"}}},
 		{"a path is removed", []edit{{"", coupons, "\n  /v1/coupons-gone:\n"}}},
 		{"only a description changes", []edit{{"\n  '/v1/tax_rates/{tax_rate}':\n", "<p>Retrieves a tax rate with the given ID</p>", "<p>Retrieves one tax rate</p>"}}},
 		{"a new operation reuses an operationId",

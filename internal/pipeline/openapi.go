@@ -71,7 +71,17 @@ func diffOpenAPI(old, new Side, o Options, subset bool) (*rules.Input, *openapi.
 		if r := held.restricted(sub, o); r != nil {
 			oldSub = func() (*openapi.Doc, error) { return r, nil }
 		}
-		in, err := compareOpenAPI(old, oldSub, withText(new, sub.New, nil), o, true)
+		newSub := withText(new, sub.New, nil)
+		loadNew := func() (*openapi.Doc, error) { return loadOpenAPI(newSub, o) }
+		if held != nil {
+			loadNew = func() (*openapi.Doc, error) {
+				if p := held.patched(sub, new); p != nil {
+					return p, nil
+				}
+				return loadOpenAPI(newSub, o)
+			}
+		}
+		in, err := compareOpenAPI(old, oldSub, newSub, loadNew, o, true)
 		o.Stats.chunks(sub)
 		if err == nil {
 			return in, sub, nil
@@ -84,7 +94,7 @@ func diffOpenAPI(old, new Side, o Options, subset bool) (*rules.Input, *openapi.
 	if held != nil {
 		oldWhole = func() (*openapi.Doc, error) { return held.load(o) }
 	}
-	in, err := compareOpenAPI(old, oldWhole, new, o, false)
+	in, err := compareOpenAPI(old, oldWhole, new, func() (*openapi.Doc, error) { return loadOpenAPI(new, o) }, o, false)
 	return in, nil, err
 }
 
@@ -99,16 +109,16 @@ func parses(s Side) bool {
 var errPartial = errors.New("a subset load needs the whole documents")
 
 // compareOpenAPI loads the old side with loadOld (a held load, or the
-// side's text) beside the new one and diffs them; old names the old side
-// in errors.
-func compareOpenAPI(old Side, loadOld func() (*openapi.Doc, error), new Side, o Options, partial bool) (*rules.Input, error) {
+// side's text) beside the new one with loadNew, and diffs them; old and new
+// name the sides in errors.
+func compareOpenAPI(old Side, loadOld func() (*openapi.Doc, error), new Side, loadNew func() (*openapi.Doc, error), o Options, partial bool) (*rules.Input, error) {
 	st := o.Stats
 	var od, nd *openapi.Doc
 	err := st.measure("load", func() error {
 		var oerr, nerr error
 		var wg sync.WaitGroup
 		wg.Go(func() { od, oerr = loadOld() })
-		nd, nerr = loadOpenAPI(new, o)
+		nd, nerr = loadNew()
 		wg.Wait()
 		if err := joinSides(old, new, oerr, nerr); err != nil {
 			return err

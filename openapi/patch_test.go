@@ -1,0 +1,125 @@
+package openapi
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/contractlint/contractlint/internal/source"
+)
+
+// patchCase is one old and new text, as a rule case or an editor has them.
+type patchCase struct{ name, old, new string }
+
+// TestPatchIsTheLoad holds Patch to what it stands for, a load of the
+// plan's new text: the changes diffed against the held base and the lowered
+// contract must be the same, field by field (every place, so a chunk that
+// moved down is placed where it now is), on every single-file OpenAPI rule
+// case and on edits that move chunks. Patch may refuse only a text whose
+// load has problems or whose $refs cannot all be stubbed, and the test
+// counts that it did not refuse the rest.
+func TestPatchIsTheLoad(t *testing.T) {
+	cases := patchEdits()
+	dirs, _ := filepath.Glob(filepath.Join("..", "testdata", "rules", "*", "*", "old.yaml"))
+	for _, o := range dirs {
+		n := filepath.Join(filepath.Dir(o), "new.yaml")
+		ob, oerr := os.ReadFile(o)
+		nb, nerr := os.ReadFile(n)
+		if oerr != nil || nerr != nil {
+			continue
+		}
+		cases = append(cases, patchCase{filepath.Base(filepath.Dir(filepath.Dir(o))) + "/" + filepath.Base(filepath.Dir(o)), string(ob), string(nb)})
+	}
+	patched := 0
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if patchOne(t, tc) {
+				patched++
+			}
+		})
+	}
+	t.Logf("Patch stood in for %d of %d cases", patched, len(cases))
+	if patched < len(cases)/2 {
+		t.Errorf("Patch stood in for %d of %d cases", patched, len(cases))
+	}
+}
+
+// patchOne compares Patch with the load on one case; false when there was
+// no plan or Patch refused, as it may.
+func patchOne(t *testing.T, tc patchCase) bool {
+	t.Helper()
+	dir := t.TempDir()
+	for name, text := range map[string]string{"old.yaml": tc.old, "new.yaml": tc.new} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	src, err := source.OpenDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base, err := Load(src, "old.yaml", nil)
+	if err != nil {
+		return false
+	}
+	c := NewCut([]byte(tc.old))
+	s, ok := PlanSubsetCut(c, []byte(tc.new))
+	if !ok {
+		return false
+	}
+	old, ok := base.Restrict(c, s)
+	if !ok {
+		return false
+	}
+	got, ok := base.Patch(c, s, "new.yaml", nil)
+	if !ok {
+		want, err := Load(textSource{src, "new.yaml", s.New}, "new.yaml", nil)
+		if _, stubs := s.fragment(); err == nil && len(want.Problems) == 0 && stubs {
+			t.Errorf("Patch refused a plan whose text loads without problems")
+		}
+		return false
+	}
+	want, err := Load(textSource{src, "new.yaml", s.New}, "new.yaml", nil)
+	if err != nil {
+		t.Fatalf("Patch stood in for a text that does not load: %v", err)
+	}
+	if d := cmp.Diff(Diff(old, want), Diff(old, got)); d != "" {
+		t.Errorf("changes against the patched model differ from the load's (-load +patched):\n%s", d)
+	}
+	if d := cmp.Diff(want.Contract(), got.Contract()); d != "" {
+		t.Errorf("the patched model lowers otherwise than the load (-load +patched):\n%s", d)
+	}
+	return true
+}
+
+// patchEdits are edits of a small document as an editor makes them: a
+// line added in a shared schema moves every chunk below it, a $ref turned
+// to another schema, a path added above the others.
+func patchEdits() []patchCase {
+	old := subsetDoc(pathA+pathC, schA+schB+schC)
+	return []patchCase{
+		{"a shared schema grows, moving what follows", old,
+			subsetDoc(pathA+pathC, "    A:\n      type: object\n      description: grown\n      required: [b]\n      properties:\n        b:\n          $ref: '#/components/schemas/B'\n"+schB+schC)},
+		{"a schema reached through another changes type", old, subsetDoc(pathA+pathC, schA+"    B:\n      type: integer\n"+schC)},
+		{"a path's $ref turns to another schema", old, subsetDoc(strings.Replace(pathA, "schemas/A", "schemas/C", 1)+pathC, schA+schB+schC)},
+		{"a path is added above the others", old, subsetDoc("  /b:\n    get:\n      responses:\n        '200':\n          description: ok\n"+pathA+pathC, schA+schB+schC)},
+		{"lines removed above a reused path", old, subsetDoc(pathA+pathC, "    A:\n      type: object\n"+schB+schC)},
+	}
+}
+
+// textSource serves one name's text from memory, the rest from src.
+type textSource struct {
+	source.Source
+	name string
+	text []byte
+}
+
+func (s textSource) ReadFile(name string) ([]byte, error) {
+	if name == s.name {
+		return s.text, nil
+	}
+	return s.Source.ReadFile(name)
+}
