@@ -77,7 +77,11 @@ func PlanFiles(old, new []byte, reach FileReach) (*Subset, bool) {
 		}
 	}
 	keep, whole, changed := plan(o, n, more, func(p string) bool { return dirty[p] })
-	return subset(o, n, keep, whole, changed, false)
+	s, ok := subset(o, n, keep, whole, changed, false)
+	if ok {
+		s.files = true
+	}
+	return s, ok
 }
 
 // chunkOf is the chunk a pointer into the root lands in: a paths entry or a

@@ -47,6 +47,59 @@ func TestPatchIsTheLoad(t *testing.T) {
 	}
 }
 
+// TestLoadOldIsTheLoad holds the diff's loads of a plan to loads of its
+// texts on the same cases: the old side parsed as two halves (LoadOld),
+// the new side patched from it, field by field as TestPatchIsTheLoad
+// compares them.
+func TestLoadOldIsTheLoad(t *testing.T) {
+	cases := patchEdits()
+	dirs, _ := filepath.Glob(filepath.Join("..", "testdata", "rules", "*", "*", "old.yaml"))
+	for _, o := range dirs {
+		ob, oerr := os.ReadFile(o)
+		nb, nerr := os.ReadFile(filepath.Join(filepath.Dir(o), "new.yaml"))
+		if oerr == nil && nerr == nil {
+			cases = append(cases, patchCase{filepath.Base(filepath.Dir(filepath.Dir(o))) + "/" + filepath.Base(filepath.Dir(o)), string(ob), string(nb)})
+		}
+	}
+	split := 0
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			s, ok := PlanSubset([]byte(tc.old), []byte(tc.new))
+			if !ok {
+				return
+			}
+			src := memSource(t, map[string]string{"old.yaml": string(s.Old), "new.yaml": string(s.New)})
+			wantOld, oerr := Load(src, "old.yaml", nil)
+			wantNew, nerr := Load(src, "new.yaml", nil)
+			got, ok := s.LoadOld("old.yaml", nil)
+			if !ok {
+				if oerr == nil && len(wantOld.Problems) == 0 && s.o.splits(s.keep) {
+					t.Errorf("LoadOld refused a plan whose old text loads without problems")
+				}
+				return
+			}
+			split++
+			if oerr != nil {
+				t.Fatalf("LoadOld stood in for a text that does not load: %v", oerr)
+			}
+			if d := cmp.Diff(wantOld.Contract(), got.Contract()); d != "" {
+				t.Errorf("the halves lower otherwise than the load (-load +halves):\n%s", d)
+			}
+			patched, ok := got.Patch(s.Cut(), s, "new.yaml", nil)
+			if !ok || nerr != nil {
+				return
+			}
+			if d := cmp.Diff(Diff(wantOld, wantNew), Diff(got, patched)); d != "" {
+				t.Errorf("changes of the halves and the patch differ from the loads' (-loads +halves):\n%s", d)
+			}
+		})
+	}
+	t.Logf("LoadOld stood in for %d of %d cases", split, len(cases))
+	if split < len(cases)/2 {
+		t.Errorf("LoadOld stood in for %d of %d cases", split, len(cases))
+	}
+}
+
 // patchOne compares Patch with the load on one case; false when there was
 // no plan or Patch refused, as it may.
 func patchOne(t *testing.T, tc patchCase) bool {
@@ -108,6 +161,22 @@ func patchEdits() []patchCase {
 		{"a path is added above the others", old, subsetDoc("  /b:\n    get:\n      responses:\n        '200':\n          description: ok\n"+pathA+pathC, schA+schB+schC)},
 		{"lines removed above a reused path", old, subsetDoc(pathA+pathC, "    A:\n      type: object\n"+schB+schC)},
 	}
+}
+
+// memSource is a directory holding the given files.
+func memSource(t *testing.T, files map[string]string) source.Source {
+	t.Helper()
+	dir := t.TempDir()
+	for name, text := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	src, err := source.OpenDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return src
 }
 
 // textSource serves one name's text from memory, the rest from src.

@@ -24,11 +24,14 @@ type repointer struct {
 	// fields are the fields of a struct type that can.
 	holds  map[reflect.Type]bool
 	fields map[reflect.Type][]int
+	// refs are the indexes of a $ref type's Ref and Value fields, nil for
+	// another struct type.
+	refs map[reflect.Type][]int
 }
 
 func newRepointer() *repointer {
 	return &repointer{final: map[string]reflect.Value{}, done: map[unsafe.Pointer]reflect.Value{},
-		holds: map[reflect.Type]bool{}, fields: map[reflect.Type][]int{}}
+		holds: map[reflect.Type]bool{}, fields: map[reflect.Type][]int{}, refs: map[reflect.Type][]int{}}
 }
 
 // value rewrites v: the result, and whether it is a new value.
@@ -64,7 +67,8 @@ func (r *repointer) value(v reflect.Value) (reflect.Value, bool) {
 // node rewrites a struct: a $ref points at its final value; any other
 // struct is rewritten field by field.
 func (r *repointer) node(s reflect.Value) (reflect.Value, bool) {
-	if ref, val, ok := refFields(s); ok {
+	if at := r.refAt(s.Type()); at != nil {
+		ref, val := s.Field(at[0]), s.Field(at[1])
 		target := val
 		if ptr := ref.String(); ptr != "" {
 			f, ok := r.final[ptr]
@@ -79,7 +83,7 @@ func (r *repointer) node(s reflect.Value) (reflect.Value, bool) {
 		}
 		c := reflect.New(s.Type()).Elem()
 		c.Set(s)
-		c.FieldByName("Value").Set(target)
+		c.Field(at[1]).Set(target)
 		return c, true
 	}
 	var c reflect.Value
@@ -172,11 +176,9 @@ func (r *repointer) canHold(t reflect.Type) bool {
 	case reflect.Pointer, reflect.Slice, reflect.Map:
 		h = r.canHold(t.Elem())
 	case reflect.Struct:
-		if _, ok := t.FieldByName("Ref"); ok {
-			if v, ok := t.FieldByName("Value"); ok && v.Type.Kind() == reflect.Pointer {
-				h = true
-				break
-			}
+		if r.refAt(t) != nil {
+			h = true
+			break
 		}
 		for i := range t.NumField() {
 			f := t.Field(i)
@@ -190,11 +192,20 @@ func (r *repointer) canHold(t reflect.Type) bool {
 	return h
 }
 
-// refFields are a $ref's Ref and Value fields, when s is one.
-func refFields(s reflect.Value) (ref, val reflect.Value, ok bool) {
-	ref, val = s.FieldByName("Ref"), s.FieldByName("Value")
-	ok = ref.IsValid() && ref.Kind() == reflect.String && val.IsValid() && val.Kind() == reflect.Pointer
-	return ref, val, ok
+// refAt is where a $ref type (a struct with exported Ref, a string, and
+// Value, a pointer) keeps those two fields; nil for any other type.
+func (r *repointer) refAt(t reflect.Type) []int {
+	at, ok := r.refs[t]
+	if !ok {
+		ref, rok := t.FieldByName("Ref")
+		val, vok := t.FieldByName("Value")
+		if rok && vok && ref.IsExported() && ref.Type.Kind() == reflect.String && val.IsExported() && val.Type.Kind() == reflect.Pointer &&
+			len(ref.Index) == 1 && len(val.Index) == 1 {
+			at = []int{ref.Index[0], val.Index[0]}
+		}
+		r.refs[t] = at
+	}
+	return at
 }
 
 // innerMap is the unexported map a map-like kin-openapi type keeps its

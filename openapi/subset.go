@@ -47,8 +47,10 @@ type Subset struct {
 	// keep holds the pointers of the chunks loaded, and changed those
 	// whose bytes differ or that are on one side only.
 	keep, changed map[string]bool
-	// o and n are the two documents' cuts, for Patch.
-	o, n *pieces
+	// o and n are the two documents' cuts, for Patch; files: the plan
+	// is a multi-file tree's (PlanFiles), whose root alone is cut.
+	o, n  *pieces
+	files bool
 }
 
 // Complete reports whether an element at the JSON pointer p sits in a chunk
@@ -77,7 +79,9 @@ var splitKinds = map[string]bool{
 
 // PlanSubset cuts old and new into chunks and blanks on both sides what no
 // change can reach; ok is false when the documents are not of the plain
-// block style it is sure of, or the subset would leave out nothing.
+// block style it is sure of. A plan that leaves out nothing is returned
+// too: its old side still loads on both cores, and its new side parses
+// only the chunks that changed (LoadOld, Patch).
 func PlanSubset(old, new []byte) (*Subset, bool) {
 	// Each side is cut on its own core: the cut is most of the plan's time.
 	var o *pieces
@@ -89,7 +93,7 @@ func PlanSubset(old, new []byte) (*Subset, bool) {
 	if !ook {
 		return nil, false
 	}
-	return planCut(o, n, ok, false)
+	return planCut(o, n, ok, true)
 }
 
 // planCut is PlanSubset once both documents are cut (ok: new's cut); with

@@ -67,21 +67,10 @@ func diffOpenAPI(old, new Side, o Options, subset bool) (*rules.Input, *openapi.
 	}
 	o.Stats.files(1, 0)
 	if sub != nil {
-		oldSub := func() (*openapi.Doc, error) { return loadOpenAPI(withText(old, sub.Old, nil), o) }
-		if r := held.restricted(sub, o); r != nil {
-			oldSub = func() (*openapi.Doc, error) { return r, nil }
-		}
-		newSub := withText(new, sub.New, nil)
-		loadNew := func() (*openapi.Doc, error) { return loadOpenAPI(newSub, o) }
-		if held != nil {
-			loadNew = func() (*openapi.Doc, error) {
-				if p := held.patched(sub, new); p != nil {
-					return p, nil
-				}
-				return loadOpenAPI(newSub, o)
-			}
-		}
-		in, err := compareOpenAPI(old, oldSub, newSub, loadNew, o, true)
+		loadOld, loadNew := subsetLoads(old, new, sub, held, o)
+		// A plan that leaves nothing out loads the whole documents: their
+		// problems are theirs to report.
+		in, err := compareOpenAPI(old, loadOld, withText(new, sub.New, nil), loadNew, o, sub.Skipped > 0)
 		o.Stats.chunks(sub)
 		if err == nil {
 			return in, sub, nil
@@ -96,6 +85,51 @@ func diffOpenAPI(old, new Side, o Options, subset bool) (*rules.Input, *openapi.
 	}
 	in, err := compareOpenAPI(old, oldWhole, new, func() (*openapi.Doc, error) { return loadOpenAPI(new, o) }, o, false)
 	return in, nil, err
+}
+
+// subsetLoads are the loads of a plan's two sides. With a held old side,
+// the old side is the held load restricted to the plan, and the new side
+// is patched from the held load, parsing only the chunks that changed.
+// Otherwise the old side's kept chunks are parsed on both cores
+// (Subset.LoadOld) and the new side is patched from that load. Each falls
+// back to loading the plan's text.
+func subsetLoads(old, new Side, sub *openapi.Subset, held *heldDoc, o Options) (loadOld, loadNew func() (*openapi.Doc, error)) {
+	oldText, newText := withText(old, sub.Old, nil), withText(new, sub.New, nil)
+	loadOld = func() (*openapi.Doc, error) { return loadOpenAPI(oldText, o) }
+	if held != nil {
+		if r := held.restricted(sub, o); r != nil {
+			loadOld = func() (*openapi.Doc, error) { return r, nil }
+		}
+		return loadOld, func() (*openapi.Doc, error) {
+			if p := held.patched(sub, new); p != nil {
+				return p, nil
+			}
+			return loadOpenAPI(newText, o)
+		}
+	}
+	var base *openapi.Doc
+	loaded := make(chan struct{})
+	split := func() (*openapi.Doc, error) {
+		d, ok := sub.LoadOld(firstName(old), old.Display)
+		if ok {
+			base = d
+		}
+		close(loaded) // the new side's load starts now, if it cannot be patched
+		if ok {
+			return d, nil
+		}
+		return loadOpenAPI(oldText, o)
+	}
+	patch := func() (*openapi.Doc, error) {
+		<-loaded
+		if base != nil {
+			if p, ok := base.Patch(sub.Cut(), sub, firstName(new), new.Display); ok {
+				return p, nil
+			}
+		}
+		return loadOpenAPI(newText, o)
+	}
+	return split, patch
 }
 
 // parses reports whether a side's root document reads as YAML or JSON.
