@@ -3,6 +3,7 @@ package openapi
 import (
 	"bytes"
 	"strings"
+	"unicode/utf8"
 )
 
 // cut splits a block-style YAML document into its chunks (see subset.go),
@@ -11,8 +12,8 @@ import (
 // of quoted scalars that span lines are text. ok is false on anything the
 // cutter is not sure of.
 func cut(src []byte) (d *pieces, ok bool) {
-	if len(src) == 0 || bytes.ContainsAny(src, "\t\r") || bytes.HasPrefix(src, []byte("\xef\xbb\xbf")) {
-		return nil, false
+	if len(src) == 0 || bytes.ContainsAny(src, "\t\r\x00") || bytes.HasPrefix(src, []byte("\xef\xbb\xbf")) || !utf8.Valid(src) {
+		return nil, false // what Load refuses, Load must say where
 	}
 	for _, kw := range baseKeywords {
 		if bytes.Contains(src, []byte(kw)) {

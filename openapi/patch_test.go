@@ -50,7 +50,8 @@ func TestPatchIsTheLoad(t *testing.T) {
 // TestLoadOldIsTheLoad holds the diff's loads of a plan to loads of its
 // texts on the same cases: the old side parsed as two halves (LoadOld),
 // the new side patched from it, field by field as TestPatchIsTheLoad
-// compares them.
+// compares them; and a whole document parsed as two halves (Cut.Load, the
+// language server's base) to its load.
 func TestLoadOldIsTheLoad(t *testing.T) {
 	cases := patchEdits()
 	dirs, _ := filepath.Glob(filepath.Join("..", "testdata", "rules", "*", "*", "old.yaml"))
@@ -64,6 +65,15 @@ func TestLoadOldIsTheLoad(t *testing.T) {
 	split := 0
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
+			if whole, ok := NewCut([]byte(tc.old)).Load("old.yaml", nil); ok {
+				want, err := Load(memSource(t, map[string]string{"old.yaml": tc.old}), "old.yaml", nil)
+				if err != nil {
+					t.Fatalf("Cut.Load stood in for a text that does not load: %v", err)
+				}
+				if d := cmp.Diff(want.Contract(), whole.Contract()); d != "" {
+					t.Errorf("the whole document's halves lower otherwise than its load (-load +halves):\n%s", d)
+				}
+			}
 			s, ok := PlanSubset([]byte(tc.old), []byte(tc.new))
 			if !ok {
 				return

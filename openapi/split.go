@@ -27,7 +27,27 @@ func (s *Subset) LoadOld(name string, display func(string) string) (*Doc, bool) 
 	if s.o == nil || s.files {
 		return nil, false
 	}
-	halves, ok := s.o.halves(s.keep)
+	return s.o.loadHalves(s.keep, name, display, s.Old)
+}
+
+// Load is the model a load of the whole document c holds gives, named
+// name, parsed as two halves at once (see LoadOld); false when it cannot
+// stand for that load.
+func (c *Cut) Load(name string, display func(string) string) (*Doc, bool) {
+	if !c.ok {
+		return nil, false
+	}
+	all := make(map[string]bool, len(c.p.chunks))
+	for p := range c.p.chunks {
+		all[p] = true
+	}
+	return c.p.loadHalves(all, name, display, c.p.src)
+}
+
+// loadHalves is the model of d's header and the chunks keep holds, whose
+// text is raw, parsed as two halves at once.
+func (d *pieces) loadHalves(keep map[string]bool, name string, display func(string) string, raw []byte) (*Doc, bool) {
+	halves, ok := d.halves(keep)
 	if !ok {
 		return nil, false
 	}
@@ -54,11 +74,11 @@ func (s *Subset) LoadOld(name string, display func(string) string) (*Doc, bool) 
 	if display == nil {
 		display = func(s string) string { return s }
 	}
-	d := &Doc{T: t, name: name, display: display, raw: s.Old}
-	if d.Problems = d.validate(context.Background()); len(d.Problems) > 0 {
+	doc := &Doc{T: t, name: name, display: display, raw: raw}
+	if doc.Problems = doc.validate(context.Background()); len(doc.Problems) > 0 {
 		return nil, false
 	}
-	return d, true
+	return doc, true
 }
 
 // splits reports whether every $ref the halves of keep make can be

@@ -57,12 +57,32 @@ func (h *Held) doc(s Side) *heldDoc {
 }
 
 // load is loadOpenAPI of the whole old side, once.
+// The first edit after an open waits for it, so it is parsed as two halves
+// on two cores where the document is cut (openapi.Cut.Load).
 func (d *heldDoc) load(o Options) (*openapi.Doc, error) {
 	d.loadOnce.Do(func() {
+		if c := d.cutDoc(); c != nil {
+			if doc, ok := c.Load(firstName(d.side), d.side.Display); ok {
+				d.doc = doc
+				close(d.loaded)
+				return
+			}
+		}
 		d.doc, d.err = loadOpenAPI(d.side, o)
 		close(d.loaded)
 	})
 	return d.doc, d.err
+}
+
+// cutDoc is the old document cut into chunks, once; nil when it is not
+// one file a subset can be planned against.
+func (d *heldDoc) cutDoc() *openapi.Cut {
+	d.cutOnce.Do(func() {
+		if b, ok := oneFile(d.side); ok {
+			d.cut = openapi.NewCut(b)
+		}
+	})
+	return d.cut
 }
 
 // Wait blocks until every base load started in the background has
@@ -88,13 +108,8 @@ func (d *heldDoc) parsed() bool {
 
 // plan is planSubset with the old side cut once.
 func (d *heldDoc) plan(new Side) *openapi.Subset {
-	d.cutOnce.Do(func() {
-		if b, ok := oneFile(d.side); ok {
-			d.cut = openapi.NewCut(b)
-		}
-	})
 	nb, ok := oneFile(new)
-	if d.cut == nil || !ok {
+	if d.cutDoc() == nil || !ok {
 		return nil
 	}
 	sub, ok := openapi.PlanSubsetCut(d.cut, nb)
