@@ -19,6 +19,17 @@ import (
 // Shared component schemas are lowered once (memoised by schema), and a
 // $ref cycle ends at the first schema seen twice.
 func (d *Doc) Contract() *rules.Contract {
+	if d == nil {
+		return &rules.Contract{Format: rules.OpenAPI}
+	}
+	// A language server's old side is one restricted model for every edit
+	// planned alike (see Restrict): it is lowered once.
+	d.lowered.once.Do(func() { d.lowered.c = d.lower() })
+	return d.lowered.c
+}
+
+// lower is the contract d holds.
+func (d *Doc) lower() *rules.Contract {
 	l := &lowerer{d: d, c: &rules.Contract{Format: rules.OpenAPI},
 		schemas: map[*openapi3.Schema]*rules.Schema{}, params: map[*openapi3.Parameter]*rules.Param{}}
 	if d == nil || d.T == nil {

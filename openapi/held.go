@@ -1,6 +1,12 @@
 package openapi
 
-import "github.com/getkin/kin-openapi/openapi3"
+import (
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/getkin/kin-openapi/openapi3"
+)
 
 // A language server compares every edit of a buffer with one base
 // document, which does not change between edits. Cut and Restrict let the
@@ -38,11 +44,39 @@ func PlanSubsetCut(old *Cut, new []byte) (*Subset, bool) {
 // the kept chunks are closed under $refs, so each resolves to what it does
 // in d. ok is false when d has validation problems, which the plan's text
 // must then be loaded to place. The result shares d's elements: neither
-// may be changed after.
+// may be changed after. The last result is kept: edits typed in one place
+// plan alike, and the same model is lowered once (see Contract).
 func (d *Doc) Restrict(c *Cut, s *Subset) (*Doc, bool) {
 	if len(d.Problems) > 0 || s == nil || !c.ok {
 		return nil, false
 	}
+	kept := make([]string, 0, len(s.keep))
+	for p := range s.keep {
+		kept = append(kept, p)
+	}
+	slices.Sort(kept)
+	key := strings.Join(kept, "\n")
+	d.restricted.mu.Lock()
+	defer d.restricted.mu.Unlock()
+	if d.restricted.doc != nil && d.restricted.keep == key {
+		return d.restricted.doc, true
+	}
+	r, ok := d.restrict(c, s)
+	if ok {
+		d.restricted.keep, d.restricted.doc = key, r
+	}
+	return r, ok
+}
+
+// restriction is the last model Restrict gave, by the chunks it kept.
+type restriction struct {
+	mu   sync.Mutex
+	keep string
+	doc  *Doc
+}
+
+// restrict is Restrict, built.
+func (d *Doc) restrict(c *Cut, s *Subset) (*Doc, bool) {
 	// An entry that is no chunk (of a one-line flow mapping, or a key the
 	// cut spells otherwise) is a text this does not know: the plan's text
 	// is loaded instead.

@@ -18,6 +18,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/getkin/kin-openapi/openapi3"
@@ -54,6 +55,16 @@ type Doc struct {
 	bundled []rules.Invalid
 	// reused is set when the model is partly another load's (Patch).
 	reused *reuse
+	// lowered is Contract's result, once; restricted is the last Restrict of
+	// this document (see held.go).
+	lowered    lowering
+	restricted restriction
+}
+
+// lowering is a document's contract, lowered once.
+type lowering struct {
+	once sync.Once
+	c    *rules.Contract
 }
 
 // Load reads the document name (root-relative) from src. Every $ref is read
