@@ -213,7 +213,7 @@ func cutLast(ptr string) (parent, last string, ok bool) {
 	if i < 0 {
 		return "", "", false
 	}
-	last = strings.ReplaceAll(strings.ReplaceAll(ptr[i+1:], "~1", "/"), "~0", "~")
+	last = unescape(ptr[i+1:])
 	return ptr[:i], last, true
 }
 
