@@ -34,7 +34,7 @@ func PlanSubsetCut(old *Cut, new []byte) (*Subset, bool) {
 		return nil, false
 	}
 	n, ok := cut(new)
-	return planCut(old.p, n, ok, true)
+	return planCut(old.p, n, ok)
 }
 
 // Restrict is d, the whole old document c holds and s was planned from,

@@ -71,9 +71,7 @@ type lowering struct {
 // through src too: a URL, an absolute path or a path leaving the root is
 // refused, never fetched or read.
 func Load(src source.Source, name string, display func(string) string) (doc *Doc, err error) {
-	if display == nil {
-		display = func(s string) string { return s }
-	}
+	display = asGiven(display)
 	d := &Doc{name: name, display: display}
 	defer func() {
 		// kin-openapi is third-party code fed untrusted text: a panic there
@@ -127,6 +125,14 @@ func (d *Doc) load(src source.Source) (*openapi3.T, *openapi3.Loader, error) {
 			return t, l, err
 		}
 	}
+}
+
+// asGiven is display, or the name as it is when display is nil.
+func asGiven(display func(string) string) func(string) string {
+	if display == nil {
+		return func(s string) string { return s }
+	}
+	return display
 }
 
 // validate collects every validation problem, each placed at the element

@@ -25,8 +25,8 @@ import (
 const fragQuery = "contractlint-edit"
 
 // Patch is the new side of s, the model a load of s.New gives, named name:
-// d is the whole old document c holds, and s was planned against c
-// (PlanSubsetCut). Only the header and the chunks whose bytes changed are
+// d is a load of s's old side holding every chunk s keeps (the whole
+// document c holds, or LoadOld's), and s was planned against c. Only the header and the chunks whose bytes changed are
 // parsed, each $ref they make to an unchanged chunk read as a stub; the
 // unchanged chunks are d's, and those that reach a changed one are copied
 // with their $refs pointed at the new values (see repointer). A place in a
@@ -51,10 +51,7 @@ func (d *Doc) Patch(c *Cut, s *Subset, name string, display func(string) string)
 	if !ok {
 		return nil, false
 	}
-	if display == nil {
-		display = func(s string) string { return s }
-	}
-	out := &Doc{T: t, name: name, display: display, raw: s.New, reused: s.moves()}
+	out := &Doc{T: t, name: name, display: asGiven(display), raw: s.New, reused: s.moves()}
 	if out.Problems = out.validate(context.Background()); len(out.Problems) > 0 {
 		return nil, false
 	}
@@ -132,8 +129,8 @@ func (s *Subset) assemble(base, ft *openapi3.T) (*openapi3.T, bool) {
 	return a.build()
 }
 
-// moves is where the chunks taken from the old text sit in the new one,
-// nil when none moved.
+// moves is where the chunks taken from the old text sit in the new one;
+// its moves are nil when none moved.
 func (s *Subset) moves() *reuse {
 	var segs []move
 	moved := false

@@ -24,7 +24,7 @@ func (s *Subset) Cut() *Cut { return &Cut{p: s.o, ok: true} }
 // half makes cannot be stubbed, a half does not parse, the model has
 // validation problems): s.Old must then be loaded.
 func (s *Subset) LoadOld(name string, display func(string) string) (*Doc, bool) {
-	if s.o == nil || s.files {
+	if s.files {
 		return nil, false
 	}
 	return s.o.loadHalves(s.keep, name, display, s.Old)
@@ -71,21 +71,11 @@ func (d *pieces) loadHalves(keep map[string]bool, name string, display func(stri
 	if !ok {
 		return nil, false
 	}
-	if display == nil {
-		display = func(s string) string { return s }
-	}
-	doc := &Doc{T: t, name: name, display: display, raw: raw}
+	doc := &Doc{T: t, name: name, display: asGiven(display), raw: raw}
 	if doc.Problems = doc.validate(context.Background()); len(doc.Problems) > 0 {
 		return nil, false
 	}
 	return doc, true
-}
-
-// splits reports whether every $ref the halves of keep make can be
-// stubbed.
-func (d *pieces) splits(keep map[string]bool) bool {
-	_, ok := d.halves(keep)
-	return ok
 }
 
 // half is one half of a split load: the chunks it parses, and its text.

@@ -93,17 +93,16 @@ func PlanSubset(old, new []byte) (*Subset, bool) {
 	if !ook {
 		return nil, false
 	}
-	return planCut(o, n, ok, true)
+	return planCut(o, n, ok)
 }
 
-// planCut is PlanSubset once both documents are cut (ok: new's cut); with
-// always, a plan that leaves out nothing is returned too.
-func planCut(o, n *pieces, ok, always bool) (*Subset, bool) {
+// planCut is PlanSubset once both documents are cut (ok: new's cut).
+func planCut(o, n *pieces, ok bool) (*Subset, bool) {
 	if !ok || !bytes.Equal(o.header, n.header) || !o.sound() || !n.sound() {
 		return nil, false
 	}
 	keep, whole, changed := plan(o, n, nil, nil)
-	return subset(o, n, keep, whole, changed, always)
+	return subset(o, n, keep, whole, changed, true)
 }
 
 // subset is the plan that keeps keep, or false when it leaves out nothing

@@ -56,20 +56,19 @@ func (h *Held) doc(s Side) *heldDoc {
 	return d
 }
 
-// load is loadOpenAPI of the whole old side, once.
-// The first edit after an open waits for it, so it is parsed as two halves
-// on two cores where the document is cut (openapi.Cut.Load).
+// load is loadOpenAPI of the whole old side, once. The first edit after
+// an open waits for it, so where the document is cut it is parsed as two
+// halves on two cores (openapi.Cut.Load).
 func (d *heldDoc) load(o Options) (*openapi.Doc, error) {
 	d.loadOnce.Do(func() {
+		defer close(d.loaded)
 		if c := d.cutDoc(); c != nil {
 			if doc, ok := c.Load(firstName(d.side), d.side.Display); ok {
 				d.doc = doc
-				close(d.loaded)
 				return
 			}
 		}
 		d.doc, d.err = loadOpenAPI(d.side, o)
-		close(d.loaded)
 	})
 	return d.doc, d.err
 }
@@ -131,9 +130,7 @@ func (d *heldDoc) restricted(sub *openapi.Subset, o Options) *openapi.Doc {
 	// its plan blanks most chunks: the plan's old text is then loaded beside
 	// the buffer instead. A plan keeping most of the document waits, as
 	// loading its text would cost nearly the whole load, on the same cores.
-	select {
-	case <-d.loaded:
-	default:
+	if !d.isLoaded() {
 		d.warm(o)
 		if 2*sub.Skipped >= sub.Chunks {
 			return nil
@@ -150,21 +147,23 @@ func (d *heldDoc) restricted(sub *openapi.Subset, o Options) *openapi.Doc {
 	return r
 }
 
+// isLoaded reports whether the whole old side's load has finished.
+func (d *heldDoc) isLoaded() bool {
+	select {
+	case <-d.loaded:
+		return true
+	default:
+		return false
+	}
+}
+
 // patched is the new side of sub built from the held load (see
 // openapi.Doc.Patch): only the chunks that differ from the base are
 // parsed. nil when the held load is not there yet or cannot stand in.
 // Patch's validation swaps shared schemas out and back, so it runs only
 // in the load phase, where the old side reads the held load's maps alone.
 func (d *heldDoc) patched(sub *openapi.Subset, new Side) *openapi.Doc {
-	if d == nil || d.cut == nil {
-		return nil
-	}
-	select {
-	case <-d.loaded:
-	default:
-		return nil
-	}
-	if d.err != nil {
+	if d == nil || d.cut == nil || !d.isLoaded() || d.err != nil {
 		return nil
 	}
 	p, ok := d.doc.Patch(d.cut, sub, firstName(new), new.Display)
