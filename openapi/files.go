@@ -1,7 +1,6 @@
 package openapi
 
 import (
-	"bytes"
 	"regexp"
 	"strings"
 	"sync"
@@ -47,7 +46,7 @@ func PlanFiles(old, new []byte, reach FileReach) (*Subset, bool) {
 	wg.Go(func() { o, ook = cut(mask(old)) })
 	n, ok := cut(mask(new))
 	wg.Wait()
-	if !ok || !ook || !bytes.Equal(o.header, n.header) || !o.sound() || !n.sound() {
+	if !ok || !ook || !sameHeader(o, n) || !o.sound() || !n.sound() {
 		return nil, false
 	}
 	// The masked texts are the same length as the real ones, line by line:

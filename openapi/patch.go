@@ -26,17 +26,36 @@ const fragQuery = "contractlint-edit"
 
 // Patch is the new side of s, the model a load of s.New gives, named name:
 // d is a load of s's old side holding every chunk s keeps (the whole
-// document c holds, or LoadOld's), and s was planned against c. Only the header and the chunks whose bytes changed are
-// parsed, each $ref they make to an unchanged chunk read as a stub; the
-// unchanged chunks are d's, and those that reach a changed one are copied
-// with their $refs pointed at the new values (see repointer). A place in a
-// chunk taken from d is moved to the chunk's lines in the new text. ok is
-// false when d or the result has validation problems, or when a chunk a
-// changed one refers to cannot be written as a stub: the plan's text must
-// then be loaded. The result shares d's elements: neither may be changed
-// after.
+// document c holds, or LoadOld's), and s was planned against c. Only the
+// header and the chunks whose bytes changed are parsed, each $ref they make
+// to an unchanged chunk read as a stub; the unchanged chunks are d's, and
+// those that reach a changed one are copied with their $refs pointed at the
+// new values (see repointer). A place in a chunk taken from d is moved to
+// the chunk's lines in the new text. ok is false when d or the result has
+// validation problems, or when a chunk a changed one refers to cannot be
+// written as a stub: the plan's text must then be loaded. The result shares
+// d's elements: neither may be changed after.
 func (d *Doc) Patch(c *Cut, s *Subset, name string, display func(string) string) (*Doc, bool) {
-	if len(d.Problems) > 0 || s == nil || !c.ok || s.o != c.p || d.T.Components == nil && d.T.Paths == nil {
+	e, ok := s.ParseEdit(name)
+	if !ok {
+		return nil, false
+	}
+	return d.PatchEdit(c, e, display)
+}
+
+// Edit is the half of Patch that needs no base: the header and changed
+// chunks of a plan's new side, parsed. A caller that must load the base
+// first (LoadOld) parses the edit beside it.
+type Edit struct {
+	s    *Subset
+	name string
+	t    *openapi3.T
+}
+
+// ParseEdit parses s's new header and changed chunks, named name; false
+// when they cannot be parsed alone (see Patch).
+func (s *Subset) ParseEdit(name string) (*Edit, bool) {
+	if s == nil {
 		return nil, false
 	}
 	text, ok := s.fragment()
@@ -47,11 +66,20 @@ func (d *Doc) Patch(c *Cut, s *Subset, name string, display func(string) string)
 	if err != nil || !strings.HasPrefix(ft.OpenAPI, "3.") {
 		return nil, false
 	}
-	t, ok := s.assemble(d.T, ft)
+	return &Edit{s: s, name: name, t: ft}, true
+}
+
+// PatchEdit is Patch with the edit parsed; an edit is assembled once.
+func (d *Doc) PatchEdit(c *Cut, e *Edit, display func(string) string) (*Doc, bool) {
+	s := e.s
+	if len(d.Problems) > 0 || !c.ok || s.o != c.p || d.T.Components == nil && d.T.Paths == nil {
+		return nil, false
+	}
+	t, ok := s.assemble(d.T, e.t)
 	if !ok {
 		return nil, false
 	}
-	out := &Doc{T: t, name: name, display: asGiven(display), raw: s.New, reused: s.moves()}
+	out := &Doc{T: t, name: e.name, display: asGiven(display), raw: s.New, reused: s.moves()}
 	if out.Problems = out.validate(context.Background()); len(out.Problems) > 0 {
 		return nil, false
 	}

@@ -2,8 +2,11 @@ package openapi
 
 import (
 	"bytes"
+	"reflect"
 	"strings"
 	"sync"
+
+	"go.yaml.in/yaml/v4"
 )
 
 // A subset load makes the work of a diff grow with the change, not with the
@@ -20,7 +23,7 @@ import (
 // ignore, which a run reports when it matches nothing; and when a kept chunk
 // $refs it, so that everything kept resolves. The text outside the chunks
 // (openapi, info, servers, security, tags, webhooks, security schemes...) is
-// always kept and must be identical on both sides, but for info, which
+// always kept and must say the same on both sides, but for info, which
 // nothing else reads (a release bumps info.version).
 //
 // Anything the cutter is not sure of makes it give up, and the caller loads
@@ -98,11 +101,28 @@ func PlanSubset(old, new []byte) (*Subset, bool) {
 
 // planCut is PlanSubset once both documents are cut (ok: new's cut).
 func planCut(o, n *pieces, ok bool) (*Subset, bool) {
-	if !ok || !bytes.Equal(o.header, n.header) || !o.sound() || !n.sound() {
+	if !ok || !sameHeader(o, n) || !o.sound() || !n.sound() {
 		return nil, false
 	}
 	keep, whole, changed := plan(o, n, nil, nil)
 	return subset(o, n, keep, whole, changed, true)
+}
+
+// sameHeader reports whether the text outside the chunks says the same on
+// both sides. Byte-identical is the common case; a release that only
+// re-quotes its strings or edits a comment (Stripe's 2023 specs) is the same
+// values, and both sides' headers are loaded anyway, so their diff still
+// sees whatever differs. The values are decoded as kin-openapi's loader
+// decodes them.
+func sameHeader(o, n *pieces) bool {
+	if bytes.Equal(o.header, n.header) {
+		return true
+	}
+	var ov, nv any
+	if yaml.Unmarshal(o.header, &ov) != nil || yaml.Unmarshal(n.header, &nv) != nil {
+		return false
+	}
+	return reflect.DeepEqual(ov, nv)
 }
 
 // subset is the plan that keeps keep, or false when it leaves out nothing

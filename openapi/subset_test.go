@@ -160,6 +160,17 @@ func TestPlanSubsetUnsure(t *testing.T) {
 	if _, ok := PlanSubset([]byte(base), []byte(strings.Replace(changed, "openapi: 3.0.3", "openapi: 3.0.2", 1))); ok {
 		t.Error("planned a subset though the text outside the chunks changed")
 	}
+	for name, spelt := range map[string]string{
+		"quoted":         strings.Replace(changed, "openapi: 3.0.3", "openapi: '3.0.3'", 1),
+		"with a comment": strings.Replace(changed, "openapi: 3.0.3", "openapi: 3.0.3 # the version", 1),
+	} {
+		if _, ok := PlanSubset([]byte(base), []byte(spelt)); !ok {
+			t.Errorf("the text outside the chunks %s, the same values, stops the subset", name)
+		}
+	}
+	if _, ok := PlanSubset([]byte(base), []byte(strings.Replace(changed, "openapi: 3.0.3", "openapi: '3.0.2'", 1))); ok {
+		t.Error("planned a subset though a quoted value outside the chunks changed")
+	}
 	if _, ok := PlanSubset([]byte(base), []byte(strings.Replace(changed, "version: '1'", "version: '2'", 1))); !ok {
 		t.Error("a new info.version alone stops the subset")
 	}

@@ -107,6 +107,8 @@ func subsetLoads(old, new Side, sub *openapi.Subset, held *heldDoc, o Options) (
 			return loadOpenAPI(newText, o)
 		}
 	}
+	// The new side's changed chunks parse beside the old side's halves:
+	// they need no base until they are assembled.
 	var base *openapi.Doc
 	loaded := make(chan struct{})
 	split := func() (*openapi.Doc, error) {
@@ -121,9 +123,10 @@ func subsetLoads(old, new Side, sub *openapi.Subset, held *heldDoc, o Options) (
 		return loadOpenAPI(oldText, o)
 	}
 	patch := func() (*openapi.Doc, error) {
+		e, parsed := sub.ParseEdit(firstName(new))
 		<-loaded
-		if base != nil {
-			if p, ok := base.Patch(sub.Cut(), sub, firstName(new), new.Display); ok {
+		if base != nil && parsed {
+			if p, ok := base.PatchEdit(sub.Cut(), e, new.Display); ok {
 				return p, nil
 			}
 		}
