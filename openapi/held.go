@@ -38,7 +38,7 @@ func PlanSubsetCut(old *Cut, new []byte) (*Subset, bool) {
 }
 
 // Restrict is d, the whole old document c holds and s was planned from,
-// without the chunks s blanks: the model a load of s.Old gives, without
+// without the chunks s blanks: the model a load of s.OldText() gives, without
 // parsing it.
 // Blanking keeps every line, so every origin is the one that load has; and
 // the kept chunks are closed under $refs, so each resolves to what it does

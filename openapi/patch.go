@@ -24,7 +24,7 @@ import (
 // the base's).
 const fragQuery = "contractlint-edit"
 
-// Patch is the new side of s, the model a load of s.New gives, named name:
+// Patch is the new side of s, the model a load of s.NewText() gives, named name:
 // d is a load of s's old side holding every chunk s keeps (the whole
 // document c holds, or LoadOld's), and s was planned against c. Only the
 // header and the chunks whose bytes changed are parsed, each $ref they make
@@ -79,7 +79,7 @@ func (d *Doc) PatchEdit(c *Cut, e *Edit, display func(string) string) (*Doc, boo
 	if !ok {
 		return nil, false
 	}
-	out := &Doc{T: t, name: e.name, display: asGiven(display), raw: s.New, reused: s.moves()}
+	out := &Doc{T: t, name: e.name, display: asGiven(display), raw: s.n.src, reused: s.moves()}
 	if out.Problems = out.validate(context.Background()); len(out.Problems) > 0 {
 		return nil, false
 	}
@@ -117,8 +117,7 @@ func (d *pieces) fragment(keep map[string]bool) ([]byte, bool) {
 			stub[r] = true
 		}
 	}
-	b, _ := d.blankStub(keep, stub)
-	return b, true
+	return d.blankStub(keep, stub), true
 }
 
 // loadFragment parses a fragment's text as the document at (a name, with

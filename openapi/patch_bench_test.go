@@ -48,7 +48,7 @@ func BenchmarkPatchStripe(b *testing.B) {
 		}
 		patch += time.Since(t0)
 		b.StopTimer()
-		if err := os.WriteFile(filepath.Join(dir, name), s.New, 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, name), s.NewText(), 0o644); err != nil {
 			b.Fatal(err)
 		}
 		t0 = time.Now()

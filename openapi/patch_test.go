@@ -78,7 +78,7 @@ func TestLoadOldIsTheLoad(t *testing.T) {
 			if !ok {
 				return
 			}
-			src := memSource(t, map[string]string{"old.yaml": string(s.Old), "new.yaml": string(s.New)})
+			src := memSource(t, map[string]string{"old.yaml": string(s.OldText()), "new.yaml": string(s.NewText())})
 			wantOld, oerr := Load(src, "old.yaml", nil)
 			wantNew, nerr := Load(src, "new.yaml", nil)
 			got, ok := s.LoadOld("old.yaml", nil)
@@ -139,13 +139,13 @@ func patchOne(t *testing.T, tc patchCase) bool {
 	}
 	got, ok := base.Patch(c, s, "new.yaml", nil)
 	if !ok {
-		want, err := Load(textSource{src, "new.yaml", s.New}, "new.yaml", nil)
+		want, err := Load(textSource{src, "new.yaml", s.NewText()}, "new.yaml", nil)
 		if _, stubs := s.fragment(); err == nil && len(want.Problems) == 0 && stubs {
 			t.Errorf("Patch refused a plan whose text loads without problems")
 		}
 		return false
 	}
-	want, err := Load(textSource{src, "new.yaml", s.New}, "new.yaml", nil)
+	want, err := Load(textSource{src, "new.yaml", s.NewText()}, "new.yaml", nil)
 	if err != nil {
 		t.Fatalf("Patch stood in for a text that does not load: %v", err)
 	}

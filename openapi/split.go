@@ -19,15 +19,15 @@ import (
 // Cut is the old document s was planned from, cut, for Patch.
 func (s *Subset) Cut() *Cut { return &Cut{p: s.o, ok: true} }
 
-// LoadOld is the model a load of s.Old gives, named name, parsed as two
+// LoadOld is the model a load of s.OldText() gives, named name, parsed as two
 // halves at once; false when it cannot stand for that load (a $ref one
 // half makes cannot be stubbed, a half does not parse, the model has
-// validation problems): s.Old must then be loaded.
+// validation problems): s.OldText() must then be loaded.
 func (s *Subset) LoadOld(name string, display func(string) string) (*Doc, bool) {
 	if s.files {
 		return nil, false
 	}
-	return s.o.loadHalves(s.keep, name, display, s.Old)
+	return s.o.loadHalves(s.keep, name, display)
 }
 
 // Load is the model a load of the whole document c holds gives, named
@@ -41,12 +41,12 @@ func (c *Cut) Load(name string, display func(string) string) (*Doc, bool) {
 	for p := range c.p.chunks {
 		all[p] = true
 	}
-	return c.p.loadHalves(all, name, display, c.p.src)
+	return c.p.loadHalves(all, name, display)
 }
 
-// loadHalves is the model of d's header and the chunks keep holds, whose
-// text is raw, parsed as two halves at once.
-func (d *pieces) loadHalves(keep map[string]bool, name string, display func(string) string, raw []byte) (*Doc, bool) {
+// loadHalves is the model of d's header and the chunks keep holds, parsed
+// as two halves at once.
+func (d *pieces) loadHalves(keep map[string]bool, name string, display func(string) string) (*Doc, bool) {
 	halves, ok := d.halves(keep)
 	if !ok {
 		return nil, false
@@ -71,7 +71,7 @@ func (d *pieces) loadHalves(keep map[string]bool, name string, display func(stri
 	if !ok {
 		return nil, false
 	}
-	doc := &Doc{T: t, name: name, display: asGiven(display), raw: raw}
+	doc := &Doc{T: t, name: name, display: asGiven(display), raw: d.src}
 	if doc.Problems = doc.validate(context.Background()); len(doc.Problems) > 0 {
 		return nil, false
 	}

@@ -34,10 +34,9 @@ import (
 // operationIds used twice and paths that clash once their parameters are
 // erased (kin-openapi reports both across the whole document).
 
-// Subset is the plan of a subset load: the two texts to load, and what was
-// left out.
+// Subset is the plan of a subset load: the two texts to load (OldText,
+// NewText), and what was left out.
 type Subset struct {
-	Old, New []byte
 	// Chunks counts the chunks of both documents (the union of their
 	// names); Skipped those blanked.
 	Chunks, Skipped int
@@ -54,7 +53,17 @@ type Subset struct {
 	// is a multi-file tree's (PlanFiles), whose root alone is cut.
 	o, n  *pieces
 	files bool
+	// oldText and newText blank the two documents when first asked: a
+	// plan that LoadOld and Patch stand in for never needs them, and each
+	// is a copy of a document.
+	oldText, newText func() []byte
 }
+
+// OldText is the old document with what the plan leaves out blanked.
+func (s *Subset) OldText() []byte { return s.oldText() }
+
+// NewText is the new document with what the plan leaves out blanked.
+func (s *Subset) NewText() []byte { return s.newText() }
 
 // Complete reports whether an element at the JSON pointer p sits in a chunk
 // loaded with everything that reaches it. A lint finding elsewhere may
@@ -144,8 +153,13 @@ func subset(o, n *pieces, keep, whole, changed map[string]bool, always bool) (*S
 	if s.Skipped == 0 && !always {
 		return nil, false
 	}
-	s.Old, _ = o.blank(keep)
-	s.New, s.Lines = n.blank(keep)
+	for p, c := range n.chunks {
+		if !keep[p] {
+			s.Lines += c.end - c.first
+		}
+	}
+	s.oldText = sync.OnceValue(func() []byte { return o.blank(keep) })
+	s.newText = sync.OnceValue(func() []byte { return n.blank(keep) })
 	return s, true
 }
 
@@ -276,17 +290,16 @@ func (d *pieces) sound() bool {
 // blank returns the text with the chunks not in keep emptied, keeping every
 // line break, and the number of lines emptied. A section left with no entry
 // is written `key: {}` (a mapping, as before).
-func (d *pieces) blank(keep map[string]bool) ([]byte, int) {
+func (d *pieces) blank(keep map[string]bool) []byte {
 	return d.blankStub(keep, nil)
 }
 
 // blankStub is blank with the chunks in stub kept as their key alone,
 // `Name: {}` on the chunk's first line: a name a kept chunk's $ref resolves
 // to, whatever it holds (see Patch). A stub's chunk must be bare or one line.
-func (d *pieces) blankStub(keep, stub map[string]bool) ([]byte, int) {
+func (d *pieces) blankStub(keep, stub map[string]bool) []byte {
 	drop := make([]bool, len(d.lines))
 	stubs := map[int]bool{}
-	n := 0
 	for p, c := range d.chunks {
 		if keep[p] {
 			continue
@@ -300,7 +313,6 @@ func (d *pieces) blankStub(keep, stub map[string]bool) ([]byte, int) {
 		for i := from; i < c.end; i++ {
 			drop[i] = true
 		}
-		n += c.end - from
 	}
 	empty := map[int]bool{}
 	for line, entries := range d.sections {
@@ -321,7 +333,7 @@ func (d *pieces) blankStub(keep, stub map[string]bool) ([]byte, int) {
 			out = append(out, '\n')
 		}
 	}
-	return out, n
+	return out
 }
 
 func keepsAny(entries []string, keep map[string]bool) bool {

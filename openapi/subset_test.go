@@ -83,10 +83,10 @@ func TestPlanSubsetKeeps(t *testing.T) {
 			if !ok {
 				t.Fatal("no subset")
 			}
-			if d := cmp.Diff(tc.want, kept(t, sub.New)); d != "" {
+			if d := cmp.Diff(tc.want, kept(t, sub.NewText())); d != "" {
 				t.Errorf("kept (-want +got):\n%s", d)
 			}
-			for side, pair := range map[string][2][]byte{"old": {[]byte(tc.old), sub.Old}, "new": {[]byte(tc.new), sub.New}} {
+			for side, pair := range map[string][2][]byte{"old": {[]byte(tc.old), sub.OldText()}, "new": {[]byte(tc.new), sub.NewText()}} {
 				sameLines(t, side, pair[0], pair[1])
 			}
 		})
@@ -114,8 +114,8 @@ func TestPlanSubsetEmptiedSection(t *testing.T) {
 	if !ok {
 		t.Fatal("no subset")
 	}
-	if !bytes.Contains(sub.New, []byte("\npaths: {}\n")) || !bytes.Contains(sub.New, []byte("\n  schemas: {}\n")) {
-		t.Errorf("sections left empty are not written {}:\n%s", sub.New)
+	if !bytes.Contains(sub.NewText(), []byte("\npaths: {}\n")) || !bytes.Contains(sub.NewText(), []byte("\n  schemas: {}\n")) {
+		t.Errorf("sections left empty are not written {}:\n%s", sub.NewText())
 	}
 	if sub.Skipped != 3 || sub.Chunks != 4 {
 		t.Errorf("skipped %d of %d chunks, want 3 of 4", sub.Skipped, sub.Chunks)

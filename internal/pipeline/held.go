@@ -119,7 +119,7 @@ func (d *heldDoc) plan(new Side) *openapi.Subset {
 }
 
 // restricted is the held whole load restricted to sub, the model a load of
-// sub.Old gives; nil when it cannot stand for that load, or is not loaded
+// sub.OldText() gives; nil when it cannot stand for that load, or is not loaded
 // yet.
 func (d *heldDoc) restricted(sub *openapi.Subset, o Options) *openapi.Doc {
 	if d == nil {

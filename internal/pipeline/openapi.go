@@ -70,7 +70,7 @@ func diffOpenAPI(old, new Side, o Options, subset bool) (*rules.Input, *openapi.
 		loadOld, loadNew := subsetLoads(old, new, sub, held, o)
 		// A plan that leaves nothing out loads the whole documents: their
 		// problems are theirs to report.
-		in, err := compareOpenAPI(old, loadOld, withText(new, sub.New, nil), loadNew, o, sub.Skipped > 0)
+		in, err := compareOpenAPI(old, loadOld, new, loadNew, o, sub.Skipped > 0)
 		o.Stats.chunks(sub)
 		if err == nil {
 			return in, sub, nil
@@ -94,9 +94,11 @@ func diffOpenAPI(old, new Side, o Options, subset bool) (*rules.Input, *openapi.
 // (Subset.LoadOld) and the new side is patched from that load. Each falls
 // back to loading the plan's text.
 func subsetLoads(old, new Side, sub *openapi.Subset, held *heldDoc, o Options) (loadOld, loadNew func() (*openapi.Doc, error)) {
-	oldText, newText := withText(old, sub.Old, nil), withText(new, sub.New, nil)
-	loadOld = func() (*openapi.Doc, error) { return loadOpenAPI(oldText, o) }
+	// The plan's texts are blanked only when a load falls back to them.
+	textOld := func() (*openapi.Doc, error) { return loadOpenAPI(withText(old, sub.OldText(), nil), o) }
+	textNew := func() (*openapi.Doc, error) { return loadOpenAPI(withText(new, sub.NewText(), nil), o) }
 	if held != nil {
+		loadOld = textOld
 		if r := held.restricted(sub, o); r != nil {
 			loadOld = func() (*openapi.Doc, error) { return r, nil }
 		}
@@ -104,7 +106,7 @@ func subsetLoads(old, new Side, sub *openapi.Subset, held *heldDoc, o Options) (
 			if p := held.patched(sub, new); p != nil {
 				return p, nil
 			}
-			return loadOpenAPI(newText, o)
+			return textNew()
 		}
 	}
 	// The new side's changed chunks parse beside the old side's halves:
@@ -120,7 +122,7 @@ func subsetLoads(old, new Side, sub *openapi.Subset, held *heldDoc, o Options) (
 		if ok {
 			return d, nil
 		}
-		return loadOpenAPI(oldText, o)
+		return textOld()
 	}
 	patch := func() (*openapi.Doc, error) {
 		e, parsed := sub.ParseEdit(firstName(new))
@@ -130,7 +132,7 @@ func subsetLoads(old, new Side, sub *openapi.Subset, held *heldDoc, o Options) (
 				return p, nil
 			}
 		}
-		return loadOpenAPI(newText, o)
+		return textNew()
 	}
 	return split, patch
 }
