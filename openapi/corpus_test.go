@@ -163,3 +163,25 @@ func bareLoad(tb testing.TB, src source.Source, a, b string) {
 	}
 	wg.Wait()
 }
+
+// BenchmarkPlanStripe cuts two adjacent days of Stripe's spec into chunks
+// and plans their subset: the scan phase's work once both are read, one
+// core per side. The bytes are both documents'.
+func BenchmarkPlanStripe(b *testing.B) {
+	src, x, y := stripe(b, stripePrev, stripeNew)
+	ob, err := src.ReadFile(x)
+	if err != nil {
+		b.Fatal(err)
+	}
+	nb, err := src.ReadFile(y)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(ob) + len(nb)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, ok := openapi.PlanSubset(ob, nb); !ok {
+			b.Fatal("no subset planned")
+		}
+	}
+}

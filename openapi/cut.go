@@ -12,15 +12,14 @@ import (
 // of quoted scalars that span lines are text. ok is false on anything the
 // cutter is not sure of.
 func cut(src []byte) (d *pieces, ok bool) {
-	if len(src) == 0 || bytes.ContainsAny(src, "\t\r\x00") || bytes.HasPrefix(src, []byte("\xef\xbb\xbf")) || !utf8.Valid(src) {
+	if len(src) == 0 || hasAnyByte(src, '\t', '\r', 0) || bytes.HasPrefix(src, []byte("\xef\xbb\xbf")) || !utf8.Valid(src) {
 		return nil, false // what Load refuses, Load must say where
 	}
-	for _, kw := range baseKeywords {
-		if bytes.Contains(src, []byte(kw)) {
-			return nil, false // a $ref may then resolve against another base
-		}
+	if hasBaseKeyword(src) {
+		return nil, false // a $ref may then resolve against another base
 	}
 	d = &pieces{src: src, chunks: map[string]*chunk{}, sections: map[int][]string{}}
+	d.lines = make([]span, 0, bytes.Count(src, []byte("\n"))+1)
 	for start := 0; start <= len(src); {
 		end := bytes.IndexByte(src[start:], '\n')
 		if end < 0 {
@@ -40,7 +39,7 @@ func cut(src []byte) (d *pieces, ok bool) {
 		if c.cur != nil && c.cur.first == i && len(info.flowRefs) > 0 {
 			return nil, false // a one-line component may be a $ref itself
 		}
-		if info.isRef && info.scalar && !c.ref(info.value) {
+		if info.isRef && info.scalar && !c.ref(string(info.value)) {
 			return nil, false
 		}
 		for _, r := range info.flowRefs {
@@ -61,9 +60,43 @@ func cut(src []byte) (d *pieces, ok bool) {
 	return d, true
 }
 
+// hasAnyByte is bytes.ContainsAny for a few bytes, each looked for with
+// IndexByte's vector loop: ContainsAny reads a 4 MB document byte by byte.
+func hasAnyByte(b []byte, cs ...byte) bool {
+	for _, c := range cs {
+		if bytes.IndexByte(b, c) >= 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // baseKeywords are the JSON Schema keywords (OpenAPI 3.1) that give a
-// schema an identity a $ref can resolve to other than a component pointer.
-var baseKeywords = []string{"$id", "$anchor", "$dynamic", "$recursive"}
+// schema an identity a $ref can resolve to other than a component pointer,
+// without their '$'.
+var baseKeywords = []string{"id", "anchor", "dynamic", "recursive"}
+
+// hasBaseKeyword reports whether src holds one of baseKeywords anywhere. It
+// visits each '$' once: a document has a '$' in every $ref, and a search
+// per keyword stopped at each of them.
+func hasBaseKeyword(src []byte) bool {
+	for i := 0; ; {
+		j := bytes.IndexByte(src[i:], '$')
+		if j < 0 {
+			return false
+		}
+		i += j + 1
+		rest := src[i:]
+		if bytes.HasPrefix(rest, []byte("ref")) {
+			continue
+		}
+		for _, kw := range baseKeywords {
+			if bytes.HasPrefix(rest, []byte(kw)) {
+				return true
+			}
+		}
+	}
+}
 
 // cutter tracks where in the document's structure the scan is.
 type cutter struct {
@@ -90,8 +123,8 @@ func (c *cutter) structure(i int, l lineInfo) bool {
 			return false
 		}
 		c.close(i)
-		c.top, c.kind, c.entry, c.kindAt, c.section = l.key, "", -1, -1, -1
-		if l.key == "paths" && l.bare {
+		c.top, c.kind, c.entry, c.kindAt, c.section = string(l.key), "", -1, -1, -1
+		if c.top == "paths" && l.bare {
 			c.section = i
 		}
 		return true
@@ -99,17 +132,18 @@ func (c *cutter) structure(i int, l lineInfo) bool {
 	switch c.top {
 	case "paths":
 		return c.level(i, l, &c.entry, func() bool {
-			if c.section < 0 || !strings.HasPrefix(l.key, "/") {
+			if c.section < 0 || !bytes.HasPrefix(l.key, []byte("/")) {
 				return true // extensions stay in the header
 			}
-			c.d.paths = append(c.d.paths, l.key)
-			return c.open(i, "#/paths/"+escape(l.key), l.bare)
+			key := string(l.key)
+			c.d.paths = append(c.d.paths, key)
+			return c.open(i, "#/paths/"+escape(key), l.bare)
 		})
 	case "components":
 		if c.kindAt < 0 || l.indent <= c.kindAt {
 			return c.level(i, l, &c.kindAt, func() bool {
-				c.kind, c.nameAt, c.section = l.key, -1, -1
-				if splitKinds[l.key] && l.bare {
+				c.kind, c.nameAt, c.section = string(l.key), -1, -1
+				if splitKinds[c.kind] && l.bare {
 					c.section = i
 				}
 				return true
@@ -119,7 +153,7 @@ func (c *cutter) structure(i int, l lineInfo) bool {
 			return true
 		}
 		return c.level(i, l, &c.nameAt, func() bool {
-			return c.open(i, "#/components/"+c.kind+"/"+escape(l.key), l.bare)
+			return c.open(i, "#/components/"+c.kind+"/"+escape(string(l.key)), l.bare)
 		})
 	}
 	c.inside(l)
@@ -159,8 +193,8 @@ func (c *cutter) inside(l lineInfo) {
 	if l.indent == c.child && l.isRef {
 		c.cur.alias = true
 	}
-	if l.key == "operationId" && c.top == "paths" && l.scalar {
-		c.d.opIDs = append(c.d.opIDs, l.value)
+	if string(l.key) == "operationId" && c.top == "paths" && l.scalar {
+		c.d.opIDs = append(c.d.opIDs, string(l.value))
 	}
 }
 

@@ -27,13 +27,14 @@ type lineInfo struct {
 	structure bool // the line starts a node (not blank, comment or scalar text)
 	indent    int
 	dash      bool // it starts with a sequence entry
-	key       string
-	hasKey    bool
+	// key and value are slices of the line: most lines' are never read.
+	key    []byte
+	hasKey bool
 	// bare: nothing after the key's colon, not even a comment.
 	bare bool
 	// scalar: value is a one-line scalar (unquoted).
 	scalar bool
-	value  string
+	value  []byte
 	isRef  bool // the key is $ref
 	// flowRefs are the pointers of the $refs in a one-line flow
 	// collection ({$ref: '#/components/schemas/Order'}).
@@ -124,7 +125,7 @@ func (s *scanner) refLine(text []byte) (lineInfo, bool) {
 	switch s.ref {
 	case 1:
 		s.ref = 2
-		return lineInfo{isRef: true, scalar: true, value: string(bytes.TrimRight(text, " "))}, true
+		return lineInfo{isRef: true, scalar: true, value: bytes.TrimRight(text, " ")}, true
 	case 2:
 		return lineInfo{}, false
 	}
@@ -155,10 +156,10 @@ func (s *scanner) key(l *lineInfo, rest []byte) ([]byte, bool) {
 		case rest[i] == '#' && i > 0 && rest[i-1] == ' ':
 			return nil, true // a comment: no key on this line
 		case rest[i] == ':' && (i+1 == len(rest) || rest[i+1] == ' '):
-			if strings.ContainsAny(string(rest[:1]), "{[&*!|>%@`") {
+			if strings.IndexByte("{[&*!|>%@`", rest[0]) >= 0 {
 				return nil, true // an indicator: the value's reader decides
 			}
-			l.key, l.hasKey = string(bytes.TrimRight(rest[:i], " ")), true
+			l.key, l.hasKey = bytes.TrimRight(rest[:i], " "), true
 			return rest[i+1:], true
 		}
 	}
@@ -170,7 +171,7 @@ func (s *scanner) key(l *lineInfo, rest []byte) ([]byte, bool) {
 func (s *scanner) value(l *lineInfo, v []byte, parent int) bool {
 	l.bare = len(v) == 0 || len(bytes.TrimRight(v, " ")) == 0
 	v = bytes.TrimLeft(v, " ")
-	l.isRef = l.hasKey && l.key == "$ref"
+	l.isRef = l.hasKey && string(l.key) == "$ref"
 	if len(v) == 0 || v[0] == '#' {
 		return !l.isRef
 	}
@@ -198,7 +199,7 @@ func (s *scanner) value(l *lineInfo, v []byte, parent int) bool {
 			return !l.isRef
 		}
 		l.value, l.scalar = unquote(v[:end])
-		if !l.scalar && (l.isRef || l.key == "operationId") {
+		if !l.scalar && (l.isRef || string(l.key) == "operationId") {
 			return false // an escape in a value the cutter reads
 		}
 		return trailer(v[end:])
@@ -218,7 +219,7 @@ func (s *scanner) value(l *lineInfo, v []byte, parent int) bool {
 	if i := bytes.Index(v, []byte(" #")); i >= 0 {
 		v = v[:i]
 	}
-	l.value, l.scalar = string(bytes.TrimRight(v, " ")), true
+	l.value, l.scalar = bytes.TrimRight(v, " "), true
 	s.plain = parent
 	return true
 }
@@ -272,10 +273,13 @@ func trailer(b []byte) bool {
 
 // unquote is a quoted scalar's text: ” is a quote in single quotes; a
 // double-quoted one with an escape is not read (ok false).
-func unquote(b []byte) (string, bool) {
-	inner := string(b[1 : len(b)-1])
+func unquote(b []byte) ([]byte, bool) {
+	inner := b[1 : len(b)-1]
 	if b[0] == '\'' {
-		return strings.ReplaceAll(inner, "''", "'"), true
+		if bytes.Contains(inner, []byte("''")) {
+			inner = bytes.ReplaceAll(inner, []byte("''"), []byte("'"))
+		}
+		return inner, true
 	}
-	return inner, !strings.Contains(inner, "\\")
+	return inner, bytes.IndexByte(inner, '\\') < 0
 }
