@@ -62,7 +62,7 @@ func (s *Subset) ParseEdit(name string) (*Edit, bool) {
 	if !ok {
 		return nil, false
 	}
-	ft, err := loadFragment(&url.URL{Path: name, RawQuery: fragQuery}, text)
+	ft, err := loadFragment(&url.URL{Path: name, RawQuery: fragQuery}, text, true)
 	if err != nil || !strings.HasPrefix(ft.OpenAPI, "3.") {
 		return nil, false
 	}
@@ -122,14 +122,14 @@ func (d *pieces) fragment(keep map[string]bool) ([]byte, bool) {
 
 // loadFragment parses a fragment's text as the document at (a name, with
 // fragQuery when its places must be told from another load's).
-func loadFragment(at *url.URL, text []byte) (t *openapi3.T, err error) {
+func loadFragment(at *url.URL, text []byte, origins bool) (t *openapi3.T, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			t, err = nil, fmt.Errorf("the OpenAPI parser failed: %v", r)
 		}
 	}()
 	l := openapi3.NewLoader()
-	l.IncludeOrigin = true
+	l.IncludeOrigin = origins
 	l.Context = context.Background()
 	l.ReadFromURIFunc = func(_ *openapi3.Loader, u *url.URL) ([]byte, error) {
 		if *u != *at {

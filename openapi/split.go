@@ -12,22 +12,77 @@ import (
 
 // A diff of a plan parses the old side's kept chunks and then, with Patch,
 // only the new side's changed ones: the old side's parse is the run, on one
-// core. LoadOld parses it as two halves, one per core, each with the $refs
-// it makes into the other half read as stubs, and assembles one model of
-// them, as a language server's edit is assembled from the held load.
+// core. LoadOld parses it in parts, two per core at most, each with the
+// $refs it makes into another part read as stubs, and assembles one model
+// of them, as a language server's edit is assembled from the held load.
 
 // Cut is the old document s was planned from, cut, for Patch.
 func (s *Subset) Cut() *Cut { return &Cut{p: s.o, ok: true} }
 
-// LoadOld is the model a load of s.OldText() gives, named name, parsed as two
-// halves at once; false when it cannot stand for that load (a $ref one
-// half makes cannot be stubbed, a half does not parse, the model has
-// validation problems): s.OldText() must then be loaded.
+// LoadOld is the model a load of s.OldText() gives, named name, parsed in
+// parts at once; false when it cannot stand for that load (a $ref one part
+// makes cannot be stubbed, a part does not parse, the model has validation
+// problems): s.OldText() must then be loaded.
+//
+// The chunks kept only so that $refs resolve further (see bare) are parsed
+// without places: on adjacent days of Stripe they are most of the 26,600
+// lines kept, and recording where every value sits is a third of
+// kin-openapi's parse. Nothing the diff reports can sit in them but through
+// what was left out (a changed $ref turned from one of them to another), and
+// a finding there is placeless, which the caller takes as the sign to load
+// the whole documents (Unplaced).
 func (s *Subset) LoadOld(name string, display func(string) string) (*Doc, bool) {
 	if s.files {
 		return nil, false
 	}
-	return s.o.loadHalves(s.keep, name, display)
+	bare := s.bare()
+	placed := map[string]bool{}
+	for p := range s.keep {
+		if s.o.chunks[p] != nil && !bare[p] {
+			placed[p] = true
+		}
+	}
+	d, ok := s.o.loadParts(name, display, placed, bare)
+	if ok {
+		s.unplaced = len(bare)
+	}
+	return d, ok
+}
+
+// Unplaced is how many chunks a load of s parsed without places: when
+// any, a finding without a place must be taken to the whole documents.
+func (s *Subset) Unplaced() int {
+	if s == nil {
+		return 0
+	}
+	return s.unplaced
+}
+
+// bare is the old side's kept chunks that no finding of the plan can point
+// into: neither complete (changed, or reaching a change), nor holding an
+// ignore, nor $ref'd by a complete chunk or the header (a finding on a
+// property that is a $ref names the place of its target).
+func (s *Subset) bare() map[string]bool {
+	near := map[string]bool{}
+	for _, r := range s.o.headerRefs {
+		near[r] = true
+	}
+	for p := range s.whole {
+		for _, d := range []*pieces{s.o, s.n} {
+			if c := d.chunks[p]; c != nil {
+				for _, r := range c.refs {
+					near[r] = true
+				}
+			}
+		}
+	}
+	bare := map[string]bool{}
+	for p := range s.keep {
+		if c := s.o.chunks[p]; c != nil && !s.whole[p] && !near[p] && !c.ignore {
+			bare[p] = true
+		}
+	}
+	return bare
 }
 
 // Load is the model a load of the whole document c holds gives, named
@@ -41,32 +96,53 @@ func (c *Cut) Load(name string, display func(string) string) (*Doc, bool) {
 	for p := range c.p.chunks {
 		all[p] = true
 	}
-	return c.p.loadHalves(all, name, display)
+	return c.p.loadParts(name, display, all, nil)
 }
 
-// loadHalves is the model of d's header and the chunks keep holds, parsed
-// as two halves at once.
-func (d *pieces) loadHalves(keep map[string]bool, name string, display func(string) string) (*Doc, bool) {
-	halves, ok := d.halves(keep)
-	if !ok {
-		return nil, false
+// splitLines is the size from which a group of chunks parses as two halves,
+// one per core; a smaller one is parsed whole, without a second copy of the
+// header.
+const splitLines = 2000
+
+// loadParts is the model of d's header and the chunks placed and bare hold,
+// parsed at once: placed with the places of their values (the header with
+// them), bare without.
+func (d *pieces) loadParts(name string, display func(string) string, placed, bare map[string]bool) (*Doc, bool) {
+	type job struct {
+		h       half
+		origins bool
+		t       *openapi3.T
 	}
-	var ts [2]*openapi3.T
-	var wg sync.WaitGroup
-	for i, h := range halves {
-		wg.Go(func() { ts[i] = loadHalf(name, h) })
-	}
-	wg.Wait()
-	a := assembly{from: map[string]part{}}
-	for i, h := range halves {
-		if ts[i] == nil {
+	var jobs []*job
+	for _, g := range []struct {
+		keep    map[string]bool
+		origins bool
+	}{{placed, true}, {bare, false}} {
+		if !g.origins && len(g.keep) == 0 {
+			continue
+		}
+		hs, ok := d.parts(g.keep)
+		if !ok {
 			return nil, false
 		}
-		for p := range h.keep {
-			a.from[p] = part{t: ts[i], fresh: true}
+		for _, h := range hs {
+			jobs = append(jobs, &job{h: h, origins: g.origins})
 		}
 	}
-	a.header = ts[0]
+	var wg sync.WaitGroup
+	for _, j := range jobs {
+		wg.Go(func() { j.t = loadPart(&url.URL{Path: name}, j.h.text, j.origins) })
+	}
+	wg.Wait()
+	a := assembly{header: jobs[0].t, from: map[string]part{}}
+	for _, j := range jobs {
+		if j.t == nil {
+			return nil, false
+		}
+		for p := range j.h.keep {
+			a.from[p] = part{t: j.t, fresh: true}
+		}
+	}
 	t, ok := a.build()
 	if !ok {
 		return nil, false
@@ -76,6 +152,23 @@ func (d *pieces) loadHalves(keep map[string]bool, name string, display func(stri
 		return nil, false
 	}
 	return doc, true
+}
+
+// parts is keep's chunks as one fragment, or as two halves when they are
+// splitLines or more.
+func (d *pieces) parts(keep map[string]bool) ([]half, bool) {
+	lines := 0
+	for p := range keep {
+		if c := d.chunks[p]; c != nil {
+			lines += c.end - c.first
+		}
+	}
+	if lines >= splitLines {
+		hs, ok := d.halves(keep)
+		return hs[:], ok
+	}
+	text, ok := d.fragment(keep)
+	return []half{{keep: keep, text: text}}, ok
 }
 
 // half is one half of a split load: the chunks it parses, and its text.
@@ -118,10 +211,11 @@ func (d *pieces) halves(keep map[string]bool) ([2]half, bool) {
 	return out, true
 }
 
-// loadHalf parses one half under the document's own name (its lines are
-// the document's), nil when it does not load as an OpenAPI 3 document.
-func loadHalf(name string, h half) *openapi3.T {
-	t, err := loadFragment(&url.URL{Path: name}, h.text)
+// loadPart parses a fragment's text under the document's own name (its
+// lines are the document's), nil when it does not load as an OpenAPI 3
+// document; origins says whether values are given their places.
+func loadPart(at *url.URL, text []byte, origins bool) *openapi3.T {
+	t, err := loadFragment(at, text, origins)
 	if err != nil || !strings.HasPrefix(t.OpenAPI, "3.") {
 		return nil
 	}

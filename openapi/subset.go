@@ -53,6 +53,8 @@ type Subset struct {
 	// is a multi-file tree's (PlanFiles), whose root alone is cut.
 	o, n  *pieces
 	files bool
+	// unplaced counts the chunks LoadOld parsed without places.
+	unplaced int
 	// oldText and newText blank the two documents when first asked: a
 	// plan that LoadOld and Patch stand in for never needs them, and each
 	// is a copy of a document.

@@ -137,7 +137,21 @@ func Diff(old, new Side, o Options) ([]rules.Finding, error) {
 			return Diff(old, new, o)
 		}
 	}
+	if sub.Unplaced() > 0 && (slices.ContainsFunc(findings, placeless) || slices.ContainsFunc(lint, placeless)) {
+		// The chunks kept only so that $refs resolve were parsed without
+		// places: a finding there (a changed $ref turned from one to
+		// another) has none, and only the whole documents can give it.
+		o.Stats.rerun()
+		o.Whole = true
+		return Diff(old, new, o)
+	}
 	return findings, nil
+}
+
+// placeless reports whether a finding, or the old place it names, has no
+// line.
+func placeless(f rules.Finding) bool {
+	return f.Where.Line == 0 || f.Old != nil && f.Old.Line == 0
 }
 
 // Compare loads both sides and returns the typed diff with what the rules

@@ -24,6 +24,9 @@ type Stats struct {
 	// documents compared by a subset load; ChunksSkipped those left out as
 	// unchanged and out of the change's reach, LinesSkipped their lines.
 	Chunks, ChunksSkipped, LinesSkipped int
+	// ChunksUnplaced counts the chunks kept only so that $refs resolve,
+	// parsed without the places of their values.
+	ChunksUnplaced int
 	// Rerun counts the subset loads followed by a whole one: a validation
 	// problem or a lint finding that needed the chunks left out.
 	Rerun int
@@ -132,6 +135,7 @@ func (s *Stats) chunks(sub *openapi.Subset) {
 		s.Chunks += sub.Chunks
 		s.ChunksSkipped += sub.Skipped
 		s.LinesSkipped += sub.Lines
+		s.ChunksUnplaced += sub.Unplaced()
 	}
 }
 
@@ -159,6 +163,9 @@ func (s *Stats) Write(w io.Writer) {
 	fmt.Fprintf(w, "stats: files    %d compared, %d skipped as unchanged\n", s.Compared, s.Skipped)
 	if s.Chunks > 0 {
 		fmt.Fprintf(w, "stats: chunks   %d of %d skipped as unchanged and unreached (%d lines)", s.ChunksSkipped, s.Chunks, s.LinesSkipped)
+		if s.ChunksUnplaced > 0 {
+			fmt.Fprintf(w, ", %d parsed without places", s.ChunksUnplaced)
+		}
 		if s.Rerun > 0 {
 			fmt.Fprintf(w, ", then loaded whole %d times", s.Rerun)
 		}

@@ -118,6 +118,9 @@ func TestSubsetSameFindingsStripe(t *testing.T) {
 			if tc.skips && st.ChunksSkipped*2 < st.Chunks {
 				t.Errorf("subset left out %d of %d chunks, want at least half", st.ChunksSkipped, st.Chunks)
 			}
+			if tc.skips && (st.ChunksUnplaced == 0 || st.Rerun > 0) {
+				t.Errorf("parsed %d chunks without places, then loaded whole %d times: want the placeless parse to stand", st.ChunksUnplaced, st.Rerun)
+			}
 		})
 	}
 }
@@ -297,5 +300,79 @@ func TestSubsetInvalidLeftOut(t *testing.T) {
 	// The names as a user may write them: the loader asks for them cleaned.
 	if st := subsetRun(t, pipeline.Side{Src: src, Files: []string{"./old.yaml"}}, pipeline.Side{Src: src, Files: []string{"new.yaml"}}, everyRule()); st.ChunksSkipped != 2 || st.Rerun != 0 {
 		t.Errorf("skipped %d chunks, %d reruns; want /a and /b left out and no rerun", st.ChunksSkipped, st.Rerun)
+	}
+}
+
+// TestSubsetPlaceless: the chunks a subset keeps only so that $refs resolve
+// are parsed without places. A changed $ref that turns from one schema to
+// another compares what those two $ref in turn, and a change found there has
+// no place: the run loads the whole documents and reports what they say. A
+// change anywhere else keeps the placeless parse.
+func TestSubsetPlaceless(t *testing.T) {
+	doc := func(target, description string) string {
+		return `openapi: 3.0.3
+info: {title: shop, version: "1"}
+paths:
+  /a:
+    get:
+      description: ` + description + `
+      responses:
+        '200':
+          description: ok
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/` + target + `'
+  /b:
+    get:
+      responses:
+        '200':
+          description: ok
+components:
+  schemas:
+    A:
+      type: object
+      properties:
+        x:
+          $ref: '#/components/schemas/C'
+    B:
+      type: object
+      properties:
+        x:
+          $ref: '#/components/schemas/D'
+    C:
+      type: object
+      properties:
+        total: {type: integer}
+    D:
+      type: object
+      properties:
+        total: {type: string}
+`
+	}
+	for _, tc := range []struct {
+		name  string
+		new   string
+		rerun int
+	}{
+		{"a $ref turns to a schema whose own $ref differs", doc("B", "all"), 1},
+		{"a description changes", doc("A", "every one"), 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			root := t.TempDir()
+			writeFile(t, filepath.Join(root, "old.yaml"), doc("A", "all"))
+			writeFile(t, filepath.Join(root, "new.yaml"), tc.new)
+			src, err := source.OpenDir(root)
+			if err != nil {
+				t.Fatal(err)
+			}
+			st := subsetRun(t, pipeline.Side{Src: src, Files: []string{"old.yaml"}}, pipeline.Side{Src: src, Files: []string{"new.yaml"}}, everyRule())
+			if st.ChunksSkipped == 0 || st.ChunksUnplaced == 0 {
+				t.Fatalf("left out %d chunks, parsed %d without places: want both", st.ChunksSkipped, st.ChunksUnplaced)
+			}
+			if st.Rerun != tc.rerun {
+				t.Errorf("%d reruns, want %d", st.Rerun, tc.rerun)
+			}
+		})
 	}
 }
