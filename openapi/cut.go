@@ -15,8 +15,10 @@ func cut(src []byte) (d *pieces, ok bool) {
 	if len(src) == 0 || hasAnyByte(src, '\t', '\r', 0) || bytes.HasPrefix(src, []byte("\xef\xbb\xbf")) || !utf8.Valid(src) {
 		return nil, false // what Load refuses, Load must say where
 	}
-	if hasBaseKeyword(src) {
-		return nil, false // a $ref may then resolve against another base
+	for _, kw := range baseKeywords {
+		if bytes.Contains(src, []byte(kw)) {
+			return nil, false // a $ref may then resolve against another base
+		}
 	}
 	d = &pieces{src: src, chunks: map[string]*chunk{}, sections: map[int][]string{}}
 	d.lines = make([]span, 0, bytes.Count(src, []byte("\n"))+1)
@@ -72,31 +74,8 @@ func hasAnyByte(b []byte, cs ...byte) bool {
 }
 
 // baseKeywords are the JSON Schema keywords (OpenAPI 3.1) that give a
-// schema an identity a $ref can resolve to other than a component pointer,
-// without their '$'.
-var baseKeywords = []string{"id", "anchor", "dynamic", "recursive"}
-
-// hasBaseKeyword reports whether src holds one of baseKeywords anywhere. It
-// visits each '$' once: a document has a '$' in every $ref, and a search
-// per keyword stopped at each of them.
-func hasBaseKeyword(src []byte) bool {
-	for i := 0; ; {
-		j := bytes.IndexByte(src[i:], '$')
-		if j < 0 {
-			return false
-		}
-		i += j + 1
-		rest := src[i:]
-		if bytes.HasPrefix(rest, []byte("ref")) {
-			continue
-		}
-		for _, kw := range baseKeywords {
-			if bytes.HasPrefix(rest, []byte(kw)) {
-				return true
-			}
-		}
-	}
-}
+// schema an identity a $ref can resolve to other than a component pointer.
+var baseKeywords = []string{"$id", "$anchor", "$dynamic", "$recursive"}
 
 // cutter tracks where in the document's structure the scan is.
 type cutter struct {

@@ -35,13 +35,7 @@ func (s *Subset) LoadOld(name string, display func(string) string) (*Doc, bool) 
 	if s.files {
 		return nil, false
 	}
-	bare := s.bare()
-	placed := map[string]bool{}
-	for p := range s.keep {
-		if s.o.chunks[p] != nil && !bare[p] {
-			placed[p] = true
-		}
-	}
+	placed, bare := s.placement()
 	d, ok := s.o.loadParts(name, display, placed, bare)
 	if ok {
 		s.unplaced = len(bare)
@@ -58,11 +52,12 @@ func (s *Subset) Unplaced() int {
 	return s.unplaced
 }
 
-// bare is the old side's kept chunks that no finding of the plan can point
-// into: neither complete (changed, or reaching a change), nor holding an
-// ignore, nor $ref'd by a complete chunk or the header (a finding on a
-// property that is a $ref names the place of its target).
-func (s *Subset) bare() map[string]bool {
+// placement splits the old side's kept chunks in two. bare holds those no
+// finding of the plan can point into: neither complete (changed, or
+// reaching a change), nor holding an ignore, nor $ref'd by a complete chunk
+// or the header (a finding on a property that is a $ref names the place of
+// its target). placed holds the rest.
+func (s *Subset) placement() (placed, bare map[string]bool) {
 	near := map[string]bool{}
 	for _, r := range s.o.headerRefs {
 		near[r] = true
@@ -76,13 +71,17 @@ func (s *Subset) bare() map[string]bool {
 			}
 		}
 	}
-	bare := map[string]bool{}
+	placed, bare = map[string]bool{}, map[string]bool{}
 	for p := range s.keep {
-		if c := s.o.chunks[p]; c != nil && !s.whole[p] && !near[p] && !c.ignore {
+		switch c := s.o.chunks[p]; {
+		case c == nil:
+		case s.whole[p] || near[p] || c.ignore:
+			placed[p] = true
+		default:
 			bare[p] = true
 		}
 	}
-	return bare
+	return placed, bare
 }
 
 // Load is the model a load of the whole document c holds gives, named
@@ -119,7 +118,7 @@ func (d *pieces) loadParts(name string, display func(string) string, placed, bar
 		origins bool
 	}{{placed, true}, {bare, false}} {
 		if !g.origins && len(g.keep) == 0 {
-			continue
+			continue // the placed group parses even empty: it holds the header
 		}
 		hs, ok := d.parts(g.keep)
 		if !ok {

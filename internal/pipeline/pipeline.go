@@ -127,25 +127,24 @@ func Diff(old, new Side, o Options) ([]rules.Finding, error) {
 	if o.bufDrop != nil {
 		findings = slices.DeleteFunc(findings, o.bufDrop)
 	}
-	for _, f := range lint {
-		if !sub.Complete(f.Path) {
-			// A lint finding outside the chunks loaded with all that
-			// reaches them may owe its place in the report to what was
-			// left out: only the whole documents can tell.
-			o.Stats.rerun()
-			o.Whole = true
-			return Diff(old, new, o)
-		}
-	}
-	if sub.Unplaced() > 0 && (slices.ContainsFunc(findings, placeless) || slices.ContainsFunc(lint, placeless)) {
-		// The chunks kept only so that $refs resolve were parsed without
-		// places: a finding there (a changed $ref turned from one to
-		// another) has none, and only the whole documents can give it.
+	if needsWhole(sub, findings, lint) {
 		o.Stats.rerun()
 		o.Whole = true
 		return Diff(old, new, o)
 	}
 	return findings, nil
+}
+
+// needsWhole reports whether a subset run's findings can only be told by
+// the whole documents. A lint finding outside the chunks loaded with all
+// that reaches them may owe its place in the report to what was left out.
+// And the chunks kept only so that $refs resolve were parsed without
+// places: a finding there (a changed $ref turned from one to another) has
+// none.
+func needsWhole(sub *openapi.Subset, findings, lint []rules.Finding) bool {
+	incomplete := func(f rules.Finding) bool { return !sub.Complete(f.Path) }
+	return slices.ContainsFunc(lint, incomplete) ||
+		sub.Unplaced() > 0 && (slices.ContainsFunc(findings, placeless) || slices.ContainsFunc(lint, placeless))
 }
 
 // placeless reports whether a finding, or the old place it names, has no
