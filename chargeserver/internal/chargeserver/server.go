@@ -95,7 +95,7 @@ func (s *Server) createCharge(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	_, hasKey := r.Header["Idempotency-Key"]
-	key := r.Header.Get("Idempotency-Key")
+	key := idem.NormalizeKey(r.Header.Get("Idempotency-Key"))
 	if hasKey || s.cfg.RequireIdempotencyKey {
 		if p := keyProblem(idem.ValidateKey(key)); p != nil {
 			s.reject(w, *p)

@@ -16,6 +16,7 @@ import (
 	"math/big"
 	"sort"
 	"strconv"
+	"strings"
 )
 
 // MaxKeyLen is the longest Idempotency-Key accepted; the contract says so too.
@@ -27,6 +28,16 @@ var (
 	ErrKeyTooLong = errors.New("idempotency key longer than 255 characters")
 	ErrKeyInvalid = errors.New("idempotency key must be printable ASCII")
 )
+
+// NormalizeKey is the one canonical form of a key, on every protocol: the
+// key without the spaces and tabs around it. HTTP itself strips them from a
+// header value (RFC 9110 section 5.5), so over HTTP "K " can only ever arrive
+// as "K"; a request field or gRPC metadata keeps them. Stripping them
+// everywhere makes "K " one key whichever way it is sent, where it was two
+// charges. Nothing else is changed: case is significant, and a key that is
+// not printable ASCII, which Unicode normalisation would bear on, is refused
+// by ValidateKey on every protocol alike.
+func NormalizeKey(k string) string { return strings.Trim(k, " \t") }
 
 // ValidateKey accepts 1..255 printable ASCII characters: anything else is
 // likely a client bug (binary garbage, a header folded into it) and would be

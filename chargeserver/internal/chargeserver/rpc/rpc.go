@@ -32,6 +32,7 @@ import (
 
 	chargesv1 "github.com/contractlint/contractlint/chargeserver/internal/chargeserver/api/chargesv1"
 	"github.com/contractlint/contractlint/chargeserver/internal/chargeserver/api/chargesv1/chargesv1connect"
+	"github.com/contractlint/contractlint/chargeserver/internal/chargeserver/idem"
 )
 
 // Metadata the service reads and writes, beside authorization.
@@ -103,8 +104,9 @@ func (s *service) CreateCharge(ctx context.Context, req *connect.Request[charges
 
 // idempotencyKeys is the rule for where the key comes from: the request
 // field or the idempotency-key metadata, either one; both only when they
-// agree, since neither may silently win over the other (a client that sets
-// both and differently has a bug that would otherwise claim the wrong key).
+// agree once normalised (idem.NormalizeKey), since neither may silently win
+// over the other (a client that sets both and differently has a bug that
+// would otherwise claim the wrong key).
 // It returns the header values to send, nil for none: several metadata
 // values are passed on as they are, for the HTTP API to refuse.
 func idempotencyKeys(field string, md http.Header) ([]string, error) {
@@ -112,7 +114,7 @@ func idempotencyKeys(field string, md http.Header) ([]string, error) {
 	switch {
 	case field == "":
 		return vs, nil
-	case len(vs) == 0 || (len(vs) == 1 && vs[0] == field):
+	case len(vs) == 0 || (len(vs) == 1 && idem.NormalizeKey(vs[0]) == idem.NormalizeKey(field)):
 		return []string{field}, nil
 	}
 	return nil, withDetails(connect.NewError(connect.CodeInvalidArgument,
