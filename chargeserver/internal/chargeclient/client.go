@@ -126,11 +126,22 @@ var ErrDeadline = errors.New("deadline reached before a final answer")
 
 // Client sends charge intents.
 type Client struct {
-	opts Options
-	http *http.Client
-	// sleep waits d or until ctx ends; tests of the policy replace it.
+	opts  Options
+	http  *http.Client
+	clock clock
+}
+
+// clock is the client's one source of time, as the server's seams are its:
+// the deadline is measured and the backoff waited on it. Tests of the retry
+// policy replace it, so they count attempts and waits without sleeping.
+type clock struct {
+	now func() time.Time
+	// sleep waits d or until ctx ends.
 	sleep func(ctx context.Context, d time.Duration) error
 }
+
+// wallClock is production's.
+func wallClock() clock { return clock{now: time.Now, sleep: sleepCtx} }
 
 // New builds a client.
 func New(opts Options) *Client {
@@ -138,7 +149,7 @@ func New(opts Options) *Client {
 	if tr == nil {
 		tr = http.DefaultTransport.(*http.Transport).Clone()
 	}
-	return &Client{opts: opts, http: &http.Client{Transport: tr}, sleep: sleepCtx}
+	return &Client{opts: opts, http: &http.Client{Transport: tr}, clock: wallClock()}
 }
 
 // NewKey mints an intent's key: a random (version 4) UUID, which carries
@@ -163,6 +174,12 @@ func (c *Client) Charge(ctx context.Context, in Intent) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
+	// The context bounds the attempts in flight; the clock decides whether
+	// another wait still fits.
+	deadline := c.clock.now().Add(c.opts.Deadline)
+	if dl, ok := ctx.Deadline(); ok && dl.Before(deadline) {
+		deadline = dl // the caller's, when sooner
+	}
 	ctx, cancel := context.WithTimeout(ctx, c.opts.Deadline)
 	defer cancel()
 	res := Result{Key: in.Key}
@@ -175,10 +192,10 @@ func (c *Client) Charge(ctx context.Context, in Intent) (Result, error) {
 			res.Final = true
 			return res, nil
 		}
-		if dl, ok := ctx.Deadline(); ok && time.Until(dl) < wait {
+		if deadline.Sub(c.clock.now()) < wait {
 			return res, ErrDeadline
 		}
-		if err := c.sleep(ctx, wait); err != nil {
+		if err := c.clock.sleep(ctx, wait); err != nil {
 			return res, ErrDeadline
 		}
 	}

@@ -3,12 +3,14 @@ package chargeclient
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
 	"strconv"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 )
 
@@ -18,11 +20,13 @@ type script struct {
 	mu    sync.Mutex
 	steps []func(w http.ResponseWriter)
 	keys  []string
+	at    []time.Time // when each attempt arrived
 }
 
 func (s *script) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	s.keys = append(s.keys, r.Header.Get("Idempotency-Key"))
+	s.at = append(s.at, time.Now())
 	step := s.steps[min(len(s.keys), len(s.steps))-1]
 	s.mu.Unlock()
 	step(w)
@@ -49,17 +53,50 @@ type outcome struct {
 	waits []time.Duration
 }
 
+// run sends one intent to the script in memory, on a test clock that
+// advances by each wait it is asked for: nothing sleeps.
 func run(t *testing.T, o Options, steps ...func(w http.ResponseWriter)) outcome {
 	t.Helper()
 	s := &script{steps: steps}
-	srv := httptest.NewServer(s)
-	t.Cleanup(srv.Close)
-	o.URL = srv.URL
+	o.URL, o.Transport = "http://charges.test/v1/charges", inMemory{s}
 	c := New(o)
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	var waits []time.Duration
-	c.sleep = func(ctx context.Context, d time.Duration) error { waits = append(waits, d); return nil }
+	c.clock = clock{
+		now: func() time.Time { return now },
+		sleep: func(ctx context.Context, d time.Duration) error {
+			waits = append(waits, d)
+			now = now.Add(d)
+			return nil
+		},
+	}
 	res, err := c.Charge(context.Background(), Intent{AmountCents: 4000, Currency: "GBP", CardToken: "tok_visa"})
 	return outcome{res, err, s, waits}
+}
+
+// inMemory serves requests with a handler in the same process, no socket:
+// the client's own timeouts still apply (an answer not given before the
+// request's context ends is no answer), and a handler that aborts is a
+// connection closed without a word. Inside a synctest bubble every wait in
+// it is on the bubble's clock.
+type inMemory struct{ h http.Handler }
+
+func (m inMemory) RoundTrip(r *http.Request) (*http.Response, error) {
+	rec := httptest.NewRecorder()
+	done := make(chan any, 1)
+	go func() {
+		defer func() { done <- recover() }()
+		m.h.ServeHTTP(rec, r)
+	}()
+	select {
+	case p := <-done:
+		if p != nil {
+			return nil, fmt.Errorf("connection closed: %v", p)
+		}
+		return rec.Result(), nil
+	case <-r.Context().Done():
+		return nil, r.Context().Err()
+	}
 }
 
 func fast() Options {
@@ -116,29 +153,65 @@ func TestFinalAnswersAreNotRetried(t *testing.T) {
 }
 
 // TestStopsAtTheDeadline: a server that never settles is given up on when
-// the next wait would pass the deadline; the result is not final.
+// the next wait would pass the deadline; the result is not final. On the
+// test clock the waits add up to the deadline less less than one wait.
 func TestStopsAtTheDeadline(t *testing.T) {
 	o := fast()
 	o.Deadline = 300 * time.Millisecond
-	s := &script{steps: []func(http.ResponseWriter){status(503)}}
-	srv := httptest.NewServer(s)
-	defer srv.Close()
-	o.URL = srv.URL
-	res, err := New(o).Charge(context.Background(), Intent{AmountCents: 1, Currency: "GBP", CardToken: "t"})
-	if !errors.Is(err, ErrDeadline) || res.Final || res.Status != 503 || res.Attempts < 2 {
-		t.Fatalf("%+v, %v; want ErrDeadline after several attempts", res, err)
+	out := run(t, o, status(503))
+	res, err := out.res, out.err
+	if !errors.Is(err, ErrDeadline) || res.Final || res.Status != 503 || res.Attempts != len(out.waits)+1 || len(out.srv.keys) != res.Attempts {
+		t.Fatalf("%+v, %v, %d waits, %d requests; want ErrDeadline after one more attempt than waits", res, err, len(out.waits), len(out.srv.keys))
+	}
+	var waited time.Duration
+	for _, w := range out.waits {
+		waited += w
+	}
+	if left := o.Deadline - waited; left < 0 || left >= o.MaxDelay {
+		t.Fatalf("waited %s of a %s deadline: gave up with %s left, want less than one capped wait (%s) and never past it", waited, o.Deadline, left, o.MaxDelay)
 	}
 }
 
+// TestDeadlineOnTheBubbleClock: the same on the real clock, faked by
+// testing/synctest: with every attempt answered 503 the intent ends with
+// ErrDeadline no later than the deadline, having tried again and again.
+func TestDeadlineOnTheBubbleClock(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		o := fast()
+		o.Deadline = 300 * time.Millisecond
+		s := &script{steps: []func(http.ResponseWriter){status(503)}}
+		o.URL, o.Transport = "http://charges.test/v1/charges", inMemory{s}
+		start := time.Now()
+		res, err := New(o).Charge(context.Background(), Intent{AmountCents: 1, Currency: "GBP", CardToken: "t"})
+		took := time.Since(start) // the bubble's clock: exact, not a budget
+		if !errors.Is(err, ErrDeadline) || res.Final || res.Status != 503 || res.Attempts < 300/40 || took > o.Deadline {
+			t.Fatalf("%+v, %v after %s; want ErrDeadline within %s after at least %d attempts", res, err, took, o.Deadline, 300/40)
+		}
+	})
+}
+
+// TestAttemptTimeoutIsRetried: an attempt that gets no answer within
+// AttemptTimeout is abandoned at exactly that time and retried, after one
+// backoff wait, with the same key; the retry's replayed charge is the
+// answer. Run in a synctest bubble, so the 300 ms handler and the 50 ms
+// timeout cost no real time and the times seen are exact.
 func TestAttemptTimeoutIsRetried(t *testing.T) {
-	o := fast()
-	o.AttemptTimeout = 50 * time.Millisecond
-	slow := func(w http.ResponseWriter) { time.Sleep(300 * time.Millisecond); status(201)(w) }
-	out := run(t, o, slow, status(201, "Idempotent-Replay", "true"))
-	res, err, s := out.res, out.err, out.srv
-	if err != nil || !res.Charged() || !res.Replayed || res.Attempts != 2 || s.keys[0] != s.keys[1] {
-		t.Fatalf("%+v, %v, keys %q", res, err, s.keys)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		o := fast()
+		o.AttemptTimeout = 50 * time.Millisecond
+		slow := func(w http.ResponseWriter) { time.Sleep(300 * time.Millisecond); status(201)(w) }
+		s := &script{steps: []func(http.ResponseWriter){slow, status(201, "Idempotent-Replay", "true")}}
+		o.URL, o.Transport = "http://charges.test/v1/charges", inMemory{s}
+		res, err := New(o).Charge(context.Background(), Intent{AmountCents: 1, Currency: "GBP", CardToken: "t"})
+		if err != nil || !res.Charged() || !res.Replayed || res.Attempts != 2 || len(s.keys) != 2 || s.keys[0] != s.keys[1] {
+			t.Fatalf("%+v, %v, keys %q; want the replay on attempt 2 under one key", res, err, s.keys)
+		}
+		// The first backoff step is BaseDelay with jitter: [5ms, 10ms].
+		if gap := s.at[1].Sub(s.at[0]); gap < 55*time.Millisecond || gap > 60*time.Millisecond {
+			t.Fatalf("the retry came %s after the first attempt; want the 50ms timeout plus one wait of 5-10ms", gap)
+		}
+		time.Sleep(300 * time.Millisecond) // the abandoned handler finishes
+	})
 }
 
 func problemStep(code int, problemCode string) func(http.ResponseWriter) {

@@ -88,6 +88,8 @@ type dropper struct {
 	dropped atomic.Int64
 	// unavailable counts the 503s the server gave, dropped or not.
 	unavailable atomic.Int64
+	// onUnavailable, when set, is told each 503's count as it passes.
+	onUnavailable func(n int64)
 }
 
 func (d *dropper) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -104,7 +106,9 @@ func (d *dropper) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	b, err := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	if resp.StatusCode == http.StatusServiceUnavailable {
-		d.unavailable.Add(1)
+		if n := d.unavailable.Add(1); d.onUnavailable != nil {
+			d.onUnavailable(n)
+		}
 	}
 	if err != nil || d.seen.Add(1)%d.every == 0 {
 		d.dropped.Add(1)
@@ -129,22 +133,27 @@ func TestClientExactlyOnceUnderFaults(t *testing.T) {
 		cfg := faultConfig(db)
 		h, proc := startOverHTTP(t, cfg)
 		ctx := context.Background()
-		// First a second of processor timeouts, then 12 failures, 8 of
-		// them after charging, then health.
-		const counted = 12
+		// First processor timeouts until 16 of them have been answered 503,
+		// then 12 failures, 8 of them after charging, then health. The
+		// faults change on what was seen, not after a time, so a loaded
+		// machine cannot end the first before it bit.
+		const counted, timeouts = 12, 16
 		if err := proc.SetFaults(ctx, processor.Faults{Latency: 3 * cfg.ProcessorTimeout}); err != nil {
 			t.Fatal(err)
 		}
-		heal := time.AfterFunc(time.Second, func() {
-			_ = proc.SetFaults(ctx, processor.Faults{FailAfter: 8, FailBefore: counted - 8})
-		})
-		defer heal.Stop()
 		d := &dropper{target: h.url, client: newClientWithTimeout(30 * time.Second), every: 3}
+		d.onUnavailable = func(n int64) {
+			if n == timeouts {
+				if err := proc.SetFaults(ctx, processor.Faults{FailAfter: 8, FailBefore: counted - 8}); err != nil {
+					t.Error(err)
+				}
+			}
+		}
 		proxy := httptest.NewServer(d)
 		defer proxy.Close()
 		results := sendIntents(t, proxy.URL, intents)
 		retried := oneChargePerIntent(t, results, h.store, proc)
-		if d.dropped.Load() == 0 || retried == 0 || d.unavailable.Load() <= counted {
+		if d.dropped.Load() == 0 || retried == 0 || d.unavailable.Load() < timeouts {
 			t.Fatalf("answers dropped %d, intents retried %d, 503s %d (timeouts are the 503s beyond %d): a fault never bit, the run proves nothing",
 				d.dropped.Load(), retried, d.unavailable.Load(), counted)
 		}
