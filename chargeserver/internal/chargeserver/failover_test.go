@@ -1,0 +1,303 @@
+package chargeserver
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/contractlint/contractlint/chargeserver/internal/chargeclient"
+	"github.com/contractlint/contractlint/chargeserver/internal/chargeserver/processor"
+	"github.com/contractlint/contractlint/chargeserver/internal/chargeserver/testdb"
+)
+
+// Bounds of a failover run: how many clients, how many charges each phase
+// must see acknowledged, and how long a phase may take before the run is
+// given up on.
+const (
+	failoverClients = 8
+	acksBefore      = 24
+	acksAfterCut    = 8
+	acksAfter       = 24
+	phaseLimit      = 90 * time.Second
+)
+
+// TestFailoverSynchronousStandby is issue 49's production shape: a primary
+// with a synchronous standby (synchronous_commit=on, the standby named in
+// synchronous_standby_names), the server reaching them through pgx's
+// multi-host connection string with target_session_attrs=read-write. Eight
+// clients charge with random keys and retry with the same key on any error;
+// mid-run the primary is SIGKILLed and the standby promoted. Every commit the
+// server waited for is on the standby, so: every acknowledged charge exists
+// exactly once, no key maps to two charges, a replay returns the stored
+// answer byte for byte, and reconcile agrees with the processor.
+func TestFailoverSynchronousStandby(t *testing.T) {
+	if testing.Short() {
+		t.Skip("failover test: starts two PostgreSQL servers; skipped under -short")
+	}
+	r := failover(t, true)
+	for _, v := range r.violations(t) {
+		t.Error(v)
+	}
+	t.Log(r.summary())
+}
+
+// TestFailoverAsynchronousStandbyLosesCharges is the negative control: the
+// same run with an asynchronous standby (synchronous_commit=local) whose WAL
+// receiver is stopped before the kill, so charges acknowledged after that
+// exist only on the primary that dies. The checks of the synchronous test
+// must see the loss; if they did not, they would prove nothing there either.
+// The cut makes the loss all but certain; a run that acknowledged nothing
+// after it is tried again, at most three times.
+func TestFailoverAsynchronousStandbyLosesCharges(t *testing.T) {
+	if testing.Short() {
+		t.Skip("failover test: starts two PostgreSQL servers; skipped under -short")
+	}
+	for round := 1; round <= 3; round++ {
+		// Each round's pair and server end with its subtest: check inside.
+		var v []string
+		var summary string
+		ok := t.Run(fmt.Sprintf("round%d", round), func(t *testing.T) {
+			r := failover(t, false)
+			v, summary = r.violations(t), r.summary()
+		})
+		if !ok {
+			t.FailNow()
+		}
+		if len(v) > 0 {
+			t.Logf("round %d: the loss was seen, %d violation(s); the first: %s", round, len(v), v[0])
+			t.Log(summary)
+			return
+		}
+		t.Logf("round %d: no loss seen (%s)", round, summary)
+	}
+	t.Fatal("three runs with an asynchronous standby cut off before the kill, and the checks saw no loss: they have no teeth")
+}
+
+// failoverRun is what one run produced.
+type failoverRun struct {
+	h         *harness
+	ledger    *processor.Ledger
+	client    *chargeclient.Client
+	intents   []intentResult
+	attempts  *attemptLog
+	killed    time.Time
+	promoted  time.Time
+	afterCut  int
+	completed int
+}
+
+// intentResult is one intent as its client saw it.
+type intentResult struct {
+	in  chargeclient.Intent
+	res chargeclient.Result
+	err error
+}
+
+// failover runs the clients against a pair, kills the primary mid-run and
+// promotes the standby; with synchronous false the standby is asynchronous and cut
+// off first.
+func failover(t *testing.T, synchronous bool) *failoverRun {
+	pair := testdb.StartPair(t, synchronous)
+	cfg := faultConfig(pair.DSN())
+	ledger := processor.NewLedger()
+	r := &failoverRun{ledger: ledger, attempts: &attemptLog{next: http.DefaultTransport.(*http.Transport).Clone()}}
+	r.h = newHarness(t, cfg, ledger)
+	o := chargeclient.DefaultOptions()
+	o.URL, o.APIKey, o.Transport = r.h.url+"/v1/charges", keyA, r.attempts
+	o.Deadline, o.AttemptTimeout, o.BaseDelay, o.MaxDelay = phaseLimit, 5*time.Second, 20*time.Millisecond, 500*time.Millisecond
+	r.client = chargeclient.New(o)
+
+	var mu sync.Mutex
+	acked := 0
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for range failoverClients {
+		wg.Go(func() {
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				in := chargeclient.Intent{Key: chargeclient.NewKey(), AmountCents: 100 + rand.Int64N(9900), Currency: "GBP", CardToken: "tok_visa"}
+				res, err := r.client.Charge(context.Background(), in)
+				mu.Lock()
+				r.intents = append(r.intents, intentResult{in, res, err})
+				if res.Charged() {
+					acked++
+				}
+				mu.Unlock()
+			}
+		})
+	}
+	ackedNow := func() int { mu.Lock(); defer mu.Unlock(); return acked }
+	waitAcks := func(what string, n int) {
+		for start := time.Now(); ackedNow() < n; time.Sleep(20 * time.Millisecond) {
+			if time.Since(start) > phaseLimit {
+				close(stop)
+				wg.Wait()
+				t.Fatalf("%d charges acknowledged, waiting for %d %s: the run is stuck", ackedNow(), n, what)
+			}
+		}
+	}
+	waitAcks("before the kill", acksBefore)
+	if !synchronous {
+		pair.CutReplication(t)
+		cut := ackedNow()
+		waitAcks("after the standby was cut off", cut+acksAfterCut)
+		r.afterCut = ackedNow() - cut
+	}
+	r.killed = time.Now()
+	pair.Primary.Kill(t)
+	pair.Promote(t)
+	r.promoted = time.Now()
+	waitAcks("after the promotion", ackedNow()+acksAfter)
+	close(stop)
+	wg.Wait()
+	r.completed = len(r.intents)
+	return r
+}
+
+// violations checks the invariants and returns each broken one. A replay
+// of every acknowledged intent is part of the check: with a charge lost,
+// the replay is a new charge, which the later checks count.
+func (r *failoverRun) violations(t *testing.T) []string {
+	ctx := context.Background()
+	var out []string
+	rows, err := r.h.store.AllCharges(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byID := map[string]int{}
+	for _, c := range rows {
+		byID[c.ID]++
+	}
+	told := map[string]string{} // charge id -> key told it
+	acked := 0
+	for _, it := range r.intents {
+		if it.err != nil || !it.res.Final {
+			out = append(out, fmt.Sprintf("intent %s never settled: %v after %d attempts", it.res.Key, it.err, it.res.Attempts))
+			continue
+		}
+		if !it.res.Charged() {
+			out = append(out, fmt.Sprintf("intent %s: %d %s", it.res.Key, it.res.Status, it.res.Body))
+			continue
+		}
+		acked++
+		var c chargeJSON
+		if err := json.Unmarshal(it.res.Body, &c); err != nil {
+			t.Fatal(err)
+		}
+		if k, dup := told[c.ID]; dup {
+			out = append(out, fmt.Sprintf("keys %s and %s were told one charge %s", k, it.res.Key, c.ID))
+		}
+		told[c.ID] = it.res.Key
+		if n := byID[c.ID]; n != 1 {
+			out = append(out, fmt.Sprintf("acknowledged charge %s (key %s, %d cents) is in the table %d times", c.ID, it.res.Key, c.AmountCents, n))
+		}
+		again, err := r.client.Charge(ctx, it.in)
+		switch {
+		case err != nil:
+			out = append(out, fmt.Sprintf("replay of %s: %v", it.res.Key, err))
+		case !again.Replayed || !bytes.Equal(again.Body, it.res.Body):
+			out = append(out, fmt.Sprintf("replay of %s: %d replayed=%v %s; want the stored answer %s byte for byte",
+				it.res.Key, again.Status, again.Replayed, again.Body, it.res.Body))
+		}
+	}
+	rows, err = r.h.store.AllCharges(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, _ := r.ledger.Records(ctx)
+	if charged := processor.Succeeded(recs); len(rows) != acked || charged != acked {
+		out = append(out, fmt.Sprintf("%d intents acknowledged; the table has %d charges, the processor made %d", acked, len(rows), charged))
+	}
+	diffs, err := Reconcile(ctx, r.h.store, r.ledger)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range diffs {
+		out = append(out, "reconcile: "+d)
+	}
+	return out
+}
+
+// summary is the run's figures: the unavailability window, from the first
+// attempt that failed after the kill to the first new charge answered after
+// it, and the retries the clients made.
+func (r *failoverRun) summary() string {
+	firstFail, firstOK := r.attempts.window(r.killed)
+	retries, across := 0, 0
+	for _, it := range r.intents {
+		retries += it.res.Attempts - 1
+		if it.res.Attempts > 1 {
+			across++
+		}
+	}
+	return fmt.Sprintf("%d intents (%d acknowledged after the standby was cut off); kill to promoted %s; unavailable %s (first failed attempt %s after the kill, first new charge %s after it); %d retries by %d intents; %d attempts failed",
+		r.completed, r.afterCut, r.promoted.Sub(r.killed).Round(time.Millisecond), firstOK.Sub(firstFail).Round(time.Millisecond),
+		firstFail.Sub(r.killed).Round(time.Millisecond), firstOK.Sub(r.killed).Round(time.Millisecond), retries, across, r.attempts.failed())
+}
+
+// attemptLog records when each attempt ended, whether it failed (no
+// answer, or a 5xx) and whether it was a new charge, for the unavailability
+// window.
+type attemptLog struct {
+	next http.RoundTripper
+	mu   sync.Mutex
+	ends []attemptEnd
+}
+
+type attemptEnd struct {
+	at      time.Time
+	charged bool
+	failed  bool
+}
+
+func (l *attemptLog) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := l.next.RoundTrip(req)
+	e := attemptEnd{at: time.Now(), failed: err != nil || resp.StatusCode >= 500}
+	// A replay may come from the answers in memory: only a new charge
+	// shows the database writable again.
+	e.charged = err == nil && resp.StatusCode == http.StatusCreated && resp.Header.Get("Idempotent-Replay") != "true"
+	l.mu.Lock()
+	l.ends = append(l.ends, e)
+	l.mu.Unlock()
+	return resp, err
+}
+
+// window is the first failed attempt after since, and the first charge
+// answered after that.
+func (l *attemptLog) window(since time.Time) (firstFail, firstOK time.Time) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, e := range l.ends {
+		if e.failed && e.at.After(since) && (firstFail.IsZero() || e.at.Before(firstFail)) {
+			firstFail = e.at
+		}
+	}
+	for _, e := range l.ends {
+		if e.charged && e.at.After(firstFail) && (firstOK.IsZero() || e.at.Before(firstOK)) {
+			firstOK = e.at
+		}
+	}
+	return firstFail, firstOK
+}
+
+func (l *attemptLog) failed() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	n := 0
+	for _, e := range l.ends {
+		if e.failed {
+			n++
+		}
+	}
+	return n
+}
