@@ -8,11 +8,13 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/contractlint/contractlint/chargeserver/internal/chargeclient"
 	"github.com/contractlint/contractlint/chargeserver/internal/chargeserver/processor"
+	"github.com/contractlint/contractlint/chargeserver/internal/chargeserver/store"
 	"github.com/contractlint/contractlint/chargeserver/internal/chargeserver/testdb"
 )
 
@@ -114,7 +116,26 @@ func failover(t *testing.T, synchronous bool) *failoverRun {
 	r.client = chargeclient.New(o)
 
 	var mu sync.Mutex
-	acked := 0
+	r.killed, r.promoted, r.afterCut = failoverPhases(t, pair, synchronous, func() bool {
+		in := chargeclient.Intent{Key: chargeclient.NewKey(), AmountCents: 100 + rand.Int64N(9900), Currency: "GBP", CardToken: "tok_visa"}
+		res, err := r.client.Charge(context.Background(), in)
+		mu.Lock()
+		r.intents = append(r.intents, intentResult{in, res, err})
+		mu.Unlock()
+		return res.Charged()
+	})
+	r.completed = len(r.intents)
+	return r
+}
+
+// failoverPhases runs one, an intent from start to end that reports whether
+// it was acknowledged, on failoverClients goroutines, each starting the
+// next when one ends, through the phases of a failover: acksBefore
+// acknowledged; without synchronous, the standby cut off and acksAfterCut
+// more; the primary killed and the standby promoted; acksAfter more. Then
+// no more intents start, and it returns when the last one ends.
+func failoverPhases(t *testing.T, pair *testdb.Pair, synchronous bool, one func() bool) (killed, promoted time.Time, afterCut int) {
+	var acked atomic.Int64
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
 	for range failoverClients {
@@ -125,43 +146,36 @@ func failover(t *testing.T, synchronous bool) *failoverRun {
 					return
 				default:
 				}
-				in := chargeclient.Intent{Key: chargeclient.NewKey(), AmountCents: 100 + rand.Int64N(9900), Currency: "GBP", CardToken: "tok_visa"}
-				res, err := r.client.Charge(context.Background(), in)
-				mu.Lock()
-				r.intents = append(r.intents, intentResult{in, res, err})
-				if res.Charged() {
-					acked++
+				if one() {
+					acked.Add(1)
 				}
-				mu.Unlock()
 			}
 		})
 	}
-	ackedNow := func() int { mu.Lock(); defer mu.Unlock(); return acked }
-	waitAcks := func(what string, n int) {
-		for start := time.Now(); ackedNow() < n; time.Sleep(20 * time.Millisecond) {
+	waitAcks := func(what string, n int64) {
+		for start := time.Now(); acked.Load() < n; time.Sleep(20 * time.Millisecond) {
 			if time.Since(start) > phaseLimit {
 				close(stop)
 				wg.Wait()
-				t.Fatalf("%d charges acknowledged, waiting for %d %s: the run is stuck", ackedNow(), n, what)
+				t.Fatalf("%d intents acknowledged, waiting for %d %s: the run is stuck", acked.Load(), n, what)
 			}
 		}
 	}
 	waitAcks("before the kill", acksBefore)
 	if !synchronous {
 		pair.CutReplication(t)
-		cut := ackedNow()
+		cut := acked.Load()
 		waitAcks("after the standby was cut off", cut+acksAfterCut)
-		r.afterCut = ackedNow() - cut
+		afterCut = int(acked.Load() - cut)
 	}
-	r.killed = time.Now()
+	killed = time.Now()
 	pair.Primary.Kill(t)
 	pair.Promote(t)
-	r.promoted = time.Now()
-	waitAcks("after the promotion", ackedNow()+acksAfter)
+	promoted = time.Now()
+	waitAcks("after the promotion", acked.Load()+acksAfter)
 	close(stop)
 	wg.Wait()
-	r.completed = len(r.intents)
-	return r
+	return killed, promoted, afterCut
 }
 
 // violations checks the invariants and returns each broken one. A replay
@@ -266,10 +280,14 @@ func (l *attemptLog) RoundTrip(req *http.Request) (*http.Response, error) {
 	// A replay may come from the answers in memory: only a new charge
 	// shows the database writable again.
 	e.charged = err == nil && resp.StatusCode == http.StatusCreated && resp.Header.Get("Idempotent-Replay") != "true"
+	l.add(e)
+	return resp, err
+}
+
+func (l *attemptLog) add(e attemptEnd) {
 	l.mu.Lock()
 	l.ends = append(l.ends, e)
 	l.mu.Unlock()
-	return resp, err
 }
 
 // window is the first failed attempt after since, and the first charge
@@ -300,4 +318,87 @@ func (l *attemptLog) failed() int {
 		}
 	}
 	return n
+}
+
+// TestFailoverFloor is the floor the server's window is measured against:
+// the same failover with the server's SQL flow for a new key (the claim,
+// then the charge and the stored answer in one transaction) run straight
+// through the store on the same multi-host connection string, each step
+// retried every 20 ms with the same key on any error. No HTTP, no
+// processor, no backoff: how long the database itself is unwritable. It
+// holds the same invariant as the server: every key whose answer was
+// committed has its one charge after the promotion.
+func TestFailoverFloor(t *testing.T) {
+	if testing.Short() {
+		t.Skip("failover test: starts two PostgreSQL servers; skipped under -short")
+	}
+	pair := testdb.StartPair(t, true)
+	st, err := store.Open(context.Background(), pair.DSN())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	log := &attemptLog{}
+	var mu sync.Mutex
+	done := map[string]string{} // key -> charge id
+	retries := 0
+	killed, _, _ := failoverPhases(t, pair, true, func() bool {
+		key, tries := chargeclient.NewKey(), 0
+		id, ok := floorCharge(st, key, log, &tries)
+		mu.Lock()
+		defer mu.Unlock()
+		retries += tries - 1
+		if ok {
+			done[key] = id
+		}
+		return ok
+	})
+	rows, err := st.AllCharges(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	byID := map[string]int{}
+	for _, c := range rows {
+		byID[c.ID]++
+	}
+	for key, id := range done {
+		if byID[id] != 1 {
+			t.Errorf("key %s: committed charge %s is in the table %d times", key, id, byID[id])
+		}
+	}
+	if len(rows) != len(done) {
+		t.Errorf("%d keys committed, %d charges in the table", len(done), len(rows))
+	}
+	firstFail, firstOK := log.window(killed)
+	t.Logf("floor: %d keys; unavailable %s (first failed step %s after the kill); %d retries, %d steps failed",
+		len(done), firstOK.Sub(firstFail).Round(time.Millisecond), firstFail.Sub(killed).Round(time.Millisecond), retries, log.failed())
+}
+
+// floorCharge runs one key through the claim and the completion, each
+// retried on error with the same key for up to phaseLimit; tries counts
+// the attempts.
+func floorCharge(st store.Store, key string, log *attemptLog, tries *int) (string, bool) {
+	ctx := context.Background()
+	now := time.Now()
+	rec := store.Record{Scope: chargeScope(acctA, key), Fingerprint: key, ProcessorKey: "pk_" + key, Request: []byte("{}"),
+		Owner: newOwner("floor"), LeaseUntil: now.Add(time.Minute), CreatedAt: now, Attempts: 1}
+	c := store.Charge{ID: "ch_" + key, Account: acctA, AmountCents: 100, Currency: "GBP", Status: "succeeded", ProcessorKey: rec.ProcessorKey, CreatedAt: now}
+	for start := time.Now(); time.Since(start) < phaseLimit; time.Sleep(20 * time.Millisecond) {
+		*tries++
+		existing, claimed, err := st.Claim(ctx, rec)
+		if err == nil && !claimed && existing.Status == store.StatusCompleted {
+			log.add(attemptEnd{at: time.Now(), charged: true})
+			return c.ID, true
+		}
+		if err == nil && (claimed || existing.Owner == rec.Owner) {
+			var ok bool
+			ok, err = st.Complete(ctx, rec.Scope, rec.Owner, store.Response{Status: 201, Body: []byte(`{}`), Charge: &c}, time.Now())
+			if err == nil && ok {
+				log.add(attemptEnd{at: time.Now(), charged: true})
+				return c.ID, true
+			}
+		}
+		log.add(attemptEnd{at: time.Now(), failed: true})
+	}
+	return "", false
 }
