@@ -27,6 +27,9 @@ const (
 	acksAfterCut    = 8
 	acksAfter       = 24
 	phaseLimit      = 90 * time.Second
+	// cutHold is how long the synchronous pair runs with its standby cut
+	// off before the kill.
+	cutHold = 2 * time.Second
 )
 
 // TestFailoverSynchronousStandby is issue 49's production shape: a primary
@@ -34,10 +37,11 @@ const (
 // synchronous_standby_names), the server reaching them through pgx's
 // multi-host connection string with target_session_attrs=read-write. Eight
 // clients charge with random keys and retry with the same key on any error;
-// mid-run the primary is SIGKILLed and the standby promoted. Every commit the
-// server waited for is on the standby, so: every acknowledged charge exists
-// exactly once, no key maps to two charges, a replay returns the stored
-// answer byte for byte, and reconcile agrees with the processor.
+// mid-run the standby's WAL receiver is stopped, as in the asynchronous
+// control, then the primary is SIGKILLed and the standby promoted. Every
+// commit the server waited for is on the standby, so: every acknowledged
+// charge exists exactly once, no key maps to two charges, a replay returns
+// the stored answer byte for byte, and reconcile agrees with the processor.
 func TestFailoverSynchronousStandby(t *testing.T) {
 	if testing.Short() {
 		t.Skip("failover test: starts two PostgreSQL servers; skipped under -short")
@@ -131,9 +135,11 @@ func failover(t *testing.T, synchronous bool) *failoverRun {
 // failoverPhases runs one, an intent from start to end that reports whether
 // it was acknowledged, on failoverClients goroutines, each starting the
 // next when one ends, through the phases of a failover: acksBefore
-// acknowledged; without synchronous, the standby cut off and acksAfterCut
-// more; the primary killed and the standby promoted; acksAfter more. Then
-// no more intents start, and it returns when the last one ends.
+// acknowledged; the standby cut off, then acksAfterCut more on an
+// asynchronous pair, cutHold on a synchronous one, which acknowledges
+// nothing the standby lacks; the primary killed and the standby promoted;
+// acksAfter more. Then no more intents start, and it returns when the last
+// one ends.
 func failoverPhases(t *testing.T, pair *testdb.Pair, synchronous bool, one func() bool) (killed, promoted time.Time, afterCut int) {
 	var acked atomic.Int64
 	stop := make(chan struct{})
@@ -162,12 +168,17 @@ func failoverPhases(t *testing.T, pair *testdb.Pair, synchronous bool, one func(
 		}
 	}
 	waitAcks("before the kill", acksBefore)
-	if !synchronous {
-		pair.CutReplication(t)
-		cut := acked.Load()
+	pair.CutReplication(t)
+	cut := acked.Load()
+	if synchronous {
+		// Commits now wait for a standby that receives nothing: the
+		// primary acknowledges no new charge, so there is nothing to wait
+		// for but the requests piling up behind it.
+		time.Sleep(cutHold)
+	} else {
 		waitAcks("after the standby was cut off", cut+acksAfterCut)
-		afterCut = int(acked.Load() - cut)
 	}
+	afterCut = int(acked.Load() - cut)
 	killed = time.Now()
 	pair.Primary.Kill(t)
 	pair.Promote(t)

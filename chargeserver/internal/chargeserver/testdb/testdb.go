@@ -1,6 +1,7 @@
 // Package testdb gives tests real databases: a SQLite file in the test's
-// temporary directory, or a fresh schema on the PostgreSQL server named by
-// CONTRACTLINT_TEST_POSTGRES, dropped when the test ends.
+// temporary directory, a fresh schema on the PostgreSQL server named by
+// CONTRACTLINT_TEST_POSTGRES, dropped when the test ends, or a PostgreSQL
+// primary and standby of the test's own to fail over (StartPair).
 package testdb
 
 import (
