@@ -24,23 +24,36 @@ func faultConfig(db string) Config {
 // faultRun drives 16 clients through three phases, healthy, faulty (inject
 // runs at its start, heal at its end) and healthy again; then, as a client
 // would, retries every key that never got its 201, and checks the ledger.
-// It fails if the fault never made a request fail: that would prove nothing.
+// Each phase ends on what the clients saw, not after a time, so a loaded
+// machine cannot end the fault before it bit: 50 answers before it, 40
+// failed requests under it (or the test fails: the fault proved nothing),
+// 50 charges after it.
 func faultRun(t *testing.T, c *loadClient, st store.Store, proc processor.Processor, cfg Config, inject, heal func()) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan *loadStats)
-	go func() { done <- mixLoad(ctx, c, 16, "fault") }()
-	time.Sleep(700 * time.Millisecond)
-	inject()
-	time.Sleep(1500 * time.Millisecond)
-	heal()
-	time.Sleep(700 * time.Millisecond)
-	cancel()
-	stats := <-done
-	t.Logf("%s under load: %s", t.Name(), stats)
-	if stats.failures() == 0 {
-		t.Fatal("the fault made no request fail; the run proves nothing")
+	stats := newLoadStats()
+	done := make(chan struct{})
+	go func() { mixLoadInto(ctx, c, 16, "fault", stats); close(done) }()
+	phase := func(what string, until func(s *loadStats) bool) {
+		t.Helper()
+		for start := time.Now(); !stats.watch(until); time.Sleep(10 * time.Millisecond) {
+			if time.Since(start) > time.Minute {
+				cancel()
+				<-done
+				t.Fatalf("a minute without %s (%s)", what, stats)
+			}
+		}
 	}
+	phase("50 answers before the fault", func(s *loadStats) bool { return s.total() >= 50 })
+	inject()
+	phase("a request failing under the fault: it proved nothing", func(s *loadStats) bool { return s.failures() >= 40 })
+	heal()
+	var charged int
+	stats.watch(func(s *loadStats) bool { charged = s.statuses[201]; return true })
+	phase("50 charges after the fault", func(s *loadStats) bool { return s.statuses[201] >= charged+50 })
+	cancel()
+	<-done
+	t.Logf("%s under load: %s", t.Name(), stats)
 	recoverAndVerify(t, c, st, proc, cfg, stats)
 }
 

@@ -45,6 +45,13 @@ func newLoadStats() *loadStats {
 
 func (s *loadStats) total() int { return len(s.lat) }
 
+// watch runs cond on the stats of a load still running.
+func (s *loadStats) watch(cond func(s *loadStats) bool) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return cond(s)
+}
+
 // failures are requests answered neither 201 nor 409, or not answered.
 func (s *loadStats) failures() int {
 	return s.total() - s.statuses[201] - s.statuses[409]
@@ -149,6 +156,13 @@ func (c *loadClient) send(stats *loadStats, key string) {
 // three concurrent identical requests with one new key.
 func mixLoad(ctx context.Context, c *loadClient, clients int, prefix string) *loadStats {
 	stats := newLoadStats()
+	mixLoadInto(ctx, c, clients, prefix, stats)
+	return stats
+}
+
+// mixLoadInto is mixLoad counting into stats, which the caller may watch
+// while the load runs (under stats.mu).
+func mixLoadInto(ctx context.Context, c *loadClient, clients int, prefix string, stats *loadStats) {
 	start := time.Now()
 	var wg sync.WaitGroup
 	for w := range clients {
@@ -175,8 +189,9 @@ func mixLoad(ctx context.Context, c *loadClient, clients int, prefix string) *lo
 		})
 	}
 	wg.Wait()
+	stats.mu.Lock()
 	stats.elapsed = time.Since(start)
-	return stats
+	stats.mu.Unlock()
 }
 
 // verifyLedger is the end of every load and fault run. Once the reaper has
