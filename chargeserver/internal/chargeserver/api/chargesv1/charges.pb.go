@@ -76,6 +76,8 @@ type CreateChargeRequest struct {
 	// random UUID minted once per purchase intent (never personal data) and
 	// reused unchanged on every retry of it. Keys are kept for 24 hours
 	// (PT24H) after their first use, after which the key is a new request.
+	// Spaces and tabs around the key are not part of it, as over HTTP, where
+	// the Idempotency-Key header is trimmed; case is significant.
 	IdempotencyKey string `protobuf:"bytes,1,opt,name=idempotency_key,json=idempotencyKey,proto3" json:"idempotency_key,omitempty"`
 	// Minor units (pence, cents); never a float.
 	AmountCents   int64  `protobuf:"varint,2,opt,name=amount_cents,json=amountCents,proto3" json:"amount_cents,omitempty"`
