@@ -120,6 +120,9 @@ var constructors = map[string]func(Options) Reporter{
 	},
 	"junit": func(Options) Reporter { return JUnit{} },
 	"msvs":  func(Options) Reporter { return MSVS{} },
+
+	// Where each platform reviews: its own report shapes and limits.
+	"gitlab": func(o Options) Reporter { return GitLab{Root: o.Root, Dir: o.Dir} },
 }
 
 // Formats lists the format names, sorted.
