@@ -123,6 +123,9 @@ var constructors = map[string]func(Options) Reporter{
 
 	// Where each platform reviews: its own report shapes and limits.
 	"gitlab": func(o Options) Reporter { return GitLab{Root: o.Root, Dir: o.Dir} },
+	"bitbucket": func(o Options) Reporter {
+		return Bitbucket{Root: o.Root, Dir: o.Dir, RulesURL: o.rulesURL()}
+	},
 }
 
 // Formats lists the format names, sorted.
