@@ -35,8 +35,8 @@ message Charge {
 // number neither side has used (the base's reserved 7 to 9 included).
 func TestReuseReserves(t *testing.T) {
 	head := strings.Replace(chargeV1, "double price = 2;", "int64 amount_cents = 2;", 1)
-	f := &rules.Finding{Rule: "field-number-reused", Format: rules.Proto, Where: rules.Location{File: "shop.proto", Line: 5},
-		Old: &rules.Location{File: "shop.proto", Line: 5}}
+	// Old is nil where the element sits where it did (rules.Change.Finding).
+	f := &rules.Finding{Rule: "field-number-reused", Format: rules.Proto, Where: rules.Location{File: "shop.proto", Line: 5}}
 	fixes := For(head, chargeV1, f)
 	if len(fixes) != 1 {
 		t.Fatalf("fixes = %+v, want one", fixes)

@@ -55,12 +55,12 @@ func reservations(text, indent, name, number string) string {
 // field's, reserved with its name, and the new field takes a fresh number;
 // a field moved to another number gets its old number back.
 func reuse(text, base string, f *rules.Finding) (string, []Edit) {
-	if f.Rule != "field-number-reused" || f.Removed || f.Old == nil || base == "" {
+	if f.Rule != "field-number-reused" || f.Removed || base == "" {
 		return "", nil
 	}
 	line := f.Where.Line - 1
 	nl := LineAt(text, line)
-	nm, om := protoFieldRE.FindStringSubmatchIndex(nl), protoFieldRE.FindStringSubmatch(LineAt(base, f.Old.Line-1))
+	nm, om := protoFieldRE.FindStringSubmatchIndex(nl), protoFieldRE.FindStringSubmatch(LineAt(base, OldAt(f).Line-1))
 	if nm == nil || om == nil {
 		return "", nil
 	}

@@ -90,6 +90,16 @@ type Options struct {
 	// Root and Dir place SARIF's file names (see SARIF): the top of the
 	// work tree and the directory the names are relative to.
 	Root, Dir string
+	// Sources reads the compared files (github-review quotes them); nil
+	// when the command has none to give.
+	Sources Sources
+}
+
+// Sources reads a contract file, named as the findings name it, on each
+// side of the change.
+type Sources interface {
+	Head(name string) ([]byte, error)
+	Base(name string) ([]byte, error)
 }
 
 func (o Options) rulesURL() string {
@@ -125,6 +135,9 @@ var constructors = map[string]func(Options) Reporter{
 	"gitlab": func(o Options) Reporter { return GitLab{Root: o.Root, Dir: o.Dir} },
 	"bitbucket": func(o Options) Reporter {
 		return Bitbucket{Root: o.Root, Dir: o.Dir, RulesURL: o.rulesURL()}
+	},
+	"github-review": func(o Options) Reporter {
+		return GitHubReview{Sources: o.Sources, RulesURL: o.rulesURL()}
 	},
 }
 
