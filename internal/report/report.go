@@ -121,7 +121,7 @@ type Reporter interface {
 var constructors = map[string]func(Options) Reporter{
 	"text":  func(o Options) Reporter { return &Text{Color: o.Color} },
 	"json":  func(Options) Reporter { return JSON{} },
-	"sarif": func(o Options) Reporter { return SARIF{Root: o.Root, Dir: o.Dir} },
+	"sarif": func(o Options) Reporter { return SizedSARIF{SARIF: SARIF{Root: o.Root, Dir: o.Dir}} },
 	"github": func(o Options) Reporter {
 		return &GitHub{Getenv: o.Getenv, RulesURL: o.rulesURL()}
 	},
