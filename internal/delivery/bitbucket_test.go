@@ -113,15 +113,22 @@ func runLines(t *testing.T, dir string, env []string, lines []string) (string, i
 	return string(out), 0
 }
 
+// needScriptTools: the platform steps are bash scripts that speak HTTP
+// with curl and read JSON with jq.
+func needScriptTools(t *testing.T) {
+	t.Helper()
+	for _, tool := range []string{"bash", "curl", "jq"} {
+		need(t, tool)
+	}
+}
+
 const insightsPath = "/2.0/repositories/team/shop/commit/%s/reports/contractlint"
 
 // TestBitbucketStep runs the Pipelines step on a pull request that breaks
 // the contract: the review fails the step, and the after-script posts the
 // report and its annotation through the proxy to the commit.
 func TestBitbucketStep(t *testing.T) {
-	need(t, "bash")
-	need(t, "curl")
-	need(t, "jq")
+	needScriptTools(t)
 	bin := filepath.Join(part(t, "CONTRACTLINT_ACTION_BUILD"), "contractlint")
 	step := bitbucketStep(t)
 	if fmt.Sprint(step.Clone.Depth) != "full" {
@@ -181,9 +188,7 @@ func TestBitbucketStep(t *testing.T) {
 // TestBitbucketStepBatches: 250 annotations go out as 100, 100 and 50, each
 // request a JSON array, and together every annotation once.
 func TestBitbucketStepBatches(t *testing.T) {
-	need(t, "bash")
-	need(t, "curl")
-	need(t, "jq")
+	needScriptTools(t)
 	step := bitbucketStep(t)
 	var fs []rules.Finding
 	for i := range 250 {

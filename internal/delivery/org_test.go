@@ -104,9 +104,7 @@ func TestReusableWorkflow(t *testing.T) {
 // each repository's SARIF reaches that repository, gzip-compressed and
 // base64-encoded, on the commit and branch reviewed.
 func TestOrgScan(t *testing.T) {
-	need(t, "bash")
-	need(t, "curl")
-	need(t, "jq")
+	needScriptTools(t)
 	need(t, "gzip")
 	top := repoTop(t)
 	file := filepath.Join(top, "integrations", "github", "org-scan.yml")

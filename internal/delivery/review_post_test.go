@@ -176,9 +176,7 @@ const someFindings = `{"summary": {"findings": 1}}`
 // deleted; a changed review with comments is posted and the earlier one
 // emptied, so one live review remains.
 func TestPostReview(t *testing.T) {
-	need(t, "bash")
-	need(t, "curl")
-	need(t, "jq")
+	needScriptTools(t)
 	g := newFakeGitHub(t)
 	first := reviewJSON("1 finding", "```suggestion\n  reserved 2;\n```")
 	postReview(t, g, first, someFindings)
@@ -218,9 +216,7 @@ func TestPostReview(t *testing.T) {
 
 // TestPostReviewQuiet: no findings and no earlier review post nothing.
 func TestPostReviewQuiet(t *testing.T) {
-	need(t, "bash")
-	need(t, "curl")
-	need(t, "jq")
+	needScriptTools(t)
 	g := newFakeGitHub(t)
 	postReview(t, g, reviewJSON("no findings"), `{"summary": {"findings": 0}}`)
 	if w := g.writes(); len(w) != 0 {
@@ -231,9 +227,7 @@ func TestPostReviewQuiet(t *testing.T) {
 // TestPostReviewUnplaceable: when GitHub refuses the comments (a line its
 // diff does not show), the review is posted with them in its body.
 func TestPostReviewUnplaceable(t *testing.T) {
-	need(t, "bash")
-	need(t, "curl")
-	need(t, "jq")
+	needScriptTools(t)
 	g := newFakeGitHub(t)
 	g.rejectComments = true
 	postReview(t, g, reviewJSON("1 finding", "reserve it"), someFindings)
@@ -245,9 +239,7 @@ func TestPostReviewUnplaceable(t *testing.T) {
 // TestPostReviewForbidden: a read-only token (a fork's) warns and fails
 // nothing.
 func TestPostReviewForbidden(t *testing.T) {
-	need(t, "bash")
-	need(t, "curl")
-	need(t, "jq")
+	needScriptTools(t)
 	g := newFakeGitHub(t)
 	g.forbidden = true
 	out := postReview(t, g, reviewJSON("1 finding", "x"), someFindings)
@@ -260,10 +252,8 @@ func TestPostReviewForbidden(t *testing.T) {
 // request that redefines a proto field: its one review carries a comment on
 // the field's line suggesting the expand step.
 func TestActionSuggestions(t *testing.T) {
-	need(t, "bash")
+	needScriptTools(t)
 	need(t, "go")
-	need(t, "jq")
-	need(t, "curl")
 	top := repoTop(t)
 	act := readAction(t, top)
 	tmp := t.TempDir()
