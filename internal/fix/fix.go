@@ -26,7 +26,7 @@ type Fix struct {
 // base (the base version of the file f.Old is in, "" when unknown).
 func For(text, base string, f *rules.Finding) []Fix {
 	var out []Fix
-	for _, make := range []func(string, string, *rules.Finding) (string, []Edit){reserve, reuse, expand, idempotencyKey} {
+	for _, make := range []func(string, string, *rules.Finding) (string, []Edit){reserve, keepDeprecated, reuse, expand, idempotencyKey} {
 		if title, edits := make(text, base, f); edits != nil {
 			out = append(out, Fix{Title: title, Edits: edits})
 		}

@@ -75,3 +75,23 @@ func TestNoFixForOtherShapes(t *testing.T) {
 		t.Errorf("fixes = %+v for a rule without one, want none", fixes)
 	}
 }
+
+// TestRemovedFieldFixes: a deleted proto field is offered its number and
+// name reserved, or the field kept and marked deprecated.
+func TestRemovedFieldFixes(t *testing.T) {
+	head := strings.Replace(chargeV1, "  double price = 2;\n", "", 1)
+	f := &rules.Finding{Rule: "proto-field-removed", Format: rules.Proto, Where: rules.Location{File: "shop.proto", Line: 3},
+		Old: &rules.Location{File: "shop.proto", Line: 5}}
+	fixes := For(head, chargeV1, f)
+	if len(fixes) != 2 {
+		t.Fatalf("fixes = %+v, want reserve and keep", fixes)
+	}
+	reserved := strings.Replace(head, "message Charge {\n", "message Charge {\n  reserved 2;\n  reserved \"price\";\n", 1)
+	if got := apply(head, fixes[0].Edits); got != reserved {
+		t.Errorf("reserve wrote:\n%s\nwant:\n%s", got, reserved)
+	}
+	kept := strings.Replace(head, "message Charge {\n", "message Charge {\n  double price = 2 [deprecated = true];\n", 1)
+	if got := apply(head, fixes[1].Edits); got != kept || fixes[1].Title != "Keep price, deprecated, until a later release removes it" {
+		t.Errorf("%q wrote:\n%s\nwant:\n%s", fixes[1].Title, got, kept)
+	}
+}

@@ -11,23 +11,32 @@ import (
 
 var protoFieldRE = regexp.MustCompile(`^(\s*)(?:(?:optional|repeated|required)\s+)?([\w.<>, ]+?)\s+(\w+)\s*=\s*(\d+)`)
 
+// removedField is the base's declaration of a proto field f says was
+// deleted (its submatches), and the line of the head's message that held
+// it; ok is false unless both have the shape the fixes assume.
+func removedField(text, base string, f *rules.Finding) (m []string, line int, ok bool) {
+	switch f.Rule {
+	case "proto-field-removed", "proto-field-removed-unreserved-number", "proto-field-removed-unreserved-name",
+		"field-removed-without-deprecation":
+	default:
+		return nil, 0, false
+	}
+	if f.Old == nil || f.Removed || f.Format != rules.Proto {
+		return nil, 0, false
+	}
+	m = protoFieldRE.FindStringSubmatch(LineAt(base, f.Old.Line-1))
+	line = f.Where.Line - 1
+	if m == nil || !strings.HasSuffix(strings.TrimSpace(stripComment(LineAt(text, line))), "{") {
+		return nil, 0, false
+	}
+	return m, line, true
+}
+
 // reserve: a deleted proto field's number and name, reserved in the
 // message that held it, so neither can be reused.
 func reserve(text, base string, f *rules.Finding) (string, []Edit) {
-	switch f.Rule {
-	case "proto-field-removed", "proto-field-removed-unreserved-number", "proto-field-removed-unreserved-name":
-	default:
-		return "", nil
-	}
-	if f.Old == nil || f.Removed {
-		return "", nil
-	}
-	m := protoFieldRE.FindStringSubmatch(LineAt(base, f.Old.Line-1))
-	if m == nil {
-		return "", nil
-	}
-	line := f.Where.Line - 1
-	if !strings.HasSuffix(strings.TrimSpace(stripComment(LineAt(text, line))), "{") {
+	m, line, ok := removedField(text, base, f)
+	if !ok {
 		return "", nil
 	}
 	indent, name, number := m[1], m[3], m[4]
@@ -36,6 +45,21 @@ func reserve(text, base string, f *rules.Finding) (string, []Edit) {
 		return "", nil
 	}
 	return fmt.Sprintf("Reserve %s's number %s and name", name, number), []Edit{Insert(line+1, add)}
+}
+
+// keepDeprecated: a deleted proto field comes back, marked deprecated,
+// so clients are warned before a later release removes it.
+func keepDeprecated(text, base string, f *rules.Finding) (string, []Edit) {
+	m, line, ok := removedField(text, base, f)
+	if !ok {
+		return "", nil
+	}
+	decl := strings.TrimSpace(stripComment(LineAt(base, f.Old.Line-1)))
+	if !strings.HasSuffix(decl, m[4]+";") || strings.Contains(text, " "+m[3]+" =") {
+		return "", nil // options, or the name back in use: not edited blind
+	}
+	kept := m[1] + strings.TrimSuffix(decl, ";") + " [deprecated = true];\n"
+	return fmt.Sprintf("Keep %s, deprecated, until a later release removes it", m[3]), []Edit{Insert(line+1, kept)}
 }
 
 // reservations are the reserved lines text lacks for a field's number and

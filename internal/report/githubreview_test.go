@@ -106,16 +106,23 @@ func TestGitHubReviewSuggestsReserve(t *testing.T) {
 }
 
 // TestGitHubReviewInsertion: a fix that inserts lines is suggested on the
-// line above, which the suggestion repeats.
+// line above, which the suggestion repeats; each fix of a deleted field
+// (reserve it, or keep it deprecated) is its own comment.
 func TestGitHubReviewInsertion(t *testing.T) {
 	v2 := strings.Replace(chargeProtoV1, "  double price = 2;\n", "", 1)
 	src := memSources{base: map[string]string{"shop.proto": chargeProtoV1}, head: map[string]string{"shop.proto": v2}}
 	f := rules.Finding{Rule: "proto-field-removed", Severity: rules.Error, Format: rules.Proto, Message: `field "price" (2) was removed`,
 		Where: rules.Location{File: "shop.proto", Line: 4}, Old: &rules.Location{File: "shop.proto", Line: 6}}
 	rv := checkReviewRequest(t, render(t, "github-review", Options{Sources: src}, testReport(t, []rules.Finding{f})))
-	want := "```suggestion\nmessage Charge {\n  reserved 2;\n  reserved \"price\";\n```"
-	if len(rv.Comments) != 1 || rv.Comments[0].Line != 4 || !strings.Contains(rv.Comments[0].Body, want) {
-		t.Errorf("comments %+v, want one on line 4 with\n%s", rv.Comments, want)
+	want := []string{"```suggestion\nmessage Charge {\n  reserved 2;\n  reserved \"price\";\n```",
+		"```suggestion\nmessage Charge {\n  double price = 2 [deprecated = true];\n```"}
+	if len(rv.Comments) != 2 {
+		t.Fatalf("comments %+v, want one per fix", rv.Comments)
+	}
+	for i, c := range rv.Comments {
+		if c.Line != 4 || !strings.Contains(c.Body, want[i]) {
+			t.Errorf("comment %+v, want on line 4 with\n%s", c, want[i])
+		}
 	}
 }
 
