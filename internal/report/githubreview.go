@@ -129,7 +129,7 @@ func (g GitHubReview) comments(reg *rules.Registry, f *rules.Finding, rf *review
 	}
 	body := head
 	for _, t := range elsewhere {
-		body += "\n\nFix (not on this diff's lines): " + markdownText(t)
+		body += "\n\nFix (in the editor: its lines are not all in this diff, or hold text not shown raw): " + markdownText(t)
 	}
 	return []ghReviewComment{{Path: Clean(f.Where.File), Line: f.Where.Line, Side: "RIGHT", Body: body}}
 }

@@ -189,3 +189,18 @@ func TestGitHubReviewBodyBudget(t *testing.T) {
 		t.Errorf("%d listed, and the body does not count the rest:\n%.300s", shown, rv.Body[len(rv.Body)-300:])
 	}
 }
+
+// TestGitHubReviewHostileSuggestion: a suggestion would quote the file as
+// it is; text a reader must not see raw (a bidi override here) is never
+// quoted, the fix only named.
+func TestGitHubReviewHostileSuggestion(t *testing.T) {
+	v2 := strings.Replace(chargeProtoV2, "int64 amount_cents = 2;", "int64 amount_cents = 2; // \u202eevil", 1)
+	src := memSources{base: map[string]string{"shop.proto": chargeProtoV1}, head: map[string]string{"shop.proto": v2}}
+	out := render(t, "github-review", Options{Sources: src}, testReport(t, []rules.Finding{reuseFinding()}))
+	checkInert(t, "output", string(out))
+	rv := checkReviewRequest(t, out)
+	if len(rv.Comments) != 1 || strings.Contains(rv.Comments[0].Body, "```suggestion") || !strings.Contains(rv.Comments[0].Body, "Reserve price") {
+		t.Errorf("comments %+v: want the finding, its fix named, no suggestion", rv.Comments)
+	}
+	checkInert(t, "comment", rv.Comments[0].Body)
+}
