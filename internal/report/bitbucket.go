@@ -75,9 +75,7 @@ func (b Bitbucket) Write(w io.Writer, r *Report) error {
 	seen := map[string]int{}
 	var anns []bitbucketAnnotation
 	for _, p := range r.Problems {
-		f := rules.Finding{Rule: "contractlint-input", Message: "cannot read the contract: " + p.Msg,
-			Where: rules.Location{File: p.File, Line: p.Line, Column: p.Column}}
-		a := b.annotation(f, seen)
+		a := b.annotation(problemFinding(p), seen)
 		a.Severity, a.AnnotationType = "CRITICAL", "BUG"
 		anns = append(anns, a)
 	}

@@ -53,9 +53,7 @@ func (g GitLab) Write(w io.Writer, r *Report) error {
 	issues := []gitlabIssue{}
 	seen := map[string]int{}
 	for _, p := range r.Problems {
-		f := rules.Finding{Rule: "contractlint-input", Message: "cannot read the contract: " + p.Msg,
-			Where: rules.Location{File: p.File, Line: p.Line, Column: p.Column}}
-		issue := gitlabIssueFor(f, seen)
+		issue := gitlabIssueFor(problemFinding(p), seen)
 		issue.Severity = "blocker"
 		issues = append(issues, issue)
 	}
@@ -85,4 +83,11 @@ func gitlabIssueFor(f rules.Finding, seen map[string]int) gitlabIssue {
 		Severity:    gitlabSeverity(f.Severity),
 		Location:    gitlabLocation{Path: Clean(path), Lines: gitlabLines{Begin: line}},
 	}
+}
+
+// problemFinding is an unreadable input as the platforms' formats show it:
+// one more entry at its file and line, under its own check name.
+func problemFinding(p Problem) rules.Finding {
+	return rules.Finding{Rule: "contractlint-input", Message: "cannot read the contract: " + p.Msg,
+		Where: rules.Location{File: p.File, Line: p.Line, Column: p.Column}}
 }
