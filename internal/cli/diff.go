@@ -133,7 +133,7 @@ func (c *common) writeOne(e *Env, format, file, flag string, r *report.Report, s
 		defer f.Close()
 		w = f
 	}
-	ro := report.Options{Getenv: e.Getenv, Color: report.UseColor(w, e.Getenv)}
+	ro := report.Options{Getenv: e.Getenv, Color: report.UseColor(w, e.Getenv), Sources: c.sources}
 	ro.Root, ro.Dir = c.namesBase(e)
 	rep, err := report.New(format, ro)
 	if err != nil {

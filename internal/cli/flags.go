@@ -50,10 +50,12 @@ type common struct {
 	also map[string]*string
 	// waive is set on the commands that apply the waivers file (waive.go).
 	waive *waivers
+	// sources reads both sides for the formats that quote them (review's).
+	sources report.Sources
 }
 
 // alsoFormats are the formats with an --output-FORMAT flag.
-var alsoFormats = []string{"json", "sarif", "markdown"}
+var alsoFormats = []string{"json", "sarif", "markdown", "github-review"}
 
 func (c *common) register(cmd *cobra.Command) {
 	f := cmd.Flags()

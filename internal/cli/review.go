@@ -139,6 +139,7 @@ func runReview(e *Env, ro *reviewOptions, paths []string) error {
 		logFiles(log, res)
 		return ro.writeChangelog(e, log)
 	}
+	ro.sources = newReviewSources(e.abs("."), res.Base.Commit, o.Head, o.Staged)
 	return ro.emit(e, &report.Report{Findings: withUnusedAccepts(res.Findings, po, res.Read), Review: reviewReport(e, res)}, po)
 }
 

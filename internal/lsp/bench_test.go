@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/contractlint/contractlint/internal/corpus"
+	"github.com/contractlint/contractlint/internal/fix"
 	"github.com/contractlint/contractlint/internal/pipeline"
 	"github.com/contractlint/contractlint/internal/source"
 )
@@ -129,7 +130,7 @@ func editLine(b *testing.B, text, section string) (int, string, string) {
 	}
 	at := comp[0] + loc[0]
 	line := strings.Count(text[:at], "\n")
-	from := lineAt(text, line)
+	from := fix.LineAt(text, line)
 	return line, from, strings.Replace(from, "integer", "number", 1)
 }
 

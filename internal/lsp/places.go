@@ -7,6 +7,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/contractlint/contractlint/internal/fix"
 	"github.com/contractlint/contractlint/rules"
 )
 
@@ -52,7 +53,7 @@ func (p *places) pointer(ptr string) (line, matched int) {
 		line, matched = from+i, matched+1
 		from = line + 1
 		end := from
-		for end < to && (blank(lines[end]) || indentOf(lines[end]) > indent) {
+		for end < to && (fix.Blank(lines[end]) || fix.Indent(lines[end]) > indent) {
 			end++
 		}
 		to, parent = end, indent
@@ -67,10 +68,10 @@ func childKey(lines []string, parent int, seg string) (int, int) {
 	item := -1
 	n, isIndex := strconv.Atoi(seg)
 	for i, l := range lines {
-		if blank(l) {
+		if fix.Blank(l) {
 			continue
 		}
-		ind := indentOf(l)
+		ind := fix.Indent(l)
 		if child < 0 {
 			if ind <= parent {
 				return -1, 0
@@ -91,37 +92,12 @@ func childKey(lines []string, parent int, seg string) (int, int) {
 			}
 			continue
 		}
-		if keyOf(body) == seg {
+		if fix.KeyOf(body) == seg {
 			return i, ind
 		}
 	}
 	return -1, 0
 }
-
-// keyOf is the key a block mapping line holds, unquoted ("" for none).
-func keyOf(body string) string {
-	body = strings.TrimPrefix(body, "- ")
-	if len(body) > 0 && (body[0] == '"' || body[0] == '\'') {
-		q := body[0]
-		end := strings.IndexByte(body[1:], q)
-		if end < 0 || !strings.HasPrefix(body[end+2:], ":") {
-			return ""
-		}
-		return body[1 : end+1]
-	}
-	i := strings.Index(body, ":")
-	if i < 0 || i+1 < len(body) && body[i+1] != ' ' && body[i+1] != '\t' {
-		return ""
-	}
-	return body[:i]
-}
-
-func blank(l string) bool {
-	t := strings.TrimSpace(l)
-	return t == "" || strings.HasPrefix(t, "#")
-}
-
-func indentOf(l string) int { return len(l) - len(strings.TrimLeft(l, " ")) }
 
 // nodeLine is pointerLine for a document the line reader cannot follow.
 func nodeLine(text string, segs []string) (line, matched int) {
@@ -222,10 +198,10 @@ func (p *places) operations() map[string]int {
 	var path string
 	for i := start + 1; i < len(p.lines); i++ {
 		l := p.lines[i]
-		if blank(l) {
+		if fix.Blank(l) {
 			continue
 		}
-		ind := indentOf(l)
+		ind := fix.Indent(l)
 		if ind == 0 {
 			break
 		}
@@ -234,10 +210,10 @@ func (p *places) operations() map[string]int {
 		}
 		switch {
 		case ind == pathIndent:
-			path, methodIndent = keyOf(l[ind:]), -1
+			path, methodIndent = fix.KeyOf(l[ind:]), -1
 		case ind > pathIndent && (methodIndent < 0 || ind == methodIndent):
 			methodIndent = ind
-			if k := keyOf(l[ind:]); k != "" && path != "" {
+			if k := fix.KeyOf(l[ind:]); k != "" && path != "" {
 				p.ops[k+" "+path] = i
 			}
 		}

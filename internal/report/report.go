@@ -90,6 +90,16 @@ type Options struct {
 	// Root and Dir place SARIF's file names (see SARIF): the top of the
 	// work tree and the directory the names are relative to.
 	Root, Dir string
+	// Sources reads the compared files (github-review quotes them); nil
+	// when the command has none to give.
+	Sources Sources
+}
+
+// Sources reads a contract file, named as the findings name it, on each
+// side of the change.
+type Sources interface {
+	Head(name string) ([]byte, error)
+	Base(name string) ([]byte, error)
 }
 
 func (o Options) rulesURL() string {
@@ -111,7 +121,7 @@ type Reporter interface {
 var constructors = map[string]func(Options) Reporter{
 	"text":  func(o Options) Reporter { return &Text{Color: o.Color} },
 	"json":  func(Options) Reporter { return JSON{} },
-	"sarif": func(o Options) Reporter { return SARIF{Root: o.Root, Dir: o.Dir} },
+	"sarif": func(o Options) Reporter { return SizedSARIF{SARIF: SARIF{Root: o.Root, Dir: o.Dir}} },
 	"github": func(o Options) Reporter {
 		return &GitHub{Getenv: o.Getenv, RulesURL: o.rulesURL()}
 	},
@@ -120,6 +130,15 @@ var constructors = map[string]func(Options) Reporter{
 	},
 	"junit": func(Options) Reporter { return JUnit{} },
 	"msvs":  func(Options) Reporter { return MSVS{} },
+
+	// Where each platform reviews: its own report shapes and limits.
+	"gitlab": func(o Options) Reporter { return GitLab{Root: o.Root, Dir: o.Dir} },
+	"bitbucket": func(o Options) Reporter {
+		return Bitbucket{Root: o.Root, Dir: o.Dir, RulesURL: o.rulesURL()}
+	},
+	"github-review": func(o Options) Reporter {
+		return GitHubReview{Sources: o.Sources, RulesURL: o.rulesURL()}
+	},
 }
 
 // Formats lists the format names, sorted.

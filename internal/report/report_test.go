@@ -34,7 +34,7 @@ func render(t *testing.T, format string, o Options, r *Report) []byte {
 }
 
 func TestFormatsRegistered(t *testing.T) {
-	want := []string{"github", "json", "junit", "markdown", "msvs", "sarif", "text"}
+	want := []string{"bitbucket", "github", "github-review", "gitlab", "json", "junit", "markdown", "msvs", "sarif", "text"}
 	if got := Formats(); strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Errorf("Formats() = %v, want %v", got, want)
 	}
@@ -85,7 +85,7 @@ func TestHostileTextIsInert(t *testing.T) {
 			out := render(t, format, Options{Getenv: noEnv}, r)
 			checkInert(t, "output", string(out))
 			switch format {
-			case "json", "sarif":
+			case "json", "sarif", "gitlab", "bitbucket", "github-review":
 				var v any
 				if err := json.Unmarshal(out, &v); err != nil {
 					t.Fatal(err)
