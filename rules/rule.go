@@ -87,6 +87,9 @@ type Rule struct {
 	Formats  Format
 	Mode     Mode
 	Severity Severity
+	// Bump is the version bump a finding of this rule needs; zero derives
+	// it from the rule's mode and direction (see RequiredBump).
+	Bump Bump
 	// Off rules run only when config enables them.
 	Off    bool
 	Levels ProtoLevel
