@@ -572,17 +572,17 @@ func (p *parser) history(n *yaml.Node, c *Config) {
 }
 
 // failOn reads fail-on, spelled as the flag takes it (oasdiff's ERR and
-// WARN too), as error, warning, info or never.
+// WARN too), as error, warning, info, version-bump or never.
 func (p *parser) failOn(v *yaml.Node) string {
 	if v.Kind == yaml.ScalarNode {
-		if strings.EqualFold(strings.TrimSpace(v.Value), "never") {
-			return "never"
+		if s := strings.ToLower(strings.TrimSpace(v.Value)); s == "never" || s == rules.FailOnVersionBump {
+			return s
 		}
 		if s, err := rules.ParseSeverity(v.Value); err == nil {
 			return s.String()
 		}
 	}
-	p.errorf(v, "fail-on: want error, warning, info or never, not %q", v.Value)
+	p.errorf(v, "fail-on: want error, warning, info, version-bump or never, not %q", v.Value)
 	return ""
 }
 
