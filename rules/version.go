@@ -185,40 +185,72 @@ func NeededBump(in *Input, findings []Finding, d *DeclaredVersion) Bump {
 	return b
 }
 
-// VersionGate is the version-bump-missing finding for each version the new
-// side declares that moved less than its changes need: "needs a MAJOR
-// bump: info.version went 1.0 → 1.1". A version that cannot be read says
-// so, since whether it moved enough cannot be told. A proto package suffix
-// declares majors only, so it is held to a major need alone; a package on
-// one side only (acme.v1 gone, acme.v2 new) is matched by its name
-// without the suffix.
-func VersionGate(in *Input, findings []Finding) []Finding {
+// VersionCheck is one version the new side declares, held to what the
+// changes of the elements it versions need.
+type VersionCheck struct {
+	Old, New DeclaredVersion
+	// Needed is the bump the changes need; Declared the one the version
+	// moved by, when Readable (both sides read as one form).
+	Needed, Declared Bump
+	Readable         bool
+}
+
+// Short reports whether the version moved less than the changes need. A
+// proto package suffix declares majors only, so it is held to a major
+// need alone; a version that cannot be read is short whenever a bump is
+// needed, since whether it moved enough cannot be told.
+func (v VersionCheck) Short() bool {
+	if v.Needed == 0 || v.New.Package != "" && v.Needed < Major {
+		return false
+	}
+	return !v.Readable || v.Declared < v.Needed
+}
+
+// Message says what the version gate reports: "needs a MAJOR bump:
+// info.version went 1.0 → 1.1".
+func (v VersionCheck) Message() string {
+	need := strings.ToUpper(v.Needed.String())
+	msg := fmt.Sprintf("needs a %s bump: %s went %s → %s", need, v.New.What, v.Old.Value, v.New.Value)
+	if v.Old.Value == v.New.Value {
+		msg = fmt.Sprintf("needs a %s bump: %s stayed %s", need, v.New.What, v.New.Value)
+	}
+	if !v.Readable {
+		msg += fmt.Sprintf(", and %s cannot be read as SemVer (1.2.3), a date (YYYY-MM-DD) or vN, so whether it moved enough cannot be told", v.New.What)
+	}
+	return msg
+}
+
+// VersionChecks holds each version the new side declares, and the old side
+// declared too, to the bump its elements' changes need given the findings.
+// A package on one side only (acme.v1 gone, acme.v2 new) is matched by its
+// name without the suffix: moving to acme.v2 is a new API, which covers
+// any break of acme.v1.
+func VersionChecks(in *Input, findings []Finding) []VersionCheck {
 	if in.Old == nil || in.New == nil {
 		return nil
 	}
-	var out []Finding
+	var out []VersionCheck
 	for _, nd := range in.New.Versions {
 		od, ok := declaredAs(in.Old.Versions, nd.What)
 		if !ok {
 			continue // newly versioned: nothing to compare against
 		}
-		need := max(NeededBump(in, findings, &od), NeededBump(in, findings, &nd))
-		if nd.Package != "" && need < Major || need == 0 {
-			continue
+		v := VersionCheck{Old: od, New: nd, Needed: max(NeededBump(in, findings, &od), NeededBump(in, findings, &nd))}
+		v.Declared, v.Readable = moved(od, nd)
+		out = append(out, v)
+	}
+	return out
+}
+
+// VersionGate is the version-bump-missing finding for each version the new
+// side declares that moved less than its changes need.
+func VersionGate(in *Input, findings []Finding) []Finding {
+	var out []Finding
+	for _, v := range VersionChecks(in, findings) {
+		if v.Short() {
+			out = append(out, Finding{Rule: VersionBumpMissingID, Severity: Error, Bump: v.Needed, Message: v.Message(),
+				Where: v.New.Loc, Path: v.New.What, Format: in.New.Format})
 		}
-		got, ok := moved(od, nd)
-		if ok && got >= need {
-			continue
-		}
-		msg := fmt.Sprintf("needs a %s bump: %s went %s → %s", strings.ToUpper(need.String()), nd.What, od.Value, nd.Value)
-		if od.Value == nd.Value {
-			msg = fmt.Sprintf("needs a %s bump: %s stayed %s", strings.ToUpper(need.String()), nd.What, nd.Value)
-		}
-		if !ok {
-			msg += fmt.Sprintf(", and %s cannot be read as SemVer (1.2.3), a date (YYYY-MM-DD) or vN, so whether it moved enough cannot be told", nd.What)
-		}
-		out = append(out, Finding{Rule: VersionBumpMissingID, Severity: Error, Bump: need, Message: msg,
-			Where: nd.Loc, Path: nd.What, Format: in.New.Format})
 	}
 	return out
 }
