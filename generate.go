@@ -7,4 +7,4 @@ package main
 // and check cannot drift; TestGenerateCoversUpdates holds this list to every
 // test package that has an -update flag.
 //
-//go:generate go test ./rules ./internal/cli ./internal/report ./internal/changelog -run "^(TestBufMapping|TestOasdiffMapping|TestReadmeRules|TestGolden)$" -update
+//go:generate go test ./rules ./internal/cli ./internal/report ./internal/changelog -run "^(TestBufMapping|TestOasdiffMapping|TestReadmeRules|TestGolden|TestReleasedIDs)$" -update

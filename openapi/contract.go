@@ -37,6 +37,9 @@ func (d *Doc) lower() *rules.Contract {
 	}
 	l.c.Invalid = d.Problems
 	l.c.Key = l.globalKey()
+	if info := d.T.Info; info != nil {
+		l.c.Versions = []rules.DeclaredVersion{{What: "info.version", Value: info.Version, Loc: d.FieldLoc(info.Origin, "version")}}
+	}
 	if d.T.Paths != nil {
 		for _, p := range d.T.Paths.InMatchingOrder() {
 			l.pathItem(p, d.T.Paths.Value(p))

@@ -41,7 +41,21 @@ func (t *Tree) Contract() *rules.Contract {
 		c.Schemas = append(c.Schemas, enumSchema(e))
 	}
 	c.Ignores, _ = t.ignores()
+	c.Versions = t.versions()
 	return c
+}
+
+// versions are the versions the tree's packages declare by their suffix,
+// one for each package, at the first file that declares it.
+func (t *Tree) versions() []rules.DeclaredVersion {
+	var out []rules.DeclaredVersion
+	for _, f := range sortedValues(t.Files) {
+		d, ok := rules.PackageVersion(f.Package, f.PackageLoc)
+		if ok && !slices.ContainsFunc(out, func(x rules.DeclaredVersion) bool { return x.Package == d.Package }) {
+			out = append(out, d)
+		}
+	}
+	return out
 }
 
 // enumSchema is an enum as the schema rules see it. Any message may carry

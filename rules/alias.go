@@ -19,11 +19,17 @@ var bufCategories = map[string]ProtoLevel{"FILE": LevelFile, "PACKAGE": LevelPac
 // Resolve returns the IDs of the rules a name stands for, so a team moving
 // from buf or oasdiff keeps the names its config already uses: a rule's own
 // ID; a buf rule (FIELD_NO_DELETE) or category (WIRE_JSON); an oasdiff
-// check ID (api-path-removed-without-deprecation). via says which kind of
-// alias matched ("" for a rule's own ID); no IDs means the name is unknown.
+// check ID (api-path-removed-without-deprecation); or a released ID since
+// renamed or retired, contractlint's or buf's (see Retirement), which
+// stands for the rules now covering it. via says which kind of alias
+// matched ("" for a rule's own ID); no IDs means the name is unknown, or a
+// retired ID nothing covers now (Retired tells the two apart).
 func (r *Registry) Resolve(name string) (ids []string, via string) {
 	if _, ok := r.byID[name]; ok {
 		return []string{name}, ""
+	}
+	if t, ok := r.Retired(name); ok {
+		return r.resolveRetired(t)
 	}
 	if lvl, ok := bufCategories[name]; ok {
 		for _, x := range r.rules {

@@ -16,6 +16,6 @@ func builtin() []*Rule {
 		probe(),
 		forward(),
 		replay(),
-		[]*Rule{contractInvalid(), configWeakened()},
+		[]*Rule{contractInvalid(), configWeakened(), versionBumpMissing()},
 	)
 }

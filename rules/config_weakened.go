@@ -15,6 +15,8 @@ func configWeakened() *Rule {
 		Pack:     Evolution,
 		Formats:  OpenAPI | Proto,
 		Severity: Error,
+		// The config is the linter's, not the API: no client sees it.
+		Bump: Patch,
 		Doc: Doc{
 			Title: "The change loosens .contractlint.yaml",
 			Text: "A pull request that adds an ignore or an accept, lowers a severity, switches a rule or pack " +

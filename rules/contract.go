@@ -19,6 +19,9 @@ type Contract struct {
 	// root x-idempotency); every operation that may change state and declares
 	// no key of its own takes it as its Key. nil when there is none.
 	Key *Param
+	// Versions are the versions the contract declares: its info.version, or
+	// the major suffix of each versioned proto package (the version gate).
+	Versions []DeclaredVersion
 }
 
 // Invalid is one validation problem of a contract, where it is.

@@ -38,6 +38,8 @@ func lockFileWeakened() *Rule {
 		Pack:     Evolution,
 		Formats:  Proto,
 		Severity: Error,
+		// The lock is the linter's record, not the API: no client sees it.
+		Bump: Patch,
 		Doc: Doc{
 			Title: "contractlint.lock lost field numbers it recorded",
 			Text: "contractlint.lock records every proto field number ever used, so a number stays taken after " +

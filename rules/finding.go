@@ -29,8 +29,11 @@ func (l Location) IsZero() bool { return l.File == "" }
 type Finding struct {
 	Rule     string
 	Severity Severity
-	Message  string
-	Where    Location
+	// Bump is the version bump the finding's change needs (its rule's
+	// RequiredBump); a severity override leaves it as it is.
+	Bump    Bump
+	Message string
+	Where   Location
 	// Old is the old-side location when it differs from Where.
 	Old *Location
 	// Removed marks Where as a line in the OLD file.

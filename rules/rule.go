@@ -87,6 +87,9 @@ type Rule struct {
 	Formats  Format
 	Mode     Mode
 	Severity Severity
+	// Bump is the version bump a finding of this rule needs; zero derives
+	// it from the rule's mode and direction (see RequiredBump).
+	Bump Bump
 	// Off rules run only when config enables them.
 	Off    bool
 	Levels ProtoLevel
@@ -129,11 +132,13 @@ var packOrder = []Pack{Breaking, Evolution, Idempotency, Evolvability, ForwardPa
 type Registry struct {
 	rules []*Rule
 	byID  map[string]*Rule
+	// retired are the released IDs no rule holds now (see Retirement).
+	retired []Retirement
 }
 
 // NewRegistry indexes rules and rejects a duplicated ID.
 func NewRegistry(rs []*Rule) (*Registry, error) {
-	reg := &Registry{byID: make(map[string]*Rule, len(rs))}
+	reg := &Registry{byID: make(map[string]*Rule, len(rs)), retired: retirements()}
 	for _, r := range rs {
 		if _, dup := reg.byID[r.ID]; dup {
 			return nil, fmt.Errorf("rule %s registered twice", r.ID)

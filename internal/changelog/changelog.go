@@ -68,6 +68,35 @@ type Log struct {
 	// Notes say what the log compared, beside the changes: the releases a
 	// review --against checked, and how.
 	Notes []string
+	// Versions are the bump each declared version needed against the one
+	// it declared.
+	Versions []Version
+}
+
+// Version is one declared version of a comparison: the bump its changes
+// needed against the one it declared.
+type Version struct {
+	// Release is the release the changes are since, as Group.Release.
+	Release  string
+	What     string
+	Old, New string
+	Needed   rules.Bump
+	// Declared is the bump the version moved by; Readable is false when
+	// the two versions could not be compared.
+	Declared rules.Bump
+	Readable bool
+	// Short marks a version that moved less than needed.
+	Short bool
+}
+
+// versions turns a comparison's version checks into the log's.
+func versions(vs []rules.VersionCheck) []Version {
+	var out []Version
+	for _, v := range vs {
+		out = append(out, Version{What: v.New.What, Old: v.Old.Value, New: v.New.Value,
+			Needed: v.Needed, Declared: v.Declared, Readable: v.Readable, Short: v.Short()})
+	}
+	return out
 }
 
 // Build lists every change of in once, marking those the findings (a diff
@@ -87,7 +116,7 @@ func Build(in *rules.Input, findings []rules.Finding) *Log {
 			Where: op.Loc, Operations: []string{op.ID}})
 	}
 	attach(entries, findings)
-	return &Log{Groups: group(fold(entries), in.New, in.Old)}
+	return &Log{Groups: group(fold(entries), in.New, in.Old), Versions: versions(rules.VersionChecks(in, findings))}
 }
 
 // fold lists each change once. The diff splits a change by the direction
@@ -241,6 +270,7 @@ func (l *Log) Merge(other *Log) {
 		}
 		l.Groups = append(l.Groups, g)
 	}
+	l.Versions = append(l.Versions, other.Versions...)
 }
 
 // meaning lists the facts of a field that differ between two versions.

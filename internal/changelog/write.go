@@ -82,6 +82,33 @@ func (s Summary) String() string {
 		s.Changes, changes, s.Added, s.Changed, s.Deprecated, s.Removed, s.Breaking, s.Backward, s.Forward)
 }
 
+// String says what a version declared against what it needed: "since
+// v1.0.0: info.version 1.0.0 → 1.1.0 declares a minor bump; the changes
+// need a major one".
+func (v Version) String() string {
+	s := fmt.Sprintf("%s %s → %s", v.What, v.Old, v.New)
+	if v.Release != "" {
+		s = "since " + v.Release + ": " + s
+	}
+	switch {
+	case !v.Readable:
+		s += " cannot be compared"
+	case v.Declared == 0:
+		s += " declares no bump"
+	default:
+		s += " declares a " + v.Declared.String() + " bump"
+	}
+	need := "no bump"
+	if v.Needed != 0 {
+		need = "a " + v.Needed.String() + " one"
+	}
+	s += "; the changes need " + need
+	if v.Short {
+		s += " (too small)"
+	}
+	return s
+}
+
 // what describes an entry without its action: "field address.city: type string -> integer".
 func (e *Entry) what() string {
 	s := e.Subject.Noun()
@@ -219,6 +246,9 @@ func writeText(w io.Writer, l *Log) error {
 	for _, n := range l.Notes {
 		fmt.Fprintln(bw, "note: "+report.Clean(n))
 	}
+	for _, v := range l.Versions {
+		fmt.Fprintln(bw, "version: "+report.Clean(v.String()))
+	}
 	fmt.Fprintln(bw, l.Summarize())
 	return bw.Flush()
 }
@@ -229,6 +259,9 @@ func writeMarkdown(w io.Writer, l *Log) error {
 	code := func(s string) string { return report.MarkdownText(s) }
 	for _, n := range l.Notes {
 		fmt.Fprintf(bw, "\n_%s_\n", code(n))
+	}
+	for _, v := range l.Versions {
+		fmt.Fprintf(bw, "\nVersion: %s\n", code(v.String()))
 	}
 	for _, g := range l.Groups {
 		fmt.Fprintf(bw, "\n### %s\n\n", code(g.header()))
@@ -282,13 +315,35 @@ type jsonGroup struct {
 	Entries    []jsonEntry `json:"entries"`
 }
 
+// jsonVersion is a Version in the changelog's JSON.
+type jsonVersion struct {
+	Release  string     `json:"release,omitempty"`
+	What     string     `json:"what"`
+	Old      string     `json:"old"`
+	New      string     `json:"new"`
+	Needed   rules.Bump `json:"needed,omitempty"`
+	Declared rules.Bump `json:"declared,omitempty"`
+	Readable bool       `json:"readable"`
+	Short    bool       `json:"short"`
+}
+
+func jsonVersions(vs []Version) []jsonVersion {
+	var out []jsonVersion
+	for _, v := range vs {
+		out = append(out, jsonVersion{Release: report.Clean(v.Release), What: report.Clean(v.What), Old: report.Clean(v.Old), New: report.Clean(v.New),
+			Needed: v.Needed, Declared: v.Declared, Readable: v.Readable, Short: v.Short})
+	}
+	return out
+}
+
 // writeJSON keeps strings clean like the JSON report: `jq -r` prints them.
 func writeJSON(w io.Writer, l *Log) error {
 	out := struct {
-		Groups  []jsonGroup `json:"groups"`
-		Summary Summary     `json:"summary"`
-		Notes   []string    `json:"notes,omitempty"`
-	}{Groups: make([]jsonGroup, 0, len(l.Groups)), Summary: l.Summarize(), Notes: cleanAll(l.Notes)}
+		Groups   []jsonGroup   `json:"groups"`
+		Summary  Summary       `json:"summary"`
+		Notes    []string      `json:"notes,omitempty"`
+		Versions []jsonVersion `json:"versions,omitempty"`
+	}{Groups: make([]jsonGroup, 0, len(l.Groups)), Summary: l.Summarize(), Notes: cleanAll(l.Notes), Versions: jsonVersions(l.Versions)}
 	for _, g := range l.Groups {
 		jg := jsonGroup{Release: report.Clean(g.Release), Contract: report.Clean(g.Contract), Kind: g.Kind, Name: report.Clean(g.Name), Operations: cleanAll(g.Operations)}
 		for _, e := range g.Entries {

@@ -54,6 +54,7 @@ func (c *common) optionsFor(e *Env, cfg *config.Config) (pipeline.Options, *conf
 		st = &pipeline.Stats{}
 	}
 	c.configFailOn(cfg)
+	c.gateVersions(s)
 	capped, _ := cfg.Limits.Capped()
 	lim, err := c.limits(capped)
 	if err != nil {
@@ -66,7 +67,7 @@ func (c *common) optionsFor(e *Env, cfg *config.Config) (pipeline.Options, *conf
 	if err := c.loadWaivers(e, cfg, reg); err != nil {
 		return pipeline.Options{}, nil, err
 	}
-	o := pipeline.Options{Registry: reg, Settings: s, Matched: &rules.Matched{}, ProtoPaths: slices.Clip(cfg.ProtoPaths), Stats: st, Limits: lim, Whole: c.noShortcuts, Now: e.Now}
+	o := pipeline.Options{Registry: reg, Settings: s, Matched: &rules.Matched{}, Needed: &rules.Needed{}, ProtoPaths: slices.Clip(cfg.ProtoPaths), Stats: st, Limits: lim, Whole: c.noShortcuts, Now: e.Now}
 	if c.waive != nil {
 		o.Exclude = c.waive.exclude
 	}
@@ -81,6 +82,7 @@ func (c *common) emit(e *Env, r *report.Report, o pipeline.Options) error {
 		return err
 	}
 	r.Rules = o.Registry
+	r.Bump = max(r.Bump, o.Needed.Bump())
 	c.applyWaivers(e, r)
 	if err := c.write(e, r, o.Stats); err != nil {
 		return err
@@ -89,7 +91,7 @@ func (c *common) emit(e *Env, r *report.Report, o pipeline.Options) error {
 		o.Stats.Write(e.Stderr)
 	}
 	for _, f := range r.Findings {
-		if f.Severity >= threshold {
+		if c.fails(f, threshold) {
 			return &exitError{code: ExitFindings}
 		}
 	}

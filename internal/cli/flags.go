@@ -62,7 +62,7 @@ func (c *common) register(cmd *cobra.Command) {
 	c.flags = f
 	f.StringVar(&c.config, "config", "", "config file (default: "+config.FileName+" found upward from the working directory)")
 	f.StringVar(&c.format, "format", "text", "report format: "+joinFormats())
-	f.StringVar(&c.failOn, "fail-on", "error", "exit 1 when a finding is at or above: error, warning, info or never")
+	f.StringVar(&c.failOn, "fail-on", "error", "exit 1 when a finding is at or above: error, warning, info or never; version-bump: when the declared version moved less than the change needs")
 	f.StringVarP(&c.output, "output", "o", "", "write the report to this file instead of standard output")
 	c.also = map[string]*string{}
 	for _, name := range alsoFormats {
@@ -148,9 +148,10 @@ func (c *common) configFailOn(cfg *config.Config) {
 	}
 }
 
-// threshold reads --fail-on; never means no severity fails the run.
+// threshold reads --fail-on; never means no severity fails the run, and
+// so does version-bump, where only the version gate's findings do (fails).
 func (c *common) threshold() (rules.Severity, error) {
-	if c.failOn == "never" {
+	if c.failOn == "never" || c.failOn == rules.FailOnVersionBump {
 		return rules.Error + 1, nil
 	}
 	s, err := rules.ParseSeverity(c.failOn)
@@ -158,4 +159,21 @@ func (c *common) threshold() (rules.Severity, error) {
 		return 0, usageErr("--fail-on: %v", err)
 	}
 	return s, nil
+}
+
+// fails reports whether f fails the run at threshold.
+func (c *common) fails(f rules.Finding, threshold rules.Severity) bool {
+	return f.Severity >= threshold || c.failOn == rules.FailOnVersionBump && f.Rule == rules.VersionBumpMissingID
+}
+
+// gateVersions turns the version gate on when --fail-on (or the config's
+// fail-on) is version-bump.
+func (c *common) gateVersions(s *rules.Settings) {
+	if c.failOn != rules.FailOnVersionBump {
+		return
+	}
+	if s.Rules == nil {
+		s.Rules = map[string]bool{}
+	}
+	s.Rules[rules.VersionBumpMissingID] = true
 }

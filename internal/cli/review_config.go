@@ -44,10 +44,14 @@ func (ro *reviewOptions) reviewSettings(e *Env) (pipeline.Options, *config.Confi
 
 // warnHeld names the limits of a config held at their built-in ceiling:
 // the run goes on with the ceiling, and the user learns why a raise did
-// not take.
+// not take. It also says which rule IDs the config names that were
+// renamed or retired: they load, and the user learns what they now mean.
 func warnHeld(e *Env, cfg *config.Config) {
 	if cfg == nil {
 		return
+	}
+	for _, w := range cfg.Warnings {
+		fmt.Fprintf(e.Stderr, "contractlint: warning: %s\n", report.Clean(w))
 	}
 	_, held := cfg.Limits.Capped()
 	for _, h := range held {

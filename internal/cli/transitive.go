@@ -28,13 +28,16 @@ func (t *transitive) run(e *Env, o review.Options, log *changelog.Log) (*compat.
 	co := compat.Options{Review: o, Against: t.against, Tags: t.tags}
 	if log != nil {
 		// The review's diffs added their groups to log as they ran.
-		mark := 0
+		mark, vmark := 0, 0
 		co.Each = func(rel string, rr *review.Result) {
 			logFiles(log, rr)
 			for i := mark; i < len(log.Groups); i++ {
 				log.Groups[i].Release = rel
 			}
-			mark = len(log.Groups)
+			for i := vmark; i < len(log.Versions); i++ {
+				log.Versions[i].Release = rel
+			}
+			mark, vmark = len(log.Groups), len(log.Versions)
 		}
 	}
 	res, err := compat.Run(co)

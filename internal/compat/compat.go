@@ -405,7 +405,8 @@ func once(per [][]rules.Finding, rels []Release, reg *rules.Registry) []rules.Fi
 
 func breakKey(f rules.Finding) string {
 	k := f.Rule + "\x00" + f.Path
-	if f.Path == "" {
+	// The version gate judges each release's own version: one finding each.
+	if f.Path == "" || f.Rule == rules.VersionBumpMissingID {
 		k += "\x00" + f.Message
 	}
 	if !f.Removed {
@@ -416,7 +417,7 @@ func breakKey(f rules.Finding) string {
 
 // isBreak reports whether f is a diff rule's warning or error.
 func isBreak(f rules.Finding, reg *rules.Registry) bool {
-	if f.Severity == rules.Info {
+	if f.Severity == rules.Info || f.Rule == rules.VersionBumpMissingID {
 		return false
 	}
 	if reg == nil {

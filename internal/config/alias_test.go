@@ -42,3 +42,36 @@ ignore:
 		t.Errorf("an accept naming a category: got %v, want it refused at its line", err)
 	}
 }
+
+// A config naming a rule by an ID since renamed or retired (contractlint's
+// or buf's) loads: each warns, naming the line and what covers it now, and
+// stands for the rules that do; one nothing covers does nothing.
+func TestRetiredIDsLoad(t *testing.T) {
+	reg := rules.Default().WithRetired(
+		rules.Retirement{ID: "old-operation-removed", In: "v0.9.0", By: []string{"operation-removed"}, Renamed: true},
+		rules.Retirement{ID: "path-case-changed", In: "v0.9.0"},
+	)
+	c, err := parse(reg, "c.yaml", ".", []byte(`rules:
+  path-case-changed: off
+severity:
+  old-operation-removed: warning
+  FIELD_SAME_CTYPE: info
+`))
+	if err != nil {
+		t.Fatalf("a retired ID failed the load: %v", err)
+	}
+	if c.Severity["operation-removed"] != rules.Warning || c.Severity["proto-field-ctype-changed"] != rules.Info {
+		t.Errorf("severities %v: want the renamed ID as operation-removed, FIELD_SAME_CTYPE as proto-field-ctype-changed", c.Severity)
+	}
+	want := []string{
+		"c.yaml:2:3: rule path-case-changed was retired in v0.9.0 and no rule covers it now; naming it does nothing",
+		"c.yaml:4:3: rule old-operation-removed was renamed operation-removed in v0.9.0; the old name still works",
+		"c.yaml:5:3: FIELD_SAME_CTYPE is a retired buf rule, now covered by FIELD_SAME_CPP_STRING_TYPE; it stands for the rules those map to",
+	}
+	if strings.Join(c.Warnings, "\n") != strings.Join(want, "\n") {
+		t.Errorf("warnings:\n%s\nwant:\n%s", strings.Join(c.Warnings, "\n"), strings.Join(want, "\n"))
+	}
+	if _, err := parse(reg, "c.yaml", ".", []byte("rules:\n  never-released: off\n")); err == nil {
+		t.Error("an ID never released loaded")
+	}
+}

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"fmt"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -58,21 +59,29 @@ func (c *Config) Registry() (*rules.Registry, error) {
 // ruleIDs resolves a name given where a rule ID is expected: a rule's own
 // ID (built-in or custom), or a buf rule or category or an oasdiff check ID,
 // which stand for the rules they map to. None when it is unknown.
-func (p *parser) ruleIDs(name string) []string {
-	if p.known.rules[name] {
-		return []string{name}
+// A released ID since renamed or retired loads with a warning, even when
+// nothing covers it now: ok is false only for a name never released.
+func (p *parser) ruleIDs(n *yaml.Node) (ids []string, ok bool) {
+	if p.known.rules[n.Value] {
+		return []string{n.Value}, true
 	}
-	ids, _ := p.reg.Resolve(name)
-	return ids
+	ids, _ = p.reg.Resolve(n.Value)
+	if t, retired := p.reg.Retired(n.Value); retired {
+		p.warns = append(p.warns, fmt.Sprintf("%s:%d:%d: %s", p.file, n.Line, n.Column, t.Warning()))
+		return ids, true
+	}
+	return ids, len(ids) > 0
 }
 
 // oneRule resolves the rule an accepted change names, which must be one
 // rule: an alias standing for several would accept changes nobody chose.
 func (p *parser) oneRule(v *yaml.Node) string {
-	ids := p.ruleIDs(v.Value)
+	ids, ok := p.ruleIDs(v)
 	switch len(ids) {
 	case 0:
-		p.errorf(v, "unknown rule %q (see `contractlint rules`)", v.Value)
+		if !ok {
+			p.errorf(v, "unknown rule %q (see `contractlint rules`)", v.Value)
+		}
 		return v.Value
 	case 1:
 		return ids[0]

@@ -34,7 +34,7 @@ func RunMatched(reg *rules.Registry, s *rules.Settings, matched *rules.Matched, 
 		if r.Levels != 0 && r.Levels&s.Level() == 0 {
 			continue
 		}
-		out = append(out, s.Labelled(r, r.Check(in))...)
+		out = append(out, withBump(r, s.Labelled(r, r.Check(in)))...)
 	}
 	out = supersede(reg, out)
 	out = applyIgnores(reg, m, out, in)
@@ -47,6 +47,15 @@ func RunMatched(reg *rules.Registry, s *rules.Settings, matched *rules.Matched, 
 	}
 	rules.SortFindings(out)
 	return out
+}
+
+// withBump stamps each finding of r with the version bump r requires,
+// before any filter: a severity override must not change it.
+func withBump(r *rules.Rule, fs []rules.Finding) []rules.Finding {
+	for i := range fs {
+		fs[i].Bump = r.RequiredBump()
+	}
+	return fs
 }
 
 // key identifies a finding for de-duplication: two findings of one rule at
@@ -120,6 +129,7 @@ func supersede(reg *rules.Registry, fs []rules.Finding) []rules.Finding {
 		if j < 0 || by[j] >= 0 {
 			continue
 		}
+		fs[j].Bump = max(fs[j].Bump, f.Bump)
 		for _, id := range append([]string{f.Rule}, f.Also...) {
 			if id != fs[j].Rule && !slices.Contains(fs[j].Also, id) {
 				fs[j].Also = append(slices.Clip(fs[j].Also), id)

@@ -125,3 +125,21 @@ func TestAcceptsLiteral(t *testing.T) {
 		t.Errorf("after no match: UnusedAccepts = %+v, want the accept", u)
 	}
 }
+
+// A finding carries its rule's bump, and a severity override lowers how
+// loud it is, not what version the change needs.
+func TestBumpSurvivesSeverityOverride(t *testing.T) {
+	removed := rules.Rule{ID: "operation-removed", Pack: rules.Breaking, Severity: rules.Error, Mode: rules.DiffRule, Formats: rules.OpenAPI,
+		Check: func(*rules.Input) []rules.Finding {
+			return []rules.Finding{{Rule: "operation-removed", Severity: rules.Error, Path: "#/paths/~1a/get", Where: rules.Location{File: "a.yaml", Line: 3}}}
+		}}
+	reg, err := rules.NewRegistry([]*rules.Rule{&removed})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &rules.Settings{Severity: map[string]rules.Severity{"operation-removed": rules.Info}}
+	fs := Run(reg, s, rules.DiffRule, &rules.Input{New: &rules.Contract{}, Old: &rules.Contract{}})
+	if len(fs) != 1 || fs[0].Severity != rules.Info || fs[0].Bump != rules.Major {
+		t.Fatalf("got %+v, want one info finding that still needs a major bump", fs)
+	}
+}

@@ -139,6 +139,8 @@ func absorb(reg *rules.Registry, keep rules.Finding, fs []rules.Finding, rest []
 	tail := trailer(keep.Message)
 	for _, j := range rest {
 		f := fs[j]
+		// One edit needs the largest bump any of its findings does.
+		keep.Bump = max(keep.Bump, f.Bump)
 		keep.Also = appendRule(keep.Also, keep.Rule, f.Rule)
 		for _, id := range f.Also {
 			keep.Also = appendRule(keep.Also, keep.Rule, id)

@@ -44,7 +44,10 @@ type Options struct {
 	Settings *rules.Settings
 	// Matched, when set, records which of Settings.Accepts matched a
 	// finding, across every run of one command (see rules.Matched).
-	Matched  *rules.Matched
+	Matched *rules.Matched
+	// Needed, when set, records the largest version bump the command's
+	// comparisons need (see rules.Needed).
+	Needed   *rules.Needed
 	Registry *rules.Registry
 	// Stats, when set, receives time and allocations per phase.
 	Stats *Stats
@@ -131,6 +134,10 @@ func Diff(old, new Side, o Options) ([]rules.Finding, error) {
 		o.Stats.rerun()
 		o.Whole = true
 		return Diff(old, new, o)
+	}
+	o.Needed.Add(rules.NeededBump(in, findings, nil))
+	if r, ok := o.Registry.Get(rules.VersionBumpMissingID); ok && o.Settings.Enabled(r) {
+		findings = append(findings, rules.VersionGate(in, findings)...)
 	}
 	return findings, nil
 }

@@ -31,17 +31,17 @@ func testRegistry(t *testing.T) *rules.Registry {
 // of one rule in one file, and a rule the registry does not know.
 func fixedFindings() []rules.Finding {
 	findings := []rules.Finding{
-		{Rule: "field-redefined", Severity: rules.Error, Message: "price changed from number (dollars) to integer (cents); readers now misread every amount",
+		{Rule: "field-redefined", Bump: rules.Major, Severity: rules.Error, Message: "price changed from number (dollars) to integer (cents); readers now misread every amount",
 			Where: rules.Location{File: "api/openapi.yaml", Line: 42, Column: 9}, Old: &rules.Location{File: "api/openapi.yaml", Line: 40, Column: 9},
 			Operations: []string{"GET /charges", "POST /charges", "GET /charges/{id}", "GET /refunds"},
 			Path:       "#/components/schemas/Charge/properties/price"},
-		{Rule: "operation-removed", Severity: rules.Error, Message: "DELETE /charges/{id} was removed",
+		{Rule: "operation-removed", Bump: rules.Major, Severity: rules.Error, Message: "DELETE /charges/{id} was removed",
 			Where: rules.Location{File: "api/openapi.yaml", Line: 77, Column: 5}, Removed: true, Path: "#/paths/~1charges~1{id}/delete"},
-		{Rule: "enum-value-added", Severity: rules.Warning, Message: "status gained the value \"disputed\"",
+		{Rule: "enum-value-added", Bump: rules.Major, Severity: rules.Warning, Message: "status gained the value \"disputed\"",
 			Where: rules.Location{File: "api/openapi.yaml", Line: 90, Column: 11}, Path: "#/components/schemas/Charge/properties/status"},
-		{Rule: "enum-value-added", Severity: rules.Warning, Message: "reason gained the value \"fraud\"",
+		{Rule: "enum-value-added", Bump: rules.Major, Severity: rules.Warning, Message: "reason gained the value \"fraud\"",
 			Where: rules.Location{File: "api/openapi.yaml", Line: 95, Column: 11}, Path: "#/components/schemas/Refund/properties/reason"},
-		{Rule: "money-as-float", Severity: rules.Info, Message: "amount is a float",
+		{Rule: "money-as-float", Bump: rules.Patch, Severity: rules.Info, Message: "amount is a float",
 			Where: rules.Location{File: "proto/charge.proto", Line: 12, Column: 3}, Path: "charge.v1.Charge.amount"},
 		{Rule: "unused-ignore", Severity: rules.Warning, Message: "the ignore of field-redefined matched no finding",
 			Where: rules.Location{File: "proto/charge.proto"}, Path: "charge.v1"},
@@ -61,12 +61,12 @@ const hostile = "price\x1b[31mRED\x1b[0m\x1b]0;owned\x07\x1b]8;;http://evil.exam
 
 func hostileFindings() []rules.Finding {
 	return []rules.Finding{
-		{Rule: "field-redefined", Severity: rules.Error, Message: hostile,
+		{Rule: "field-redefined", Bump: rules.Major, Severity: rules.Error, Message: hostile,
 			Where: rules.Location{File: "api/" + hostile + ".yaml", Line: 3, Column: 1}, Old: &rules.Location{File: "api/old.yaml", Line: 2},
 			Operations: []string{hostile, "GET /a", "POST /b\n::error::x"}, Path: hostile},
-		{Rule: "enum-value-added", Severity: rules.Warning, Message: hostile,
+		{Rule: "enum-value-added", Bump: rules.Major, Severity: rules.Warning, Message: hostile,
 			Where: rules.Location{File: "api/openapi.yaml", Line: 7, Column: 2}, Removed: true},
-		{Rule: "money-as-float", Severity: rules.Info, Message: hostile,
+		{Rule: "money-as-float", Bump: rules.Patch, Severity: rules.Info, Message: hostile,
 			Where: rules.Location{File: "api/openapi.yaml"}},
 		{Rule: "rule" + hostile, Severity: rules.Warning, Message: "a rule name that is itself hostile",
 			Where: rules.Location{File: "api/openapi.yaml", Line: 9, Column: 1}},

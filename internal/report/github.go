@@ -60,8 +60,12 @@ func (g *GitHub) Write(w io.Writer, r *Report) error {
 			fmt.Fprintf(bw, "::warning title=%s::not reviewed: %s\n", workflowProperty("contractlint"), workflowData(n))
 		}
 	}
-	fmt.Fprintf(bw, "contractlint: %s (%s, %s, %s), %d annotated\n",
-		plural(s.Findings, "finding"), plural(s.Errors, "error"), plural(s.Warnings, "warning"), plural(s.Infos, "info"), shown)
+	bump := ""
+	if b := bumpLine(s); b != "" {
+		bump = ", " + b
+	}
+	fmt.Fprintf(bw, "contractlint: %s (%s, %s, %s), %d annotated%s\n",
+		plural(s.Findings, "finding"), plural(s.Errors, "error"), plural(s.Warnings, "warning"), plural(s.Infos, "info"), shown, bump)
 	if err := bw.Flush(); err != nil {
 		return err
 	}
@@ -146,6 +150,7 @@ func annotation(reg *rules.Registry, f rules.Finding) string {
 	if rule, ok := ruleDoc(reg, f.Rule); ok && rule.Doc.Title != "" {
 		title += ": " + rule.Doc.Title
 	}
+	title += " (needs " + bumpOf(f).String() + ")"
 	props = append(props, "title="+workflowProperty(title))
 	return fmt.Sprintf("::%s %s::%s", cmd, strings.Join(props, ","), workflowData(msg))
 }

@@ -20,6 +20,7 @@ type jsonLoc struct {
 type jsonFinding struct {
 	Rule       string         `json:"rule"`
 	Severity   rules.Severity `json:"severity"`
+	Bump       rules.Bump     `json:"bump"`
 	Message    string         `json:"message"`
 	File       string         `json:"file"`
 	Line       int            `json:"line"`
@@ -91,7 +92,7 @@ func (JSON) Write(w io.Writer, r *Report) error {
 }
 
 func jsonFindingOf(f rules.Finding) jsonFinding {
-	jf := jsonFinding{Rule: Clean(f.Rule), Severity: f.Severity, Message: Clean(f.Message),
+	jf := jsonFinding{Rule: Clean(f.Rule), Severity: f.Severity, Bump: bumpOf(f), Message: Clean(f.Message),
 		File: Clean(f.Where.File), Line: f.Where.Line, Column: f.Where.Column, Side: "new", Operations: cleanAll(f.Operations),
 		Direction: f.Compat.String(), Also: cleanAll(f.Also), Path: Clean(f.Path), Fingerprint: f.ChangeFingerprint()}
 	if f.Removed {

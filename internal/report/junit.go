@@ -65,6 +65,9 @@ func (JUnit) Write(w io.Writer, r *Report) error {
 	suite := junitSuite{Name: name, Properties: []junitProperty{
 		{"errors", fmt.Sprint(s.Errors)}, {"warnings", fmt.Sprint(s.Warnings)}, {"info", fmt.Sprint(s.Infos)},
 	}}
+	if s.Bump != 0 {
+		suite.Properties = append(suite.Properties, junitProperty{"bump", s.Bump.String()})
+	}
 	for _, group := range groupByRuleAndFile(r.Findings) {
 		c := junitCaseFor(group)
 		suite.Cases = append(suite.Cases, c)
@@ -113,7 +116,7 @@ func junitCaseFor(group []rules.Finding) junitCase {
 	var failing, info []string
 	worst := rules.Severity(0)
 	for _, f := range group {
-		line := Clean(fmt.Sprintf("%s: %s %s%s: %s", findingPlace(f), f.Severity, f.Rule, compatLabel(f), f.Message))
+		line := Clean(fmt.Sprintf("%s: %s %s%s: %s (needs %s)", findingPlace(f), f.Severity, f.Rule, compatLabel(f), f.Message, bumpOf(f)))
 		if f.Severity == rules.Info {
 			info = append(info, line)
 			continue

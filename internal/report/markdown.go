@@ -55,11 +55,12 @@ func (m *Markdown) Write(w io.Writer, r *Report) error {
 		if r.Review != nil {
 			head = r.Review.Outcome(s)
 		}
-		_, err := io.WriteString(w, "## contractlint: "+head+"\n"+reviewLines(r.Review)+notes.String())
+		_, err := io.WriteString(w, "## contractlint: "+head+"\n"+markdownBump(s)+reviewLines(r.Review)+notes.String())
 		return err
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "## contractlint: %s, %s, %s\n", plural(s.Errors, "error"), plural(s.Warnings, "warning"), plural(s.Infos, "info"))
+	b.WriteString(markdownBump(s))
 	b.WriteString(reviewLines(r.Review))
 	b.WriteString(notes.String())
 	left := m.writeFiles(&b, groupByFile(r.Findings))
@@ -120,6 +121,14 @@ func reviewLines(v *Review) string {
 func inlineCode(s string) string {
 	f := strings.Repeat("`", longestBackticks(s)+1)
 	return f + " " + strings.ReplaceAll(Clean(s), "\n", " ") + " " + f
+}
+
+// markdownBump is the summary's line about the version the run needs.
+func markdownBump(s Summary) string {
+	if b := bumpLine(s); b != "" {
+		return "\n" + strings.ToUpper(b[:1]) + b[1:] + ".\n"
+	}
+	return ""
 }
 
 func plural(n int, noun string) string {

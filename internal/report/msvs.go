@@ -17,7 +17,7 @@ func (MSVS) Write(w io.Writer, r *Report) error {
 		if f.Severity < rules.Error {
 			level = "warning"
 		}
-		if _, err := fmt.Fprintf(w, "%s(%d,%d) : %s %s : %s\n", Clean(f.Where.File), f.Where.Line, f.Where.Column, level, Clean(f.Rule), Clean(f.Message)); err != nil {
+		if _, err := fmt.Fprintf(w, "%s(%d,%d) : %s %s : %s (needs %s)\n", Clean(f.Where.File), f.Where.Line, f.Where.Column, level, Clean(f.Rule), Clean(f.Message), bumpOf(f)); err != nil {
 			return err
 		}
 	}

@@ -3,6 +3,7 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"slices"
@@ -32,6 +33,10 @@ type Report struct {
 	// Waived are the findings a waiver accepted: json lists them apart,
 	// sarif as suppressed results with the waiver's justification.
 	Waived []Waived
+	// Bump is the version bump the compared changes need beyond what their
+	// findings say (an added operation is no finding, yet needs a minor
+	// bump); zero when the command saw no changes.
+	Bump rules.Bump
 }
 
 // Waived is a finding a waiver accepted, and what the waiver says.
@@ -60,12 +65,16 @@ type Summary struct {
 	Errors   int `json:"errors"`
 	Warnings int `json:"warnings"`
 	Infos    int `json:"infos"`
+	// Bump is the version bump the whole run needs: the largest of its
+	// findings' and of Report.Bump; omitted when nothing changed.
+	Bump rules.Bump `json:"bump,omitempty"`
 }
 
 // Summarize counts r's findings.
 func (r *Report) Summarize() Summary {
-	s := Summary{Findings: len(r.Findings)}
+	s := Summary{Findings: len(r.Findings), Bump: r.Bump}
 	for _, f := range r.Findings {
+		s.Bump = max(s.Bump, bumpOf(f))
 		switch f.Severity {
 		case rules.Error:
 			s.Errors++
@@ -76,6 +85,19 @@ func (r *Report) Summarize() Summary {
 		}
 	}
 	return s
+}
+
+// bumpOf is the version bump f needs. A finding no rule stamped (an
+// unused ignore, a live probe's) is about no change to the API: patch.
+func bumpOf(f rules.Finding) rules.Bump { return cmp.Or(f.Bump, rules.Patch) }
+
+// bumpLine is the summary's sentence about the version the run needs, ""
+// when nothing changed.
+func bumpLine(s Summary) string {
+	if s.Bump == 0 {
+		return ""
+	}
+	return "needs a " + strings.ToUpper(s.Bump.String()) + " version bump"
 }
 
 // Options carries what a reporter may need from the environment.

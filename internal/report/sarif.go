@@ -130,7 +130,9 @@ type sarifSuppression struct {
 }
 
 type sarifResultProps struct {
-	Operations []string `json:"operations,omitempty"`
+	// Bump is the version bump the finding's change needs.
+	Bump       rules.Bump `json:"bump"`
+	Operations []string   `json:"operations,omitempty"`
 	// Direction is backward or forward under --compat forward or full.
 	Direction string `json:"direction,omitempty"`
 }
@@ -378,9 +380,7 @@ func sarifResultFor(f rules.Finding, ruleIndex int, seen map[string]int) sarifRe
 			res.RelatedLocations = []sarifLocation{relatedOld(*f.Old, "the base version")}
 		}
 	}
-	if len(f.Operations) > 0 || f.Compat != 0 {
-		res.Properties = &sarifResultProps{Operations: cleanAll(f.Operations), Direction: f.Compat.String()}
-	}
+	res.Properties = &sarifResultProps{Bump: bumpOf(f), Operations: cleanAll(f.Operations), Direction: f.Compat.String()}
 	return res
 }
 

@@ -52,6 +52,9 @@ func (t *Text) Write(w io.Writer, r *Report) error {
 	default:
 		fmt.Fprintln(bw, findingCounts(s))
 	}
+	if b := bumpLine(s); b != "" {
+		fmt.Fprintln(bw, b)
+	}
 	return bw.Flush()
 }
 

@@ -94,7 +94,7 @@ func ConfigWeakened(base, head *config.Config, name string, headText []byte) []r
 // gate ranks a config's fail-on: the higher, the fewer findings fail (an
 // unset one is the default, error).
 func gate(failOn string) int {
-	return slices.Index([]string{"info", "warning", "error", "never"}, orError(failOn))
+	return slices.Index([]string{"info", "warning", "error", rules.FailOnVersionBump, "never"}, orError(failOn))
 }
 
 func orError(failOn string) string {

@@ -66,8 +66,21 @@ func (c *collector) step(from, to Release, rr *review.Result) Step {
 	}
 	st.Findings = c.findings(rr.Findings, from, to, owners)
 	st.Counts = count(&st)
+	for _, v := range c.log.Versions {
+		st.Versions = append(st.Versions, versionOf(v))
+	}
 	c.log, c.readers, c.meaning = changelog.Log{}, nil, nil
 	return st
+}
+
+// versionOf is a changelog's version as the report shows it.
+func versionOf(v changelog.Version) Version {
+	declared := cmp.Or(v.Declared.String(), "none")
+	if !v.Readable {
+		declared = "unreadable"
+	}
+	return Version{What: report.Clean(v.What), Old: report.Clean(v.Old), New: report.Clean(v.New),
+		Needed: cmp.Or(v.Needed.String(), "none"), Declared: declared, Short: v.Short, Text: report.Clean(v.String())}
 }
 
 // owner is the changelog group an element belongs to.

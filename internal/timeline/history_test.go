@@ -191,6 +191,21 @@ func TestHistoryIsReview(t *testing.T) {
 	}) {
 		t.Errorf("no field-redefined finding sets price's unit dollars beside cents")
 	}
+	// Each release shows the bump it needed against the one it declared:
+	// info.version went 1 → 2 (a major bump) while shop.v1 kept its
+	// package through v3's removal of note.
+	versions := map[string]timeline.Version{}
+	for _, st := range r.Steps {
+		for _, v := range st.Versions {
+			versions[st.To+" "+v.What] = v
+		}
+	}
+	if v := versions["v2.0.0 info.version"]; v.Old != "1" || v.New != "2" || v.Declared != "major" || v.Short {
+		t.Errorf("v2.0.0's info.version: %+v, want 1 → 2 declaring a major bump, enough", v)
+	}
+	if v := versions["v3.0.0 package shop"]; v.Needed != "major" || v.Declared != "none" || !v.Short {
+		t.Errorf("v3.0.0's package shop: %+v, want a major bump needed and none declared", v)
+	}
 	for _, b := range r.Breaks {
 		if b.Breaking && (b.Oldest == "" || !strings.Contains(b.Message, b.Oldest)) {
 			t.Errorf("break %s %q: oldest release %q, which its message does not name", b.Rule, b.Message, b.Oldest)
@@ -230,6 +245,9 @@ func TestHistoryPageHoldsEverything(t *testing.T) {
 		}
 		for _, c := range st.Changes {
 			miss("change", c.What)
+		}
+		for _, v := range st.Versions {
+			miss("version", fmt.Sprintf("%s %s → %s: needs %s, declared %s", v.What, v.Old, v.New, v.Needed, v.Declared))
 		}
 	}
 	if n := strings.Count(html, "<script"); n != 1 {

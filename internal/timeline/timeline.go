@@ -65,6 +65,24 @@ type Step struct {
 	Counts   []Counts  `json:"counts"`
 	Findings []Finding `json:"findings"`
 	Changes  []Change  `json:"changes"`
+	// Versions are the versions the To side declares: the bump the step's
+	// changes needed against the one each declared.
+	Versions []Version `json:"versions,omitempty"`
+}
+
+// Version is one declared version of a step (info.version, a proto
+// package's suffix): the bump needed and the bump declared ("none" when
+// it did not move, "unreadable" when the two could not be compared).
+type Version struct {
+	What     string `json:"what"`
+	Old      string `json:"old"`
+	New      string `json:"new"`
+	Needed   string `json:"needed"`
+	Declared string `json:"declared"`
+	// Short marks a version that moved less than its changes needed.
+	Short bool `json:"short,omitempty"`
+	// Text says it all in one sentence, as the changelog does.
+	Text string `json:"text"`
 }
 
 // Counts sums up one step for one format.

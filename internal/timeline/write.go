@@ -43,6 +43,9 @@ func WriteText(w io.Writer, r *Report) error {
 				fmt.Fprintf(bw, "  %s %s", c.Format, c)
 			}
 			fmt.Fprintln(bw)
+			for _, v := range st.Versions {
+				fmt.Fprintf(bw, "    version: %s\n", v.Text)
+			}
 		}
 	}
 	fmt.Fprintf(bw, "\n%d %s still at the head\n", len(r.Breaks), plural(len(r.Breaks), "finding"))
