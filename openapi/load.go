@@ -135,12 +135,22 @@ func asGiven(display func(string) string) func(string) string {
 	return display
 }
 
+// jsonSchemaOnly are the JSON Schema keywords an OpenAPI 3.1 schema may
+// carry that kin-openapi has no field for: 2020-12's $vocabulary, and
+// 2019-09's $recursiveRef and $recursiveAnchor, which published 3.1
+// documents still use. None constrains what contractlint compares.
+var jsonSchemaOnly = []string{"$vocabulary", "$recursiveRef", "$recursiveAnchor"}
+
 // validate collects every validation problem, each placed at the element
 // kin-openapi names.
 func (d *Doc) validate(ctx context.Context) []rules.Invalid {
+	allowed := []string{"description", "summary"}
+	if d.T.IsOpenAPI31OrLater() {
+		allowed = append(allowed, jsonSchemaOnly...)
+	}
 	err := validateOnce(ctx, d.T, openapi3.EnableMultiError(), openapi3.DisableExamplesValidation(),
 		openapi3.DisableSchemaDefaultsValidation(), openapi3.DisableSchemaPatternValidation(),
-		openapi3.AllowExtraSiblingFields("description", "summary"))
+		openapi3.AllowExtraSiblingFields(allowed...))
 	var out []rules.Invalid
 	for _, e := range leaves(err) {
 		loc := d.Loc(nil)
