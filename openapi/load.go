@@ -53,6 +53,9 @@ type Doc struct {
 	// read it, as contract-invalid warnings.
 	blanks  map[string][]blankSpan
 	bundled []rules.Invalid
+	// contentRefNoted: bundled already says a content $ref was read (see
+	// contentref.go).
+	contentRefNoted bool
 	// reused is set when the model is partly another load's (Patch).
 	reused *reuse
 	// lowered is Contract's result, once; restricted is the last Restrict of
@@ -241,7 +244,7 @@ func (d *Doc) read(src source.Source, u *url.URL) ([]byte, error) {
 			if err := d.text(name, b); err != nil {
 				return b, err
 			}
-			out := d.readable(name, b)
+			out := d.inlineContentRefs(src, name, d.readable(name, b))
 			key := name
 			if u.RawQuery == opQuery {
 				key, out = name+"?"+opQuery, asPathItem(out)
