@@ -67,3 +67,27 @@ paths:
 		}
 	}
 }
+
+// TestWrongKindRef: a response that $refs a request body is refused at the
+// $ref, saying in the reader's words what it names and what belongs there.
+func TestWrongKindRef(t *testing.T) {
+	_, err := loadText(t, `openapi: 3.0.3
+info: {title: t, version: "1"}
+paths:
+  /y:
+    post:
+      responses:
+        "200":
+          $ref: "#/components/requestBodies/Y"
+components:
+  requestBodies:
+    Y:
+      content:
+        application/json:
+          schema: {type: string}
+`)
+	want := "api.yaml:8:17: paths./y.post.responses.200: $ref to #/components/requestBodies/Y, which is a request body, not a response"
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("got %v, want %q", err, want)
+	}
+}

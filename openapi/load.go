@@ -347,6 +347,9 @@ func (d *Doc) loadError(err error) error {
 	if ps := d.refError(msg); ps != nil {
 		return ps
 	}
+	if ps := d.wrongKindRef(msg); ps != nil {
+		return ps
+	}
 	if strings.Contains(msg, "failed to resolve") {
 		return source.Errorf(file, 0, 0, "unresolved $ref: %s", msg)
 	}
