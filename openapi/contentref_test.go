@@ -1,20 +1,15 @@
 package openapi
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/contractlint/contractlint/internal/source"
 )
 
 // TestContentRef: `content:` written as a $ref to a file of media types,
 // in block and flow form, is read as Redocly's bundler reads it, with one
 // warning at the first such place; each schema is placed in that file.
 func TestContentRef(t *testing.T) {
-	dir := t.TempDir()
-	files := map[string]string{
+	src := memSource(t, map[string]string{
 		"api.yaml": `openapi: 3.0.3
 info: {title: t, version: "1"}
 paths:
@@ -38,16 +33,7 @@ paths:
     properties:
       id: {type: string}
 `,
-	}
-	for name, text := range files {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	src, err := source.OpenDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	})
 	d, err := Load(src, "api.yaml", nil)
 	if err != nil {
 		t.Fatalf("refused: %v", err)
