@@ -200,7 +200,8 @@ func (d *differ) paths() {
 		if !ok {
 			dep, sunset := pathDeprecation(op.item)
 			i := d.add(rules.Change{Kind: rules.Removed, Subject: rules.SubjectPath, Name: op.name,
-				Path: "#/paths/" + escape(op.name), OldLoc: d.old.KeyLoc(op.item.Origin), Deprecated: dep, Sunset: sunset})
+				Path: "#/paths/" + escape(op.name), OldLoc: d.old.KeyLoc(op.item.Origin), Deprecated: dep, Sunset: sunset,
+				Anchor: d.new.FieldLoc(d.new.T.Origin, "paths")})
 			d.reach([]int{i}, op.name, rules.Request|rules.Response)
 			continue
 		}
@@ -268,7 +269,7 @@ func (d *differ) operationGone(op, np namedPath, method string, o *openapi3.Oper
 	id := strings.ToUpper(method) + " " + op.name
 	c := rules.Change{Kind: rules.Removed, Subject: rules.SubjectOperation, Name: id,
 		Path: "#/paths/" + escape(op.name) + "/" + strings.ToLower(method), OldLoc: d.old.KeyLoc(o.Origin),
-		Deprecated: o.Deprecated, Sunset: sunsetOf(o.Extensions, op.item.Extensions)}
+		Deprecated: o.Deprecated, Sunset: sunsetOf(o.Extensions, op.item.Extensions), Anchor: d.new.KeyLoc(np.item.Origin)}
 	if o.OperationID != "" {
 		for nm, n := range np.item.Operations() {
 			if _, had := op.item.Operations()[nm]; !had && n.OperationID == o.OperationID {
@@ -292,7 +293,7 @@ func (d *differ) operation(id, ptr string, o, n *openapi3.Operation, op, np name
 	}
 	idx = append(idx, d.stability(id, base, o, n)...)
 	d.reach(idx, id, rules.Request|rules.Response)
-	d.parameters(id, base, params(oldTmpl, oi, o), params(newTmpl, ni, n))
+	d.parameters(id, base, params(oldTmpl, oi, o), params(newTmpl, ni, n), d.new.KeyLoc(n.Origin))
 	d.requestBody(id, base, o, n)
 	d.responses(id, base, o.Responses, n.Responses)
 	d.security(id, base, o, n)

@@ -53,6 +53,9 @@ type Doc struct {
 	// read it, as contract-invalid warnings.
 	blanks  map[string][]blankSpan
 	bundled []rules.Invalid
+	// contentRefNoted: bundled already says a content $ref was read (see
+	// contentref.go).
+	contentRefNoted bool
 	// reused is set when the model is partly another load's (Patch).
 	reused *reuse
 	// lowered is Contract's result, once; restricted is the last Restrict of
@@ -135,12 +138,22 @@ func asGiven(display func(string) string) func(string) string {
 	return display
 }
 
+// jsonSchemaOnly are the JSON Schema keywords an OpenAPI 3.1 schema may
+// carry that kin-openapi has no field for: 2020-12's $vocabulary, and
+// 2019-09's $recursiveRef and $recursiveAnchor, which published 3.1
+// documents still use. None constrains what contractlint compares.
+var jsonSchemaOnly = []string{"$vocabulary", "$recursiveRef", "$recursiveAnchor"}
+
 // validate collects every validation problem, each placed at the element
 // kin-openapi names.
 func (d *Doc) validate(ctx context.Context) []rules.Invalid {
+	allowed := []string{"description", "summary"}
+	if d.T.IsOpenAPI31OrLater() {
+		allowed = append(allowed, jsonSchemaOnly...)
+	}
 	err := validateOnce(ctx, d.T, openapi3.EnableMultiError(), openapi3.DisableExamplesValidation(),
 		openapi3.DisableSchemaDefaultsValidation(), openapi3.DisableSchemaPatternValidation(),
-		openapi3.AllowExtraSiblingFields("description", "summary"))
+		openapi3.AllowExtraSiblingFields(allowed...))
 	var out []rules.Invalid
 	for _, e := range leaves(err) {
 		loc := d.Loc(nil)
@@ -231,7 +244,7 @@ func (d *Doc) read(src source.Source, u *url.URL) ([]byte, error) {
 			if err := d.text(name, b); err != nil {
 				return b, err
 			}
-			out := d.readable(name, b)
+			out := d.inlineContentRefs(src, name, d.readable(name, b))
 			key := name
 			if u.RawQuery == opQuery {
 				key, out = name+"?"+opQuery, asPathItem(out)
@@ -332,6 +345,9 @@ func (d *Doc) loadError(err error) error {
 		return source.Errorf(file, line, col, "YAML aliases expand too far: refused, as a \"billion laughs\" document would exhaust memory")
 	}
 	if ps := d.refError(msg); ps != nil {
+		return ps
+	}
+	if ps := d.wrongKindRef(msg); ps != nil {
 		return ps
 	}
 	if strings.Contains(msg, "failed to resolve") {

@@ -60,13 +60,14 @@ func (d *differ) paramLoc(doc *Doc, p param) rules.Location {
 	return doc.KeyLoc(p.p.Origin)
 }
 
-func (d *differ) parameters(id, base string, old, new map[paramKey]param) {
+// anchor is the new operation, where a removed parameter is shown.
+func (d *differ) parameters(id, base string, old, new map[paramKey]param, anchor rules.Location) {
 	var idx []int
 	for _, k := range sortedParamKeys(old) {
 		o := old[k]
 		n, ok := new[k]
 		if !ok {
-			idx = append(idx, d.paramGone(base, k, o, new))
+			idx = append(idx, d.paramGone(base, k, o, new, anchor))
 			continue
 		}
 		path := base + "/parameters/" + k.in + "/" + escape(n.p.Name)
@@ -132,10 +133,10 @@ func asText(ref *openapi3.SchemaRef) *openapi3.SchemaRef {
 
 // paramGone reports a removed parameter, or one that moved to another
 // location (`in`) under the same name.
-func (d *differ) paramGone(base string, k paramKey, o param, new map[paramKey]param) int {
+func (d *differ) paramGone(base string, k paramKey, o param, new map[paramKey]param, anchor rules.Location) int {
 	c := rules.Change{Kind: rules.Removed, Subject: rules.SubjectParameter, Name: o.p.Name,
 		Path: base + "/parameters/" + k.in + "/" + escape(o.p.Name), Old: rules.Value{Text: k.in}, In: k.in,
-		Required: o.p.Required || k.in == openapi3.ParameterInPath, OldLoc: d.paramLoc(d.old, o)}
+		Required: o.p.Required || k.in == openapi3.ParameterInPath, OldLoc: d.paramLoc(d.old, o), Anchor: anchor}
 	for nk, n := range new {
 		if strings.EqualFold(nk.name, k.name) && nk.in != k.in {
 			c.Kind, c.Aspect, c.Old.Text, c.New.Text = rules.Modified, rules.AspectIn, k.in, nk.in

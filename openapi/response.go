@@ -23,7 +23,7 @@ func (d *differ) responses(id, base string, old, new *openapi3.Responses) {
 		if !ok || oref.Value == nil || nref.Value == nil {
 			if !ok {
 				idx = append(idx, d.add(rules.Change{Kind: rules.Removed, Subject: rules.SubjectResponse,
-					Name: status, Path: path, OldLoc: respLoc(d.old, oref)}))
+					Name: status, Path: path, OldLoc: respLoc(d.old, oref), Anchor: d.new.KeyLoc(new.Origin)}))
 			}
 			continue
 		}

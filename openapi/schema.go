@@ -415,7 +415,7 @@ func (s *sc) value(k rules.Kind, v string, doc *Doc, x *openapi3.Schema, i int) 
 	}
 	c := rules.Change{Kind: k, Subject: rules.SubjectEnumValue, Name: v, Path: s.path + "/enum/" + escape(v)}
 	if k == rules.Removed {
-		c.OldLoc, c.Old.Text = loc, v
+		c.OldLoc, c.Old.Text, c.Anchor = loc, v, s.d.new.FieldLoc(s.n.Origin, "enum")
 	} else {
 		c.NewLoc, c.New.Text = loc, v
 	}
@@ -544,7 +544,8 @@ func (s *sc) properties() {
 		of := s.d.old.Field(name, oref, oreq)
 		if !ok {
 			s.ownIn(s.d.add(rules.Change{Kind: rules.Removed, Subject: rules.SubjectField,
-				Name: name, Path: ppath, OldLoc: of.Loc, OldField: of, Required: of.Required}), travels(oref))
+				Name: name, Path: ppath, OldLoc: of.Loc, OldField: of, Required: of.Required,
+				Anchor: s.d.new.FieldLoc(s.n.Origin, "properties")}), travels(oref))
 			continue
 		}
 		dir := travels(oref, nref)

@@ -191,3 +191,50 @@ paths:
 		}
 	}
 }
+
+// TestEvery31Keyword: an OpenAPI 3.1 schema may use every JSON Schema
+// keyword (3.1's dialect is 2020-12, and documents in the wild still carry
+// 2019-09's $recursiveRef and $recursiveAnchor): none is a problem, so
+// --strict reads them. In a 3.0 document they are still reported.
+func TestEvery31Keyword(t *testing.T) {
+	const schema = `
+components:
+  schemas:
+    A:
+      $schema: https://json-schema.org/draft/2020-12/schema
+      $vocabulary: {"https://json-schema.org/draft/2020-12/vocab/core": true}
+      $id: https://example.com/a
+      $anchor: a
+      $dynamicAnchor: a
+      $recursiveAnchor: true
+      $comment: c
+      $defs: {x: {type: string}}
+      type: object
+      unevaluatedProperties: false
+      dependentSchemas: {p: {required: [q]}}
+      dependentRequired: {p: [q]}
+      propertyNames: {pattern: "^[a-z]+$"}
+      patternProperties: {"^x": {type: string}}
+      properties:
+        p: {type: string, contentEncoding: base64, contentMediaType: image/png, contentSchema: {type: string}}
+        q: {type: array, prefixItems: [{type: string}], contains: {type: string}, minContains: 1, maxContains: 2, unevaluatedItems: false}
+        r: {if: {type: string}, then: {minLength: 1}, else: {type: number}, const: 1, examples: [1]}
+        s: {$dynamicRef: "#a"}
+        t: {$recursiveRef: "#"}
+        u: {type: [string, "null"], deprecated: true, readOnly: true}
+`
+	d, err := loadText(t, "openapi: 3.1.0\ninfo: {title: t, version: \"1\"}\npaths: {}"+schema)
+	if err != nil {
+		t.Fatalf("refused: %v", err)
+	}
+	for _, p := range d.Problems {
+		t.Errorf("3.1 keyword reported: %s: %s", p.Loc, p.Msg)
+	}
+	d, err = loadText(t, "openapi: 3.0.3\ninfo: {title: t, version: \"1\"}\npaths: {}"+schema)
+	if err != nil {
+		t.Fatalf("3.0 refused: %v", err)
+	}
+	if len(d.Problems) == 0 {
+		t.Error("3.0 document with 3.1 keywords: no problem reported")
+	}
+}

@@ -270,6 +270,10 @@ type Change struct {
 	// with values no other member accepts: no body that matched another
 	// member can match it, so it overlaps none.
 	ToldApartBy string
+	// Anchor is, for an OpenAPI removal, the element of the new file that
+	// held the removed one (a property's schema, a parameter's operation):
+	// the line a pull request shows, as a proto removal's NewLoc is.
+	Anchor Location
 	// Proto is what a change to a proto element carries beyond its places.
 	Proto ProtoElement
 }
@@ -323,6 +327,10 @@ func (c *Change) Finding(r *Rule, msg string) Finding {
 	}
 	f := Finding{Rule: r.ID, Severity: r.Severity, Message: msg, Where: where,
 		Removed: removed, Operations: c.Operations, Format: c.Format, Path: c.Path, Fingerprint: changeFingerprint(r.ID, c)}
+	if removed && c.Anchor.Line > 0 {
+		anchor := c.Anchor
+		f.Anchor = &anchor
+	}
 	if !removed && !c.OldLoc.IsZero() && c.OldLoc != where {
 		old := c.OldLoc
 		f.Old = &old

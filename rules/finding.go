@@ -38,6 +38,9 @@ type Finding struct {
 	Old *Location
 	// Removed marks Where as a line in the OLD file.
 	Removed bool
+	// Anchor is, for a removal, the line of the NEW file that held the
+	// removed element, where a pull request can annotate it; nil if none.
+	Anchor *Location
 	// Operations lists every operation (or rpc) the change reaches.
 	Operations []string
 	// Path identifies the element (JSON pointer or proto full name); ignores match on it.

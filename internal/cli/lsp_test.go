@@ -51,40 +51,7 @@ paths:
 // reads back what the server published. The server is this test binary
 // (TestMain runs it as contractlint, found on the PATH testscript sets).
 func TestLSPInNeovim(t *testing.T) {
-	needTool(t, "git", "git")
-	needTool(t, "nvim", "neovim")
-	if _, err := exec.LookPath("contractlint"); err != nil {
-		t.Fatalf("the test binary is not on PATH as contractlint: %v", err)
-	}
-	home := t.TempDir()
-	dir, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	// A hook's GIT_DIR must not send the throwaway repository's git calls,
-	// or the server's, to the repository the test runs in.
-	env := slices.DeleteFunc(os.Environ(), func(kv string) bool {
-		return strings.HasPrefix(kv, "GIT_DIR=") || strings.HasPrefix(kv, "GIT_WORK_TREE=") || strings.HasPrefix(kv, "GIT_INDEX_FILE=")
-	})
-	env = append(env, "HOME="+home, "XDG_CONFIG_HOME="+home, "XDG_DATA_HOME="+home, "XDG_STATE_HOME="+home,
-		"XDG_CACHE_HOME="+home, "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL="+filepath.Join(home, "gitconfig"))
-	git := func(args ...string) {
-		cmd := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@example.com"}, args...)...)
-		cmd.Dir, cmd.Env = dir, env
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
-	file := filepath.Join(dir, "api", "orders.yaml")
-	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(file, []byte(lspOrders), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	git("init", "-q", "-b", "main")
-	git("add", ".")
-	git("commit", "-q", "-m", "v1")
+	home, dir, file, env := nvimRepo(t)
 	script, err := filepath.Abs("testdata/nvim-lsp.lua")
 	if err != nil {
 		t.Fatal(err)
@@ -135,4 +102,47 @@ func TestLSPInNeovim(t *testing.T) {
 	if b, err := os.ReadFile(file); err != nil || string(b) != lspOrders {
 		t.Errorf("the file on disk changed (%v): the buffer was never saved, so the server read it", err)
 	}
+}
+
+// nvimRepo is a throwaway repository holding one committed contract
+// (api/orders.yaml, lspOrders), and an environment for nvim and git that
+// keeps both out of the user's configuration and the repository the test
+// runs in.
+func nvimRepo(t *testing.T) (home, dir, file string, env []string) {
+	t.Helper()
+	needTool(t, "git", "git")
+	needTool(t, "nvim", "neovim")
+	if _, err := exec.LookPath("contractlint"); err != nil {
+		t.Fatalf("the test binary is not on PATH as contractlint: %v", err)
+	}
+	home = t.TempDir()
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A hook's GIT_DIR must not send the throwaway repository's git calls,
+	// or the server's, to the repository the test runs in.
+	env = slices.DeleteFunc(os.Environ(), func(kv string) bool {
+		return strings.HasPrefix(kv, "GIT_DIR=") || strings.HasPrefix(kv, "GIT_WORK_TREE=") || strings.HasPrefix(kv, "GIT_INDEX_FILE=")
+	})
+	env = append(env, "HOME="+home, "XDG_CONFIG_HOME="+home, "XDG_DATA_HOME="+home, "XDG_STATE_HOME="+home,
+		"XDG_CACHE_HOME="+home, "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL="+filepath.Join(home, "gitconfig"))
+	git := func(args ...string) {
+		cmd := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@example.com"}, args...)...)
+		cmd.Dir, cmd.Env = dir, env
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	file = filepath.Join(dir, "api", "orders.yaml")
+	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(file, []byte(lspOrders), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	git("init", "-q", "-b", "main")
+	git("add", ".")
+	git("commit", "-q", "-m", "v1")
+	return home, dir, file, env
 }

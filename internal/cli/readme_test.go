@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -91,5 +92,35 @@ func TestReadmeExample(t *testing.T) {
 	if stdout.String() != want || code != 1 {
 		t.Errorf("README example is stale: `contractlint %s` exited %d and printed\n%s\nstderr: %s\nREADME shows:\n%s",
 			strings.Join(args, " "), code, stdout.String(), stderr.String(), want)
+	}
+}
+
+// TestReadmeDemoKeys: every API key a README command sends to the charge
+// server is one that the same block starts the server with; a server
+// started without --api-key generates its own key, and a demo with another
+// key gets 401.
+func TestReadmeDemoKeys(t *testing.T) {
+	b, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	blocks := regexp.MustCompile("(?s)```sh\n(.*?)```").FindAllStringSubmatch(string(b), -1)
+	sent := regexp.MustCompile(`Bearer (\w+)`)
+	started := regexp.MustCompile(`charge-server\S* .*--api-key (\w+)=`)
+	checked := 0
+	for _, blk := range blocks {
+		keys := map[string]bool{}
+		for _, m := range started.FindAllStringSubmatch(blk[1], -1) {
+			keys[m[1]] = true
+		}
+		for _, m := range sent.FindAllStringSubmatch(blk[1], -1) {
+			checked++
+			if !keys[m[1]] {
+				t.Errorf("README sends the key %s to a charge server its block does not start with --api-key %s=ACCOUNT:\n%s", m[1], m[1], blk[1])
+			}
+		}
+	}
+	if checked == 0 {
+		t.Error("no README command sends an API key: the charge server demo moved?")
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
 	"runtime/debug"
 	"time"
 
@@ -126,14 +127,29 @@ func Version() string {
 	return versionOf(bi)
 }
 
+// noCommit is the version of a build that recorded no commit.
+const noCommit = "devel (no commit recorded: built by go run or with -buildvcs=false; go build in a checkout records it)"
+
+// pseudo is a pseudo-version's tail: the commit time, the commit, and
+// +dirty for a modified checkout.
+var pseudo = regexp.MustCompile(`\d{14}-([0-9a-f]{12})(\+dirty)?$`)
+
 func versionOf(bi *debug.BuildInfo) string {
 	if bi == nil {
-		return "devel"
-	}
-	if v := bi.Main.Version; v != "" && v != "(devel)" {
-		return v
+		return noCommit
 	}
 	var rev, dirty string
+	if v := bi.Main.Version; v != "" && v != "(devel)" {
+		m := pseudo.FindStringSubmatch(v)
+		if m == nil {
+			return v
+		}
+		// Not a release: the commit it was built from.
+		rev = m[1]
+		if m[2] != "" {
+			dirty = ", modified"
+		}
+	}
 	for _, s := range bi.Settings {
 		switch {
 		case s.Key == "vcs.revision":
@@ -143,7 +159,7 @@ func versionOf(bi *debug.BuildInfo) string {
 		}
 	}
 	if rev == "" {
-		return "devel"
+		return noCommit
 	}
 	return "devel (" + rev + dirty + ")"
 }

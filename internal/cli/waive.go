@@ -33,6 +33,8 @@ type waivers struct {
 	errIgnore, warnIgnore string
 	errorFormat           string
 	resolve               func(string) []string
+	// names is what an oasdiff ignore line may call a finding's rule.
+	names waiver.Names
 	// exclude is --exclude-elements.
 	exclude []string
 }
@@ -58,6 +60,12 @@ var bufFormats = map[string]string{"text": "text", "json": "json", "github-actio
 func (c *common) loadAdopted(e *Env, reg *rules.Registry) error {
 	w := c.waive
 	w.resolve = resolver(reg)
+	w.names = waiver.Names{Resolve: w.resolve, Checks: func(id string) []string {
+		if x, ok := reg.Get(id); ok {
+			return x.Oasdiff
+		}
+		return nil
+	}}
 	if w.errorFormat != "" {
 		f, ok := bufFormats[w.errorFormat]
 		if !ok {
@@ -159,7 +167,7 @@ func (c *common) applyWaivers(e *Env, r *report.Report) {
 	r.Findings = slices.DeleteFunc(r.Findings, func(f rules.Finding) bool { return !c.waive.matchesPath(f) })
 	var waived, ignored []waiver.Waived
 	r.Findings, waived = waiver.Apply(c.waive.list, r.Findings, now())
-	r.Findings, ignored = waiver.ApplyIgnoreLines(c.waive.lines, r.Findings, c.waive.resolve)
+	r.Findings, ignored = waiver.ApplyIgnoreLines(c.waive.lines, r.Findings, c.waive.names)
 	inBase := c.waive.inBase(r.Review)
 	for _, w := range waived {
 		j := w.Justification()

@@ -254,15 +254,7 @@ func (c *Compiler) place(n *yaml.Node, off, line, col int) (int, int) {
 	line += before
 	switch n.Style {
 	case yaml.LiteralStyle, yaml.FoldedStyle:
-		// The text starts on the line after the indicator, indented.
-		// The block's indentation is its first line's.
-		at := n.Line + line
-		indent := 0
-		if n.Line < len(c.lines) {
-			l := c.lines[n.Line]
-			indent = len(l) - len(strings.TrimLeft(l, " "))
-		}
-		return at, indent + col + 1
+		return c.placeInBlock(n, line, col)
 	case yaml.DoubleQuotedStyle, yaml.SingleQuotedStyle:
 		col++
 	}
@@ -270,6 +262,35 @@ func (c *Compiler) place(n *yaml.Node, off, line, col int) (int, int) {
 		return n.Line, n.Column + col
 	}
 	return n.Line + line - 1, col + 1
+}
+
+// placeInBlock places a position (line 1-based, column 0-based) of a
+// literal or folded block's value. The text starts on the line after the
+// indicator; a folded block joined some of its lines with spaces, so each
+// written line is found in the value in turn, and the position is on the
+// one that holds it.
+func (c *Compiler) placeInBlock(n *yaml.Node, line, col int) (int, int) {
+	at := col
+	for _, l := range strings.SplitAfter(n.Value, "\n")[:max(0, line-1)] {
+		at += len(l)
+	}
+	from := 0
+	for i := n.Line; i < len(c.lines); i++ {
+		text := strings.TrimLeft(c.lines[i], " ")
+		if text == "" {
+			continue
+		}
+		start := strings.Index(n.Value[from:], text)
+		if start < 0 {
+			break
+		}
+		start += from
+		if at < start+len(text) || i == len(c.lines)-1 {
+			return i + 1, len(c.lines[i]) - len(text) + max(0, at-start) + 1
+		}
+		from = start + len(text)
+	}
+	return n.Line + line, col + 1
 }
 
 // estimator gives the cost estimate sizes for the views' strings and

@@ -162,6 +162,11 @@ func TestProblems(t *testing.T) {
 		{"acme/x:\n  title: t\n  over: path\n  when: true\n  message: m\n", "c.yaml:3:9: rule acme/x: over: want change, field, operation or schema"},
 		{"acme/x:\n  title: t\n  when: true\n  message: m\n  sevrity: error\n", `c.yaml:5:3: rule acme/x: unknown key "sevrity"`},
 		{"x:\n  title: t\n", `c.yaml:1:1: custom rule "x": an ID is namespace/name`},
+		// A folded block joins its lines with spaces: the mistake on its
+		// second line is placed there, not past the end of the first.
+		{"acme/x:\n  title: t\n  when: >-\n    kind == \"removed\" &&\n      nope\n  message: m\n", "c.yaml:5:7: rule acme/x: undeclared reference to 'nope'"},
+		{"acme/x:\n  title: t\n  when: |\n    kind == \"removed\" &&\n    nope\n  message: m\n", "c.yaml:5:5: rule acme/x: undeclared reference to 'nope'"},
+		{"acme/x:\n  title: t\n  when: >-\n    kind == \"removed\" &&\n    nope\n  message: m\n", "c.yaml:5:5: rule acme/x: undeclared reference to 'nope'"},
 	} {
 		_, probs := compile(t, tc.text)
 		if !strings.Contains(probs, tc.want) {

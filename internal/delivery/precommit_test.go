@@ -38,6 +38,25 @@ func TestPreCommitHook(t *testing.T) {
 	env := append(gitEnv, "PRE_COMMIT_HOME="+filepath.Join(parts, "pre-commit-home"),
 		"PATH="+tools+string(os.PathListSeparator)+os.Getenv("PATH"))
 	must(t, work, env, "pre-commit", "install", "-t", "pre-commit", "-t", "pre-push")
+	// Every run's output, checked at the end for pre-commit's warnings
+	// (`[WARNING] repo ... uses deprecated stage names ...` and the like):
+	// a team copying the README must see none.
+	var outs []string
+	run := func(t *testing.T, dir string, env []string, name string, args ...string) (string, error) {
+		t.Helper()
+		out, err := run(t, dir, env, name, args...)
+		outs = append(outs, out)
+		return out, err
+	}
+	defer func() {
+		for _, out := range outs {
+			for _, line := range strings.Split(out, "\n") {
+				if strings.HasPrefix(line, "[WARNING]") {
+					t.Errorf("pre-commit warned: %s", line)
+				}
+			}
+		}
+	}()
 
 	write(t, filepath.Join(work, "api", "shop.proto"), shopV1)
 	must(t, work, env, "git", "add", ".")

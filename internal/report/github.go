@@ -136,14 +136,15 @@ func annotation(reg *rules.Registry, f rules.Finding) string {
 		cmd = "warning"
 	}
 	var props []string
-	if f.Where.File != "" {
-		props = append(props, "file="+workflowProperty(f.Where.File))
+	at, onLine := shownAt(f)
+	if at.File != "" {
+		props = append(props, "file="+workflowProperty(at.File))
 	}
 	msg := f.Message + removedNote(f)
-	if !f.Removed && f.Where.Line > 0 {
-		props = append(props, fmt.Sprintf("line=%d", f.Where.Line))
-		if f.Where.Column > 0 {
-			props = append(props, fmt.Sprintf("col=%d", f.Where.Column))
+	if onLine {
+		props = append(props, fmt.Sprintf("line=%d", at.Line))
+		if at.Column > 0 {
+			props = append(props, fmt.Sprintf("col=%d", at.Column))
 		}
 	}
 	title := f.Rule + compatLabel(f)
@@ -169,6 +170,20 @@ func problemAnnotation(p Problem) string {
 	}
 	props = append(props, "title="+workflowProperty("contractlint: cannot read the contract"))
 	return fmt.Sprintf("::error %s::%s", strings.Join(props, ","), workflowData(p.Msg))
+}
+
+// shownAt is where a finding is shown in the files as they are now, and
+// whether on a line: a removal at its anchor (the element of the new file
+// that held the removed one), else in its file without a line, since Where
+// is a line of the OLD file.
+func shownAt(f rules.Finding) (rules.Location, bool) {
+	switch {
+	case f.Removed && f.Anchor != nil:
+		return *f.Anchor, f.Anchor.Line > 0
+	case f.Removed:
+		return rules.Location{File: f.Where.File}, false
+	}
+	return f.Where, f.Where.Line > 0
 }
 
 // removedNote names a removal's line, which is in the OLD file: pointing

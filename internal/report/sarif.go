@@ -371,8 +371,10 @@ func sarifResultFor(f rules.Finding, ruleIndex int, seen map[string]int) sarifRe
 	}
 	if f.Removed {
 		// Where is a line of the OLD file: the alert belongs to the file as it
-		// is now (its first line), with the removed lines as related location.
-		res.Locations = []sarifLocation{{PhysicalLocation: sarifPrimary(rules.Location{File: f.Where.File})}}
+		// is now (at the anchor, else its first line), with the removed lines
+		// as related location.
+		at, _ := shownAt(f)
+		res.Locations = []sarifLocation{{PhysicalLocation: sarifPrimary(at)}}
 		res.RelatedLocations = []sarifLocation{relatedOld(f.Where, "removed from the base version here")}
 	} else {
 		res.Locations = []sarifLocation{{PhysicalLocation: sarifPrimary(f.Where)}}
@@ -431,6 +433,10 @@ func (s SARIF) rebased(r *Report) *Report {
 		if f.Old != nil {
 			old := loc(*f.Old)
 			f.Old = &old
+		}
+		if f.Anchor != nil {
+			anchor := loc(*f.Anchor)
+			f.Anchor = &anchor
 		}
 		return f
 	}

@@ -56,7 +56,8 @@ func WriteText(w io.Writer, r *Report) error {
 }
 
 func (c Counts) String() string {
-	return fmt.Sprintf("%d errors, %d warnings, %d info, %d additive of %d changes", c.Errors, c.Warnings, c.Infos, c.Additive, c.Changes)
+	return fmt.Sprintf("%d %s, %d %s, %d info, %d additive of %d %s", c.Errors, plural(c.Errors, "error"), c.Warnings, plural(c.Warnings, "warning"),
+		c.Infos, c.Additive, c.Changes, plural(c.Changes, "change"))
 }
 
 func short(commit string) string { return commit[:min(len(commit), 7)] }

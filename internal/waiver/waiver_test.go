@@ -107,3 +107,38 @@ func TestAppend(t *testing.T) {
 		t.Errorf("read back %+v from\n%s", ws, data)
 	}
 }
+
+// TestIgnoreLinesOasdiffText: a line copied from an oasdiff ignore file
+// (method, path and the text oasdiff prints, in any case) accepts the
+// finding of the rule its check maps to; a line naming another operation,
+// a longer path or other values accepts nothing and is unused-ignore.
+func TestIgnoreLinesOasdiffText(t *testing.T) {
+	region := rules.Finding{Rule: "request-parameter-added-required", Severity: rules.Error, Operations: []string{"GET /v1/orders"},
+		Message: `new required query parameter "region": existing clients do not send it`, Path: "#/paths/~1v1~1orders/get/parameters/region"}
+	names := Names{Resolve: known, Checks: func(id string) []string {
+		if id == "request-parameter-added-required" {
+			return []string{"new-required-request-parameter", "new-request-path-parameter"}
+		}
+		return nil
+	}}
+	for _, c := range []struct {
+		line string
+		want bool
+	}{
+		{"GET /v1/orders added the new required `query` request parameter `region`", true},
+		{"get /V1/Orders Added The New Required `Query` Request Parameter `Region`", true},
+		{"GET /v1/orders added the new required `query` request parameter `country`", false},
+		{"POST /v1/orders added the new required `query` request parameter `region`", false},
+		{"GET /v1/orders/{id} added the new required `query` request parameter `region`", false},
+		{"GET /v1/orders removed the `query` request parameter `region`", false},
+	} {
+		lines := ParseIgnoreFile("ignore-err.txt", []byte("# from oasdiff\n"+c.line+"\n"), rules.Error)
+		kept, waived := ApplyIgnoreLines(lines, []rules.Finding{region}, names)
+		if got := len(waived) == 1; got != c.want {
+			t.Errorf("%q: waived %v, want %v", c.line, got, c.want)
+		}
+		if !c.want && (len(kept) != 2 || kept[1].Rule != rules.UnusedIgnoreID || kept[1].Where.Line != 2) {
+			t.Errorf("%q: kept %v, want the finding and unused-ignore at line 2", c.line, kept)
+		}
+	}
+}

@@ -3,7 +3,7 @@
 // cases; with -change, it then makes the one-file change they measure (see
 // corpus.SplitChange):
 //
-//	go run ./internal/corpus/splitspec [-change] SPEC.yaml DIR
+//	go run ./internal/corpus/testdata/splitspec [-change] SPEC.yaml DIR
 package main
 
 import (

@@ -1,0 +1,145 @@
+package delivery
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// A pin is a ref of this repository that the documentation tells a user to
+// copy: a pre-commit `rev:` under `repo: .../contractlint/contractlint`, or
+// the ref after `contractlint/contractlint@` (the Action, go install).
+type pin struct {
+	where string // file:line
+	ref   string
+	code  bool // inside a fenced code block, so copied as it is
+}
+
+var (
+	usesPin = regexp.MustCompile("contractlint/contractlint@([^\\s`'\")]+)")
+	repoPin = regexp.MustCompile(`repo:\s*https://github\.com/contractlint/contractlint\s*$`)
+	revPin  = regexp.MustCompile(`^\s*rev:\s*(\S+)`)
+	// placeholder is what prose may name instead of a ref: a word the
+	// reader replaces. A code block never holds one: it is copied as is.
+	placeholder = regexp.MustCompile(`^(VERSION|vX\.Y\.Z)$`)
+	commitID    = regexp.MustCompile(`^[0-9a-f]{40}$`)
+)
+
+// docPins finds the pins in a Markdown document.
+func docPins(name, text string) []pin {
+	var pins []pin
+	code, afterRepo := false, false
+	for i, line := range strings.Split(text, "\n") {
+		where := name + ":" + strconv.Itoa(i+1)
+		if strings.HasPrefix(strings.TrimSpace(line), "```") {
+			code, afterRepo = !code, false
+			continue
+		}
+		for _, m := range usesPin.FindAllStringSubmatch(line, -1) {
+			pins = append(pins, pin{where, m[1], code})
+		}
+		if m := revPin.FindStringSubmatch(line); m != nil && afterRepo {
+			pins = append(pins, pin{where, m[1], code})
+			afterRepo = false
+		}
+		if repoPin.MatchString(line) {
+			afterRepo = true
+		}
+	}
+	return pins
+}
+
+// TestDocPinsResolve: every ref of this repository the README and docs
+// tell a user to copy resolves in a clone of this repository: a release
+// tag once one exists, a full commit id until then (pre-commit fetches a
+// rev by name, so a short id does not do), and the hook at that commit is
+// one current pre-commit runs without a warning. A ref that the
+// coordinator's merge loses (a rebase, a squash) fails here, naming it.
+func TestDocPinsResolve(t *testing.T) {
+	top := repoTop(t)
+	if strings.TrimSpace(must(t, top, nil, "git", "rev-parse", "--is-shallow-repository")) == "true" {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("the checkout is shallow (CI=true, so this fails instead of skipping): the pinned commits may be missing")
+		}
+		t.Skip("the checkout is shallow: the pinned commits may be missing")
+	}
+	files, err := filepath.Glob(filepath.Join(top, "docs", "*.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	files = append(files, filepath.Join(top, "README.md"))
+	var pins []pin
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rel, _ := filepath.Rel(top, f)
+		pins = append(pins, docPins(rel, string(b))...)
+	}
+	if len(pins) < 2 {
+		t.Fatalf("found %d pins in the docs; the README's pre-commit and Action examples each have one", len(pins))
+	}
+	for _, p := range pins {
+		checkPin(t, top, p)
+	}
+}
+
+func checkPin(t *testing.T, top string, p pin) {
+	t.Helper()
+	if placeholder.MatchString(p.ref) {
+		if p.code {
+			t.Errorf("%s: the placeholder %s is in a code block, which a user copies as it is", p.where, p.ref)
+		}
+		return
+	}
+	if !commitID.MatchString(p.ref) && !strings.HasPrefix(p.ref, "v") {
+		t.Errorf("%s: %s is neither a release tag nor a full commit id", p.where, p.ref)
+		return
+	}
+	if _, err := run(t, top, nil, "git", "rev-parse", "--verify", "--quiet", p.ref+"^{commit}"); err != nil {
+		t.Errorf("%s: %s does not resolve in this repository (a clone has no such tag or commit); pin a commit id until the release tag is pushed (docs/release.md)", p.where, p.ref)
+		return
+	}
+	if _, err := run(t, top, nil, "git", "merge-base", "--is-ancestor", p.ref, "HEAD"); err != nil {
+		t.Errorf("%s: %s is not in HEAD's history, so a clone of the default branch may not have it", p.where, p.ref)
+		return
+	}
+	if out, err := run(t, top, nil, "git", "cat-file", "-e", p.ref+":action.yml"); err != nil {
+		t.Errorf("%s: %s has no action.yml: %s", p.where, p.ref, out)
+	}
+	hooks, err := run(t, top, nil, "git", "show", p.ref+":.pre-commit-hooks.yaml")
+	if err != nil {
+		t.Errorf("%s: %s has no .pre-commit-hooks.yaml: %s", p.where, p.ref, hooks)
+		return
+	}
+	for _, problem := range hookProblems(readHooks(t, []byte(hooks))) {
+		t.Errorf("%s: at %s, %s; pin a later commit", p.where, p.ref, problem)
+	}
+}
+
+func TestDocPinsFound(t *testing.T) {
+	doc := "Pin `contractlint/contractlint@VERSION` in prose.\n" +
+		"```yaml\n" +
+		"  - repo: https://github.com/contractlint/contractlint\n" +
+		"    rev: 0123456789abcdef0123456789abcdef01234567   # a commit\n" +
+		"    rev: not-a-pin\n" +
+		"```\n" +
+		"```yaml\n" +
+		"        uses: contractlint/contractlint@v1.2.3   # the Action\n" +
+		"        uses: actions/checkout@v4\n" +
+		"```\n"
+	got := docPins("d.md", doc)
+	want := []pin{{"d.md:1", "VERSION", false}, {"d.md:4", "0123456789abcdef0123456789abcdef01234567", true}, {"d.md:8", "v1.2.3", true}}
+	if len(got) != len(want) {
+		t.Fatalf("docPins = %v, want %v", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("pin %d = %v, want %v", i, got[i], want[i])
+		}
+	}
+}

@@ -1,0 +1,79 @@
+package openapi
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestContentRef: `content:` written as a $ref to a file of media types,
+// in block and flow form, is read as Redocly's bundler reads it, with one
+// warning at the first such place; each schema is placed in that file.
+func TestContentRef(t *testing.T) {
+	src := memSource(t, map[string]string{
+		"api.yaml": `openapi: 3.0.3
+info: {title: t, version: "1"}
+paths:
+  /x:
+    get:
+      responses:
+        "200":
+          description: ok
+          content:
+            $ref: ./content.yaml
+  /z:
+    get:
+      responses:
+        "200":
+          description: ok
+          content: {$ref: "./content.yaml"}
+`,
+		"content.yaml": `application/json:
+  schema:
+    type: object
+    properties:
+      id: {type: string}
+`,
+	})
+	d, err := Load(src, "api.yaml", nil)
+	if err != nil {
+		t.Fatalf("refused: %v", err)
+	}
+	if len(d.Problems) != 1 || d.Problems[0].Loc.Line != 9 || d.Problems[0].Loc.Column != 11 ||
+		!strings.Contains(d.Problems[0].Msg, "as Redocly's bundler reads it") {
+		t.Errorf("problems %v, want one at api.yaml:9:11 saying the content $ref was read as Redocly reads it", d.Problems)
+	}
+	for _, p := range []string{"/x", "/z"} {
+		mt := d.T.Paths.Value(p).Get.Responses.Value("200").Value.Content.Get("application/json")
+		if mt == nil || mt.Schema == nil || mt.Schema.Value == nil || mt.Schema.Value.Properties["id"] == nil {
+			t.Errorf("%s: application/json's schema was not read: %+v", p, mt)
+			continue
+		}
+		if loc := d.KeyLoc(mt.Schema.Value.Properties["id"].Value.Origin); loc.File != "content.yaml" || loc.Line != 5 {
+			t.Errorf("%s: id is placed at %s, want content.yaml:5", p, loc)
+		}
+	}
+}
+
+// TestWrongKindRef: a response that $refs a request body is refused at the
+// $ref, saying in the reader's words what it names and what belongs there.
+func TestWrongKindRef(t *testing.T) {
+	_, err := loadText(t, `openapi: 3.0.3
+info: {title: t, version: "1"}
+paths:
+  /y:
+    post:
+      responses:
+        "200":
+          $ref: "#/components/requestBodies/Y"
+components:
+  requestBodies:
+    Y:
+      content:
+        application/json:
+          schema: {type: string}
+`)
+	want := "api.yaml:8:17: paths./y.post.responses.200: $ref to #/components/requestBodies/Y, which is a request body, not a response"
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("got %v, want %q", err, want)
+	}
+}
