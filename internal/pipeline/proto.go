@@ -142,7 +142,11 @@ func diffProto(old, new Side, o Options) (*rules.Input, error) {
 		var wg sync.WaitGroup
 		wg.Go(func() { in.Old = ot.Contract() })
 		wg.Go(func() { in.New = nt.Contract() })
-		in.Changes = protobuf.Diff(ot, nt)
+		if old.ByName || new.ByName {
+			in.Changes = protobuf.DiffByName(ot, nt)
+		} else {
+			in.Changes = protobuf.Diff(ot, nt)
+		}
 		wg.Wait()
 		return nil
 	})

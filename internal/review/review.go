@@ -497,8 +497,11 @@ func (r *Repo) review(c FileChange, base Base, oldSrc, newSrc source.Source, loc
 	case Added:
 		return pipeline.Lint(labelled(side(newSrc, c.New), headLabel(newSrc)), po)
 	}
-	return pipeline.Diff(labelled(side(oldSrc, c.Old, c.Also...), "base "+base.Ref),
-		labelled(side(newSrc, c.New, c.Also...), headLabel(newSrc)), po)
+	oldSide, newSide := labelled(side(oldSrc, c.Old, c.Also...), "base "+base.Ref), labelled(side(newSrc, c.New, c.Also...), headLabel(newSrc))
+	// A moved .proto file is deleted at its old path, as diff of the two
+	// trees and buf see it; its elements are still compared by name.
+	oldSide.ByName = c.Old != c.New
+	return pipeline.Diff(oldSide, newSide, po)
 }
 
 // labelled names a side in its problems: both sides show one name.
