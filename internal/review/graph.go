@@ -71,6 +71,13 @@ func (g *graph) names(name string) []string {
 			out = refTargets(name, b)
 		}
 	}
+	// A file is known by the name git lists it under: a $ref or import
+	// through a symbolic link reaches the change to the file it names.
+	for i, n := range out {
+		if real, err := source.Resolve(g.src, n); err == nil {
+			out[i] = real
+		}
+	}
 	g.mu.Lock()
 	g.edges[name] = out
 	g.mu.Unlock()

@@ -1,6 +1,10 @@
 package review
 
 import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -32,5 +36,107 @@ func TestRunProtoMoveIsFileRemoval(t *testing.T) {
 				t.Errorf("want proto-file-removed at api/charge.proto, got %+v", res.Findings)
 			}
 		})
+	}
+}
+
+// refDoc is an OpenAPI document whose GET /pets answers with the schema at
+// ref; petSchema is a file such a $ref reaches, holding that schema.
+func refDoc(ref string) string {
+	return "openapi: 3.0.3\ninfo: {title: pets, version: \"1\"}\npaths:\n  /pets:\n    get:\n      responses:\n" +
+		"        \"200\":\n          description: ok\n          content:\n            application/json:\n" +
+		"              schema: {$ref: '" + ref + "'}\n"
+}
+
+func petSchema(props ...string) string {
+	s := "Pet:\n  type: object\n  properties:\n"
+	for _, p := range props {
+		s += "    " + p + ": {type: string}\n"
+	}
+	return s
+}
+
+func symlink(t *testing.T, r *testRepo, target, name string) {
+	t.Helper()
+	file := filepath.Join(r.top, filepath.FromSlash(name))
+	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(target, file); err != nil {
+		t.Skipf("cannot make symbolic links here: %v", err)
+	}
+}
+
+// A $ref through a symbolic link inside the repository (a linked
+// directory, a linked file) reaches the file the working tree's read does,
+// on both sides, and a root that is itself a link is read through it: a
+// change in the linked bytes is reviewed, in the working tree and the index.
+func TestRunFollowsLinksInside(t *testing.T) {
+	for _, tc := range []struct {
+		name, root, ref, real string
+		links                 [][2]string // target, name
+	}{
+		{"linked directory", "api/root.yaml", "../shared/pet.yaml#/Pet", "common/pet.yaml", [][2]string{{"common", "shared"}}},
+		{"linked file", "api/root.yaml", "pet.yaml#/Pet", "common/pet.yaml", [][2]string{{"../common/pet.yaml", "api/pet.yaml"}}},
+		{"root is a link", "api.yaml", "common/pet.yaml#/Pet", "common/pet.yaml", [][2]string{{"spec/api.yaml", "api.yaml"}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := newRepo(t, "main")
+			rootFile := tc.root
+			if tc.name == "root is a link" {
+				rootFile = "spec/api.yaml"
+				tc.ref = "../" + tc.ref
+			}
+			r.write(rootFile, refDoc(tc.ref))
+			r.write(tc.real, petSchema("name", "age"))
+			for _, l := range tc.links {
+				symlink(t, r, l[0], l[1])
+			}
+			r.commit("v1")
+			r.write(tc.real, petSchema("name"))
+			for _, staged := range []bool{false, true} {
+				if staged {
+					r.git("add", "-A")
+				}
+				o := options(r.top)
+				o.Staged = staged
+				res, err := Run(o)
+				if err != nil {
+					t.Fatalf("staged=%v: %v", staged, err)
+				}
+				if !hasRule(res.Findings, "response-property-removed") {
+					t.Errorf("staged=%v: the removed property behind the link was not reported: %+v", staged, res.Findings)
+				}
+			}
+		})
+	}
+}
+
+// A link whose target leaves the repository is never followed, on either
+// side: review stops with an error naming the link, never a pass.
+func TestRunRefusesLinkOutside(t *testing.T) {
+	r := newRepo(t, "main")
+	r.write("api/root.yaml", refDoc("pet.yaml#/Pet"))
+	writeFile(t, filepath.Join(filepath.Dir(r.top), "outside", "pet.yaml"), petSchema("name", "age"))
+	symlink(t, r, "../../outside/pet.yaml", "api/pet.yaml")
+	r.commit("v1")
+	r.write("api/root.yaml", refDoc("pet.yaml#/Pet")+"# touched\n")
+	for _, staged := range []bool{false, true} {
+		if staged {
+			r.git("add", "-A")
+		}
+		o := options(r.top)
+		o.Staged = staged
+		res, err := Run(o)
+		msg := fmt.Sprint(err)
+		if err == nil {
+			fs := findingsOf(res.Findings, "contract-unreadable")
+			if len(fs) == 0 {
+				t.Fatalf("staged=%v: a link out of the repository passed: %+v", staged, res.Findings)
+			}
+			msg = fs[0].Message
+		}
+		if !strings.Contains(msg, "api/pet.yaml") || !strings.Contains(msg, "outside") {
+			t.Errorf("staged=%v: %q does not name the link and say it leads outside", staged, msg)
+		}
 	}
 }

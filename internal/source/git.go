@@ -135,7 +135,7 @@ func (g *Git) Has(name string) bool {
 func isRegular(mode string) bool { return mode == "100644" || mode == "100755" }
 
 func (g *Git) ReadFile(name string) ([]byte, error) {
-	c, err := Clean(name)
+	c, err := g.Resolve(name)
 	if err != nil {
 		return nil, err
 	}
@@ -145,13 +145,58 @@ func (g *Git) ReadFile(name string) ([]byte, error) {
 		return nil, fmt.Errorf("%s: is a directory in %s", name, g.label)
 	case !ok:
 		return nil, fmt.Errorf("%s: %w in %s", name, fs.ErrNotExist, g.label)
-	case mode(e.mode)&fs.ModeSymlink != 0:
-		// A link's target may point anywhere; it is never followed.
-		return nil, fmt.Errorf("%s: is a symbolic link in %s (not followed)", name, g.label)
 	case !isRegular(e.mode):
 		return nil, fmt.Errorf("%s: not a file in %s", name, g.label)
 	}
 	return g.blob(e.oid)
+}
+
+// maxLinks bounds the links one name may pass through, as the kernel's
+// ELOOP does: a cycle of links is an error, not a hang.
+const maxLinks = 40
+
+// Resolve is the snapshot's own name for name: each symbolic link on the
+// way (a linked directory, a linked file) replaced by its target, as the
+// working tree's reads follow them, so both sides of a review reach the
+// same bytes. A link whose target leaves the repository is refused with
+// ErrOutside, naming the link.
+func (g *Git) Resolve(name string) (string, error) {
+	c, err := Clean(name)
+	if err != nil {
+		return "", err
+	}
+	for hops := 0; ; hops++ {
+		link, rest, ok := g.firstLink(c)
+		if !ok {
+			return c, nil
+		}
+		if hops == maxLinks {
+			return "", fmt.Errorf("%s: too many levels of symbolic links in %s", name, g.label)
+		}
+		target, err := g.blob(g.blobs[link].oid)
+		if err != nil {
+			return "", err
+		}
+		next, err := Clean(path.Join(path.Dir(link), string(target), rest))
+		if err != nil || path.IsAbs(string(target)) {
+			return "", fmt.Errorf("%s: %w (the symbolic link %s in %s points outside it)", name, ErrOutside, link, g.label)
+		}
+		c = next
+	}
+}
+
+// firstLink finds the first component of c that is a symbolic link: the
+// link's name and what follows it.
+func (g *Git) firstLink(c string) (link, rest string, ok bool) {
+	for i := 0; i <= len(c); i++ {
+		if i < len(c) && c[i] != '/' {
+			continue
+		}
+		if e, found := g.blobs[c[:i]]; found && e.mode == "120000" {
+			return c[:i], strings.TrimPrefix(c[i:], "/"), true
+		}
+	}
+	return "", "", false
 }
 
 // blob reads an object through one long-lived `git cat-file --batch`, so
@@ -234,7 +279,7 @@ func (g *Git) Close() error {
 }
 
 func (g *Git) Stat(name string) (fs.FileInfo, error) {
-	c, err := Clean(name)
+	c, err := g.Resolve(name)
 	if err != nil {
 		return nil, err
 	}
@@ -269,7 +314,7 @@ func (g *Git) blobSize(oid string) (int64, error) {
 }
 
 func (g *Git) ReadDir(name string) ([]fs.DirEntry, error) {
-	c, err := Clean(name)
+	c, err := g.Resolve(name)
 	if err != nil {
 		return nil, err
 	}

@@ -87,7 +87,7 @@ func (d *Dir) ReadFileMax(name string, max int64) ([]byte, error) {
 // ReadFileMax reads a blob of at most max bytes; git tells the size before
 // the content, so a larger blob is skipped, not held in memory.
 func (g *Git) ReadFileMax(name string, max int64) ([]byte, error) {
-	c, err := Clean(name)
+	c, err := g.Resolve(name)
 	if err != nil {
 		return nil, err
 	}
