@@ -148,7 +148,7 @@ func parseNameStatus(f []string) ([]FileChange, error) {
 // of the globs and is a .proto file or an OpenAPI document (a YAML or JSON
 // file whose top level has `openapi:`; other YAML is not a contract).
 func isContract(src source.Source, name string, globs []string) bool {
-	if !slices.ContainsFunc(globs, func(g string) bool { return glob.Match(g, name) }) {
+	if !selects(globs, name) {
 		return false
 	}
 	switch strings.ToLower(path.Ext(name)) {
@@ -159,6 +159,14 @@ func isContract(src source.Source, name string, globs []string) bool {
 		return err == nil && hasOpenAPIKey(b)
 	}
 	return false
+}
+
+// selects reports whether one of globs matches name, its extension's case
+// aside: API.YAML and T.PROTO are contracts as api.yaml and t.proto are,
+// on the file systems (macOS, Windows) most of them are written on.
+func selects(globs []string, name string) bool {
+	lower := strings.TrimSuffix(name, path.Ext(name)) + strings.ToLower(path.Ext(name))
+	return slices.ContainsFunc(globs, func(g string) bool { return glob.Match(g, name) || glob.Match(g, lower) })
 }
 
 // hasOpenAPIKey reports whether a YAML (or JSON) document's top level is a

@@ -12,7 +12,6 @@ import (
 	"strings"
 
 	"github.com/contractlint/contractlint/internal/engine"
-	"github.com/contractlint/contractlint/internal/glob"
 	"github.com/contractlint/contractlint/internal/pipeline"
 	"github.com/contractlint/contractlint/internal/readers"
 	"github.com/contractlint/contractlint/internal/source"
@@ -255,11 +254,10 @@ func (r *Repo) reachedRoots(changes, compared, outside []FileChange, oldSrc, new
 	inPaths func(string) bool, o Options) ([]FileChange, error) {
 	changed := map[string]bool{}
 	for _, c := range changes {
+		// A $ref may name a file of any extension, or none: every changed
+		// file may be part of a contract.
 		for _, name := range []string{c.Old, c.New} {
-			// Only what a $ref or an import can name: a commit that
-			// touches no such file reads no contract.
-			switch strings.ToLower(path.Ext(name)) {
-			case ".yaml", ".yml", ".json", ".proto":
+			if name != "" && !c.Submodule {
 				changed[name] = true
 			}
 		}
@@ -278,7 +276,7 @@ func (r *Repo) reachedRoots(changes, compared, outside []FileChange, oldSrc, new
 	g := newGraph(o.Pipeline.Limits.Guard(newSrc, nil), o.Pipeline.ProtoPaths)
 	var roots []string
 	for _, name := range names {
-		if changed[name] || !slices.ContainsFunc(o.Globs, func(gl string) bool { return glob.Match(gl, name) }) {
+		if changed[name] || !selects(o.Globs, name) {
 			continue
 		}
 		if _, err := oldSrc.Stat(name); err != nil {
@@ -367,7 +365,7 @@ func (r *Repo) checkUnchanged(files []FileChange, newSrc source.Source, head str
 	var rest []string
 	for _, n := range names {
 		c := FileChange{Status: Modified, Old: n, New: n}
-		if read[n] || !isProto(n) || !slices.ContainsFunc(o.Globs, func(g string) bool { return glob.Match(g, n) }) ||
+		if read[n] || !isProto(n) || !selects(o.Globs, n) ||
 			o.GlobsFrom == "" && vendored(c, o.Paths) != "" || bufExcluded(newSrc, c) {
 			continue
 		}

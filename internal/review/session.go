@@ -2,10 +2,8 @@ package review
 
 import (
 	"io/fs"
-	"slices"
 	"sync"
 
-	"github.com/contractlint/contractlint/internal/glob"
 	"github.com/contractlint/contractlint/internal/pipeline"
 	"github.com/contractlint/contractlint/internal/source"
 	"github.com/contractlint/contractlint/rules"
@@ -58,7 +56,7 @@ func (s *Session) IsContract(src source.Source, name string) bool {
 
 // Selected reports whether the session's globs select name, whatever it holds.
 func (s *Session) Selected(name string) bool {
-	return slices.ContainsFunc(s.o.Globs, func(g string) bool { return glob.Match(g, name) })
+	return selects(s.o.Globs, name)
 }
 
 // Judge compares name as newSrc holds it with its version at the base,
