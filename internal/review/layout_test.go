@@ -140,3 +140,69 @@ func TestRunRefusesLinkOutside(t *testing.T) {
 		}
 	}
 }
+
+// A $ref may name a file of any extension, or none: a change in it is a
+// change of every contract that reaches it.
+func TestRunRefTargetAnyExtension(t *testing.T) {
+	for _, name := range []string{"pet", "pet.txt", "pet.schema", "pet.oas", "pet.yaml.tmpl", "PET.YAML"} {
+		t.Run(name, func(t *testing.T) {
+			r := newRepo(t, "main")
+			r.write("api/root.yaml", refDoc(name+"#/Pet"))
+			r.write("api/"+name, petSchema("name", "age"))
+			r.commit("v1")
+			r.write("api/"+name, petSchema("name"))
+			res, err := Run(options(r.top))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !hasRule(res.Findings, "response-property-removed") {
+				t.Errorf("a change in api/%s was not reviewed: %+v", name, res.Findings)
+			}
+		})
+	}
+}
+
+// Extensions are matched whatever their case, as the file systems most
+// contracts are written on match them: API.YAML is a contract.
+func TestRunUpperCaseExtensions(t *testing.T) {
+	r := newRepo(t, "main")
+	r.write("API.YAML", pets("name", "age"))
+	r.write("api.Yml", pets("name", "age"))
+	r.write("api.JSON", `{"openapi": "3.0.3", "info": {"title": "j", "version": "1"}, "paths": {"/j": {"get": {"parameters": [{"name": "q", "in": "query", "schema": {"type": "string"}}], "responses": {"200": {"description": "ok"}}}}}}`)
+	r.write("T.PROTO", chargeProto)
+	r.commit("v1")
+	r.write("API.YAML", pets("name"))
+	r.write("api.Yml", pets("name"))
+	r.write("api.JSON", `{"openapi": "3.0.3", "info": {"title": "j", "version": "1"}, "paths": {"/j": {"get": {"parameters": [{"name": "q", "in": "query", "required": true, "schema": {"type": "string"}}], "responses": {"200": {"description": "ok"}}}}}}`)
+	r.write("T.PROTO", "syntax = \"proto3\";\npackage shop.v1;\nmessage Charge {\n  int64 id = 1;\n}\n")
+	res, err := Run(options(r.top))
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, f := range res.Findings {
+		seen[f.Where.File] = true
+	}
+	for _, name := range []string{"API.YAML", "api.Yml", "api.JSON", "T.PROTO"} {
+		if !seen[name] {
+			t.Errorf("%s was not reviewed: Files %+v, Findings %+v", name, res.Files, res.Findings)
+		}
+	}
+}
+
+// A contract that opens with a `%YAML 1.2` directive (YAML 1.2 is what
+// OpenAPI names) is a contract: compared, not passed over as other YAML.
+func TestRunYAML12Directive(t *testing.T) {
+	r := newRepo(t, "main")
+	r.write("api/pets.yaml", "%YAML 1.2\n---\n"+pets("name", "age"))
+	r.commit("v1")
+	r.write("api/pets.yaml", "%YAML 1.2\n---\n"+pets("name"))
+	res, err := Run(options(r.top))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs := findingsOf(res.Findings, "response-property-removed")
+	if len(fs) != 1 || fs[0].Where.Line != 17 {
+		t.Errorf("want response-property-removed at api/pets.yaml:17, got %+v", res.Findings)
+	}
+}
