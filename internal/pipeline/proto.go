@@ -44,10 +44,19 @@ func importRoots(s Side, o Options) ([]string, error) {
 		return append([]string{s.Dir}, extra...), nil
 	case len(s.Files) == 0:
 		return append([]string{"."}, extra...), nil
-	case len(extra) > 0:
-		return append([]string{path.Dir(s.Files[0])}, extra...), nil
 	}
-	return protobuf.FindRoots(s.Src, s.Files[0])
+	// --proto-path and proto.paths add to the roots buf.yaml declares:
+	// an import resolved through the module root must still resolve.
+	roots, err := protobuf.FindRoots(s.Src, s.Files[0])
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range extra {
+		if !slices.Contains(roots, path.Clean(e)) {
+			roots = append(roots, path.Clean(e))
+		}
+	}
+	return roots, nil
 }
 
 // protoPathHint says how to fix an import that was not found.

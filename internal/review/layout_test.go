@@ -206,3 +206,29 @@ func TestRunYAML12Directive(t *testing.T) {
 		t.Errorf("want response-property-removed at api/pets.yaml:17, got %+v", res.Findings)
 	}
 }
+
+// --proto-path (or proto.paths) adds import roots to those buf.yaml
+// declares, never replaces them: an import resolved through the module
+// root still resolves when another root is named.
+func TestRunProtoPathAddsToBufRoots(t *testing.T) {
+	r := newRepo(t, "main")
+	r.write("buf.yaml", "version: v2\nmodules:\n  - path: proto\n")
+	r.write("proto/shop/v1/money.proto", "syntax = \"proto3\";\npackage shop.v1;\nmessage Money {\n  int64 units = 1;\n}\n")
+	r.write("third_party/ext/tag.proto", "syntax = \"proto3\";\npackage ext;\nmessage Tag {\n  string name = 1;\n}\n")
+	order := func(total string) string {
+		return "syntax = \"proto3\";\npackage shop.v1;\nimport \"shop/v1/money.proto\";\nimport \"ext/tag.proto\";\n" +
+			"message Order {\n  " + total + " total = 1;\n  ext.Tag tag = 2;\n}\n"
+	}
+	r.write("proto/shop/v1/order.proto", order("Money"))
+	r.commit("v1")
+	r.write("proto/shop/v1/order.proto", order("string"))
+	o := options(r.top)
+	o.Pipeline.ProtoPaths = []string{"third_party"}
+	res, err := Run(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if hasRule(res.Findings, "contract-unreadable") || !hasRule(res.Findings, "proto-field-type-changed") {
+		t.Errorf("want proto-field-type-changed and every import read, got %+v", res.Findings)
+	}
+}
