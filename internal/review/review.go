@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/contractlint/contractlint/internal/engine"
+	"github.com/contractlint/contractlint/internal/limits"
 	"github.com/contractlint/contractlint/internal/pipeline"
 	"github.com/contractlint/contractlint/internal/readers"
 	"github.com/contractlint/contractlint/internal/source"
@@ -123,13 +124,13 @@ func Run(o Options) (*Result, error) {
 	for _, c := range changes {
 		switch {
 		case !inPaths(c.New) && !inPaths(c.Old):
-			if !c.Submodule && c.New != "" && c.selected(oldSrc, newSrc, o.Globs) {
+			if !c.Submodule && c.New != "" && c.selected(oldSrc, newSrc, o.Globs, o.Pipeline.Limits) {
 				outside = append(outside, c)
 			}
 		case c.Submodule:
 			res.NotReviewed = append(res.NotReviewed, fmt.Sprintf(
 				"%s is a submodule whose commit changed; review its contracts in its own repository", c.New))
-		case !c.selected(oldSrc, newSrc, o.Globs):
+		case !c.selected(oldSrc, newSrc, o.Globs, o.Pipeline.Limits):
 		case o.GlobsFrom == "" && vendored(c, o.Paths) != "":
 			res.NotReviewed = append(res.NotReviewed, fmt.Sprintf(
 				"%s is under %s, a copy of someone else's contracts; list it in contracts: in .contractlint.yaml, or name it as a path, to review it",
@@ -303,7 +304,7 @@ func (r *Repo) reachedRoots(changes, compared, outside []FileChange, oldSrc, new
 		via := g.reaches(name, changed)
 		// A path argument selects changes: one under it is judged through
 		// every contract that reaches it, inside the paths or not.
-		if len(via) == 0 || !inPaths(name) && !slices.ContainsFunc(via, inPaths) || !isContract(newSrc, name, o.Globs) {
+		if len(via) == 0 || !inPaths(name) && !slices.ContainsFunc(via, inPaths) || !isContractWithin(newSrc, name, o.Globs, o.Pipeline.Limits) {
 			continue
 		}
 		c := FileChange{Status: Modified, Old: name, New: name}
@@ -473,11 +474,11 @@ func (m *evidenceMisses) everywhere() []readers.Entry {
 }
 
 // selected reports whether a change touches a contract on either side.
-func (c FileChange) selected(oldSrc, newSrc source.Source, globs []string) bool {
-	if c.New != "" && isContract(newSrc, c.New, globs) {
+func (c FileChange) selected(oldSrc, newSrc source.Source, globs []string, l limits.Limits) bool {
+	if c.New != "" && isContractWithin(newSrc, c.New, globs, l) {
 		return true
 	}
-	return c.Old != "" && isContract(oldSrc, c.Old, globs)
+	return c.Old != "" && isContractWithin(oldSrc, c.Old, globs, l)
 }
 
 func (r *Repo) review(c FileChange, base Base, oldSrc, newSrc source.Source, lock *rules.History, o Options) ([]rules.Finding, error) {

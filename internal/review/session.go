@@ -51,7 +51,7 @@ func (s *Session) Close() error { return s.old.src.Close() }
 // IsContract reports whether name, as src holds it, is a contract file the
 // session's globs select (a .proto file, or a document with `openapi:`).
 func (s *Session) IsContract(src source.Source, name string) bool {
-	return isContract(src, name, s.o.Globs)
+	return isContractWithin(src, name, s.o.Globs, s.o.Pipeline.Limits)
 }
 
 // Selected reports whether the session's globs select name, whatever it holds.

@@ -213,31 +213,15 @@ func (g *Git) blobMax(oid string, max int64) ([]byte, error) {
 		}
 		return b, nil
 	}
-	if g.cat == nil {
-		if err := g.startCat(); err != nil {
-			return nil, err
-		}
-	}
-	if _, err := fmt.Fprintln(g.in, oid); err != nil {
-		return nil, fmt.Errorf("git cat-file: %v", err)
-	}
-	header, err := g.out.ReadString('\n')
+	size, err := g.header(oid)
 	if err != nil {
-		return nil, fmt.Errorf("git cat-file: %v", err)
+		return nil, err
 	}
-	f := strings.Fields(header)
-	if len(f) != 3 || f[1] != "blob" {
-		return nil, fmt.Errorf("git cat-file: object %s: %s", oid, strings.TrimSpace(header))
-	}
-	size, err := strconv.Atoi(f[2])
-	if err != nil {
-		return nil, fmt.Errorf("git cat-file: bad size in %q", header)
-	}
-	if max >= 0 && int64(size) > max {
-		if err := skip(g.out, int64(size)+1); err != nil {
+	if max >= 0 && size > max {
+		if err := skip(g.out, size+1); err != nil {
 			return nil, fmt.Errorf("git cat-file: %v", err)
 		}
-		return nil, &TooLargeError{Name: oid, Size: int64(size)}
+		return nil, &TooLargeError{Name: oid, Size: size}
 	}
 	b := make([]byte, size+1) // the content, then a newline
 	if _, err := io.ReadFull(g.out, b); err != nil {
@@ -245,6 +229,32 @@ func (g *Git) blobMax(oid string, max int64) ([]byte, error) {
 	}
 	g.cache[oid] = b[:size]
 	return b[:size], nil
+}
+
+// header asks cat-file for oid and reads the size its answer starts with;
+// the content follows in g.out. g.mu is held; cat-file starts on first use.
+func (g *Git) header(oid string) (int64, error) {
+	if g.cat == nil {
+		if err := g.startCat(); err != nil {
+			return 0, err
+		}
+	}
+	if _, err := fmt.Fprintln(g.in, oid); err != nil {
+		return 0, fmt.Errorf("git cat-file: %v", err)
+	}
+	header, err := g.out.ReadString('\n')
+	if err != nil {
+		return 0, fmt.Errorf("git cat-file: %v", err)
+	}
+	f := strings.Fields(header)
+	if len(f) != 3 || f[1] != "blob" {
+		return 0, fmt.Errorf("git cat-file: object %s: %s", oid, strings.TrimSpace(header))
+	}
+	size, err := strconv.ParseInt(f[2], 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("git cat-file: bad size in %q", header)
+	}
+	return size, nil
 }
 
 func (g *Git) startCat() error {

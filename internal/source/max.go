@@ -102,6 +102,68 @@ func (g *Git) ReadFileMax(name string, max int64) ([]byte, error) {
 	return g.ReadFile(name) // the same error ReadFile gives
 }
 
+// ReadPrefix reads at most the first n bytes of a file: enough to tell what
+// a file is without holding a large one in memory. A source that cannot
+// read a part reads the whole file and cuts it.
+func ReadPrefix(src Source, name string, n int64) ([]byte, error) {
+	if p, ok := src.(interface {
+		ReadPrefix(string, int64) ([]byte, error)
+	}); ok {
+		return p.ReadPrefix(name, n)
+	}
+	b, err := src.ReadFile(name)
+	return b[:min(int64(len(b)), n)], err
+}
+
+// ReadPrefix reads at most the first n bytes of a regular file.
+func (d *Dir) ReadPrefix(name string, n int64) ([]byte, error) {
+	c, err := Clean(name)
+	if err != nil {
+		return nil, err
+	}
+	f, err := d.root.OpenFile(c, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, d.explain(name, err)
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: %w", name, ErrNotRegular)
+	}
+	b, err := io.ReadAll(io.LimitReader(f, n))
+	return b, d.explain(name, err)
+}
+
+// ReadPrefix reads at most the first n bytes of a blob; the rest passes
+// through cat-file's pipe without being kept.
+func (g *Git) ReadPrefix(name string, n int64) ([]byte, error) {
+	c, err := g.Resolve(name)
+	if err != nil {
+		return nil, err
+	}
+	e, ok := g.blobs[c]
+	if !ok || !isRegular(e.mode) {
+		_, err := g.ReadFile(name) // the same error ReadFile gives
+		return nil, err
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if b, ok := g.cache[e.oid]; ok {
+		return b[:min(int64(len(b)), n)], nil
+	}
+	size, err := g.header(e.oid)
+	if err != nil {
+		return nil, err
+	}
+	b := make([]byte, min(size, n))
+	if _, err := io.ReadFull(g.out, b); err != nil {
+		return nil, fmt.Errorf("git cat-file: %v", err)
+	}
+	if err := skip(g.out, size-int64(len(b))+1); err != nil {
+		return nil, fmt.Errorf("git cat-file: %v", err)
+	}
+	return b, nil
+}
+
 // skip drops n bytes of cat-file output, keeping the stream in step.
 func skip(r io.Reader, n int64) error {
 	_, err := io.CopyN(io.Discard, r, n)
