@@ -36,7 +36,7 @@ func TestRuleDocs(t *testing.T) {
 // `contractlint probe` and `contractlint replay` report their packs from live
 // answers.
 var noCaseRules = []string{
-	"contract-file-removed", "contract-unreadable", "lock-file-weakened", "config-weakened",
+	"contract-file-removed", "contract-unreadable", "lock-file-weakened", "config-weakened", "history-cut",
 	rules.ProbeConcurrentDuplicates, rules.ProbeRetryReplay, rules.ProbeKeyReuseMismatch,
 	rules.ProbeMissingKey, rules.ProbeReorderedBody, rules.ProbeInFlightConflict,
 	rules.ProbeContractMismatch, rules.ProbeKeyAccountScope, rules.ProbeDelayedRetry, rules.ProbeStepSkipped,

@@ -164,6 +164,11 @@ func Run(o Options) (*Result, error) {
 		}
 		res.Findings = append(res.Findings, fs...)
 	}
+	cut, err := repo.historyCut(res.Files, base, o)
+	if err != nil {
+		return nil, err
+	}
+	res.Findings = append(res.Findings, cut...)
 	same, err := repo.checkUnchanged(res.Files, newSrc, head, o)
 	if err != nil {
 		return nil, err
