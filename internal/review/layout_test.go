@@ -232,3 +232,55 @@ func TestRunProtoPathAddsToBufRoots(t *testing.T) {
 		t.Errorf("want proto-field-type-changed and every import read, got %+v", res.Findings)
 	}
 }
+
+// An istio/api-shaped tree: buf.yaml at the top, third-party protos under
+// common-protos, a committed symbolic link to where they are kept, named
+// as an extra root; imports by full path and by short path. Review reads
+// it the same in the working tree and in git, loads each file once, and
+// says the same every time.
+func TestRunIstioShapedTreeIsDeterministic(t *testing.T) {
+	r := newRepo(t, "main")
+	r.write("buf.yaml", "version: v1\n")
+	r.write("vendor-protos/k8s/meta.proto", "syntax = \"proto3\";\npackage k8s.meta;\nmessage ObjectMeta {\n  string name = 1;\n}\n")
+	symlink(t, r, "vendor-protos", "common-protos")
+	r.write("networking/v1/common.proto", "syntax = \"proto3\";\npackage istio.networking.v1;\nmessage Port {\n  uint32 number = 1;\n}\n")
+	gateway := func(portType string) string {
+		return "syntax = \"proto3\";\npackage istio.networking.v1;\nimport \"networking/v1/common.proto\";\nimport \"k8s/meta.proto\";\n" +
+			"message Gateway {\n  k8s.meta.ObjectMeta meta = 1;\n  " + portType + " port = 2;\n}\n"
+	}
+	r.write("networking/v1/gateway.proto", gateway("Port"))
+	// A second importer names common.proto by its short path, from its own
+	// directory; the same file must not be loaded twice.
+	r.write("networking/v1/service.proto", "syntax = \"proto3\";\npackage istio.networking.v1;\nimport \"networking/v1/common.proto\";\n"+
+		"import \"k8s/meta.proto\";\nmessage Service {\n  k8s.meta.ObjectMeta meta = 1;\n  Port port = 2;\n}\n")
+	r.commit("v1")
+	r.write("networking/v1/gateway.proto", gateway("string"))
+	r.write("networking/v1/common.proto", "syntax = \"proto3\";\npackage istio.networking.v1;\nmessage Port {\n  uint32 number = 1;\n  string name = 2;\n}\n")
+	var first string
+	for i := range 10 {
+		for _, staged := range []bool{false, true} {
+			if staged {
+				r.git("add", "-A")
+			}
+			o := options(r.top)
+			o.Staged = staged
+			o.Pipeline.ProtoPaths = []string{"common-protos"}
+			res, err := Run(o)
+			if err != nil {
+				t.Fatalf("run %d: %v", i, err)
+			}
+			got := fmt.Sprint(res.Findings)
+			if hasRule(res.Findings, "contract-unreadable") || !hasRule(res.Findings, "proto-field-type-changed") {
+				t.Fatalf("run %d staged=%v: want proto-field-type-changed and every file read, got %s", i, staged, got)
+			}
+			if first == "" {
+				first = got
+			} else if got != first {
+				t.Fatalf("run %d staged=%v differs:\n%s\nfirst:\n%s", i, staged, got, first)
+			}
+			if staged {
+				r.git("reset", "-q")
+			}
+		}
+	}
+}

@@ -369,9 +369,10 @@ func (r *Repo) checkUnchanged(files []FileChange, newSrc source.Source, head str
 		return nil, err
 	}
 	var rest []string
+	dep := importPathFiles(newSrc, o.Pipeline.ProtoPaths)
 	for _, n := range names {
 		c := FileChange{Status: Modified, Old: n, New: n}
-		if read[n] || !isProto(n) || !selects(o.Globs, n) ||
+		if read[n] || !isProto(n) || !selects(o.Globs, n) || dep(n) ||
 			o.GlobsFrom == "" && vendored(c, o.Paths) != "" || bufExcluded(newSrc, c) {
 			continue
 		}
@@ -404,6 +405,21 @@ func (r *Repo) checkUnchanged(files []FileChange, newSrc source.Source, head str
 		out[i].probs = append(out[i].probs, p)
 	}
 	return out, nil
+}
+
+// importPathFiles reports whether a file lies under one of the extra
+// import roots (--proto-path, proto.paths), reached through a symbolic
+// link or not: such a file is compiled under its import name when a
+// contract imports it, and compiling it under its path as well would
+// declare every symbol in it twice.
+func importPathFiles(src source.Source, paths []string) func(string) bool {
+	var dirs []string
+	for _, p := range paths {
+		if d, err := source.Resolve(src, p); err == nil && d != "." {
+			dirs = append(dirs, d)
+		}
+	}
+	return func(name string) bool { return under(name, dirs) }
 }
 
 // alsoCompared are the changed imports of a proto root that join its
