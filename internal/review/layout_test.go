@@ -93,21 +93,29 @@ func TestRunFollowsLinksInside(t *testing.T) {
 			}
 			r.commit("v1")
 			r.write(tc.real, petSchema("name"))
-			for _, staged := range []bool{false, true} {
-				if staged {
-					r.git("add", "-A")
-				}
-				o := options(r.top)
-				o.Staged = staged
-				res, err := Run(o)
+			treeThenIndex(r, func(staged bool, res *Result, err error) {
 				if err != nil {
 					t.Fatalf("staged=%v: %v", staged, err)
 				}
 				if !hasRule(res.Findings, "response-property-removed") {
 					t.Errorf("staged=%v: the removed property behind the link was not reported: %+v", staged, res.Findings)
 				}
-			}
+			})
 		})
+	}
+}
+
+// treeThenIndex reviews the working tree, then stages every change and
+// reviews the index: the head read from the file system, then from git.
+func treeThenIndex(r *testRepo, check func(staged bool, res *Result, err error)) {
+	for _, staged := range []bool{false, true} {
+		if staged {
+			r.git("add", "-A")
+		}
+		o := options(r.top)
+		o.Staged = staged
+		res, err := Run(o)
+		check(staged, res, err)
 	}
 }
 
@@ -120,13 +128,7 @@ func TestRunRefusesLinkOutside(t *testing.T) {
 	symlink(t, r, "../../outside/pet.yaml", "api/pet.yaml")
 	r.commit("v1")
 	r.write("api/root.yaml", refDoc("pet.yaml#/Pet")+"# touched\n")
-	for _, staged := range []bool{false, true} {
-		if staged {
-			r.git("add", "-A")
-		}
-		o := options(r.top)
-		o.Staged = staged
-		res, err := Run(o)
+	treeThenIndex(r, func(staged bool, res *Result, err error) {
 		msg := fmt.Sprint(err)
 		if err == nil {
 			fs := findingsOf(res.Findings, "contract-unreadable")
@@ -138,7 +140,7 @@ func TestRunRefusesLinkOutside(t *testing.T) {
 		if !strings.Contains(msg, "api/pet.yaml") || !strings.Contains(msg, "outside") {
 			t.Errorf("staged=%v: %q does not name the link and say it leads outside", staged, msg)
 		}
-	}
+	})
 }
 
 // A $ref may name a file of any extension, or none: a change in it is a

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"syscall"
 )
@@ -48,25 +49,11 @@ func ReadFileMax(src Source, name string, max int64) ([]byte, error) {
 // handle is checked, so nothing can be swapped in between. A file that
 // grows past max while read is refused too.
 func (d *Dir) ReadFileMax(name string, max int64) ([]byte, error) {
-	c, err := Clean(name)
+	f, fi, err := d.openRegular(name)
 	if err != nil {
 		return nil, err
 	}
-	f, err := d.root.OpenFile(c, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return nil, d.explain(name, err)
-	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, d.explain(name, err)
-	}
-	if fi.IsDir() {
-		return nil, fmt.Errorf("%s: is a directory", name)
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s: %w", name, ErrNotRegular)
-	}
 	if fi.Size() > max {
 		return nil, &TooLargeError{Name: name, Size: fi.Size()}
 	}
@@ -117,20 +104,41 @@ func ReadPrefix(src Source, name string, n int64) ([]byte, error) {
 
 // ReadPrefix reads at most the first n bytes of a regular file.
 func (d *Dir) ReadPrefix(name string, n int64) ([]byte, error) {
-	c, err := Clean(name)
+	f, _, err := d.openRegular(name)
 	if err != nil {
 		return nil, err
 	}
-	f, err := d.root.OpenFile(c, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return nil, d.explain(name, err)
-	}
 	defer f.Close()
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s: %w", name, ErrNotRegular)
-	}
 	b, err := io.ReadAll(io.LimitReader(f, n))
 	return b, d.explain(name, err)
+}
+
+// openRegular opens a regular file without blocking and checks the open
+// handle, so a FIFO or device is refused before a byte is read and nothing
+// can be swapped in between.
+func (d *Dir) openRegular(name string) (*os.File, fs.FileInfo, error) {
+	c, err := Clean(name)
+	if err != nil {
+		return nil, nil, err
+	}
+	f, err := d.root.OpenFile(c, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, nil, d.explain(name, err)
+	}
+	fi, err := f.Stat()
+	switch {
+	case err != nil:
+		err = d.explain(name, err)
+	case fi.IsDir():
+		err = fmt.Errorf("%s: is a directory", name)
+	case !fi.Mode().IsRegular():
+		err = fmt.Errorf("%s: %w", name, ErrNotRegular)
+	}
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	return f, fi, nil
 }
 
 // ReadPrefix reads at most the first n bytes of a blob; the rest passes
