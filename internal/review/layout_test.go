@@ -286,3 +286,75 @@ func TestRunIstioShapedTreeIsDeterministic(t *testing.T) {
 		}
 	}
 }
+
+// A sparse checkout leaves a root out of the working tree while the change
+// edits a file it reaches: the root is read from the index, as git holds
+// it, and compared, as --staged compares it.
+func TestRunSparseCheckoutWithoutRoot(t *testing.T) {
+	r := newRepo(t, "main")
+	r.write("api/root.yaml", refDoc("../schemas/pet.yaml#/Pet"))
+	r.write("schemas/pet.yaml", petSchema("name", "age"))
+	r.commit("v1")
+	r.git("sparse-checkout", "set", "--no-cone", "/schemas/")
+	if _, err := os.Stat(filepath.Join(r.top, "api", "root.yaml")); err == nil {
+		t.Fatal("the sparse checkout kept api/root.yaml")
+	}
+	r.write("schemas/pet.yaml", petSchema("name"))
+	res, err := Run(options(r.top))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !hasRule(res.Findings, "response-property-removed") {
+		t.Errorf("the root outside the sparse checkout was not compared: Files %+v, Findings %+v", res.Files, res.Findings)
+	}
+}
+
+// A root of this repository that $refs into a submodule the change bumps
+// is compared: the submodule's old commit is read from its own git
+// directory, the new one from its checkout. Where the old commit is not
+// there, review stops with an error naming the submodule and the commit.
+func TestRunRootIntoBumpedSubmodule(t *testing.T) {
+	sub := newRepo(t, "main")
+	sub.write("api/pet.yaml", petSchema("name", "age"))
+	sub.commit("sub v1")
+
+	r := newRepo(t, "main")
+	r.write("api/shop.yaml", refDoc("../vendor/pets/api/pet.yaml#/Pet"))
+	r.git("-c", "protocol.file.allow=always", "submodule", "add", "-q", sub.top, "vendor/pets")
+	r.commit("v1")
+
+	sub.write("api/pet.yaml", petSchema("name"))
+	sub.commit("sub v2: a break")
+	gitIn(t, filepath.Join(r.top, "vendor/pets"), "pull", "-q", "origin", "main")
+	res, err := Run(options(r.top))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !hasRule(res.Findings, "response-property-removed") {
+		t.Errorf("the root reaching into the bumped submodule was not compared: Files %+v, Findings %+v, NotReviewed %q",
+			res.Files, res.Findings, res.NotReviewed)
+	}
+
+	// A clone that never fetched the submodule: the bump is still judged,
+	// and what cannot be read is said, located, never passed.
+	r.commit("v2: bump")
+	clone := &testRepo{t: t, top: filepath.Join(t.TempDir(), "clone")}
+	gitIn(t, r.top, "clone", "-q", "file://"+r.top, clone.top)
+	clone.git("update-index", "--cacheinfo", "160000,"+sub.git("rev-parse", "HEAD~1")+",vendor/pets")
+	clone.git("commit", "-q", "-m", "back to v1")
+	clone.git("update-index", "--cacheinfo", "160000,"+sub.git("rev-parse", "HEAD")+",vendor/pets")
+	o := options(clone.top)
+	o.Staged = true
+	res, err = Run(o)
+	msg := fmt.Sprint(err)
+	if err == nil {
+		fs := findingsOf(res.Findings, "contract-unreadable")
+		if len(fs) == 0 {
+			t.Fatalf("a submodule the clone lacks passed: %+v", res.Findings)
+		}
+		msg = fs[0].Message
+	}
+	if !strings.Contains(msg, "vendor/pets") || !strings.Contains(msg, "submodule") {
+		t.Errorf("%q does not name the submodule it could not read", msg)
+	}
+}

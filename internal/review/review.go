@@ -235,10 +235,12 @@ func (r *Repo) OpenSides(o Options) (*Sides, error) {
 		}
 		sd.New, sd.closers = idx, append(sd.closers, idx.Close)
 	default:
-		if sd.New, err = source.OpenDir(r.Top); err != nil {
+		wt, closeWT, err := source.OpenWorkTree(r.Top)
+		if err != nil {
 			sd.Close()
 			return nil, err
 		}
+		sd.New, sd.closers = wt, append(sd.closers, closeWT)
 	}
 	return sd, nil
 }
@@ -259,18 +261,23 @@ func (sd *Sides) Close() {
 func (r *Repo) reachedRoots(changes, compared, outside []FileChange, oldSrc, newSrc source.Source, head string,
 	inPaths func(string) bool, o Options) ([]FileChange, error) {
 	changed := map[string]bool{}
+	var bumped []string // submodules whose commit changed: every file in them did
 	for _, c := range changes {
 		// A $ref may name a file of any extension, or none: every changed
 		// file may be part of a contract.
 		for _, name := range []string{c.Old, c.New} {
-			if name != "" && !c.Submodule {
+			switch {
+			case name != "" && c.Submodule:
+				bumped = append(bumped, name)
+			case name != "":
 				changed[name] = true
 			}
 		}
 	}
-	if len(changed) == 0 {
+	if len(changed) == 0 && len(bumped) == 0 {
 		return nil, nil
 	}
+	isChanged := func(n string) bool { return changed[n] || under(n, bumped) }
 	selected := map[string]bool{}
 	for _, c := range compared {
 		changed[c.New], selected[c.New] = true, true
@@ -296,7 +303,7 @@ func (r *Repo) reachedRoots(changes, compared, outside []FileChange, oldSrc, new
 	g.prefetch(roots)
 	var reached []FileChange
 	for _, c := range outside {
-		via := g.reaches(c.New, changed)
+		via := g.reachesIf(c.New, isChanged)
 		if !slices.ContainsFunc(via, inPaths) {
 			continue
 		}
@@ -306,7 +313,7 @@ func (r *Repo) reachedRoots(changes, compared, outside []FileChange, oldSrc, new
 		reached = append(reached, c)
 	}
 	for _, name := range roots {
-		via := g.reaches(name, changed)
+		via := g.reachesIf(name, isChanged)
 		// A path argument selects changes: one under it is judged through
 		// every contract that reaches it, inside the paths or not.
 		if len(via) == 0 || !inPaths(name) && !slices.ContainsFunc(via, inPaths) || !isContractWithin(newSrc, name, o.Globs, o.Pipeline.Limits) {

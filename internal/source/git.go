@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
 	"os/exec"
 	"path"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -52,6 +54,7 @@ type Git struct {
 	in    io.WriteCloser
 	out   *bufio.Reader
 	cache map[string][]byte
+	subs  map[string]*Git // the submodules read, by path
 }
 
 type gitEntry struct {
@@ -144,11 +147,53 @@ func (g *Git) ReadFile(name string) ([]byte, error) {
 	case !ok && g.dirs[c]:
 		return nil, fmt.Errorf("%s: is a directory in %s", name, g.label)
 	case !ok:
+		if sub, rest, err := g.submodule(name, c); sub != nil || err != nil {
+			if err != nil {
+				return nil, err
+			}
+			return sub.ReadFile(rest)
+		}
 		return nil, fmt.Errorf("%s: %w in %s", name, fs.ErrNotExist, g.label)
 	case !isRegular(e.mode):
 		return nil, fmt.Errorf("%s: not a file in %s", name, g.label)
 	}
 	return g.blob(e.oid)
+}
+
+// submodule is the snapshot of the submodule c lies in, at the commit
+// this snapshot records for it, with c's name inside it: a contract of
+// this repository may $ref into a submodule, and is judged with the
+// submodule's version of the same revision. nil when c is in none. The
+// commit is read from the submodule's own checkout; where that is missing
+// or lacks the commit, the error names the submodule and the commit.
+func (g *Git) submodule(name, c string) (sub *Git, rest string, err error) {
+	for i := 0; i < len(c); i++ {
+		if c[i] != '/' {
+			continue
+		}
+		e, ok := g.blobs[c[:i]]
+		if !ok || e.mode != "160000" {
+			continue
+		}
+		g.mu.Lock()
+		defer g.mu.Unlock()
+		if g.subs == nil {
+			g.subs = map[string]*Git{}
+		}
+		if sub, ok = g.subs[c[:i]]; !ok {
+			dir := filepath.Join(g.top, filepath.FromSlash(c[:i]))
+			if _, err = os.Stat(filepath.Join(dir, ".git")); err == nil {
+				sub, err = OpenRev(dir, e.oid)
+			}
+			if err != nil {
+				return nil, "", fmt.Errorf("%s: in submodule %s at commit %s (%s), which this clone does not hold: "+
+					"run git submodule update --init %s", name, c[:i], e.oid[:12], g.label, c[:i])
+			}
+			g.subs[c[:i]] = sub
+		}
+		return sub, c[i+1:], nil
+	}
+	return nil, "", nil
 }
 
 // maxLinks bounds the links one name may pass through, as the kernel's
@@ -279,6 +324,9 @@ func (g *Git) startCat() error {
 func (g *Git) Close() error {
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	for _, sub := range g.subs {
+		_ = sub.Close()
+	}
 	if g.cat == nil {
 		return nil
 	}
@@ -298,6 +346,12 @@ func (g *Git) Stat(name string) (fs.FileInfo, error) {
 	}
 	e, ok := g.blobs[c]
 	if !ok {
+		if sub, rest, err := g.submodule(name, c); sub != nil || err != nil {
+			if err != nil {
+				return nil, err
+			}
+			return sub.Stat(rest)
+		}
 		return nil, fmt.Errorf("%s: %w in %s", name, fs.ErrNotExist, g.label)
 	}
 	info := gitInfo{name: path.Base(c), mode: mode(e.mode)}
