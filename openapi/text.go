@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"regexp"
+	"slices"
 	"strconv"
 	"unicode/utf8"
 
@@ -29,6 +30,7 @@ type shift struct{ line, at, by int }
 // kept; the shifts say how columns moved. Anything that is not JSON, or
 // needs no rewriting, is returned as it is.
 func Readable(b []byte) ([]byte, []shift) {
+	b = asYAML11(b)
 	if !bytes.Contains(b, []byte(`\u`)) {
 		return b, nil
 	}
@@ -65,6 +67,24 @@ func Readable(b []byte) ([]byte, []shift) {
 	}
 	out.Write(b[copied:])
 	return out.Bytes(), shifts
+}
+
+// yamlDirectiveRE is a `%YAML 1.x` directive (x from 2) opening the text,
+// after a BOM, blank lines and comments; its group is the version.
+var yamlDirectiveRE = regexp.MustCompile(`\A(?:\xef\xbb\xbf)?(?:[ \t]*(?:#[^\n]*)?\r?\n)*%YAML[ \t]+(1\.[2-9])[ \t]*(?:#[^\n]*)?\r?\n`)
+
+// asYAML11 has a `%YAML 1.2` directive read as `%YAML 1.1`: OpenAPI 3.1
+// names YAML 1.2, and the parser refuses any version but its own 1.1,
+// though it reads a contract's YAML the same. The version is rewritten in
+// place, so every line and column stays where it was.
+func asYAML11(b []byte) []byte {
+	m := yamlDirectiveRE.FindSubmatchIndex(b)
+	if m == nil {
+		return b
+	}
+	out := slices.Clone(b)
+	copy(out[m[2]:m[3]], "1.1")
+	return out
 }
 
 // escaped reports whether the backslash at i is itself escaped: preceded by

@@ -15,8 +15,19 @@ import (
 // number, extensions by extendee and number. Two trees of one file each are
 // compared as one file whatever the files are called.
 func Diff(old, new *Tree) []rules.Change {
+	return diff(old, new, true)
+}
+
+// DiffByName compares two trees by import name even when each holds one
+// file: a file moved to another path is, to its importers and to buf
+// (FILE_NO_DELETE), a deleted file and a new one.
+func DiffByName(old, new *Tree) []rules.Change {
+	return diff(old, new, false)
+}
+
+func diff(old, new *Tree, pairOne bool) []rules.Change {
 	d := &differ{old: old, new: new, rename: map[string]string{}}
-	if len(old.Files) == 1 && len(new.Files) == 1 {
+	if pairOne && len(old.Files) == 1 && len(new.Files) == 1 {
 		for o := range old.Files {
 			for n := range new.Files {
 				d.rename[o] = n

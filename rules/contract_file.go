@@ -5,7 +5,7 @@ import "fmt"
 // contractFiles holds the rules about whole contract files, which only
 // review sees: it knows which files a change deleted.
 func contractFiles() []*Rule {
-	return []*Rule{contractUnreadable(), contractFileRemoved(), lockFileWeakened()}
+	return []*Rule{contractUnreadable(), contractFileRemoved(), lockFileWeakened(), historyCut()}
 }
 
 func contractFileRemoved() *Rule {
@@ -91,5 +91,34 @@ modules:
 	}, func(c *Change) (string, bool) {
 		return fmt.Sprintf("contract %s cannot be read, so what it breaks is unknown: %s", c.Path, c.New.Text),
 			c.Is(Modified, SubjectContract) && c.Aspect == AspectUnreadable
+	})
+}
+
+// AspectHistoryCut marks a review whose field-number history stops at a
+// shallow clone's edge: New holds the commit it stops at.
+const AspectHistoryCut Aspect = "history-cut"
+
+// historyCut says, in every format, that a shallow clone hid the field
+// numbers used before its oldest commit: silence would read as "checked".
+func historyCut() *Rule {
+	return onChange(&Rule{
+		ID:       "history-cut",
+		Reads:    []Entry{{Modified, SubjectContract, AspectHistoryCut}},
+		Pack:     Evolution,
+		Formats:  Proto,
+		Severity: Warning,
+		Doc: Doc{
+			Title: "The field-number history stops at a shallow clone's edge",
+			Text: "review reads every version of a changed .proto file from git to find the field numbers it " +
+				"ever used, so a number freed long ago is not taken again. A shallow clone (actions/checkout " +
+				"fetches one commit by default) holds no commit before its edge, so numbers used only before " +
+				"it were not checked. Fetch the whole history (fetch-depth: 0, or git fetch --unshallow; the " +
+				"contractlint action deepens the clone itself), or keep the numbers in contractlint.lock.",
+			Bad:  "# actions/checkout with the default fetch-depth: 1",
+			Good: "# actions/checkout with fetch-depth: 0",
+		},
+	}, func(c *Change) (string, bool) {
+		return fmt.Sprintf("history cut at %s: numbers used before it were not checked (the clone is shallow; fetch its whole history)", c.New.Text),
+			c.Is(Modified, SubjectContract) && c.Aspect == AspectHistoryCut
 	})
 }

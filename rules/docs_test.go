@@ -34,10 +34,11 @@ func TestRuleDocs(t *testing.T) {
 // cannot show them: review reports deleted and unreadable contract files (internal/review's
 // tests show those on real git repositories) and weakened lock files, and
 // `contractlint probe` and `contractlint replay` report their packs from live
-// answers; the version gate (version-bump-missing) judges a run's findings
+// answers, review says where a shallow clone cut the history (history-cut); the version gate (version-bump-missing) judges a run's findings
 // together, shown by testdata/script/version_bump_*.txtar.
 var noCaseRules = []string{
-	"contract-file-removed", "contract-unreadable", "lock-file-weakened", "config-weakened", rules.VersionBumpMissingID,
+	"contract-file-removed", "contract-unreadable", "lock-file-weakened", "config-weakened", "history-cut",
+	rules.VersionBumpMissingID,
 	rules.ProbeConcurrentDuplicates, rules.ProbeRetryReplay, rules.ProbeKeyReuseMismatch,
 	rules.ProbeMissingKey, rules.ProbeReorderedBody, rules.ProbeInFlightConflict,
 	rules.ProbeContractMismatch, rules.ProbeKeyAccountScope, rules.ProbeDelayedRetry, rules.ProbeStepSkipped,

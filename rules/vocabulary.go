@@ -159,6 +159,7 @@ func Vocabulary() []Term {
 		// Review's own checks, over the repository rather than one contract.
 		{api | proto, Removed, SubjectContract, "", none, none, ""},
 		{api | proto, Modified, SubjectContract, AspectUnreadable, none, "why it cannot be read", ""},
+		{proto, Modified, SubjectContract, AspectHistoryCut, none, "the commit a shallow clone's history stops at", ""},
 		{api, Modified, SubjectContract, AspectConfigWeakened, none, "what the config loosened", ""},
 		{proto, Modified, SubjectLock, "", "the field numbers the base's lock held", none, ""},
 		{proto, Removed, SubjectLock, "", "the field numbers the base's lock held", none, ""},

@@ -555,3 +555,38 @@ func TestActionEvents(t *testing.T) {
 		t.Errorf("push to main: review exited %d, want 1 comparing with the commit before the push:\n%s", status, stdout)
 	}
 }
+
+// TestActionDeepensShallowClone runs the deepen step in a clone of depth 1,
+// as actions/checkout makes by default: afterwards the clone holds the
+// whole history, so the base and every version of a .proto file are there.
+func TestActionDeepensShallowClone(t *testing.T) {
+	need(t, "bash")
+	top := repoTop(t)
+	act := readAction(t, top)
+	var step *actionStep
+	for i := range act.Runs.Steps {
+		if act.Runs.Steps[i].ID == "deepen" {
+			step = &act.Runs.Steps[i]
+		}
+	}
+	if step == nil {
+		t.Fatal("action.yml has no step with id deepen")
+	}
+	tmp := t.TempDir()
+	origin, base := pullRequest(t, tmp)
+	clone := filepath.Join(tmp, "clone")
+	must(t, tmp, gitEnv, "git", "-c", "protocol.file.allow=always", "clone", "-q", "--depth", "1", "--branch", "pr", "file://"+origin, clone)
+	if got := strings.TrimSpace(must(t, clone, nil, "git", "rev-parse", "--is-shallow-repository")); got != "true" {
+		t.Fatalf("the clone is not shallow (%s)", got)
+	}
+	env := append(slices.Clip(gitEnv), "GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=protocol.file.allow", "GIT_CONFIG_VALUE_0=always")
+	out := must(t, clone, env, "bash", "--noprofile", "--norc", "-e", "-o", "pipefail", "-c", step.Run)
+	if got := strings.TrimSpace(must(t, clone, nil, "git", "rev-parse", "--is-shallow-repository")); got != "false" {
+		t.Errorf("after the step the clone is still shallow; it said:\n%s", out)
+	}
+	must(t, clone, nil, "git", "cat-file", "-e", base+"^{commit}")
+	// A full clone is left alone.
+	if out := must(t, clone, env, "bash", "--noprofile", "--norc", "-e", "-o", "pipefail", "-c", step.Run); strings.TrimSpace(out) != "" {
+		t.Errorf("on a full clone the step said %q, want nothing", out)
+	}
+}

@@ -35,6 +35,10 @@ type guarded struct {
 	kinds   Counts
 }
 
+// Resolve follows the links of the source guarded: guarding changes what
+// may be read, not which file a name is.
+func (g *guarded) Resolve(name string) (string, error) { return source.Resolve(g.Source, name) }
+
 func (g *guarded) ReadFile(name string) ([]byte, error) {
 	if err := g.count(name); err != nil {
 		return nil, err

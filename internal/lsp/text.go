@@ -142,6 +142,15 @@ func (o overlay) ReadFileMax(name string, limit int64) ([]byte, error) {
 	return source.ReadFileMax(o.Source, name, limit)
 }
 
+// ReadPrefix reads the start of a buffer or file, as review's sniff asks:
+// a large file not open in the editor is never read whole to tell what it is.
+func (o overlay) ReadPrefix(name string, n int64) ([]byte, error) {
+	if t, ok := o.text(name); ok {
+		return []byte(t[:min(int64(len(t)), n)]), nil
+	}
+	return source.ReadPrefix(o.Source, name, n)
+}
+
 func (o overlay) Stat(name string) (fs.FileInfo, error) {
 	if t, ok := o.text(name); ok {
 		return bufferInfo{name: filepath.Base(name), size: int64(len(t))}, nil

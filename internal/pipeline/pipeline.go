@@ -37,6 +37,10 @@ type Side struct {
 	// Label names the side in its problems when the two sides show one
 	// file name (review's base and head); "" adds nothing.
 	Label string
+	// ByName compares .proto files by import name even when each side
+	// holds one: review's moved file is a deletion and an addition, where
+	// `diff a.proto b.proto` compares the two files as one.
+	ByName bool
 }
 
 // Options shape one run.

@@ -44,10 +44,19 @@ func importRoots(s Side, o Options) ([]string, error) {
 		return append([]string{s.Dir}, extra...), nil
 	case len(s.Files) == 0:
 		return append([]string{"."}, extra...), nil
-	case len(extra) > 0:
-		return append([]string{path.Dir(s.Files[0])}, extra...), nil
 	}
-	return protobuf.FindRoots(s.Src, s.Files[0])
+	// --proto-path and proto.paths add to the roots buf.yaml declares:
+	// an import resolved through the module root must still resolve.
+	roots, err := protobuf.FindRoots(s.Src, s.Files[0])
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range extra {
+		if !slices.Contains(roots, path.Clean(e)) {
+			roots = append(roots, path.Clean(e))
+		}
+	}
+	return roots, nil
 }
 
 // protoPathHint says how to fix an import that was not found.
@@ -142,7 +151,11 @@ func diffProto(old, new Side, o Options) (*rules.Input, error) {
 		var wg sync.WaitGroup
 		wg.Go(func() { in.Old = ot.Contract() })
 		wg.Go(func() { in.New = nt.Contract() })
-		in.Changes = protobuf.Diff(ot, nt)
+		if old.ByName || new.ByName {
+			in.Changes = protobuf.DiffByName(ot, nt)
+		} else {
+			in.Changes = protobuf.Diff(ot, nt)
+		}
 		wg.Wait()
 		return nil
 	})

@@ -1,6 +1,7 @@
 package review
 
 import (
+	"bytes"
 	"fmt"
 	"path"
 	"path/filepath"
@@ -9,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/contractlint/contractlint/internal/glob"
+	"github.com/contractlint/contractlint/internal/limits"
 	"github.com/contractlint/contractlint/internal/source"
 	"github.com/contractlint/contractlint/openapi"
 )
@@ -147,18 +149,108 @@ func parseNameStatus(f []string) ([]FileChange, error) {
 // isContract decides whether a file review should compare: it matches one
 // of the globs and is a .proto file or an OpenAPI document (a YAML or JSON
 // file whose top level has `openapi:`; other YAML is not a contract).
+//
+// Deciding is bounded, since any file may be a YAML or JSON data file of
+// any size: one larger than the file-size limit is told by its first
+// sniffPrefix bytes (a contract is then refused, located, by the load),
+// one larger than sniffParse by a scan for a top-level key, and only a
+// small one is parsed, as the loader would.
 func isContract(src source.Source, name string, globs []string) bool {
-	if !slices.ContainsFunc(globs, func(g string) bool { return glob.Match(g, name) }) {
+	return isContractWithin(src, name, globs, limits.Limits{})
+}
+
+// isContractWithin is isContract under the limits l (--max-file-size).
+func isContractWithin(src source.Source, name string, globs []string, l limits.Limits) bool {
+	if !selects(globs, name) {
 		return false
 	}
 	switch strings.ToLower(path.Ext(name)) {
 	case ".proto":
 		return true
 	case ".yaml", ".yml", ".json":
-		b, err := src.ReadFile(name)
-		return err == nil && hasOpenAPIKey(b)
+		return sniff(src, name, l.OrDefault().FileSize)
 	}
 	return false
+}
+
+const (
+	// sniffPrefix is what is read of a file over the size limit.
+	sniffPrefix = 64 << 10
+	// sniffParse is the size up to which a file is parsed to tell.
+	sniffParse = 256 << 10
+)
+
+// sniff tells whether a YAML or JSON file is an OpenAPI document.
+func sniff(src source.Source, name string, max int64) bool {
+	fi, err := src.Stat(name)
+	if err != nil || !fi.Mode().IsRegular() {
+		return false
+	}
+	if fi.Size() > max {
+		b, err := source.ReadPrefix(src, name, sniffPrefix)
+		return err == nil && (openapiKeyRE.Match(b) || topKeyRE.Match(b) || bytes.Contains(b, componentsRef))
+	}
+	b, err := source.ReadFileMax(src, name, max)
+	switch {
+	case err != nil:
+		return false
+	case len(b) <= sniffParse:
+		return hasOpenAPIKey(b)
+	}
+	return openapiKeyRE.Match(b) || topKeyRE.Match(b) || jsonTopKey(b, "openapi")
+}
+
+// componentsRef starts a $ref into an OpenAPI document's components: what
+// a prefix of one whose keys are sorted ("components" before "openapi")
+// shows first.
+var componentsRef = []byte("#/components/")
+
+// topKeyRE is a block YAML document's top-level openapi key: at a line's
+// start, where no nested key or continued scalar can be.
+var topKeyRE = regexp.MustCompile(`(?m)^["']?openapi["']?[ \t]*:`)
+
+// jsonTopKey reports whether a JSON document's top-level object has key,
+// scanning its bytes once without building any value.
+func jsonTopKey(b []byte, key string) bool {
+	depth := 0
+	for i := 0; i < len(b); i++ {
+		switch b[i] {
+		case '{', '[':
+			depth++
+		case '}', ']':
+			depth--
+		case '"':
+			end := i + 1
+			for end < len(b) && b[end] != '"' {
+				if b[end] == '\\' {
+					end++
+				}
+				end++
+			}
+			if end >= len(b) {
+				return false
+			}
+			if depth == 1 && string(b[i+1:end]) == key && isKey(b[end+1:]) {
+				return true
+			}
+			i = end
+		}
+	}
+	return false
+}
+
+// isKey reports whether what follows a string makes it a key: a colon.
+func isKey(rest []byte) bool {
+	rest = bytes.TrimLeft(rest, " \t\r\n")
+	return len(rest) > 0 && rest[0] == ':'
+}
+
+// selects reports whether one of globs matches name, its extension's case
+// aside: API.YAML and T.PROTO are contracts as api.yaml and t.proto are,
+// on the file systems (macOS, Windows) most of them are written on.
+func selects(globs []string, name string) bool {
+	lower := strings.TrimSuffix(name, path.Ext(name)) + strings.ToLower(path.Ext(name))
+	return slices.ContainsFunc(globs, func(g string) bool { return glob.Match(g, name) || glob.Match(g, lower) })
 }
 
 // hasOpenAPIKey reports whether a YAML (or JSON) document's top level is a

@@ -36,6 +36,12 @@ func newGraph(src source.Source, protoPaths []string) *graph {
 // reaches lists the targets root reaches, itself excepted, in the order
 // found.
 func (g *graph) reaches(root string, targets map[string]bool) []string {
+	return g.reachesIf(root, func(n string) bool { return targets[n] })
+}
+
+// reachesIf lists the files root reaches for which target holds, itself
+// excepted, in the order found.
+func (g *graph) reachesIf(root string, target func(string) bool) []string {
 	seen := map[string]bool{root: true}
 	queue := []string{root}
 	var out []string
@@ -43,7 +49,7 @@ func (g *graph) reaches(root string, targets map[string]bool) []string {
 		name := queue[0]
 		queue = queue[1:]
 		for _, next := range g.names(name) {
-			if targets[next] && !seen[next] {
+			if target(next) && !seen[next] {
 				out = append(out, next)
 			}
 			if !seen[next] {
@@ -69,6 +75,13 @@ func (g *graph) names(name string) []string {
 			out = g.imports(name, b)
 		} else {
 			out = refTargets(name, b)
+		}
+	}
+	// A file is known by the name git lists it under: a $ref or import
+	// through a symbolic link reaches the change to the file it names.
+	for i, n := range out {
+		if real, err := source.Resolve(g.src, n); err == nil {
+			out[i] = real
 		}
 	}
 	g.mu.Lock()

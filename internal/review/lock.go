@@ -10,7 +10,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/contractlint/contractlint/internal/glob"
 	"github.com/contractlint/contractlint/internal/pipeline"
 	"github.com/contractlint/contractlint/internal/source"
 	"github.com/contractlint/contractlint/rules"
@@ -209,7 +208,7 @@ func (r *Repo) protoNames(wt *source.Dir, globs []string) ([]string, error) {
 		names[i] = strings.TrimSpace(n)
 	}
 	names = slices.DeleteFunc(names, func(n string) bool {
-		return n == "" || !slices.ContainsFunc(globs, func(g string) bool { return glob.Match(g, n) })
+		return n == "" || !selects(globs, n)
 	})
 	slices.Sort(names)
 	return slices.Compact(names), nil

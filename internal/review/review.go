@@ -12,7 +12,7 @@ import (
 	"strings"
 
 	"github.com/contractlint/contractlint/internal/engine"
-	"github.com/contractlint/contractlint/internal/glob"
+	"github.com/contractlint/contractlint/internal/limits"
 	"github.com/contractlint/contractlint/internal/pipeline"
 	"github.com/contractlint/contractlint/internal/readers"
 	"github.com/contractlint/contractlint/internal/source"
@@ -124,13 +124,13 @@ func Run(o Options) (*Result, error) {
 	for _, c := range changes {
 		switch {
 		case !inPaths(c.New) && !inPaths(c.Old):
-			if !c.Submodule && c.New != "" && c.selected(oldSrc, newSrc, o.Globs) {
+			if !c.Submodule && c.New != "" && c.selected(oldSrc, newSrc, o.Globs, o.Pipeline.Limits) {
 				outside = append(outside, c)
 			}
 		case c.Submodule:
 			res.NotReviewed = append(res.NotReviewed, fmt.Sprintf(
 				"%s is a submodule whose commit changed; review its contracts in its own repository", c.New))
-		case !c.selected(oldSrc, newSrc, o.Globs):
+		case !c.selected(oldSrc, newSrc, o.Globs, o.Pipeline.Limits):
 		case o.GlobsFrom == "" && vendored(c, o.Paths) != "":
 			res.NotReviewed = append(res.NotReviewed, fmt.Sprintf(
 				"%s is under %s, a copy of someone else's contracts; list it in contracts: in .contractlint.yaml, or name it as a path, to review it",
@@ -164,6 +164,11 @@ func Run(o Options) (*Result, error) {
 		}
 		res.Findings = append(res.Findings, fs...)
 	}
+	cut, err := repo.historyCut(res.Files, base, o)
+	if err != nil {
+		return nil, err
+	}
+	res.Findings = append(res.Findings, cut...)
 	same, err := repo.checkUnchanged(res.Files, newSrc, head, o)
 	if err != nil {
 		return nil, err
@@ -230,10 +235,12 @@ func (r *Repo) OpenSides(o Options) (*Sides, error) {
 		}
 		sd.New, sd.closers = idx, append(sd.closers, idx.Close)
 	default:
-		if sd.New, err = source.OpenDir(r.Top); err != nil {
+		wt, closeWT, err := source.OpenWorkTree(r.Top)
+		if err != nil {
 			sd.Close()
 			return nil, err
 		}
+		sd.New, sd.closers = wt, append(sd.closers, closeWT)
 	}
 	return sd, nil
 }
@@ -254,19 +261,23 @@ func (sd *Sides) Close() {
 func (r *Repo) reachedRoots(changes, compared, outside []FileChange, oldSrc, newSrc source.Source, head string,
 	inPaths func(string) bool, o Options) ([]FileChange, error) {
 	changed := map[string]bool{}
+	var bumped []string // submodules whose commit changed: every file in them did
 	for _, c := range changes {
+		// A $ref may name a file of any extension, or none: every changed
+		// file may be part of a contract.
 		for _, name := range []string{c.Old, c.New} {
-			// Only what a $ref or an import can name: a commit that
-			// touches no such file reads no contract.
-			switch strings.ToLower(path.Ext(name)) {
-			case ".yaml", ".yml", ".json", ".proto":
+			switch {
+			case name != "" && c.Submodule:
+				bumped = append(bumped, name)
+			case name != "":
 				changed[name] = true
 			}
 		}
 	}
-	if len(changed) == 0 {
+	if len(changed) == 0 && len(bumped) == 0 {
 		return nil, nil
 	}
+	isChanged := func(n string) bool { return changed[n] || under(n, bumped) }
 	selected := map[string]bool{}
 	for _, c := range compared {
 		changed[c.New], selected[c.New] = true, true
@@ -278,7 +289,7 @@ func (r *Repo) reachedRoots(changes, compared, outside []FileChange, oldSrc, new
 	g := newGraph(o.Pipeline.Limits.Guard(newSrc, nil), o.Pipeline.ProtoPaths)
 	var roots []string
 	for _, name := range names {
-		if changed[name] || !slices.ContainsFunc(o.Globs, func(gl string) bool { return glob.Match(gl, name) }) {
+		if changed[name] || !selects(o.Globs, name) {
 			continue
 		}
 		if _, err := oldSrc.Stat(name); err != nil {
@@ -292,7 +303,7 @@ func (r *Repo) reachedRoots(changes, compared, outside []FileChange, oldSrc, new
 	g.prefetch(roots)
 	var reached []FileChange
 	for _, c := range outside {
-		via := g.reaches(c.New, changed)
+		via := g.reachesIf(c.New, isChanged)
 		if !slices.ContainsFunc(via, inPaths) {
 			continue
 		}
@@ -302,10 +313,10 @@ func (r *Repo) reachedRoots(changes, compared, outside []FileChange, oldSrc, new
 		reached = append(reached, c)
 	}
 	for _, name := range roots {
-		via := g.reaches(name, changed)
+		via := g.reachesIf(name, isChanged)
 		// A path argument selects changes: one under it is judged through
 		// every contract that reaches it, inside the paths or not.
-		if len(via) == 0 || !inPaths(name) && !slices.ContainsFunc(via, inPaths) || !isContract(newSrc, name, o.Globs) {
+		if len(via) == 0 || !inPaths(name) && !slices.ContainsFunc(via, inPaths) || !isContractWithin(newSrc, name, o.Globs, o.Pipeline.Limits) {
 			continue
 		}
 		c := FileChange{Status: Modified, Old: name, New: name}
@@ -365,9 +376,10 @@ func (r *Repo) checkUnchanged(files []FileChange, newSrc source.Source, head str
 		return nil, err
 	}
 	var rest []string
+	dep := importPathFiles(newSrc, o.Pipeline.ProtoPaths)
 	for _, n := range names {
 		c := FileChange{Status: Modified, Old: n, New: n}
-		if read[n] || !isProto(n) || !slices.ContainsFunc(o.Globs, func(g string) bool { return glob.Match(g, n) }) ||
+		if read[n] || !isProto(n) || !selects(o.Globs, n) || dep(n) ||
 			o.GlobsFrom == "" && vendored(c, o.Paths) != "" || bufExcluded(newSrc, c) {
 			continue
 		}
@@ -400,6 +412,21 @@ func (r *Repo) checkUnchanged(files []FileChange, newSrc source.Source, head str
 		out[i].probs = append(out[i].probs, p)
 	}
 	return out, nil
+}
+
+// importPathFiles reports whether a file lies under one of the extra
+// import roots (--proto-path, proto.paths), reached through a symbolic
+// link or not: such a file is compiled under its import name when a
+// contract imports it, and compiling it under its path as well would
+// declare every symbol in it twice.
+func importPathFiles(src source.Source, paths []string) func(string) bool {
+	var dirs []string
+	for _, p := range paths {
+		if d, err := source.Resolve(src, p); err == nil && d != "." {
+			dirs = append(dirs, d)
+		}
+	}
+	return func(name string) bool { return under(name, dirs) }
 }
 
 // alsoCompared are the changed imports of a proto root that join its
@@ -475,11 +502,11 @@ func (m *evidenceMisses) everywhere() []readers.Entry {
 }
 
 // selected reports whether a change touches a contract on either side.
-func (c FileChange) selected(oldSrc, newSrc source.Source, globs []string) bool {
-	if c.New != "" && isContract(newSrc, c.New, globs) {
+func (c FileChange) selected(oldSrc, newSrc source.Source, globs []string, l limits.Limits) bool {
+	if c.New != "" && isContractWithin(newSrc, c.New, globs, l) {
 		return true
 	}
-	return c.Old != "" && isContract(oldSrc, c.Old, globs)
+	return c.Old != "" && isContractWithin(oldSrc, c.Old, globs, l)
 }
 
 func (r *Repo) review(c FileChange, base Base, oldSrc, newSrc source.Source, lock *rules.History, o Options) ([]rules.Finding, error) {
@@ -497,8 +524,11 @@ func (r *Repo) review(c FileChange, base Base, oldSrc, newSrc source.Source, loc
 	case Added:
 		return pipeline.Lint(labelled(side(newSrc, c.New), headLabel(newSrc)), po)
 	}
-	return pipeline.Diff(labelled(side(oldSrc, c.Old, c.Also...), "base "+base.Ref),
-		labelled(side(newSrc, c.New, c.Also...), headLabel(newSrc)), po)
+	oldSide, newSide := labelled(side(oldSrc, c.Old, c.Also...), "base "+base.Ref), labelled(side(newSrc, c.New, c.Also...), headLabel(newSrc))
+	// A moved .proto file is deleted at its old path, as diff of the two
+	// trees and buf see it; its elements are still compared by name.
+	oldSide.ByName = c.Old != c.New
+	return pipeline.Diff(oldSide, newSide, po)
 }
 
 // labelled names a side in its problems: both sides show one name.

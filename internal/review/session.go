@@ -2,10 +2,8 @@ package review
 
 import (
 	"io/fs"
-	"slices"
 	"sync"
 
-	"github.com/contractlint/contractlint/internal/glob"
 	"github.com/contractlint/contractlint/internal/pipeline"
 	"github.com/contractlint/contractlint/internal/source"
 	"github.com/contractlint/contractlint/rules"
@@ -53,12 +51,12 @@ func (s *Session) Close() error { return s.old.src.Close() }
 // IsContract reports whether name, as src holds it, is a contract file the
 // session's globs select (a .proto file, or a document with `openapi:`).
 func (s *Session) IsContract(src source.Source, name string) bool {
-	return isContract(src, name, s.o.Globs)
+	return isContractWithin(src, name, s.o.Globs, s.o.Pipeline.Limits)
 }
 
 // Selected reports whether the session's globs select name, whatever it holds.
 func (s *Session) Selected(name string) bool {
-	return slices.ContainsFunc(s.o.Globs, func(g string) bool { return glob.Match(g, name) })
+	return selects(s.o.Globs, name)
 }
 
 // Judge compares name as newSrc holds it with its version at the base,

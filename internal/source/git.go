@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
 	"os/exec"
 	"path"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -52,6 +54,7 @@ type Git struct {
 	in    io.WriteCloser
 	out   *bufio.Reader
 	cache map[string][]byte
+	subs  map[string]*Git // the submodules read, by path
 }
 
 type gitEntry struct {
@@ -135,7 +138,7 @@ func (g *Git) Has(name string) bool {
 func isRegular(mode string) bool { return mode == "100644" || mode == "100755" }
 
 func (g *Git) ReadFile(name string) ([]byte, error) {
-	c, err := Clean(name)
+	c, err := g.Resolve(name)
 	if err != nil {
 		return nil, err
 	}
@@ -144,14 +147,101 @@ func (g *Git) ReadFile(name string) ([]byte, error) {
 	case !ok && g.dirs[c]:
 		return nil, fmt.Errorf("%s: is a directory in %s", name, g.label)
 	case !ok:
+		if sub, rest, err := g.submodule(name, c); sub != nil || err != nil {
+			if err != nil {
+				return nil, err
+			}
+			return sub.ReadFile(rest)
+		}
 		return nil, fmt.Errorf("%s: %w in %s", name, fs.ErrNotExist, g.label)
-	case mode(e.mode)&fs.ModeSymlink != 0:
-		// A link's target may point anywhere; it is never followed.
-		return nil, fmt.Errorf("%s: is a symbolic link in %s (not followed)", name, g.label)
 	case !isRegular(e.mode):
 		return nil, fmt.Errorf("%s: not a file in %s", name, g.label)
 	}
 	return g.blob(e.oid)
+}
+
+// submodule is the snapshot of the submodule c lies in, at the commit
+// this snapshot records for it, with c's name inside it: a contract of
+// this repository may $ref into a submodule, and is judged with the
+// submodule's version of the same revision. nil when c is in none. The
+// commit is read from the submodule's own checkout; where that is missing
+// or lacks the commit, the error names the submodule and the commit.
+func (g *Git) submodule(name, c string) (sub *Git, rest string, err error) {
+	for i := 0; i < len(c); i++ {
+		if c[i] != '/' {
+			continue
+		}
+		e, ok := g.blobs[c[:i]]
+		if !ok || e.mode != "160000" {
+			continue
+		}
+		g.mu.Lock()
+		defer g.mu.Unlock()
+		if g.subs == nil {
+			g.subs = map[string]*Git{}
+		}
+		if sub, ok = g.subs[c[:i]]; !ok {
+			dir := filepath.Join(g.top, filepath.FromSlash(c[:i]))
+			if _, err = os.Stat(filepath.Join(dir, ".git")); err == nil {
+				sub, err = OpenRev(dir, e.oid)
+			}
+			if err != nil {
+				return nil, "", fmt.Errorf("%s: in submodule %s at commit %s (%s), which this clone does not hold: "+
+					"run git submodule update --init %s", name, c[:i], e.oid[:12], g.label, c[:i])
+			}
+			g.subs[c[:i]] = sub
+		}
+		return sub, c[i+1:], nil
+	}
+	return nil, "", nil
+}
+
+// maxLinks bounds the links one name may pass through, as the kernel's
+// ELOOP does: a cycle of links is an error, not a hang.
+const maxLinks = 40
+
+// Resolve is the snapshot's own name for name: each symbolic link on the
+// way (a linked directory, a linked file) replaced by its target, as the
+// working tree's reads follow them, so both sides of a review reach the
+// same bytes. A link whose target leaves the repository is refused with
+// ErrOutside, naming the link.
+func (g *Git) Resolve(name string) (string, error) {
+	c, err := Clean(name)
+	if err != nil {
+		return "", err
+	}
+	for hops := 0; ; hops++ {
+		link, rest, ok := g.firstLink(c)
+		if !ok {
+			return c, nil
+		}
+		if hops == maxLinks {
+			return "", fmt.Errorf("%s: too many levels of symbolic links in %s", name, g.label)
+		}
+		target, err := g.blob(g.blobs[link].oid)
+		if err != nil {
+			return "", err
+		}
+		next, err := Clean(path.Join(path.Dir(link), string(target), rest))
+		if err != nil || path.IsAbs(string(target)) {
+			return "", fmt.Errorf("%s: %w (the symbolic link %s in %s points outside it)", name, ErrOutside, link, g.label)
+		}
+		c = next
+	}
+}
+
+// firstLink finds the first component of c that is a symbolic link: the
+// link's name and what follows it.
+func (g *Git) firstLink(c string) (link, rest string, ok bool) {
+	for i := 0; i <= len(c); i++ {
+		if i < len(c) && c[i] != '/' {
+			continue
+		}
+		if e, found := g.blobs[c[:i]]; found && e.mode == "120000" {
+			return c[:i], strings.TrimPrefix(c[i:], "/"), true
+		}
+	}
+	return "", "", false
 }
 
 // blob reads an object through one long-lived `git cat-file --batch`, so
@@ -168,31 +258,15 @@ func (g *Git) blobMax(oid string, max int64) ([]byte, error) {
 		}
 		return b, nil
 	}
-	if g.cat == nil {
-		if err := g.startCat(); err != nil {
-			return nil, err
-		}
-	}
-	if _, err := fmt.Fprintln(g.in, oid); err != nil {
-		return nil, fmt.Errorf("git cat-file: %v", err)
-	}
-	header, err := g.out.ReadString('\n')
+	size, err := g.header(oid)
 	if err != nil {
-		return nil, fmt.Errorf("git cat-file: %v", err)
+		return nil, err
 	}
-	f := strings.Fields(header)
-	if len(f) != 3 || f[1] != "blob" {
-		return nil, fmt.Errorf("git cat-file: object %s: %s", oid, strings.TrimSpace(header))
-	}
-	size, err := strconv.Atoi(f[2])
-	if err != nil {
-		return nil, fmt.Errorf("git cat-file: bad size in %q", header)
-	}
-	if max >= 0 && int64(size) > max {
-		if err := skip(g.out, int64(size)+1); err != nil {
+	if max >= 0 && size > max {
+		if err := skip(g.out, size+1); err != nil {
 			return nil, fmt.Errorf("git cat-file: %v", err)
 		}
-		return nil, &TooLargeError{Name: oid, Size: int64(size)}
+		return nil, &TooLargeError{Name: oid, Size: size}
 	}
 	b := make([]byte, size+1) // the content, then a newline
 	if _, err := io.ReadFull(g.out, b); err != nil {
@@ -200,6 +274,32 @@ func (g *Git) blobMax(oid string, max int64) ([]byte, error) {
 	}
 	g.cache[oid] = b[:size]
 	return b[:size], nil
+}
+
+// header asks cat-file for oid and reads the size its answer starts with;
+// the content follows in g.out. g.mu is held; cat-file starts on first use.
+func (g *Git) header(oid string) (int64, error) {
+	if g.cat == nil {
+		if err := g.startCat(); err != nil {
+			return 0, err
+		}
+	}
+	if _, err := fmt.Fprintln(g.in, oid); err != nil {
+		return 0, fmt.Errorf("git cat-file: %v", err)
+	}
+	header, err := g.out.ReadString('\n')
+	if err != nil {
+		return 0, fmt.Errorf("git cat-file: %v", err)
+	}
+	f := strings.Fields(header)
+	if len(f) != 3 || f[1] != "blob" {
+		return 0, fmt.Errorf("git cat-file: object %s: %s", oid, strings.TrimSpace(header))
+	}
+	size, err := strconv.ParseInt(f[2], 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("git cat-file: bad size in %q", header)
+	}
+	return size, nil
 }
 
 func (g *Git) startCat() error {
@@ -224,6 +324,9 @@ func (g *Git) startCat() error {
 func (g *Git) Close() error {
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	for _, sub := range g.subs {
+		_ = sub.Close()
+	}
 	if g.cat == nil {
 		return nil
 	}
@@ -234,7 +337,7 @@ func (g *Git) Close() error {
 }
 
 func (g *Git) Stat(name string) (fs.FileInfo, error) {
-	c, err := Clean(name)
+	c, err := g.Resolve(name)
 	if err != nil {
 		return nil, err
 	}
@@ -243,6 +346,12 @@ func (g *Git) Stat(name string) (fs.FileInfo, error) {
 	}
 	e, ok := g.blobs[c]
 	if !ok {
+		if sub, rest, err := g.submodule(name, c); sub != nil || err != nil {
+			if err != nil {
+				return nil, err
+			}
+			return sub.Stat(rest)
+		}
 		return nil, fmt.Errorf("%s: %w in %s", name, fs.ErrNotExist, g.label)
 	}
 	info := gitInfo{name: path.Base(c), mode: mode(e.mode)}
@@ -269,7 +378,7 @@ func (g *Git) blobSize(oid string) (int64, error) {
 }
 
 func (g *Git) ReadDir(name string) ([]fs.DirEntry, error) {
-	c, err := Clean(name)
+	c, err := g.Resolve(name)
 	if err != nil {
 		return nil, err
 	}

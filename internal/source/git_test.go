@@ -190,10 +190,9 @@ func TestGitReadFileRefuses(t *testing.T) {
 			{name: "api/../../outside/secret", err: outside},
 			{name: "/etc/passwd", err: outside},
 			{name: "api/v1.yaml\x00", wantErr: "NUL byte", err: other},
-			// A link is never followed, even one whose target is inside
+			// A link is followed only inside the repository
 			// (TestGitSymlinkMessage holds what the refusal should say).
-			{name: "link-out.yaml", wantErr: "link-out.yaml: ", err: other},
-			{name: "link-in.yaml", wantErr: "link-in.yaml: ", err: other},
+			{name: "link-out.yaml", wantErr: "link-out.yaml: ", err: outside},
 			{name: "vendor/mod", wantErr: "vendor/mod: not a file in " + g.Label(), err: other},
 			{name: "api", wantErr: "api: is a directory in " + g.Label(), err: other},
 			{name: "missing.yaml", wantErr: "missing.yaml: file does not exist in " + g.Label(), err: notExist},
@@ -219,12 +218,59 @@ func TestGitReadFileRefuses(t *testing.T) {
 }
 
 // A reader told "not a file" about a link cannot tell why a $ref or import
-// failed; ReadFile has a branch to say the link is not followed.
+// failed; the refusal names the link that leads outside.
 func TestGitSymlinkMessage(t *testing.T) {
 	g := openRev(t, history(t), "HEAD")
 	_, err := g.ReadFile("link-out.yaml")
-	if want := "link-out.yaml: is a symbolic link in HEAD (not followed)"; err == nil || err.Error() != want {
+	if want := "link-out.yaml: path leaves the repository (the symbolic link link-out.yaml in HEAD points outside it)"; err == nil || err.Error() != want {
 		t.Errorf("ReadFile(link-out.yaml) = %v, want %q", err, want)
+	}
+}
+
+// A link inside the repository is followed in a snapshot as the working
+// tree follows it: a linked file, a linked directory, a link to a link,
+// each reading the same bytes and resolving to the same name on both.
+func TestGitFollowsLinksLikeWorkingTree(t *testing.T) {
+	top := history(t)
+	for _, l := range [][2]string{{"api", "linked-api"}, {"linked-api/v1.yaml", "chain.yaml"}, {"chain.yaml", "loop-a"}} {
+		if err := os.Symlink(l[0], filepath.Join(top, l[1])); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink("loop-c", filepath.Join(top, "loop-b")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("loop-b", filepath.Join(top, "loop-c")); err != nil {
+		t.Fatal(err)
+	}
+	add := exec.Command("git", "add", "linked-api", "chain.yaml", "loop-a", "loop-b", "loop-c")
+	add.Dir = top
+	if out, err := add.CombinedOutput(); err != nil {
+		t.Fatalf("git add: %v\n%s", err, out)
+	}
+	wt, err := source.OpenDir(top)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, src := range []source.Source{wt, openIndex(t, top)} {
+		for name, want := range map[string]string{"link-in.yaml": "api/v1.yaml", "linked-api/common.yaml": "api/common.yaml",
+			"chain.yaml": "api/v1.yaml", "loop-a": "api/v1.yaml"} {
+			real, err := source.Resolve(src, name)
+			if err != nil || real != want {
+				t.Errorf("%s: Resolve(%s) = %q, %v; want %q", src.Label(), name, real, err, want)
+			}
+			got, err1 := src.ReadFile(name)
+			b, err2 := src.ReadFile(want)
+			if err1 != nil || err2 != nil || string(got) != string(b) {
+				t.Errorf("%s: ReadFile(%s) = %q, %v; want %q, as %s reads", src.Label(), name, got, err1, b, want)
+			}
+		}
+		if _, err := source.Resolve(src, "loop-b"); err == nil {
+			t.Errorf("%s: a cycle of links resolved", src.Label())
+		}
+		if _, err := source.Resolve(src, "link-out.yaml"); !errors.Is(err, source.ErrOutside) {
+			t.Errorf("%s: Resolve(link-out.yaml) = %v, want ErrOutside", src.Label(), err)
+		}
 	}
 }
 
@@ -261,8 +307,9 @@ func TestGitStat(t *testing.T) {
 		{name: "api/v1.yaml", mode: 0o644, size: int64(len("price: integer\n")), base: "v1.yaml"},
 		{name: "big.yaml", mode: 0o644, size: int64(len(big)), base: "big.yaml"},
 		{name: "tool.sh", mode: 0o755, size: int64(len("#!/bin/sh\n")), base: "tool.sh"},
-		// A link is described, not followed: no size, no target.
-		{name: "link-out.yaml", mode: fs.ModeSymlink | 0o777, base: "link-out.yaml"},
+		// A link is followed inside the repository, refused out of it.
+		{name: "link-in.yaml", mode: 0o644, size: int64(len("price: integer\n")), base: "v1.yaml"},
+		{name: "link-out.yaml", err: outside},
 		// A submodule is irregular, so walks skip it.
 		{name: "vendor/mod", mode: fs.ModeIrregular, base: "mod"},
 		{name: "missing", err: notExist},

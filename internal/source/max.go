@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"syscall"
 )
@@ -48,25 +49,11 @@ func ReadFileMax(src Source, name string, max int64) ([]byte, error) {
 // handle is checked, so nothing can be swapped in between. A file that
 // grows past max while read is refused too.
 func (d *Dir) ReadFileMax(name string, max int64) ([]byte, error) {
-	c, err := Clean(name)
+	f, fi, err := d.openRegular(name)
 	if err != nil {
 		return nil, err
 	}
-	f, err := d.root.OpenFile(c, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return nil, d.explain(name, err)
-	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, d.explain(name, err)
-	}
-	if fi.IsDir() {
-		return nil, fmt.Errorf("%s: is a directory", name)
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s: %w", name, ErrNotRegular)
-	}
 	if fi.Size() > max {
 		return nil, &TooLargeError{Name: name, Size: fi.Size()}
 	}
@@ -87,7 +74,7 @@ func (d *Dir) ReadFileMax(name string, max int64) ([]byte, error) {
 // ReadFileMax reads a blob of at most max bytes; git tells the size before
 // the content, so a larger blob is skipped, not held in memory.
 func (g *Git) ReadFileMax(name string, max int64) ([]byte, error) {
-	c, err := Clean(name)
+	c, err := g.Resolve(name)
 	if err != nil {
 		return nil, err
 	}
@@ -100,6 +87,89 @@ func (g *Git) ReadFileMax(name string, max int64) ([]byte, error) {
 		return b, err
 	}
 	return g.ReadFile(name) // the same error ReadFile gives
+}
+
+// ReadPrefix reads at most the first n bytes of a file: enough to tell what
+// a file is without holding a large one in memory. A source that cannot
+// read a part reads the whole file and cuts it.
+func ReadPrefix(src Source, name string, n int64) ([]byte, error) {
+	if p, ok := src.(interface {
+		ReadPrefix(string, int64) ([]byte, error)
+	}); ok {
+		return p.ReadPrefix(name, n)
+	}
+	b, err := src.ReadFile(name)
+	return b[:min(int64(len(b)), n)], err
+}
+
+// ReadPrefix reads at most the first n bytes of a regular file.
+func (d *Dir) ReadPrefix(name string, n int64) ([]byte, error) {
+	f, _, err := d.openRegular(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, n))
+	return b, d.explain(name, err)
+}
+
+// openRegular opens a regular file without blocking and checks the open
+// handle, so a FIFO or device is refused before a byte is read and nothing
+// can be swapped in between.
+func (d *Dir) openRegular(name string) (*os.File, fs.FileInfo, error) {
+	c, err := Clean(name)
+	if err != nil {
+		return nil, nil, err
+	}
+	f, err := d.root.OpenFile(c, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, nil, d.explain(name, err)
+	}
+	fi, err := f.Stat()
+	switch {
+	case err != nil:
+		err = d.explain(name, err)
+	case fi.IsDir():
+		err = fmt.Errorf("%s: is a directory", name)
+	case !fi.Mode().IsRegular():
+		err = fmt.Errorf("%s: %w", name, ErrNotRegular)
+	}
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	return f, fi, nil
+}
+
+// ReadPrefix reads at most the first n bytes of a blob; the rest passes
+// through cat-file's pipe without being kept.
+func (g *Git) ReadPrefix(name string, n int64) ([]byte, error) {
+	c, err := g.Resolve(name)
+	if err != nil {
+		return nil, err
+	}
+	e, ok := g.blobs[c]
+	if !ok || !isRegular(e.mode) {
+		_, err := g.ReadFile(name) // the same error ReadFile gives
+		return nil, err
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if b, ok := g.cache[e.oid]; ok {
+		return b[:min(int64(len(b)), n)], nil
+	}
+	size, err := g.header(e.oid)
+	if err != nil {
+		return nil, err
+	}
+	b := make([]byte, min(size, n))
+	if _, err := io.ReadFull(g.out, b); err != nil {
+		return nil, fmt.Errorf("git cat-file: %v", err)
+	}
+	if err := skip(g.out, size-int64(len(b))+1); err != nil {
+		return nil, fmt.Errorf("git cat-file: %v", err)
+	}
+	return b, nil
 }
 
 // skip drops n bytes of cat-file output, keeping the stream in step.

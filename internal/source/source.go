@@ -112,6 +112,66 @@ func (d *Dir) explain(name string, err error) error {
 	return fmt.Errorf("%s: %w", name, pe.Err)
 }
 
+// Resolve is the name a file has once every symbolic link on its way is
+// followed (the working tree's and git's alike), so two names of one file
+// are told to be one; a link that leaves the root is refused with
+// ErrOutside. A source that knows no links answers the cleaned name.
+func Resolve(src Source, name string) (string, error) {
+	if r, ok := src.(interface{ Resolve(string) (string, error) }); ok {
+		return r.Resolve(name)
+	}
+	return Clean(name)
+}
+
+// Resolve follows the symbolic links on name's way inside the directory,
+// as its reads do; one leaving it is refused with ErrOutside.
+func (d *Dir) Resolve(name string) (string, error) {
+	c, err := Clean(name)
+	if err != nil {
+		return "", err
+	}
+	for hops := 0; ; {
+		link, rest := d.firstLink(c)
+		if link == "" {
+			return c, nil
+		}
+		if hops++; hops > maxLinks {
+			return "", fmt.Errorf("%s: too many levels of symbolic links", name)
+		}
+		target, err := d.root.Readlink(link)
+		if err != nil {
+			return "", d.explain(name, err)
+		}
+		target = filepath.ToSlash(target)
+		next, err := Clean(path.Join(path.Dir(link), target, rest))
+		if err != nil || path.IsAbs(target) {
+			return "", fmt.Errorf("%s: %w (the symbolic link %s points outside it)", name, ErrOutside, link)
+		}
+		c = next
+	}
+}
+
+// firstLink finds the first component of c that is a symbolic link; ""
+// when none is (a component that does not exist ends the search).
+func (d *Dir) firstLink(c string) (link, rest string) {
+	if c == "." {
+		return "", ""
+	}
+	for i := 0; i <= len(c); i++ {
+		if i < len(c) && c[i] != '/' {
+			continue
+		}
+		fi, err := d.root.Lstat(c[:i])
+		if err != nil {
+			return "", ""
+		}
+		if fi.Mode()&fs.ModeSymlink != 0 {
+			return c[:i], strings.TrimPrefix(c[i:], "/")
+		}
+	}
+	return "", ""
+}
+
 // Root finds the directory a contract's references may reach: the top of the
 // git work tree holding file, or else the file's own directory.
 func Root(file string) (string, error) {

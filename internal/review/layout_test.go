@@ -1,0 +1,360 @@
+package review
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const chargeProto = "syntax = \"proto3\";\npackage shop.v1;\nmessage Charge {\n  string id = 1;\n}\n"
+
+// A .proto file moved to another path is, to every importer and to buf
+// (FILE_NO_DELETE), a deleted file and a new one: review reports the old
+// path deleted, as diff of the two trees does, whether git saw a rename or
+// a deletion and an addition of a file declaring the same package.
+func TestRunProtoMoveIsFileRemoval(t *testing.T) {
+	for _, tc := range []struct{ name, to, text string }{
+		{"renamed", "api/payment.proto", chargeProto},
+		{"moved under a buf.yaml root", "api2/charge.proto", chargeProto},
+		{"delete and add", "api/billing.proto", chargeProto + "message Refund {\n  string id = 1;\n  string why = 2;\n  int64 amount = 3;\n}\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := newRepo(t, "main")
+			r.write("api/charge.proto", chargeProto)
+			r.write("buf.yaml", "version: v2\n")
+			r.commit("v1")
+			r.remove("api/charge.proto")
+			r.write(tc.to, tc.text)
+			res, err := Run(options(r.top))
+			if err != nil {
+				t.Fatal(err)
+			}
+			fs := findingsOf(res.Findings, "proto-file-removed")
+			if len(fs) != 1 || fs[0].Where.File != "api/charge.proto" {
+				t.Errorf("want proto-file-removed at api/charge.proto, got %+v", res.Findings)
+			}
+		})
+	}
+}
+
+// refDoc is an OpenAPI document whose GET /pets answers with the schema at
+// ref; petSchema is a file such a $ref reaches, holding that schema.
+func refDoc(ref string) string {
+	return "openapi: 3.0.3\ninfo: {title: pets, version: \"1\"}\npaths:\n  /pets:\n    get:\n      responses:\n" +
+		"        \"200\":\n          description: ok\n          content:\n            application/json:\n" +
+		"              schema: {$ref: '" + ref + "'}\n"
+}
+
+func petSchema(props ...string) string {
+	s := "Pet:\n  type: object\n  properties:\n"
+	for _, p := range props {
+		s += "    " + p + ": {type: string}\n"
+	}
+	return s
+}
+
+func symlink(t *testing.T, r *testRepo, target, name string) {
+	t.Helper()
+	file := filepath.Join(r.top, filepath.FromSlash(name))
+	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(target, file); err != nil {
+		t.Skipf("cannot make symbolic links here: %v", err)
+	}
+}
+
+// A $ref through a symbolic link inside the repository (a linked
+// directory, a linked file) reaches the file the working tree's read does,
+// on both sides, and a root that is itself a link is read through it: a
+// change in the linked bytes is reviewed, in the working tree and the index.
+func TestRunFollowsLinksInside(t *testing.T) {
+	for _, tc := range []struct {
+		name, root, ref, real string
+		links                 [][2]string // target, name
+	}{
+		{"linked directory", "api/root.yaml", "../shared/pet.yaml#/Pet", "common/pet.yaml", [][2]string{{"common", "shared"}}},
+		{"linked file", "api/root.yaml", "pet.yaml#/Pet", "common/pet.yaml", [][2]string{{"../common/pet.yaml", "api/pet.yaml"}}},
+		{"root is a link", "api.yaml", "common/pet.yaml#/Pet", "common/pet.yaml", [][2]string{{"spec/api.yaml", "api.yaml"}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := newRepo(t, "main")
+			rootFile := tc.root
+			if tc.name == "root is a link" {
+				rootFile = "spec/api.yaml"
+				tc.ref = "../" + tc.ref
+			}
+			r.write(rootFile, refDoc(tc.ref))
+			r.write(tc.real, petSchema("name", "age"))
+			for _, l := range tc.links {
+				symlink(t, r, l[0], l[1])
+			}
+			r.commit("v1")
+			r.write(tc.real, petSchema("name"))
+			treeThenIndex(r, func(staged bool, res *Result, err error) {
+				if err != nil {
+					t.Fatalf("staged=%v: %v", staged, err)
+				}
+				if !hasRule(res.Findings, "response-property-removed") {
+					t.Errorf("staged=%v: the removed property behind the link was not reported: %+v", staged, res.Findings)
+				}
+			})
+		})
+	}
+}
+
+// treeThenIndex reviews the working tree, then stages every change and
+// reviews the index: the head read from the file system, then from git.
+func treeThenIndex(r *testRepo, check func(staged bool, res *Result, err error)) {
+	for _, staged := range []bool{false, true} {
+		if staged {
+			r.git("add", "-A")
+		}
+		o := options(r.top)
+		o.Staged = staged
+		res, err := Run(o)
+		check(staged, res, err)
+	}
+}
+
+// A link whose target leaves the repository is never followed, on either
+// side: review stops with an error naming the link, never a pass.
+func TestRunRefusesLinkOutside(t *testing.T) {
+	r := newRepo(t, "main")
+	r.write("api/root.yaml", refDoc("pet.yaml#/Pet"))
+	writeFile(t, filepath.Join(filepath.Dir(r.top), "outside", "pet.yaml"), petSchema("name", "age"))
+	symlink(t, r, "../../outside/pet.yaml", "api/pet.yaml")
+	r.commit("v1")
+	r.write("api/root.yaml", refDoc("pet.yaml#/Pet")+"# touched\n")
+	treeThenIndex(r, func(staged bool, res *Result, err error) {
+		msg := fmt.Sprint(err)
+		if err == nil {
+			fs := findingsOf(res.Findings, "contract-unreadable")
+			if len(fs) == 0 {
+				t.Fatalf("staged=%v: a link out of the repository passed: %+v", staged, res.Findings)
+			}
+			msg = fs[0].Message
+		}
+		if !strings.Contains(msg, "api/pet.yaml") || !strings.Contains(msg, "outside") {
+			t.Errorf("staged=%v: %q does not name the link and say it leads outside", staged, msg)
+		}
+	})
+}
+
+// A $ref may name a file of any extension, or none: a change in it is a
+// change of every contract that reaches it.
+func TestRunRefTargetAnyExtension(t *testing.T) {
+	for _, name := range []string{"pet", "pet.txt", "pet.schema", "pet.oas", "pet.yaml.tmpl", "PET.YAML"} {
+		t.Run(name, func(t *testing.T) {
+			r := newRepo(t, "main")
+			r.write("api/root.yaml", refDoc(name+"#/Pet"))
+			r.write("api/"+name, petSchema("name", "age"))
+			r.commit("v1")
+			r.write("api/"+name, petSchema("name"))
+			res, err := Run(options(r.top))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !hasRule(res.Findings, "response-property-removed") {
+				t.Errorf("a change in api/%s was not reviewed: %+v", name, res.Findings)
+			}
+		})
+	}
+}
+
+// Extensions are matched whatever their case, as the file systems most
+// contracts are written on match them: API.YAML is a contract.
+func TestRunUpperCaseExtensions(t *testing.T) {
+	r := newRepo(t, "main")
+	r.write("API.YAML", pets("name", "age"))
+	r.write("api.Yml", pets("name", "age"))
+	r.write("api.JSON", `{"openapi": "3.0.3", "info": {"title": "j", "version": "1"}, "paths": {"/j": {"get": {"parameters": [{"name": "q", "in": "query", "schema": {"type": "string"}}], "responses": {"200": {"description": "ok"}}}}}}`)
+	r.write("T.PROTO", chargeProto)
+	r.commit("v1")
+	r.write("API.YAML", pets("name"))
+	r.write("api.Yml", pets("name"))
+	r.write("api.JSON", `{"openapi": "3.0.3", "info": {"title": "j", "version": "1"}, "paths": {"/j": {"get": {"parameters": [{"name": "q", "in": "query", "required": true, "schema": {"type": "string"}}], "responses": {"200": {"description": "ok"}}}}}}`)
+	r.write("T.PROTO", "syntax = \"proto3\";\npackage shop.v1;\nmessage Charge {\n  int64 id = 1;\n}\n")
+	res, err := Run(options(r.top))
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, f := range res.Findings {
+		seen[f.Where.File] = true
+	}
+	for _, name := range []string{"API.YAML", "api.Yml", "api.JSON", "T.PROTO"} {
+		if !seen[name] {
+			t.Errorf("%s was not reviewed: Files %+v, Findings %+v", name, res.Files, res.Findings)
+		}
+	}
+}
+
+// A contract that opens with a `%YAML 1.2` directive (YAML 1.2 is what
+// OpenAPI names) is a contract: compared, not passed over as other YAML.
+func TestRunYAML12Directive(t *testing.T) {
+	r := newRepo(t, "main")
+	r.write("api/pets.yaml", "%YAML 1.2\n---\n"+pets("name", "age"))
+	r.commit("v1")
+	r.write("api/pets.yaml", "%YAML 1.2\n---\n"+pets("name"))
+	res, err := Run(options(r.top))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs := findingsOf(res.Findings, "response-property-removed")
+	if len(fs) != 1 || fs[0].Where.Line != 17 {
+		t.Errorf("want response-property-removed at api/pets.yaml:17, got %+v", res.Findings)
+	}
+}
+
+// --proto-path (or proto.paths) adds import roots to those buf.yaml
+// declares, never replaces them: an import resolved through the module
+// root still resolves when another root is named.
+func TestRunProtoPathAddsToBufRoots(t *testing.T) {
+	r := newRepo(t, "main")
+	r.write("buf.yaml", "version: v2\nmodules:\n  - path: proto\n")
+	r.write("proto/shop/v1/money.proto", "syntax = \"proto3\";\npackage shop.v1;\nmessage Money {\n  int64 units = 1;\n}\n")
+	r.write("third_party/ext/tag.proto", "syntax = \"proto3\";\npackage ext;\nmessage Tag {\n  string name = 1;\n}\n")
+	order := func(total string) string {
+		return "syntax = \"proto3\";\npackage shop.v1;\nimport \"shop/v1/money.proto\";\nimport \"ext/tag.proto\";\n" +
+			"message Order {\n  " + total + " total = 1;\n  ext.Tag tag = 2;\n}\n"
+	}
+	r.write("proto/shop/v1/order.proto", order("Money"))
+	r.commit("v1")
+	r.write("proto/shop/v1/order.proto", order("string"))
+	o := options(r.top)
+	o.Pipeline.ProtoPaths = []string{"third_party"}
+	res, err := Run(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if hasRule(res.Findings, "contract-unreadable") || !hasRule(res.Findings, "proto-field-type-changed") {
+		t.Errorf("want proto-field-type-changed and every import read, got %+v", res.Findings)
+	}
+}
+
+// An istio/api-shaped tree: buf.yaml at the top, third-party protos under
+// common-protos, a committed symbolic link to where they are kept, named
+// as an extra root; imports by full path and by short path. Review reads
+// it the same in the working tree and in git, loads each file once, and
+// says the same every time.
+func TestRunIstioShapedTreeIsDeterministic(t *testing.T) {
+	r := newRepo(t, "main")
+	r.write("buf.yaml", "version: v1\n")
+	r.write("vendor-protos/k8s/meta.proto", "syntax = \"proto3\";\npackage k8s.meta;\nmessage ObjectMeta {\n  string name = 1;\n}\n")
+	symlink(t, r, "vendor-protos", "common-protos")
+	r.write("networking/v1/common.proto", "syntax = \"proto3\";\npackage istio.networking.v1;\nmessage Port {\n  uint32 number = 1;\n}\n")
+	gateway := func(portType string) string {
+		return "syntax = \"proto3\";\npackage istio.networking.v1;\nimport \"networking/v1/common.proto\";\nimport \"k8s/meta.proto\";\n" +
+			"message Gateway {\n  k8s.meta.ObjectMeta meta = 1;\n  " + portType + " port = 2;\n}\n"
+	}
+	r.write("networking/v1/gateway.proto", gateway("Port"))
+	// A second importer names common.proto by its short path, from its own
+	// directory; the same file must not be loaded twice.
+	r.write("networking/v1/service.proto", "syntax = \"proto3\";\npackage istio.networking.v1;\nimport \"networking/v1/common.proto\";\n"+
+		"import \"k8s/meta.proto\";\nmessage Service {\n  k8s.meta.ObjectMeta meta = 1;\n  Port port = 2;\n}\n")
+	r.commit("v1")
+	r.write("networking/v1/gateway.proto", gateway("string"))
+	r.write("networking/v1/common.proto", "syntax = \"proto3\";\npackage istio.networking.v1;\nmessage Port {\n  uint32 number = 1;\n  string name = 2;\n}\n")
+	var first string
+	for i := range 10 {
+		for _, staged := range []bool{false, true} {
+			if staged {
+				r.git("add", "-A")
+			}
+			o := options(r.top)
+			o.Staged = staged
+			o.Pipeline.ProtoPaths = []string{"common-protos"}
+			res, err := Run(o)
+			if err != nil {
+				t.Fatalf("run %d: %v", i, err)
+			}
+			got := fmt.Sprint(res.Findings)
+			if hasRule(res.Findings, "contract-unreadable") || !hasRule(res.Findings, "proto-field-type-changed") {
+				t.Fatalf("run %d staged=%v: want proto-field-type-changed and every file read, got %s", i, staged, got)
+			}
+			if first == "" {
+				first = got
+			} else if got != first {
+				t.Fatalf("run %d staged=%v differs:\n%s\nfirst:\n%s", i, staged, got, first)
+			}
+			if staged {
+				r.git("reset", "-q")
+			}
+		}
+	}
+}
+
+// A sparse checkout leaves a root out of the working tree while the change
+// edits a file it reaches: the root is read from the index, as git holds
+// it, and compared, as --staged compares it.
+func TestRunSparseCheckoutWithoutRoot(t *testing.T) {
+	r := newRepo(t, "main")
+	r.write("api/root.yaml", refDoc("../schemas/pet.yaml#/Pet"))
+	r.write("schemas/pet.yaml", petSchema("name", "age"))
+	r.commit("v1")
+	r.git("sparse-checkout", "set", "--no-cone", "/schemas/")
+	if _, err := os.Stat(filepath.Join(r.top, "api", "root.yaml")); err == nil {
+		t.Fatal("the sparse checkout kept api/root.yaml")
+	}
+	r.write("schemas/pet.yaml", petSchema("name"))
+	res, err := Run(options(r.top))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !hasRule(res.Findings, "response-property-removed") {
+		t.Errorf("the root outside the sparse checkout was not compared: Files %+v, Findings %+v", res.Files, res.Findings)
+	}
+}
+
+// A root of this repository that $refs into a submodule the change bumps
+// is compared: the submodule's old commit is read from its own git
+// directory, the new one from its checkout. Where the old commit is not
+// there, review stops with an error naming the submodule and the commit.
+func TestRunRootIntoBumpedSubmodule(t *testing.T) {
+	sub := newRepo(t, "main")
+	sub.write("api/pet.yaml", petSchema("name", "age"))
+	sub.commit("sub v1")
+
+	r := newRepo(t, "main")
+	r.write("api/shop.yaml", refDoc("../vendor/pets/api/pet.yaml#/Pet"))
+	r.git("-c", "protocol.file.allow=always", "submodule", "add", "-q", sub.top, "vendor/pets")
+	r.commit("v1")
+
+	sub.write("api/pet.yaml", petSchema("name"))
+	sub.commit("sub v2: a break")
+	gitIn(t, filepath.Join(r.top, "vendor/pets"), "pull", "-q", "origin", "main")
+	res, err := Run(options(r.top))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !hasRule(res.Findings, "response-property-removed") {
+		t.Errorf("the root reaching into the bumped submodule was not compared: Files %+v, Findings %+v, NotReviewed %q",
+			res.Files, res.Findings, res.NotReviewed)
+	}
+
+	// A clone that never fetched the submodule: the bump is still judged,
+	// and what cannot be read is said, located, never passed.
+	r.commit("v2: bump")
+	clone := &testRepo{t: t, top: filepath.Join(t.TempDir(), "clone")}
+	gitIn(t, r.top, "clone", "-q", "file://"+r.top, clone.top)
+	clone.git("update-index", "--cacheinfo", "160000,"+sub.git("rev-parse", "HEAD~1")+",vendor/pets")
+	clone.git("commit", "-q", "-m", "back to v1")
+	clone.git("update-index", "--cacheinfo", "160000,"+sub.git("rev-parse", "HEAD")+",vendor/pets")
+	o := options(clone.top)
+	o.Staged = true
+	res, err = Run(o)
+	msg := fmt.Sprint(err)
+	if err == nil {
+		fs := findingsOf(res.Findings, "contract-unreadable")
+		if len(fs) == 0 {
+			t.Fatalf("a submodule the clone lacks passed: %+v", res.Findings)
+		}
+		msg = fs[0].Message
+	}
+	if !strings.Contains(msg, "vendor/pets") || !strings.Contains(msg, "submodule") {
+		t.Errorf("%q does not name the submodule it could not read", msg)
+	}
+}
