@@ -235,9 +235,11 @@ func expandProto(text, base string, f *rules.Finding, line int, suffix string) (
 }
 
 // keyAction adds a required Idempotency-Key header parameter to an
-// OpenAPI operation that lacks one.
+// OpenAPI operation that lacks one, whether or not its API has a key
+// convention yet.
 func keyAction(text, _ string, f *rules.Finding) (string, []textEdit) {
-	if f.Rule != "idempotency-key-missing" || f.Format != rules.OpenAPI || f.Removed {
+	keyless := f.Rule == "idempotency-key-missing" || f.Rule == rules.KeyNotAdoptedID
+	if !keyless || f.Format != rules.OpenAPI || f.Removed {
 		return "", nil
 	}
 	line := f.Where.Line - 1
