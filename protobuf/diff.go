@@ -672,6 +672,40 @@ func (d *differ) rpc(or, nr *RPC) {
 		at = nr.Loc
 	}
 	mod(rules.AspectIdempotency, or.Idempotency, nr.Idempotency, at)
+	d.httpBindings(or, nr)
+}
+
+// httpBindings compares an rpc's HTTP routes as OpenAPI operations are
+// compared: an old route (method and path template) the new rpc lacks is
+// gone for HTTP clients, moved when the new rpc has a route in its place
+// that the old one lacked; a route kept with another body binding changes
+// what clients must send.
+func (d *differ) httpBindings(or, nr *RPC) {
+	oldRoutes := make(map[string]bool, len(or.HTTP))
+	for _, b := range or.HTTP {
+		oldRoutes[b.Route()] = true
+	}
+	newRoutes := make(map[string]HTTPBinding, len(nr.HTTP))
+	for _, b := range nr.HTTP {
+		newRoutes[b.Route()] = b
+	}
+	change := func(a rules.Aspect, name, ov, nv string) {
+		d.add(rules.Change{Kind: rules.Modified, Subject: rules.SubjectRPC, Aspect: a, Name: name, Path: nr.Name,
+			Old: rules.Value{Text: ov}, New: rules.Value{Text: nv}, OldLoc: or.Loc, NewLoc: nr.Loc, Operations: []string{nr.Name}})
+	}
+	for i, ob := range or.HTTP {
+		if nb, kept := newRoutes[ob.Route()]; kept {
+			if nb.Body != ob.Body {
+				change(rules.AspectHTTPBody, ob.Route(), ob.Body, nb.Body)
+			}
+			continue
+		}
+		to := ""
+		if i < len(nr.HTTP) && !oldRoutes[nr.HTTP[i].Route()] {
+			to = nr.HTTP[i].Route()
+		}
+		change(rules.AspectHTTPBinding, nr.Short, ob.Route(), to)
+	}
 }
 
 func (d *differ) extensions() {

@@ -303,29 +303,56 @@ func enumLabel(x protoreflect.FieldDescriptor, v protoreflect.Value) string {
 	return fmt.Sprint(v.Enum())
 }
 
-// httpMethod is the verb of an rpc's (google.api.http) rule: the one of
-// get, put, post, delete, patch that is set, or custom.kind.
-func httpMethod(opts *descriptorpb.MethodOptions) string {
-	method := ""
+// httpBindings reads an rpc's (google.api.http) rule: its own binding
+// first, then its additional_bindings. A binding is the one of get, put,
+// post, delete, patch that is set, or custom {kind, path}, with its body.
+func httpBindings(opts *descriptorpb.MethodOptions) []HTTPBinding {
 	if opts == nil {
-		return ""
+		return nil
 	}
+	var out []HTTPBinding
 	opts.ProtoReflect().Range(func(x protoreflect.FieldDescriptor, v protoreflect.Value) bool {
 		if x.FullName() != "google.api.http" || x.Kind() != protoreflect.MessageKind {
 			return true
 		}
-		v.Message().Range(func(k protoreflect.FieldDescriptor, kv protoreflect.Value) bool {
-			switch k.Name() {
-			case "get", "put", "post", "delete", "patch":
-				method = strings.ToUpper(string(k.Name()))
-			case "custom":
-				method = strings.ToUpper(kv.Message().Get(k.Message().Fields().ByName("kind")).String())
-			}
-			return method == ""
-		})
+		out = appendBinding(out, v.Message())
 		return false
 	})
-	return method
+	return out
+}
+
+// appendBinding appends the binding of one HttpRule, then those of its
+// additional_bindings (which, per google/api/http.proto, nest one level).
+func appendBinding(out []HTTPBinding, rule protoreflect.Message) []HTTPBinding {
+	var b HTTPBinding
+	var more protoreflect.List
+	rule.Range(func(k protoreflect.FieldDescriptor, kv protoreflect.Value) bool {
+		switch k.Name() {
+		case "get", "put", "post", "delete", "patch":
+			b.Method, b.Path = strings.ToUpper(string(k.Name())), kv.String()
+		case "custom":
+			if k.Kind() == protoreflect.MessageKind {
+				m := kv.Message()
+				if kind, path := k.Message().Fields().ByName("kind"), k.Message().Fields().ByName("path"); kind != nil && path != nil {
+					b.Method, b.Path = strings.ToUpper(m.Get(kind).String()), m.Get(path).String()
+				}
+			}
+		case "body":
+			b.Body = kv.String()
+		case "additional_bindings":
+			if k.IsList() && k.Kind() == protoreflect.MessageKind {
+				more = kv.List()
+			}
+		}
+		return true
+	})
+	if b.Method != "" {
+		out = append(out, b)
+	}
+	for i := 0; more != nil && i < more.Len(); i++ {
+		out = appendBinding(out, more.Get(i).Message())
+	}
+	return out
 }
 
 func typeName(fd protoreflect.FieldDescriptor) string {
@@ -395,8 +422,11 @@ func (l *lowerer) service(sd protoreflect.ServiceDescriptor) {
 		s.RPCs = append(s.RPCs, &RPC{Elem: l.elem(md), Short: string(md.Name()),
 			Input: string(md.Input().FullName()), Output: string(md.Output().FullName()),
 			ClientStreaming: md.IsStreamingClient(), ServerStreaming: md.IsStreamingServer(),
-			Idempotency: opts.GetIdempotencyLevel().String(), HTTPMethod: httpMethod(opts),
+			Idempotency: opts.GetIdempotencyLevel().String(), HTTP: httpBindings(opts),
 			IdempotencyLoc: l.optionLoc(md, "idempotency_level")})
+		if r := s.RPCs[len(s.RPCs)-1]; len(r.HTTP) > 0 {
+			r.HTTPMethod = r.HTTP[0].Method
+		}
 	}
 	l.t.Services[s.Name] = s
 }

@@ -168,4 +168,17 @@ type RPC struct {
 	// HTTPMethod is the verb of the rpc's (google.api.http) binding: GET,
 	// POST, ...; "" when it has none.
 	HTTPMethod string
+	// HTTP are the rpc's (google.api.http) bindings, the rule's own first,
+	// then its additional_bindings: the routes HTTP clients call it by.
+	HTTP []HTTPBinding
 }
+
+// HTTPBinding is one HTTP route of an rpc (grpc-gateway, transcoding).
+type HTTPBinding struct {
+	Method string // GET, POST, ... or a custom kind, upper-case
+	Path   string // the path template, as written
+	Body   string // the request field bound to the body: "*", a field name, or ""
+}
+
+// Route is the binding's method and path template: what an HTTP client calls.
+func (b HTTPBinding) Route() string { return b.Method + " " + b.Path }

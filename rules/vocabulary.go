@@ -155,6 +155,8 @@ func Vocabulary() []Term {
 		{proto, Modified, SubjectRPC, AspectClientStreaming, boolText, boolText, ""},
 		{proto, Modified, SubjectRPC, AspectServerStreaming, boolText, boolText, ""},
 		{proto, Modified, SubjectRPC, AspectIdempotency, "idempotency_level", "idempotency_level", ""},
+		{proto, Modified, SubjectRPC, AspectHTTPBinding, "the route (METHOD path template) removed", "the route in its place, or none", ""},
+		{proto, Modified, SubjectRPC, AspectHTTPBody, "the old body field, or none", "the new body field, or none", "Name: the route"},
 
 		// Review's own checks, over the repository rather than one contract.
 		{api | proto, Removed, SubjectContract, "", none, none, ""},
