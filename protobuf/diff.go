@@ -455,6 +455,7 @@ func (d *differ) field(s rules.Subject, of, nf *Field) {
 	if of.Card == CardRepeated && nf.Card == CardRepeated {
 		add(rules.AspectPacked, nf.Short, strconv.FormatBool(of.Packed), strconv.FormatBool(nf.Packed))
 	}
+	d.constraints(s, of, nf, ofa, nfa)
 	// Options and features that only mean something for some kinds are
 	// compared where both sides have them: a string becoming a bool is a
 	// type change, not a validation change to nothing.
@@ -712,4 +713,28 @@ func (d *differ) extensions() {
 	matchNamed(d, rules.SubjectExtension, d.old.Extensions, d.new.Extensions, func(ox, nx *Field) {
 		d.field(rules.SubjectField, ox, nx)
 	})
+}
+
+// constraints compares a field's validation bounds (protovalidate, PGV) in
+// the words and aspects of OpenAPI's: a request value they now refuse, or a
+// response value they no longer promise, is judged by the same rules.
+func (d *differ) constraints(s rules.Subject, of, nf *Field, ofa, nfa *rules.Field) {
+	bound := func(a rules.Aspect, ol, nl *rules.Limit) {
+		if ol.String() == nl.String() {
+			return
+		}
+		d.add(rules.Change{Kind: rules.Modified, Subject: s, Aspect: a, Name: nf.Short, Path: nf.Name,
+			Old: rules.Value{Text: ol.String(), Limit: ol}, New: rules.Value{Text: nl.String(), Limit: nl},
+			OldLoc: of.Loc, NewLoc: nf.Loc, OldField: ofa, NewField: nfa})
+	}
+	o, n := of.Validate, nf.Validate
+	bound(rules.AspectMinLength, o.MinLen, n.MinLen)
+	bound(rules.AspectMaxLength, o.MaxLen, n.MaxLen)
+	bound(rules.AspectMinimum, o.Min, n.Min)
+	bound(rules.AspectMaximum, o.Max, n.Max)
+	if o.Pattern != n.Pattern {
+		d.add(rules.Change{Kind: rules.Modified, Subject: s, Aspect: rules.AspectPattern, Name: nf.Short, Path: nf.Name,
+			Old: rules.Value{Text: o.Pattern}, New: rules.Value{Text: n.Pattern},
+			OldLoc: of.Loc, NewLoc: nf.Loc, OldField: ofa, NewField: nfa})
+	}
 }

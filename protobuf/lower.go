@@ -244,7 +244,73 @@ func (l *lowerer) field(fd protoreflect.FieldDescriptor) *Field {
 	}
 	f.Trailing = l.at.trailing(fd)
 	f.Behavior, f.Unit, f.ValidateRequired = fieldExtensions(opts)
+	f.Validate = validateConstraints(opts)
 	return f
+}
+
+// validateConstraints reads the bounds of a field's protovalidate or
+// protoc-gen-validate rules: both write them in a message per kind of
+// value (string, int32, double, ...) with the same field names.
+func validateConstraints(opts *descriptorpb.FieldOptions) Constraints {
+	var c Constraints
+	if opts == nil {
+		return c
+	}
+	opts.ProtoReflect().Range(func(x protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+		if (x.FullName() != "buf.validate.field" && x.FullName() != "validate.rules") || x.Kind() != protoreflect.MessageKind {
+			return true
+		}
+		v.Message().Range(func(k protoreflect.FieldDescriptor, kv protoreflect.Value) bool {
+			if k.Kind() == protoreflect.MessageKind && !k.IsList() && !k.IsMap() {
+				kv.Message().Range(func(r protoreflect.FieldDescriptor, rv protoreflect.Value) bool {
+					c.set(string(r.Name()), r, rv)
+					return true
+				})
+			}
+			return true
+		})
+		return false
+	})
+	return c
+}
+
+// set records one rule of a kind's rules message, by its name.
+func (c *Constraints) set(name string, r protoreflect.FieldDescriptor, v protoreflect.Value) {
+	if name == "pattern" && r.Kind() == protoreflect.StringKind {
+		c.Pattern = v.String()
+		return
+	}
+	n, ok := number(r, v)
+	if !ok {
+		return
+	}
+	switch name {
+	case "min_len":
+		c.MinLen = &rules.Limit{Value: n}
+	case "max_len":
+		c.MaxLen = &rules.Limit{Value: n}
+	case "gt", "gte":
+		c.Min = &rules.Limit{Value: n, Exclusive: name == "gt"}
+	case "lt", "lte":
+		c.Max = &rules.Limit{Value: n, Exclusive: name == "lt"}
+	}
+}
+
+// number is a scalar rule value as a float64; false for a list or message.
+func number(r protoreflect.FieldDescriptor, v protoreflect.Value) (float64, bool) {
+	if r.IsList() || r.IsMap() {
+		return 0, false
+	}
+	switch r.Kind() {
+	case protoreflect.Int32Kind, protoreflect.Int64Kind, protoreflect.Sint32Kind, protoreflect.Sint64Kind,
+		protoreflect.Sfixed32Kind, protoreflect.Sfixed64Kind:
+		return float64(v.Int()), true
+	case protoreflect.Uint32Kind, protoreflect.Uint64Kind, protoreflect.Fixed32Kind, protoreflect.Fixed64Kind:
+		return float64(v.Uint()), true
+	case protoreflect.FloatKind, protoreflect.DoubleKind:
+		return v.Float(), true
+	}
+	return 0, false
 }
 
 // fieldExtensions reads the custom field options that carry meaning:

@@ -118,6 +118,17 @@ type Field struct {
 	// (buf.validate.field).required or protoc-gen-validate's
 	// (validate.rules).message.required.
 	ValidateRequired bool
+	// Validate holds the field's protovalidate ((buf.validate.field)) or
+	// protoc-gen-validate ((validate.rules)) bounds on its value.
+	Validate Constraints
+}
+
+// Constraints are the bounds a validation rule puts on a field's value:
+// a string's length and pattern, a number's range; nil or "" when unset.
+type Constraints struct {
+	MinLen, MaxLen *rules.Limit
+	Pattern        string
+	Min, Max       *rules.Limit // gt/gte, lt/lte: Exclusive for gt and lt
 }
 
 // Required reports whether the contract requires clients to set f: only an

@@ -573,8 +573,8 @@ func requestBecameEnum() *Rule {
 
 func requestMaxDecreased() *Rule {
 	return onChange(&Rule{
-		ID: "request-max-decreased", Pack: Breaking, Formats: OpenAPI, Severity: Error,
-		Reads:   []Entry{{Modified, SubjectSchema, AspectMaxItems}, {Modified, SubjectSchema, AspectMaxLength}, {Modified, SubjectSchema, AspectMaxProperties}, {Modified, SubjectSchema, AspectMaximum}},
+		ID: "request-max-decreased", Pack: Breaking, Formats: OpenAPI | Proto, Severity: Error,
+		Reads:   []Entry{{Modified, SubjectSchema, AspectMaxItems}, {Modified, SubjectSchema, AspectMaxLength}, {Modified, SubjectSchema, AspectMaxProperties}, {Modified, SubjectSchema, AspectMaximum}, {Modified, SubjectField, AspectMaxLength}, {Modified, SubjectField, AspectMaximum}},
 		Oasdiff: []string{"request-*-max-decreased", "request-*-max-set", "request-*-max-*-decreased", "request-*-max-*-set"},
 		Doc: Doc{
 			Title: "A request upper bound was lowered or added",
@@ -591,8 +591,8 @@ func requestMaxDecreased() *Rule {
 
 func requestMinIncreased() *Rule {
 	return onChange(&Rule{
-		ID: "request-min-increased", Pack: Breaking, Formats: OpenAPI, Severity: Error,
-		Reads:   []Entry{{Modified, SubjectSchema, AspectMinContains}, {Modified, SubjectSchema, AspectMinLength}, {Modified, SubjectSchema, AspectMinimum}},
+		ID: "request-min-increased", Pack: Breaking, Formats: OpenAPI | Proto, Severity: Error,
+		Reads:   []Entry{{Modified, SubjectSchema, AspectMinContains}, {Modified, SubjectSchema, AspectMinLength}, {Modified, SubjectSchema, AspectMinimum}, {Modified, SubjectField, AspectMinLength}, {Modified, SubjectField, AspectMinimum}},
 		Oasdiff: []string{"request-*-min-increased", "request-*-min-set", "request-*-min-*-increased", "request-*-min-*-set"},
 		Doc: Doc{
 			Title: "A request lower bound was raised or added",
@@ -609,8 +609,8 @@ func requestMinIncreased() *Rule {
 
 func requestPatternChanged() *Rule {
 	return onChange(&Rule{
-		ID: "request-pattern-changed", Pack: Breaking, Formats: OpenAPI, Severity: Error,
-		Reads:   []Entry{{Modified, SubjectSchema, AspectPattern}},
+		ID: "request-pattern-changed", Pack: Breaking, Formats: OpenAPI | Proto, Severity: Error,
+		Reads:   []Entry{{Modified, SubjectSchema, AspectPattern}, {Modified, SubjectField, AspectPattern}},
 		Oasdiff: []string{"request-*-pattern-added", "request-*-pattern-changed"},
 		Doc: Doc{
 			Title: "A request pattern was added or changed",
