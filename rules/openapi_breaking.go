@@ -578,9 +578,10 @@ func requestMaxDecreased() *Rule {
 		Oasdiff: []string{"request-*-max-decreased", "request-*-max-set", "request-*-max-*-decreased", "request-*-max-*-set"},
 		Doc: Doc{
 			Title: "A request upper bound was lowered or added",
-			Text:  "A maxLength, maximum, maxItems or maxProperties that shrinks (or appears), or a maximum made exclusive, rejects values clients were allowed to send.",
-			Bad:   "name: {type: string, maxLength: 100}   ->   maxLength: 50",
-			Good:  "name: {type: string, maxLength: 100}",
+			Text: "A maxLength, maximum, maxItems or maxProperties that shrinks (or appears), or a maximum made exclusive, rejects values clients were allowed to send. " +
+				"In proto, the max_len and lt/lte of a protovalidate ((buf.validate.field)) or protoc-gen-validate ((validate.rules)) rule count the same: the server answers INVALID_ARGUMENT.",
+			Bad:  "name: {type: string, maxLength: 100}   ->   maxLength: 50",
+			Good: "name: {type: string, maxLength: 100}",
 		},
 	},
 		func(c *Change) (string, bool) {
@@ -596,9 +597,10 @@ func requestMinIncreased() *Rule {
 		Oasdiff: []string{"request-*-min-increased", "request-*-min-set", "request-*-min-*-increased", "request-*-min-*-set"},
 		Doc: Doc{
 			Title: "A request lower bound was raised or added",
-			Text:  "A minLength, minimum, minItems or minProperties that grows (or appears), or a minimum made exclusive, rejects values clients were allowed to send.",
-			Bad:   "quantity: {type: integer, minimum: 1}   ->   minimum: 5",
-			Good:  "quantity: {type: integer, minimum: 1}",
+			Text: "A minLength, minimum, minItems or minProperties that grows (or appears), or a minimum made exclusive, rejects values clients were allowed to send. " +
+				"In proto, the min_len and gt/gte of a protovalidate or protoc-gen-validate rule count the same.",
+			Bad:  "quantity: {type: integer, minimum: 1}   ->   minimum: 5",
+			Good: "quantity: {type: integer, minimum: 1}",
 		},
 	},
 		func(c *Change) (string, bool) {
@@ -614,9 +616,10 @@ func requestPatternChanged() *Rule {
 		Oasdiff: []string{"request-*-pattern-added", "request-*-pattern-changed"},
 		Doc: Doc{
 			Title: "A request pattern was added or changed",
-			Text:  "Values clients send that matched nothing, or the old pattern, may not match the new one.",
-			Bad:   "code: {type: string}   ->   code: {type: string, pattern: '^[A-Z]{3}$'}",
-			Good:  "code: {type: string}",
+			Text: "Values clients send that matched nothing, or the old pattern, may not match the new one. In proto, a " +
+				"protovalidate or protoc-gen-validate string pattern counts the same.",
+			Bad:  "code: {type: string}   ->   code: {type: string, pattern: '^[A-Z]{3}$'}",
+			Good: "code: {type: string}",
 		},
 	},
 		func(c *Change) (string, bool) {
