@@ -110,7 +110,7 @@ func reservedReuse(r *Rule, in *Input) []Finding {
 		msgs[m.Name] = m
 	}
 	for _, c := range addedFields(in) {
-		parent, _, _ := cutLast(c.Path)
+		parent, _ := parentOf(c.Path)
 		if m := msgs[parent]; m != nil && inRanges(m.ReservedRange, c.NewField.Number) {
 			out = append(out, c.Finding(r, fmt.Sprintf(
 				"field %q takes number %d, which the old version of %s reserved for a deleted field: old data is read as %q; use an unreserved number",
@@ -134,7 +134,7 @@ func addedFields(in *Input) []*Change {
 		if c.Format != Proto || !c.Is(Added, SubjectField) || c.NewField == nil {
 			continue
 		}
-		if _, _, ok := cutLast(c.Path); ok {
+		if _, ok := parentOf(c.Path); ok {
 			out = append(out, c)
 		}
 	}
@@ -185,7 +185,7 @@ message Charge { int64 quantity = 2; }`,
 	r.Check = func(in *Input) []Finding {
 		var out []Finding
 		for _, c := range addedFields(in) {
-			parent, _, _ := cutLast(c.Path)
+			parent, _ := parentOf(c.Path)
 			u, ok := earlierUse(in.History, parent, c.NewField)
 			if !ok || !u.Unreleased {
 				continue
@@ -219,12 +219,14 @@ func daysBetween(since, until string) string {
 	}
 }
 
-func cutLast(full string) (string, string, bool) {
+// parentOf is the full name of what holds the element named full: a
+// field's message; false for a top-level name.
+func parentOf(full string) (string, bool) {
 	i := strings.LastIndexByte(full, '.')
 	if i < 0 {
-		return "", full, false
+		return "", false
 	}
-	return full[:i], full[i+1:], true
+	return full[:i], true
 }
 
 func inRanges(ranges [][2]int32, n int32) bool {
