@@ -111,10 +111,11 @@ const KeyNotAdoptedID = "idempotency-key-not-adopted"
 
 func keyMissing() *Rule {
 	return lintOpsByConvention(&Rule{
-		ID:       "idempotency-key-missing",
-		Pack:     Idempotency,
-		Formats:  OpenAPI | Proto,
-		Severity: Error,
+		ID:        "idempotency-key-missing",
+		Pack:      Idempotency,
+		Formats:   OpenAPI | Proto,
+		Severity:  Error,
+		Continues: []string{KeyNotAdoptedID, RPCKeyMissingID},
 		Doc: Doc{
 			Title: "An operation that may change state lacks the idempotency key its API uses elsewhere",
 			Text: "A client that times out cannot know whether its request was applied, so it retries; " +

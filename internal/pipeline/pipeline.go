@@ -274,7 +274,7 @@ func newLintFindings(in *rules.Input, o Options) []rules.Finding {
 	}
 	var made []rules.Finding
 	for _, f := range now {
-		if !allBefore(before, f) {
+		if !allBefore(o.Registry, before, f) {
 			made = append(made, f)
 		}
 	}
@@ -282,14 +282,32 @@ func newLintFindings(in *rules.Input, o Options) []rules.Finding {
 }
 
 // allBefore reports whether every rule a finding stands for reported its
-// element on the old side too.
-func allBefore(before map[string]bool, f rules.Finding) bool {
+// element on the old side too, itself or a rule it continues.
+func allBefore(reg *rules.Registry, before map[string]bool, f rules.Finding) bool {
 	for _, id := range append([]string{f.Rule}, f.Also...) {
-		if !before[id+"\x00"+f.Path] {
+		if !before[id+"\x00"+f.Path] && !continued(reg, before, id, f.Path) {
 			return false
 		}
 	}
 	return true
+}
+
+// continued reports whether the old side had, at path, a finding of a rule
+// that rule id continues.
+func continued(reg *rules.Registry, before map[string]bool, id, path string) bool {
+	if reg == nil {
+		return false
+	}
+	r, ok := reg.Get(id)
+	if !ok {
+		return false
+	}
+	for _, c := range r.Continues {
+		if before[c+"\x00"+path] {
+			return true
+		}
+	}
+	return false
 }
 
 // contractNoun names a format with its article: "an OpenAPI", "a proto".
