@@ -466,6 +466,7 @@ func (d *differ) field(s rules.Subject, of, nf *Field) {
 	if of.Card == CardRepeated && nf.Card == CardRepeated {
 		add(rules.AspectPacked, nf.Short, strconv.FormatBool(of.Packed), strconv.FormatBool(nf.Packed))
 	}
+	d.constraints(s, of, nf, ofa, nfa)
 	// Options and features that only mean something for some kinds are
 	// compared where both sides have them: a string becoming a bool is a
 	// type change, not a validation change to nothing.
@@ -683,10 +684,68 @@ func (d *differ) rpc(or, nr *RPC) {
 		at = nr.Loc
 	}
 	mod(rules.AspectIdempotency, or.Idempotency, nr.Idempotency, at)
+	d.httpBindings(or, nr)
+}
+
+// httpBindings compares an rpc's HTTP routes as OpenAPI operations are
+// compared: an old route (method and path template) the new rpc lacks is
+// gone for HTTP clients, moved when the new rpc has a route in its place
+// that the old one lacked; a route kept with another body binding changes
+// what clients must send.
+func (d *differ) httpBindings(or, nr *RPC) {
+	oldRoutes := make(map[string]bool, len(or.HTTP))
+	for _, b := range or.HTTP {
+		oldRoutes[b.Route()] = true
+	}
+	newRoutes := make(map[string]HTTPBinding, len(nr.HTTP))
+	for _, b := range nr.HTTP {
+		newRoutes[b.Route()] = b
+	}
+	change := func(a rules.Aspect, name, ov, nv string) {
+		d.add(rules.Change{Kind: rules.Modified, Subject: rules.SubjectRPC, Aspect: a, Name: name, Path: nr.Name,
+			Old: rules.Value{Text: ov}, New: rules.Value{Text: nv}, OldLoc: or.Loc, NewLoc: nr.Loc, Operations: []string{nr.Name}})
+	}
+	for i, ob := range or.HTTP {
+		if nb, kept := newRoutes[ob.Route()]; kept {
+			if nb.Body != ob.Body {
+				change(rules.AspectHTTPBody, ob.Route(), ob.Body, nb.Body)
+			}
+			continue
+		}
+		to := ""
+		if i < len(nr.HTTP) && !oldRoutes[nr.HTTP[i].Route()] {
+			to = nr.HTTP[i].Route()
+		}
+		change(rules.AspectHTTPBinding, nr.Short, ob.Route(), to)
+	}
 }
 
 func (d *differ) extensions() {
 	matchNamed(d, rules.SubjectExtension, d.old.Extensions, d.new.Extensions, func(ox, nx *Field) {
 		d.field(rules.SubjectField, ox, nx)
 	})
+}
+
+// constraints compares a field's validation bounds (protovalidate, PGV) in
+// the words and aspects of OpenAPI's: a request value they now refuse, or a
+// response value they no longer promise, is judged by the same rules.
+func (d *differ) constraints(s rules.Subject, of, nf *Field, ofa, nfa *rules.Field) {
+	bound := func(a rules.Aspect, ol, nl *rules.Limit) {
+		if ol.String() == nl.String() {
+			return
+		}
+		d.add(rules.Change{Kind: rules.Modified, Subject: s, Aspect: a, Name: nf.Short, Path: nf.Name,
+			Old: rules.Value{Text: ol.String(), Limit: ol}, New: rules.Value{Text: nl.String(), Limit: nl},
+			OldLoc: of.Loc, NewLoc: nf.Loc, OldField: ofa, NewField: nfa})
+	}
+	o, n := of.Validate, nf.Validate
+	bound(rules.AspectMinLength, o.MinLen, n.MinLen)
+	bound(rules.AspectMaxLength, o.MaxLen, n.MaxLen)
+	bound(rules.AspectMinimum, o.Min, n.Min)
+	bound(rules.AspectMaximum, o.Max, n.Max)
+	if o.Pattern != n.Pattern {
+		d.add(rules.Change{Kind: rules.Modified, Subject: s, Aspect: rules.AspectPattern, Name: nf.Short, Path: nf.Name,
+			Old: rules.Value{Text: o.Pattern}, New: rules.Value{Text: n.Pattern},
+			OldLoc: of.Loc, NewLoc: nf.Loc, OldField: ofa, NewField: nfa})
+	}
 }

@@ -244,7 +244,73 @@ func (l *lowerer) field(fd protoreflect.FieldDescriptor) *Field {
 	}
 	f.Trailing = l.at.trailing(fd)
 	f.Behavior, f.Unit, f.ValidateRequired = fieldExtensions(opts)
+	f.Validate = validateConstraints(opts)
 	return f
+}
+
+// validateConstraints reads the bounds of a field's protovalidate or
+// protoc-gen-validate rules: both write them in a message per kind of
+// value (string, int32, double, ...) with the same field names.
+func validateConstraints(opts *descriptorpb.FieldOptions) Constraints {
+	var c Constraints
+	if opts == nil {
+		return c
+	}
+	opts.ProtoReflect().Range(func(x protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+		if (x.FullName() != "buf.validate.field" && x.FullName() != "validate.rules") || x.Kind() != protoreflect.MessageKind {
+			return true
+		}
+		v.Message().Range(func(k protoreflect.FieldDescriptor, kv protoreflect.Value) bool {
+			if k.Kind() == protoreflect.MessageKind && !k.IsList() && !k.IsMap() {
+				kv.Message().Range(func(r protoreflect.FieldDescriptor, rv protoreflect.Value) bool {
+					c.set(string(r.Name()), r, rv)
+					return true
+				})
+			}
+			return true
+		})
+		return false
+	})
+	return c
+}
+
+// set records one rule of a kind's rules message, by its name.
+func (c *Constraints) set(name string, r protoreflect.FieldDescriptor, v protoreflect.Value) {
+	if name == "pattern" && r.Kind() == protoreflect.StringKind {
+		c.Pattern = v.String()
+		return
+	}
+	n, ok := number(r, v)
+	if !ok {
+		return
+	}
+	switch name {
+	case "min_len":
+		c.MinLen = &rules.Limit{Value: n}
+	case "max_len":
+		c.MaxLen = &rules.Limit{Value: n}
+	case "gt", "gte":
+		c.Min = &rules.Limit{Value: n, Exclusive: name == "gt"}
+	case "lt", "lte":
+		c.Max = &rules.Limit{Value: n, Exclusive: name == "lt"}
+	}
+}
+
+// number is a scalar rule value as a float64; false for a list or message.
+func number(r protoreflect.FieldDescriptor, v protoreflect.Value) (float64, bool) {
+	if r.IsList() || r.IsMap() {
+		return 0, false
+	}
+	switch r.Kind() {
+	case protoreflect.Int32Kind, protoreflect.Int64Kind, protoreflect.Sint32Kind, protoreflect.Sint64Kind,
+		protoreflect.Sfixed32Kind, protoreflect.Sfixed64Kind:
+		return float64(v.Int()), true
+	case protoreflect.Uint32Kind, protoreflect.Uint64Kind, protoreflect.Fixed32Kind, protoreflect.Fixed64Kind:
+		return float64(v.Uint()), true
+	case protoreflect.FloatKind, protoreflect.DoubleKind:
+		return v.Float(), true
+	}
+	return 0, false
 }
 
 // fieldExtensions reads the custom field options that carry meaning:
@@ -303,29 +369,56 @@ func enumLabel(x protoreflect.FieldDescriptor, v protoreflect.Value) string {
 	return fmt.Sprint(v.Enum())
 }
 
-// httpMethod is the verb of an rpc's (google.api.http) rule: the one of
-// get, put, post, delete, patch that is set, or custom.kind.
-func httpMethod(opts *descriptorpb.MethodOptions) string {
-	method := ""
+// httpBindings reads an rpc's (google.api.http) rule: its own binding
+// first, then its additional_bindings. A binding is the one of get, put,
+// post, delete, patch that is set, or custom {kind, path}, with its body.
+func httpBindings(opts *descriptorpb.MethodOptions) []HTTPBinding {
 	if opts == nil {
-		return ""
+		return nil
 	}
+	var out []HTTPBinding
 	opts.ProtoReflect().Range(func(x protoreflect.FieldDescriptor, v protoreflect.Value) bool {
 		if x.FullName() != "google.api.http" || x.Kind() != protoreflect.MessageKind {
 			return true
 		}
-		v.Message().Range(func(k protoreflect.FieldDescriptor, kv protoreflect.Value) bool {
-			switch k.Name() {
-			case "get", "put", "post", "delete", "patch":
-				method = strings.ToUpper(string(k.Name()))
-			case "custom":
-				method = strings.ToUpper(kv.Message().Get(k.Message().Fields().ByName("kind")).String())
-			}
-			return method == ""
-		})
+		out = appendBinding(out, v.Message())
 		return false
 	})
-	return method
+	return out
+}
+
+// appendBinding appends the binding of one HttpRule, then those of its
+// additional_bindings (which, per google/api/http.proto, nest one level).
+func appendBinding(out []HTTPBinding, rule protoreflect.Message) []HTTPBinding {
+	var b HTTPBinding
+	var more protoreflect.List
+	rule.Range(func(k protoreflect.FieldDescriptor, kv protoreflect.Value) bool {
+		switch k.Name() {
+		case "get", "put", "post", "delete", "patch":
+			b.Method, b.Path = strings.ToUpper(string(k.Name())), kv.String()
+		case "custom":
+			if k.Kind() == protoreflect.MessageKind {
+				m := kv.Message()
+				if kind, path := k.Message().Fields().ByName("kind"), k.Message().Fields().ByName("path"); kind != nil && path != nil {
+					b.Method, b.Path = strings.ToUpper(m.Get(kind).String()), m.Get(path).String()
+				}
+			}
+		case "body":
+			b.Body = kv.String()
+		case "additional_bindings":
+			if k.IsList() && k.Kind() == protoreflect.MessageKind {
+				more = kv.List()
+			}
+		}
+		return true
+	})
+	if b.Method != "" {
+		out = append(out, b)
+	}
+	for i := 0; more != nil && i < more.Len(); i++ {
+		out = appendBinding(out, more.Get(i).Message())
+	}
+	return out
 }
 
 func typeName(fd protoreflect.FieldDescriptor) string {
@@ -395,8 +488,11 @@ func (l *lowerer) service(sd protoreflect.ServiceDescriptor) {
 		s.RPCs = append(s.RPCs, &RPC{Elem: l.elem(md), Short: string(md.Name()),
 			Input: string(md.Input().FullName()), Output: string(md.Output().FullName()),
 			ClientStreaming: md.IsStreamingClient(), ServerStreaming: md.IsStreamingServer(),
-			Idempotency: opts.GetIdempotencyLevel().String(), HTTPMethod: httpMethod(opts),
+			Idempotency: opts.GetIdempotencyLevel().String(), HTTP: httpBindings(opts),
 			IdempotencyLoc: l.optionLoc(md, "idempotency_level")})
+		if r := s.RPCs[len(s.RPCs)-1]; len(r.HTTP) > 0 {
+			r.HTTPMethod = r.HTTP[0].Method
+		}
 	}
 	l.t.Services[s.Name] = s
 }

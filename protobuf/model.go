@@ -118,6 +118,17 @@ type Field struct {
 	// (buf.validate.field).required or protoc-gen-validate's
 	// (validate.rules).message.required.
 	ValidateRequired bool
+	// Validate holds the field's protovalidate ((buf.validate.field)) or
+	// protoc-gen-validate ((validate.rules)) bounds on its value.
+	Validate Constraints
+}
+
+// Constraints are the bounds a validation rule puts on a field's value:
+// a string's length and pattern, a number's range; nil or "" when unset.
+type Constraints struct {
+	MinLen, MaxLen *rules.Limit
+	Pattern        string
+	Min, Max       *rules.Limit // gt/gte, lt/lte: Exclusive for gt and lt
 }
 
 // Required reports whether the contract requires clients to set f: only an
@@ -168,4 +179,17 @@ type RPC struct {
 	// HTTPMethod is the verb of the rpc's (google.api.http) binding: GET,
 	// POST, ...; "" when it has none.
 	HTTPMethod string
+	// HTTP are the rpc's (google.api.http) bindings, the rule's own first,
+	// then its additional_bindings: the routes HTTP clients call it by.
+	HTTP []HTTPBinding
 }
+
+// HTTPBinding is one HTTP route of an rpc (grpc-gateway, transcoding).
+type HTTPBinding struct {
+	Method string // GET, POST, ... or a custom kind, upper-case
+	Path   string // the path template, as written
+	Body   string // the request field bound to the body: "*", a field name, or ""
+}
+
+// Route is the binding's method and path template: what an HTTP client calls.
+func (b HTTPBinding) Route() string { return b.Method + " " + b.Path }

@@ -119,6 +119,8 @@ const (
 	AspectRequestType     Aspect = "request_type"
 	AspectResponseType    Aspect = "response_type"
 	AspectIdempotency     Aspect = "idempotency_level"
+	AspectHTTPBinding     Aspect = "google.api.http"
+	AspectHTTPBody        Aspect = "google.api.http body"
 	AspectSyntax          Aspect = "syntax"
 	AspectOption          Aspect = "option"
 	AspectJSONFormat      Aspect = "json_format"

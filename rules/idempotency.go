@@ -12,7 +12,7 @@ import (
 // the server does with it.
 func idempotency() []*Rule {
 	return []*Rule{
-		keyMissing(), rpcKeyMissing(), keyOptional(), keyUnbounded(), conflictUndocumented(),
+		keyMissing(), keyNotAdopted(), rpcKeyMissing(), keyOptional(), keyUnbounded(), conflictUndocumented(),
 		mismatchUndocumented(), replayUndocumented(), retentionUndocumented(),
 		keyNewlyRequired(), keyMadeRequired(), keyDropped(),
 	}
@@ -53,29 +53,94 @@ func opName(c *Contract, op *Operation) string {
 	return op.ID
 }
 
+// keyConvention names where contract c shows it deduplicates retries: a root
+// x-idempotency, an operation's Idempotency-Key, an rpc's key field or its
+// idempotency_level. "" when c shows none: an API that never promised keys.
+func keyConvention(c *Contract) string {
+	if c.Key != nil {
+		return "x-idempotency"
+	}
+	for _, op := range c.Operations {
+		switch {
+		case op.Key != nil:
+			return op.Key.Name + " on " + opName(c, op)
+		case op.Idempotent && c.Format == Proto:
+			return "idempotency_level on " + opName(c, op)
+		}
+	}
+	return ""
+}
+
+// KeyConventionUnseen reports whether c has an operation that needs a key
+// and lacks one while c shows no key convention: a verdict that a contract
+// lowered from part of a document (a diff's subset load) cannot give, since
+// the operations left out may take a key.
+func KeyConventionUnseen(c *Contract) bool {
+	if c == nil || keyConvention(c) != "" {
+		return false
+	}
+	for _, op := range c.Operations {
+		if needsKey(op) && op.Key == nil {
+			return true
+		}
+	}
+	return false
+}
+
+// lintOpsByConvention wires a matcher over the operations of a contract
+// whose key convention, present or not, is the one the rule is about; the
+// matcher gets where the convention shows.
+func lintOpsByConvention(r *Rule, present bool, match func(c *Contract, op *Operation, convention string) *issue) *Rule {
+	return lintContract(r, func(c *Contract) []Finding {
+		conv := keyConvention(c)
+		if (conv != "") != present {
+			return nil
+		}
+		var out []Finding
+		for _, op := range c.Operations {
+			if i := match(c, op, conv); i != nil {
+				out = append(out, opFinding(r, c, op, *i))
+			}
+		}
+		return out
+	})
+}
+
+// KeyNotAdoptedID is the warning for an API without a key convention.
+const KeyNotAdoptedID = "idempotency-key-not-adopted"
+
 func keyMissing() *Rule {
-	return lintOps(&Rule{
-		ID:       "idempotency-key-missing",
-		Pack:     Idempotency,
-		Formats:  OpenAPI,
-		Severity: Error,
+	return lintOpsByConvention(&Rule{
+		ID:        "idempotency-key-missing",
+		Pack:      Idempotency,
+		Formats:   OpenAPI | Proto,
+		Severity:  Error,
+		Continues: []string{KeyNotAdoptedID, RPCKeyMissingID},
 		Doc: Doc{
-			Title: "A non-idempotent operation does not require an idempotency key",
+			Title: "An operation that may change state lacks the idempotency key its API uses elsewhere",
 			Text: "A client that times out cannot know whether its request was applied, so it retries; " +
 				"without a key the server cannot tell the retry from a new request, and a charge is made " +
-				"twice. Every POST or PATCH must require a key the server deduplicates on: an " +
-				"Idempotency-Key header parameter (matched case-insensitively, inline or via $ref). An " +
-				"operation that is harmless to repeat, such as a search sent by POST, says so with " +
-				"x-idempotent: true. PUT, DELETE, GET, HEAD and OPTIONS are idempotent by definition and " +
-				"never flagged. An API that takes the key on every POST and PATCH declares it once, with a " +
-				"root-level x-idempotency whose value is the header parameter (inline, or a $ref to " +
-				"#/components/parameters/NAME): every such operation without a key of its own then takes " +
-				"that one, this rule is satisfied, and the other idempotency rules check the declaration " +
-				"(required, bounded, retention documented) once instead of each operation. Proto rpcs have " +
-				"their own rule, " + RPCKeyMissingID + ".",
-			Bad: `post:
-  operationId: createCharge
-  requestBody: {$ref: '#/components/requestBodies/Charge'}`,
+				"twice. This rule applies the API's own convention: where the contract declares an " +
+				"idempotency key anywhere (an Idempotency-Key header parameter, matched " +
+				"case-insensitively, inline or via $ref; a root-level x-idempotency; a proto request " +
+				"field idempotency_key or request_id; an rpc's idempotency_level), every POST or PATCH, " +
+				"and every rpc that is not a read, must take it too: one without is an inconsistency, " +
+				"an error. An API with no convention at all gets the warning " + KeyNotAdoptedID +
+				" (OpenAPI) or " + RPCKeyMissingID + " (proto) instead. An operation that is harmless " +
+				"to repeat, such as a search sent by POST, says so with x-idempotent: true (proto: " +
+				"idempotency_level). PUT, DELETE, GET, HEAD and OPTIONS are idempotent by definition, and " +
+				"rpcs that read (see " + RPCKeyMissingID + " for the list) are never flagged. An API that " +
+				"takes the key on every POST and PATCH declares it once, with a root-level x-idempotency " +
+				"whose value is the header parameter (inline, or a $ref to #/components/parameters/NAME): " +
+				"every such operation without a key of its own then takes that one, this rule is " +
+				"satisfied, and the other idempotency rules check the declaration (required, bounded, " +
+				"retention documented) once instead of each operation.",
+			Bad: `/v1/refunds:
+  post:
+    parameters: [{$ref: '#/components/parameters/IdempotencyKey'}]
+/v1/charges:
+  post:
+    operationId: createCharge`,
 			Good: `post:
   operationId: createCharge
   parameters:
@@ -86,37 +151,83 @@ func keyMissing() *Rule {
 # or once, for every POST and PATCH of the API:
 x-idempotency: {$ref: '#/components/parameters/IdempotencyKey'}`,
 		},
-	}, func(c *Contract, op *Operation) *issue {
+	}, true, func(c *Contract, op *Operation, conv string) *issue {
 		if !needsKey(op) || op.Key != nil {
 			return nil
 		}
-		return &issue{msg: fmt.Sprintf("%s does not take an Idempotency-Key header: a client that retries after a "+
-			"timeout may apply it twice; require the header, or mark the operation x-idempotent: true "+
-			"if repeating it is harmless", op.ID)}
+		if c.Format == Proto {
+			return &issue{msg: fmt.Sprintf("rpc %s has no idempotency key in its request, though this API follows "+
+				"a retry convention (%s): a client that retries after a timeout may apply it twice; add the "+
+				"key field, or set option idempotency_level = IDEMPOTENT if repeating it is harmless", op.ID, conv)}
+		}
+		return &issue{msg: fmt.Sprintf("%s does not take an Idempotency-Key header, though this API uses one (%s): "+
+			"a client that retries after a timeout may apply it twice; require the header, or mark the "+
+			"operation x-idempotent: true if repeating it is harmless", op.ID, conv)}
 	})
 }
 
-// RPCKeyMissingID is the proto twin of idempotency-key-missing; config's
-// `idempotency: {proto: strict}` raises it to an error.
+func keyNotAdopted() *Rule {
+	return lintOpsByConvention(&Rule{
+		ID:       KeyNotAdoptedID,
+		Pack:     Idempotency,
+		Formats:  OpenAPI,
+		Severity: Warning,
+		Doc: Doc{
+			Title: "A POST or PATCH has no idempotency key, and the API has not adopted one",
+			Text: "The API declares no idempotency key anywhere, so its clients were never promised that a " +
+				"retry is applied once, and a gate should not fail on a design every operation shares. " +
+				"The risk is real still: a client that retries after a timeout may apply the request " +
+				"twice. This warning says how to adopt a key without breaking anyone: declare an optional " +
+				"Idempotency-Key header once, with a root-level x-idempotency, and deduplicate on it; " +
+				"count the requests that arrive without it; require it once that count is zero. Once any " +
+				"operation takes a key, an operation without it is idempotency-key-missing, an error.",
+			Bad: `paths:
+  /v1/charges:
+    post: {operationId: createCharge}`,
+			Good: `x-idempotency: {$ref: '#/components/parameters/IdempotencyKey'}
+components:
+  parameters:
+    IdempotencyKey:
+      name: Idempotency-Key
+      in: header
+      description: Keys are kept for 24 hours.
+      schema: {type: string, maxLength: 255}`,
+		},
+	}, false, func(c *Contract, op *Operation, _ string) *issue {
+		if !needsKey(op) || op.Key != nil {
+			return nil
+		}
+		return &issue{msg: fmt.Sprintf("%s takes no Idempotency-Key header and this API declares no key convention: "+
+			"a client that retries after a timeout may apply it twice; to adopt one, declare an optional "+
+			"Idempotency-Key header parameter once with a root x-idempotency: {$ref: "+
+			"'#/components/parameters/IdempotencyKey'}, deduplicate on it, and require it once every client "+
+			"sends it (or mark the operation x-idempotent: true if repeating it is harmless)", op.ID)}
+	})
+}
+
+// RPCKeyMissingID is the proto rule for an API without a key convention;
+// config's `idempotency: {proto: strict}` raises it to an error.
 const RPCKeyMissingID = "idempotency-key-missing-rpc"
 
 func rpcKeyMissing() *Rule {
-	return lintOps(&Rule{
+	return lintOpsByConvention(&Rule{
 		ID:       RPCKeyMissingID,
 		Pack:     Idempotency,
 		Formats:  Proto,
 		Severity: Warning,
 		Doc: Doc{
-			Title: "An rpc that may change state has no idempotency key",
+			Title: "An rpc that may change state has no idempotency key, and the API has not adopted one",
 			Text: "gRPC clients retry too, and an rpc that creates or moves something is applied twice " +
 				"when a retry meets no key. The request should carry a string field idempotency_key or " +
-				"request_id (or one whose comment says contractlint:idempotency-key). Reads are never " +
-				"flagged: an rpc bound to HTTP GET by (google.api.http), one whose idempotency_level is " +
-				"NO_SIDE_EFFECTS or IDEMPOTENT, and the standard read methods Get*, List* and BatchGet* " +
-				"(Search* counts as a read when bound to GET). This is a warning, not an error like " +
-				"idempotency-key-missing for an OpenAPI POST, because most gRPC APIs never set " +
-				"idempotency_level and an additive change should not fail on it; teams that want the " +
-				"error set `idempotency: {proto: strict}` in .contractlint.yaml.",
+				"request_id (or one whose comment says contractlint:idempotency-key). This rule fires " +
+				"only where the API has no key convention (no key field, no idempotency_level on any " +
+				"rpc); where it has one, an rpc without it is idempotency-key-missing, an error. It is a " +
+				"warning because most gRPC APIs never set idempotency_level and an additive change should " +
+				"not fail on it; teams that want the error set `idempotency: {proto: strict}` in " +
+				".contractlint.yaml. Reads are never flagged: an rpc bound to HTTP GET by " +
+				"(google.api.http), one whose idempotency_level is NO_SIDE_EFFECTS or IDEMPOTENT, and " +
+				"one whose name starts with an AIP standard or custom read verb followed by a capital " +
+				"letter or nothing (GetCharge, but not Getaway): " + strings.Join(readVerbs, ", ") + ".",
 			Bad: `service Charges {
   rpc CreateCharge(CreateChargeRequest) returns (Charge);
 }
@@ -127,7 +238,7 @@ message CreateChargeRequest { int64 amount_cents = 1; }`,
   string request_id = 2;
 }`,
 		},
-	}, func(c *Contract, op *Operation) *issue {
+	}, false, func(c *Contract, op *Operation, _ string) *issue {
 		if !needsKey(op) || op.Key != nil {
 			return nil
 		}
@@ -137,14 +248,24 @@ message CreateChargeRequest { int64 amount_cents = 1; }`,
 	})
 }
 
-// readRPC reports whether an rpc only reads: bound to HTTP GET, or one of
-// the standard read methods (AIP-131, 132, 231) by name.
+// readVerbs are the method-name verbs of AIP's standard reads (Get, List,
+// BatchGet: AIP-131, 132, 231) and of the custom methods that only read
+// (AIP-136) as real APIs name them: authzed's Lookup*, Check*, Watch,
+// ReadSchema, DiffSchema; openfga's Read*, Expand, ListObjects; milvus's
+// Describe*, Show*, Has*, Query, Search.
+var readVerbs = []string{
+	"BatchCheck", "BatchGet", "Check", "Count", "Describe", "Diff", "Expand", "Export", "Fetch",
+	"Get", "Has", "List", "Lookup", "Query", "Read", "Search", "Show", "Watch",
+}
+
+// readRPC reports whether an rpc only reads: bound to HTTP GET, or named
+// with a read verb followed by a capital letter or nothing.
 func readRPC(op *Operation) bool {
 	if op.Binding == "GET" {
 		return true
 	}
 	name := op.ID[strings.LastIndexByte(op.ID, '.')+1:]
-	for _, verb := range []string{"BatchGet", "Get", "List"} {
+	for _, verb := range readVerbs {
 		if rest, ok := strings.CutPrefix(name, verb); ok && (rest == "" || unicode.IsUpper(rune(rest[0]))) {
 			return true
 		}

@@ -573,14 +573,15 @@ func requestBecameEnum() *Rule {
 
 func requestMaxDecreased() *Rule {
 	return onChange(&Rule{
-		ID: "request-max-decreased", Pack: Breaking, Formats: OpenAPI, Severity: Error,
-		Reads:   []Entry{{Modified, SubjectSchema, AspectMaxItems}, {Modified, SubjectSchema, AspectMaxLength}, {Modified, SubjectSchema, AspectMaxProperties}, {Modified, SubjectSchema, AspectMaximum}},
+		ID: "request-max-decreased", Pack: Breaking, Formats: OpenAPI | Proto, Severity: Error,
+		Reads:   []Entry{{Modified, SubjectSchema, AspectMaxItems}, {Modified, SubjectSchema, AspectMaxLength}, {Modified, SubjectSchema, AspectMaxProperties}, {Modified, SubjectSchema, AspectMaximum}, {Modified, SubjectField, AspectMaxLength}, {Modified, SubjectField, AspectMaximum}},
 		Oasdiff: []string{"request-*-max-decreased", "request-*-max-set", "request-*-max-*-decreased", "request-*-max-*-set"},
 		Doc: Doc{
 			Title: "A request upper bound was lowered or added",
-			Text:  "A maxLength, maximum, maxItems or maxProperties that shrinks (or appears), or a maximum made exclusive, rejects values clients were allowed to send.",
-			Bad:   "name: {type: string, maxLength: 100}   ->   maxLength: 50",
-			Good:  "name: {type: string, maxLength: 100}",
+			Text: "A maxLength, maximum, maxItems or maxProperties that shrinks (or appears), or a maximum made exclusive, rejects values clients were allowed to send. " +
+				"In proto, the max_len and lt/lte of a protovalidate ((buf.validate.field)) or protoc-gen-validate ((validate.rules)) rule count the same: the server answers INVALID_ARGUMENT.",
+			Bad:  "name: {type: string, maxLength: 100}   ->   maxLength: 50",
+			Good: "name: {type: string, maxLength: 100}",
 		},
 	},
 		func(c *Change) (string, bool) {
@@ -591,14 +592,15 @@ func requestMaxDecreased() *Rule {
 
 func requestMinIncreased() *Rule {
 	return onChange(&Rule{
-		ID: "request-min-increased", Pack: Breaking, Formats: OpenAPI, Severity: Error,
-		Reads:   []Entry{{Modified, SubjectSchema, AspectMinContains}, {Modified, SubjectSchema, AspectMinLength}, {Modified, SubjectSchema, AspectMinimum}},
+		ID: "request-min-increased", Pack: Breaking, Formats: OpenAPI | Proto, Severity: Error,
+		Reads:   []Entry{{Modified, SubjectSchema, AspectMinContains}, {Modified, SubjectSchema, AspectMinLength}, {Modified, SubjectSchema, AspectMinimum}, {Modified, SubjectField, AspectMinLength}, {Modified, SubjectField, AspectMinimum}},
 		Oasdiff: []string{"request-*-min-increased", "request-*-min-set", "request-*-min-*-increased", "request-*-min-*-set"},
 		Doc: Doc{
 			Title: "A request lower bound was raised or added",
-			Text:  "A minLength, minimum, minItems or minProperties that grows (or appears), or a minimum made exclusive, rejects values clients were allowed to send.",
-			Bad:   "quantity: {type: integer, minimum: 1}   ->   minimum: 5",
-			Good:  "quantity: {type: integer, minimum: 1}",
+			Text: "A minLength, minimum, minItems or minProperties that grows (or appears), or a minimum made exclusive, rejects values clients were allowed to send. " +
+				"In proto, the min_len and gt/gte of a protovalidate or protoc-gen-validate rule count the same.",
+			Bad:  "quantity: {type: integer, minimum: 1}   ->   minimum: 5",
+			Good: "quantity: {type: integer, minimum: 1}",
 		},
 	},
 		func(c *Change) (string, bool) {
@@ -609,14 +611,15 @@ func requestMinIncreased() *Rule {
 
 func requestPatternChanged() *Rule {
 	return onChange(&Rule{
-		ID: "request-pattern-changed", Pack: Breaking, Formats: OpenAPI, Severity: Error,
-		Reads:   []Entry{{Modified, SubjectSchema, AspectPattern}},
+		ID: "request-pattern-changed", Pack: Breaking, Formats: OpenAPI | Proto, Severity: Error,
+		Reads:   []Entry{{Modified, SubjectSchema, AspectPattern}, {Modified, SubjectField, AspectPattern}},
 		Oasdiff: []string{"request-*-pattern-added", "request-*-pattern-changed"},
 		Doc: Doc{
 			Title: "A request pattern was added or changed",
-			Text:  "Values clients send that matched nothing, or the old pattern, may not match the new one.",
-			Bad:   "code: {type: string}   ->   code: {type: string, pattern: '^[A-Z]{3}$'}",
-			Good:  "code: {type: string}",
+			Text: "Values clients send that matched nothing, or the old pattern, may not match the new one. In proto, a " +
+				"protovalidate or protoc-gen-validate string pattern counts the same.",
+			Bad:  "code: {type: string}   ->   code: {type: string, pattern: '^[A-Z]{3}$'}",
+			Good: "code: {type: string}",
 		},
 	},
 		func(c *Change) (string, bool) {

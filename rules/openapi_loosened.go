@@ -30,8 +30,8 @@ func openapiLoosened() []*Rule {
 
 func responseMaxIncreased() *Rule {
 	return onChange(&Rule{
-		ID: "response-max-increased", Pack: Breaking, Formats: OpenAPI, Severity: Error,
-		Reads:   []Entry{{Modified, SubjectSchema, AspectMaxLength}, {Modified, SubjectSchema, AspectMaximum}},
+		ID: "response-max-increased", Pack: Breaking, Formats: OpenAPI | Proto, Severity: Error,
+		Reads:   []Entry{{Modified, SubjectSchema, AspectMaxLength}, {Modified, SubjectSchema, AspectMaximum}, {Modified, SubjectField, AspectMaxLength}, {Modified, SubjectField, AspectMaximum}},
 		Oasdiff: []string{"response-*-max-increased", "response-*-max-unset", "response-*-max-*-increased", "response-*-max-*-unset", "response-*-exclusive-max-increased", "response-*-exclusive-max-unset"},
 		Doc: Doc{
 			Title: "A response upper bound was raised or removed",
@@ -48,8 +48,8 @@ func responseMaxIncreased() *Rule {
 
 func responseMinDecreased() *Rule {
 	return onChange(&Rule{
-		ID: "response-min-decreased", Pack: Breaking, Formats: OpenAPI, Severity: Error,
-		Reads:   []Entry{{Modified, SubjectSchema, AspectMinItems}, {Modified, SubjectSchema, AspectMinimum}},
+		ID: "response-min-decreased", Pack: Breaking, Formats: OpenAPI | Proto, Severity: Error,
+		Reads:   []Entry{{Modified, SubjectSchema, AspectMinItems}, {Modified, SubjectSchema, AspectMinimum}, {Modified, SubjectField, AspectMinLength}, {Modified, SubjectField, AspectMinimum}},
 		Oasdiff: []string{"response-*-min-decreased", "response-*-min-unset", "response-*-min-*-decreased", "response-*-min-*-unset", "response-*-exclusive-min-decreased", "response-*-exclusive-min-unset"},
 		Doc: Doc{
 			Title: "A response lower bound was lowered or removed",
@@ -66,8 +66,8 @@ func responseMinDecreased() *Rule {
 
 func responsePatternRemoved() *Rule {
 	return onChange(&Rule{
-		ID: "response-pattern-removed", Pack: Breaking, Formats: OpenAPI, Severity: Error,
-		Reads:   []Entry{{Modified, SubjectSchema, AspectPattern}},
+		ID: "response-pattern-removed", Pack: Breaking, Formats: OpenAPI | Proto, Severity: Error,
+		Reads:   []Entry{{Modified, SubjectSchema, AspectPattern}, {Modified, SubjectField, AspectPattern}},
 		Oasdiff: []string{"response-property-pattern-removed"},
 		Doc: Doc{
 			Title: "A response pattern was removed",

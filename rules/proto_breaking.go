@@ -25,7 +25,7 @@ const (
 // of buf's FILE, PACKAGE, WIRE_JSON and WIRE categories, each under its own
 // ID, run at the levels buf runs it.
 func protoBreaking() []*Rule {
-	return slices.Concat(protoDeletions(), protoFieldRules(), protoTypeRules(), protoRPCRules(), protoFileRules())
+	return slices.Concat(protoDeletions(), protoFieldRules(), protoTypeRules(), protoRPCRules(), protoHTTPRules(), protoFileRules())
 }
 
 // changeMsg is the match most proto rules share: when picks the changes a

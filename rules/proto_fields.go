@@ -4,11 +4,12 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 )
 
 // protoEvolution holds the proto-only evolution rules.
 func protoEvolution() []*Rule {
-	return []*Rule{fieldNumberReused()}
+	return []*Rule{fieldNumberReused(), fieldNumberReusedUnreleased()}
 }
 
 // fieldNumberReused is built here and only here: its check reads both the
@@ -36,7 +37,9 @@ func fieldNumberReused() *Rule {
 				"names. Moving a field to a new number is the same mistake seen from the other side: old writers " +
 				"still send the old number. Never reuse a number: delete the field with `reserved <number>; " +
 				"reserved \"<name>\";` and give the new field a fresh number. With git history (review) or contractlint.lock, a number " +
-				"any earlier version used counts too, not only the old version's.",
+				"any earlier released version used counts too, not only the old version's; in a repository " +
+				"with release tags, a number only commits no tag contains used is " +
+				"field-number-reused-unreleased, a warning (config `history: all` makes it this error).",
 			Bad: `// old
 message Charge { double price = 3; }
 // new
@@ -95,7 +98,8 @@ func otherField(o, n *Field) bool {
 }
 
 // reservedReuse reports a new field on a number the old version reserved,
-// or that an earlier version (history, lock file) gave to another field.
+// or that an earlier released version (history, lock file) gave to another
+// field.
 func reservedReuse(r *Rule, in *Input) []Finding {
 	if in.Old == nil {
 		return nil
@@ -105,22 +109,15 @@ func reservedReuse(r *Rule, in *Input) []Finding {
 	for _, m := range in.Old.Messages {
 		msgs[m.Name] = m
 	}
-	for i := range in.Changes {
-		c := &in.Changes[i]
-		if c.Format != Proto || !c.Is(Added, SubjectField) || c.NewField == nil {
-			continue
-		}
-		parent, _, ok := cutLast(c.Path)
-		if !ok {
-			continue
-		}
+	for _, c := range addedFields(in) {
+		parent, _ := parentOf(c.Path)
 		if m := msgs[parent]; m != nil && inRanges(m.ReservedRange, c.NewField.Number) {
 			out = append(out, c.Finding(r, fmt.Sprintf(
 				"field %q takes number %d, which the old version of %s reserved for a deleted field: old data is read as %q; use an unreserved number",
 				c.Name, c.NewField.Number, parent, c.Name)))
 			continue
 		}
-		if u, ok := earlierUse(in.History, parent, c.NewField); ok {
+		if u, ok := earlierUse(in.History, parent, c.NewField); ok && !u.Unreleased {
 			out = append(out, c.Finding(r, fmt.Sprintf(
 				"field %q takes number %d, which %s gave to field %q (%s) in an earlier version (%s): data written then is read as %q; reserve %d and use a new number",
 				c.Name, u.Number, parent, u.Name, u.Type, u.Seen, c.Name, u.Number)))
@@ -129,8 +126,24 @@ func reservedReuse(r *Rule, in *Input) []Finding {
 	return out
 }
 
+// addedFields are the proto fields the change added inside a message.
+func addedFields(in *Input) []*Change {
+	var out []*Change
+	for i := range in.Changes {
+		c := &in.Changes[i]
+		if c.Format != Proto || !c.Is(Added, SubjectField) || c.NewField == nil {
+			continue
+		}
+		if _, ok := parentOf(c.Path); ok {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
 // earlierUse finds a version in the history where f's number belonged to a
-// field with another name or type; the same field coming back is no reuse.
+// field with another name or type, a released one first; the same field
+// coming back is no reuse.
 func earlierUse(h *History, message string, f *Field) (UsedNumber, bool) {
 	for _, u := range h.Uses(message, f.Number) {
 		if u.Name != f.Name || u.Type != f.Type {
@@ -140,12 +153,80 @@ func earlierUse(h *History, message string, f *Field) (UsedNumber, bool) {
 	return UsedNumber{}, false
 }
 
-func cutLast(full string) (string, string, bool) {
+// fieldNumberReusedUnreleased is field-number-reused for a number that
+// only commits between releases used: review marks those uses when the
+// repository has release tags (config `history: all` does not).
+func fieldNumberReusedUnreleased() *Rule {
+	r := &Rule{
+		ID:       "field-number-reused-unreleased",
+		Reads:    []Entry{{Added, SubjectField, ""}},
+		Pack:     Evolution,
+		Formats:  Proto,
+		Severity: Warning,
+		Mode:     DiffRule,
+		Doc: Doc{
+			Title: "A field number that only unreleased commits used is given to a different field",
+			Text: "review walks a .proto file's whole git history for numbers used before. When the repository " +
+				"has release tags and the earlier use lived only in commits that no tag contains (a field added " +
+				"on main and deleted days later), no released client or stored message can carry it, unless " +
+				"one of those commits was deployed; so this is a warning naming the commit and the days it " +
+				"lived, where field-number-reused (an error) reports a number any release used. Reserve the " +
+				"number if that commit ever ran against real data. A repository without tags, or a config " +
+				"with `history: all`, counts every commit as released.",
+			Bad: `// main, 2024-03-01 (no tag): double price = 2;
+// main, 2024-03-05: price deleted, 2 not reserved
+message Charge { int64 quantity = 2; }`,
+			Good: `message Charge {
+  reserved 2;
+  int64 quantity = 3;
+}`,
+		},
+	}
+	r.Check = func(in *Input) []Finding {
+		var out []Finding
+		for _, c := range addedFields(in) {
+			parent, _ := parentOf(c.Path)
+			u, ok := earlierUse(in.History, parent, c.NewField)
+			if !ok || !u.Unreleased {
+				continue
+			}
+			out = append(out, c.Finding(r, fmt.Sprintf(
+				"field %q takes number %d, which %s gave to field %q (%s) only in unreleased commits: used for %s "+
+					"(%s to %s) on the branch in %s, which no release tag contains; if that was deployed, stored "+
+					"data may misparse as %q: reserve %d and use a new number",
+				c.Name, u.Number, parent, u.Name, u.Type, daysBetween(u.Since, u.Until), u.Since, u.Until, u.Seen,
+				c.Name, u.Number)))
+		}
+		return out
+	}
+	return r
+}
+
+// daysBetween says how long a use lived, from its two dates.
+func daysBetween(since, until string) string {
+	a, err1 := time.Parse(time.DateOnly, since)
+	b, err2 := time.Parse(time.DateOnly, until)
+	if err1 != nil || err2 != nil {
+		return "a while"
+	}
+	switch d := int(b.Sub(a).Hours() / 24); d {
+	case 0:
+		return "less than a day"
+	case 1:
+		return "1 day"
+	default:
+		return fmt.Sprintf("%d days", d)
+	}
+}
+
+// parentOf is the full name of what holds the element named full: a
+// field's message; false for a top-level name.
+func parentOf(full string) (string, bool) {
 	i := strings.LastIndexByte(full, '.')
 	if i < 0 {
-		return "", full, false
+		return "", false
 	}
-	return full[:i], full[i+1:], true
+	return full[:i], true
 }
 
 func inRanges(ranges [][2]int32, n int32) bool {

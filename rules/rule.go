@@ -104,6 +104,12 @@ type Rule struct {
 	// Supersedes lists rules whose findings at the same location this rule's
 	// finding replaces (field-redefined says more than a bare type change).
 	Supersedes []string
+	// Continues lists lint rules that reported the same problem under
+	// another verdict: in a diff, an element the old side had one of their
+	// findings on is no problem the change made (a POST keyless before an
+	// API adopted keys was idempotency-key-not-adopted; it is not a new
+	// idempotency-key-missing).
+	Continues []string
 	// Apart marks a rule whose findings about one element are each a
 	// different edit (one per extension range, reservation or required
 	// field of the message): the engine never merges them with another.

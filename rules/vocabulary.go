@@ -141,6 +141,12 @@ func Vocabulary() []Term {
 		{proto, Modified, SubjectField, AspectDefault, "the default, or none", "the default, or none", "OldField, NewField"},
 		{proto, Modified, SubjectField, AspectPacked, boolText, boolText, "OldField, NewField"},
 		{proto, Modified, SubjectField, AspectOption, "the option's value", "the option's value", "Name: ctype | jstype | utf8_validation | java_string_check_utf8"},
+		// Validation bounds, protovalidate's or protoc-gen-validate's, in OpenAPI's aspects.
+		{proto, Modified, SubjectField, AspectMinLength, "min_len, or none", "likewise", "Old.Limit, New.Limit"},
+		{proto, Modified, SubjectField, AspectMaxLength, "max_len, or none", "likewise", "Old.Limit, New.Limit"},
+		{proto, Modified, SubjectField, AspectMinimum, "gt or gte, or none", "likewise", "Old.Limit, New.Limit (gt: Exclusive)"},
+		{proto, Modified, SubjectField, AspectMaximum, "lt or lte, or none", "likewise", "Old.Limit, New.Limit (lt: Exclusive)"},
+		{proto, Modified, SubjectField, AspectPattern, "the pattern, or none", "likewise", ""},
 		// Enums.
 		{proto, Modified, SubjectEnum, AspectType, "open | closed", "open | closed", ""},
 		{proto, Modified, SubjectEnum, AspectJSONFormat, "ALLOW | LEGACY_BEST_EFFORT", "likewise", ""},
@@ -155,6 +161,8 @@ func Vocabulary() []Term {
 		{proto, Modified, SubjectRPC, AspectClientStreaming, boolText, boolText, ""},
 		{proto, Modified, SubjectRPC, AspectServerStreaming, boolText, boolText, ""},
 		{proto, Modified, SubjectRPC, AspectIdempotency, "idempotency_level", "idempotency_level", ""},
+		{proto, Modified, SubjectRPC, AspectHTTPBinding, "the route (METHOD path template) removed", "the route in its place, or none", ""},
+		{proto, Modified, SubjectRPC, AspectHTTPBody, "the old body field, or none", "the new body field, or none", "Name: the route"},
 
 		// Review's own checks, over the repository rather than one contract.
 		{api | proto, Removed, SubjectContract, "", none, none, ""},

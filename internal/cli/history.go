@@ -106,7 +106,7 @@ func runHistory(e *Env, ho *historyOptions) error {
 	if o.LinkBase == "" {
 		o.LinkBase = defaultLinkBase(e, repo)
 	}
-	o.Review = review.Options{Dir: repo.Top, Globs: cfg.ContractGlobs(), HistoryDepth: cfg.HistoryDepth, Pipeline: po}
+	o.Review = review.Options{Dir: repo.Top, Globs: cfg.ContractGlobs(), HistoryDepth: cfg.HistoryDepth, HistoryAll: cfg.HistoryAll, Pipeline: po}
 	if ho.flags.Changed("history-depth") {
 		o.Review.HistoryDepth = ho.historyDepth
 	}

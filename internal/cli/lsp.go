@@ -80,7 +80,7 @@ func runLSP(e *Env, lo *lspOptions) error {
 			}
 			po.Settings.IgnoreName = ignoreNames(cfg.Dir, repo.Top)
 		}
-		ro := review.Options{Globs: cfg.ContractGlobs(), HistoryDepth: cfg.HistoryDepth, Pipeline: po}
+		ro := review.Options{Globs: cfg.ContractGlobs(), HistoryDepth: cfg.HistoryDepth, HistoryAll: cfg.HistoryAll, Pipeline: po}
 		if cfg.Contracts != nil {
 			ro.GlobsFrom = cfg.File
 		}

@@ -100,6 +100,7 @@ func runReview(e *Env, ro *reviewOptions, paths []string) error {
 	if !ro.flags.Changed("history-depth") {
 		o.HistoryDepth = cfg.HistoryDepth
 	}
+	o.HistoryAll = cfg.HistoryAll
 	var log *changelog.Log
 	if ro.changelog {
 		if log, err = ro.collectChangelog(&po); err != nil {

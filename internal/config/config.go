@@ -68,6 +68,10 @@ type Config struct {
 	// HistoryDepth bounds how many commits of a file's history review reads
 	// for field numbers; 0 means all of it.
 	HistoryDepth int
+	// HistoryAll (history: all) counts a field number any commit used as
+	// released; history: released (the default) makes a number that only
+	// commits no release tag contains used a warning.
+	HistoryAll bool
 	// Limits bound what a run reads (limits: file-size, depth, files,
 	// elements, total-elements, keys, proto-line and one key per kind); zero
 	// fields keep the defaults.
@@ -566,9 +570,17 @@ func (p *parser) idempotency(n *yaml.Node, c *Config) {
 }
 
 func (p *parser) history(n *yaml.Node, c *Config) {
+	if n = deref(n); n.Kind == yaml.ScalarNode && n.Tag != "!!null" {
+		p.historyReuse(n, c)
+		return
+	}
 	p.mapping(n, "history", func(k, v *yaml.Node) {
+		if k.Value == "reuse" {
+			p.historyReuse(v, c)
+			return
+		}
 		if k.Value != "depth" {
-			p.errorf(k, "unknown key history.%s (want depth)", k.Value)
+			p.errorf(k, "unknown key history.%s (want depth or reuse)", k.Value)
 			return
 		}
 		var d int
@@ -578,6 +590,19 @@ func (p *parser) history(n *yaml.Node, c *Config) {
 		}
 		c.HistoryDepth = d
 	})
+}
+
+// historyReuse reads released or all: which earlier uses of a field number
+// count as released.
+func (p *parser) historyReuse(v *yaml.Node, c *Config) {
+	switch {
+	case v.Kind == yaml.ScalarNode && v.Value == "all":
+		c.HistoryAll = true
+	case v.Kind == yaml.ScalarNode && v.Value == "released":
+		c.HistoryAll = false
+	default:
+		p.errorf(v, "history: want released or all (or a mapping of depth and reuse), not %q", v.Value)
+	}
 }
 
 // failOn reads fail-on, spelled as the flag takes it (oasdiff's ERR and

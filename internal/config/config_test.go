@@ -223,3 +223,28 @@ func TestLoadBoundary(t *testing.T) {
 		}
 	}
 }
+
+// history: released (the default) or all says which earlier uses of a field
+// number review counts as released; the mapping form sets it beside depth.
+func TestHistoryReuse(t *testing.T) {
+	for text, want := range map[string]bool{
+		"history: all\n":                    true,
+		"history: released\n":               false,
+		"history: {depth: 3, reuse: all}\n": true,
+		"history: {reuse: released}\n":      false,
+		"history: {depth: 3}\n":             false,
+	} {
+		c, err := config.Parse("c.yaml", "/repo", []byte(text))
+		if err != nil {
+			t.Fatalf("%q: %v", text, err)
+		}
+		if c.HistoryAll != want {
+			t.Errorf("%q: HistoryAll %v, want %v", text, c.HistoryAll, want)
+		}
+	}
+	for _, text := range []string{"history: sometimes\n", "history: {reuse: tagged}\n"} {
+		if _, err := config.Parse("c.yaml", "/repo", []byte(text)); err == nil || !strings.Contains(err.Error(), "c.yaml:1") {
+			t.Errorf("%q: want an error naming c.yaml:1, got %v", text, err)
+		}
+	}
+}

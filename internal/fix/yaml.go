@@ -55,9 +55,11 @@ func expand(text, base string, f *rules.Finding) (string, []Edit) {
 }
 
 // idempotencyKey adds a required Idempotency-Key header parameter to an
-// OpenAPI operation that lacks one.
+// OpenAPI operation that lacks one, whether or not its API has a key
+// convention yet.
 func idempotencyKey(text, _ string, f *rules.Finding) (string, []Edit) {
-	if f.Rule != "idempotency-key-missing" || f.Format != rules.OpenAPI || f.Removed {
+	keyless := f.Rule == "idempotency-key-missing" || f.Rule == rules.KeyNotAdoptedID
+	if !keyless || f.Format != rules.OpenAPI || f.Removed {
 		return "", nil
 	}
 	line := f.Where.Line - 1

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/contractlint/contractlint/rules"
 )
 
 const orders = `openapi: 3.0.3
@@ -292,14 +294,16 @@ func TestKeyAction(t *testing.T) {
 	c, uri := openOne(t, "charges.yaml", charges)
 	changed := charges + "    post:\n      responses:\n        '201': {description: charged}\n"
 	c.edit(uri, 2, changed)
-	ds := c.waitDiagnostics(uri, 2, has("idempotency-key-missing"))
-	a := pick(t, c.actions(uri, find(ds, "idempotency-key-missing")), "Add a required Idempotency-Key header")
+	// The API has no key convention: the finding is the warning saying how
+	// to adopt one, and the action adopts it.
+	ds := c.waitDiagnostics(uri, 2, has(rules.KeyNotAdoptedID))
+	a := pick(t, c.actions(uri, find(ds, rules.KeyNotAdoptedID)), "Add a required Idempotency-Key header")
 	fixed := applyEdits(t, changed, a.Edit.Changes[uri])
 	if !strings.Contains(fixed, "    post:\n      parameters:\n        - name: Idempotency-Key\n          in: header\n          required: true\n") {
 		t.Fatalf("the action wrote:\n%s", fixed)
 	}
 	c.edit(uri, 3, fixed)
-	c.waitDiagnostics(uri, 3, lacks("idempotency-key-missing"))
+	c.waitDiagnostics(uri, 3, lacks(rules.KeyNotAdoptedID))
 }
 
 // TestAcceptAction: accepting a finding writes a scoped ignore with a

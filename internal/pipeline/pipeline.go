@@ -217,17 +217,15 @@ func judge(in *rules.Input, o Options) (findings, lint []rules.Finding) {
 	o.Stats.measure("rules", func() error {
 		// Rules only read the input: the lint passes run beside the diff rules.
 		var wg sync.WaitGroup
-		var made, touched []rules.Finding
-		wg.Go(func() { made, touched = newLintFindings(in, o) })
+		var made []rules.Finding
+		wg.Go(func() { made = newLintFindings(in, o) })
 		findings = engine.RunMatched(o.Registry, o.Settings, o.Matched, rules.DiffRule, in)
 		wg.Wait()
 		// One edit, one finding: what the change made true joins the diff
 		// finding about the same element (a field redefined as a float is
-		// one field-redefined that also says money-as-float). A lint finding
-		// reported again because its operation was touched is no part of
-		// the edit and stands apart.
-		findings = append(engine.Merge(o.Registry, append(findings, made...)), touched...)
-		lint = append(made, touched...)
+		// one field-redefined that also says money-as-float).
+		findings = engine.Merge(o.Registry, append(findings, made...))
+		lint = made
 		rules.SortFindings(findings)
 		return nil
 	})
@@ -260,14 +258,15 @@ func Load(s Side, o Options) (*rules.Contract, error) {
 	return lintOpenAPI(s, o)
 }
 
-// newLintFindings reports lint findings on the new side only where the diff
-// made them true (made: absent on the old side), or on an operation whose
-// own definition the diff changed (touched). An old unfixed endpoint must
-// not fail every pull request, nor every one that edits a schema it happens
-// to share.
-func newLintFindings(in *rules.Input, o Options) (made, touched []rules.Finding) {
+// newLintFindings reports the lint findings on the new side that the diff
+// made true: absent on the old side. An operation the change added, or one
+// whose relevant part it changed (its key removed, its method changed), has
+// a finding the old side lacked; a problem the old side had already is not
+// the pull request's, however much else of its operation the change
+// touched (golangci-lint's new-from-rev). `lint` still lists everything.
+func newLintFindings(in *rules.Input, o Options) []rules.Finding {
 	if in.New == nil {
-		return nil, nil
+		return nil
 	}
 	var old []rules.Finding
 	var wg sync.WaitGroup
@@ -278,49 +277,44 @@ func newLintFindings(in *rules.Input, o Options) (made, touched []rules.Finding)
 	}
 	now := engine.RunMatched(o.Registry, o.Settings, o.Matched, rules.LintRule, &rules.Input{New: in.New})
 	wg.Wait()
-	if len(now) == 0 {
-		return nil, nil
-	}
 	before := map[string]bool{}
 	for _, f := range old {
 		for _, id := range append([]string{f.Rule}, f.Also...) {
 			before[id+"\x00"+f.Path] = true
 		}
 	}
-	changed := map[string]bool{}
-	for _, c := range in.Changes {
-		if !c.Subject.OfOperation() {
-			continue
-		}
-		for _, op := range c.Operations {
-			changed[op] = true
-		}
-	}
+	var made []rules.Finding
 	for _, f := range now {
-		switch {
-		case !allBefore(before, f):
+		if !allBefore(o.Registry, before, f) {
 			made = append(made, f)
-		case anyTouched(f.Operations, changed):
-			touched = append(touched, f)
 		}
 	}
-	return made, touched
+	return made
 }
 
 // allBefore reports whether every rule a finding stands for reported its
-// element on the old side too.
-func allBefore(before map[string]bool, f rules.Finding) bool {
+// element on the old side too, itself or a rule it continues.
+func allBefore(reg *rules.Registry, before map[string]bool, f rules.Finding) bool {
 	for _, id := range append([]string{f.Rule}, f.Also...) {
-		if !before[id+"\x00"+f.Path] {
+		if !before[id+"\x00"+f.Path] && !continued(reg, before, id, f.Path) {
 			return false
 		}
 	}
 	return true
 }
 
-func anyTouched(ops []string, touched map[string]bool) bool {
-	for _, op := range ops {
-		if touched[op] {
+// continued reports whether the old side had, at path, a finding of a rule
+// that rule id continues.
+func continued(reg *rules.Registry, before map[string]bool, id, path string) bool {
+	if reg == nil {
+		return false
+	}
+	r, ok := reg.Get(id)
+	if !ok {
+		return false
+	}
+	for _, c := range r.Continues {
+		if before[c+"\x00"+path] {
 			return true
 		}
 	}

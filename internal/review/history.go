@@ -4,9 +4,13 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/json"
+	"fmt"
+	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/contractlint/contractlint/internal/cache"
 	"github.com/contractlint/contractlint/internal/par"
@@ -26,7 +30,11 @@ func (r *Repo) history(c FileChange, base Base, baseSrc source.Source, lock *rul
 		return h, nil
 	}
 	st := o.Pipeline.Stats
-	key, keyed := historyKey(c.Old, base.Commit, o)
+	tags, err := r.releaseTags(o)
+	if err != nil {
+		return nil, err
+	}
+	key, keyed := historyKey(c.Old, base.Commit, tags, o)
 	if keyed {
 		if b, ok := o.Pipeline.Cache.Get(key); ok {
 			var used []rules.UsedNumber
@@ -37,7 +45,7 @@ func (r *Repo) history(c FileChange, base Base, baseSrc source.Source, lock *rul
 		}
 	}
 	walked := &rules.History{}
-	err := st.Measure("history", func() error {
+	err = st.Measure("history", func() error {
 		var vs []version
 		if o.HistoryDepth > 0 {
 			// A bounded walk stops at the depth: a log of that file alone.
@@ -56,10 +64,14 @@ func (r *Repo) history(c FileChange, base Base, baseSrc source.Source, lock *rul
 			vs = all[c.Old]
 		}
 		st.Walked(0, len(vs))
+		released, err := r.releasedBlobs(c.Old, tags)
+		if err != nil {
+			return err
+		}
 		g, _ := baseSrc.(*source.Git)
 		po := o.Pipeline
 		po.Stats = st.Within() // the loads are inside the walk's phase
-		r.addVersions(walked, g, c.Old, vs, po)
+		r.addVersions(walked, g, c.Old, vs, released, po)
 		st.AddCache(po.Stats)
 		return nil
 	})
@@ -76,28 +88,44 @@ func (r *Repo) history(c FileChange, base Base, baseSrc source.Source, lock *rul
 }
 
 // historyKey keys a full walk's result in --cache: what a commit's history
-// holds never changes, so the file, the commit and the import roots its
-// versions were loaded with name it (the store adds the tool's build).
-func historyKey(name, commit string, o Options) (cache.Key, bool) {
+// holds never changes, so the file, the commit, the release tags that say
+// which versions were released and the import roots its versions were
+// loaded with name it (the store adds the tool's build).
+func historyKey(name, commit string, tags []string, o Options) (cache.Key, bool) {
 	if o.Pipeline.Cache == nil || o.HistoryDepth != 0 {
 		return cache.Key{}, false
 	}
-	return sha256.Sum256([]byte(strings.Join(append([]string{"history 1", name, commit}, o.Pipeline.ProtoPaths...), "\x00"))), true
+	parts := slices.Concat([]string{"history 2", name, commit}, tags, []string{"\x01"}, o.Pipeline.ProtoPaths)
+	return sha256.Sum256([]byte(strings.Join(parts, "\x00"))), true
 }
 
 // addVersions adds the fields of every version in vs of name to h, loading
-// them on every core; each is credited to its newest commit.
-func (r *Repo) addVersions(h *rules.History, base *source.Git, name string, vs []version, po pipeline.Options) {
+// them on every core; each is credited to its newest commit. With released
+// set (the blobs release tags hold), a version outside it is marked
+// unreleased, with the dates it lived: from its commit to the next version's.
+func (r *Repo) addVersions(h *rules.History, base *source.Git, name string, vs []version, released map[string]bool, po pipeline.Options) {
 	loaded := make([]*rules.Contract, len(vs))
 	par.Each(len(vs), func(i int) { loaded[i] = r.loadVersion(base, name, vs[i], po) })
 	for i, v := range vs {
-		h.Add(loaded[i], v.commit[:min(len(v.commit), 12)])
+		u := rules.UsedNumber{Seen: v.commit[:min(len(v.commit), 12)]}
+		if released != nil && !released[v.blob] {
+			u.Unreleased, u.Since, u.Until = true, day(v.time), day(v.time)
+			if i > 0 {
+				u.Until = day(vs[i-1].time)
+			}
+		}
+		h.AddVersion(loaded[i], u)
 	}
 }
 
+func day(unix int64) string { return time.Unix(unix, 0).UTC().Format(time.DateOnly) }
+
 // version is one content a file had: its blob, and the newest commit that
-// had it.
-type version struct{ commit, blob string }
+// had it with that commit's time.
+type version struct {
+	commit, blob string
+	time         int64
+}
 
 // loadVersion lowers name as v had it. Its imports are read from the base
 // tree, which holds them for almost every version at the cost of no tree
@@ -156,24 +184,29 @@ func (w *walks) versions(r *Repo, rev string, st *pipeline.Stats) (map[string][]
 // rawLog is the git log that lists, per commit, the blob of every file it
 // changed; parseRawLog reads it.
 func rawLog(extra ...string) []string {
-	return append([]string{"log", "--format=%x01%H", "--raw", "--no-abbrev", "--no-renames", "--root",
+	return append([]string{"log", "--format=%x01%H %ct", "--raw", "--no-abbrev", "--no-renames", "--root",
 		"--diff-merges=first-parent", "-z"}, append(extra, "--end-of-options")...)
 }
 
-// parseRawLog reads `git log --format=%x01%H --raw -z`: a commit is
-// "\x01<id>", each of its changes ":<modes> <oids> <status>" then the path.
+// parseRawLog reads `git log --format=%x01%H %ct --raw -z`: a commit is
+// "\x01<id> <time>", each of its changes ":<modes> <oids> <status>" then the path.
 // It keeps regular .proto files, each blob once, at the newest commit.
 func parseRawLog(out []byte) rawLogOf {
 	vs := map[string][]version{}
 	commits := 0
 	seen := map[[2]string]bool{}
 	var commit string
+	var at int64
 	fields := bytes.Split(out, []byte{0})
 	for i := 0; i < len(fields); i++ {
 		f := strings.TrimLeft(string(fields[i]), "\n")
 		switch {
 		case strings.HasPrefix(f, "\x01"):
-			commit = f[1:]
+			id, t, _ := strings.Cut(f[1:], " ")
+			commit, at = id, 0
+			if n, err := strconv.ParseInt(strings.TrimSpace(t), 10, 64); err == nil {
+				at = n
+			}
 			commits++
 		case strings.HasPrefix(f, ":") && i+1 < len(fields):
 			i++
@@ -184,7 +217,7 @@ func parseRawLog(out []byte) rawLogOf {
 				continue
 			}
 			seen[[2]string{name, meta[3]}] = true
-			vs[name] = append(vs[name], version{commit: commit, blob: meta[3]})
+			vs[name] = append(vs[name], version{commit: commit, blob: meta[3], time: at})
 		}
 	}
 	return rawLogOf{versions: vs, commits: commits}
@@ -198,3 +231,45 @@ type rawLogOf struct {
 }
 
 func isRegular(mode string) bool { return mode == "100644" || mode == "100755" }
+
+// releaseTags lists the repository's tags, each with the object it names,
+// when the released policy applies: none with `history: all`, and none in a
+// repository without tags, where every commit counts as released.
+func (r *Repo) releaseTags(o Options) ([]string, error) {
+	if o.HistoryAll {
+		return nil, nil
+	}
+	out, err := r.git("for-each-ref", "--format=%(objectname) %(refname)", "refs/tags")
+	if err != nil {
+		return nil, err
+	}
+	return strings.Fields(strings.ReplaceAll(string(out), " ", "\x00")), nil
+}
+
+// releasedBlobs lists the blobs name had in the trees of tags, read by one
+// `git cat-file --batch-check`; nil when there are no tags (every version
+// released).
+func (r *Repo) releasedBlobs(name string, tags []string) (map[string]bool, error) {
+	if len(tags) == 0 {
+		return nil, nil
+	}
+	var in bytes.Buffer
+	for _, t := range tags {
+		id, _, _ := strings.Cut(t, "\x00")
+		in.WriteString(id + ":" + name + "\n")
+	}
+	cmd := exec.Command("git", "cat-file", "--batch-check=%(objectname) %(objecttype)")
+	cmd.Dir, cmd.Stdin = r.Top, &in
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("git cat-file: %v", err)
+	}
+	released := map[string]bool{}
+	for _, line := range strings.Split(string(out), "\n") {
+		// A tag without the file answers "<id>:<name> missing".
+		if id, kind, ok := strings.Cut(line, " "); ok && kind == "blob" {
+			released[id] = true
+		}
+	}
+	return released, nil
+}

@@ -143,7 +143,7 @@ func WriteLock(dir string, globs []string, po pipeline.Options, releases ...Lock
 			}
 			h.Add(c, "working tree")
 		}
-		repo.addVersions(h, headSrc, name, versions[name], po)
+		repo.addVersions(h, headSrc, name, versions[name], nil, po) // the lock records every use as released
 	}
 	recorded, err := repo.recordReleases(h, releases, globs, po)
 	if err != nil {

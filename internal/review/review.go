@@ -39,7 +39,11 @@ type Options struct {
 	// HistoryDepth bounds the commits read per .proto file for field
 	// numbers; 0 reads all, a negative value none.
 	HistoryDepth int
-	Pipeline     pipeline.Options
+	// HistoryAll (`history: all`) counts a number any commit used as
+	// released; by default, in a repository with release tags, a number
+	// only commits no tag contains used is a warning, not an error.
+	HistoryAll bool
+	Pipeline   pipeline.Options
 	// ConfigChanges are what the change loosens in .contractlint.yaml (see
 	// ConfigWeakened), each reported as config-weakened.
 	ConfigChanges []rules.Change

@@ -8,6 +8,7 @@ package ruletest
 
 import (
 	"bufio"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -160,8 +161,8 @@ func Check(reg *rules.Registry, c Case) ([]string, error) {
 }
 
 // Run runs the rules named in run (and no other) over the case in dir. An
-// optional level.txt sets the proto level and compat.txt the directions
-// judged; a readers/ directory is consumer evidence, judged on a fixed day
+// optional level.txt sets the proto level, compat.txt the directions
+// judged and history.json the field numbers earlier versions used; a readers/ directory is consumer evidence, judged on a fixed day
 // so that cases do not age.
 func Run(reg *rules.Registry, dir string, run []string) ([]rules.Finding, error) {
 	src, err := source.OpenDir(dir)
@@ -187,6 +188,14 @@ func Run(reg *rules.Registry, dir string, run []string) ([]rules.Finding, error)
 		}
 	}
 	o := pipeline.Options{Registry: reg, Settings: settings}
+	if b, err := os.ReadFile(filepath.Join(dir, "history.json")); err == nil {
+		// The earlier uses of field numbers review's walk of git history
+		// would find, as contractlint.lock records them.
+		o.History = &rules.History{}
+		if err := json.Unmarshal(b, &o.History.Used); err != nil {
+			return nil, fmt.Errorf("%s: %v", filepath.Join(dir, "history.json"), err)
+		}
+	}
 	if fi, err := os.Stat(filepath.Join(dir, "readers")); err == nil && fi.IsDir() {
 		now := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
 		if o.Readers, err = readers.Load(dir, []string{filepath.Join(dir, "readers")}, readers.DefaultWindow, now, limits.DefaultFileSize, func(string) {}); err != nil {

@@ -1,0 +1,27 @@
+package rules
+
+import "testing"
+
+// TestReadVerbs holds each documented read verb to its meaning: an rpc
+// named with it is a read, unbound and without a key; the same letters
+// running on into a lower-case word (Getaway, Checkout) are not the verb.
+func TestReadVerbs(t *testing.T) {
+	for _, verb := range readVerbs {
+		t.Run(verb, func(t *testing.T) {
+			for _, name := range []string{verb, verb + "Charges"} {
+				if op := (&Operation{ID: "pay.v1.Charges." + name}); !readRPC(op) || needsKey(op) {
+					t.Errorf("rpc %s is a read, but needsKey holds", name)
+				}
+			}
+			if op := (&Operation{ID: "pay.v1.Charges." + verb + "ment"}); readRPC(op) {
+				t.Errorf("rpc %sment is no %s read", verb, verb)
+			}
+		})
+	}
+	if op := (&Operation{ID: "pay.v1.Charges.CaptureCharge", Binding: "GET"}); needsKey(op) {
+		t.Error("an rpc bound to HTTP GET is a read")
+	}
+	if op := (&Operation{ID: "pay.v1.Charges.CaptureCharge", Binding: "POST"}); !needsKey(op) {
+		t.Error("CaptureCharge bound to POST may change state")
+	}
+}
