@@ -268,7 +268,9 @@ type Change struct {
 	Sunset     string
 	// ToldApartBy is, for a oneOf member added, the property it requires
 	// with values no other member accepts: no body that matched another
-	// member can match it, so it overlaps none.
+	// member can match it, so it overlaps none; or, for members told apart
+	// as wholes, the keyword that does it ("const", "enum", "type",
+	// "additionalProperties").
 	ToldApartBy string
 	// Proto is what a change to a proto element carries beyond its places.
 	Proto ProtoElement

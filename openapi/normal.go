@@ -1,0 +1,167 @@
+package openapi
+
+import (
+	"maps"
+	"reflect"
+	"slices"
+
+	"github.com/getkin/kin-openapi/openapi3"
+)
+
+// Schemas are compared by what they accept, not by how they are written:
+// before a pair is compared, the allOf members that do not stand for the
+// same component on both sides are merged into the schema that holds them
+// (properties, required and every constraint), so a property that moves
+// between members, or an object rewritten as `allOf: [$ref Base, {…}]`,
+// compares as the one object it always was. Members that are the same $ref
+// on both sides stay members: their changes belong to the component, and
+// are found there once.
+
+// merged is one side of a pair with its unshared allOf members folded in.
+// refs are the $ref members kept apart: the same component on both sides.
+type merged struct {
+	s    *openapi3.Schema
+	refs openapi3.SchemaRefs
+	// folded are the $ref members merged in, reported as added or removed
+	// when they bring what the other side never had.
+	folded openapi3.SchemaRefs
+}
+
+// mergeAllOf folds the allOf members of o and n that are not the same
+// component on both sides. ok is false when neither side has allOf, or when
+// members contradict each other (a property or keyword stated twice
+// differently, two types): then the pair is compared as written, which
+// reports the members rather than guessing what they mean together.
+func mergeAllOf(o, n *openapi3.Schema) (mo, mn merged, ok bool) {
+	if len(o.AllOf) == 0 && len(n.AllOf) == 0 {
+		return merged{}, merged{}, false
+	}
+	shared := func(m *openapi3.SchemaRef, other openapi3.SchemaRefs) bool {
+		return m != nil && m.Ref != "" && slices.ContainsFunc(other, func(x *openapi3.SchemaRef) bool { return x != nil && sameRef(m, x) })
+	}
+	fold := func(x *openapi3.Schema, other openapi3.SchemaRefs) (merged, bool) {
+		out := merged{}
+		var rest openapi3.SchemaRefs
+		for _, m := range x.AllOf {
+			switch {
+			case shared(m, other):
+				out.refs = append(out.refs, m)
+			case m == nil || m.Value == nil:
+				return out, false
+			default:
+				if m.Ref != "" {
+					out.folded = append(out.folded, m)
+				}
+				rest = append(rest, m)
+			}
+		}
+		s, ok := fold(x, rest, map[*openapi3.Schema]bool{x: true})
+		out.s = s
+		return out, ok
+	}
+	mo, okO := fold(o, n.AllOf)
+	mn, okN := fold(n, o.AllOf)
+	return mo, mn, okO && okN
+}
+
+// fold merges members into a copy of x (whose allOf it replaces), each
+// member's own allOf merged first; seen stops a member that contains itself.
+func fold(x *openapi3.Schema, members openapi3.SchemaRefs, seen map[*openapi3.Schema]bool) (*openapi3.Schema, bool) {
+	out := *x
+	out.AllOf = nil
+	out.Properties = maps.Clone(x.Properties)
+	if out.Properties == nil {
+		out.Properties = openapi3.Schemas{}
+	}
+	out.Required = slices.Clone(x.Required)
+	for _, m := range members {
+		v := m.Value
+		if seen[v] {
+			return nil, false
+		}
+		if len(v.AllOf) > 0 {
+			seen[v] = true
+			inner, ok := fold(v, v.AllOf, seen)
+			delete(seen, v)
+			if !ok {
+				return nil, false
+			}
+			v = inner
+		}
+		if !absorb(&out, v) {
+			return nil, false
+		}
+	}
+	if isClosed(&out) && len(members) > 0 && len(out.Properties) > len(x.Properties) && isClosed(x) {
+		// A closed holder refuses the properties its members add: what it
+		// accepts is not what the merge would say.
+		return nil, false
+	}
+	return &out, true
+}
+
+// absorb adds member m's constraints to out: properties by name (the same
+// property stated twice must say the same), required as a union, and every
+// other keyword set on at most one side or equal on both. Annotations keep
+// the holder's.
+func absorb(out, m *openapi3.Schema) bool {
+	for name, p := range m.Properties {
+		if q, ok := out.Properties[name]; ok && q != p && !sameShape(schemaOf(q), schemaOf(p)) {
+			return false
+		}
+		if _, ok := out.Properties[name]; !ok {
+			out.Properties[name] = p
+		}
+	}
+	for _, r := range m.Required {
+		if !slices.Contains(out.Required, r) {
+			out.Required = append(out.Required, r)
+		}
+	}
+	if isClosed(m) && len(m.Properties) < len(out.Properties) {
+		// A closed member refuses the other members' properties.
+		return false
+	}
+	ov, mv := reflect.ValueOf(out).Elem(), reflect.ValueOf(m).Elem()
+	for i := range ov.NumField() {
+		f := schemaType.Field(i)
+		if skipMerge[f.Name] || !f.IsExported() {
+			continue
+		}
+		a, b := ov.Field(i), mv.Field(i)
+		switch {
+		case set(b) == "":
+		case set(a) == "":
+			if annotation[f.Name] {
+				continue
+			}
+			a.Set(b)
+		case annotation[f.Name]:
+		case !sameValue(a, b):
+			return false
+		}
+	}
+	return true
+}
+
+// skipMerge are the fields absorb merges by hand, or that say where a
+// schema is written rather than what it accepts.
+var skipMerge = map[string]bool{"Properties": true, "Required": true, "AllOf": true, "Origin": true, "Extensions": true}
+
+// foldedNews reports whether member m, merged into one side, brings what
+// the other side's merged schema lacks: a property it does not have, or,
+// holding no property, anything at all. Only such a member is reported as
+// added or removed; one whose content the other side already states (a
+// schema extracted into a component, or inlined from one) changes nothing.
+func foldedNews(m *openapi3.SchemaRef, other *openapi3.Schema) bool {
+	v := schemaOf(m)
+	if v == nil || len(v.Properties) == 0 {
+		return true
+	}
+	for name := range v.Properties {
+		if _, ok := other.Properties[name]; !ok {
+			return true
+		}
+	}
+	return false
+}
