@@ -165,3 +165,75 @@ func foldedNews(m *openapi3.SchemaRef, other *openapi3.Schema) bool {
 	}
 	return false
 }
+
+// constChoice writes a oneOf or anyOf whose members each only name values
+// (const or enum, with or without their type, or {type: "null"}) as the
+// enum it is: `oneOf: [{const: a}, {const: b}]` accepts what
+// `enum: [a, b]` does. The enum's type is its values' when it states none,
+// so `{type: string, enum: [a]}` and the choice compare equal. x is
+// returned as is when it is not such a choice.
+func constChoice(x *openapi3.Schema) *openapi3.Schema {
+	if len(x.OneOf) > 0 == (len(x.AnyOf) > 0) || x.Type != nil || len(x.Enum) > 0 || x.Const != nil ||
+		len(x.Properties) > 0 || len(x.AllOf) > 0 || x.Not != nil || x.Discriminator != nil {
+		return x
+	}
+	var vals []any
+	null := false
+	for _, m := range slices.Concat(x.OneOf, x.AnyOf) {
+		v := schemaOf(m)
+		switch {
+		case v == nil:
+			return x
+		case isNullOnly(v):
+			null = true
+			continue
+		case !onlyValues(v):
+			return x
+		case v.Const != nil:
+			vals = append(vals, v.Const)
+		default:
+			vals = append(vals, v.Enum...)
+		}
+	}
+	t := valuesType(vals)
+	if len(vals) == 0 || t == "" {
+		return x
+	}
+	out := *x
+	out.OneOf, out.AnyOf = nil, nil
+	out.Enum = vals
+	out.Type = &openapi3.Types{t}
+	out.Nullable = out.Nullable || null
+	return &out
+}
+
+// onlyValues reports a schema that states its values and nothing else
+// beyond their type and annotations.
+func onlyValues(v *openapi3.Schema) bool {
+	bare := *v
+	bare.Const, bare.Enum, bare.Type = nil, nil, nil
+	return (v.Const != nil || len(v.Enum) > 0) && (v.Type == nil || len(*v.Type) == 1) && sameShape(&bare, &openapi3.Schema{})
+}
+
+// valuesType is the one JSON type of every value, or "".
+func valuesType(vals []any) string {
+	t := ""
+	for _, v := range vals {
+		var vt string
+		switch v.(type) {
+		case string:
+			vt = "string"
+		case bool:
+			vt = "boolean"
+		case float64, int, int64:
+			vt = "number"
+		default:
+			return ""
+		}
+		if t != "" && t != vt {
+			return ""
+		}
+		t = vt
+	}
+	return t
+}

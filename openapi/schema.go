@@ -50,6 +50,7 @@ func (d *differ) schema(oref, nref *openapi3.SchemaRef, path string) *node {
 		s.allOf = &allOfPair{o: o, n: n, mo: mo, mn: mn}
 		o, n = mo.s, mn.s
 	}
+	o, n = constChoice(o), constChoice(n)
 	if !composed(o) && composed(n) && (oref != nil && oref.Ref != "" || len(o.Properties) > 0) {
 		// Only objects: a scalar that became a choice keeps its type change.
 		o = wrapIn(oref, nref, o, n)
@@ -92,7 +93,9 @@ func unwrapNull(ref *openapi3.SchemaRef) *openapi3.SchemaRef {
 			member = m
 		}
 	}
-	if lists != 1 {
+	if lists != 1 || member != nil && member.Ref == "" && onlyValues(member.Value) {
+		// A lone const or enum is not a wrapped schema: constChoice reads
+		// it as the enum it is.
 		return nil
 	}
 	return member
