@@ -218,6 +218,11 @@ type Field struct {
 	StringExample string
 	// Behavior lists proto (google.api.field_behavior) values.
 	Behavior []string
+	// Shape is, for a proto message field, its message's encoding: every
+	// field's number, wire type and JSON name, nested messages by theirs.
+	// Two messages of one Shape read each other's bytes and JSON; "" when
+	// the message is not in the tree.
+	Shape string
 	// Key is a proto map's key type (Map is set and Type is the value type);
 	// for proto, Format holds the kind of a non-scalar Type: enum, message, group.
 	Key string
@@ -292,6 +297,10 @@ type ProtoElement struct {
 	// enum's full name and the value's number, which messages name.
 	Parent string
 	Number int32
+	// WireSame marks a change that leaves both the binary and the JSON
+	// encoding as they were: a field moved alone into a oneof the old
+	// message did not have, which encodes as the field always did.
+	WireSame bool
 }
 
 // Is reports whether c is a change of kind k to subject s.
