@@ -739,19 +739,23 @@ func (s *sc) members(kw string, old, new openapi3.SchemaRefs) {
 	}
 	match := pairMembers(old, new)
 	matched := make([]bool, len(new))
-	// A schema that dropped its alternatives and every constraint with them
-	// accepts every value, each member's among them: nothing is removed.
-	acceptsAll := len(new) == 0 && annotationOnly(&openapi3.SchemaRef{Value: s.n})
 	for i, o := range old {
 		j := match[i]
 		mpath := fmt.Sprintf("%s/%s/%d", s.path, kw, i)
-		if j < 0 && acceptsAll {
-			continue
-		}
 		if j < 0 {
+			// A member whose values the new schema still admits (one that
+			// dropped every constraint admits all) was not removed for
+			// senders; one it cannot tell about is reported as such.
+			v := no
+			if kw != "allOf" {
+				v = includes(s.n, schemaOf(o))
+			}
+			if v.yes {
+				continue
+			}
 			s.own(s.d.add(rules.Change{Kind: rules.Removed, Subject: rules.SubjectSchema,
 				Aspect: rules.AspectComposition, Name: kw + " " + memberName(o, i), Path: mpath, Old: rules.Value{Text: kw},
-				OldLoc: s.d.old.refLoc(o)}))
+				OldLoc: s.d.old.refLoc(o), Undecided: v.why}))
 			continue
 		}
 		matched[j] = true
@@ -767,6 +771,12 @@ func (s *sc) members(kw string, old, new openapi3.SchemaRefs) {
 				Path: fmt.Sprintf("%s/%s/%d", s.path, kw, j), NewLoc: s.d.new.refLoc(n)}
 			if kw == "oneOf" {
 				c.ToldApartBy = toldApart(s.n, new, j)
+			}
+			if kw != "allOf" && includes(s.o, schemaOf(n)).yes {
+				// Readers already handle every value it admits: only
+				// senders may meet an overlap.
+				s.ownIn(s.d.add(c), rules.Request)
+				continue
 			}
 			s.own(s.d.add(c))
 		}

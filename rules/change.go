@@ -277,6 +277,11 @@ type Change struct {
 	// as wholes, the keyword that does it ("const", "enum", "type",
 	// "additionalProperties").
 	ToldApartBy string
+	// Undecided says, for a oneOf/anyOf member removed, why the diff could
+	// not tell whether the new schema still admits every value the member
+	// did (a pattern, a format, a not it does not compare); "" when it
+	// could: the member's values are refused.
+	Undecided string
 	// Proto is what a change to a proto element carries beyond its places.
 	Proto ProtoElement
 }
