@@ -708,9 +708,9 @@ func requestOneOfRemovedUndecided() *Rule {
 		Reads: []Entry{{Removed, SubjectSchema, AspectComposition}},
 		Doc: Doc{
 			Title: "A oneOf/anyOf alternative was removed from a request, and whether its values are still accepted cannot be told",
-			Text: "A removed alternative breaks clients only when the new schema refuses some value it accepted. When that depends on what contractlint does not compare (two patterns, two formats, a not), it says so, with the reason, at warning: check the values clients send against the new schema.",
-			Bad:  "oneOf: [{type: string, pattern: '^[a-z]+$'}, $ref: Card]   ->   oneOf: [{type: string, pattern: '^[a-z0-9]+$'}]",
-			Good: "keep the alternative until no client sends it",
+			Text:  "A removed alternative breaks clients only when the new schema refuses some value it accepted. When that depends on what contractlint does not compare (two patterns, two formats, a not), it says so, with the reason, at warning: check the values clients send against the new schema.",
+			Bad:   "oneOf: [{type: string, pattern: '^[a-z]+$'}, $ref: Card]   ->   oneOf: [{type: string, pattern: '^[a-z0-9]+$'}]",
+			Good:  "keep the alternative until no client sends it",
 		},
 	},
 		func(c *Change) (string, bool) {
