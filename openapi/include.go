@@ -147,23 +147,35 @@ func someAlternative(outer *openapi3.Schema, alts openapi3.SchemaRefs, inner *op
 }
 
 func typesIn(outer, inner *openapi3.Schema) verdict {
-	ot := jsonTypes(outer)
-	if ot == nil {
+	if jsonTypes(outer) == nil {
 		return yes
 	}
-	it := jsonTypes(inner)
-	if it == nil {
+	if jsonTypes(inner) == nil {
 		if _, ok := values(inner); ok {
-			return yes // values() compares them
+			return yes // valuesIn compares them
 		}
 		return no
 	}
+	it := typeSet(inner)
+	if nullable(inner) || inner.Type != nil && onlyNull(inner.Type) {
+		it = append(it, "null")
+	}
 	for _, t := range it {
-		if !slices.Contains(ot, t) {
+		if !admitsType(outer, t) {
 			return no
 		}
 	}
 	return yes
+}
+
+// admitsType reports whether x admits values of JSON type t (integers
+// are numbers; null is nullable's).
+func admitsType(x *openapi3.Schema, t string) bool {
+	if t == "null" {
+		return nullable(x) || x.Type != nil && onlyNull(x.Type)
+	}
+	ts := typeSet(x)
+	return slices.Contains(ts, t) || t == "integer" && slices.Contains(ts, "number")
 }
 
 func valuesIn(outer, inner *openapi3.Schema) verdict {
