@@ -220,16 +220,22 @@ func diffFindings(t *testing.T, reg *rules.Registry, ids []string, old, new []by
 func TestRewritesKeepCompat(t *testing.T) {
 	reg := rules.Default()
 	ids := breaking(reg)
-	r := rand.New(rand.NewPCG(45, 45))
-	for i := range 100 {
-		req, resp := genObject(r, 0), genObject(r, 0)
-		// 3.0 on one side and 3.1 on the other is nullable against
-		// type [x, "null"].
-		of, nf := randomForm(r), randomForm(r)
+	// 3.0 on one side and 3.1 on the other is nullable against type [x, "null"].
+	generated(45, 100, func(i int, _ *rand.Rand, req, resp *gen, of, nf form) {
 		old, new := document(of, req, resp), document(nf, req, resp)
 		if fs := diffFindings(t, reg, ids, old, new); len(fs) > 0 {
 			t.Errorf("case %d: a rewrite gave %d findings, first %s: %s\nold:\n%s\nnew:\n%s", i, len(fs), fs[0].Rule, fs[0].Message, old, new)
 		}
+	})
+}
+
+// generated calls f n times, from a fixed seed, with a request and a
+// response schema and a form for each side.
+func generated(seed uint64, n int, f func(i int, r *rand.Rand, req, resp *gen, of, nf form)) {
+	r := rand.New(rand.NewPCG(seed, seed))
+	for i := range n {
+		req, resp := genObject(r, 0), genObject(r, 0)
+		f(i, r, req, resp, randomForm(r), randomForm(r))
 	}
 }
 
@@ -240,10 +246,7 @@ func TestRewritesKeepCompat(t *testing.T) {
 func TestNarrowingFound(t *testing.T) {
 	reg := rules.Default()
 	ids := breaking(reg)
-	r := rand.New(rand.NewPCG(45, 46))
-	for i := range 40 {
-		req, resp := genObject(r, 0), genObject(r, 0)
-		of, nf := randomForm(r), randomForm(r)
+	generated(46, 40, func(i int, r *rand.Rand, req, resp *gen, of, nf form) {
 		old := document(of, req, resp)
 		inRequest := r.IntN(2) == 0
 		target := resp
@@ -258,7 +261,7 @@ func TestNarrowingFound(t *testing.T) {
 		}) {
 			t.Errorf("case %d: breaking %s (request %v) gave no error about it: %v\nold:\n%s\nnew:\n%s", i, name, inRequest, fs, old, new)
 		}
-	}
+	})
 }
 
 // mutate makes one breaking edit to a top-level property of g and names it:
