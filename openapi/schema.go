@@ -118,7 +118,11 @@ func wrapIn(oref, nref *openapi3.SchemaRef, o, n *openapi3.Schema) *openapi3.Sch
 		// compared with the old one by position, and the rest are added,
 		// rather than the old properties read as removed from the wrapper.
 		// Behind one $ref on both sides it is the same schema rewritten, and
-		// gives the findings its inline form gives.
+		// gives the findings its inline form gives: the old schema stands
+		// as an inline member, paired by position like the inline form's.
+		if oref.Ref != "" {
+			oref = &openapi3.SchemaRef{Value: o}
+		}
 		return &openapi3.Schema{OneOf: openapi3.SchemaRefs{oref}, Origin: o.Origin}
 	}
 	return o
@@ -906,6 +910,8 @@ func subjectName(p string) string {
 			continue
 		case toks[i-1] == "content":
 			return "body"
+		case strings.HasSuffix(t, "#"):
+			return fileStem(strings.TrimSuffix(t, "#")) // a member of a file's schema
 		default:
 			return strings.NewReplacer("~1", "/", "~0", "~").Replace(t)
 		}
