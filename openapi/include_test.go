@@ -54,6 +54,8 @@ func TestIncludes(t *testing.T) {
 		{"patterns", str().WithPattern("^a"), str().WithPattern("^b"), "patterns"},
 		{"formats", str().WithFormat("uuid"), str(), "formats"},
 		{"contradicting allOf", str(), allOf(str(), integer()), "allOf members"},
+		{"closed member beside another's property", openapi3.NewObjectSchema(),
+			allOf(closed(obj(map[string]*openapi3.Schema{"a": str()})), obj(map[string]*openapi3.Schema{"b": str()})), "allOf members"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			v := includes(c.outer, c.inner)

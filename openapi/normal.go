@@ -74,11 +74,15 @@ func fold(x *openapi3.Schema, members openapi3.SchemaRefs, seen map[*openapi3.Sc
 		out.Properties = openapi3.Schemas{}
 	}
 	out.Required = slices.Clone(x.Required)
+	var closed []*openapi3.Schema
+	if isClosed(x) {
+		closed = append(closed, x)
+	}
 	for _, m := range members {
-		v := m.Value
-		if seen[v] {
+		if m == nil || m.Value == nil || seen[m.Value] {
 			return nil, false
 		}
+		v := m.Value
 		if len(v.AllOf) > 0 {
 			seen[v] = true
 			inner, ok := fold(v, v.AllOf, seen)
@@ -88,14 +92,21 @@ func fold(x *openapi3.Schema, members openapi3.SchemaRefs, seen map[*openapi3.Sc
 			}
 			v = inner
 		}
+		if isClosed(v) {
+			closed = append(closed, v)
+		}
 		if !absorb(&out, v) {
 			return nil, false
 		}
 	}
-	if isClosed(&out) && len(members) > 0 && len(out.Properties) > len(x.Properties) && isClosed(x) {
-		// A closed holder refuses the properties its members add: what it
-		// accepts is not what the merge would say.
-		return nil, false
+	for _, c := range closed {
+		// A closed part refuses the properties the others add: what the
+		// whole accepts is not what the merge would say.
+		for name := range out.Properties {
+			if _, ok := c.Properties[name]; !ok {
+				return nil, false
+			}
+		}
 	}
 	return &out, true
 }
@@ -117,10 +128,6 @@ func absorb(out, m *openapi3.Schema) bool {
 		if !slices.Contains(out.Required, r) {
 			out.Required = append(out.Required, r)
 		}
-	}
-	if isClosed(m) && len(m.Properties) < len(out.Properties) {
-		// A closed member refuses the other members' properties.
-		return false
 	}
 	ov, mv := reflect.ValueOf(out).Elem(), reflect.ValueOf(m).Elem()
 	for i := range ov.NumField() {
