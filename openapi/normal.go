@@ -19,12 +19,11 @@ import (
 
 // merged is one side of a pair with its unshared allOf members folded in.
 // refs are the $ref members kept apart: the same component on both sides.
+// The others, merged in, are reported as added or removed when they bring
+// what the other side never had (foldedNews).
 type merged struct {
 	s    *openapi3.Schema
 	refs openapi3.SchemaRefs
-	// folded are the $ref members merged in, reported as added or removed
-	// when they bring what the other side never had.
-	folded openapi3.SchemaRefs
 }
 
 // mergeAllOf folds the allOf members of o and n that are not the same
@@ -49,9 +48,6 @@ func mergeAllOf(o, n *openapi3.Schema) (mo, mn merged, ok bool) {
 			case m == nil || m.Value == nil:
 				return out, false
 			default:
-				if m.Ref != "" {
-					out.folded = append(out.folded, m)
-				}
 				rest = append(rest, m)
 			}
 		}

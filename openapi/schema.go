@@ -722,14 +722,14 @@ func (s *sc) mergedMembers() {
 			if j := slices.IndexFunc(a.n.AllOf, func(n *openapi3.SchemaRef) bool { return n != nil && sameRef(o, n) }); j >= 0 {
 				s.below(s.d.schema(o, a.n.AllOf[j], fmt.Sprintf("%s/allOf/%d", s.path, i)))
 			}
-		case slices.Contains(a.mo.folded, o) && foldedNews(o, a.mn.s):
+		case foldedNews(o, a.mn.s):
 			s.own(s.d.add(rules.Change{Kind: rules.Removed, Subject: rules.SubjectSchema,
 				Aspect: rules.AspectComposition, Name: "allOf " + memberName(o, i), Path: fmt.Sprintf("%s/allOf/%d", s.path, i),
 				Old: rules.Value{Text: "allOf"}, OldLoc: s.d.old.refLoc(o)}))
 		}
 	}
 	for j, n := range a.n.AllOf {
-		if slices.Contains(a.mn.folded, n) && foldedNews(n, a.mo.s) && !annotationOnly(n) {
+		if !slices.Contains(a.mn.refs, n) && foldedNews(n, a.mo.s) && !annotationOnly(n) {
 			s.own(s.d.add(rules.Change{Kind: rules.Added, Subject: rules.SubjectSchema,
 				Aspect: rules.AspectComposition, Name: "allOf " + memberName(n, j), New: rules.Value{Text: "allOf"},
 				Path: fmt.Sprintf("%s/allOf/%d", s.path, j), NewLoc: s.d.new.refLoc(n)}))
@@ -750,8 +750,11 @@ func (s *sc) members(kw string, old, new openapi3.SchemaRefs) {
 			// A member whose values the new schema still admits (one that
 			// dropped every constraint admits all) was not removed for
 			// senders; one it cannot tell about is reported as such.
+			// Only where no alternative is left: while the new schema
+			// still offers alternatives, one removed is a shape generated
+			// clients can no longer pick.
 			v := no
-			if kw != "allOf" {
+			if kw != "allOf" && len(new) == 0 {
 				v = includes(s.n, schemaOf(o))
 			}
 			if v.yes {

@@ -708,8 +708,8 @@ func requestOneOfRemovedUndecided() *Rule {
 		Reads: []Entry{{Removed, SubjectSchema, AspectComposition}},
 		Doc: Doc{
 			Title: "A oneOf/anyOf alternative was removed from a request, and whether its values are still accepted cannot be told",
-			Text:  "A removed alternative breaks clients only when the new schema refuses some value it accepted. When that depends on what contractlint does not compare (two patterns, two formats, a not), it says so, with the reason, at warning: check the values clients send against the new schema.",
-			Bad:   "oneOf: [{type: string, pattern: '^[a-z]+$'}, $ref: Card]   ->   oneOf: [{type: string, pattern: '^[a-z0-9]+$'}]",
+			Text:  "A schema that drops its alternatives for one schema breaks clients only when that schema refuses some value an alternative accepted. When that depends on what contractlint does not compare (two patterns, two formats, a not), it says so, with the reason, at warning: check the values clients send against the new schema. (While alternatives are left, one removed is request-one-of-removed.)",
+			Bad:   "oneOf: [{type: string, pattern: '^[a-z]+$'}, {type: string, format: uuid}]   ->   {type: string, pattern: '^[a-z0-9-]+$'}",
 			Good:  "keep the alternative until no client sends it",
 		},
 	},
