@@ -1,6 +1,7 @@
 package openapi
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"sort"
@@ -20,6 +21,9 @@ func toldApart(parent *openapi3.Schema, members openapi3.SchemaRefs, j int) stri
 	m := members[j]
 	if m == nil || m.Value == nil {
 		return ""
+	}
+	if by := wholeApart(m.Value, members, j); by != "" {
+		return by
 	}
 	for _, prop := range candidates(parent, m.Value) {
 		mine, ok := memberValues(parent, m, prop)
@@ -116,4 +120,89 @@ func memberValues(parent *openapi3.Schema, m *openapi3.SchemaRef, prop string) (
 		}
 	})
 	return vals, ok
+}
+
+// wholeApart names the keyword that keeps member j from sharing any value
+// with every other member as a whole: consts or enums with no value in
+// common, types with none in common, or closed objects each requiring a
+// property the other does not declare. "" when some pair may overlap.
+func wholeApart(m *openapi3.Schema, members openapi3.SchemaRefs, j int) string {
+	by := ""
+	for k, other := range members {
+		if k == j {
+			continue
+		}
+		o := schemaOf(other)
+		if o == nil {
+			return ""
+		}
+		kw := disjoint(m, o)
+		if kw == "" {
+			return ""
+		}
+		by = cmp.Or(by, kw)
+	}
+	return by
+}
+
+// disjoint names why no value is valid against both a and b, or "".
+func disjoint(a, b *openapi3.Schema) string {
+	av, aok := values(a)
+	bv, bok := values(b)
+	if aok && bok && !slices.ContainsFunc(av, func(v string) bool { return slices.Contains(bv, v) }) {
+		if a.Const != nil {
+			return "const"
+		}
+		return "enum"
+	}
+	if at, bt := jsonTypes(a), jsonTypes(b); at != nil && bt != nil && !slices.ContainsFunc(at, func(t string) bool { return slices.Contains(bt, t) }) {
+		return "type"
+	}
+	if excludes(a, b) || excludes(b, a) {
+		return "additionalProperties"
+	}
+	return ""
+}
+
+// values lists the only values s accepts (its const or enum); ok is false
+// when it states neither.
+func values(s *openapi3.Schema) (vals []string, ok bool) {
+	switch {
+	case s.Const != nil:
+		return []string{valueString(s.Const)}, true
+	case len(s.Enum) > 0:
+		for _, v := range s.Enum {
+			vals = append(vals, valueString(v))
+		}
+		return vals, true
+	}
+	return nil, false
+}
+
+// jsonTypes is the JSON types s admits, with null when it is nullable and
+// number covering integer; nil when it admits any.
+func jsonTypes(s *openapi3.Schema) []string {
+	ts := typeSet(s)
+	if s.Type != nil && onlyNull(s.Type) {
+		return []string{"null"}
+	}
+	if len(ts) == 0 {
+		return nil
+	}
+	if slices.Contains(ts, "integer") && !slices.Contains(ts, "number") {
+		ts = append(ts, "number")
+	}
+	if nullable(s) {
+		ts = append(ts, "null")
+	}
+	return ts
+}
+
+// excludes reports an object a requires a property that the closed object
+// b does not declare: no value is valid against both.
+func excludes(a, b *openapi3.Schema) bool {
+	if !isClosed(b) {
+		return false
+	}
+	return slices.ContainsFunc(a.Required, func(p string) bool { _, ok := b.Properties[p]; return !ok })
 }

@@ -27,7 +27,10 @@ func (d *differ) schema(oref, nref *openapi3.SchemaRef, path string) *node {
 	}
 	// Wrapping needs a schema on both sides: one appearing from nothing
 	// (a parameter that had none) is compared as added, below.
-	if ow, nw := unwrapNull(oref), unwrapNull(nref); o != nil && n != nil && (ow == nil && nw != nil && !composed(o) || ow != nil && nw == nil && !composed(n)) {
+	// A composed schema is the wrapped one when it is the member's $ref:
+	// `oneOf: [null, $ref X]` -> `$ref X` only stops admitting null.
+	if ow, nw := unwrapNull(oref), unwrapNull(nref); o != nil && n != nil &&
+		(ow == nil && nw != nil && (!composed(o) || refTo(oref, nw)) || ow != nil && nw == nil && (!composed(n) || refTo(nref, ow))) {
 		return d.wrapped(oref, nref, cmp.Or(ow, oref), cmp.Or(nw, nref), path)
 	}
 	if o == nil {
@@ -36,22 +39,28 @@ func (d *differ) schema(oref, nref *openapi3.SchemaRef, path string) *node {
 	if n == nil {
 		n = &openapi3.Schema{}
 	}
-	if !composed(o) && composed(n) && (oref != nil && oref.Ref != "" || len(o.Properties) > 0) {
-		// Only objects: a scalar that became a choice keeps its type change.
-		o = wrapIn(oref, o, n)
-	}
-	// A $ref'd schema is named by its $ref, as the lowering names it, so an
-	// ignore inside a schema file matches the changes found there.
-	if nref != nil && nref.Ref != "" {
-		path = d.new.refPath(nref)
-	}
 	p := pair{o, n}
 	if nd, ok := d.memo[p]; ok {
 		return nd
 	}
 	nd := &node{}
 	d.memo[p] = nd
-	s := &sc{d: d, o: o, n: n, path: path, node: nd}
+	s := &sc{d: d, path: path, node: nd}
+	if mo, mn, ok := mergeAllOf(o, n); ok {
+		s.allOf = &allOfPair{o: o, n: n, mo: mo, mn: mn}
+		o, n = mo.s, mn.s
+	}
+	o, n = constChoice(o), constChoice(n)
+	if !composed(o) && composed(n) && (oref != nil && oref.Ref != "" || len(o.Properties) > 0) {
+		// Only objects: a scalar that became a choice keeps its type change.
+		o = wrapIn(oref, nref, o, n)
+	}
+	// A $ref'd schema is named by its $ref, as the lowering names it, so an
+	// ignore inside a schema file matches the changes found there.
+	if nref != nil && nref.Ref != "" {
+		s.path = d.new.refPath(nref)
+	}
+	s.o, s.n = o, n
 	s.compare()
 	return nd
 }
@@ -84,7 +93,9 @@ func unwrapNull(ref *openapi3.SchemaRef) *openapi3.SchemaRef {
 			member = m
 		}
 	}
-	if lists != 1 {
+	if lists != 1 || member != nil && member.Ref == "" && onlyValues(member.Value) {
+		// A lone const or enum is not a wrapped schema: constChoice reads
+		// it as the enum it is.
 		return nil
 	}
 	return member
@@ -93,7 +104,7 @@ func unwrapNull(ref *openapi3.SchemaRef) *openapi3.SchemaRef {
 // wrapIn sees an old schema that the new version wrapped in oneOf or anyOf
 // (`X` -> `oneOf: [X, Y]`) as the one-member composition it now is, so the
 // members are compared (X with X, Y added) instead of X with the wrapper.
-func wrapIn(oref *openapi3.SchemaRef, o, n *openapi3.Schema) *openapi3.Schema {
+func wrapIn(oref, nref *openapi3.SchemaRef, o, n *openapi3.Schema) *openapi3.Schema {
 	same := func(m *openapi3.SchemaRef) bool {
 		return m != nil && oref != nil && (sameRef(oref, m) || (oref.Ref == "" || m.Ref == "") && sameShape(o, m.Value))
 	}
@@ -102,14 +113,23 @@ func wrapIn(oref *openapi3.SchemaRef, o, n *openapi3.Schema) *openapi3.Schema {
 		return &openapi3.Schema{OneOf: openapi3.SchemaRefs{oref}, Origin: o.Origin}
 	case slices.ContainsFunc(n.AnyOf, same):
 		return &openapi3.Schema{AnyOf: openapi3.SchemaRefs{oref}, Origin: o.Origin}
-	case len(n.OneOf) > 0 && oref != nil && oref.Ref == "":
+	case len(n.OneOf) > 0 && oref != nil && (oref.Ref == "" || nref != nil && sameRef(oref, nref)):
 		// No member is the old schema: it was split into alternatives. Each is
 		// compared with the old one by position, and the rest are added,
 		// rather than the old properties read as removed from the wrapper.
+		// Behind one $ref on both sides it is the same schema rewritten, and
+		// gives the findings its inline form gives: the old schema stands
+		// as an inline member, paired by position like the inline form's.
+		if oref.Ref != "" {
+			oref = &openapi3.SchemaRef{Value: o}
+		}
 		return &openapi3.Schema{OneOf: openapi3.SchemaRefs{oref}, Origin: o.Origin}
 	}
 	return o
 }
+
+// refTo reports two $refs to the same schema.
+func refTo(a, b *openapi3.SchemaRef) bool { return a != nil && b != nil && sameRef(a, b) }
 
 func composed(s *openapi3.Schema) bool { return s != nil && len(s.OneOf)+len(s.AnyOf)+len(s.AllOf) > 0 }
 
@@ -169,6 +189,14 @@ type sc struct {
 	o, n *openapi3.Schema
 	path string
 	node *node
+	// allOf is set when the pair's allOf members were merged (normal.go).
+	allOf *allOfPair
+}
+
+// allOfPair holds both sides as written and as merged.
+type allOfPair struct {
+	o, n   *openapi3.Schema
+	mo, mn merged
 }
 
 // own records a change found in this pair.
@@ -248,7 +276,7 @@ func (s *sc) compare() {
 
 func (s *sc) types() {
 	ot, nt := typeSet(s.o), typeSet(s.n)
-	if !slices.Equal(ot, nt) {
+	if !slices.Equal(ot, nt) && !slices.Equal(orChoice(ot, s.o), orChoice(nt, s.n)) {
 		c := s.change(rules.AspectType, "type", typeText(ot), typeText(nt))
 		c.Old.Types, c.New.Types = ot, nt
 		s.own(s.d.add(c))
@@ -263,6 +291,29 @@ func (s *sc) types() {
 		}
 		s.flag(rules.AspectNullable, field, on, nn)
 	}
+}
+
+// choiceTypes is the types a oneOf/anyOf without a type of its own admits:
+// every member's, when every member states one; nil otherwise. A free-form
+// object that became a choice of objects is still an object.
+func choiceTypes(x *openapi3.Schema) []string {
+	var out []string
+	for _, m := range slices.Concat(x.OneOf, x.AnyOf) {
+		ts := typeSet(schemaOf(m))
+		if len(ts) == 0 {
+			return nil
+		}
+		out = append(out, ts...)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+func orChoice(ts []string, x *openapi3.Schema) []string {
+	if len(ts) > 0 {
+		return ts
+	}
+	return choiceTypes(x)
 }
 
 func typeText(ts []string) string {
@@ -654,7 +705,37 @@ func (s *sc) children() {
 func (s *sc) composition() {
 	s.members("oneOf", s.o.OneOf, s.n.OneOf)
 	s.members("anyOf", s.o.AnyOf, s.n.AnyOf)
+	if s.allOf != nil {
+		s.mergedMembers()
+		return
+	}
 	s.members("allOf", s.o.AllOf, s.n.AllOf)
+}
+
+// mergedMembers compares the allOf members kept apart by mergeAllOf (the
+// same component on both sides) and reports a merged $ref member added or
+// removed only when it brings what the other side lacks.
+func (s *sc) mergedMembers() {
+	a := s.allOf
+	for i, o := range a.o.AllOf {
+		switch {
+		case slices.Contains(a.mo.refs, o):
+			if j := slices.IndexFunc(a.n.AllOf, func(n *openapi3.SchemaRef) bool { return n != nil && sameRef(o, n) }); j >= 0 {
+				s.below(s.d.schema(o, a.n.AllOf[j], fmt.Sprintf("%s/allOf/%d", s.path, i)))
+			}
+		case foldedNews(o, a.mn.s):
+			s.own(s.d.add(rules.Change{Kind: rules.Removed, Subject: rules.SubjectSchema,
+				Aspect: rules.AspectComposition, Name: "allOf " + memberName(o, i), Path: fmt.Sprintf("%s/allOf/%d", s.path, i),
+				Old: rules.Value{Text: "allOf"}, OldLoc: s.d.old.refLoc(o)}))
+		}
+	}
+	for j, n := range a.n.AllOf {
+		if !slices.Contains(a.mn.refs, n) && foldedNews(n, a.mo.s) && !annotationOnly(n) {
+			s.own(s.d.add(rules.Change{Kind: rules.Added, Subject: rules.SubjectSchema,
+				Aspect: rules.AspectComposition, Name: "allOf " + memberName(n, j), New: rules.Value{Text: "allOf"},
+				Path: fmt.Sprintf("%s/allOf/%d", s.path, j), NewLoc: s.d.new.refLoc(n)}))
+		}
+	}
 }
 
 func (s *sc) members(kw string, old, new openapi3.SchemaRefs) {
@@ -667,9 +748,22 @@ func (s *sc) members(kw string, old, new openapi3.SchemaRefs) {
 		j := match[i]
 		mpath := fmt.Sprintf("%s/%s/%d", s.path, kw, i)
 		if j < 0 {
+			// A member whose values the new schema still admits (one that
+			// dropped every constraint admits all) was not removed for
+			// senders; one it cannot tell about is reported as such.
+			// Only where no alternative is left: while the new schema
+			// still offers alternatives, one removed is a shape generated
+			// clients can no longer pick.
+			v := no
+			if kw != "allOf" && len(new) == 0 {
+				v = includes(s.n, schemaOf(o))
+			}
+			if v.yes {
+				continue
+			}
 			s.own(s.d.add(rules.Change{Kind: rules.Removed, Subject: rules.SubjectSchema,
 				Aspect: rules.AspectComposition, Name: kw + " " + memberName(o, i), Path: mpath, Old: rules.Value{Text: kw},
-				OldLoc: s.d.old.refLoc(o)}))
+				OldLoc: s.d.old.refLoc(o), Undecided: v.why}))
 			continue
 		}
 		matched[j] = true
@@ -685,6 +779,12 @@ func (s *sc) members(kw string, old, new openapi3.SchemaRefs) {
 				Path: fmt.Sprintf("%s/%s/%d", s.path, kw, j), NewLoc: s.d.new.refLoc(n)}
 			if kw == "oneOf" {
 				c.ToldApartBy = toldApart(s.n, new, j)
+			}
+			if kw != "allOf" && includes(s.o, schemaOf(n)).yes {
+				// Readers already handle every value it admits: only
+				// senders may meet an overlap.
+				s.ownIn(s.d.add(c), rules.Request)
+				continue
 			}
 			s.own(s.d.add(c))
 		}
@@ -764,11 +864,24 @@ func fileStem(file string) string {
 	return name
 }
 
+// freeForm is an object with no properties that admits any: every object.
+func freeForm(x *openapi3.Schema) bool {
+	return slices.Equal(typeSet(x), []string{"object"}) && len(x.Properties) == 0 && !isClosed(x) &&
+		(x.AdditionalProperties.Schema == nil || annotationOnly(x.AdditionalProperties.Schema)) && !composed(x)
+}
+
 func (s *sc) discriminator() {
 	od, nd := s.o.Discriminator, s.n.Discriminator
 	if od == nil || nd == nil {
 		if od == nil && nd != nil {
-			s.mod(rules.AspectPropertyName, "discriminator", "", nd.PropertyName)
+			c := s.d.add(s.change(rules.AspectPropertyName, "discriminator", "", nd.PropertyName))
+			if freeForm(s.o) && slices.Equal(choiceTypes(s.n), []string{"object"}) {
+				// Readers of any object read each alternative: only senders
+				// must now say which one they send.
+				s.ownIn(c, rules.Request)
+				return
+			}
+			s.own(c)
 		}
 		return
 	}
@@ -801,6 +914,8 @@ func subjectName(p string) string {
 			continue
 		case toks[i-1] == "content":
 			return "body"
+		case strings.HasSuffix(t, "#"):
+			return fileStem(strings.TrimSuffix(t, "#")) // a member of a file's schema
 		default:
 			return strings.NewReplacer("~1", "/", "~0", "~").Replace(t)
 		}

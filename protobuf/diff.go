@@ -417,7 +417,11 @@ func (d *differ) fields(om, nm *Message) {
 				OldLoc: of.Loc, NewLoc: nm.Loc, OldField: facts(of),
 				Proto: rules.ProtoElement{NumberReserved: held.nums.has(of.Number), NameReserved: held.names[of.Short]}})
 		} else {
+			start := len(d.out)
 			d.field(rules.SubjectField, of, nf)
+			if movedAlone(om, nm, of, nf) {
+				d.wireSame(start, rules.AspectOneof)
+			}
 		}
 		if moved := byName[of.Short]; moved != nil && moved.Number != of.Number {
 			d.add(rules.Change{Kind: rules.Modified, Subject: rules.SubjectField, Aspect: rules.AspectNumber,
@@ -437,6 +441,10 @@ func (d *differ) fields(om, nm *Message) {
 // same extendee and number).
 func (d *differ) field(s rules.Subject, of, nf *Field) {
 	ofa, nfa := enumFacts(facts(of), d.old), enumFacts(facts(nf), d.new)
+	if of.Type != nf.Type {
+		// Only a swapped message type needs its shape.
+		ofa.Shape, nfa.Shape = wireShape(d.old, ofa), wireShape(d.new, nfa)
+	}
 	add := func(a rules.Aspect, name, ov, nv string) {
 		if ov != nv {
 			d.add(rules.Change{Kind: rules.Modified, Subject: s, Aspect: a, Name: name, Path: nf.Name,

@@ -109,6 +109,12 @@ func bufMapping(reg *rules.Registry) string {
 	b.WriteString("At the `wire` level an enum field's type may change to another enum that keeps every old number\n")
 	b.WriteString("(the wire carries numbers only); buf's FIELD_WIRE_COMPATIBLE_TYPE also wants the same enum short\n")
 	b.WriteString("name and the same value names. The value names matter to JSON, where `wire-json` reports them.\n\n")
+	b.WriteString("At the `wire-json` and `wire` levels a field moved alone into a oneof the message did not have is\n")
+	b.WriteString("not reported (a oneof of one field encodes as the field did, in binary and JSON), nor a message field\n")
+	b.WriteString("whose type is swapped for a message with the same field numbers, kinds, cardinalities and JSON\n")
+	b.WriteString("names, nested messages alike. buf reports both (FIELD_SAME_ONEOF, FIELD_WIRE*_COMPATIBLE_TYPE);\n")
+	b.WriteString("`file` and `package` still do, as generated code changes. At those two levels FIELD_SAME_ONEOF is\n")
+	b.WriteString("`proto-field-oneof-changed`; at the wire levels `proto-field-oneof-wire-incompatible` judges it.\n\n")
 	b.WriteString("## Proto rules buf does not have\n\n| contractlint rule | pack | levels | what |\n|---|---|---|---|\n")
 	for _, r := range reg.All() {
 		if r.Formats&rules.Proto == 0 || len(r.Buf) > 0 || r.Mode != rules.DiffRule {

@@ -220,6 +220,11 @@ type Field struct {
 	StringExample string
 	// Behavior lists proto (google.api.field_behavior) values.
 	Behavior []string
+	// Shape is, for a proto message field, its message's encoding: every
+	// field's number, wire type and JSON name, nested messages by theirs.
+	// Two messages of one Shape read each other's bytes and JSON; "" when
+	// the message is not in the tree.
+	Shape string
 	// Key is a proto map's key type (Map is set and Type is the value type);
 	// for proto, Format holds the kind of a non-scalar Type: enum, message, group.
 	Key string
@@ -270,12 +275,19 @@ type Change struct {
 	Sunset     string
 	// ToldApartBy is, for a oneOf member added, the property it requires
 	// with values no other member accepts: no body that matched another
-	// member can match it, so it overlaps none.
+	// member can match it, so it overlaps none; or, for members told apart
+	// as wholes, the keyword that does it ("const", "enum", "type",
+	// "additionalProperties").
 	ToldApartBy string
 	// Anchor is, for an OpenAPI removal, the element of the new file that
 	// held the removed one (a property's schema, a parameter's operation):
 	// the line a pull request shows, as a proto removal's NewLoc is.
 	Anchor Location
+	// Undecided says, for a oneOf/anyOf member removed, why the diff could
+	// not tell whether the new schema still admits every value the member
+	// did (a pattern, a format, a not it does not compare); "" when it
+	// could: the member's values are refused.
+	Undecided string
 	// Proto is what a change to a proto element carries beyond its places.
 	Proto ProtoElement
 }
@@ -296,6 +308,10 @@ type ProtoElement struct {
 	// enum's full name and the value's number, which messages name.
 	Parent string
 	Number int32
+	// WireSame marks a change that leaves both the binary and the JSON
+	// encoding as they were: a field moved alone into a oneof the old
+	// message did not have, which encodes as the field always did.
+	WireSame bool
 }
 
 // Is reports whether c is a change of kind k to subject s.

@@ -494,6 +494,7 @@ func openapiSchemaShape() []*Rule {
 		requestAdditionalPropertiesClosed(),
 		requestBecameNotNullable(),
 		requestOneOfRemoved(),
+		requestOneOfRemovedUndecided(),
 		requestAllOfAdded(),
 		responseOneOfAdded(),
 		discriminatorChanged(),
@@ -696,7 +697,28 @@ func requestOneOfRemoved() *Rule {
 	},
 		func(c *Change) (string, bool) {
 			return fmt.Sprintf("request %s removed: clients sending that shape are rejected%s", c.Name, reach(c)),
-				c.Aspect == AspectComposition && c.Kind == Removed && c.Old.Text != "allOf" && req(c)
+				oneOfRemoved(c) && c.Undecided == ""
+		})
+}
+
+func oneOfRemoved(c *Change) bool {
+	return c.Aspect == AspectComposition && c.Kind == Removed && c.Old.Text != "allOf" && req(c)
+}
+
+func requestOneOfRemovedUndecided() *Rule {
+	return onChange(&Rule{
+		ID: "request-one-of-removed-undecided", Pack: Breaking, Formats: OpenAPI, Severity: Warning,
+		Reads: []Entry{{Removed, SubjectSchema, AspectComposition}},
+		Doc: Doc{
+			Title: "A oneOf/anyOf alternative was removed from a request, and whether its values are still accepted cannot be told",
+			Text:  "A schema that drops its alternatives for one schema breaks clients only when that schema refuses some value an alternative accepted. When that depends on what contractlint does not compare (two patterns, two formats, a not), it says so, with the reason, at warning: check the values clients send against the new schema. (While alternatives are left, one removed is request-one-of-removed.)",
+			Bad:   "oneOf: [{type: string, pattern: '^[a-z]+$'}, {type: string, format: uuid}]   ->   {type: string, pattern: '^[a-z0-9-]+$'}",
+			Good:  "keep the alternative until no client sends it",
+		},
+	},
+		func(c *Change) (string, bool) {
+			return fmt.Sprintf("request %s removed: cannot tell whether the values clients sent with it are still accepted (%s)%s", c.Name, c.Undecided, reach(c)),
+				oneOfRemoved(c) && c.Undecided != ""
 		})
 }
 

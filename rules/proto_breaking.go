@@ -365,6 +365,7 @@ func protoFieldRules() []*Rule {
 		protoFieldJSONNameChanged(),
 		protoFieldDefaultChanged(),
 		protoFieldOneofChanged(),
+		protoFieldOneofWireIncompatible(),
 		protoFieldPackedChanged(),
 		protoFieldCtypeChanged(),
 		protoFieldJstypeChanged(),
@@ -422,7 +423,7 @@ func protoFieldDefaultChanged() *Rule {
 
 func protoFieldOneofChanged() *Rule {
 	return onChange(&Rule{
-		ID: "proto-field-oneof-changed", Pack: Breaking, Formats: Proto, Severity: Error, Levels: lvAll, Buf: []string{"FIELD_SAME_ONEOF"},
+		ID: "proto-field-oneof-changed", Pack: Breaking, Formats: Proto, Severity: Error, Levels: lvFP, Buf: []string{"FIELD_SAME_ONEOF"},
 		Reads: []Entry{{Modified, SubjectField, AspectOneof}},
 		Doc: Doc{
 			Title: "A field moved into, out of or between oneofs",
@@ -431,6 +432,22 @@ func protoFieldOneofChanged() *Rule {
 			Good:  "message P { oneof m { Card card = 1; } Bank bank = 2; }",
 		},
 	}, changeMsg("field %s moved from oneof %q to %q: which fields exclude each other changes", modifiedOf(SubjectField, AspectOneof)))
+}
+
+func protoFieldOneofWireIncompatible() *Rule {
+	return onChange(&Rule{
+		ID: "proto-field-oneof-wire-incompatible", Pack: Breaking, Formats: Proto, Severity: Error, Levels: lvJW,
+		Reads: []Entry{{Modified, SubjectField, AspectOneof}},
+		Doc: Doc{
+			Title: "A field moved across a oneof boundary in a way the encodings cannot absorb",
+			Text: "Setting one member of a oneof clears the others, so a field moved into, out of or between oneofs changes which data survives a round trip through an old reader. " +
+				"A field moved alone into a oneof the message did not have is the exception: nothing else can clear it, and its bytes and JSON are what they were, so the wire levels accept it (file and package still report it, for generated code). Keep the field where it was.",
+			Bad:  "message P { oneof m { Card card = 1; } Bank bank = 2; }   ->   bank moved into m",
+			Good: "message P { oneof m { Card card = 1; } oneof b { Bank bank = 2; } }",
+		},
+	}, changeMsg("field %s moved from oneof %q to %q: which fields exclude each other changes", func(c *Change) bool {
+		return modified(c, SubjectField, AspectOneof) && !c.Proto.WireSame
+	}))
 }
 
 func protoFieldPackedChanged() *Rule {

@@ -44,7 +44,7 @@ func wireCompatibleType(o, n *Field) bool {
 	}
 	switch {
 	case ok == "message" && nk == "message":
-		return o.Type == n.Type
+		return sameMessage(o, n)
 	case ok == "enum" && nk == "enum":
 		// Binary readers see an enum's numbers, whatever it is called.
 		return sameEnumNumbers(o, n)
@@ -68,10 +68,19 @@ func jsonCompatibleType(o, n *Field) bool {
 	if ok == "enum" && nk == "enum" {
 		return o.Type == n.Type || sameEnumValues(o, n)
 	}
+	if ok == "message" && nk == "message" {
+		return sameMessage(o, n)
+	}
 	if ok == "message" || ok == "enum" || nk == "message" || nk == "enum" {
 		return o.Type == n.Type
 	}
 	return jsonGroup[ok] != "" && jsonGroup[ok] == jsonGroup[nk]
+}
+
+// sameMessage reports two message types encoded alike: the same type, or
+// another whose fields have the same numbers, wire types and JSON names.
+func sameMessage(o, n *Field) bool {
+	return o.Type == n.Type || o.Shape != "" && o.Shape == n.Shape
 }
 
 // An enum field that changes to another enum type keeps its values when

@@ -90,7 +90,7 @@ func Vocabulary() []Term {
 		{api, Modified, SubjectSchema, AspectAdditionalProps, "open", "closed", ""},
 		{api, Modified, SubjectSchema, AspectPropertyName, "discriminator property, or none", "likewise", ""},
 		{api, Added, SubjectSchema, AspectComposition, none, "allOf | oneOf | anyOf", "ToldApartBy (oneOf)"},
-		{api, Removed, SubjectSchema, AspectComposition, "allOf | oneOf | anyOf", none, ""},
+		{api, Removed, SubjectSchema, AspectComposition, "allOf | oneOf | anyOf", none, "Undecided (oneOf, anyOf)"},
 		{api, Added, SubjectEnumValue, "", none, "the value", ""},
 		{api, Removed, SubjectEnumValue, "", "the value", none, ""},
 		{api, Modified, SubjectDiscriminator, AspectMapping, "the old target, or none", "the new target, or none", ""},

@@ -1,0 +1,242 @@
+package openapi
+
+import (
+	"maps"
+	"reflect"
+	"slices"
+
+	"github.com/getkin/kin-openapi/openapi3"
+)
+
+// Schemas are compared by what they accept, not by how they are written:
+// before a pair is compared, the allOf members that do not stand for the
+// same component on both sides are merged into the schema that holds them
+// (properties, required and every constraint), so a property that moves
+// between members, or an object rewritten as `allOf: [$ref Base, {…}]`,
+// compares as the one object it always was. Members that are the same $ref
+// on both sides stay members: their changes belong to the component, and
+// are found there once.
+
+// merged is one side of a pair with its unshared allOf members folded in.
+// refs are the $ref members kept apart: the same component on both sides.
+// The others, merged in, are reported as added or removed when they bring
+// what the other side never had (foldedNews).
+type merged struct {
+	s    *openapi3.Schema
+	refs openapi3.SchemaRefs
+}
+
+// mergeAllOf folds the allOf members of o and n that are not the same
+// component on both sides. ok is false when neither side has allOf, or when
+// members contradict each other (a property or keyword stated twice
+// differently, two types): then the pair is compared as written, which
+// reports the members rather than guessing what they mean together.
+func mergeAllOf(o, n *openapi3.Schema) (mo, mn merged, ok bool) {
+	if len(o.AllOf) == 0 && len(n.AllOf) == 0 {
+		return merged{}, merged{}, false
+	}
+	shared := func(m *openapi3.SchemaRef, other openapi3.SchemaRefs) bool {
+		return m != nil && m.Ref != "" && slices.ContainsFunc(other, func(x *openapi3.SchemaRef) bool { return x != nil && sameRef(m, x) })
+	}
+	fold := func(x *openapi3.Schema, other openapi3.SchemaRefs) (merged, bool) {
+		out := merged{}
+		var rest openapi3.SchemaRefs
+		for _, m := range x.AllOf {
+			switch {
+			case shared(m, other):
+				out.refs = append(out.refs, m)
+			case m == nil || m.Value == nil:
+				return out, false
+			default:
+				rest = append(rest, m)
+			}
+		}
+		s, ok := fold(x, rest, map[*openapi3.Schema]bool{x: true})
+		out.s = s
+		return out, ok
+	}
+	mo, okO := fold(o, n.AllOf)
+	mn, okN := fold(n, o.AllOf)
+	return mo, mn, okO && okN
+}
+
+// fold merges members into a copy of x (whose allOf it replaces), each
+// member's own allOf merged first; seen stops a member that contains itself.
+func fold(x *openapi3.Schema, members openapi3.SchemaRefs, seen map[*openapi3.Schema]bool) (*openapi3.Schema, bool) {
+	out := *x
+	out.AllOf = nil
+	out.Properties = maps.Clone(x.Properties)
+	if out.Properties == nil {
+		out.Properties = openapi3.Schemas{}
+	}
+	out.Required = slices.Clone(x.Required)
+	var closed []*openapi3.Schema
+	if isClosed(x) {
+		closed = append(closed, x)
+	}
+	for _, m := range members {
+		if m == nil || m.Value == nil || seen[m.Value] {
+			return nil, false
+		}
+		v := m.Value
+		if len(v.AllOf) > 0 {
+			seen[v] = true
+			inner, ok := fold(v, v.AllOf, seen)
+			delete(seen, v)
+			if !ok {
+				return nil, false
+			}
+			v = inner
+		}
+		if isClosed(v) {
+			closed = append(closed, v)
+		}
+		if !absorb(&out, v) {
+			return nil, false
+		}
+	}
+	for _, c := range closed {
+		// A closed part refuses the properties the others add: what the
+		// whole accepts is not what the merge would say.
+		for name := range out.Properties {
+			if _, ok := c.Properties[name]; !ok {
+				return nil, false
+			}
+		}
+	}
+	return &out, true
+}
+
+// absorb adds member m's constraints to out: properties by name (the same
+// property stated twice must say the same), required as a union, and every
+// other keyword set on at most one side or equal on both. Annotations keep
+// the holder's.
+func absorb(out, m *openapi3.Schema) bool {
+	for name, p := range m.Properties {
+		if q, ok := out.Properties[name]; ok && q != p && !sameShape(schemaOf(q), schemaOf(p)) {
+			return false
+		}
+		if _, ok := out.Properties[name]; !ok {
+			out.Properties[name] = p
+		}
+	}
+	for _, r := range m.Required {
+		if !slices.Contains(out.Required, r) {
+			out.Required = append(out.Required, r)
+		}
+	}
+	ov, mv := reflect.ValueOf(out).Elem(), reflect.ValueOf(m).Elem()
+	for i := range ov.NumField() {
+		f := schemaType.Field(i)
+		if skipMerge[f.Name] || !f.IsExported() {
+			continue
+		}
+		a, b := ov.Field(i), mv.Field(i)
+		switch {
+		case set(b) == "":
+		case set(a) == "":
+			if annotation[f.Name] {
+				continue
+			}
+			a.Set(b)
+		case annotation[f.Name]:
+		case !sameValue(a, b):
+			return false
+		}
+	}
+	return true
+}
+
+// skipMerge are the fields absorb merges by hand, or that say where a
+// schema is written rather than what it accepts.
+var skipMerge = map[string]bool{"Properties": true, "Required": true, "AllOf": true, "Origin": true, "Extensions": true}
+
+// foldedNews reports whether member m, merged into one side, brings what
+// the other side's merged schema lacks: a property it does not have, or,
+// holding no property, anything at all. Only such a member is reported as
+// added or removed; one whose content the other side already states (a
+// schema extracted into a component, or inlined from one) changes nothing.
+func foldedNews(m *openapi3.SchemaRef, other *openapi3.Schema) bool {
+	v := schemaOf(m)
+	if v == nil || len(v.Properties) == 0 {
+		return true
+	}
+	for name := range v.Properties {
+		if _, ok := other.Properties[name]; !ok {
+			return true
+		}
+	}
+	return false
+}
+
+// constChoice writes a oneOf or anyOf whose members each only name values
+// (const or enum, with or without their type, or {type: "null"}) as the
+// enum it is: `oneOf: [{const: a}, {const: b}]` accepts what
+// `enum: [a, b]` does. The enum's type is its values' when it states none,
+// so `{type: string, enum: [a]}` and the choice compare equal. x is
+// returned as is when it is not such a choice.
+func constChoice(x *openapi3.Schema) *openapi3.Schema {
+	if len(x.OneOf) > 0 == (len(x.AnyOf) > 0) || x.Type != nil || len(x.Enum) > 0 || x.Const != nil ||
+		len(x.Properties) > 0 || len(x.AllOf) > 0 || x.Not != nil || x.Discriminator != nil {
+		return x
+	}
+	var vals []any
+	null := false
+	for _, m := range slices.Concat(x.OneOf, x.AnyOf) {
+		v := schemaOf(m)
+		switch {
+		case v == nil:
+			return x
+		case isNullOnly(v):
+			null = true
+			continue
+		case !onlyValues(v):
+			return x
+		case v.Const != nil:
+			vals = append(vals, v.Const)
+		default:
+			vals = append(vals, v.Enum...)
+		}
+	}
+	t := valuesType(vals)
+	if len(vals) == 0 || t == "" {
+		return x
+	}
+	out := *x
+	out.OneOf, out.AnyOf = nil, nil
+	out.Enum = vals
+	out.Type = &openapi3.Types{t}
+	out.Nullable = out.Nullable || null
+	return &out
+}
+
+// onlyValues reports a schema that states its values and nothing else
+// beyond their type and annotations.
+func onlyValues(v *openapi3.Schema) bool {
+	bare := *v
+	bare.Const, bare.Enum, bare.Type = nil, nil, nil
+	return (v.Const != nil || len(v.Enum) > 0) && (v.Type == nil || len(*v.Type) == 1) && sameShape(&bare, &openapi3.Schema{})
+}
+
+// valuesType is the one JSON type of every value, or "".
+func valuesType(vals []any) string {
+	t := ""
+	for _, v := range vals {
+		var vt string
+		switch v.(type) {
+		case string:
+			vt = "string"
+		case bool:
+			vt = "boolean"
+		case float64, int, int64:
+			vt = "number"
+		default:
+			return ""
+		}
+		if t != "" && t != vt {
+			return ""
+		}
+		t = vt
+	}
+	return t
+}
