@@ -11,15 +11,21 @@ import (
 
 // A pin is a ref of this repository that the documentation tells a user to
 // copy: a pre-commit `rev:` under `repo: .../contractlint/contractlint`, or
-// the ref after `contractlint/contractlint@` (the Action, go install).
+// the ref after `contractlint/contractlint@` (the Action, go install) or
+// after `contractlint/contractlint/PATH@` (a reusable workflow, which must
+// exist at that ref).
 type pin struct {
 	where string // file:line
 	ref   string
-	code  bool // inside a fenced code block, so copied as it is
+	code  bool   // inside a fenced code block, so copied as it is
+	path  string // the file the pin names in the repository, if any
 }
 
 var (
-	usesPin = regexp.MustCompile("contractlint/contractlint@([^\\s`'\")]+)")
+	usesPin = regexp.MustCompile("contractlint/contractlint(?:/([^@\\s`'\"]+))?@([^\\s`'\")]+)")
+	// varRef is a pin spelled as a shell or CI variable: its default, or the
+	// value the same document gives it (`NAME: value`), is the ref copied.
+	varRef  = regexp.MustCompile(`^\$\{(\w+)(?::-([^}]+))?\}$`)
 	repoPin = regexp.MustCompile(`repo:\s*https://github\.com/contractlint/contractlint\s*$`)
 	revPin  = regexp.MustCompile(`^\s*rev:\s*(\S+)`)
 	// placeholder is what prose may name instead of a ref: a word the
@@ -39,10 +45,10 @@ func docPins(name, text string) []pin {
 			continue
 		}
 		for _, m := range usesPin.FindAllStringSubmatch(line, -1) {
-			pins = append(pins, pin{where, m[1], code})
+			pins = append(pins, pin{where, varValue(text, m[2]), code, m[1]})
 		}
 		if m := revPin.FindStringSubmatch(line); m != nil && afterRepo {
-			pins = append(pins, pin{where, m[1], code})
+			pins = append(pins, pin{where, m[1], code, ""})
 			afterRepo = false
 		}
 		if repoPin.MatchString(line) {
@@ -50,6 +56,22 @@ func docPins(name, text string) []pin {
 		}
 	}
 	return pins
+}
+
+// varValue is the ref a variable pin stands for: its default, else the
+// value the document assigns to it; a ref that is no variable is itself.
+func varValue(text, ref string) string {
+	m := varRef.FindStringSubmatch(ref)
+	if m == nil {
+		return ref
+	}
+	if m[2] != "" {
+		return m[2]
+	}
+	if v := regexp.MustCompile(`(?m)^\s*` + m[1] + `:\s*(\S+)`).FindStringSubmatch(text); v != nil {
+		return v[1]
+	}
+	return ref
 }
 
 // TestDocPinsResolve: every ref of this repository the README and docs
@@ -108,6 +130,11 @@ func checkPin(t *testing.T, top string, p pin) {
 		t.Errorf("%s: %s is not in HEAD's history, so a clone of the default branch may not have it", p.where, p.ref)
 		return
 	}
+	if p.path != "" {
+		if out, err := run(t, top, nil, "git", "cat-file", "-e", p.ref+":"+p.path); err != nil {
+			t.Errorf("%s: %s has no %s: %s", p.where, p.ref, p.path, out)
+		}
+	}
 	if out, err := run(t, top, nil, "git", "cat-file", "-e", p.ref+":action.yml"); err != nil {
 		t.Errorf("%s: %s has no action.yml: %s", p.where, p.ref, out)
 	}
@@ -131,9 +158,15 @@ func TestDocPinsFound(t *testing.T) {
 		"```yaml\n" +
 		"        uses: contractlint/contractlint@v1.2.3   # the Action\n" +
 		"        uses: actions/checkout@v4\n" +
+		"    uses: contractlint/contractlint/.github/workflows/w.yml@v1.2.4\n" +
+		"    CONTRACTLINT_VERSION: v1.2.5\n" +
+		"    - go install \"github.com/contractlint/contractlint@${CONTRACTLINT_VERSION}\"\n" +
+		"    - go install \"github.com/contractlint/contractlint@${CONTRACTLINT_VERSION:-v1.2.6}\"\n" +
 		"```\n"
 	got := docPins("d.md", doc)
-	want := []pin{{"d.md:1", "VERSION", false}, {"d.md:4", "0123456789abcdef0123456789abcdef01234567", true}, {"d.md:8", "v1.2.3", true}}
+	want := []pin{{"d.md:1", "VERSION", false, ""}, {"d.md:4", "0123456789abcdef0123456789abcdef01234567", true, ""},
+		{"d.md:8", "v1.2.3", true, ""}, {"d.md:10", "v1.2.4", true, ".github/workflows/w.yml"},
+		{"d.md:12", "v1.2.5", true, ""}, {"d.md:13", "v1.2.6", true, ""}}
 	if len(got) != len(want) {
 		t.Fatalf("docPins = %v, want %v", got, want)
 	}
