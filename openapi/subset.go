@@ -67,6 +67,38 @@ func (s *Subset) OldText() []byte { return s.oldText() }
 // NewText is the new document with what the plan leaves out blanked.
 func (s *Subset) NewText() []byte { return s.newText() }
 
+// MayDeclareKey reports whether what the plan leaves out of the new document
+// could declare an idempotency key (an Idempotency-Key header parameter, a
+// root x-idempotency), so that a verdict on the API's key convention needs
+// the whole document. A multi-file plan's other files are not read here;
+// a single document can declare one only where its text names it.
+func (s *Subset) MayDeclareKey() bool {
+	if s.files || s.n == nil {
+		return true
+	}
+	return namesKey(s.n.src)
+}
+
+// namesKey reports whether src holds "idempotency-key" or "x-idempotency",
+// in any ASCII case: the only spellings under which a document declares a
+// key (the header's name matches case-insensitively).
+func namesKey(src []byte) bool {
+	const word = "idempotency"
+	for i := 0; i+len(word) <= len(src); i++ {
+		if src[i]|0x20 != 'i' || !bytes.EqualFold(src[i:i+len(word)], []byte(word)) {
+			continue
+		}
+		end := i + len(word)
+		if end+4 <= len(src) && bytes.EqualFold(src[end:end+4], []byte("-key")) {
+			return true
+		}
+		if i >= 2 && bytes.EqualFold(src[i-2:i], []byte("x-")) {
+			return true
+		}
+	}
+	return false
+}
+
 // Complete reports whether an element at the JSON pointer p sits in a chunk
 // loaded with everything that reaches it. A lint finding elsewhere may
 // depend on an operation left out (the directions a shared schema is read

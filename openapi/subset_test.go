@@ -197,3 +197,20 @@ func TestSubsetComplete(t *testing.T) {
 		}
 	}
 }
+
+func TestNamesKey(t *testing.T) {
+	for text, want := range map[string]bool{
+		"- name: Idempotency-Key\n":          true,
+		"name: IDEMPOTENCY-KEY":              true,
+		"x-idempotency:\n  header: K":        true,
+		"X-Idempotency: {}":                  true,
+		"description: idempotent requests":   false,
+		"description: idempotency is a goal": false,
+		"dempotency-key":                     false,
+		"":                                   false,
+	} {
+		if got := namesKey([]byte(text)); got != want {
+			t.Errorf("namesKey(%q) = %v, want %v", text, got, want)
+		}
+	}
+}

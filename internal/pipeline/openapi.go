@@ -70,7 +70,7 @@ func diffOpenAPI(old, new Side, o Options, subset bool) (*rules.Input, *openapi.
 		loadOld, loadNew := subsetLoads(old, new, sub, held, o)
 		// A plan that leaves nothing out loads the whole documents: their
 		// problems are theirs to report.
-		in, err := compareOpenAPI(old, loadOld, new, loadNew, o, sub.Skipped > 0)
+		in, err := compareOpenAPI(old, loadOld, new, loadNew, o, sub)
 		o.Stats.chunks(sub)
 		if err == nil {
 			return in, sub, nil
@@ -83,7 +83,7 @@ func diffOpenAPI(old, new Side, o Options, subset bool) (*rules.Input, *openapi.
 	if held != nil {
 		oldWhole = func() (*openapi.Doc, error) { return held.load(o) }
 	}
-	in, err := compareOpenAPI(old, oldWhole, new, func() (*openapi.Doc, error) { return loadOpenAPI(new, o) }, o, false)
+	in, err := compareOpenAPI(old, oldWhole, new, func() (*openapi.Doc, error) { return loadOpenAPI(new, o) }, o, nil)
 	return in, nil, err
 }
 
@@ -150,7 +150,8 @@ var errPartial = errors.New("a subset load needs the whole documents")
 // compareOpenAPI loads the old side with loadOld (a held load, or the
 // side's text) beside the new one with loadNew, and diffs them; old and new
 // name the sides in errors.
-func compareOpenAPI(old Side, loadOld func() (*openapi.Doc, error), new Side, loadNew func() (*openapi.Doc, error), o Options, partial bool) (*rules.Input, error) {
+func compareOpenAPI(old Side, loadOld func() (*openapi.Doc, error), new Side, loadNew func() (*openapi.Doc, error), o Options, sub *openapi.Subset) (*rules.Input, error) {
+	partial := sub != nil && sub.Skipped > 0
 	st := o.Stats
 	var od, nd *openapi.Doc
 	err := st.measure("load", func() error {
@@ -179,9 +180,10 @@ func compareOpenAPI(old Side, loadOld func() (*openapi.Doc, error), new Side, lo
 		wg.Go(func() { in.New = nd.Contract() })
 		in.Changes = openapi.Diff(od, nd)
 		wg.Wait()
-		if partial && rules.KeyConventionUnseen(in.New) {
+		if partial && rules.KeyConventionUnseen(in.New) && sub.MayDeclareKey() {
 			// Whether the API takes a key anywhere decides the idempotency
-			// rule's verdict; the operations a subset left out may show it.
+			// rule's verdict; the operations a subset left out may show it,
+			// unless the document never names a key.
 			return errPartial
 		}
 		return openapi.IgnoreProblems(in.New)
