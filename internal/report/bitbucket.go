@@ -94,8 +94,8 @@ func (b Bitbucket) Write(w io.Writer, r *Report) error {
 	return enc.Encode(out)
 }
 
-// bitbucketSummary is the report card: the verdict, the counts as data
-// fields, and what was left out.
+// bitbucketSummary is the report card: the verdict, the counts and the
+// version bump the run needs as data fields, and what was left out.
 func bitbucketSummary(r *Report, hidden, limit int) bitbucketReport {
 	s := r.Summarize()
 	rep := bitbucketReport{Title: "contractlint", ReportType: "BUG", Reporter: toolName(r), Result: "PASSED",
@@ -117,6 +117,9 @@ func bitbucketSummary(r *Report, hidden, limit int) bitbucketReport {
 		{Title: "Warnings", Type: "NUMBER", Value: s.Warnings},
 		{Title: "Infos", Type: "NUMBER", Value: s.Infos},
 	}
+	if s.Bump != 0 {
+		rep.Data = append(rep.Data, bitbucketData{Title: "Version bump needed", Type: "TEXT", Value: s.Bump.String()})
+	}
 	if len(r.Problems) > 0 {
 		rep.Data = append(rep.Data, bitbucketData{Title: "Unreadable inputs", Type: "NUMBER", Value: len(r.Problems)})
 	}
@@ -134,7 +137,7 @@ func (b Bitbucket) annotation(f rules.Finding, seen map[string]int) bitbucketAnn
 		Severity:       "LOW",
 		Path:           Clean(f.Where.File),
 		Summary:        clip(Clean(f.Rule+compatLabel(f)+": "+f.Message+removedNote(f)), bitbucketSummaryMax),
-		Details:        Clean(f.Message + removedNote(f)),
+		Details:        Clean(f.Message + removedNote(f) + bumpNote(f)),
 	}
 	switch f.Severity {
 	case rules.Error:

@@ -149,7 +149,7 @@ func TestBitbucketLimits(t *testing.T) {
 	if s := first["summary"].(string); utf8.RuneCountInString(s) != 450 || !strings.HasSuffix(s, "…") {
 		t.Errorf("summary of %d characters, want 450 ending in an ellipsis", utf8.RuneCountInString(s))
 	}
-	if first["details"] != long {
-		t.Errorf("details do not keep the whole message")
+	if first["details"] != long+" (needs patch)" {
+		t.Errorf("details do not keep the whole message and its bump")
 	}
 }

@@ -151,7 +151,7 @@ func annotation(reg *rules.Registry, f rules.Finding) string {
 	if rule, ok := ruleDoc(reg, f.Rule); ok && rule.Doc.Title != "" {
 		title += ": " + rule.Doc.Title
 	}
-	title += " (needs " + bumpOf(f).String() + ")"
+	title += bumpNote(f)
 	props = append(props, "title="+workflowProperty(title))
 	return fmt.Sprintf("::%s %s::%s", cmd, strings.Join(props, ","), workflowData(msg))
 }

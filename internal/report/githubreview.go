@@ -180,7 +180,7 @@ func (g GitHubReview) findingText(reg *rules.Registry, f *rules.Finding) string 
 	if rd, ok := ruleDoc(reg, f.Rule); ok && rd.Doc.Title != "" {
 		title = " (" + markdownText(rd.Doc.Title) + ")"
 	}
-	return fmt.Sprintf("**%s** %s%s: %s%s", f.Severity, rule, markdownText(compatLabel(*f)), markdownText(f.Message+removedNote(*f)), title)
+	return fmt.Sprintf("**%s** %s%s: %s%s%s", f.Severity, rule, markdownText(compatLabel(*f)), markdownText(f.Message+removedNote(*f)), title, bumpNote(*f))
 }
 
 // body is the review's summary: the verdict, then every finding without an
@@ -193,6 +193,9 @@ func (g GitHubReview) body(r *Report, inBody []rules.Finding, over, limit int) s
 	verdict := findingCounts(s)
 	if r.Review != nil {
 		verdict = "compared against " + markdownText(r.Review.Base) + ": " + r.Review.Outcome(s)
+	}
+	if bump := bumpLine(s); bump != "" {
+		verdict += "; " + bump
 	}
 	fmt.Fprintf(&b, "### contractlint\n\n%s\n", verdict)
 	for _, p := range r.Problems {

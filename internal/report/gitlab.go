@@ -77,7 +77,7 @@ func gitlabIssueFor(f rules.Finding, seen map[string]int) gitlabIssue {
 		path = "."
 	}
 	return gitlabIssue{
-		Description: Clean(fmt.Sprintf("%s%s: %s%s", f.Rule, compatLabel(f), f.Message, removedNote(f))),
+		Description: Clean(fmt.Sprintf("%s%s: %s%s%s", f.Rule, compatLabel(f), f.Message, removedNote(f), bumpNote(f))),
 		CheckName:   Clean(f.Rule),
 		Fingerprint: fingerprint(f, seen),
 		Severity:    gitlabSeverity(f.Severity),

@@ -91,6 +91,9 @@ func (r *Report) Summarize() Summary {
 // unused ignore, a live probe's) is about no change to the API: patch.
 func bumpOf(f rules.Finding) rules.Bump { return cmp.Or(f.Bump, rules.Patch) }
 
+// bumpNote is how a finding's line says the bump it needs: " (needs major)".
+func bumpNote(f rules.Finding) string { return " (needs " + bumpOf(f).String() + ")" }
+
 // bumpLine is the summary's sentence about the version the run needs, ""
 // when nothing changed.
 func bumpLine(s Summary) string {
