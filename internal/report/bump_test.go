@@ -65,3 +65,21 @@ func TestPlatformFormatsCarryBump(t *testing.T) {
 		}
 	})
 }
+
+// TestRunBumpOnlyForComparisons: a run that compared nothing (lint, probe,
+// replay: Report.Bump zero) states no bump, though each finding has one; a
+// comparison states the largest of its findings' and its changes'.
+func TestRunBumpOnlyForComparisons(t *testing.T) {
+	r := testReport(t, fixedFindings())
+	r.Bump = 0
+	if s := r.Summarize(); s.Bump != 0 {
+		t.Errorf("a run that compared nothing needs %s, want no bump", s.Bump)
+	}
+	if out := string(render(t, "text", Options{}, r)); strings.Contains(out, "version bump") {
+		t.Errorf("text output of a lint run states a bump:\n%s", out)
+	}
+	r.Bump = rules.Minor
+	if s := r.Summarize(); s.Bump != rules.Major {
+		t.Errorf("a comparison with major findings needs %s, want major", s.Bump)
+	}
+}

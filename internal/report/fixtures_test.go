@@ -73,6 +73,12 @@ func hostileFindings() []rules.Finding {
 	}
 }
 
+// testReport is a comparison's report: with findings, it saw changes,
+// each needing at least a patch.
 func testReport(t *testing.T, fs []rules.Finding) *Report {
-	return &Report{Findings: fs, Rules: testRegistry(t), Tool: "contractlint", Version: "1.2.3"}
+	r := &Report{Findings: fs, Rules: testRegistry(t), Tool: "contractlint", Version: "1.2.3"}
+	if len(fs) > 0 {
+		r.Bump = rules.Patch
+	}
+	return r
 }

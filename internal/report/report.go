@@ -35,7 +35,8 @@ type Report struct {
 	Waived []Waived
 	// Bump is the version bump the compared changes need beyond what their
 	// findings say (an added operation is no finding, yet needs a minor
-	// bump); zero when the command saw no changes.
+	// bump); zero when the command compared nothing (lint, probe, replay)
+	// or saw no changes, and then the run states no bump.
 	Bump rules.Bump
 }
 
@@ -66,7 +67,9 @@ type Summary struct {
 	Warnings int `json:"warnings"`
 	Infos    int `json:"infos"`
 	// Bump is the version bump the whole run needs: the largest of its
-	// findings' and of Report.Bump; omitted when nothing changed.
+	// findings' and of Report.Bump; omitted when nothing was compared or
+	// nothing changed (Report.Bump is zero), since a bump is what a change
+	// needs: lint's findings each need a patch, its run none.
 	Bump rules.Bump `json:"bump,omitempty"`
 }
 
@@ -74,7 +77,9 @@ type Summary struct {
 func (r *Report) Summarize() Summary {
 	s := Summary{Findings: len(r.Findings), Bump: r.Bump}
 	for _, f := range r.Findings {
-		s.Bump = max(s.Bump, bumpOf(f))
+		if s.Bump != 0 {
+			s.Bump = max(s.Bump, bumpOf(f))
+		}
 		switch f.Severity {
 		case rules.Error:
 			s.Errors++
