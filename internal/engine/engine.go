@@ -1,8 +1,9 @@
 // Package engine runs rules over a typed diff and passes their findings
 // through the filters, each one function from findings to findings:
 // supersession, inline ignores, config accepts, ignored paths, severity
-// overrides, de-duplication and order. The rules themselves, and the model
-// they read, live in package rules.
+// overrides, de-duplication, one finding per edit, the version gate (whose
+// findings pass the same filters) and order. The rules themselves, and the
+// model they read, live in package rules.
 package engine
 
 import (
@@ -36,17 +37,36 @@ func RunMatched(reg *rules.Registry, s *rules.Settings, matched *rules.Matched, 
 		}
 		out = append(out, withBump(r, s.Labelled(r, r.Check(in)))...)
 	}
-	out = supersede(reg, out)
-	out = applyIgnores(reg, m, out, in)
-	out = applyAccepts(out, s, matched)
-	out = dropPaths(out, s.IgnorePaths, s.IgnoreName)
-	out = overrideSeverity(out, s.Severity)
-	out = dedupe(out)
-	if m == rules.DiffRule {
-		out = Merge(reg, out)
+	ignores := newIgnoreSet(reg, in)
+	// rest is the chain after the inline ignores, in order; every finding
+	// passes it, whatever made it.
+	rest := func(fs []rules.Finding) []rules.Finding {
+		fs = applyAccepts(fs, s, matched)
+		fs = dropPaths(fs, s.IgnorePaths, s.IgnoreName)
+		fs = overrideSeverity(fs, s.Severity)
+		fs = dedupe(fs)
+		if m == rules.DiffRule {
+			fs = Merge(reg, fs)
+		}
+		return fs
 	}
+	out = rest(ignores.drop(supersede(reg, out)))
+	// The version gate holds the declared version to what the findings
+	// left need, and its own findings are accepted like any rule's; an
+	// inline ignore is judged unused only once they are.
+	if m == rules.DiffRule && gateOn(reg, s) {
+		out = append(out, rest(ignores.drop(rules.VersionGate(in, out)))...)
+	}
+	out = append(out, rest(ignores.unused(m))...)
 	rules.SortFindings(out)
 	return out
+}
+
+// gateOn reports whether the version gate runs (--fail-on version-bump or
+// the config turned its rule on).
+func gateOn(reg *rules.Registry, s *rules.Settings) bool {
+	r, ok := reg.Get(rules.VersionBumpMissingID)
+	return ok && s.Enabled(r)
 }
 
 // withBump stamps each finding of r with the version bump r requires,
@@ -145,42 +165,60 @@ func supersede(reg *rules.Registry, fs []rules.Finding) []rules.Finding {
 	return out
 }
 
-// applyIgnores drops findings under a matching inline ignore and reports every
-// ignore that matched nothing, so stale suppressions do not pile up.
-func applyIgnores(reg *rules.Registry, m rules.Mode, fs []rules.Finding, in *rules.Input) []rules.Finding {
-	var ignores []rules.Ignore
+// ignoreSet is the inline ignores of both sides of a comparison, and which
+// of them dropped a finding so far.
+type ignoreSet struct {
+	reg   *rules.Registry
+	in    *rules.Input
+	all   []rules.Ignore
+	used  []bool
+	names map[string][]string
+}
+
+func newIgnoreSet(reg *rules.Registry, in *rules.Input) *ignoreSet {
+	x := &ignoreSet{reg: reg, in: in}
 	for _, c := range []*rules.Contract{in.Old, in.New} {
 		if c != nil {
-			ignores = append(ignores, c.Ignores...)
+			x.all = append(x.all, c.Ignores...)
 		}
 	}
-	if len(ignores) == 0 {
+	x.used = make([]bool, len(x.all))
+	x.names = ruleNames(reg, x.all)
+	return x
+}
+
+// drop drops the findings under a matching inline ignore, noting it used.
+func (x *ignoreSet) drop(fs []rules.Finding) []rules.Finding {
+	if len(x.all) == 0 {
 		return fs
 	}
-	used := make([]bool, len(ignores))
-	names := ruleNames(reg, ignores)
-	fs = slices.DeleteFunc(fs, func(f rules.Finding) bool {
+	return slices.DeleteFunc(fs, func(f rules.Finding) bool {
 		hit := false
-		for i, ig := range ignores {
-			if slices.Contains(names[ig.Rule], f.Rule) && ignoreCovers(ig, f.Path) {
-				used[i], hit = true, true
+		for i, ig := range x.all {
+			if slices.Contains(x.names[ig.Rule], f.Rule) && ignoreCovers(ig, f.Path) {
+				x.used[i], hit = true, true
 			}
 		}
 		return hit
 	})
-	// Only the new version's ignores can be stale: the old ones went away
-	// with the change under review. An ignore kept from an earlier change
-	// that matches nothing in this one is reported too: left in place it
-	// would accept the next, unrelated change below it unseen.
-	for i, ig := range ignores {
-		if used[i] || in.New == nil || !slices.Contains(in.New.Ignores, ig) {
+}
+
+// unused reports every ignore that matched nothing, so stale suppressions
+// do not pile up. Only the new version's ignores can be stale: the old ones
+// went away with the change under review. An ignore kept from an earlier
+// change that matches nothing in this one is reported too: left in place
+// it would accept the next, unrelated change below it unseen.
+func (x *ignoreSet) unused(m rules.Mode) []rules.Finding {
+	var out []rules.Finding
+	for i, ig := range x.all {
+		if x.used[i] || x.in.New == nil || !slices.Contains(x.in.New.Ignores, ig) {
 			continue
 		}
 		// A diff runs diff rules and lint rules separately; each run judges
 		// only the ignores of its own rules.
-		r, known := reg.Get(ig.Rule)
-		if ids := names[ig.Rule]; !known && len(ids) > 0 {
-			r, known = reg.Get(ids[0]) // a buf or oasdiff name for the rule
+		r, known := x.reg.Get(ig.Rule)
+		if ids := x.names[ig.Rule]; !known && len(ids) > 0 {
+			r, known = x.reg.Get(ids[0]) // a buf or oasdiff name for the rule
 		}
 		if known && r.Mode != m {
 			continue
@@ -192,9 +230,9 @@ func applyIgnores(reg *rules.Registry, m rules.Mode, fs []rules.Finding, in *rul
 		if !known {
 			msg = fmt.Sprintf("ignore names unknown rule %q", ig.Rule)
 		}
-		fs = append(fs, rules.Finding{Rule: rules.UnusedIgnoreID, Severity: rules.Warning, Message: msg, Where: ig.Loc, Path: ig.Scope})
+		out = append(out, rules.Finding{Rule: rules.UnusedIgnoreID, Severity: rules.Warning, Message: msg, Where: ig.Loc, Path: ig.Scope})
 	}
-	return fs
+	return out
 }
 
 // covers reports whether ig accepts a finding about the element at p: one

@@ -143,3 +143,57 @@ func TestBumpSurvivesSeverityOverride(t *testing.T) {
 		t.Fatalf("got %+v, want one info finding that still needs a major bump", fs)
 	}
 }
+
+// TestVersionGateFiltered: the version gate's finding passes through the
+// same filters as every rule's: an inline ignore drops it (and is then
+// used, not reported), a config accept drops it and records the match, a
+// severity override lowers it; off, the gate reports nothing.
+func TestVersionGateFiltered(t *testing.T) {
+	gate, _ := rules.Default().Get(rules.VersionBumpMissingID)
+	reg, err := rules.NewRegistry([]*rules.Rule{gate})
+	if err != nil {
+		t.Fatal(err)
+	}
+	on := func() *rules.Settings {
+		return &rules.Settings{Rules: map[string]bool{rules.VersionBumpMissingID: true}}
+	}
+	input := func(ignores ...rules.Ignore) *rules.Input {
+		at := rules.Location{File: "shop.yaml", Line: 3}
+		return &rules.Input{
+			Changes: []rules.Change{{Kind: rules.Added, Path: "#/paths/~1carts"}},
+			Old:     &rules.Contract{Versions: []rules.DeclaredVersion{{What: "info.version", Value: "1.0.0", Loc: at}}},
+			New:     &rules.Contract{Versions: []rules.DeclaredVersion{{What: "info.version", Value: "1.0.1", Loc: at}}, Ignores: ignores},
+		}
+	}
+	rulesOf := func(fs []rules.Finding) []string {
+		var ids []string
+		for _, f := range fs {
+			ids = append(ids, f.Rule+"/"+f.Severity.String())
+		}
+		return ids
+	}
+	if got := rulesOf(Run(reg, on(), rules.DiffRule, input())); !slices.Equal(got, []string{"version-bump-missing/error"}) {
+		t.Errorf("gate on: %q, want one version-bump-missing error", got)
+	}
+	if got := Run(reg, &rules.Settings{}, rules.DiffRule, input()); len(got) != 0 {
+		t.Errorf("gate off: %+v, want nothing", got)
+	}
+	inline := rules.Ignore{Rule: rules.VersionBumpMissingID, Reason: "frozen", Scope: "info", Loc: rules.Location{File: "shop.yaml", Line: 2}}
+	if got := Run(reg, on(), rules.DiffRule, input(inline)); len(got) != 0 {
+		t.Errorf("inline ignore: %q, want nothing (the finding dropped, the ignore used)", rulesOf(got))
+	}
+	s := on()
+	s.Accepts = []rules.Ignore{{Rule: rules.VersionBumpMissingID, Element: "version", Reason: "frozen"}}
+	matched := &rules.Matched{}
+	if got := RunMatched(reg, s, matched, rules.DiffRule, input()); len(got) != 0 {
+		t.Errorf("config accept: %q, want nothing", rulesOf(got))
+	}
+	if u := matched.UnusedAccepts(s, func(string) bool { return true }); len(u) != 0 {
+		t.Errorf("the accept that dropped the gate's finding is reported unused: %+v", u)
+	}
+	s = on()
+	s.Severity = map[string]rules.Severity{rules.VersionBumpMissingID: rules.Warning}
+	if got := rulesOf(Run(reg, s, rules.DiffRule, input())); !slices.Equal(got, []string{"version-bump-missing/warning"}) {
+		t.Errorf("severity override: %q, want one warning", got)
+	}
+}

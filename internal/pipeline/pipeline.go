@@ -140,9 +140,6 @@ func Diff(old, new Side, o Options) ([]rules.Finding, error) {
 		return Diff(old, new, o)
 	}
 	o.Needed.Add(rules.NeededBump(in, findings, nil))
-	if r, ok := o.Registry.Get(rules.VersionBumpMissingID); ok && o.Settings.Enabled(r) {
-		findings = append(findings, rules.VersionGate(in, findings)...)
-	}
 	return findings, nil
 }
 
