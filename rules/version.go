@@ -283,7 +283,9 @@ func versionBumpMissing() *Rule {
 				"or vN; a new date counts as a major release) and a proto package's major suffix (acme.v1 to " +
 				"acme.v2 is a new API, which covers any break of the old one; a suffix says nothing of minor " +
 				"releases). A version it cannot read is reported as such. `--fail-on version-bump` (or " +
-				"`fail-on: version-bump` in the config) turns it on and fails the run on it alone.",
+				"`fail-on: version-bump` in the config) turns it on and fails the run on it alone. Its findings are " +
+				"accepted like any rule's: a config ignore with `element: version` (OpenAPI) or the last part of " +
+				"the package's name before its suffix (proto: `shop` for acme.shop.v1) accepts one.",
 			Bad:  "# a response property removed\ninfo:\n  version: 1.4.0   # was 1.3.0: needs 2.0.0",
 			Good: "# a response property removed\ninfo:\n  version: 2.0.0   # was 1.3.0",
 		},
