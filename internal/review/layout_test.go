@@ -358,3 +358,28 @@ func TestRunRootIntoBumpedSubmodule(t *testing.T) {
 		t.Errorf("%q does not name the submodule it could not read", msg)
 	}
 }
+
+// A change that only re-points a link (shared -> common becomes
+// shared -> common2, whose files differ) changes every contract reaching
+// through it: the roots are reviewed as diff of the two trees reports them,
+// in the working tree and in the index.
+func TestRunRepointedLink(t *testing.T) {
+	r := newRepo(t, "main")
+	r.write("api/root.yaml", refDoc("../shared/pet.yaml#/Pet"))
+	r.write("common/pet.yaml", petSchema("name", "age"))
+	r.write("common2/pet.yaml", petSchema("name"))
+	symlink(t, r, "common", "shared")
+	r.commit("v1")
+	r.remove("shared")
+	symlink(t, r, "common2", "shared")
+	treeThenIndex(r, func(staged bool, res *Result, err error) {
+		if err != nil {
+			t.Fatalf("staged=%v: %v", staged, err)
+		}
+		fs := findingsOf(res.Findings, "response-property-removed")
+		// Located where the $ref names it, as diff's loader reads it.
+		if len(fs) != 1 || fs[0].Where.File != "shared/pet.yaml" {
+			t.Errorf("staged=%v: want response-property-removed at shared/pet.yaml, got Files %+v, Findings %+v", staged, res.Files, res.Findings)
+		}
+	})
+}
