@@ -26,7 +26,7 @@ type graph struct {
 	edges      map[string][]string
 	// links are the symbolic links a file's names pass through: a change
 	// that only re-points one changes what the file reaches.
-	links map[string][]string
+	links map[string][]linkedName
 	// exists remembers which import candidates are files: most .proto
 	// files of a tree import the same few, and each Stat is a system call.
 	exists map[string]bool
@@ -34,7 +34,7 @@ type graph struct {
 }
 
 func newGraph(src source.Source, protoPaths []string) *graph {
-	return &graph{src: src, protoPaths: protoPaths, edges: map[string][]string{}, links: map[string][]string{}, exists: map[string]bool{}}
+	return &graph{src: src, protoPaths: protoPaths, edges: map[string][]string{}, links: map[string][]linkedName{}, exists: map[string]bool{}}
 }
 
 // reaches lists the targets root reaches, itself excepted, in the order
@@ -54,9 +54,11 @@ func (g *graph) reachesIf(root string, target func(string) bool) []string {
 		queue = queue[1:]
 		next, links := g.namesVia(name)
 		for _, l := range links {
-			if target(l) && !seen[l] {
-				seen[l] = true
-				out = append(out, l)
+			// The name as written is reached when its link changed: it is
+			// the one name both sides have for what the link leads to.
+			if target(l.link) && !seen[l.name] {
+				seen[l.name] = true
+				out = append(out, l.name)
 			}
 		}
 		for _, next := range next {
@@ -79,8 +81,11 @@ func (g *graph) names(name string) []string {
 	return out
 }
 
+// linkedName is a name as a file wrote it and a symbolic link on its way.
+type linkedName struct{ name, link string }
+
 // namesVia is names, with the symbolic links those names pass through.
-func (g *graph) namesVia(name string) (out, links []string) {
+func (g *graph) namesVia(name string) (out []string, links []linkedName) {
 	g.mu.Lock()
 	out, ok := g.edges[name]
 	links = g.links[name]
@@ -99,7 +104,9 @@ func (g *graph) namesVia(name string) (out, links []string) {
 	// through a symbolic link reaches the change to the file it names.
 	for i, n := range out {
 		if real, err := source.Resolve(g.src, n); err == nil && real != n {
-			links = append(links, linksOn(g.src, n)...)
+			for _, l := range linksOn(g.src, n) {
+				links = append(links, linkedName{name: n, link: l})
+			}
 			out[i] = real
 		}
 	}

@@ -383,3 +383,28 @@ func TestRunRepointedLink(t *testing.T) {
 		}
 	})
 }
+
+// The same for an import: a .proto root importing through a re-pointed
+// linked directory is compared with what it imports on each side.
+func TestRunRepointedLinkProto(t *testing.T) {
+	r := newRepo(t, "main")
+	r.write("buf.yaml", "version: v2\n")
+	money := func(typ string) string {
+		return "syntax = \"proto3\";\npackage shop.v1;\nmessage Money {\n  " + typ + " units = 1;\n}\n"
+	}
+	r.write("common/shared/money.proto", money("int64"))
+	r.write("common2/shared/money.proto", money("string"))
+	symlink(t, r, "common/shared", "shared")
+	r.write("order.proto", "syntax = \"proto3\";\npackage shop.v1;\nimport \"shared/money.proto\";\nmessage Order {\n  Money total = 1;\n}\n")
+	r.commit("v1")
+	r.remove("shared")
+	symlink(t, r, "common2/shared", "shared")
+	treeThenIndex(r, func(staged bool, res *Result, err error) {
+		if err != nil {
+			t.Fatalf("staged=%v: %v", staged, err)
+		}
+		if !hasRule(res.Findings, "proto-field-type-changed") {
+			t.Errorf("staged=%v: want proto-field-type-changed, got Files %+v, Findings %+v", staged, res.Files, res.Findings)
+		}
+	})
+}
