@@ -14,16 +14,28 @@ const chargeProto = "syntax = \"proto3\";\npackage shop.v1;\nmessage Charge {\n 
 // (FILE_NO_DELETE), a deleted file and a new one: review reports the old
 // path deleted, as diff of the two trees does, whether git saw a rename or
 // a deletion and an addition of a file declaring the same package.
+// Without a buf.yaml the repository is the module, as the directory given
+// to buf breaking is: a file moved to another directory under its own name
+// changed its path there (FILE_NO_DELETE), though its import name, relative
+// to its own directory, did not.
 func TestRunProtoMoveIsFileRemoval(t *testing.T) {
-	for _, tc := range []struct{ name, to, text string }{
-		{"renamed", "api/payment.proto", chargeProto},
-		{"moved under a buf.yaml root", "api2/charge.proto", chargeProto},
-		{"delete and add", "api/billing.proto", chargeProto + "message Refund {\n  string id = 1;\n  string why = 2;\n  int64 amount = 3;\n}\n"},
+	for _, tc := range []struct {
+		name, to, text string
+		noBuf          bool
+	}{
+		{"renamed", "api/payment.proto", chargeProto, false},
+		{"moved under a buf.yaml root", "api2/charge.proto", chargeProto, false},
+		{"delete and add", "api/billing.proto", chargeProto + "message Refund {\n  string id = 1;\n  string why = 2;\n  int64 amount = 3;\n}\n", false},
+		{"renamed without buf.yaml", "api/payment.proto", chargeProto, true},
+		{"moved without buf.yaml", "api2/charge.proto", chargeProto, true},
+		{"moved deeper without buf.yaml", "api/v1/charge.proto", chargeProto, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := newRepo(t, "main")
 			r.write("api/charge.proto", chargeProto)
-			r.write("buf.yaml", "version: v2\n")
+			if !tc.noBuf {
+				r.write("buf.yaml", "version: v2\n")
+			}
 			r.commit("v1")
 			r.remove("api/charge.proto")
 			r.write(tc.to, tc.text)
