@@ -1,0 +1,194 @@
+package cli_test
+
+import (
+	"math/rand/v2"
+	"net/url"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/contractlint/contractlint/internal/cli"
+	"github.com/contractlint/contractlint/internal/gittest"
+)
+
+// FuzzReviewLayouts is the differential test over layouts the project's
+// own pairs never take, drawn by a generator of its own from one seed: a
+// $ref target of any extension or case, reached directly, through a linked
+// directory or a linked file, in a directory whose name has spaces or
+// non-ASCII letters; a root of upper- or mixed-case extension, opening
+// with a BOM or a %YAML 1.2 directive, with CRLF lines; a change that
+// edits the target, re-points the link or touches nothing; the working
+// tree or the index. The property: review's exit is never below that of
+// `diff` of the same two trees. The seeds are a fixed few, so plain
+// `go test` runs them quickly and the same way every time.
+func FuzzReviewLayouts(f *testing.F) {
+	for seed := range uint64(16) {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, seed uint64) {
+		l := genLayout(seed)
+		reviewNotBelowDiff(t, l)
+	})
+}
+
+// layout is one generated repository: its base and head trees (file
+// bytes and symbolic links, by slash-separated name) and the root
+// contract both sides hold.
+type layout struct {
+	root       string
+	base, head tree
+	staged     bool
+	breaks     bool   // the head removes a property clients read
+	desc       string // what was drawn, for a failure's message
+}
+
+type tree struct {
+	files map[string][]byte
+	links map[string]string // name -> target, relative to the link's directory
+}
+
+func (tr tree) clone() tree {
+	out := tree{files: map[string][]byte{}, links: map[string]string{}}
+	for k, v := range tr.files {
+		out.files[k] = v
+	}
+	for k, v := range tr.links {
+		out.links[k] = v
+	}
+	return out
+}
+
+// genLayout draws a layout from seed; the same seed gives the same layout.
+func genLayout(seed uint64) layout {
+	rng := rand.New(rand.NewPCG(seed, 0x43))
+	pick := func(xs ...string) string { return xs[rng.IntN(len(xs))] }
+	dir := pick("schemas", "common schemas", "schémas")
+	ext := pick(".yaml", "", ".txt", ".schema", ".YAML")
+	via := pick("direct", "linked dir", "linked file")
+	root := "api/" + pick("openapi.yaml", "API.YAML", "api.Yml")
+	change := pick("edit", "edit", "repoint", "none")
+	if change == "repoint" { // only a linked directory is re-pointed
+		via = "linked dir"
+	}
+	enc := pick("plain", "bom", "crlf", "yaml12")
+	l := layout{root: root, staged: rng.IntN(2) == 1, breaks: change != "none",
+		desc: strings.Join([]string{dir, ext, via, root, change, enc}, " | ")}
+
+	target := dir + "/pet" + ext
+	ref := "../" + target
+	base := tree{files: map[string][]byte{target: []byte(layoutSchema("name", "age"))}, links: map[string]string{}}
+	switch via {
+	case "linked dir":
+		base.links["shared"] = dir
+		ref = "../shared/pet" + ext
+	case "linked file":
+		base.links["api/pet"+ext] = "../" + target
+		ref = "pet" + ext
+	}
+	if change == "repoint" {
+		base.files[dir+"2/pet"+ext] = []byte(layoutSchema("name"))
+	}
+	base.files[root] = encode(layoutRoot(escapeRef(ref)+"#/Pet"), enc)
+	head := base.clone()
+	switch change {
+	case "edit":
+		head.files[target] = []byte(layoutSchema("name"))
+	case "repoint":
+		head.links["shared"] = dir + "2"
+	}
+	l.base, l.head = base, head
+	return l
+}
+
+// escapeRef writes a file path as a $ref names it: a URI reference, each
+// segment percent-escaped (spaces, non-ASCII letters).
+func escapeRef(p string) string {
+	segs := strings.Split(p, "/")
+	for i, s := range segs {
+		segs[i] = url.PathEscape(s)
+	}
+	return strings.Join(segs, "/")
+}
+
+func encode(s, enc string) []byte {
+	switch enc {
+	case "bom":
+		return []byte("\ufeff" + s)
+	case "crlf":
+		return []byte(strings.ReplaceAll(s, "\n", "\r\n"))
+	case "yaml12":
+		return []byte("%YAML 1.2\n---\n" + s)
+	}
+	return []byte(s)
+}
+
+func layoutRoot(ref string) string {
+	return "openapi: 3.0.3\ninfo: {title: pets, version: \"1\"}\npaths:\n  /pets:\n    get:\n      responses:\n" +
+		"        \"200\":\n          description: ok\n          content:\n            application/json:\n" +
+		"              schema: {$ref: '" + ref + "'}\n"
+}
+
+func layoutSchema(props ...string) string {
+	s := "Pet:\n  type: object\n  properties:\n"
+	for _, p := range props {
+		s += "    " + p + ": {type: string}\n"
+	}
+	return s
+}
+
+// writeLayout writes a tree's files and links under dir, replacing any
+// link already there.
+func writeLayout(t *testing.T, dir string, tr tree) {
+	t.Helper()
+	writeTree(t, dir, tr.files)
+	for name, target := range tr.links {
+		file := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Remove(file); err != nil && !os.IsNotExist(err) {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(filepath.FromSlash(target), file); err != nil {
+			t.Skipf("cannot make symbolic links here: %v", err)
+		}
+	}
+}
+
+// reviewNotBelowDiff builds the layout's repository, reviews the change
+// and checks review exits at least as diff of the two trees does.
+func reviewNotBelowDiff(t *testing.T, l layout) {
+	// diff reads both trees side by side; the empty .git makes their
+	// parent the root their $refs may reach within.
+	plain := t.TempDir()
+	if err := os.Mkdir(filepath.Join(plain, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeLayout(t, filepath.Join(plain, "old"), l.base)
+	writeLayout(t, filepath.Join(plain, "new"), l.head)
+	want := runCLI(t, plain, "diff", path.Join("old", l.root), path.Join("new", l.root))
+
+	r := gittest.New(t)
+	writeLayout(t, r.Dir, l.base)
+	r.Git(t, "add", "-A")
+	r.Git(t, "commit", "-q", "-m", "base")
+	writeLayout(t, r.Dir, l.head)
+	args := []string{"review", "--base", "main"}
+	if l.staged {
+		r.Git(t, "add", "-A")
+		args = append(args, "--staged")
+	}
+	got := runCLI(t, r.Dir, args...)
+	// The generator knows what it drew: a diff that does not see the
+	// break (or sees one that is not there) would make the check empty.
+	if wantCode := map[bool]int{false: cli.ExitOK, true: cli.ExitFindings}[l.breaks]; want.code != wantCode {
+		t.Fatalf("%s: diff exits %d, the layout calls for %d\n%s%s", l.desc, want.code, wantCode, want.stdout, want.stderr)
+	}
+	t.Logf("%s (staged %v): diff %d, review %d", l.desc, l.staged, want.code, got.code)
+	if got.code < want.code {
+		t.Fatalf("%s (staged %v): review exits %d, below diff's %d\nreview: %s%s\ndiff: %s%s",
+			l.desc, l.staged, got.code, want.code, got.stdout, got.stderr, want.stdout, want.stderr)
+	}
+}
