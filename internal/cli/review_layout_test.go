@@ -40,6 +40,7 @@ type layout struct {
 	root       string
 	base, head tree
 	staged     bool
+	history    string // how the head's repository got there (see checkout)
 	breaks     bool   // the head removes a property clients read
 	desc       string // what was drawn, for a failure's message
 }
@@ -73,12 +74,17 @@ func genLayout(seed uint64) layout {
 		via = "linked dir"
 	}
 	enc := pick("plain", "bom", "crlf", "yaml12")
+	schema, shape := layoutSchema, pick("flat", "anchors")
+	if shape == "anchors" {
+		schema = anchoredSchema
+	}
 	l := layout{root: root, staged: rng.IntN(2) == 1, breaks: change != "none",
-		desc: strings.Join([]string{dir, ext, via, root, change, enc}, " | ")}
+		history: pick("plain", "detached", "moved on", "merged", "worktree")}
+	l.desc = strings.Join([]string{dir, ext, via, root, change, enc, shape, l.history}, " | ")
 
 	target := dir + "/pet" + ext
 	ref := "../" + target
-	base := tree{files: map[string][]byte{target: []byte(layoutSchema("name", "age"))}, links: map[string]string{}}
+	base := tree{files: map[string][]byte{target: []byte(schema("name", "age"))}, links: map[string]string{}}
 	switch via {
 	case "linked dir":
 		base.links["shared"] = dir
@@ -88,13 +94,13 @@ func genLayout(seed uint64) layout {
 		ref = "pet" + ext
 	}
 	if change == "repoint" {
-		base.files[dir+"2/pet"+ext] = []byte(layoutSchema("name"))
+		base.files[dir+"2/pet"+ext] = []byte(schema("name"))
 	}
 	base.files[root] = encode(layoutRoot(escapeRef(ref)+"#/Pet"), enc)
 	head := base.clone()
 	switch change {
 	case "edit":
-		head.files[target] = []byte(layoutSchema("name"))
+		head.files[target] = []byte(schema("name"))
 	case "repoint":
 		head.links["shared"] = dir + "2"
 	}
@@ -138,6 +144,20 @@ func layoutSchema(props ...string) string {
 	return s
 }
 
+// anchoredSchema writes the same schema through a YAML anchor, an alias
+// and a merge key, which a reader must expand to see the properties.
+func anchoredSchema(props ...string) string {
+	s := "Str: &str {type: string}\nPet:\n  type: object\n  properties:\n"
+	for i, p := range props {
+		if i == 0 {
+			s += "    " + p + ":\n      <<: *str\n      description: first\n"
+			continue
+		}
+		s += "    " + p + ": *str\n"
+	}
+	return s
+}
+
 // writeLayout writes a tree's files and links under dir, replacing any
 // link already there.
 func writeLayout(t *testing.T, dir string, tr tree) {
@@ -174,13 +194,14 @@ func reviewNotBelowDiff(t *testing.T, l layout) {
 	writeLayout(t, r.Dir, l.base)
 	r.Git(t, "add", "-A")
 	r.Git(t, "commit", "-q", "-m", "base")
-	writeLayout(t, r.Dir, l.head)
+	w := checkout(t, r, l.history)
+	writeLayout(t, w.Dir, l.head)
 	args := []string{"review", "--base", "main"}
 	if l.staged {
-		r.Git(t, "add", "-A")
+		w.Git(t, "add", "-A")
 		args = append(args, "--staged")
 	}
-	got := runCLI(t, r.Dir, args...)
+	got := runCLI(t, w.Dir, args...)
 	// The generator knows what it drew: a diff that does not see the
 	// break (or sees one that is not there) would make the check empty.
 	if wantCode := map[bool]int{false: cli.ExitOK, true: cli.ExitFindings}[l.breaks]; want.code != wantCode {
@@ -191,4 +212,34 @@ func reviewNotBelowDiff(t *testing.T, l layout) {
 		t.Fatalf("%s (staged %v): review exits %d, below diff's %d\nreview: %s%s\ndiff: %s%s",
 			l.desc, l.staged, got.code, want.code, got.stdout, got.stderr, want.stdout, want.stderr)
 	}
+}
+
+// checkout readies the work tree the head is written in, after the base
+// commit on main: main itself ("plain"), a detached HEAD, a feature branch
+// whose base branch moved on since ("moved on"), the same with main merged
+// back in ("merged", a merge commit), or a linked worktree of a branch.
+func checkout(t *testing.T, r *gittest.Repo, history string) *gittest.Repo {
+	t.Helper()
+	moveMain := func() {
+		r.Git(t, "checkout", "-q", "-b", "feature")
+		r.Git(t, "checkout", "-q", "main")
+		writeTree(t, r.Dir, map[string][]byte{"NOTES.md": []byte("main moved on\n")})
+		r.Git(t, "add", "-A")
+		r.Git(t, "commit", "-q", "-m", "main moves on")
+		r.Git(t, "checkout", "-q", "feature")
+	}
+	switch history {
+	case "detached":
+		r.Git(t, "checkout", "-q", "--detach")
+	case "moved on":
+		moveMain()
+	case "merged":
+		moveMain()
+		r.Git(t, "merge", "-q", "--no-edit", "main")
+	case "worktree":
+		w := &gittest.Repo{Dir: filepath.Join(t.TempDir(), "linked tree")}
+		r.Git(t, "worktree", "add", "-q", "-b", "feature", w.Dir, "main")
+		return w
+	}
+	return r
 }
