@@ -42,6 +42,7 @@ type layout struct {
 	staged     bool
 	history    string // how the head's repository got there (see checkout)
 	breaks     bool   // the head removes a property clients read
+	dirs       bool   // diff compares the two trees as directories (.proto)
 	desc       string // what was drawn, for a failure's message
 }
 
@@ -65,6 +66,9 @@ func (tr tree) clone() tree {
 func genLayout(seed uint64) layout {
 	rng := rand.New(rand.NewPCG(seed, 0x43))
 	pick := func(xs ...string) string { return xs[rng.IntN(len(xs))] }
+	if rng.IntN(3) == 0 {
+		return genProtoLayout(rng, pick)
+	}
 	dir := pick("schemas", "common schemas", "schémas")
 	ext := pick(".yaml", "", ".txt", ".schema", ".YAML")
 	via := pick("direct", "linked dir", "linked file")
@@ -105,6 +109,35 @@ func genLayout(seed uint64) layout {
 		head.links["shared"] = dir + "2"
 	}
 	l.base, l.head = base, head
+	return l
+}
+
+// genProtoLayout draws a repository of one .proto file, with or without a
+// buf.yaml, that the head renames, moves to another directory under its
+// name, moves deeper, edits or leaves alone.
+func genProtoLayout(rng *rand.Rand, pick func(...string) string) layout {
+	name := pick("charge.proto", "Charge.PROTO")
+	bufYAML := pick("none", "buf.yaml")
+	change := pick("rename", "move", "deeper", "edit", "none")
+	l := layout{root: "api/" + name, staged: rng.IntN(2) == 1, breaks: change != "none", dirs: true,
+		history: pick("plain", "detached", "moved on", "worktree")}
+	l.desc = strings.Join([]string{"proto", name, bufYAML, change, l.history}, " | ")
+	charge := func(typ string) []byte {
+		return []byte("syntax = \"proto3\";\npackage shop.v1;\nmessage Charge {\n  " + typ + " id = 1;\n}\n")
+	}
+	l.base = tree{files: map[string][]byte{l.root: charge("string")}, links: map[string]string{}}
+	if bufYAML == "buf.yaml" {
+		l.base.files["buf.yaml"] = []byte("version: v2\n")
+	}
+	l.head = l.base.clone()
+	to := map[string]string{"rename": "api/payment.proto", "move": "api2/" + name, "deeper": "api/v1/" + name}[change]
+	switch {
+	case to != "":
+		delete(l.head.files, l.root)
+		l.head.files[to] = charge("string")
+	case change == "edit":
+		l.head.files[l.root] = charge("int64")
+	}
 	return l
 }
 
@@ -189,6 +222,9 @@ func reviewNotBelowDiff(t *testing.T, l layout) {
 	writeLayout(t, filepath.Join(plain, "old"), l.base)
 	writeLayout(t, filepath.Join(plain, "new"), l.head)
 	want := runCLI(t, plain, "diff", path.Join("old", l.root), path.Join("new", l.root))
+	if l.dirs {
+		want = runCLI(t, plain, "diff", "old", "new")
+	}
 
 	r := gittest.New(t)
 	writeLayout(t, r.Dir, l.base)
@@ -196,6 +232,13 @@ func reviewNotBelowDiff(t *testing.T, l layout) {
 	r.Git(t, "commit", "-q", "-m", "base")
 	w := checkout(t, r, l.history)
 	writeLayout(t, w.Dir, l.head)
+	for name := range l.base.files {
+		if _, ok := l.head.files[name]; !ok {
+			if err := os.Remove(filepath.Join(w.Dir, filepath.FromSlash(name))); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
 	args := []string{"review", "--base", "main"}
 	if l.staged {
 		w.Git(t, "add", "-A")

@@ -39,14 +39,15 @@ func TestRunProtoMoveIsFileRemoval(t *testing.T) {
 			r.commit("v1")
 			r.remove("api/charge.proto")
 			r.write(tc.to, tc.text)
-			res, err := Run(options(r.top))
-			if err != nil {
-				t.Fatal(err)
-			}
-			fs := findingsOf(res.Findings, "proto-file-removed")
-			if len(fs) != 1 || fs[0].Where.File != "api/charge.proto" {
-				t.Errorf("want proto-file-removed at api/charge.proto, got %+v", res.Findings)
-			}
+			treeThenIndex(r, func(staged bool, res *Result, err error) {
+				if err != nil {
+					t.Fatalf("staged=%v: %v", staged, err)
+				}
+				fs := findingsOf(res.Findings, "proto-file-removed")
+				if len(fs) != 1 || fs[0].Where.File != "api/charge.proto" {
+					t.Errorf("staged=%v: want proto-file-removed at api/charge.proto, got %+v", staged, res.Findings)
+				}
+			})
 		})
 	}
 }
