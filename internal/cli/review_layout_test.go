@@ -164,15 +164,18 @@ func encode(s, enc string) []byte {
 }
 
 func layoutRoot(ref string) string {
-	return "openapi: 3.0.3\ninfo: {title: pets, version: \"1\"}\npaths:\n  /pets:\n    get:\n      responses:\n" +
-		"        \"200\":\n          description: ok\n          content:\n            application/json:\n" +
-		"              schema: {$ref: '" + ref + "'}\n"
+	return "openapi: 3.0.3\ninfo:\n  title: zoo\n  version: \"1\"\npaths:\n  /animals/{id}:\n    get:\n" +
+		"      parameters:\n        - {name: id, in: path, required: true, schema: {type: string}}\n" +
+		"      responses:\n        \"200\":\n          description: one animal\n          content:\n" +
+		"            application/json:\n              schema:\n                $ref: '" + ref + "'\n"
 }
 
+// layoutSchema is a file of schemas the root's $ref reaches: Pet, with
+// props, each a non-empty string.
 func layoutSchema(props ...string) string {
-	s := "Pet:\n  type: object\n  properties:\n"
+	s := "Pet:\n  type: object\n  required: [name]\n  properties:\n"
 	for _, p := range props {
-		s += "    " + p + ": {type: string}\n"
+		s += "    " + p + ": {type: string, minLength: 1}\n"
 	}
 	return s
 }

@@ -374,50 +374,45 @@ func TestRunRootIntoBumpedSubmodule(t *testing.T) {
 
 // A change that only re-points a link (shared -> common becomes
 // shared -> common2, whose files differ) changes every contract reaching
-// through it: the roots are reviewed as diff of the two trees reports them,
-// in the working tree and in the index.
+// through it, by $ref or by import: the roots are reviewed as diff of the
+// two trees reports them, in the working tree and in the index. A $ref's
+// finding is located where the $ref names the file, as diff's loader
+// reads it.
 func TestRunRepointedLink(t *testing.T) {
-	r := newRepo(t, "main")
-	r.write("api/root.yaml", refDoc("../shared/pet.yaml#/Pet"))
-	r.write("common/pet.yaml", petSchema("name", "age"))
-	r.write("common2/pet.yaml", petSchema("name"))
-	symlink(t, r, "common", "shared")
-	r.commit("v1")
-	r.remove("shared")
-	symlink(t, r, "common2", "shared")
-	treeThenIndex(r, func(staged bool, res *Result, err error) {
-		if err != nil {
-			t.Fatalf("staged=%v: %v", staged, err)
-		}
-		fs := findingsOf(res.Findings, "response-property-removed")
-		// Located where the $ref names it, as diff's loader reads it.
-		if len(fs) != 1 || fs[0].Where.File != "shared/pet.yaml" {
-			t.Errorf("staged=%v: want response-property-removed at shared/pet.yaml, got Files %+v, Findings %+v", staged, res.Files, res.Findings)
-		}
-	})
-}
-
-// The same for an import: a .proto root importing through a re-pointed
-// linked directory is compared with what it imports on each side.
-func TestRunRepointedLinkProto(t *testing.T) {
-	r := newRepo(t, "main")
-	r.write("buf.yaml", "version: v2\n")
 	money := func(typ string) string {
 		return "syntax = \"proto3\";\npackage shop.v1;\nmessage Money {\n  " + typ + " units = 1;\n}\n"
 	}
-	r.write("common/shared/money.proto", money("int64"))
-	r.write("common2/shared/money.proto", money("string"))
-	symlink(t, r, "common/shared", "shared")
-	r.write("order.proto", "syntax = \"proto3\";\npackage shop.v1;\nimport \"shared/money.proto\";\nmessage Order {\n  Money total = 1;\n}\n")
-	r.commit("v1")
-	r.remove("shared")
-	symlink(t, r, "common2/shared", "shared")
-	treeThenIndex(r, func(staged bool, res *Result, err error) {
-		if err != nil {
-			t.Fatalf("staged=%v: %v", staged, err)
-		}
-		if !hasRule(res.Findings, "proto-field-type-changed") {
-			t.Errorf("staged=%v: want proto-field-type-changed, got Files %+v, Findings %+v", staged, res.Files, res.Findings)
-		}
-	})
+	for _, tc := range []struct {
+		name, from, to, rule, at string
+		files                    map[string]string
+	}{
+		{"ref", "common", "common2", "response-property-removed", "shared/pet.yaml", map[string]string{
+			"api/root.yaml": refDoc("../shared/pet.yaml#/Pet"), "common/pet.yaml": petSchema("name", "age"),
+			"common2/pet.yaml": petSchema("name"),
+		}},
+		{"import", "common/shared", "common2/shared", "proto-field-type-changed", "", map[string]string{
+			"buf.yaml": "version: v2\n", "common/shared/money.proto": money("int64"), "common2/shared/money.proto": money("string"),
+			"order.proto": "syntax = \"proto3\";\npackage shop.v1;\nimport \"shared/money.proto\";\nmessage Order {\n  Money total = 1;\n}\n",
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := newRepo(t, "main")
+			for name, text := range tc.files {
+				r.write(name, text)
+			}
+			symlink(t, r, tc.from, "shared")
+			r.commit("v1")
+			r.remove("shared")
+			symlink(t, r, tc.to, "shared")
+			treeThenIndex(r, func(staged bool, res *Result, err error) {
+				if err != nil {
+					t.Fatalf("staged=%v: %v", staged, err)
+				}
+				fs := findingsOf(res.Findings, tc.rule)
+				if len(fs) != 1 || tc.at != "" && fs[0].Where.File != tc.at {
+					t.Errorf("staged=%v: want one %s (at %q), got Files %+v, Findings %+v", staged, tc.rule, tc.at, res.Files, res.Findings)
+				}
+			})
+		})
+	}
 }
