@@ -173,11 +173,11 @@ func layoutRoot(ref string) string {
 // layoutSchema is a file of schemas the root's $ref reaches: Pet, with
 // props, each a non-empty string.
 func layoutSchema(props ...string) string {
-	s := "Pet:\n  type: object\n  required: [name]\n  properties:\n"
+	lines := []string{"Pet:", "  type: object", "  required: [name]", "  properties:"}
 	for _, p := range props {
-		s += "    " + p + ": {type: string, minLength: 1}\n"
+		lines = append(lines, "    "+p+": {type: string, minLength: 1}")
 	}
-	return s
+	return strings.Join(lines, "\n") + "\n"
 }
 
 // anchoredSchema writes the same schema through a YAML anchor, an alias
