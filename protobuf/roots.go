@@ -82,6 +82,17 @@ func FindRoots(src source.Source, file string) ([]string, error) {
 	return out, nil
 }
 
+// Declared reports whether a buf.yaml or buf.work.yaml above file names a
+// module that holds it; without one, the directory handed to buf is the
+// module, and a file is named by its path in it.
+func Declared(src source.Source, file string) (bool, error) {
+	roots, err := declaredRoots(src, path.Dir(file))
+	if err != nil {
+		return false, err
+	}
+	return slices.ContainsFunc(roots, func(r moduleRoot) bool { return r.holds(file) }), nil
+}
+
 // Excluded reports whether the buf configuration above file leaves it out
 // of every module that would hold it (buf.yaml excludes): buf never builds
 // it, so neither does review.

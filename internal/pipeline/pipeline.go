@@ -368,7 +368,8 @@ func ProtoFiles(src source.Source, dir string) ([]string, error) {
 				if err := walk(name); err != nil {
 					return err
 				}
-			case e.Type()&fs.ModeSymlink == 0 && strings.HasSuffix(e.Name(), ".proto"):
+			// Any case of the extension, as review selects contracts.
+			case e.Type()&fs.ModeSymlink == 0 && strings.EqualFold(path.Ext(e.Name()), ".proto"):
 				out = append(out, name)
 			}
 		}

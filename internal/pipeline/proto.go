@@ -151,7 +151,9 @@ func diffProto(old, new Side, o Options) (*rules.Input, error) {
 		var wg sync.WaitGroup
 		wg.Go(func() { in.Old = ot.Contract() })
 		wg.Go(func() { in.New = nt.Contract() })
-		if old.ByName || new.ByName {
+		// Directories are compared by path, as buf compares modules: one
+		// file each under two names is a removal and an addition.
+		if old.ByName || new.ByName || old.Dir != "" || new.Dir != "" {
 			in.Changes = protobuf.DiffByName(ot, nt)
 		} else {
 			in.Changes = protobuf.Diff(ot, nt)

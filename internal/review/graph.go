@@ -5,6 +5,7 @@ import (
 	"path"
 	"regexp"
 	"slices"
+	"strings"
 	"sync"
 
 	"go.yaml.in/yaml/v4"
@@ -23,6 +24,9 @@ type graph struct {
 	src        source.Source
 	protoPaths []string
 	edges      map[string][]string
+	// links are the symbolic links a file's names pass through: a change
+	// that only re-points one changes what the file reaches.
+	links map[string][]linkedName
 	// exists remembers which import candidates are files: most .proto
 	// files of a tree import the same few, and each Stat is a system call.
 	exists map[string]bool
@@ -30,7 +34,7 @@ type graph struct {
 }
 
 func newGraph(src source.Source, protoPaths []string) *graph {
-	return &graph{src: src, protoPaths: protoPaths, edges: map[string][]string{}, exists: map[string]bool{}}
+	return &graph{src: src, protoPaths: protoPaths, edges: map[string][]string{}, links: map[string][]linkedName{}, exists: map[string]bool{}}
 }
 
 // reaches lists the targets root reaches, itself excepted, in the order
@@ -48,7 +52,16 @@ func (g *graph) reachesIf(root string, target func(string) bool) []string {
 	for len(queue) > 0 {
 		name := queue[0]
 		queue = queue[1:]
-		for _, next := range g.names(name) {
+		next, links := g.namesVia(name)
+		for _, l := range links {
+			// The name as written is reached when its link changed: it is
+			// the one name both sides have for what the link leads to.
+			if target(l.link) && !seen[l.name] {
+				seen[l.name] = true
+				out = append(out, l.name)
+			}
+		}
+		for _, next := range next {
 			if target(next) && !seen[next] {
 				out = append(out, next)
 			}
@@ -64,11 +77,21 @@ func (g *graph) reachesIf(root string, target func(string) bool) []string {
 // names lists the files name refers to directly; a file that cannot be
 // read or parsed names none (loading it reports the problem).
 func (g *graph) names(name string) []string {
+	out, _ := g.namesVia(name)
+	return out
+}
+
+// linkedName is a name as a file wrote it and a symbolic link on its way.
+type linkedName struct{ name, link string }
+
+// namesVia is names, with the symbolic links those names pass through.
+func (g *graph) namesVia(name string) (out []string, links []linkedName) {
 	g.mu.Lock()
 	out, ok := g.edges[name]
+	links = g.links[name]
 	g.mu.Unlock()
 	if ok {
-		return out
+		return out, links
 	}
 	if b, err := g.src.ReadFile(name); err == nil {
 		if isProto(name) {
@@ -80,14 +103,36 @@ func (g *graph) names(name string) []string {
 	// A file is known by the name git lists it under: a $ref or import
 	// through a symbolic link reaches the change to the file it names.
 	for i, n := range out {
-		if real, err := source.Resolve(g.src, n); err == nil {
+		if real, err := source.Resolve(g.src, n); err == nil && real != n {
+			for _, l := range linksOn(g.src, n) {
+				links = append(links, linkedName{name: n, link: l})
+			}
 			out[i] = real
 		}
 	}
 	g.mu.Lock()
-	g.edges[name] = out
+	g.edges[name], g.links[name] = out, links
 	g.mu.Unlock()
-	return out
+	return out, links
+}
+
+// linksOn lists the symbolic links name passes through, each by the name
+// git lists it under: the first on the way, then any its target leads to.
+func linksOn(src source.Source, name string) []string {
+	var links []string
+	cur := "."
+	for comp := range strings.SplitSeq(name, "/") {
+		next := path.Join(cur, comp)
+		real, err := source.Resolve(src, next)
+		if err != nil {
+			break
+		}
+		if real != next {
+			links = append(links, next)
+		}
+		cur = real
+	}
+	return links
 }
 
 // prefetch reads the files names refer to on every core: a review of a

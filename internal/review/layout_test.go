@@ -14,27 +14,40 @@ const chargeProto = "syntax = \"proto3\";\npackage shop.v1;\nmessage Charge {\n 
 // (FILE_NO_DELETE), a deleted file and a new one: review reports the old
 // path deleted, as diff of the two trees does, whether git saw a rename or
 // a deletion and an addition of a file declaring the same package.
+// Without a buf.yaml the repository is the module, as the directory given
+// to buf breaking is: a file moved to another directory under its own name
+// changed its path there (FILE_NO_DELETE), though its import name, relative
+// to its own directory, did not.
 func TestRunProtoMoveIsFileRemoval(t *testing.T) {
-	for _, tc := range []struct{ name, to, text string }{
-		{"renamed", "api/payment.proto", chargeProto},
-		{"moved under a buf.yaml root", "api2/charge.proto", chargeProto},
-		{"delete and add", "api/billing.proto", chargeProto + "message Refund {\n  string id = 1;\n  string why = 2;\n  int64 amount = 3;\n}\n"},
+	for _, tc := range []struct {
+		name, to, text string
+		noBuf          bool
+	}{
+		{"renamed", "api/payment.proto", chargeProto, false},
+		{"moved under a buf.yaml root", "api2/charge.proto", chargeProto, false},
+		{"delete and add", "api/billing.proto", chargeProto + "message Refund {\n  string id = 1;\n  string why = 2;\n  int64 amount = 3;\n}\n", false},
+		{"renamed without buf.yaml", "api/payment.proto", chargeProto, true},
+		{"moved without buf.yaml", "api2/charge.proto", chargeProto, true},
+		{"moved deeper without buf.yaml", "api/v1/charge.proto", chargeProto, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := newRepo(t, "main")
 			r.write("api/charge.proto", chargeProto)
-			r.write("buf.yaml", "version: v2\n")
+			if !tc.noBuf {
+				r.write("buf.yaml", "version: v2\n")
+			}
 			r.commit("v1")
 			r.remove("api/charge.proto")
 			r.write(tc.to, tc.text)
-			res, err := Run(options(r.top))
-			if err != nil {
-				t.Fatal(err)
-			}
-			fs := findingsOf(res.Findings, "proto-file-removed")
-			if len(fs) != 1 || fs[0].Where.File != "api/charge.proto" {
-				t.Errorf("want proto-file-removed at api/charge.proto, got %+v", res.Findings)
-			}
+			treeThenIndex(r, func(staged bool, res *Result, err error) {
+				if err != nil {
+					t.Fatalf("staged=%v: %v", staged, err)
+				}
+				fs := findingsOf(res.Findings, "proto-file-removed")
+				if len(fs) != 1 || fs[0].Where.File != "api/charge.proto" {
+					t.Errorf("staged=%v: want proto-file-removed at api/charge.proto, got %+v", staged, res.Findings)
+				}
+			})
 		})
 	}
 }
@@ -356,5 +369,50 @@ func TestRunRootIntoBumpedSubmodule(t *testing.T) {
 	}
 	if !strings.Contains(msg, "vendor/pets") || !strings.Contains(msg, "submodule") {
 		t.Errorf("%q does not name the submodule it could not read", msg)
+	}
+}
+
+// A change that only re-points a link (shared -> common becomes
+// shared -> common2, whose files differ) changes every contract reaching
+// through it, by $ref or by import: the roots are reviewed as diff of the
+// two trees reports them, in the working tree and in the index. A $ref's
+// finding is located where the $ref names the file, as diff's loader
+// reads it.
+func TestRunRepointedLink(t *testing.T) {
+	money := func(typ string) string {
+		return "syntax = \"proto3\";\npackage shop.v1;\nmessage Money {\n  " + typ + " units = 1;\n}\n"
+	}
+	for _, tc := range []struct {
+		name, from, to, rule, at string
+		files                    map[string]string
+	}{
+		{"ref", "common", "common2", "response-property-removed", "shared/pet.yaml", map[string]string{
+			"api/root.yaml": refDoc("../shared/pet.yaml#/Pet"), "common/pet.yaml": petSchema("name", "age"),
+			"common2/pet.yaml": petSchema("name"),
+		}},
+		{"import", "common/shared", "common2/shared", "proto-field-type-changed", "", map[string]string{
+			"buf.yaml": "version: v2\n", "common/shared/money.proto": money("int64"), "common2/shared/money.proto": money("string"),
+			"order.proto": "syntax = \"proto3\";\npackage shop.v1;\nimport \"shared/money.proto\";\nmessage Order {\n  Money total = 1;\n}\n",
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := newRepo(t, "main")
+			for name, text := range tc.files {
+				r.write(name, text)
+			}
+			symlink(t, r, tc.from, "shared")
+			r.commit("v1")
+			r.remove("shared")
+			symlink(t, r, tc.to, "shared")
+			treeThenIndex(r, func(staged bool, res *Result, err error) {
+				if err != nil {
+					t.Fatalf("staged=%v: %v", staged, err)
+				}
+				fs := findingsOf(res.Findings, tc.rule)
+				if len(fs) != 1 || tc.at != "" && fs[0].Where.File != tc.at {
+					t.Errorf("staged=%v: want one %s (at %q), got Files %+v, Findings %+v", staged, tc.rule, tc.at, res.Files, res.Findings)
+				}
+			})
+		})
 	}
 }

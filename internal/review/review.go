@@ -16,6 +16,7 @@ import (
 	"github.com/contractlint/contractlint/internal/pipeline"
 	"github.com/contractlint/contractlint/internal/readers"
 	"github.com/contractlint/contractlint/internal/source"
+	"github.com/contractlint/contractlint/protobuf"
 	"github.com/contractlint/contractlint/rules"
 )
 
@@ -532,7 +533,40 @@ func (r *Repo) review(c FileChange, base Base, oldSrc, newSrc source.Source, loc
 	// A moved .proto file is deleted at its old path, as diff of the two
 	// trees and buf see it; its elements are still compared by name.
 	oldSide.ByName = c.Old != c.New
+	if oldSide.ByName && isProto(c.New) {
+		whole, err := repositoryIsModule(c, oldSrc, newSrc)
+		if err != nil {
+			return nil, err
+		}
+		if whole {
+			oldSide.Dir, newSide.Dir = ".", "."
+		}
+	}
 	return pipeline.Diff(oldSide, newSide, po)
+}
+
+// repositoryIsModule reports whether a moved .proto file is named by its
+// path in the repository: no buf.yaml or buf.work.yaml holds it on either
+// side, so the repository is the module, as the directory handed to buf
+// breaking is, and a move to another directory under the same file name
+// deletes the old path (FILE_NO_DELETE), though the name relative to the
+// file's own directory stays. A file with imports keeps the roots its
+// imports resolve from: from the top they would not resolve at all.
+func repositoryIsModule(c FileChange, oldSrc, newSrc source.Source) (bool, error) {
+	for _, s := range []struct {
+		src  source.Source
+		name string
+	}{{oldSrc, c.Old}, {newSrc, c.New}} {
+		declared, err := protobuf.Declared(s.src, s.name)
+		if err != nil || declared {
+			return false, err
+		}
+		b, err := s.src.ReadFile(s.name)
+		if err != nil || importRE.Match(b) {
+			return false, nil // an unreadable file is the load's to report
+		}
+	}
+	return true, nil
 }
 
 // labelled names a side in its problems: both sides show one name.

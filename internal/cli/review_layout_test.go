@@ -1,0 +1,291 @@
+package cli_test
+
+import (
+	"math/rand/v2"
+	"net/url"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/contractlint/contractlint/internal/cli"
+	"github.com/contractlint/contractlint/internal/gittest"
+)
+
+// FuzzReviewLayouts is the differential test over layouts the project's
+// own pairs never take, drawn by a generator of its own from one seed: a
+// $ref target of any extension or case, reached directly, through a linked
+// directory or a linked file, in a directory whose name has spaces or
+// non-ASCII letters; a root of upper- or mixed-case extension, opening
+// with a BOM or a %YAML 1.2 directive, with CRLF lines; a change that
+// edits the target, re-points the link or touches nothing; the working
+// tree or the index. The property: review's exit is never below that of
+// `diff` of the same two trees. The seeds are a fixed few, so plain
+// `go test` runs them quickly and the same way every time.
+func FuzzReviewLayouts(f *testing.F) {
+	for seed := range uint64(16) {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, seed uint64) {
+		l := genLayout(seed)
+		reviewNotBelowDiff(t, l)
+	})
+}
+
+// layout is one generated repository: its base and head trees (file
+// bytes and symbolic links, by slash-separated name) and the root
+// contract both sides hold.
+type layout struct {
+	root       string
+	base, head tree
+	staged     bool
+	history    string // how the head's repository got there (see checkout)
+	breaks     bool   // the head removes a property clients read
+	dirs       bool   // diff compares the two trees as directories (.proto)
+	desc       string // what was drawn, for a failure's message
+}
+
+type tree struct {
+	files map[string][]byte
+	links map[string]string // name -> target, relative to the link's directory
+}
+
+func (tr tree) clone() tree {
+	out := tree{files: map[string][]byte{}, links: map[string]string{}}
+	for k, v := range tr.files {
+		out.files[k] = v
+	}
+	for k, v := range tr.links {
+		out.links[k] = v
+	}
+	return out
+}
+
+// genLayout draws a layout from seed; the same seed gives the same layout.
+func genLayout(seed uint64) layout {
+	rng := rand.New(rand.NewPCG(seed, 0x43))
+	pick := func(xs ...string) string { return xs[rng.IntN(len(xs))] }
+	if rng.IntN(3) == 0 {
+		return genProtoLayout(rng, pick)
+	}
+	dir := pick("schemas", "common schemas", "schémas")
+	ext := pick(".yaml", "", ".txt", ".schema", ".YAML")
+	via := pick("direct", "linked dir", "linked file")
+	root := "api/" + pick("openapi.yaml", "API.YAML", "api.Yml")
+	change := pick("edit", "edit", "repoint", "none")
+	if change == "repoint" { // only a linked directory is re-pointed
+		via = "linked dir"
+	}
+	enc := pick("plain", "bom", "crlf", "yaml12")
+	schema, shape := layoutSchema, pick("flat", "anchors")
+	if shape == "anchors" {
+		schema = anchoredSchema
+	}
+	l := layout{root: root, staged: rng.IntN(2) == 1, breaks: change != "none",
+		history: pick("plain", "detached", "moved on", "merged", "worktree")}
+	l.desc = strings.Join([]string{dir, ext, via, root, change, enc, shape, l.history}, " | ")
+
+	target := dir + "/pet" + ext
+	ref := "../" + target
+	base := tree{files: map[string][]byte{target: []byte(schema("name", "age"))}, links: map[string]string{}}
+	switch via {
+	case "linked dir":
+		base.links["shared"] = dir
+		ref = "../shared/pet" + ext
+	case "linked file":
+		base.links["api/pet"+ext] = "../" + target
+		ref = "pet" + ext
+	}
+	if change == "repoint" {
+		base.files[dir+"2/pet"+ext] = []byte(schema("name"))
+	}
+	base.files[root] = encode(layoutRoot(escapeRef(ref)+"#/Pet"), enc)
+	head := base.clone()
+	switch change {
+	case "edit":
+		head.files[target] = []byte(schema("name"))
+	case "repoint":
+		head.links["shared"] = dir + "2"
+	}
+	l.base, l.head = base, head
+	return l
+}
+
+// genProtoLayout draws a repository of one .proto file, with or without a
+// buf.yaml, that the head renames, moves to another directory under its
+// name, moves deeper, edits or leaves alone.
+func genProtoLayout(rng *rand.Rand, pick func(...string) string) layout {
+	name := pick("charge.proto", "Charge.PROTO")
+	bufYAML := pick("none", "buf.yaml")
+	change := pick("rename", "move", "deeper", "edit", "none")
+	l := layout{root: "api/" + name, staged: rng.IntN(2) == 1, breaks: change != "none", dirs: true,
+		history: pick("plain", "detached", "moved on", "worktree")}
+	l.desc = strings.Join([]string{"proto", name, bufYAML, change, l.history}, " | ")
+	charge := func(typ string) []byte {
+		return []byte("syntax = \"proto3\";\npackage shop.v1;\nmessage Charge {\n  " + typ + " id = 1;\n}\n")
+	}
+	l.base = tree{files: map[string][]byte{l.root: charge("string")}, links: map[string]string{}}
+	if bufYAML == "buf.yaml" {
+		l.base.files["buf.yaml"] = []byte("version: v2\n")
+	}
+	l.head = l.base.clone()
+	to := map[string]string{"rename": "api/payment.proto", "move": "api2/" + name, "deeper": "api/v1/" + name}[change]
+	switch {
+	case to != "":
+		delete(l.head.files, l.root)
+		l.head.files[to] = charge("string")
+	case change == "edit":
+		l.head.files[l.root] = charge("int64")
+	}
+	return l
+}
+
+// escapeRef writes a file path as a $ref names it: a URI reference, each
+// segment percent-escaped (spaces, non-ASCII letters).
+func escapeRef(p string) string {
+	segs := strings.Split(p, "/")
+	for i, s := range segs {
+		segs[i] = url.PathEscape(s)
+	}
+	return strings.Join(segs, "/")
+}
+
+func encode(s, enc string) []byte {
+	switch enc {
+	case "bom":
+		return []byte("\ufeff" + s)
+	case "crlf":
+		return []byte(strings.ReplaceAll(s, "\n", "\r\n"))
+	case "yaml12":
+		return []byte("%YAML 1.2\n---\n" + s)
+	}
+	return []byte(s)
+}
+
+func layoutRoot(ref string) string {
+	return "openapi: 3.0.3\ninfo:\n  title: zoo\n  version: \"1\"\npaths:\n  /animals/{id}:\n    get:\n" +
+		"      parameters:\n        - {name: id, in: path, required: true, schema: {type: string}}\n" +
+		"      responses:\n        \"200\":\n          description: one animal\n          content:\n" +
+		"            application/json:\n              schema:\n                $ref: '" + ref + "'\n"
+}
+
+// layoutSchema is a file of schemas the root's $ref reaches: Pet, with
+// props, each a non-empty string.
+func layoutSchema(props ...string) string {
+	lines := []string{"Pet:", "  type: object", "  required: [name]", "  properties:"}
+	for _, p := range props {
+		lines = append(lines, "    "+p+": {type: string, minLength: 1}")
+	}
+	return strings.Join(lines, "\n") + "\n"
+}
+
+// anchoredSchema writes the same schema through a YAML anchor, an alias
+// and a merge key, which a reader must expand to see the properties.
+func anchoredSchema(props ...string) string {
+	s := "Str: &str {type: string}\nPet:\n  type: object\n  properties:\n"
+	for i, p := range props {
+		if i == 0 {
+			s += "    " + p + ":\n      <<: *str\n      description: first\n"
+			continue
+		}
+		s += "    " + p + ": *str\n"
+	}
+	return s
+}
+
+// writeLayout writes a tree's files and links under dir, replacing any
+// link already there.
+func writeLayout(t *testing.T, dir string, tr tree) {
+	t.Helper()
+	writeTree(t, dir, tr.files)
+	for name, target := range tr.links {
+		file := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Remove(file); err != nil && !os.IsNotExist(err) {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(filepath.FromSlash(target), file); err != nil {
+			t.Skipf("cannot make symbolic links here: %v", err)
+		}
+	}
+}
+
+// reviewNotBelowDiff builds the layout's repository, reviews the change
+// and checks review exits at least as diff of the two trees does.
+func reviewNotBelowDiff(t *testing.T, l layout) {
+	// diff reads both trees side by side; the empty .git makes their
+	// parent the root their $refs may reach within.
+	plain := t.TempDir()
+	if err := os.Mkdir(filepath.Join(plain, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeLayout(t, filepath.Join(plain, "old"), l.base)
+	writeLayout(t, filepath.Join(plain, "new"), l.head)
+	want := runCLI(t, plain, "diff", path.Join("old", l.root), path.Join("new", l.root))
+	if l.dirs {
+		want = runCLI(t, plain, "diff", "old", "new")
+	}
+
+	r := gittest.New(t)
+	writeLayout(t, r.Dir, l.base)
+	r.Git(t, "add", "-A")
+	r.Git(t, "commit", "-q", "-m", "base")
+	w := checkout(t, r, l.history)
+	writeLayout(t, w.Dir, l.head)
+	for name := range l.base.files {
+		if _, ok := l.head.files[name]; !ok {
+			if err := os.Remove(filepath.Join(w.Dir, filepath.FromSlash(name))); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	args := []string{"review", "--base", "main"}
+	if l.staged {
+		w.Git(t, "add", "-A")
+		args = append(args, "--staged")
+	}
+	got := runCLI(t, w.Dir, args...)
+	// The generator knows what it drew: a diff that does not see the
+	// break (or sees one that is not there) would make the check empty.
+	if wantCode := map[bool]int{false: cli.ExitOK, true: cli.ExitFindings}[l.breaks]; want.code != wantCode {
+		t.Fatalf("%s: diff exits %d, the layout calls for %d\n%s%s", l.desc, want.code, wantCode, want.stdout, want.stderr)
+	}
+	t.Logf("%s (staged %v): diff %d, review %d", l.desc, l.staged, want.code, got.code)
+	if got.code < want.code {
+		t.Fatalf("%s (staged %v): review exits %d, below diff's %d\nreview: %s%s\ndiff: %s%s",
+			l.desc, l.staged, got.code, want.code, got.stdout, got.stderr, want.stdout, want.stderr)
+	}
+}
+
+// checkout readies the work tree the head is written in, after the base
+// commit on main: main itself ("plain"), a detached HEAD, a feature branch
+// whose base branch moved on since ("moved on"), the same with main merged
+// back in ("merged", a merge commit), or a linked worktree of a branch.
+func checkout(t *testing.T, r *gittest.Repo, history string) *gittest.Repo {
+	t.Helper()
+	moveMain := func() {
+		r.Git(t, "checkout", "-q", "-b", "feature")
+		r.Git(t, "checkout", "-q", "main")
+		writeTree(t, r.Dir, map[string][]byte{"NOTES.md": []byte("main moved on\n")})
+		r.Git(t, "add", "-A")
+		r.Git(t, "commit", "-q", "-m", "main moves on")
+		r.Git(t, "checkout", "-q", "feature")
+	}
+	switch history {
+	case "detached":
+		r.Git(t, "checkout", "-q", "--detach")
+	case "moved on":
+		moveMain()
+	case "merged":
+		moveMain()
+		r.Git(t, "merge", "-q", "--no-edit", "main")
+	case "worktree":
+		w := &gittest.Repo{Dir: filepath.Join(t.TempDir(), "linked tree")}
+		r.Git(t, "worktree", "add", "-q", "-b", "feature", w.Dir, "main")
+		return w
+	}
+	return r
+}
