@@ -137,9 +137,7 @@ func Run(o Options) (*Result, error) {
 				"%s is a submodule whose commit changed; review its contracts in its own repository", c.New))
 		case !c.selected(oldSrc, newSrc, o.Globs, o.Pipeline.Limits):
 		case o.GlobsFrom == "" && vendored(c, o.Paths) != "":
-			res.NotReviewed = append(res.NotReviewed, fmt.Sprintf(
-				"%s is under %s, a copy of someone else's contracts; list it in contracts: in .contractlint.yaml, or name it as a path, to review it",
-				cmp.Or(c.New, c.Old), vendored(c, o.Paths)))
+			res.NotReviewed = append(res.NotReviewed, copyNote(cmp.Or(c.New, c.Old), vendored(c, o.Paths)))
 		case bufExcluded(newSrc, c):
 			res.NotReviewed = append(res.NotReviewed, fmt.Sprintf(
 				"%s is excluded from its module by buf.yaml (excludes), so buf does not build it either", c.New))
@@ -148,11 +146,12 @@ func Run(o Options) (*Result, error) {
 		}
 	}
 	res.Files = pairByIdentity(res.Files, o.Pipeline.Limits.Guard(oldSrc, nil), o.Pipeline.Limits.Guard(newSrc, nil))
-	reached, err := repo.reachedRoots(changes, res.Files, outside, oldSrc, newSrc, head, inPaths, o)
+	reached, copies, err := repo.reachedRoots(changes, res.Files, outside, oldSrc, newSrc, head, inPaths, o)
 	if err != nil {
 		return nil, err
 	}
 	res.Files = append(res.Files, reached...)
+	res.NotReviewed = append(res.NotReviewed, copies...)
 	for _, c := range slices.Concat(res.Files, changes) {
 		res.Read = append(res.Read, c.Old, c.New)
 		res.Read = append(res.Read, c.Also...)
@@ -262,9 +261,11 @@ func (sd *Sides) Close() {
 // change to a shared schema is judged by the operations that use it. A
 // contract that changed outside the paths (outside) joins when it reaches a
 // change inside them, its own change included: a root is compared whether
-// or not it changed too.
+// or not it changed too. A vendored contract a change reaches is not
+// compared; it is named as not reviewed (copies), as a vendored contract
+// that changed itself is.
 func (r *Repo) reachedRoots(changes, compared, outside []FileChange, oldSrc, newSrc source.Source, head string,
-	inPaths func(string) bool, o Options) ([]FileChange, error) {
+	inPaths func(string) bool, o Options) (reached []FileChange, copies []string, err error) {
 	changed := map[string]bool{}
 	var bumped []string // submodules whose commit changed: every file in them did
 	for _, c := range changes {
@@ -280,7 +281,7 @@ func (r *Repo) reachedRoots(changes, compared, outside []FileChange, oldSrc, new
 		}
 	}
 	if len(changed) == 0 && len(bumped) == 0 {
-		return nil, nil
+		return nil, nil, nil
 	}
 	isChanged := func(n string) bool { return changed[n] || under(n, bumped) }
 	selected := map[string]bool{}
@@ -289,10 +290,10 @@ func (r *Repo) reachedRoots(changes, compared, outside []FileChange, oldSrc, new
 	}
 	names, err := r.headFiles(head, o.Staged)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	g := newGraph(o.Pipeline.Limits.Guard(newSrc, nil), o.Pipeline.ProtoPaths)
-	var roots []string
+	var roots, theirs []string
 	for _, name := range names {
 		if changed[name] || !selects(o.Globs, name) {
 			continue
@@ -301,12 +302,17 @@ func (r *Repo) reachedRoots(changes, compared, outside []FileChange, oldSrc, new
 			continue // new on this side: a change of its own
 		}
 		if o.GlobsFrom == "" && vendored(FileChange{New: name}, o.Paths) != "" {
-			continue // a copy of someone else's: not compared as ours
+			theirs = append(theirs, name) // a copy of someone else's: not compared as ours
+			continue
 		}
 		roots = append(roots, name)
 	}
 	g.prefetch(roots)
-	var reached []FileChange
+	for _, name := range theirs {
+		if via := g.reachesIf(name, isChanged); len(via) > 0 && isContractWithin(newSrc, name, o.Globs, o.Pipeline.Limits) {
+			copies = append(copies, copyNote(name, vendored(FileChange{New: name}, o.Paths)))
+		}
+	}
 	for _, c := range outside {
 		via := g.reachesIf(c.New, isChanged)
 		if !slices.ContainsFunc(via, inPaths) {
@@ -337,7 +343,12 @@ func (r *Repo) reachedRoots(changes, compared, outside []FileChange, oldSrc, new
 		}
 		reached = append(reached, c)
 	}
-	return reached, nil
+	return reached, copies, nil
+}
+
+// copyNote says why a vendored contract a change touches is not reviewed.
+func copyNote(name, dir string) string {
+	return fmt.Sprintf("%s is under %s, a copy of someone else's contracts; list it in contracts: in .contractlint.yaml, or name it as a path, to review it", name, dir)
 }
 
 // headFiles lists the head's files: the commit's (--head), the index's
