@@ -112,7 +112,12 @@ func (r *resolver) compile(names []string) (linker.Files, error) {
 		Reporter:   rep,
 	}
 	compiled, err := compile(&c, names)
-	r.pre = nil // the bytes the cache keys read are the compiler's now
+	// The bytes the cache keys read are the compiler's now. Under the lock
+	// that read takes: the compiler may return on an error while a task of
+	// its own is still resolving an import.
+	r.mu.Lock()
+	r.pre = nil
+	r.mu.Unlock()
 	probs := got.Problems()
 	if err != nil {
 		var ewp reporter.ErrorWithPos
