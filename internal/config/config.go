@@ -15,6 +15,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -558,13 +559,8 @@ func (p *parser) idempotency(n *yaml.Node, c *Config) {
 			p.errorf(k, "unknown key idempotency.%s (want proto)", k.Value)
 			return
 		}
-		switch {
-		case v.Kind == yaml.ScalarNode && v.Value == "strict":
-			c.ProtoKeyStrict = true
-		case v.Kind == yaml.ScalarNode && v.Value == "default":
-			c.ProtoKeyStrict = false
-		default:
-			p.errorf(v, "idempotency.proto: want strict or default, not %q", v.Value)
+		if w, ok := p.word(v, "idempotency.proto: want strict or default", "strict", "default"); ok {
+			c.ProtoKeyStrict = w == "strict"
 		}
 	})
 }
@@ -595,14 +591,19 @@ func (p *parser) history(n *yaml.Node, c *Config) {
 // historyReuse reads released or all: which earlier uses of a field number
 // count as released.
 func (p *parser) historyReuse(v *yaml.Node, c *Config) {
-	switch {
-	case v.Kind == yaml.ScalarNode && v.Value == "all":
-		c.HistoryAll = true
-	case v.Kind == yaml.ScalarNode && v.Value == "released":
-		c.HistoryAll = false
-	default:
-		p.errorf(v, "history: want released or all (or a mapping of depth and reuse), not %q", v.Value)
+	if w, ok := p.word(v, "history: want released or all (or a mapping of depth and reuse)", "released", "all"); ok {
+		c.HistoryAll = w == "all"
 	}
+}
+
+// word reads a scalar that must be one of words; otherwise it reports
+// want at v and returns false.
+func (p *parser) word(v *yaml.Node, want string, words ...string) (string, bool) {
+	if v.Kind == yaml.ScalarNode && slices.Contains(words, v.Value) {
+		return v.Value, true
+	}
+	p.errorf(v, "%s, not %q", want, v.Value)
+	return "", false
 }
 
 // failOn reads fail-on, spelled as the flag takes it (oasdiff's ERR and
