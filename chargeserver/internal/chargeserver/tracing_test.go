@@ -14,9 +14,9 @@ import (
 	"connectrpc.com/connect"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
+	"github.com/contractlint/contractlint/chargeserver/internal/chargeclient"
 	chargesv1 "github.com/contractlint/contractlint/chargeserver/internal/chargeserver/api/chargesv1"
 	"github.com/contractlint/contractlint/chargeserver/internal/chargeserver/api/chargesv1/chargesv1connect"
-	"github.com/contractlint/contractlint/chargeserver/internal/chargeclient"
 	"github.com/contractlint/contractlint/chargeserver/internal/chargeserver/chargetest"
 	"github.com/contractlint/contractlint/chargeserver/internal/chargeserver/tracing"
 )
