@@ -52,7 +52,7 @@ http {
 // the test ends, and returns its base URL and the path of its access log.
 func startNginx(t *testing.T, upstream string) (base, accessLog string) {
 	t.Helper()
-	exe := need(t, "nginx")
+	exe := need(t, "nginx", "/usr/sbin/nginx") // root's PATH has /usr/sbin, not every PATH does
 	dir := t.TempDir()
 	port := freePort(t)
 	conf := filepath.Join(dir, "nginx.conf")
