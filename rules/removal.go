@@ -319,6 +319,10 @@ func operationRemovedWhileCalled() *Rule {
 		if len(ev.active) == 0 {
 			return "", false
 		}
+		if fromTraffic(ev.active) {
+			return fmt.Sprintf("%s removed while %s; keep it (deprecated) until they have stopped calling it",
+				what, ev.usage), true
+		}
 		return fmt.Sprintf("%s removed while %s: %s; keep it (deprecated) until they have stopped calling it",
 			what, plural(len(ev.active), "consumer still calls it", "consumers still call it"),
 			describeCalls(ev.active)), true
@@ -331,16 +335,18 @@ func operationRemovedUnread() *Rule {
 		Pack:       Evolution,
 		Formats:    OpenAPI | Proto,
 		Mode:       DiffRule,
-		Severity:   Info,
+		Severity:   Warning,
 		Supersedes: operationRemovals(),
 		Doc: Doc{
 			Title: "An operation nobody calls any more is removed",
 			Text: "Consumer evidence describes every operation (or rpc) the removal takes away and shows " +
 				"no call within the readers window (--readers-window, 30 days by default): the last " +
-				"calls, if any, are older. Removing it is the contract step of expand/contract, so it is " +
-				"reported for the record instead of as a breaking change. Evidence that does not name " +
-				"the operation leaves path-removed, operation-removed or proto-rpc-removed in force: a " +
-				"missing row is not a missing caller.",
+				"calls, if any, are older, or recorded traffic (HAR, OTLP traces, access logs) that " +
+				"covers the whole window never shows one. Removing it is the contract step of " +
+				"expand/contract, so it is a warning, not a breaking change, and needs no waiver. " +
+				"Evidence that does not name the operation, or traffic that starts inside the window, " +
+				"leaves path-removed, operation-removed or proto-rpc-removed in force: a missing row " +
+				"is not a missing caller.",
 			Bad: `# no usage row or Pact interaction names GET /v1/tickets/{id}:
 # path-removed stays an error`,
 			Good: `# usage.csv: tixdrop-ios-2024,GET /v1/tickets/{id},,0,2024-09-30
@@ -351,6 +357,9 @@ func operationRemovedUnread() *Rule {
 			return "", false
 		}
 		msg := fmt.Sprintf("%s removed with no call since %s", what, day(ev.since))
+		if ev.usage.Covered {
+			msg = fmt.Sprintf("%s removed with %s", what, ev.usage)
+		}
 		if last, ok := latest(ev.gone); ok {
 			msg += fmt.Sprintf(" (last called by %s on %s)", last.Consumer, day(last.LastSeen))
 		}
@@ -363,6 +372,7 @@ type callEvidence struct {
 	active []Reader // called within the window
 	gone   []Reader // last called before it
 	since  time.Time
+	usage  *Usage
 }
 
 // onRemovedOperation wires a check over removed paths, operations and rpcs
@@ -378,7 +388,7 @@ func onRemovedOperation(r *Rule, match func(what string, ev callEvidence) (strin
 		for i := range in.Changes {
 			c := &in.Changes[i]
 			what, ops := removedOperations(c, in.Old)
-			if len(ops) == 0 || slices.ContainsFunc(ops, func(op string) bool { return !in.Readers.Knows(op) }) {
+			if len(ops) == 0 || slices.ContainsFunc(ops, func(op string) bool { return !knowsCalls(in.Readers, op) }) {
 				continue
 			}
 			ev := callEvidence{since: in.Readers.Since()}
@@ -392,13 +402,27 @@ func onRemovedOperation(r *Rule, match func(what string, ev callEvidence) (strin
 				}
 			}
 			ev.active = byConsumer(ev.active)
+			ev.usage = usageOf(in.Readers, ev.active)
 			if msg, ok := match(what, ev); ok {
-				out = append(out, c.Finding(r, msg))
+				f := c.Finding(r, msg)
+				f.Usage = ev.usage
+				out = append(out, f)
 			}
 		}
 		return out
 	}
 	return r
+}
+
+// knowsCalls reports whether the evidence speaks for op's calls: it names
+// op, or recorded traffic shows op called or covers the whole window, so
+// that traffic without a call to op means no call.
+func knowsCalls(ev Evidence, op string) bool {
+	if ev.Knows(op) || len(ev.Calls(op)) > 0 {
+		return true
+	}
+	t := ev.Traffic()
+	return t != nil && t.Covers
 }
 
 // removedOperations names a removal and the operations it takes away: a

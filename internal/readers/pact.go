@@ -65,7 +65,7 @@ func parsePact(name string, data []byte, warn func(string)) ([]Entry, error) {
 			probs = append(probs, source.Problem{File: name, Msg: where + ": " + err.Error()})
 			continue
 		}
-		base := Entry{Consumer: p.Consumer.Name, Method: strings.ToUpper(in.Request.Method),
+		base := Entry{Consumer: p.Consumer.Name, Method: strings.ToUpper(in.Request.Method), Format: FormatPact,
 			Path: in.Request.Path, File: name, Where: where}
 		// An interaction that reads no field still tells that the operation
 		// is covered by evidence.

@@ -113,7 +113,7 @@ func parseUsageCSV(name string, data []byte) ([]Entry, error) {
 // records calls of an operation or rpc: reads counts the calls and last_seen
 // is the last one.
 func (r usageRow) entry() (Entry, error) {
-	e := Entry{Consumer: r.Consumer, Field: strings.TrimPrefix(r.Field, "$.")}
+	e := Entry{Consumer: r.Consumer, Field: strings.TrimPrefix(r.Field, "$."), Format: FormatUsage}
 	if e.Consumer == "" {
 		return e, fmt.Errorf("consumer is empty")
 	}
