@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -14,6 +16,8 @@ import (
 
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
+
+	"github.com/contractlint/contractlint/chargeserver/internal/chargeserver/chargetest"
 )
 
 // HAR 1.2 (http://www.softwareishard.com/blog/har-12-spec/), the part a
@@ -328,4 +332,68 @@ func recordHAR(t *testing.T, base string) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// TestChromiumHARIsEvidence: a HAR recorded by headless Chromium from
+// DevTools' Network events while a page of the charge server charged, read
+// charges back over HTTP and one over Connect, holds each request in
+// order with the browser's User-Agent, its body and its answer; and it is
+// evidence for contractlint: removing getCharge or GetCharge, which the
+// page called, is an error counting its calls (not the refused read of a
+// missing charge); removing listCharges or ListCharges, which it never
+// called, is a warning that says how much traffic shows no call.
+func TestChromiumHARIsEvidence(t *testing.T) {
+	dir := workspace(t)
+	base, _ := chargetest.Start(t, apiKeys)
+	raw := recordHAR(t, base)
+	write(t, filepath.Join(dir, "browser.har"), string(raw))
+	var doc har
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range doc.Log.Entries {
+		path := strings.TrimPrefix(e.Request.URL, base)
+		if path == "/favicon.ico" {
+			continue // the browser's own request, when it makes it in time
+		}
+		if ua := harValue(e.Request.Headers, "User-Agent"); ua != webUA {
+			t.Errorf("%s %s: User-Agent %q, want %q", e.Request.Method, path, ua, webUA)
+		}
+		if e.Request.Method == "POST" && (e.Request.PostData == nil || !json.Valid([]byte(e.Request.PostData.Text))) {
+			t.Errorf("%s %s: no JSON body recorded", e.Request.Method, path)
+		}
+		if strings.HasPrefix(path, "/v1/charges/ch_") && path != "/v1/charges/"+missingID {
+			path = "/v1/charges/{id}"
+		}
+		got = append(got, e.Request.Method+" "+path+" "+strconv.Itoa(e.Response.Status))
+	}
+	want := []string{"GET /metrics 200", "POST /v1/charges 201", "POST /v1/charges 201", "GET /v1/charges/{id} 200",
+		"GET /v1/charges/{id} 200", "GET /v1/charges/ch_missing 404", "POST /contractlint.charges.v1.ChargeService/GetCharge 200"}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("HAR entries:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+
+	// Every entry counts as a request, the browser's own (a favicon) too.
+	noCall := func(e evidence) string {
+		return fmt.Sprintf("no call in %s across %d requests from 1 client", e.window, len(doc.Log.Entries))
+	}
+	t.Run("openapi", func(t *testing.T) {
+		e := diff(t, dir, "openapi.yaml", "browser.har")
+		wantRemovals(t, e, "path /v1/charges/{id}", calledBy(2, e.window, webUA), "operation GET /v1/charges", noCall(e))
+	})
+	t.Run("proto", func(t *testing.T) {
+		e := diff(t, dir, "charges.proto", "browser.har")
+		wantRemovals(t, e, "rpc contractlint.charges.v1.ChargeService.GetCharge", calledBy(1, e.window, webUA),
+			"rpc contractlint.charges.v1.ChargeService.ListCharges", noCall(e))
+	})
+}
+
+func harValue(hs []harNV, name string) string {
+	for _, h := range hs {
+		if strings.EqualFold(h.Name, name) {
+			return h.Value
+		}
+	}
+	return ""
 }

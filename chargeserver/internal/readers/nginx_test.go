@@ -1,15 +1,21 @@
 package readers_test
 
 import (
+	"bufio"
+	"encoding/json"
 	"fmt"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/contractlint/contractlint/chargeserver/internal/chargeclient"
+	"github.com/contractlint/contractlint/chargeserver/internal/chargeserver/chargetest"
 )
 
 // accessLogFormat is the JSON access log an operator would configure:
@@ -49,8 +55,10 @@ http {
 `
 
 // startNginx starts Debian's nginx in front of upstream (host:port) until
-// the test ends, and returns its base URL and the path of its access log.
-func startNginx(t *testing.T, upstream string) (base, accessLog string) {
+// stop or the test's end, and returns its base URL and the path of its
+// access log. nginx logs a request after it has answered it: the log is
+// complete once stop returns.
+func startNginx(t *testing.T, upstream string) (base, accessLog string, stop func()) {
 	t.Helper()
 	exe := need(t, "nginx", "/usr/sbin/nginx") // root's PATH has /usr/sbin, not every PATH does
 	dir := t.TempDir()
@@ -73,16 +81,20 @@ func startNginx(t *testing.T, upstream string) (base, accessLog string) {
 	}
 	exited := make(chan struct{})
 	go func() { _ = cmd.Wait(); out.Close(); close(exited) }()
-	t.Cleanup(func() {
-		// SIGQUIT: finish the requests in flight, then exit.
-		_ = cmd.Process.Signal(syscall.SIGQUIT)
-		select {
-		case <-exited:
-		case <-time.After(20 * time.Second):
-			_ = cmd.Process.Kill()
-			<-exited
-		}
-	})
+	var once sync.Once
+	stop = func() {
+		once.Do(func() {
+			// SIGQUIT: finish the requests in flight, log them, exit.
+			_ = cmd.Process.Signal(syscall.SIGQUIT)
+			select {
+			case <-exited:
+			case <-time.After(20 * time.Second):
+				_ = cmd.Process.Kill()
+				<-exited
+			}
+		})
+	}
+	t.Cleanup(stop)
 	addr := fmt.Sprintf("127.0.0.1:%d", port)
 	for i := 0; ; i++ {
 		select {
@@ -99,7 +111,7 @@ func startNginx(t *testing.T, upstream string) (base, accessLog string) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	return "http://" + addr, filepath.Join(dir, "access.log")
+	return "http://" + addr, filepath.Join(dir, "access.log"), stop
 }
 
 // freePort is a loopback port nothing listens on.
@@ -116,4 +128,65 @@ func freePort(t *testing.T) int {
 // hostPort is a base URL's host:port.
 func hostPort(base string) string {
 	return strings.TrimPrefix(base, "http://")
+}
+
+// TestNginxLogIsEvidence: a real nginx in front of the server, with a JSON
+// log_format, writes one JSON object a line for every request, with the
+// consumer's User-Agent and the JSON request body of every POST, HTTP and
+// Connect alike; and that access log is evidence for contractlint as the
+// server's traces are (gRPC aside: this nginx proxies HTTP/1.1).
+func TestNginxLogIsEvidence(t *testing.T) {
+	dir := workspace(t)
+	upstream, _ := chargetest.Start(t, apiKeys)
+	base, accessLog, stop := startNginx(t, hostPort(upstream))
+	tr := drive(t, base, connectClient(base))
+	stop()
+	f, err := os.Open(accessLog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	n := 0
+	agents := map[string]int{}
+	for sc := bufio.NewScanner(f); sc.Scan(); n++ {
+		var rec struct {
+			Msec          float64
+			RequestMethod string `json:"request_method"`
+			RequestURI    string `json:"request_uri"`
+			Status        int
+			UserAgent     string `json:"http_user_agent"`
+			RequestBody   string `json:"request_body"`
+		}
+		if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {
+			t.Fatalf("line %d: %v: %s", n+1, err, sc.Text())
+		}
+		agents[rec.UserAgent]++
+		if rec.RequestMethod == "POST" && !json.Valid([]byte(rec.RequestBody)) {
+			t.Errorf("line %d: POST %s without its JSON body: %q", n+1, rec.RequestURI, rec.RequestBody)
+		}
+		if rec.Msec <= 0 || rec.Status == 0 {
+			t.Errorf("line %d: no time or status: %s", n+1, sc.Text())
+		}
+	}
+	if n != tr.requests {
+		t.Errorf("%d lines for %d requests", n, tr.requests)
+	}
+	if agents[chargeclient.UserAgent] != 2 || agents[reportsUA] != 3 || agents[appUA] != 3 {
+		t.Errorf("requests by User-Agent: %v", agents)
+	}
+
+	write(t, filepath.Join(dir, "access.log.jsonl"), read(t, accessLog))
+	noCall := func(e evidence) string {
+		return fmt.Sprintf("no call in %s across %d requests from 3 clients", e.window, tr.requests)
+	}
+	t.Run("openapi", func(t *testing.T) {
+		e := diff(t, dir, "openapi.yaml", "access.log.jsonl")
+		wantRemovals(t, e, "path /v1/charges/{id}", calledBy(tr.reads[reportsUA], e.window, reportsUA),
+			"operation GET /v1/charges", noCall(e))
+	})
+	t.Run("proto", func(t *testing.T) {
+		e := diff(t, dir, "charges.proto", "access.log.jsonl")
+		wantRemovals(t, e, "rpc contractlint.charges.v1.ChargeService.GetCharge", calledBy(tr.rpcReads, e.window, appUA),
+			"rpc contractlint.charges.v1.ChargeService.ListCharges", noCall(e))
+	})
 }

@@ -28,8 +28,9 @@ func Start(t testing.TB, apiKeys map[string]string) (string, *processor.Ledger) 
 }
 
 // StartTraced is Start with every request's span appended to traceFile as
-// OTLP JSON (the server's --trace-file). flush writes the spans still
-// batched; call it before reading the file. The test's end flushes too.
+// OTLP JSON (the server's --trace-file). flush stops the server and writes
+// the spans still batched; call it before reading the file. The test's end
+// flushes too.
 func StartTraced(t testing.TB, apiKeys map[string]string, traceFile string) (base string, flush func()) {
 	t.Helper()
 	base, _, flush = start(t, apiKeys, traceFile)
@@ -54,19 +55,21 @@ func start(t testing.TB, apiKeys map[string]string, traceFile string) (string, *
 	if err != nil {
 		t.Fatal(err)
 	}
+	hs := httptest.NewUnstartedServer(h)
+	hs.Config.Protocols = H2C()
+	hs.Start()
 	var once sync.Once
 	flush := func() {
 		once.Do(func() {
+			// A span ends after its answer is sent: only once the server
+			// has finished every request are all of them ended.
+			hs.Close()
 			if err := shutdown(); err != nil {
 				t.Error(err)
 			}
 		})
 	}
-	hs := httptest.NewUnstartedServer(h)
-	hs.Config.Protocols = H2C()
-	hs.Start()
 	t.Cleanup(flush)
-	t.Cleanup(hs.Close)
 	return hs.URL, ledger, flush
 }
 
