@@ -42,9 +42,9 @@ const standbyName = "standby1"
 // pgBinaries are the programs a pair needs.
 var pgBinaries = []string{"initdb", "pg_ctl", "postgres", "pg_basebackup"}
 
-// missing skips a test that lacks a real part, except on CI (CI=true),
+// Missing skips a test that lacks a real part, except on CI (CI=true),
 // which must never pass by skipping.
-func missing(t testing.TB, why string) {
+func Missing(t testing.TB, why string) {
 	t.Helper()
 	if os.Getenv("CI") == "true" {
 		t.Fatal(why + " on CI")
@@ -73,7 +73,7 @@ func serverBin(t testing.TB) string {
 			return d
 		}
 	}
-	missing(t, "no PostgreSQL server binaries ("+strings.Join(pgBinaries, ", ")+") on PATH or under /usr/lib/postgresql/*/bin")
+	Missing(t, "no PostgreSQL server binaries ("+strings.Join(pgBinaries, ", ")+") on PATH or under /usr/lib/postgresql/*/bin")
 	return ""
 }
 
@@ -280,7 +280,7 @@ func runAs(t testing.TB, dir string) *syscall.Credential {
 	}
 	u, err := user.Lookup("postgres")
 	if err != nil {
-		missing(t, "running as root with no postgres user to run PostgreSQL as (.ci/postgres creates one)")
+		Missing(t, "running as root with no postgres user to run PostgreSQL as (.ci/postgres creates one)")
 	}
 	uid, _ := strconv.Atoi(u.Uid)
 	gid, _ := strconv.Atoi(u.Gid)
