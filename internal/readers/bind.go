@@ -190,6 +190,12 @@ func (ix *index) Sent(op, field string, dir rules.Direction) []rules.Reader {
 			out = append(out, ix.reader(e))
 		}
 	}
+	for _, e := range ix.byOp[op] {
+		// A Pact file's request bodies show what its consumer sends.
+		if side == Request && e.Side == Request && pathMatch(strings.Split(e.Field, "."), want, rooted) {
+			out = append(out, rules.Reader{Consumer: e.Consumer, File: e.File})
+		}
+	}
 	return out
 }
 
@@ -212,7 +218,7 @@ func (ix *index) Readers(op, field string) []rules.Reader {
 	want := strings.Split(strings.TrimPrefix(field, "$."), ".")
 	var out []rules.Reader
 	for _, e := range ix.byOp[op] {
-		if e.Field == "" || (e.Reads == 0 && !e.LastSeen.IsZero()) {
+		if e.Field == "" || e.Side == Request || (e.Reads == 0 && !e.LastSeen.IsZero()) {
 			continue // covers the operation but reads nothing
 		}
 		if !pathMatch(strings.Split(e.Field, "."), want, rooted) {
