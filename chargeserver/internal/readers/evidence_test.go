@@ -5,19 +5,28 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/contractlint/contractlint/internal/cli"
-	"github.com/contractlint/contractlint/internal/readers"
 )
 
 // finding is what these tests read of a finding in contractlint's JSON report.
 type finding struct {
 	Rule, Severity, Message string
+	Usage                   *usage
+}
+
+// usage is the evidence on a finding.
+type usage struct {
+	Calls     int64
+	Consumers []string
+	Requests  int64
+	Clients   int
+	Covered   bool
 }
 
 // evidence is contractlint's verdict on the workspace's change of one
@@ -27,7 +36,6 @@ type evidence struct {
 	// window is the readers window, as the messages write it.
 	window   string
 	findings []finding
-	stderr   string
 }
 
 // byRule is the findings of rule.
@@ -41,90 +49,127 @@ func (e evidence) byRule(rule string) []finding {
 	return out
 }
 
-// diff runs `contractlint diff --readers FILE` in dir on old/NAME and
-// new/NAME. Recorded traffic covers a window only when it starts at or
-// before the window's start, and these recordings span seconds: the clock
-// is set whole seconds after the file's first exchange (as contractlint
-// reads it) and the window to those seconds, so the evidence covers the
-// window exactly and every exchange falls within it.
-func diff(t *testing.T, dir, name, traffic string) evidence {
+// contractlint runs the linter in dir, as a user there would, and returns
+// its exit code and standard output.
+func contractlint(t *testing.T, dir string, args ...string) (int, []byte) {
 	t.Helper()
-	first, last := span(t, filepath.Join(dir, traffic))
-	window := time.Duration(math.Ceil(last.Sub(first).Seconds())+1) * time.Second
-	now := first.Add(window)
 	var out, errOut bytes.Buffer
 	env := &cli.Env{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errOut, Getenv: func(string) string { return "" },
-		Now: func() time.Time { return now }, Getwd: func() (string, error) { return dir, nil }}
-	args := []string{"diff", "--format", "json", "--readers", traffic, "--readers-window", window.String(),
-		filepath.Join("old", name), filepath.Join("new", name)}
+		Now: time.Now, Getwd: func() (string, error) { return dir, nil }}
 	code := cli.Main(args, env)
-	var rep struct{ Findings []finding }
-	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
-		t.Fatalf("contractlint %s: exit %d, not a JSON report: %v\n%s\n%s", strings.Join(args, " "), code, err, out.String(), errOut.String())
-	}
 	t.Logf("contractlint %s: exit %d\n%s", strings.Join(args, " "), code, errOut.String())
+	return code, out.Bytes()
+}
+
+// shown is what `contractlint readers --format json` says a traffic file
+// shows: its span, and each consumer's operations with the fields their
+// bodies carried.
+type shown struct {
+	Files []struct {
+		File        string
+		First, Last time.Time
+		Requests    int64
+		Consumers   []string
+	}
+	Consumers []struct {
+		Name       string
+		Operations []struct {
+			Operation string
+			Calls     int64
+			Fields    []struct {
+				Field, Side string
+				Count       int64
+			}
+		}
+	}
+}
+
+// readersShow checks the evidence before trusting it, as a team would:
+// `contractlint readers --format json FILE`.
+func readersShow(t *testing.T, dir, traffic string) shown {
+	t.Helper()
+	code, out := contractlint(t, dir, "readers", "--format", "json", traffic)
+	var s shown
+	if err := json.Unmarshal(out, &s); code != cli.ExitOK || err != nil || len(s.Files) != 1 {
+		t.Fatalf("contractlint readers %s: exit %d, %v:\n%s", traffic, code, err, out)
+	}
+	return s
+}
+
+// sent is how many exchanges of consumer's calls of op carried the
+// request field, as `contractlint readers` shows it.
+func (s shown) sent(consumer, op, field string) int64 {
+	for _, c := range s.Consumers {
+		for _, o := range c.Operations {
+			if c.Name != consumer || o.Operation != op {
+				continue
+			}
+			for _, f := range o.Fields {
+				if f.Field == field && f.Side == "request" {
+					return f.Count
+				}
+			}
+		}
+	}
+	return 0
+}
+
+// diff runs `contractlint diff --readers FILE` in dir on old/NAME and
+// new/NAME. Recorded traffic covers a window only when it starts at or
+// before the window's start, and these recordings span seconds: the
+// window is made whole seconds that start at the file's first exchange
+// (as contractlint readers shows it) and end after its last
+// (--readers-until), so the evidence covers the window exactly and every
+// exchange falls within it.
+func diff(t *testing.T, dir, name, traffic string) evidence {
+	t.Helper()
+	f := readersShow(t, dir, traffic).Files[0]
+	window := time.Duration(math.Ceil(f.Last.Sub(f.First).Seconds())+1) * time.Second
+	code, out := contractlint(t, dir, "diff", "--format", "json", "--readers", traffic, "--readers-window", window.String(),
+		"--readers-until", f.First.Add(window).Format(time.RFC3339Nano), filepath.Join("old", name), filepath.Join("new", name))
+	var rep struct{ Findings []finding }
+	if err := json.Unmarshal(out, &rep); err != nil {
+		t.Fatalf("exit %d, not a JSON report: %v\n%s", code, err, out)
+	}
 	for _, f := range rep.Findings {
 		t.Logf("%s %s: %s", f.Severity, f.Rule, f.Message)
 	}
-	return evidence{code: code, window: window.String(), findings: rep.Findings, stderr: errOut.String()}
-}
-
-// span is the first and last exchange of a traffic file as contractlint's
-// reader sees it.
-func span(t *testing.T, file string) (first, last time.Time) {
-	t.Helper()
-	f, err := os.Open(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	head := make([]byte, 4096)
-	n, _ := f.Read(head)
-	format := readers.Sniff(file, head[:n])
-	if _, err := f.Seek(0, 0); err != nil {
-		t.Fatal(err)
-	}
-	_, cov, err := readers.ReadTraffic(file, format, f, readers.Mapping{}, time.Time{}, nil, func(w string) { t.Log(w) })
-	if err != nil {
-		t.Fatal(err)
-	}
-	if cov.First.IsZero() {
-		t.Fatalf("%s (%s): no exchange with a time", file, format)
-	}
-	return cov.First, cov.Last
+	return evidence{code: code, window: window.String(), findings: rep.Findings}
 }
 
 // wantRemovals checks the verdict on removing one operation the traffic
 // shows called (an error whose message counts the calls and names who made
-// them) and one it never shows called (a warning that says how much traffic
-// shows no call, the window being covered). Evidence on the two removals
-// leaves no plain removal finding in force.
-func wantRemovals(t *testing.T, e evidence, called, calledBy, uncalled, noCall string) {
+// them, with the same evidence as data) and one it never shows called (a
+// warning that says how much traffic shows no call, the window being
+// covered). Evidence on the two removals leaves no plain removal finding
+// in force.
+func wantRemovals(t *testing.T, e evidence, called string, calls int, consumer, uncalled string, requests, clients int) {
 	t.Helper()
 	if e.code != cli.ExitFindings {
 		t.Errorf("exit %d, want %d: the called operation's removal is an error", e.code, cli.ExitFindings)
 	}
+	times := fmt.Sprintf("%d times", calls)
+	if calls == 1 {
+		times = "once"
+	}
 	hit := e.byRule("operation-removed-while-called")
-	if len(hit) != 1 || hit[0].Severity != "error" || !strings.Contains(hit[0].Message, called+" removed while "+calledBy) {
-		t.Errorf("want one error operation-removed-while-called: %q removed while %q; got %+v", called, calledBy, hit)
+	want := fmt.Sprintf("%s removed while called %s by 1 client (%s) in the last %s", called, times, consumer, e.window)
+	if len(hit) != 1 || hit[0].Severity != "error" || !strings.Contains(hit[0].Message, want) {
+		t.Errorf("want one error operation-removed-while-called: %q; got %+v", want, hit)
+	} else if u := hit[0].Usage; u == nil || u.Calls != int64(calls) || !slices.Equal(u.Consumers, []string{consumer}) {
+		t.Errorf("the error's usage is %+v, want %d calls by %s", u, calls, consumer)
 	}
 	miss := e.byRule("operation-removed-unread")
-	if len(miss) != 1 || miss[0].Severity != "warning" || !strings.Contains(miss[0].Message, uncalled+" removed with "+noCall) {
-		t.Errorf("want one warning operation-removed-unread: %q removed with %q; got %+v", uncalled, noCall, miss)
+	want = fmt.Sprintf("%s removed with no call in %s across %d requests from %d %s", uncalled, e.window, requests, clients,
+		map[bool]string{true: "client", false: "clients"}[clients == 1])
+	if len(miss) != 1 || miss[0].Severity != "warning" || !strings.Contains(miss[0].Message, want) {
+		t.Errorf("want one warning operation-removed-unread: %q; got %+v", want, miss)
+	} else if u := miss[0].Usage; u == nil || !u.Covered || u.Calls != 0 || u.Requests != int64(requests) || u.Clients != clients {
+		t.Errorf("the warning's usage is %+v, want covered, no call, %d requests from %d clients", u, requests, clients)
 	}
 	for _, f := range e.findings {
 		if f.Rule == "path-removed" || f.Rule == "operation-removed" || f.Rule == "proto-rpc-removed" {
 			t.Errorf("the evidence left %s in force: %s", f.Rule, f.Message)
 		}
 	}
-}
-
-// calledBy is how a removal's message counts calls within the window.
-func calledBy(calls int, window string, consumers ...string) string {
-	times := fmt.Sprintf("%d times", calls)
-	if calls == 1 {
-		times = "once"
-	}
-	return fmt.Sprintf("called %s by %d %s (%s) in the last %s", times, len(consumers),
-		map[bool]string{true: "client", false: "clients"}[len(consumers) == 1], strings.Join(consumers, ", "), window)
 }
