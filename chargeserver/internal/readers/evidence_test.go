@@ -173,3 +173,22 @@ func wantRemovals(t *testing.T, e evidence, called string, calls int, consumer, 
 		}
 	}
 }
+
+// wantEvidence holds what the workspace's change gets from one traffic
+// file, on the OpenAPI contract and on the proto: the removal of getCharge,
+// which reader called reads times over HTTP, and of GetCharge, which
+// rpcReader called rpcReads times, are errors that count them; the
+// removals of listCharges and ListCharges, which nobody called, are
+// warnings across the file's requests from its clients.
+func wantEvidence(t *testing.T, dir, traffic string, reads int, reader string, rpcReads int, rpcReader string, requests, clients int) {
+	t.Helper()
+	t.Run("openapi", func(t *testing.T) {
+		e := diff(t, dir, "openapi.yaml", traffic)
+		wantRemovals(t, e, "path /v1/charges/{id}", reads, reader, "operation GET /v1/charges", requests, clients)
+	})
+	t.Run("proto", func(t *testing.T) {
+		e := diff(t, dir, "charges.proto", traffic)
+		wantRemovals(t, e, "rpc contractlint.charges.v1.ChargeService.GetCharge", rpcReads, rpcReader,
+			"rpc contractlint.charges.v1.ChargeService.ListCharges", requests, clients)
+	})
+}

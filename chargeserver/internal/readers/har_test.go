@@ -18,6 +18,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/contractlint/contractlint/chargeserver/internal/chargeserver/chargetest"
+	"github.com/contractlint/contractlint/internal/browsertest"
 )
 
 // HAR 1.2 (http://www.softwareishard.com/blog/har-12-spec/), the part a
@@ -257,25 +258,11 @@ func header(h network.Headers, name string) string {
 	return ""
 }
 
-// browse starts Debian's chromium, headless, with a fresh profile and
-// nothing reaching the network on its own, naming itself webUA; it
-// returns the tab's context and the recorder listening on it.
+// browse starts Debian's chromium (browsertest.Start), naming itself
+// webUA; it returns the tab's context and the recorder listening on it.
 func browse(t *testing.T) (context.Context, *recorder) {
 	t.Helper()
-	exe := need(t, "chromium", "chromium-browser", "google-chrome")
-	opts := []chromedp.ExecAllocatorOption{
-		chromedp.ExecPath(exe), chromedp.NoSandbox, chromedp.Headless, chromedp.DisableGPU, chromedp.NoFirstRun,
-		chromedp.NoDefaultBrowserCheck, chromedp.UserDataDir(t.TempDir()), chromedp.UserAgent(webUA),
-		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-	}
-	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	ctx, cancel := chromedp.NewContext(actx)
-	t.Cleanup(func() { cancel(); cancelAlloc() })
-	// The first run starts the browser, and lives as long as it: no timeout.
-	if _, err := chromedp.Run(ctx, chromedp.Evaluate[int]("1")); err != nil {
-		t.Fatalf("starting %s: %v", exe, err)
-	}
+	ctx := browsertest.Start(t, chromedp.UserAgent(webUA))
 	return ctx, record(t, ctx)
 }
 
@@ -380,16 +367,7 @@ func TestChromiumHARIsEvidence(t *testing.T) {
 		t.Errorf("contractlint readers shows description sent %d times by %s, want once", n, webUA)
 	}
 	// Every entry counts as a request, the browser's own (a favicon) too.
-	requests := len(doc.Log.Entries)
-	t.Run("openapi", func(t *testing.T) {
-		e := diff(t, dir, "openapi.yaml", "browser.har")
-		wantRemovals(t, e, "path /v1/charges/{id}", 2, webUA, "operation GET /v1/charges", requests, 1)
-	})
-	t.Run("proto", func(t *testing.T) {
-		e := diff(t, dir, "charges.proto", "browser.har")
-		wantRemovals(t, e, "rpc contractlint.charges.v1.ChargeService.GetCharge", 1, webUA,
-			"rpc contractlint.charges.v1.ChargeService.ListCharges", requests, 1)
-	})
+	wantEvidence(t, dir, "browser.har", 2, webUA, 1, webUA, len(doc.Log.Entries), 1)
 }
 
 func harValue(hs []harNV, name string) string {

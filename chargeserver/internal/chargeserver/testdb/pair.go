@@ -101,8 +101,8 @@ func StartPair(t testing.TB, sync bool) *Pair {
 	}
 	t.Cleanup(func() { os.RemoveAll(root) })
 	p.cred = runAs(t, root)
-	p.Primary = &Node{Dir: filepath.Join(root, "primary"), Port: freePort(t)}
-	p.Standby = &Node{Dir: filepath.Join(root, "standby"), Port: freePort(t)}
+	p.Primary = &Node{Dir: filepath.Join(root, "primary"), Port: FreePort(t)}
+	p.Standby = &Node{Dir: filepath.Join(root, "standby"), Port: FreePort(t)}
 	p.run(t, "initdb", "-D", p.Primary.Dir, "-U", "postgres", "--auth=trust", "--no-sync")
 	syncNames, commit := "", "local"
 	if sync {
@@ -309,8 +309,8 @@ func (p *Pair) appendFile(t testing.TB, path, text string) {
 	}
 }
 
-// freePort is a loopback port nothing listens on.
-func freePort(t testing.TB) int {
+// FreePort is a loopback port nothing listens on.
+func FreePort(t testing.TB) int {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

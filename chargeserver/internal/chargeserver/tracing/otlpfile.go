@@ -192,6 +192,6 @@ func putValue(v pcommon.Value, a attribute.Value) {
 			s.AppendEmpty().SetStr(str)
 		}
 	default:
-		v.SetStr(a.Emit())
+		v.SetStr(a.String())
 	}
 }
