@@ -148,12 +148,8 @@ func wantRemovals(t *testing.T, e evidence, called string, calls int, consumer, 
 	if e.code != cli.ExitFindings {
 		t.Errorf("exit %d, want %d: the called operation's removal is an error", e.code, cli.ExitFindings)
 	}
-	times := fmt.Sprintf("%d times", calls)
-	if calls == 1 {
-		times = "once"
-	}
 	hit := e.byRule("operation-removed-while-called")
-	want := fmt.Sprintf("%s removed while called %s by 1 client (%s) in the last %s", called, times, consumer, e.window)
+	want := fmt.Sprintf("%s removed while called %s by 1 client (%s) in the last %s", called, times(calls), consumer, e.window)
 	if len(hit) != 1 || hit[0].Severity != "error" || !strings.Contains(hit[0].Message, want) {
 		t.Errorf("want one error operation-removed-while-called: %q; got %+v", want, hit)
 	} else if u := hit[0].Usage; u == nil || u.Calls != int64(calls) || !slices.Equal(u.Consumers, []string{consumer}) {
@@ -174,17 +170,46 @@ func wantRemovals(t *testing.T, e evidence, called string, calls int, consumer, 
 	}
 }
 
+// wantSent checks the verdict on removing the request field description,
+// which sender sent sent times over HTTP (0: the traffic has no bodies): an
+// error that counts them, or without evidence the plain removal finding.
+func wantSent(t *testing.T, e evidence, sent int, sender string) {
+	t.Helper()
+	got := e.byRule("request-field-removed-while-sent")
+	if sent == 0 {
+		if len(got) != 0 || len(e.byRule("field-removed-without-deprecation")) != 1 {
+			t.Errorf("with no bodies in the traffic, want field-removed-without-deprecation alone; got %+v", e.findings)
+		}
+		return
+	}
+	want := fmt.Sprintf("description: removed while sent %s by 1 client (%s) in the last %s", times(sent), sender, e.window)
+	if len(got) != 1 || got[0].Severity != "error" || !strings.HasPrefix(got[0].Message, want) {
+		t.Errorf("want one error request-field-removed-while-sent: %q; got %+v", want, got)
+	} else if u := got[0].Usage; u == nil || u.Calls != int64(sent) || !slices.Equal(u.Consumers, []string{sender}) {
+		t.Errorf("the error's usage is %+v, want %d exchanges from %s", u, sent, sender)
+	}
+}
+
+func times(n int) string {
+	if n == 1 {
+		return "once"
+	}
+	return fmt.Sprintf("%d times", n)
+}
+
 // wantEvidence holds what the workspace's change gets from one traffic
 // file, on the OpenAPI contract and on the proto: the removal of getCharge,
 // which reader called reads times over HTTP, and of GetCharge, which
 // rpcReader called rpcReads times, are errors that count them; the
 // removals of listCharges and ListCharges, which nobody called, are
-// warnings across the file's requests from its clients.
-func wantEvidence(t *testing.T, dir, traffic string, reads int, reader string, rpcReads int, rpcReader string, requests, clients int) {
+// warnings across the file's requests from its clients; the removal of
+// the request field description is judged by wantSent.
+func wantEvidence(t *testing.T, dir, traffic string, reads int, reader string, rpcReads int, rpcReader string, requests, clients, sent int, sender string) {
 	t.Helper()
 	t.Run("openapi", func(t *testing.T) {
 		e := diff(t, dir, "openapi.yaml", traffic)
 		wantRemovals(t, e, "path /v1/charges/{id}", reads, reader, "operation GET /v1/charges", requests, clients)
+		wantSent(t, e, sent, sender)
 	})
 	t.Run("proto", func(t *testing.T) {
 		e := diff(t, dir, "charges.proto", traffic)

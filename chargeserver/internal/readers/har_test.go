@@ -328,7 +328,8 @@ func recordHAR(t *testing.T, base string) []byte {
 // evidence for contractlint: removing getCharge or GetCharge, which the
 // page called, is an error counting its calls (not the refused read of a
 // missing charge); removing listCharges or ListCharges, which it never
-// called, is a warning that says how much traffic shows no call.
+// called, is a warning that says how much traffic shows no call; removing
+// the request field description, which the page sent once, is an error.
 func TestChromiumHARIsEvidence(t *testing.T) {
 	dir := workspace(t)
 	base, _ := chargetest.Start(t, apiKeys)
@@ -367,7 +368,7 @@ func TestChromiumHARIsEvidence(t *testing.T) {
 		t.Errorf("contractlint readers shows description sent %d times by %s, want once", n, webUA)
 	}
 	// Every entry counts as a request, the browser's own (a favicon) too.
-	wantEvidence(t, dir, "browser.har", 2, webUA, 1, webUA, len(doc.Log.Entries), 1)
+	wantEvidence(t, dir, "browser.har", 2, webUA, 1, webUA, len(doc.Log.Entries), 1, 1, webUA)
 }
 
 func harValue(hs []harNV, name string) string {

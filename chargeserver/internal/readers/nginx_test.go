@@ -124,7 +124,9 @@ func hostPort(base string) string {
 // log_format, writes one JSON object a line for every request, with the
 // consumer's User-Agent and the JSON request body of every POST, HTTP and
 // Connect alike; and that access log is evidence for contractlint as the
-// server's traces are (gRPC aside: this nginx proxies HTTP/1.1).
+// server's traces are (gRPC aside: this nginx proxies HTTP/1.1), and more:
+// it has the bodies, so removing the request field description, which the
+// charge client sent twice, is an error.
 func TestNginxLogIsEvidence(t *testing.T) {
 	dir := workspace(t)
 	upstream, _ := chargetest.Start(t, apiKeys)
@@ -175,5 +177,5 @@ func TestNginxLogIsEvidence(t *testing.T) {
 	if n := show.sent(appUA, "POST /contractlint.charges.v1.ChargeService/CreateCharge", "description"); n != 1 {
 		t.Errorf("contractlint readers shows description sent %d times by %s, want once", n, appUA)
 	}
-	wantEvidence(t, dir, "access.log.jsonl", tr.reads[reportsUA], reportsUA, tr.rpcReads, appUA, tr.requests, 3)
+	wantEvidence(t, dir, "access.log.jsonl", tr.reads[reportsUA], reportsUA, tr.rpcReads, appUA, tr.requests, 3, 2, chargeclient.UserAgent)
 }

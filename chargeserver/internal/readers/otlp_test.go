@@ -22,5 +22,5 @@ func TestOwnTracesAreEvidence(t *testing.T) {
 	flush()
 
 	// Three clients: the charge client, reportsUA and appUA.
-	wantEvidence(t, dir, "traces.jsonl", tr.reads[reportsUA], reportsUA, tr.rpcReads, appUA, tr.requests, 3)
+	wantEvidence(t, dir, "traces.jsonl", tr.reads[reportsUA], reportsUA, tr.rpcReads, appUA, tr.requests, 3, 0, "")
 }
