@@ -120,6 +120,16 @@ price: {type: number, deprecated: true}
 // about, response fields (OpenAPI) and message fields (proto), with what the
 // evidence says of each. Without evidence there is nothing to say.
 func onRemovedField(r *Rule, match func(c *Change, ev readerEvidence) (string, bool)) *Rule {
+	return checkRemovedFields(r, func(c *Change) bool { return c.Format == Proto || c.Dir.Has(Response) },
+		func(in *Input, c *Change) (Finding, bool) {
+			msg, ok := match(c, lookReaders(in.Readers, c))
+			return c.Finding(r, msg), ok
+		})
+}
+
+// checkRemovedFields sets r's check to judge, with the evidence given, each
+// field removal keep admits. Without evidence there is nothing to say.
+func checkRemovedFields(r *Rule, keep func(c *Change) bool, judge func(in *Input, c *Change) (Finding, bool)) *Rule {
 	r.Reads = []Entry{{Removed, SubjectField, ""}}
 	r.Check = func(in *Input) []Finding {
 		if in.Readers == nil {
@@ -128,11 +138,11 @@ func onRemovedField(r *Rule, match func(c *Change, ev readerEvidence) (string, b
 		var out []Finding
 		for i := range in.Changes {
 			c := &in.Changes[i]
-			if !c.Is(Removed, SubjectField) || (c.Format != Proto && !c.Dir.Has(Response)) {
+			if !c.Is(Removed, SubjectField) || !keep(c) {
 				continue
 			}
-			if msg, ok := match(c, lookReaders(in.Readers, c)); ok {
-				out = append(out, c.Finding(r, msg))
+			if f, ok := judge(in, c); ok {
+				out = append(out, f)
 			}
 		}
 		return out
