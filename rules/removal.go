@@ -363,7 +363,7 @@ func operationRemovedUnread() *Rule {
 # new: /v1/tickets/{id} removed`,
 		},
 	}, func(what string, ev callEvidence) (string, bool) {
-		if len(ev.active) > 0 {
+		if len(ev.active) > 0 || !ev.known {
 			return "", false
 		}
 		msg := fmt.Sprintf("%s removed with no call since %s", what, day(ev.since))
@@ -383,11 +383,13 @@ type callEvidence struct {
 	gone   []Reader // last called before it
 	since  time.Time
 	usage  *Usage
+	// known is true when the evidence speaks for every operation removed.
+	known bool
 }
 
 // onRemovedOperation wires a check over removed paths, operations and rpcs
-// that the evidence describes in full: every operation the removal takes
-// away must be known, or the evidence says nothing.
+// the evidence speaks of: a call of any operation the removal takes away
+// says it is still called; that none is needs every one of them known.
 func onRemovedOperation(r *Rule, match func(what string, ev callEvidence) (string, bool)) *Rule {
 	r.Reads = []Entry{{Removed, SubjectPath, ""}, {Removed, SubjectOperation, ""}, {Removed, SubjectRPC, ""}}
 	r.Check = func(in *Input) []Finding {
@@ -398,10 +400,11 @@ func onRemovedOperation(r *Rule, match func(what string, ev callEvidence) (strin
 		for i := range in.Changes {
 			c := &in.Changes[i]
 			what, ops := removedOperations(c, in.Old)
-			if len(ops) == 0 || slices.ContainsFunc(ops, func(op string) bool { return !knowsCalls(in.Readers, op) }) {
+			if len(ops) == 0 {
 				continue
 			}
-			ev := callEvidence{since: in.Readers.Since()}
+			ev := callEvidence{since: in.Readers.Since(),
+				known: !slices.ContainsFunc(ops, func(op string) bool { return !knowsCalls(in.Readers, op) })}
 			for _, op := range ops {
 				for _, call := range in.Readers.Calls(op) {
 					if call.Active(ev.since) {
@@ -412,6 +415,9 @@ func onRemovedOperation(r *Rule, match func(what string, ev callEvidence) (strin
 				}
 			}
 			ev.active = byConsumer(ev.active)
+			if !ev.known && len(ev.active) == 0 {
+				continue // a call of one operation speaks for the removal; silence needs them all known
+			}
 			ev.usage = usageOf(in.Readers, ev.active)
 			if msg, ok := match(what, ev); ok {
 				f := c.Finding(r, msg)

@@ -331,3 +331,39 @@ func TestBadTraffic(t *testing.T) {
 		}
 	}
 }
+
+// A path removed with one operation called and another the traffic cannot
+// speak of (it starts inside the window) is still removed while called.
+func TestPathRemovalOneCalled(t *testing.T) {
+	set, err := readers.Load("testdata", []string{"testdata/same/calls.nginx.log"}, 60*24*time.Hour, judged, 1<<20, func(string) {})
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := chargeOps()
+	for _, op := range old.Operations {
+		op.Path = strings.TrimPrefix(op.ID[strings.Index(op.ID, " "):], " ")
+	}
+	ev, err := set.Bind(rules.OpenAPI, old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tr := ev.Traffic(); tr == nil || tr.Covers {
+		t.Fatalf("traffic = %+v; want it to start inside a 60-day window", tr)
+	}
+	in := &rules.Input{Old: old, Readers: ev, Changes: []rules.Change{{Kind: rules.Removed, Subject: rules.SubjectPath,
+		Name: "/v1/charges/{id}", Path: "/v1/charges/{id}"}}}
+	var msgs []string
+	for _, r := range rules.Default().All() {
+		if r.ID == "operation-removed-while-called" || r.ID == "operation-removed-unread" {
+			for _, f := range r.Check(in) {
+				msgs = append(msgs, f.Rule+": "+f.Message)
+			}
+		}
+	}
+	// GET was called twice, last on 12-02; DELETE only refused, and the
+	// traffic, from 11-01, cannot say it was not called since 10-06.
+	want := "operation-removed-while-called: path /v1/charges/{id} removed while called 2 times by 1 client (ios) in the last 60 days, last 2026-12-02"
+	if len(msgs) != 1 || !strings.HasPrefix(msgs[0], want) {
+		t.Errorf("findings %q; want one starting %q", msgs, want)
+	}
+}
