@@ -120,6 +120,16 @@ price: {type: number, deprecated: true}
 // about, response fields (OpenAPI) and message fields (proto), with what the
 // evidence says of each. Without evidence there is nothing to say.
 func onRemovedField(r *Rule, match func(c *Change, ev readerEvidence) (string, bool)) *Rule {
+	return checkRemovedFields(r, func(c *Change) bool { return c.Format == Proto || c.Dir.Has(Response) },
+		func(in *Input, c *Change) (Finding, bool) {
+			msg, ok := match(c, lookReaders(in.Readers, c))
+			return c.Finding(r, msg), ok
+		})
+}
+
+// checkRemovedFields sets r's check to judge, with the evidence given, each
+// field removal keep admits. Without evidence there is nothing to say.
+func checkRemovedFields(r *Rule, keep func(c *Change) bool, judge func(in *Input, c *Change) (Finding, bool)) *Rule {
 	r.Reads = []Entry{{Removed, SubjectField, ""}}
 	r.Check = func(in *Input) []Finding {
 		if in.Readers == nil {
@@ -128,11 +138,11 @@ func onRemovedField(r *Rule, match func(c *Change, ev readerEvidence) (string, b
 		var out []Finding
 		for i := range in.Changes {
 			c := &in.Changes[i]
-			if !c.Is(Removed, SubjectField) || (c.Format != Proto && !c.Dir.Has(Response)) {
+			if !c.Is(Removed, SubjectField) || !keep(c) {
 				continue
 			}
-			if msg, ok := match(c, lookReaders(in.Readers, c)); ok {
-				out = append(out, c.Finding(r, msg))
+			if f, ok := judge(in, c); ok {
+				out = append(out, f)
 			}
 		}
 		return out
@@ -353,7 +363,7 @@ func operationRemovedUnread() *Rule {
 # new: /v1/tickets/{id} removed`,
 		},
 	}, func(what string, ev callEvidence) (string, bool) {
-		if len(ev.active) > 0 {
+		if len(ev.active) > 0 || !ev.known {
 			return "", false
 		}
 		msg := fmt.Sprintf("%s removed with no call since %s", what, day(ev.since))
@@ -373,11 +383,13 @@ type callEvidence struct {
 	gone   []Reader // last called before it
 	since  time.Time
 	usage  *Usage
+	// known is true when the evidence speaks for every operation removed.
+	known bool
 }
 
 // onRemovedOperation wires a check over removed paths, operations and rpcs
-// that the evidence describes in full: every operation the removal takes
-// away must be known, or the evidence says nothing.
+// the evidence speaks of: a call of any operation the removal takes away
+// says it is still called; that none is needs every one of them known.
 func onRemovedOperation(r *Rule, match func(what string, ev callEvidence) (string, bool)) *Rule {
 	r.Reads = []Entry{{Removed, SubjectPath, ""}, {Removed, SubjectOperation, ""}, {Removed, SubjectRPC, ""}}
 	r.Check = func(in *Input) []Finding {
@@ -388,10 +400,11 @@ func onRemovedOperation(r *Rule, match func(what string, ev callEvidence) (strin
 		for i := range in.Changes {
 			c := &in.Changes[i]
 			what, ops := removedOperations(c, in.Old)
-			if len(ops) == 0 || slices.ContainsFunc(ops, func(op string) bool { return !knowsCalls(in.Readers, op) }) {
+			if len(ops) == 0 {
 				continue
 			}
-			ev := callEvidence{since: in.Readers.Since()}
+			ev := callEvidence{since: in.Readers.Since(),
+				known: !slices.ContainsFunc(ops, func(op string) bool { return !knowsCalls(in.Readers, op) })}
 			for _, op := range ops {
 				for _, call := range in.Readers.Calls(op) {
 					if call.Active(ev.since) {
@@ -402,6 +415,9 @@ func onRemovedOperation(r *Rule, match func(what string, ev callEvidence) (strin
 				}
 			}
 			ev.active = byConsumer(ev.active)
+			if !ev.known && len(ev.active) == 0 {
+				continue // a call of one operation speaks for the removal; silence needs them all known
+			}
 			ev.usage = usageOf(in.Readers, ev.active)
 			if msg, ok := match(what, ev); ok {
 				f := c.Finding(r, msg)

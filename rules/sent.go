@@ -58,17 +58,8 @@ func responseFieldRemovedWhileSent() *Rule {
 // onSentField wires a check over the removed body fields on side dir that
 // evidence shows carried in exchanges within the window.
 func onSentField(r *Rule, dir Direction, match func(c *Change, u *Usage) (string, bool)) *Rule {
-	r.Reads = []Entry{{Removed, SubjectField, ""}}
-	r.Check = func(in *Input) []Finding {
-		if in.Readers == nil {
-			return nil
-		}
-		var out []Finding
-		for i := range in.Changes {
-			c := &in.Changes[i]
-			if !c.Is(Removed, SubjectField) || c.Format == Proto || !c.Dir.Has(dir) {
-				continue
-			}
+	return checkRemovedFields(r, func(c *Change) bool { return c.Format != Proto && c.Dir.Has(dir) },
+		func(in *Input, c *Change) (Finding, bool) {
 			var active []Reader
 			for _, q := range queries(c) {
 				for _, s := range in.Readers.Sent(q.op, q.field, dir) {
@@ -79,13 +70,9 @@ func onSentField(r *Rule, dir Direction, match func(c *Change, u *Usage) (string
 			}
 			u := usageOf(in.Readers, byConsumer(active))
 			u.Request, u.Sent = dir == Request, dir == Response
-			if msg, ok := match(c, u); ok {
-				f := c.Finding(r, msg)
-				f.Usage = u
-				out = append(out, f)
-			}
-		}
-		return out
-	}
-	return r
+			msg, ok := match(c, u)
+			f := c.Finding(r, msg)
+			f.Usage = u
+			return f, ok
+		})
 }

@@ -29,7 +29,7 @@ func addReaderFlags(cmd *cobra.Command, o *readerOpts) {
 	o.window = window(readers.DefaultWindow)
 	f := cmd.Flags()
 	f.StringArrayVar(&o.paths, "readers", nil,
-		"consumer evidence: a Pact file, a usage file (.json or .csv) or a directory of them (repeatable)")
+		"consumer evidence: a Pact file, a usage file (.json or .csv), a HAR file, OTLP JSON traces, a JSON access log, or a directory of them (repeatable)")
 	f.Var(&o.window, "readers-window", "reads older than this no longer count: 30d, 4w or a duration such as 720h")
 	f.StringVar(&o.until, "readers-until", "", "end the readers window at this date or RFC 3339 time instead of now")
 }

@@ -83,11 +83,15 @@ type otlpReader struct {
 	// callers maps a client span's id to its service.name; bounded, and
 	// emptied when full, so memory does not grow with the file.
 	callers map[string]string
+	// rpcCalls holds the ids of HTTP server spans of gRPC or Connect calls
+	// already counted, whether by themselves or by the rpc span they
+	// parent (otelhttp around otelconnect): one call, counted once.
+	rpcCalls map[string]bool
 }
 
 func readOTLP(s *stream, m Mapping, name string, since time.Time) (*tally, error) {
 	r := &otlpReader{s: s, m: m, server: newTally(name, FormatOTLP, since), client: newTally(name, FormatOTLP, since),
-		callers: map[string]string{}}
+		callers: map[string]string{}, rpcCalls: map[string]bool{}}
 	for doc := 1; s.more(); doc++ {
 		if err := r.document(doc); err != nil {
 			return nil, err
@@ -177,12 +181,41 @@ func (r *otlpReader) span(sp otlpSpan, service string) {
 		x.consumer = service
 		r.client.add(x)
 	case spanServer:
+		if r.counted(sp, x) {
+			return
+		}
 		x.consumer = r.callers[sp.ParentSpanID]
 		if x.consumer == "" {
-			x.consumer = r.m.consumer(a.get("http.request.header."+strings.ToLower(r.m.header()), headerAttr(r.m.header())))
+			h := strings.ToLower(r.m.header())
+			x.consumer = r.m.consumer(a.get("http.request.header."+h, "rpc.grpc.request.metadata."+h,
+				"rpc.connect_rpc.request.metadata."+h, headerAttr(r.m.header())))
 		}
 		r.server.add(x)
 	}
+}
+
+// counted reports whether a server span is one half of an rpc call the
+// other half already counted: the rpc span (rpc.* attributes) and the HTTP
+// span around it (a POST to /pkg.Service/Method) that parents it.
+func (r *otlpReader) counted(sp otlpSpan, x exchange) bool {
+	var key string
+	switch {
+	case x.rpc != "":
+		key = sp.ParentSpanID
+	case rpcOfPath(x.method, x.path) != "":
+		key = sp.SpanID
+	}
+	if key == "" {
+		return false
+	}
+	if r.rpcCalls[key] {
+		return true
+	}
+	if len(r.rpcCalls) >= maxKeys {
+		clear(r.rpcCalls)
+	}
+	r.rpcCalls[key] = true
+	return false
 }
 
 // headerAttr is the attribute a header is also recorded under by the

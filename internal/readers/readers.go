@@ -83,8 +83,10 @@ type Options struct {
 	MaxFile int64
 	Mapping Mapping
 	// Warn receives what was read but not used; Progress, when set, a line
-	// now and then while a large traffic file is read.
+	// every ProgressEvery bytes (default ProgressEvery) while a traffic file
+	// larger than that is read.
 	Warn, Progress func(string)
+	ProgressEvery  int64
 }
 
 // Load reads every file named (a directory contributes its .json, .jsonl,
@@ -161,7 +163,7 @@ func loadFile(src source.Source, f file, o Options) ([]Entry, *Coverage, error) 
 			return nil, nil, source.Errorf(shown, 0, 0, "cannot read: %v", withoutName(err))
 		}
 		defer r.Close()
-		return ReadTraffic(shown, format, r, o.Mapping, o.Now.Add(-o.Window), progressLine(o.Progress, shown, size), o.Warn)
+		return ReadTraffic(shown, format, r, o.Mapping, o.Now.Add(-o.Window), progressLine(o.Progress, shown, size, o.ProgressEvery), o.Warn)
 	}
 	data, err := readMax(src, f.rel, o.MaxFile)
 	if err != nil {

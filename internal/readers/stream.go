@@ -140,23 +140,27 @@ func (c *countingReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// progressEvery is how many bytes of a traffic file pass between progress
-// lines, and the size from which a file's read is reported at all.
-const progressEvery = 64 << 20
+// ProgressEvery is how many bytes of a traffic file pass between progress
+// lines, and the size from which a file's read is reported at all, unless
+// Options.ProgressEvery says otherwise.
+const ProgressEvery = 64 << 20
 
-// progressLine returns a progress callback that writes one line per
-// progressEvery bytes of a file of size bytes to w; nil when w is nil or
-// the file is small enough to read at once.
-func progressLine(w func(string), name string, size int64) func(int64) {
-	if w == nil || size < progressEvery {
+// progressLine returns a progress callback that writes one line per every
+// bytes of a file of size bytes to w; nil when w is nil or the file is
+// small enough to read at once.
+func progressLine(w func(string), name string, size, every int64) func(int64) {
+	if every <= 0 {
+		every = ProgressEvery
+	}
+	if w == nil || size < every {
 		return nil
 	}
-	next := int64(progressEvery)
+	next := every
 	return func(read int64) {
 		if read < next {
 			return
 		}
-		next = (read/progressEvery + 1) * progressEvery
+		next = (read/every + 1) * every
 		w(fmt.Sprintf("reading %s: %s of %s (%d%%)", name, limits.FormatSize(read), limits.FormatSize(size),
 			read*100/max(size, 1)))
 	}

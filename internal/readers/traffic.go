@@ -283,7 +283,10 @@ func foldPath(p string) string {
 	}
 	segs := strings.Split(p, "/")
 	for i, s := range segs {
-		if strings.ContainsAny(s, "0123456789") && !version.MatchString(s) && !isParam(s) {
+		switch {
+		case strings.HasPrefix(s, ":") && len(s) > 1: // a route written :id (Express, Gin)
+			segs[i] = "{}"
+		case strings.ContainsAny(s, "0123456789") && !version.MatchString(s) && !isParam(s):
 			segs[i] = "{}"
 		}
 	}

@@ -233,15 +233,137 @@ func TestTrafficStreamsInBoundedMemory(t *testing.T) {
 	}
 }
 
-// A long read says how far it has got on standard error.
+// A long read says how far it has got; a short one says nothing.
 func TestProgressLine(t *testing.T) {
-	var lines []string
-	set, err := readers.LoadWith(readers.Options{Root: "testdata", Paths: []string{"testdata/same/calls.har"}, Window: readers.DefaultWindow,
-		Now: judged, MaxFile: 1 << 20, Progress: func(s string) { lines = append(lines, s) }})
-	if err != nil || len(set.Traffic) != 1 {
-		t.Fatalf("load: %v", err)
+	for _, tc := range []struct {
+		every int64
+		some  bool
+	}{{0, false}, {1024, true}} {
+		var lines []string
+		set, err := readers.LoadWith(readers.Options{Root: "testdata", Paths: []string{"testdata/same/calls.har"}, Window: readers.DefaultWindow,
+			Now: judged, MaxFile: 1 << 20, ProgressEvery: tc.every, Progress: func(s string) { lines = append(lines, s) }})
+		if err != nil || len(set.Traffic) != 1 {
+			t.Fatalf("load: %v", err)
+		}
+		// The decoder reads in chunks of its own size: how many lines a
+		// 4 kB file gives depends on them, that it gives some does not.
+		if (len(lines) > 0) != tc.some {
+			t.Errorf("every %d bytes: progress %q", tc.every, lines)
+		}
+		for _, l := range lines {
+			if !strings.HasPrefix(l, "reading testdata/same/calls.har: ") || !strings.Contains(l, " of ") {
+				t.Errorf("progress line %q", l)
+			}
+		}
 	}
-	if len(lines) != 0 {
-		t.Errorf("a small file reported progress: %q", lines)
+}
+
+// Calls of rpcs reach a proto contract: OTLP spans by rpc.service and
+// rpc.method, counted once when an HTTP span wraps the rpc span; a HAR
+// file by the gRPC or Connect path. The client span read first names the
+// consumer; a refused call (NOT_FOUND) shows no use.
+func TestRPCTraffic(t *testing.T) {
+	kv := func(k, v string) string { return fmt.Sprintf(`{"key":%q,"value":{"stringValue":%q}}`, k, v) }
+	at := judged.Add(-time.Hour).UnixNano()
+	span := func(id, parent string, kind int, attrs ...string) string {
+		return fmt.Sprintf(`{"spanId":%q,"parentSpanId":%q,"name":"x","kind":%d,"startTimeUnixNano":"%d","attributes":[%s]}`,
+			id, parent, kind, at, strings.Join(attrs, ","))
+	}
+	doc := func(service string, spans ...string) string {
+		return `{"resourceSpans":[{"resource":{"attributes":[` + kv("service.name", service) + `]},"scopeSpans":[{"spans":[` +
+			strings.Join(spans, ",") + `]}]}]}` + "\n"
+	}
+	rpc := []string{kv("rpc.system", "connect_rpc"), kv("rpc.service", "pay.v1.Charges"), kv("rpc.method", "CreateCharge")}
+	otlp := doc("billing", span("c1", "", 3, rpc...)) +
+		doc("chargeserver",
+			span("r1", "h1", 2, rpc...), // the rpc span, ended (and written) before its HTTP span
+			span("h1", "c1", 2, kv("http.request.method", "POST"), kv("url.path", "/pay.v1.Charges/CreateCharge")),
+			span("r2", "", 2, append(rpc[:3:3], `{"key":"rpc.grpc.status_code","value":{"intValue":"5"}}`)...))
+	es, err := readers.Parse("traces.jsonl", []byte(otlp), func(string) {})
+	if err != nil {
+		t.Fatal(err)
+	}
+	set := &readers.Set{Entries: es, Window: readers.DefaultWindow, Now: judged}
+	proto := &rules.Contract{Format: rules.Proto, Operations: []*rules.Operation{{ID: "pay.v1.Charges.CreateCharge"}, {ID: "pay.v1.Charges.GetCharge"}}}
+	ev, err := set.Bind(rules.Proto, proto)
+	if err != nil {
+		t.Fatal(err)
+	}
+	calls := ev.Calls("pay.v1.Charges.CreateCharge")
+	var n int64
+	for _, c := range calls {
+		n += c.Reads
+	}
+	if n != 1 {
+		t.Errorf("CreateCharge calls = %+v; want the one call counted once", calls)
+	}
+
+	har := `{"log":{"version":"1.2","entries":[{"startedDateTime":"2026-12-04T10:00:00Z",` +
+		`"request":{"method":"POST","url":"http://localhost/pay.v1.Charges/GetCharge","headers":[{"name":"User-Agent","value":"web"}]},` +
+		`"response":{"status":200,"content":{}}}]}}`
+	es, err = readers.Parse("calls.har", []byte(har), func(string) {})
+	if err != nil {
+		t.Fatal(err)
+	}
+	set = &readers.Set{Entries: es, Window: readers.DefaultWindow, Now: judged}
+	if ev, err = set.Bind(rules.Proto, proto); err != nil {
+		t.Fatal(err)
+	}
+	if calls := ev.Calls("pay.v1.Charges.GetCharge"); len(calls) != 1 || calls[0].Consumer != "web" {
+		t.Errorf("GetCharge calls = %+v; want web's", calls)
+	}
+}
+
+// A traffic file that is not what its start promised is an input error
+// naming the file and how far the read got, never a panic.
+func TestBadTraffic(t *testing.T) {
+	for _, tc := range []struct{ name, data, want string }{
+		{"a.har", `{"log":{"entries":[{"startedDateTime":"yesterday","request":{"method":"GET","url":"http://x/"}}]}}`,
+			`a.har: byte 95: HAR entry 1: startedDateTime "yesterday": want an ISO 8601 time`},
+		{"b.har", `{"log":{"entries":[{"startedDateTime":"2026-12-04T10:00:00Z","request":{"method":"GET","url":"http://x/"}}`,
+			"b.har: byte 106: HAR log.entries: the file ends in the middle of it"},
+		{"t.json", `{"resourceSpans":[{"scopeSpans":[{"spans":[{"kind":"x"}]}]}], "x": [}`, "t.json: byte "},
+		{"a.log", "{\"method\":\"GET\"}\n", `a.log: byte 16: access-log record 1: no request path (looked for path or request_uri or uri or url)`},
+	} {
+		_, err := readers.Parse(tc.name, []byte(tc.data), func(string) {})
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: error = %v; want %q", tc.name, err, tc.want)
+		}
+	}
+}
+
+// A path removed with one operation called and another the traffic cannot
+// speak of (it starts inside the window) is still removed while called.
+func TestPathRemovalOneCalled(t *testing.T) {
+	set, err := readers.Load("testdata", []string{"testdata/same/calls.nginx.log"}, 60*24*time.Hour, judged, 1<<20, func(string) {})
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := chargeOps()
+	for _, op := range old.Operations {
+		op.Path = strings.TrimPrefix(op.ID[strings.Index(op.ID, " "):], " ")
+	}
+	ev, err := set.Bind(rules.OpenAPI, old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tr := ev.Traffic(); tr == nil || tr.Covers {
+		t.Fatalf("traffic = %+v; want it to start inside a 60-day window", tr)
+	}
+	in := &rules.Input{Old: old, Readers: ev, Changes: []rules.Change{{Kind: rules.Removed, Subject: rules.SubjectPath,
+		Name: "/v1/charges/{id}", Path: "/v1/charges/{id}"}}}
+	var msgs []string
+	for _, r := range rules.Default().All() {
+		if r.ID == "operation-removed-while-called" || r.ID == "operation-removed-unread" {
+			for _, f := range r.Check(in) {
+				msgs = append(msgs, f.Rule+": "+f.Message)
+			}
+		}
+	}
+	// GET was called twice, last on 12-02; DELETE only refused, and the
+	// traffic, from 11-01, cannot say it was not called since 10-06.
+	want := "operation-removed-while-called: path /v1/charges/{id} removed while called 2 times by 1 client (ios) in the last 60 days, last 2026-12-02"
+	if len(msgs) != 1 || !strings.HasPrefix(msgs[0], want) {
+		t.Errorf("findings %q; want one starting %q", msgs, want)
 	}
 }
