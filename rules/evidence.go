@@ -21,6 +21,27 @@ type Evidence interface {
 	// Since is the start of the readers window: a reader last seen before it
 	// no longer counts.
 	Since() time.Time
+	// Window is the window's length (--readers-window).
+	Window() time.Duration
+	// Sent returns, from recorded traffic, the consumers whose exchanges
+	// with op carried field in the body on side dir: with Request they sent
+	// it; with Response the server sent it to them, which proves no read.
+	Sent(op, field string, dir Direction) []Reader
+	// Traffic is what the recorded traffic bound to the contract spans; nil
+	// when the evidence holds none.
+	Traffic() *Traffic
+}
+
+// Traffic is what recorded traffic (HAR files, traces, access logs) spans.
+type Traffic struct {
+	First, Last time.Time
+	// Requests counts the exchanges within the window and Consumers who
+	// made them: what "no call" is measured against.
+	Requests  int64
+	Consumers int
+	// Covers is true when the traffic starts at or before the window's
+	// start, so that an operation it never shows called was not called.
+	Covers bool
 }
 
 // Reader is one consumer's reading of a field.
@@ -29,10 +50,15 @@ type Reader struct {
 	// LastSeen is when the consumer last read the field; zero means the
 	// consumer reads it now (a Pact file describes current behaviour).
 	LastSeen time.Time
-	// Reads counts the reads in a usage export; 0 when not counted.
+	// Reads counts the reads in a usage export, or the exchanges recorded
+	// traffic shows within the window (all of them for a reader gone before
+	// it); 0 when not counted.
 	Reads int64
 	// File names the evidence file the reading comes from.
 	File string
+	// Traffic marks a reader seen in recorded traffic rather than in a
+	// consumer contract or a usage export.
+	Traffic bool
 }
 
 // Active reports whether r still counts as a reader at the start of the window.

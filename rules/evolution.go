@@ -10,5 +10,7 @@ func evolution() []*Rule {
 		fieldRemovedWithoutDeprecation(),
 		operationRemovedWhileCalled(),
 		operationRemovedUnread(),
+		requestFieldRemovedWhileSent(),
+		responseFieldRemovedWhileSent(),
 	}
 }

@@ -57,6 +57,10 @@ type Finding struct {
 	// Fingerprint identifies the change a diff finding is about, without
 	// its lines (see ChangeFingerprint); waivers match on it.
 	Fingerprint string
+	// Usage is what consumer evidence (--readers) says about the element
+	// the finding removes: its calls, consumers and last sighting, or the
+	// traffic that shows none; nil without evidence.
+	Usage *Usage
 }
 
 // SortFindings orders findings by file, line, column, then rule, so reports

@@ -120,6 +120,16 @@ price: {type: number, deprecated: true}
 // about, response fields (OpenAPI) and message fields (proto), with what the
 // evidence says of each. Without evidence there is nothing to say.
 func onRemovedField(r *Rule, match func(c *Change, ev readerEvidence) (string, bool)) *Rule {
+	return checkRemovedFields(r, func(c *Change) bool { return c.Format == Proto || c.Dir.Has(Response) },
+		func(in *Input, c *Change) (Finding, bool) {
+			msg, ok := match(c, lookReaders(in.Readers, c))
+			return c.Finding(r, msg), ok
+		})
+}
+
+// checkRemovedFields sets r's check to judge, with the evidence given, each
+// field removal keep admits. Without evidence there is nothing to say.
+func checkRemovedFields(r *Rule, keep func(c *Change) bool, judge func(in *Input, c *Change) (Finding, bool)) *Rule {
 	r.Reads = []Entry{{Removed, SubjectField, ""}}
 	r.Check = func(in *Input) []Finding {
 		if in.Readers == nil {
@@ -128,11 +138,11 @@ func onRemovedField(r *Rule, match func(c *Change, ev readerEvidence) (string, b
 		var out []Finding
 		for i := range in.Changes {
 			c := &in.Changes[i]
-			if !c.Is(Removed, SubjectField) || (c.Format != Proto && !c.Dir.Has(Response)) {
+			if !c.Is(Removed, SubjectField) || !keep(c) {
 				continue
 			}
-			if msg, ok := match(c, lookReaders(in.Readers, c)); ok {
-				out = append(out, c.Finding(r, msg))
+			if f, ok := judge(in, c); ok {
+				out = append(out, f)
 			}
 		}
 		return out
@@ -319,6 +329,10 @@ func operationRemovedWhileCalled() *Rule {
 		if len(ev.active) == 0 {
 			return "", false
 		}
+		if fromTraffic(ev.active) {
+			return fmt.Sprintf("%s removed while %s; keep it (deprecated) until they have stopped calling it",
+				what, ev.usage), true
+		}
 		return fmt.Sprintf("%s removed while %s: %s; keep it (deprecated) until they have stopped calling it",
 			what, plural(len(ev.active), "consumer still calls it", "consumers still call it"),
 			describeCalls(ev.active)), true
@@ -331,26 +345,31 @@ func operationRemovedUnread() *Rule {
 		Pack:       Evolution,
 		Formats:    OpenAPI | Proto,
 		Mode:       DiffRule,
-		Severity:   Info,
+		Severity:   Warning,
 		Supersedes: operationRemovals(),
 		Doc: Doc{
 			Title: "An operation nobody calls any more is removed",
 			Text: "Consumer evidence describes every operation (or rpc) the removal takes away and shows " +
 				"no call within the readers window (--readers-window, 30 days by default): the last " +
-				"calls, if any, are older. Removing it is the contract step of expand/contract, so it is " +
-				"reported for the record instead of as a breaking change. Evidence that does not name " +
-				"the operation leaves path-removed, operation-removed or proto-rpc-removed in force: a " +
-				"missing row is not a missing caller.",
+				"calls, if any, are older, or recorded traffic (HAR, OTLP traces, access logs) that " +
+				"covers the whole window never shows one. Removing it is the contract step of " +
+				"expand/contract, so it is a warning, not a breaking change, and needs no waiver. " +
+				"Evidence that does not name the operation, or traffic that starts inside the window, " +
+				"leaves path-removed, operation-removed or proto-rpc-removed in force: a missing row " +
+				"is not a missing caller.",
 			Bad: `# no usage row or Pact interaction names GET /v1/tickets/{id}:
 # path-removed stays an error`,
 			Good: `# usage.csv: tixdrop-ios-2024,GET /v1/tickets/{id},,0,2024-09-30
 # new: /v1/tickets/{id} removed`,
 		},
 	}, func(what string, ev callEvidence) (string, bool) {
-		if len(ev.active) > 0 {
+		if len(ev.active) > 0 || !ev.known {
 			return "", false
 		}
 		msg := fmt.Sprintf("%s removed with no call since %s", what, day(ev.since))
+		if ev.usage.Covered {
+			msg = fmt.Sprintf("%s removed with %s", what, ev.usage)
+		}
 		if last, ok := latest(ev.gone); ok {
 			msg += fmt.Sprintf(" (last called by %s on %s)", last.Consumer, day(last.LastSeen))
 		}
@@ -363,11 +382,14 @@ type callEvidence struct {
 	active []Reader // called within the window
 	gone   []Reader // last called before it
 	since  time.Time
+	usage  *Usage
+	// known is true when the evidence speaks for every operation removed.
+	known bool
 }
 
 // onRemovedOperation wires a check over removed paths, operations and rpcs
-// that the evidence describes in full: every operation the removal takes
-// away must be known, or the evidence says nothing.
+// the evidence speaks of: a call of any operation the removal takes away
+// says it is still called; that none is needs every one of them known.
 func onRemovedOperation(r *Rule, match func(what string, ev callEvidence) (string, bool)) *Rule {
 	r.Reads = []Entry{{Removed, SubjectPath, ""}, {Removed, SubjectOperation, ""}, {Removed, SubjectRPC, ""}}
 	r.Check = func(in *Input) []Finding {
@@ -378,10 +400,11 @@ func onRemovedOperation(r *Rule, match func(what string, ev callEvidence) (strin
 		for i := range in.Changes {
 			c := &in.Changes[i]
 			what, ops := removedOperations(c, in.Old)
-			if len(ops) == 0 || slices.ContainsFunc(ops, func(op string) bool { return !in.Readers.Knows(op) }) {
+			if len(ops) == 0 {
 				continue
 			}
-			ev := callEvidence{since: in.Readers.Since()}
+			ev := callEvidence{since: in.Readers.Since(),
+				known: !slices.ContainsFunc(ops, func(op string) bool { return !knowsCalls(in.Readers, op) })}
 			for _, op := range ops {
 				for _, call := range in.Readers.Calls(op) {
 					if call.Active(ev.since) {
@@ -392,13 +415,30 @@ func onRemovedOperation(r *Rule, match func(what string, ev callEvidence) (strin
 				}
 			}
 			ev.active = byConsumer(ev.active)
+			if !ev.known && len(ev.active) == 0 {
+				continue // a call of one operation speaks for the removal; silence needs them all known
+			}
+			ev.usage = usageOf(in.Readers, ev.active)
 			if msg, ok := match(what, ev); ok {
-				out = append(out, c.Finding(r, msg))
+				f := c.Finding(r, msg)
+				f.Usage = ev.usage
+				out = append(out, f)
 			}
 		}
 		return out
 	}
 	return r
+}
+
+// knowsCalls reports whether the evidence speaks for op's calls: it names
+// op, or recorded traffic shows op called or covers the whole window, so
+// that traffic without a call to op means no call.
+func knowsCalls(ev Evidence, op string) bool {
+	if ev.Knows(op) || len(ev.Calls(op)) > 0 {
+		return true
+	}
+	t := ev.Traffic()
+	return t != nil && t.Covers
 }
 
 // removedOperations names a removal and the operations it takes away: a

@@ -102,6 +102,7 @@ func (o *readerOpts) defaults(e *Env, cfg *config.Config, flags *pflag.FlagSet) 
 	if cfg.ReadersWindow != 0 && !flags.Changed("readers-window") {
 		o.window = window(cfg.ReadersWindow)
 	}
+	o.mapping = cfg.ReadersMapping
 }
 
 // displayPath names a found file relative to the working directory when it

@@ -16,6 +16,9 @@ import (
 type readerOpts struct {
 	paths  []string
 	window window
+	// until ends the window: the clock's now unless --readers-until says.
+	until   string
+	mapping readers.Mapping
 	// root is the repository the paths must stay in: the working
 	// directory's for --readers, the config's for readers.paths.
 	root string
@@ -26,8 +29,9 @@ func addReaderFlags(cmd *cobra.Command, o *readerOpts) {
 	o.window = window(readers.DefaultWindow)
 	f := cmd.Flags()
 	f.StringArrayVar(&o.paths, "readers", nil,
-		"consumer evidence: a Pact file, a usage file (.json or .csv) or a directory of them (repeatable)")
+		"consumer evidence: a Pact file, a usage file (.json or .csv), a HAR file, OTLP JSON traces, a JSON access log, or a directory of them (repeatable)")
 	f.Var(&o.window, "readers-window", "reads older than this no longer count: 30d, 4w or a duration such as 720h")
+	f.StringVar(&o.until, "readers-until", "", "end the readers window at this date or RFC 3339 time instead of now")
 }
 
 // load reads the evidence files; nil when --readers was not given. Warnings
@@ -44,7 +48,18 @@ func (o *readerOpts) load(e *Env, lim limits.Limits) (*readers.Set, error) {
 			return nil, usageErr("--readers: %v", err)
 		}
 	}
-	s, err := readers.LoadFrom(e.abs("."), root, o.paths, time.Duration(o.window), e.Now(), lim.OrDefault().FileSize, warn)
+	now := e.Now()
+	if o.until != "" {
+		t, err := readers.ParseTime(o.until)
+		if err != nil {
+			return nil, usageErr("--readers-until: %v", err)
+		}
+		now = t
+	}
+	progress := func(msg string) { fmt.Fprintln(e.Stderr, "contractlint:", report.Clean(msg)) }
+	s, err := readers.LoadWith(readers.Options{WD: e.abs("."), Root: root, Paths: o.paths,
+		Window: time.Duration(o.window), Now: now, MaxFile: lim.OrDefault().FileSize,
+		Mapping: o.mapping, Warn: warn, Progress: progress})
 	if err != nil {
 		return nil, inputErr(err)
 	}

@@ -117,6 +117,7 @@ var commands = []func(*Env) *cobra.Command{
 	newLSPCmd,
 	newTestCmd,
 	newWaiveCmd,
+	newReadersCmd,
 }
 
 // Version is the module version the binary was built from: the tag `go

@@ -16,6 +16,7 @@ import (
 	"path"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -59,6 +60,9 @@ type Config struct {
 	Readers []string
 	// ReadersWindow is how recent a read must be to count; 0 when unset.
 	ReadersWindow time.Duration
+	// ReadersMapping says how traffic names consumers (readers.consumer)
+	// and which access-log field holds what (readers.log).
+	ReadersMapping readers.Mapping
 	// ProtoLevel is 0 when unset.
 	ProtoLevel rules.ProtoLevel
 	// ProtoPaths are extra import roots, repository-relative.
@@ -523,9 +527,54 @@ func (p *parser) readers(n *yaml.Node, c *Config) {
 				return
 			}
 			c.ReadersWindow = d
+		case "consumer":
+			p.readersConsumer(v, &c.ReadersMapping)
+		case "log":
+			p.readersLog(v, &c.ReadersMapping.Log)
 		default:
-			p.errorf(k, "unknown key readers.%s (want paths or window)", k.Value)
+			p.errorf(k, "unknown key readers.%s (want paths, window, consumer or log)", k.Value)
 		}
+	})
+}
+
+// readersConsumer reads readers.consumer: {header: X-Client, key-prefix: 12}.
+func (p *parser) readersConsumer(n *yaml.Node, m *readers.Mapping) {
+	p.mapping(n, "readers.consumer", func(k, v *yaml.Node) {
+		switch k.Value {
+		case "header":
+			if v.Kind != yaml.ScalarNode || v.Value == "" || strings.ContainsAny(v.Value, " :\t") {
+				p.errorf(v, "readers.consumer.header: want a header name such as User-Agent or X-Api-Key")
+				return
+			}
+			m.Header = v.Value
+		case "key-prefix":
+			n, err := strconv.Atoi(v.Value)
+			if v.Kind != yaml.ScalarNode || err != nil || n < 1 {
+				p.errorf(v, "readers.consumer.key-prefix: want a number of characters, 1 or more, not %q", v.Value)
+				return
+			}
+			m.KeyPrefix = n
+		default:
+			p.errorf(k, "unknown key readers.consumer.%s (want header or key-prefix)", k.Value)
+		}
+	})
+}
+
+// readersLog reads readers.log: the access-log field of each role.
+func (p *parser) readersLog(n *yaml.Node, f *readers.LogFields) {
+	roles := map[string]*string{"time": &f.Time, "method": &f.Method, "path": &f.Path, "status": &f.Status,
+		"consumer": &f.Consumer, "body": &f.Body}
+	p.mapping(n, "readers.log", func(k, v *yaml.Node) {
+		dst, ok := roles[k.Value]
+		if !ok {
+			p.errorf(k, "unknown key readers.log.%s (want time, method, path, status, consumer or body)", k.Value)
+			return
+		}
+		if v.Kind != yaml.ScalarNode || v.Value == "" {
+			p.errorf(v, "readers.log.%s: want the name of a field of the log's lines", k.Value)
+			return
+		}
+		*dst = v.Value
 	})
 }
 

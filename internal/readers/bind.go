@@ -55,14 +55,15 @@ func (s *Set) BindSome(format rules.Format, contracts ...*rules.Contract) (rules
 			msgs[m.Name] = true
 		}
 	}
-	ix := &index{since: s.Now.Add(-s.Window), byOp: map[string][]Entry{}}
+	ix := &index{since: s.Now.Add(-s.Window), window: s.Window, byOp: map[string][]Entry{}, traffic: map[string][]Entry{}}
 	var unmatched []Entry
+	matched := map[string]bool{} // traffic files with a call of this contract
 	for _, e := range s.Entries {
 		var op string
 		switch {
 		case format == rules.Proto && e.RPC != "":
 			if len(rpcs) > 0 && !rpcs[e.RPC] {
-				unmatched = append(unmatched, e)
+				unmatched = appendUnmatched(unmatched, e)
 				continue
 			}
 			op = e.RPC
@@ -75,16 +76,63 @@ func (s *Set) BindSome(format rules.Format, contracts ...*rules.Contract) (rules
 		case format != rules.Proto && e.Method != "":
 			t, ok := bestMatch(tmpls, e.Method, e.Path)
 			if !ok {
-				unmatched = append(unmatched, e)
+				unmatched = appendUnmatched(unmatched, e)
 				continue
 			}
 			op = t.id
 		default:
 			continue // evidence about the other format's contracts
 		}
+		if e.Traffic() {
+			ix.traffic[op] = append(ix.traffic[op], e)
+			matched[e.File] = true
+			continue
+		}
 		ix.byOp[op] = append(ix.byOp[op], e)
 	}
+	ix.spans = spanOf(s.Traffic, matched, ix.since)
 	return ix, unmatched
+}
+
+// appendUnmatched keeps an entry that matches nothing, unless it is
+// traffic: recorded traffic holds requests of pages, health checks and
+// other services, which are no typo in the evidence.
+func appendUnmatched(out []Entry, e Entry) []Entry {
+	if e.Traffic() {
+		return out
+	}
+	return append(out, e)
+}
+
+// spanOf sums the coverage of the traffic files that show a call of the
+// contract: files about another service say nothing of this one. nil when
+// none does.
+func spanOf(covs []Coverage, matched map[string]bool, since time.Time) *rules.Traffic {
+	var t *rules.Traffic
+	consumers := map[string]bool{}
+	for _, c := range covs {
+		if !matched[c.File] {
+			continue
+		}
+		if t == nil {
+			t = &rules.Traffic{First: c.First, Last: c.Last}
+		}
+		if c.First.Before(t.First) {
+			t.First = c.First
+		}
+		if c.Last.After(t.Last) {
+			t.Last = c.Last
+		}
+		t.Requests += c.Recent
+		for _, n := range c.RecentConsumers {
+			consumers[n] = true
+		}
+	}
+	if t != nil {
+		t.Consumers = len(consumers)
+		t.Covers = !t.First.IsZero() && !t.First.After(since)
+	}
+	return t
 }
 
 // Unmatched says what an entry names that the contract lacks.
@@ -110,13 +158,56 @@ func dedupeProblems(ps source.Problems) source.Problems {
 	return out
 }
 
-// index is the evidence bound to a contract, keyed by operation ID or message.
+// index is the evidence bound to a contract, keyed by operation ID or
+// message: consumer contracts and usage exports apart from traffic, which
+// shows calls and what was sent but never what was read.
 type index struct {
-	since time.Time
-	byOp  map[string][]Entry
+	since   time.Time
+	window  time.Duration
+	byOp    map[string][]Entry
+	traffic map[string][]Entry
+	spans   *rules.Traffic
 }
 
 func (ix *index) Since() time.Time { return ix.since }
+
+func (ix *index) Window() time.Duration { return ix.window }
+
+func (ix *index) Traffic() *rules.Traffic { return ix.spans }
+
+// Sent answers rules.Evidence from traffic: the consumers whose exchanges
+// with op carried field on side dir.
+func (ix *index) Sent(op, field string, dir rules.Direction) []rules.Reader {
+	side := Response
+	if dir.Has(rules.Request) {
+		side = Request
+	}
+	rooted := strings.HasPrefix(field, "$.")
+	want := strings.Split(strings.TrimPrefix(field, "$."), ".")
+	var out []rules.Reader
+	for _, e := range ix.traffic[op] {
+		if e.Field != "" && e.Side == side && pathMatch(strings.Split(e.Field, "."), want, rooted) {
+			out = append(out, ix.reader(e))
+		}
+	}
+	for _, e := range ix.byOp[op] {
+		// A Pact file's request bodies show what its consumer sends.
+		if side == Request && e.Side == Request && pathMatch(strings.Split(e.Field, "."), want, rooted) {
+			out = append(out, rules.Reader{Consumer: e.Consumer, File: e.File})
+		}
+	}
+	return out
+}
+
+// reader is a traffic entry as a reader: within the window it counts the
+// exchanges there; gone before it, all of them.
+func (ix *index) reader(e Entry) rules.Reader {
+	n := e.Recent
+	if e.LastSeen.Before(ix.since) {
+		n = e.Reads
+	}
+	return rules.Reader{Consumer: e.Consumer, LastSeen: e.LastSeen, Reads: n, File: e.File, Traffic: true}
+}
 
 func (ix *index) Knows(op string) bool { return len(ix.byOp[op]) > 0 }
 
@@ -127,7 +218,7 @@ func (ix *index) Readers(op, field string) []rules.Reader {
 	want := strings.Split(strings.TrimPrefix(field, "$."), ".")
 	var out []rules.Reader
 	for _, e := range ix.byOp[op] {
-		if e.Field == "" || (e.Reads == 0 && !e.LastSeen.IsZero()) {
+		if e.Field == "" || e.Side == Request || (e.Reads == 0 && !e.LastSeen.IsZero()) {
 			continue // covers the operation but reads nothing
 		}
 		if !pathMatch(strings.Split(e.Field, "."), want, rooted) {
@@ -148,6 +239,11 @@ func (ix *index) Calls(op string) []rules.Reader {
 			continue
 		}
 		out = append(out, rules.Reader{Consumer: e.Consumer, LastSeen: e.LastSeen, Reads: e.Reads, File: e.File})
+	}
+	for _, e := range ix.traffic[op] {
+		if e.Field == "" {
+			out = append(out, ix.reader(e))
+		}
 	}
 	return out
 }
@@ -219,6 +315,8 @@ func matchSegs(tmpl, segs []string) (int, bool) {
 			if segs[i] == "" {
 				return 0, false
 			}
+		case segs[i] == "{}": // a value folded out of recorded traffic
+
 		case t == segs[i]:
 			score++
 		default:

@@ -11,13 +11,14 @@ import (
 	"github.com/contractlint/contractlint/rules"
 )
 
-// FuzzParse feeds mutated Pact and usage files (JSON, and CSV when csv is
+// FuzzParse feeds mutated Pact, usage and traffic files (HAR, OTLP, access
+// logs; JSON, and CSV when csv is
 // set) to the parser, then binds what it read to a contract. Whatever the
 // bytes, the result is entries or an input error naming the file; never a
 // panic. Seeds are every evidence file in testdata.
 func FuzzParse(f *testing.F) {
 	var files []string
-	for _, glob := range []string{"testdata/*.json", "testdata/*.csv", "../../testdata/story/*/*.json", "../../testdata/rules/*/*/readers/*"} {
+	for _, glob := range []string{"testdata/*.json", "testdata/*.csv", "testdata/same/*", "../../testdata/story/*/*.json", "../../testdata/rules/*/*/readers/*"} {
 		m, _ := filepath.Glob(glob)
 		files = append(files, m...)
 	}

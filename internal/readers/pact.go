@@ -24,10 +24,12 @@ type pactInteraction struct {
 	Type        string `json:"type"` // V4 only: "Synchronous/HTTP", "Asynchronous/Messages", ...
 	Description string `json:"description"`
 	Request     struct {
-		Method string `json:"method"`
-		Path   string `json:"path"`
+		Method string          `json:"method"`
+		Path   string          `json:"path"`
+		Body   json.RawMessage `json:"body"`
 	} `json:"request"`
 	Response struct {
+		Status        int             `json:"status"`
 		Body          json.RawMessage `json:"body"`
 		MatchingRules json.RawMessage `json:"matchingRules"`
 	} `json:"response"`
@@ -60,12 +62,15 @@ func parsePact(name string, data []byte, warn func(string)) ([]Entry, error) {
 			probs = append(probs, source.Problem{File: name, Msg: where + ": request has no method or path"})
 			continue
 		}
+		if in.Response.Status >= 400 && in.Response.Status < 500 {
+			continue // a refused call shows no use of what it was refused
+		}
 		fields, err := responseFields(in, version, func(msg string) { warn(fmt.Sprintf("%s: %s: %s", name, where, msg)) })
 		if err != nil {
 			probs = append(probs, source.Problem{File: name, Msg: where + ": " + err.Error()})
 			continue
 		}
-		base := Entry{Consumer: p.Consumer.Name, Method: strings.ToUpper(in.Request.Method),
+		base := Entry{Consumer: p.Consumer.Name, Method: strings.ToUpper(in.Request.Method), Format: FormatPact,
 			Path: in.Request.Path, File: name, Where: where}
 		// An interaction that reads no field still tells that the operation
 		// is covered by evidence.
@@ -73,6 +78,16 @@ func parsePact(name string, data []byte, warn func(string)) ([]Entry, error) {
 		for _, f := range fields {
 			e := base
 			e.Field = f
+			out = append(out, e)
+		}
+		// What the consumer sends is evidence too: the request body's fields.
+		sent, _ := bodyValue(in.Request.Body, version)
+		var reqFields []string
+		walkBody(sent, "", func(p string) { reqFields = append(reqFields, p) })
+		slices.Sort(reqFields)
+		for _, f := range slices.Compact(reqFields) {
+			e := base
+			e.Field, e.Side = f, Request
 			out = append(out, e)
 		}
 	}

@@ -1,5 +1,7 @@
-// Package readers loads consumer evidence — Pact files and usage exports —
-// and answers, for the evolution rules, who reads which field.
+// Package readers loads consumer evidence — Pact files, usage exports and
+// recorded traffic (HAR files, OTLP JSON traces, JSON access logs of nginx
+// and Envoy), told apart by content — and answers, for the evolution rules,
+// who calls which operation and reads or sends which field.
 package readers
 
 import (
@@ -7,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"path"
 	"path/filepath"
@@ -37,11 +40,21 @@ type Entry struct {
 	// Field is the dotted path of the field; "*" matches any one name. It is
 	// empty for a row that records calls of an operation or rpc.
 	Field string
-	// Reads counts reads (usage files); 0 in a usage file means the field was
-	// seen unread, which still tells that the operation is covered.
+	// Reads counts reads (usage files) or exchanges (traffic); 0 in a usage
+	// file means the field was seen unread, which still tells that the
+	// operation is covered.
 	Reads int64
 	// LastSeen is zero for a Pact file: it describes what the consumer does now.
 	LastSeen time.Time
+	// FirstSeen is the first exchange of traffic; zero otherwise. Recent
+	// counts a traffic entry's exchanges at or after the window's start.
+	FirstSeen time.Time
+	Recent    int64
+	// Side is, for a traffic field, the body it was seen in; Pact and usage
+	// fields are response fields read.
+	Side Side
+	// Format is the format the entry was read from (FormatPact, ...).
+	Format string
 	// File and Where name the file and entry, for messages.
 	File, Where string
 }
@@ -53,14 +66,36 @@ type Set struct {
 	Window  time.Duration
 	// Now anchors the window; the CLI sets the wall clock, tests a fixed day.
 	Now time.Time
+	// Traffic is what each traffic file spans, in the order read.
+	Traffic []Coverage
 }
 
-// Load reads every file named (a directory contributes its .json and .csv
-// files, recursively), none larger than maxFile bytes. Evidence comes with
-// the same untrusted change as the contracts, so it is read through the same
-// boundary: only inside root (the repository), never through a symbolic
-// link out of it, never from a device or pipe. warn receives what was read
-// but not used, so nothing is skipped silently.
+// Options says what to read and how.
+type Options struct {
+	// WD names relative paths (the process's working directory when empty);
+	// Root is the repository no path may leave.
+	WD, Root string
+	Paths    []string
+	Window   time.Duration
+	Now      time.Time
+	// MaxFile bounds a Pact or usage file, read whole; traffic files are
+	// streamed in bounded memory whatever their size.
+	MaxFile int64
+	Mapping Mapping
+	// Warn receives what was read but not used; Progress, when set, a line
+	// every ProgressEvery bytes (default ProgressEvery) while a traffic file
+	// larger than that is read.
+	Warn, Progress func(string)
+	ProgressEvery  int64
+}
+
+// Load reads every file named (a directory contributes its .json, .jsonl,
+// .har and .csv files, recursively), none larger than maxFile bytes unless
+// it is streamed traffic. Evidence comes with the same untrusted change as
+// the contracts, so it is read through the same boundary: only inside root
+// (the repository), never through a symbolic link out of it, never from a
+// device or pipe. warn receives what was read but not used, so nothing is
+// skipped silently.
 func Load(root string, paths []string, window time.Duration, now time.Time, maxFile int64, warn func(string)) (*Set, error) {
 	return LoadFrom("", root, paths, window, now, maxFile, warn)
 }
@@ -69,7 +104,12 @@ func Load(root string, paths []string, window time.Duration, now time.Time, maxF
 // the caller was given (the process's when empty); messages still show them
 // as written.
 func LoadFrom(wd, root string, paths []string, window time.Duration, now time.Time, maxFile int64, warn func(string)) (*Set, error) {
-	root, err := filepath.Abs(root)
+	return LoadWith(Options{WD: wd, Root: root, Paths: paths, Window: window, Now: now, MaxFile: maxFile, Warn: warn})
+}
+
+// LoadWith reads the evidence o names.
+func LoadWith(o Options) (*Set, error) {
+	root, err := filepath.Abs(o.Root)
 	if err != nil {
 		return nil, err
 	}
@@ -77,32 +117,126 @@ func LoadFrom(wd, root string, paths []string, window time.Duration, now time.Ti
 	if err != nil {
 		return nil, err
 	}
-	s := &Set{Window: window, Now: now}
+	if o.Warn == nil {
+		o.Warn = func(string) {}
+	}
+	s := &Set{Window: o.Window, Now: o.Now}
 	var probs source.Problems
-	for _, p := range paths {
-		files, err := expand(src, root, fromDir(wd, p), p, warn)
+	for _, p := range o.Paths {
+		files, err := expand(src, root, fromDir(o.WD, p), p, o.Warn)
 		if err != nil {
 			probs = append(probs, source.Problem{File: p, Msg: err.Error()})
 			continue
 		}
 		for _, f := range files {
-			data, err := readMax(src, f.rel, maxFile)
-			if err != nil {
-				probs = append(probs, source.Problem{File: f.shown, Msg: err.Error()})
-				continue
-			}
-			es, err := Parse(filepath.ToSlash(f.shown), data, warn)
+			es, cov, err := loadFile(src, f, o)
 			if err != nil {
 				probs = append(probs, asProblems(f.shown, err)...)
 				continue
 			}
 			s.Entries = append(s.Entries, es...)
+			if cov != nil {
+				s.Traffic = append(s.Traffic, *cov)
+			}
 		}
 	}
 	if len(probs) > 0 {
 		return nil, probs
 	}
 	return s, nil
+}
+
+// sniffSize is how much of a file is read to tell its format.
+const sniffSize = 64 << 10
+
+// loadFile reads one evidence file: traffic as a stream, anything else
+// whole (within MaxFile).
+func loadFile(src source.Source, f file, o Options) ([]Entry, *Coverage, error) {
+	shown := filepath.ToSlash(f.shown)
+	prefix, err := source.ReadPrefix(src, f.rel, sniffSize)
+	if err != nil {
+		return nil, nil, source.Errorf(shown, 0, 0, "cannot read: %v", withoutName(err))
+	}
+	if format := Sniff(shown, prefix); format == FormatHAR || format == FormatOTLP || format == FormatAccessLog {
+		r, size, err := source.OpenStream(src, f.rel)
+		if err != nil {
+			return nil, nil, source.Errorf(shown, 0, 0, "cannot read: %v", withoutName(err))
+		}
+		defer r.Close()
+		return ReadTraffic(shown, format, r, o.Mapping, o.Now.Add(-o.Window), progressLine(o.Progress, shown, size, o.ProgressEvery), o.Warn)
+	}
+	data, err := readMax(src, f.rel, o.MaxFile)
+	if err != nil {
+		return nil, nil, source.Errorf(shown, 0, 0, "%v", err)
+	}
+	es, err := Parse(shown, data, o.Warn)
+	return es, nil, err
+}
+
+// ReadTraffic streams one traffic file of the given format from r: the
+// calls it shows, counted in all and from since on, and what it spans.
+// progress (nil for none) is told how many bytes were read.
+func ReadTraffic(name, format string, r io.Reader, m Mapping, since time.Time, progress func(int64), warn func(string)) ([]Entry, *Coverage, error) {
+	s := newStream(name, r, progress)
+	var t *tally
+	var err error
+	switch format {
+	case FormatHAR:
+		t = newTally(name, format, since)
+		err = readHAR(s, m, t)
+	case FormatOTLP:
+		t, err = readOTLP(s, m, name, since)
+	case FormatAccessLog:
+		t = newTally(name, format, since)
+		err = readAccessLog(s, m, t)
+	default:
+		return nil, nil, source.Errorf(name, 0, 0, "%s is not a traffic format", format)
+	}
+	if err == nil && s.more() {
+		err = s.errorf("unexpected data after the %s document", format)
+	}
+	if err != nil {
+		return nil, nil, source.Errorf(name, 0, 0, "%v", err)
+	}
+	es, cov := t.entries(warn)
+	return es, &cov, nil
+}
+
+// Sniff tells an evidence file's format from its name and first bytes:
+// a usage CSV by its extension; otherwise JSON — a HAR file (an object
+// whose first key is "log"), OTLP traces (first key "resourceSpans"), a
+// usage file (an array), a JSON access log (one object per line, none a
+// Pact file), or a Pact file.
+func Sniff(name string, prefix []byte) string {
+	if strings.EqualFold(filepath.Ext(name), ".csv") {
+		return FormatUsage
+	}
+	trimmed := bytes.TrimLeft(prefix, " \t\r\n\ufeff")
+	if len(trimmed) > 0 && trimmed[0] == '[' {
+		return FormatUsage
+	}
+	dec := json.NewDecoder(bytes.NewReader(trimmed))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return FormatPact // not an object: Parse says what is wrong
+	}
+	key, _ := dec.Token()
+	switch key {
+	case "log":
+		return FormatHAR
+	case "resourceSpans":
+		return FormatOTLP
+	}
+	line, _, _ := bytes.Cut(trimmed, []byte("\n"))
+	var first map[string]json.RawMessage
+	if json.Unmarshal(line, &first) != nil {
+		return FormatPact // a document over several lines
+	}
+	for _, k := range []string{"interactions", "messages", "consumer", "metadata"} {
+		if _, ok := first[k]; ok {
+			return FormatPact
+		}
+	}
+	return FormatAccessLog
 }
 
 // file is one evidence file: its name in the repository and as the user
@@ -172,10 +306,10 @@ func expand(src source.Source, root, at, p string, warn func(string)) ([]file, e
 		}
 		shown := filepath.Join(p, filepath.FromSlash(strings.TrimPrefix(f, rel+"/")))
 		switch strings.ToLower(path.Ext(f)) {
-		case ".json", ".csv":
+		case ".json", ".jsonl", ".ndjson", ".har", ".log", ".csv":
 			out = append(out, file{f, shown})
 		default:
-			warn(fmt.Sprintf("%s: not a .json or .csv file; not read as evidence", filepath.ToSlash(shown)))
+			warn(fmt.Sprintf("%s: not a .json, .jsonl, .har, .log or .csv file; not read as evidence", filepath.ToSlash(shown)))
 		}
 		return nil
 	})
@@ -218,11 +352,17 @@ func (d dirFS) ReadDir(name string) ([]fs.DirEntry, error) {
 	return d.src.ReadDir(name)
 }
 
-// Parse reads one evidence file: CSV by its extension, otherwise JSON — a
-// Pact file (an object) or a usage file (an array of rows).
+// Parse reads one evidence file held in memory, of any format Sniff
+// tells: CSV by its extension, otherwise JSON — traffic (read with the
+// default mapping), a Pact file (an object) or a usage file (an array of
+// rows).
 func Parse(name string, data []byte, warn func(string)) ([]Entry, error) {
 	if strings.EqualFold(filepath.Ext(name), ".csv") {
 		return parseUsageCSV(name, data)
+	}
+	if f := Sniff(name, data[:min(len(data), sniffSize)]); f == FormatHAR || f == FormatOTLP || f == FormatAccessLog {
+		es, _, err := ReadTraffic(name, f, bytes.NewReader(data), Mapping{}, time.Time{}, nil, warn)
+		return es, err
 	}
 	trimmed := bytes.TrimSpace(data)
 	if len(trimmed) == 0 {

@@ -266,7 +266,7 @@ func TestLoadDirectory(t *testing.T) {
 	if err != nil || len(set.Entries) != 1 {
 		t.Fatalf("Load = %v, %v", set, err)
 	}
-	if len(warns) != 1 || !strings.Contains(warns[0], "notes.txt: not a .json or .csv file") {
+	if len(warns) != 1 || !strings.Contains(warns[0], "notes.txt: not a .json, .jsonl, .har, .log or .csv file") {
 		t.Errorf("warnings = %q", warns)
 	}
 	if _, err := readers.Load(dir, []string{filepath.Join(dir, "missing.json")}, time.Hour, time.Now(), 1<<20, func(string) {}); err == nil {

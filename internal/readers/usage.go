@@ -113,7 +113,7 @@ func parseUsageCSV(name string, data []byte) ([]Entry, error) {
 // records calls of an operation or rpc: reads counts the calls and last_seen
 // is the last one.
 func (r usageRow) entry() (Entry, error) {
-	e := Entry{Consumer: r.Consumer, Field: strings.TrimPrefix(r.Field, "$.")}
+	e := Entry{Consumer: r.Consumer, Field: strings.TrimPrefix(r.Field, "$."), Format: FormatUsage}
 	if e.Consumer == "" {
 		return e, fmt.Errorf("consumer is empty")
 	}
@@ -150,13 +150,22 @@ func (r usageRow) entry() (Entry, error) {
 	return e, nil
 }
 
-// parseTime accepts RFC 3339 times and plain dates.
+// parseTime reads a usage row's last_seen.
 func parseTime(s string) (time.Time, error) {
+	t, err := ParseTime(s)
+	if err != nil {
+		return t, fmt.Errorf("last_seen %w", err)
+	}
+	return t, nil
+}
+
+// ParseTime accepts RFC 3339 times and plain dates.
+func ParseTime(s string) (time.Time, error) {
 	s = strings.TrimSpace(s)
 	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05", "2006-01-02 15:04:05", time.DateOnly} {
 		if t, err := time.Parse(layout, s); err == nil {
 			return t, nil
 		}
 	}
-	return time.Time{}, fmt.Errorf("last_seen %q: want a date (2026-01-31) or an RFC 3339 time", s)
+	return time.Time{}, fmt.Errorf("%q: want a date (2026-01-31) or an RFC 3339 time", s)
 }

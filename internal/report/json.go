@@ -39,6 +39,8 @@ type jsonFinding struct {
 	Fingerprint string `json:"fingerprint"`
 	// Justification is set on a waived finding.
 	Justification string `json:"justification,omitempty"`
+	// Usage is what consumer evidence says of the removed element.
+	Usage *rules.Usage `json:"usage,omitempty"`
 }
 
 type jsonReport struct {
@@ -94,7 +96,8 @@ func (JSON) Write(w io.Writer, r *Report) error {
 func jsonFindingOf(f rules.Finding) jsonFinding {
 	jf := jsonFinding{Rule: Clean(f.Rule), Severity: f.Severity, Bump: bumpOf(f), Message: Clean(f.Message),
 		File: Clean(f.Where.File), Line: f.Where.Line, Column: f.Where.Column, Side: "new", Operations: cleanAll(f.Operations),
-		Direction: f.Compat.String(), Also: cleanAll(f.Also), Path: Clean(f.Path), Fingerprint: f.ChangeFingerprint()}
+		Direction: f.Compat.String(), Also: cleanAll(f.Also), Path: Clean(f.Path), Fingerprint: f.ChangeFingerprint(),
+		Usage: cleanUsage(f.Usage)}
 	if f.Removed {
 		jf.Side = "old"
 	}
@@ -102,4 +105,15 @@ func jsonFindingOf(f rules.Finding) jsonFinding {
 		jf.Old = &jsonLoc{File: Clean(f.Old.File), Line: f.Old.Line, Column: f.Old.Column}
 	}
 	return jf
+}
+
+// cleanUsage copies a finding's usage with its consumer names cleaned:
+// they come from evidence files, as untrusted as the contracts.
+func cleanUsage(u *rules.Usage) *rules.Usage {
+	if u == nil {
+		return nil
+	}
+	c := *u
+	c.Consumers = cleanAll(u.Consumers)
+	return &c
 }

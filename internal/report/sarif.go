@@ -135,6 +135,8 @@ type sarifResultProps struct {
 	Operations []string   `json:"operations,omitempty"`
 	// Direction is backward or forward under --compat forward or full.
 	Direction string `json:"direction,omitempty"`
+	// Usage is what consumer evidence says of the removed element.
+	Usage *rules.Usage `json:"usage,omitempty"`
 }
 
 type sarifLocation struct {
@@ -382,7 +384,8 @@ func sarifResultFor(f rules.Finding, ruleIndex int, seen map[string]int) sarifRe
 			res.RelatedLocations = []sarifLocation{relatedOld(*f.Old, "the base version")}
 		}
 	}
-	res.Properties = &sarifResultProps{Bump: bumpOf(f), Operations: cleanAll(f.Operations), Direction: f.Compat.String()}
+	res.Properties = &sarifResultProps{Bump: bumpOf(f), Operations: cleanAll(f.Operations), Direction: f.Compat.String(),
+		Usage: cleanUsage(f.Usage)}
 	return res
 }
 

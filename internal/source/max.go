@@ -177,3 +177,21 @@ func skip(r io.Reader, n int64) error {
 	_, err := io.CopyN(io.Discard, r, n)
 	return err
 }
+
+// OpenStream opens a regular file to be read as a stream, for inputs too
+// large to hold (traffic recordings), with its size. A source that cannot
+// stream (git) reads the file whole.
+func OpenStream(src Source, name string) (io.ReadCloser, int64, error) {
+	if d, ok := src.(*Dir); ok {
+		f, fi, err := d.openRegular(name)
+		if err != nil {
+			return nil, 0, err
+		}
+		return f, fi.Size(), nil
+	}
+	b, err := src.ReadFile(name)
+	if err != nil {
+		return nil, 0, err
+	}
+	return io.NopCloser(bytes.NewReader(b)), int64(len(b)), nil
+}

@@ -19,6 +19,7 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/rogpeppe/go-internal/txtar"
 
+	"github.com/contractlint/contractlint/internal/browsertest"
 	"github.com/contractlint/contractlint/internal/timeline"
 )
 
@@ -31,24 +32,11 @@ type browser struct {
 	dialogs  []string
 }
 
-// newBrowser starts Debian's chromium with a fresh profile, as root can
-// run it, with everything that would reach the network on its own off.
+// newBrowser starts Debian's chromium (browsertest.Start) and listens to
+// its requests and dialogs.
 func newBrowser(t *testing.T) *browser {
 	t.Helper()
-	exe := need(t, "chromium", "chromium-browser", "google-chrome")
-	opts := []chromedp.ExecAllocatorOption{
-		chromedp.ExecPath(exe), chromedp.NoSandbox, chromedp.Headless, chromedp.DisableGPU, chromedp.NoFirstRun,
-		chromedp.NoDefaultBrowserCheck, chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(1280, 900),
-		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-	}
-	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	ctx, cancel := chromedp.NewContext(actx)
-	t.Cleanup(func() { cancel(); cancelAlloc() })
-	// The first run starts the browser, and lives as long as it: no timeout.
-	if _, err := chromedp.Run(ctx, chromedp.Evaluate[int]("1")); err != nil {
-		t.Fatalf("starting %s: %v", exe, err)
-	}
+	ctx := browsertest.Start(t, chromedp.WindowSize(1280, 900))
 	b := &browser{ctx: ctx}
 	requests := chromedp.Events(ctx, network.RequestWillBeSent)
 	dialogs := chromedp.Events(ctx, page.JavascriptDialogOpening)

@@ -18,22 +18,6 @@ import (
 	"github.com/contractlint/contractlint/internal/timeline"
 )
 
-// need finds a program, or skips without it; on CI (CI=true) a missing
-// program fails, so the suite never passes by skipping.
-func need(t testing.TB, names ...string) string {
-	t.Helper()
-	for _, n := range names {
-		if p, err := exec.LookPath(n); err == nil {
-			return p
-		}
-	}
-	if os.Getenv("CI") == "true" {
-		t.Fatalf("%s is not installed (CI=true, so this fails instead of skipping)", names[0])
-	}
-	t.Skipf("%s is not installed", names[0])
-	return ""
-}
-
 // gitEnv keeps git, the test's and the code's, away from the user's
 // configuration and from any repository the test runs inside.
 func gitEnv(t testing.TB) {

@@ -21,6 +21,9 @@ import (
 	"github.com/contractlint/contractlint/chargeserver/internal/chargeserver/store"
 )
 
+// traceFileEnv turns tracing on when --trace-file is not given.
+const traceFileEnv = "CHARGE_SERVER_TRACE_FILE"
+
 // chargeServerOptions are the flags of charge-server and its subcommands.
 type chargeServerOptions struct {
 	cfg         chargeserver.Config
@@ -58,6 +61,8 @@ func newChargeServerCmd(e *env) *cobra.Command {
 	f.DurationVar(&o.cfg.IdleTimeout, "idle-timeout", o.cfg.IdleTimeout, "idle timeout of a connection that has")
 	f.BoolVar(&o.cfg.AllowProbeDelay, "allow-probe-delay", false, "TESTING ONLY: honour the X-Probe-Delay request header "+
 		"(hold a claimed charge up to 5s before the processor call, echoing the header) so contractlint probe can check a retry in flight")
+	f.StringVar(&o.cfg.TraceFile, "trace-file", e.Getenv(traceFileEnv), "append an OpenTelemetry span of every request to this file as OTLP JSON, "+
+		"one {\"resourceSpans\":[...]} document a line, as the collector's file exporter writes (default: $"+traceFileEnv+"; empty: off)")
 	p := cmd.PersistentFlags()
 	p.StringVar(&o.cfg.Database, "database", o.cfg.Database, "sqlite:PATH or postgres://… URL")
 	p.StringVar(&o.cfg.ProcessorURL, "processor", "", "URL of a charge-server processor service (default: in-process)")

@@ -20,6 +20,10 @@ import (
 	"time"
 )
 
+// UserAgent names the client on every request, so the server's traces and
+// a proxy's access log can tell its calls from other clients'.
+const UserAgent = "contractlint-charge-client/1"
+
 // Intent is one purchase: what to charge. Key is the intent's
 // Idempotency-Key; empty means "mint one" (NewKey).
 type Intent struct {
@@ -220,6 +224,7 @@ func (c *Client) attempt(ctx context.Context, key string, body []byte) answer {
 		return answer{err: err}
 	}
 	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("User-Agent", UserAgent)
 	req.Header.Set("Idempotency-Key", key)
 	req.Header.Set("Authorization", "Bearer "+c.opts.APIKey)
 	resp, err := c.http.Do(req)

@@ -6,6 +6,8 @@ import (
 	"crypto/subtle"
 	"net/http"
 	"strings"
+
+	"github.com/contractlint/contractlint/chargeserver/internal/chargeserver/tracing"
 )
 
 // keyring maps API keys to accounts. It keeps only hashes and compares every
@@ -68,6 +70,7 @@ func (s *Server) authenticate(next http.HandlerFunc) http.HandlerFunc {
 			return
 		}
 		markAuthenticated(r)
+		tracing.SetConsumer(r.Context(), account)
 		if wait := s.limiter.take(account, s.now()); wait > 0 {
 			s.metrics.request("rate_limited")
 			writeProblem(w, newProblem(429, "rate_limited", "too many requests for this account"), wait)

@@ -58,6 +58,9 @@ type Config struct {
 	// AllowProbeDelay honours the X-Probe-Delay test header (see probeDelay):
 	// off unless the server is started with --allow-probe-delay.
 	AllowProbeDelay bool
+	// TraceFile, when set, is where every request's OpenTelemetry span is
+	// appended as OTLP JSON (--trace-file); empty: no tracing.
+	TraceFile string
 	// ReadHeaderTimeout cuts off a client that sends its headers too slowly
 	// (slowloris); 0 means the default of 5 s.
 	ReadHeaderTimeout time.Duration

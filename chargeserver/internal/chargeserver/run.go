@@ -14,6 +14,7 @@ import (
 
 	"github.com/contractlint/contractlint/chargeserver/internal/chargeserver/processor"
 	"github.com/contractlint/contractlint/chargeserver/internal/chargeserver/store"
+	"github.com/contractlint/contractlint/chargeserver/internal/chargeserver/tracing"
 )
 
 // OpenProcessor returns the remote processor at cfg.ProcessorURL, or a fresh
@@ -57,15 +58,39 @@ func run(ctx context.Context, cfg Config, out io.Writer, log *slog.Logger, sm se
 	defer st.Close()
 	proc := OpenProcessor(cfg)
 	srv := newServer(cfg, st, proc, log, sm)
-	ln, err := net.Listen("tcp", cfg.Addr)
+	h, flush, err := Traced(cfg, srv.Handler())
 	if err != nil {
 		return err
+	}
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return errors.Join(err, flush())
 	}
 	fmt.Fprintf(out, "charge-server listening on http://%s\n", ln.Addr())
 	bg, stop := context.WithCancel(ctx)
 	defer stop()
 	startTimers(bg, cfg, st, proc, srv.Metrics(), log, sm.now)
-	return serve(ctx, ln, srv.Handler(), cfg)
+	return errors.Join(serve(ctx, ln, h, cfg), flush())
+}
+
+// Traced wraps h in a server span per request written to cfg.TraceFile, and
+// returns the function that writes the last spans and closes the file; with
+// no trace file it returns h as it is.
+func Traced(cfg Config, h http.Handler) (http.Handler, func() error, error) {
+	if cfg.TraceFile == "" {
+		return h, func() error { return nil }, nil
+	}
+	exp, err := tracing.OpenFile(cfg.TraceFile)
+	if err != nil {
+		return nil, nil, err
+	}
+	tp := tracing.NewProvider(exp)
+	flush := func() error {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		return tp.Shutdown(ctx)
+	}
+	return tracing.Handler(tp, h), flush, nil
 }
 
 // startTimers runs the reaper and the pruner in the background.

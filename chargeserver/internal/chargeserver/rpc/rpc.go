@@ -33,6 +33,7 @@ import (
 	chargesv1 "github.com/contractlint/contractlint/chargeserver/internal/chargeserver/api/chargesv1"
 	"github.com/contractlint/contractlint/chargeserver/internal/chargeserver/api/chargesv1/chargesv1connect"
 	"github.com/contractlint/contractlint/chargeserver/internal/chargeserver/idem"
+	"github.com/contractlint/contractlint/chargeserver/internal/chargeserver/tracing"
 )
 
 // Metadata the service reads and writes, beside authorization.
@@ -61,7 +62,8 @@ const maxMessage = 64 << 10
 // v1alpha, so grpcurl and buf curl need no proto file), on mux. api is the
 // HTTP API every call is run through.
 func Mount(mux *http.ServeMux, api http.Handler) {
-	mux.Handle(chargesv1connect.NewChargeServiceHandler(&service{api: api}, connect.WithReadMaxBytes(maxMessage)))
+	mux.Handle(chargesv1connect.NewChargeServiceHandler(&service{api: api}, connect.WithReadMaxBytes(maxMessage),
+		connect.WithInterceptors(tracing.Interceptor())))
 	reflector := grpcreflect.NewStaticReflector(chargesv1connect.ChargeServiceName)
 	mux.Handle(grpcreflect.NewHandlerV1(reflector))
 	mux.Handle(grpcreflect.NewHandlerV1Alpha(reflector))

@@ -42,9 +42,9 @@ const standbyName = "standby1"
 // pgBinaries are the programs a pair needs.
 var pgBinaries = []string{"initdb", "pg_ctl", "postgres", "pg_basebackup"}
 
-// missing skips a test that lacks a real part, except on CI (CI=true),
+// Missing skips a test that lacks a real part, except on CI (CI=true),
 // which must never pass by skipping.
-func missing(t testing.TB, why string) {
+func Missing(t testing.TB, why string) {
 	t.Helper()
 	if os.Getenv("CI") == "true" {
 		t.Fatal(why + " on CI")
@@ -73,7 +73,7 @@ func serverBin(t testing.TB) string {
 			return d
 		}
 	}
-	missing(t, "no PostgreSQL server binaries ("+strings.Join(pgBinaries, ", ")+") on PATH or under /usr/lib/postgresql/*/bin")
+	Missing(t, "no PostgreSQL server binaries ("+strings.Join(pgBinaries, ", ")+") on PATH or under /usr/lib/postgresql/*/bin")
 	return ""
 }
 
@@ -101,8 +101,8 @@ func StartPair(t testing.TB, sync bool) *Pair {
 	}
 	t.Cleanup(func() { os.RemoveAll(root) })
 	p.cred = runAs(t, root)
-	p.Primary = &Node{Dir: filepath.Join(root, "primary"), Port: freePort(t)}
-	p.Standby = &Node{Dir: filepath.Join(root, "standby"), Port: freePort(t)}
+	p.Primary = &Node{Dir: filepath.Join(root, "primary"), Port: FreePort(t)}
+	p.Standby = &Node{Dir: filepath.Join(root, "standby"), Port: FreePort(t)}
 	p.run(t, "initdb", "-D", p.Primary.Dir, "-U", "postgres", "--auth=trust", "--no-sync")
 	syncNames, commit := "", "local"
 	if sync {
@@ -280,7 +280,7 @@ func runAs(t testing.TB, dir string) *syscall.Credential {
 	}
 	u, err := user.Lookup("postgres")
 	if err != nil {
-		missing(t, "running as root with no postgres user to run PostgreSQL as (.ci/postgres creates one)")
+		Missing(t, "running as root with no postgres user to run PostgreSQL as (.ci/postgres creates one)")
 	}
 	uid, _ := strconv.Atoi(u.Uid)
 	gid, _ := strconv.Atoi(u.Gid)
@@ -309,8 +309,8 @@ func (p *Pair) appendFile(t testing.TB, path, text string) {
 	}
 }
 
-// freePort is a loopback port nothing listens on.
-func freePort(t testing.TB) int {
+// FreePort is a loopback port nothing listens on.
+func FreePort(t testing.TB) int {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
