@@ -74,6 +74,10 @@ func TestParseErrors(t *testing.T) {
 		{"severity:\n  field-redefined: fatal\n", `c.yaml:2:20: severity of field-redefined: want error, warning or info, not "fatal"`},
 		{"ignore: [\"[\"]\n", `c.yaml:1:10: ignore: bad glob "["`},
 		{"readers:\n  window: soon\n", `c.yaml:2:11: readers.window: want a number of days`},
+		{"readers:\n  consumer: {header: \"X Client\"}\n", `c.yaml:2:22: readers.consumer.header: want a header name`},
+		{"readers:\n  consumer: {key-prefix: 0}\n", `c.yaml:2:26: readers.consumer.key-prefix: want a number of characters, 1 or more, not "0"`},
+		{"readers:\n  log: {verb: m}\n", `c.yaml:2:9: unknown key readers.log.verb (want time, method, path, status, consumer or body)`},
+		{"readers:\n  sample: 1\n", `c.yaml:2:3: unknown key readers.sample (want paths, window, consumer or log)`},
 		{"proto:\n  level: strict\n", `c.yaml:2:10: proto.level: want file, package, wire-json or wire, not "strict"`},
 		{"idempotency:\n  proto: loose\n", `c.yaml:2:10: idempotency.proto: want strict or default, not "loose"`},
 		{"idempotency:\n  openapi: strict\n", `c.yaml:2:3: unknown key idempotency.openapi (want proto)`},
@@ -246,5 +250,18 @@ func TestHistoryReuse(t *testing.T) {
 		if _, err := config.Parse("c.yaml", "/repo", []byte(text)); err == nil || !strings.Contains(err.Error(), "c.yaml:1") {
 			t.Errorf("%q: want an error naming c.yaml:1, got %v", text, err)
 		}
+	}
+}
+
+// readers.consumer and readers.log map how traffic names its consumers
+// and which access-log field holds what.
+func TestReadersMapping(t *testing.T) {
+	c, err := config.Parse("c.yaml", "/repo", []byte("readers:\n  consumer: {header: X-Api-Key, key-prefix: 8}\n  log: {path: uri, consumer: upstream.cluster}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := c.ReadersMapping
+	if m.Header != "X-Api-Key" || m.KeyPrefix != 8 || m.Log.Path != "uri" || m.Log.Consumer != "upstream.cluster" || m.Log.Method != "" {
+		t.Errorf("mapping = %+v", m)
 	}
 }

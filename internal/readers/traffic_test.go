@@ -367,3 +367,19 @@ func TestPathRemovalOneCalled(t *testing.T) {
 		t.Errorf("findings %q; want one starting %q", msgs, want)
 	}
 }
+
+// A configured header names consumers; an API key's prefix names its
+// client without the key being kept.
+func TestConsumerHeader(t *testing.T) {
+	har := `{"log":{"version":"1.2","entries":[{"startedDateTime":"2026-12-04T10:00:00Z",` +
+		`"request":{"method":"GET","url":"http://localhost/v1/charges/ch_9","headers":[{"name":"authorization","value":"Bearer sk_live_4f9a8b7c6d"}]},` +
+		`"response":{"status":200,"content":{}}}]}}`
+	es, cov, err := readers.ReadTraffic("k.har", readers.FormatHAR, strings.NewReader(har),
+		readers.Mapping{Header: "Authorization", KeyPrefix: 8}, time.Time{}, nil, func(string) {})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(es) != 1 || es[0].Consumer != "sk_live_" || es[0].Path != "/v1/charges/{}" || !slices.Equal(cov.Consumers, []string{"sk_live_"}) {
+		t.Errorf("entries %+v, coverage %+v; want one call by sk_live_ of /v1/charges/{}", es, cov)
+	}
+}
