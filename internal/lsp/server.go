@@ -16,7 +16,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -416,7 +415,7 @@ func (s *server) roots(sess *review.Session, ov overlay, changed map[string]bool
 			candidates = append(candidates, s.workTreeContracts(sess)...)
 		}
 		for _, r := range sess.Reaching(ov, candidates, name) {
-			if strings.HasSuffix(name, ".proto") && !slices.Contains(out[r], name) {
+			if review.IsProto(name) && !slices.Contains(out[r], name) {
 				out[r] = append(out[r], name)
 			} else if _, ok := out[r]; !ok {
 				out[r] = nil

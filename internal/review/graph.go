@@ -94,7 +94,7 @@ func (g *graph) namesVia(name string) (out []string, links []linkedName) {
 		return out, links
 	}
 	if b, err := g.src.ReadFile(name); err == nil {
-		if isProto(name) {
+		if IsProto(name) {
 			out = g.imports(name, b)
 		} else {
 			out = refTargets(name, b)
