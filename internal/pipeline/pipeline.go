@@ -352,11 +352,24 @@ func (s Side) display(name string) string {
 	return s.Display(name)
 }
 
-// ProtoFiles lists the .proto files under dir in src, root-relative and sorted.
+// ProtoFiles lists the .proto files under dir in src, root-relative and
+// sorted; a symbolic link is not followed.
 func ProtoFiles(src source.Source, dir string) ([]string, error) {
+	return protoFiles(src, dir, false)
+}
+
+// ModuleFiles lists the .proto files of dir as buf reads a module
+// directory: through each symbolic link to a directory inside dir, named
+// by the link (buf follows links unless told not to). A link into one of
+// its own ancestors is not followed again.
+func ModuleFiles(src source.Source, dir string) ([]string, error) {
+	return protoFiles(src, dir, true)
+}
+
+func protoFiles(src source.Source, dir string, follow bool) ([]string, error) {
 	var out []string
-	var walk func(string) error
-	walk = func(d string) error {
+	var walk func(d string, within []string) error
+	walk = func(d string, within []string) error {
 		ents, err := src.ReadDir(d)
 		if err != nil {
 			return err
@@ -365,17 +378,52 @@ func ProtoFiles(src source.Source, dir string) ([]string, error) {
 			name := path.Join(d, e.Name())
 			switch {
 			case e.IsDir():
-				if err := walk(name); err != nil {
+				if err := walk(name, within); err != nil {
 					return err
 				}
+			case e.Type()&fs.ModeSymlink != 0:
+				if real, ok := linkedDir(src, dir, name, within, follow); ok {
+					if err := walk(name, append(slices.Clip(within), real)); err != nil {
+						return err
+					}
+				}
 			// Any case of the extension, as review selects contracts.
-			case e.Type()&fs.ModeSymlink == 0 && strings.EqualFold(path.Ext(e.Name()), ".proto"):
+			case strings.EqualFold(path.Ext(e.Name()), ".proto"):
 				out = append(out, name)
 			}
 		}
 		return nil
 	}
-	return out, walk(dir)
+	top, err := source.Resolve(src, dir)
+	if err != nil {
+		return nil, err
+	}
+	return out, walk(dir, []string{top})
+}
+
+// linkedDir is the directory a link names, when follow is set and it is
+// one inside dir that the walk is not already within.
+func linkedDir(src source.Source, dir, name string, within []string, follow bool) (string, bool) {
+	if !follow {
+		return "", false
+	}
+	real, err := source.Resolve(src, name)
+	if err != nil {
+		return "", false // it leaves the root
+	}
+	if fi, err := src.Stat(real); err != nil || !fi.IsDir() {
+		return "", false
+	}
+	top := within[0]
+	if top != "." && real != top && !strings.HasPrefix(real, top+"/") {
+		return "", false // it leaves the directory compared
+	}
+	for _, w := range within {
+		if w == real || real == "." || strings.HasPrefix(w, real+"/") {
+			return "", false // a way back up: a cycle
+		}
+	}
+	return real, true
 }
 
 // guard holds every read of a side to the run's limits, so a $ref or an

@@ -432,3 +432,28 @@ func TestRunRepointedLink(t *testing.T) {
 		})
 	}
 }
+
+// A .proto root importing through a committed link to a directory that
+// buf.yaml excludes (istio/api's google -> common-protos/google) reaches
+// the change behind the link under the name it imports: a field removed
+// there is reported at that name, as diff of the two trees reports it,
+// and the file is not compiled twice under its two names.
+func TestRunProtoImportThroughLinkedDir(t *testing.T) {
+	r := newRepo(t, "main")
+	r.write("buf.yaml", "version: v1\nbuild:\n  excludes:\n    - vendor\n")
+	money := "syntax = \"proto3\";\npackage money.v1;\nmessage Money {\n  int64 units = 1;\n  string currency = 2;\n}\n"
+	r.write("vendor/money.proto", money)
+	symlink(t, r, "vendor", "shared")
+	r.write("api/charge.proto", "syntax = \"proto3\";\npackage shop.v1;\nimport \"shared/money.proto\";\nmessage Charge {\n  money.v1.Money amount = 1;\n}\n")
+	r.commit("v1")
+	r.write("vendor/money.proto", strings.Replace(money, "  string currency = 2;\n", "", 1))
+	treeThenIndex(r, func(staged bool, res *Result, err error) {
+		if err != nil {
+			t.Fatalf("staged=%v: %v", staged, err)
+		}
+		fs := findingsOf(res.Findings, "proto-field-removed")
+		if hasRule(res.Findings, "contract-unreadable") || len(fs) != 1 || fs[0].Where.File != "shared/money.proto" {
+			t.Errorf("staged=%v: want proto-field-removed at shared/money.proto, got %+v", staged, res.Findings)
+		}
+	})
+}
