@@ -359,15 +359,32 @@ func ProtoFiles(src source.Source, dir string) ([]string, error) {
 }
 
 // ModuleFiles lists the .proto files of dir as buf reads a module
-// directory: through each symbolic link to a directory inside dir, named
-// by the link (buf follows links unless told not to). A link into one of
-// its own ancestors is not followed again.
+// directory: through the symbolic links inside it (buf follows links
+// unless told not to), each file once, under the first name the walk meets
+// it by, in name order, so a file is named by its link only when the link
+// sorts first (shared -> vendor), and a buf.yaml that excludes the first
+// name leaves the file out under every name (istio/api's common-protos
+// before its google link). A link into a directory the walk is in is not
+// followed again.
 func ModuleFiles(src source.Source, dir string) ([]string, error) {
 	return protoFiles(src, dir, true)
 }
 
 func protoFiles(src source.Source, dir string, follow bool) ([]string, error) {
 	var out []string
+	seen := map[string]bool{} // real names already listed
+	add := func(name string) {
+		real := name
+		if follow {
+			if r, err := source.Resolve(src, name); err == nil {
+				real = r
+			}
+		}
+		if !seen[real] {
+			seen[real] = true
+			out = append(out, name)
+		}
+	}
 	var walk func(d string, within []string) error
 	walk = func(d string, within []string) error {
 		ents, err := src.ReadDir(d)
@@ -376,20 +393,26 @@ func protoFiles(src source.Source, dir string, follow bool) ([]string, error) {
 		}
 		for _, e := range ents {
 			name := path.Join(d, e.Name())
+			isProto := strings.EqualFold(path.Ext(e.Name()), ".proto") // any case, as review selects contracts
 			switch {
 			case e.IsDir():
 				if err := walk(name, within); err != nil {
 					return err
 				}
-			case e.Type()&fs.ModeSymlink != 0:
-				if real, ok := linkedDir(src, dir, name, within, follow); ok {
+			case e.Type()&fs.ModeSymlink == 0:
+				if isProto {
+					add(name)
+				}
+			case follow:
+				real, isDir, ok := linked(src, name, within)
+				switch {
+				case ok && isDir:
 					if err := walk(name, append(slices.Clip(within), real)); err != nil {
 						return err
 					}
+				case ok && isProto:
+					add(name)
 				}
-			// Any case of the extension, as review selects contracts.
-			case strings.EqualFold(path.Ext(e.Name()), ".proto"):
-				out = append(out, name)
 			}
 		}
 		return nil
@@ -401,29 +424,29 @@ func protoFiles(src source.Source, dir string, follow bool) ([]string, error) {
 	return out, walk(dir, []string{top})
 }
 
-// linkedDir is the directory a link names, when follow is set and it is
-// one inside dir that the walk is not already within.
-func linkedDir(src source.Source, dir, name string, within []string, follow bool) (string, bool) {
-	if !follow {
-		return "", false
-	}
+// linked is what a link leads to, when that is inside the directory walked
+// (within[0]) and, for a directory, not one the walk is already in.
+func linked(src source.Source, name string, within []string) (real string, isDir, ok bool) {
 	real, err := source.Resolve(src, name)
 	if err != nil {
-		return "", false // it leaves the root
+		return "", false, false // it leaves the root
 	}
-	if fi, err := src.Stat(real); err != nil || !fi.IsDir() {
-		return "", false
+	fi, err := src.Stat(real)
+	if err != nil {
+		return "", false, false
 	}
-	top := within[0]
-	if top != "." && real != top && !strings.HasPrefix(real, top+"/") {
-		return "", false // it leaves the directory compared
+	if top := within[0]; top != "." && real != top && !strings.HasPrefix(real, top+"/") {
+		return "", false, false // it leaves the directory compared
+	}
+	if !fi.IsDir() {
+		return real, false, true
 	}
 	for _, w := range within {
 		if w == real || real == "." || strings.HasPrefix(w, real+"/") {
-			return "", false // a way back up: a cycle
+			return "", false, false // a way back up: a cycle
 		}
 	}
-	return real, true
+	return real, true, true
 }
 
 // guard holds every read of a side to the run's limits, so a $ref or an
