@@ -90,7 +90,7 @@ type linkedName struct{ name, link, real string }
 // the name it has behind the link would declare its symbols twice. Any
 // other file is known by its own name.
 func importedAs(real string, links []linkedName) string {
-	if !IsProto(real) {
+	if !isProto(real) {
 		return real
 	}
 	for _, l := range links {
@@ -111,7 +111,7 @@ func (g *graph) namesVia(name string) (out []string, links []linkedName) {
 		return out, links
 	}
 	if b, err := g.src.ReadFile(name); err == nil {
-		if IsProto(name) {
+		if isProto(name) {
 			out = g.imports(name, b)
 		} else {
 			out = refTargets(name, b)

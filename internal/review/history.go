@@ -213,7 +213,7 @@ func parseRawLog(out []byte) rawLogOf {
 			name := string(fields[i])
 			meta := strings.Fields(f)
 			// :<old mode> <new mode> <old oid> <new oid> <status>
-			if len(meta) != 5 || !isRegular(meta[1]) || !IsProto(name) || seen[[2]string{name, meta[3]}] {
+			if len(meta) != 5 || !isRegular(meta[1]) || !isProto(name) || seen[[2]string{name, meta[3]}] {
 				continue
 			}
 			seen[[2]string{name, meta[3]}] = true

@@ -56,7 +56,7 @@ func identity(src source.Source, name string) string {
 	if err != nil {
 		return ""
 	}
-	if IsProto(name) {
+	if isProto(name) {
 		if m := packageRE.FindSubmatch(b); m != nil {
 			return "proto package " + string(m[1])
 		}

@@ -67,7 +67,7 @@ func (r *Repo) recordReleases(h *rules.History, rels []LockedRelease, globs []st
 			}
 			sum := sha256.Sum256(text)
 			rel.Contracts[name] = "sha256:" + hex.EncodeToString(sum[:])
-			if IsProto(name) {
+			if isProto(name) {
 				if c, err := pipeline.Load(side(src, name), po); err == nil {
 					h.Add(c, rel.Name)
 					own.Add(c, rel.Name)

@@ -318,7 +318,7 @@ func (r *Repo) reachedRoots(changes, compared, outside []FileChange, oldSrc, new
 		if !slices.ContainsFunc(via, inPaths) {
 			continue
 		}
-		if IsProto(c.New) && c.Status != Added {
+		if isProto(c.New) && c.Status != Added {
 			c.Also = alsoCompared(via, selected, oldSrc, newSrc)
 		}
 		reached = append(reached, c)
@@ -331,7 +331,7 @@ func (r *Repo) reachedRoots(changes, compared, outside []FileChange, oldSrc, new
 			continue
 		}
 		c := FileChange{Status: Modified, Old: name, New: name}
-		if IsProto(name) {
+		if isProto(name) {
 			// A proto diff compares the files it is given, not their
 			// imports: the changed imports that exist on both sides join.
 			// One compared on its own already says all a join would, so
@@ -378,7 +378,7 @@ func (r *Repo) checkUnchanged(files []FileChange, newSrc source.Source, head str
 	read := map[string]bool{}
 	anyProto := false
 	for _, c := range files {
-		anyProto = anyProto || IsProto(c.New) && c.Status != Deleted
+		anyProto = anyProto || isProto(c.New) && c.Status != Deleted
 		read[c.New] = true
 		for _, a := range c.Also {
 			read[a] = true
@@ -395,7 +395,7 @@ func (r *Repo) checkUnchanged(files []FileChange, newSrc source.Source, head str
 	dep := importPathFiles(newSrc, o.Pipeline.ProtoPaths)
 	for _, n := range names {
 		c := FileChange{Status: Modified, Old: n, New: n}
-		if read[n] || !IsProto(n) || !selects(o.Globs, n) || dep(n) ||
+		if read[n] || !isProto(n) || !selects(o.Globs, n) || dep(n) ||
 			o.GlobsFrom == "" && vendored(c, o.Paths) != "" || bufExcluded(newSrc, c) {
 			continue
 		}
@@ -451,7 +451,7 @@ func alsoCompared(via []string, selected map[string]bool, oldSrc, newSrc source.
 	return slices.DeleteFunc(via, func(v string) bool {
 		_, errOld := oldSrc.Stat(v)
 		_, errNew := newSrc.Stat(v)
-		return !IsProto(v) || selected[v] || errOld != nil || errNew != nil
+		return !isProto(v) || selected[v] || errOld != nil || errNew != nil
 	})
 }
 
@@ -527,7 +527,7 @@ func (c FileChange) selected(oldSrc, newSrc source.Source, globs []string, l lim
 
 func (r *Repo) review(c FileChange, base Base, oldSrc, newSrc source.Source, lock *rules.History, o Options) ([]rules.Finding, error) {
 	po := o.Pipeline
-	if c.Status != Added && c.Status != Deleted && IsProto(c.New) {
+	if c.Status != Added && c.Status != Deleted && isProto(c.New) {
 		h, err := r.history(c, base, oldSrc, lock, o)
 		if err != nil {
 			return nil, err
@@ -544,7 +544,7 @@ func (r *Repo) review(c FileChange, base Base, oldSrc, newSrc source.Source, loc
 	// A moved .proto file is deleted at its old path, as diff of the two
 	// trees and buf see it; its elements are still compared by name.
 	oldSide.ByName = c.Old != c.New
-	if oldSide.ByName && IsProto(c.New) {
+	if oldSide.ByName && isProto(c.New) {
 		whole, err := repositoryIsModule(c, oldSrc, newSrc)
 		if err != nil {
 			return nil, err
@@ -614,14 +614,12 @@ func side(src source.Source, name string, also ...string) pipeline.Side {
 	return pipeline.Side{Src: src, Files: append([]string{name}, also...), Display: func(s string) string { return s }}
 }
 
-// IsProto reports whether name is a .proto file, whatever its extension's
-// case, as review selects contracts.
-func IsProto(name string) bool { return strings.EqualFold(path.Ext(name), ".proto") }
+func isProto(name string) bool { return strings.EqualFold(path.Ext(name), ".proto") }
 
 // removed reports a deleted contract through the contract-file-removed rule.
 func removed(name string, po pipeline.Options) ([]rules.Finding, error) {
 	format := rules.OpenAPI
-	if IsProto(name) {
+	if isProto(name) {
 		format = rules.Proto
 	}
 	ch := rules.Change{Kind: rules.Removed, Subject: rules.SubjectContract, Format: format,

@@ -77,7 +77,7 @@ func (s *Session) Judge(name string, newSrc source.Source, also ...string) ([]ru
 	// history walk of a .proto file reads git's own source, which it can
 	// ask for any version's blob.
 	var old source.Source = s.old
-	if IsProto(name) {
+	if isProto(name) {
 		old = s.old.src
 	}
 	return s.repo.review(c, s.Base, old, newSrc, lock, s.o)

@@ -44,7 +44,7 @@ func (r *Repo) shallowEdge(base string) (string, error) {
 // first of them; none when no history was read or it is whole.
 func (r *Repo) historyCut(files []FileChange, base Base, o Options) ([]rules.Finding, error) {
 	i := slices.IndexFunc(files, func(c FileChange) bool {
-		return IsProto(c.New) && c.Status != Added && c.Status != Deleted
+		return isProto(c.New) && c.Status != Added && c.Status != Deleted
 	})
 	if i < 0 || o.HistoryDepth < 0 || base.Commit == "" {
 		return nil, nil

@@ -14,7 +14,7 @@ import (
 // bufExcluded reports a .proto file that buf.yaml excludes from its module:
 // buf never builds it (vendored or generated trees), so review leaves it out.
 func bufExcluded(src source.Source, c FileChange) bool {
-	if c.New == "" || !IsProto(c.New) {
+	if c.New == "" || !isProto(c.New) {
 		return false
 	}
 	ex, err := protobuf.Excluded(src, c.New)
