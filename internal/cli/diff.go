@@ -295,7 +295,7 @@ func openSide(e *Env, arg string, protoPaths []string) (pipeline.Side, error) {
 	}
 	if fi.IsDir() {
 		side.Dir = rel
-		side.Files, err = pipeline.ProtoFiles(src, rel)
+		side.Files, err = pipeline.ModuleFiles(src, rel)
 		if err != nil {
 			return side, usageErr("%s: %v", arg, err)
 		}

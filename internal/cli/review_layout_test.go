@@ -17,14 +17,23 @@ import (
 // own pairs never take, drawn by a generator of its own from one seed: a
 // $ref target of any extension or case, reached directly, through a linked
 // directory or a linked file, in a directory whose name has spaces or
-// non-ASCII letters; a root of upper- or mixed-case extension, opening
-// with a BOM or a %YAML 1.2 directive, with CRLF lines; a change that
-// edits the target, re-points the link or touches nothing; the working
-// tree or the index. The property: review's exit is never below that of
+// non-ASCII letters, or in a submodule the change bumps; a target holding
+// a second YAML document (which diff refuses); a root of upper- or
+// mixed-case extension, opening with a BOM or a %YAML 1.2 directive, with
+// CRLF lines; .proto files importing each other by their full path or
+// through a linked directory; a change that edits the target, re-points
+// the link or touches nothing; the working tree or the index, of a clone
+// full or shallow. The property: review's exit is never below that of
 // `diff` of the same two trees. The seeds are a fixed few, so plain
-// `go test` runs them quickly and the same way every time.
+// `go test` runs them quickly and the same way every time: the first 16,
+// and those past them that draw a submodule bump, a .proto import through
+// a linked directory (moved, edited, its import edited) or a shallow clone
+// of .proto files.
 func FuzzReviewLayouts(f *testing.F) {
 	for seed := range uint64(16) {
+		f.Add(seed)
+	}
+	for _, seed := range []uint64{18, 19, 22, 31, 39, 202, 274} {
 		f.Add(seed)
 	}
 	f.Fuzz(func(t *testing.T, seed uint64) {
@@ -42,8 +51,13 @@ type layout struct {
 	staged     bool
 	history    string // how the head's repository got there (see checkout)
 	breaks     bool   // the head removes a property clients read
+	refused    bool   // diff refuses the trees (exit 2), and review must
 	dirs       bool   // diff compares the two trees as directories (.proto)
 	desc       string // what was drawn, for a failure's message
+	// sub is a submodule at subDir, with its files at the base and head
+	// commits; diff reads them in place in each tree.
+	subDir string
+	sub    [2]map[string][]byte
 }
 
 type tree struct {
@@ -71,25 +85,43 @@ func genLayout(seed uint64) layout {
 	}
 	dir := pick("schemas", "common schemas", "schémas")
 	ext := pick(".yaml", "", ".txt", ".schema", ".YAML")
-	via := pick("direct", "linked dir", "linked file")
+	via := pick("direct", "linked dir", "linked file", "submodule")
 	root := "api/" + pick("openapi.yaml", "API.YAML", "api.Yml")
 	change := pick("edit", "edit", "repoint", "none")
 	if change == "repoint" { // only a linked directory is re-pointed
 		via = "linked dir"
 	}
 	enc := pick("plain", "bom", "crlf", "yaml12")
+	docs := pick("one", "one", "one", "two")
 	schema, shape := layoutSchema, pick("flat", "anchors")
 	if shape == "anchors" {
 		schema = anchoredSchema
 	}
-	l := layout{root: root, staged: rng.IntN(2) == 1, breaks: change != "none",
-		history: pick("plain", "detached", "moved on", "merged", "worktree")}
-	l.desc = strings.Join([]string{dir, ext, via, root, change, enc, shape, l.history}, " | ")
+	l := layout{root: root, staged: rng.IntN(2) == 1, breaks: change != "none", refused: docs == "two",
+		history: pick("plain", "detached", "moved on", "merged", "worktree", "shallow")}
+	if via == "submodule" && (l.history == "worktree" || l.history == "shallow") {
+		l.history = "plain" // neither checks the submodule out
+	}
+	l.desc = strings.Join([]string{dir, ext, via, root, change, enc, docs, shape, l.history}, " | ")
 
 	target := dir + "/pet" + ext
 	ref := "../" + target
-	base := tree{files: map[string][]byte{target: []byte(schema("name", "age"))}, links: map[string]string{}}
+	// A second document in the target: diff refuses it at its line.
+	doc := func(s string) []byte {
+		if docs == "two" {
+			s += "---\nOther: {type: string}\n"
+		}
+		return []byte(s)
+	}
+	base := tree{files: map[string][]byte{target: doc(schema("name", "age"))}, links: map[string]string{}}
 	switch via {
+	case "submodule":
+		delete(base.files, target)
+		l.subDir, ref = "vendor/pets", "../vendor/pets/pet"+ext
+		l.sub = [2]map[string][]byte{{"pet" + ext: doc(schema("name", "age"))}, {"pet" + ext: doc(schema("name", "age"))}}
+		if change == "edit" {
+			l.sub[1]["pet"+ext] = doc(schema("name"))
+		}
 	case "linked dir":
 		base.links["shared"] = dir
 		ref = "../shared/pet" + ext
@@ -102,32 +134,68 @@ func genLayout(seed uint64) layout {
 	}
 	base.files[root] = encode(layoutRoot(escapeRef(ref)+"#/Pet"), enc)
 	head := base.clone()
-	switch change {
-	case "edit":
-		head.files[target] = []byte(schema("name"))
-	case "repoint":
+	switch {
+	case via == "submodule":
+	case change == "edit":
+		head.files[target] = doc(schema("name"))
+	case change == "repoint":
 		head.links["shared"] = dir + "2"
 	}
 	l.base, l.head = base, head
 	return l
 }
 
-// genProtoLayout draws a repository of one .proto file, with or without a
-// buf.yaml, that the head renames, moves to another directory under its
-// name, moves deeper, edits or leaves alone.
+// genProtoLayout draws a repository of a .proto root, with or without a
+// buf.yaml, importing nothing, a file by its full path or one through a
+// linked directory that buf.yaml excludes (istio/api's layout), that the
+// head renames, moves to another directory under its name, moves deeper,
+// edits, edits the import of, or leaves alone.
 func genProtoLayout(rng *rand.Rand, pick func(...string) string) layout {
 	name := pick("charge.proto", "Charge.PROTO")
 	bufYAML := pick("none", "buf.yaml")
-	change := pick("rename", "move", "deeper", "edit", "none")
-	l := layout{root: "api/" + name, staged: rng.IntN(2) == 1, breaks: change != "none", dirs: true,
-		history: pick("plain", "detached", "moved on", "worktree")}
-	l.desc = strings.Join([]string{"proto", name, bufYAML, change, l.history}, " | ")
-	charge := func(typ string) []byte {
-		return []byte("syntax = \"proto3\";\npackage shop.v1;\nmessage Charge {\n  " + typ + " id = 1;\n}\n")
+	imports := pick("none", "full path", "linked dir")
+	change := pick("rename", "move", "deeper", "edit", "import", "none")
+	switch {
+	case change == "import" && imports == "none":
+		change = "edit"
+	case imports == "linked dir":
+		bufYAML = "buf.yaml excluding vendor"
 	}
-	l.base = tree{files: map[string][]byte{l.root: charge("string")}, links: map[string]string{}}
-	if bufYAML == "buf.yaml" {
+	l := layout{root: "api/" + name, staged: rng.IntN(2) == 1, breaks: change != "none", dirs: true,
+		history: pick("plain", "detached", "moved on", "worktree", "shallow")}
+	l.desc = strings.Join([]string{"proto", name, bufYAML, imports, change, l.history}, " | ")
+	money := func(fields string) []byte {
+		return []byte("syntax = \"proto3\";\npackage money.v1;\nmessage Money {\n  int64 units = 1;\n" + fields + "}\n")
+	}
+	imported, importedAs := map[string]string{"full path": "api/money.proto", "linked dir": "vendor/money.proto"}[imports], ""
+	charge := func(typ string) []byte {
+		s := "syntax = \"proto3\";\npackage shop.v1;\n"
+		if imported != "" {
+			s += "import \"" + importedAs + "\";\n"
+		}
+		s += "message Charge {\n  " + typ + " id = 1;\n"
+		if imported != "" {
+			s += "  money.v1.Money amount = 2;\n"
+		}
+		return []byte(s + "}\n")
+	}
+	l.base = tree{files: map[string][]byte{}, links: map[string]string{}}
+	switch imports {
+	case "full path":
+		importedAs = imported
+	case "linked dir":
+		importedAs = "shared/money.proto"
+		l.base.links["shared"] = "vendor"
+	}
+	if imported != "" {
+		l.base.files[imported] = money("  string currency = 2;\n")
+	}
+	l.base.files[l.root] = charge("string")
+	switch bufYAML {
+	case "buf.yaml":
 		l.base.files["buf.yaml"] = []byte("version: v2\n")
+	case "buf.yaml excluding vendor":
+		l.base.files["buf.yaml"] = []byte("version: v1\nbuild:\n  excludes:\n    - vendor\n")
 	}
 	l.head = l.base.clone()
 	to := map[string]string{"rename": "api/payment.proto", "move": "api2/" + name, "deeper": "api/v1/" + name}[change]
@@ -137,6 +205,8 @@ func genProtoLayout(rng *rand.Rand, pick func(...string) string) layout {
 		l.head.files[to] = charge("string")
 	case change == "edit":
 		l.head.files[l.root] = charge("int64")
+	case change == "import":
+		l.head.files[imported] = money("")
 	}
 	return l
 }
@@ -224,6 +294,10 @@ func reviewNotBelowDiff(t *testing.T, l layout) {
 	}
 	writeLayout(t, filepath.Join(plain, "old"), l.base)
 	writeLayout(t, filepath.Join(plain, "new"), l.head)
+	if l.subDir != "" {
+		writeTree(t, filepath.Join(plain, "old", l.subDir), l.sub[0])
+		writeTree(t, filepath.Join(plain, "new", l.subDir), l.sub[1])
+	}
 	want := runCLI(t, plain, "diff", path.Join("old", l.root), path.Join("new", l.root))
 	if l.dirs {
 		want = runCLI(t, plain, "diff", "old", "new")
@@ -231,10 +305,23 @@ func reviewNotBelowDiff(t *testing.T, l layout) {
 
 	r := gittest.New(t)
 	writeLayout(t, r.Dir, l.base)
+	if l.subDir != "" {
+		sub := gittest.New(t)
+		writeTree(t, sub.Dir, l.sub[0])
+		sub.Git(t, "add", "-A")
+		sub.Git(t, "commit", "-q", "-m", "base")
+		r.Git(t, "submodule", "add", "-q", sub.Dir, l.subDir)
+	}
 	r.Git(t, "add", "-A")
 	r.Git(t, "commit", "-q", "-m", "base")
 	w := checkout(t, r, l.history)
 	writeLayout(t, w.Dir, l.head)
+	if l.subDir != "" && l.breaks {
+		// The head bumps the submodule to a commit that edits the target.
+		sub := &gittest.Repo{Dir: filepath.Join(w.Dir, filepath.FromSlash(l.subDir))}
+		writeTree(t, sub.Dir, l.sub[1])
+		sub.Git(t, "commit", "-q", "-am", "head")
+	}
 	for name := range l.base.files {
 		if _, ok := l.head.files[name]; !ok {
 			if err := os.Remove(filepath.Join(w.Dir, filepath.FromSlash(name))); err != nil {
@@ -250,7 +337,11 @@ func reviewNotBelowDiff(t *testing.T, l layout) {
 	got := runCLI(t, w.Dir, args...)
 	// The generator knows what it drew: a diff that does not see the
 	// break (or sees one that is not there) would make the check empty.
-	if wantCode := map[bool]int{false: cli.ExitOK, true: cli.ExitFindings}[l.breaks]; want.code != wantCode {
+	wantCode := map[bool]int{false: cli.ExitOK, true: cli.ExitFindings}[l.breaks]
+	if l.refused {
+		wantCode = cli.ExitUsage
+	}
+	if want.code != wantCode {
 		t.Fatalf("%s: diff exits %d, the layout calls for %d\n%s%s", l.desc, want.code, wantCode, want.stdout, want.stderr)
 	}
 	t.Logf("%s (staged %v): diff %d, review %d", l.desc, l.staged, want.code, got.code)
@@ -263,7 +354,8 @@ func reviewNotBelowDiff(t *testing.T, l layout) {
 // checkout readies the work tree the head is written in, after the base
 // commit on main: main itself ("plain"), a detached HEAD, a feature branch
 // whose base branch moved on since ("moved on"), the same with main merged
-// back in ("merged", a merge commit), or a linked worktree of a branch.
+// back in ("merged", a merge commit), a linked worktree of a branch, or a
+// clone of main one commit deep ("shallow", as actions/checkout makes).
 func checkout(t *testing.T, r *gittest.Repo, history string) *gittest.Repo {
 	t.Helper()
 	moveMain := func() {
@@ -285,6 +377,10 @@ func checkout(t *testing.T, r *gittest.Repo, history string) *gittest.Repo {
 	case "worktree":
 		w := &gittest.Repo{Dir: filepath.Join(t.TempDir(), "linked tree")}
 		r.Git(t, "worktree", "add", "-q", "-b", "feature", w.Dir, "main")
+		return w
+	case "shallow":
+		w := &gittest.Repo{Dir: filepath.Join(t.TempDir(), "shallow")}
+		r.Git(t, "clone", "-q", "--depth", "1", "file://"+r.Dir, w.Dir)
 		return w
 	}
 	return r

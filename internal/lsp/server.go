@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"io"
 	"net/url"
+	"path"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -416,7 +417,8 @@ func (s *server) roots(sess *review.Session, ov overlay, changed map[string]bool
 			candidates = append(candidates, s.workTreeContracts(sess)...)
 		}
 		for _, r := range sess.Reaching(ov, candidates, name) {
-			if strings.HasSuffix(name, ".proto") && !slices.Contains(out[r], name) {
+			// A .proto import of any extension case, as review selects it.
+			if strings.EqualFold(path.Ext(name), ".proto") && !slices.Contains(out[r], name) {
 				out[r] = append(out[r], name)
 			} else if _, ok := out[r]; !ok {
 				out[r] = nil

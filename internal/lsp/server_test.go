@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/contractlint/contractlint/internal/review"
 	"github.com/contractlint/contractlint/rules"
 )
 
@@ -367,4 +368,33 @@ func TestMalformedMessage(t *testing.T) {
 	if m, err = conn.read(); err != nil || m.Error == nil || m.Error.Code != codeNotInitialized || string(m.ID) != "2" {
 		t.Errorf("the request after it: %+v %v, want its own answer", m, err)
 	}
+}
+
+// TestUpperCaseExtensions: a contract is known by its extension whatever
+// its case, as review selects it: an edited API.YAML and T.PROTO show their
+// findings, and a change to COMMON.PROTO, which no glob selects, is judged
+// through ORDER.PROTO, the root that imports it.
+func TestUpperCaseExtensions(t *testing.T) {
+	common := "syntax = \"proto3\";\npackage shop.v1;\nmessage Money {\n  int64 units = 1;\n  string currency = 2;\n}\n"
+	root := "syntax = \"proto3\";\npackage shop.v1;\nimport \"api/COMMON.PROTO\";\nmessage Order {\n  Money price = 1;\n}\n"
+	r := newRepo(t, map[string]string{"api/API.YAML": orders, "api/T.PROTO": shop, "api/COMMON.PROTO": common, "api/ORDER.PROTO": root})
+	o := testOptions()
+	configure := o.Configure
+	o.Configure = func(dir, base string) (review.Options, error) {
+		ro, err := configure(dir, base)
+		ro.Globs = []string{"**/*.yaml", "api/T.proto", "api/ORDER.PROTO"}
+		return ro, err
+	}
+	c := start(t, r, o, nil)
+	yuri, puri, ruri, curi := r.uri("api/API.YAML"), r.uri("api/T.PROTO"), r.uri("api/ORDER.PROTO"), r.uri("api/COMMON.PROTO")
+	c.open(yuri, orders)
+	c.edit(yuri, 2, strings.Replace(orders, "type: number", "type: integer", 1))
+	c.waitDiagnostics(yuri, 2, has("field-redefined"))
+	c.open(puri, shop)
+	c.edit(puri, 2, strings.Replace(shop, "  string note = 2;\n", "", 1))
+	c.waitDiagnostics(puri, 2, has("proto-field-removed-unreserved-name"))
+	c.open(ruri, root)
+	c.open(curi, common)
+	c.edit(curi, 2, strings.Replace(common, "string currency", "bytes currency", 1))
+	c.waitDiagnostics(curi, 2, has("proto-field-type-wire-json-incompatible"))
 }

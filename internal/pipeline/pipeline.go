@@ -352,30 +352,101 @@ func (s Side) display(name string) string {
 	return s.Display(name)
 }
 
-// ProtoFiles lists the .proto files under dir in src, root-relative and sorted.
+// ProtoFiles lists the .proto files under dir in src, root-relative and
+// sorted; a symbolic link is not followed.
 func ProtoFiles(src source.Source, dir string) ([]string, error) {
+	return protoFiles(src, dir, false)
+}
+
+// ModuleFiles lists the .proto files of dir as buf reads a module
+// directory: through the symbolic links inside it (buf follows links
+// unless told not to), each file once, under the first name the walk meets
+// it by, in name order, so a file is named by its link only when the link
+// sorts first (shared -> vendor), and a buf.yaml that excludes the first
+// name leaves the file out under every name (istio/api's common-protos
+// before its google link). A link into a directory the walk is in is not
+// followed again.
+func ModuleFiles(src source.Source, dir string) ([]string, error) {
+	return protoFiles(src, dir, true)
+}
+
+func protoFiles(src source.Source, dir string, follow bool) ([]string, error) {
 	var out []string
-	var walk func(string) error
-	walk = func(d string) error {
+	seen := map[string]bool{} // real names already listed
+	add := func(name string) {
+		real := name
+		if follow {
+			if r, err := source.Resolve(src, name); err == nil {
+				real = r
+			}
+		}
+		if !seen[real] {
+			seen[real] = true
+			out = append(out, name)
+		}
+	}
+	var walk func(d string, within []string) error
+	walk = func(d string, within []string) error {
 		ents, err := src.ReadDir(d)
 		if err != nil {
 			return err
 		}
 		for _, e := range ents {
 			name := path.Join(d, e.Name())
+			isProto := strings.EqualFold(path.Ext(e.Name()), ".proto") // any case, as review selects contracts
 			switch {
 			case e.IsDir():
-				if err := walk(name); err != nil {
+				if err := walk(name, within); err != nil {
 					return err
 				}
-			// Any case of the extension, as review selects contracts.
-			case e.Type()&fs.ModeSymlink == 0 && strings.EqualFold(path.Ext(e.Name()), ".proto"):
-				out = append(out, name)
+			case e.Type()&fs.ModeSymlink == 0:
+				if isProto {
+					add(name)
+				}
+			case follow:
+				real, isDir, ok := linked(src, name, within)
+				switch {
+				case ok && isDir:
+					if err := walk(name, append(slices.Clip(within), real)); err != nil {
+						return err
+					}
+				case ok && isProto:
+					add(name)
+				}
 			}
 		}
 		return nil
 	}
-	return out, walk(dir)
+	top, err := source.Resolve(src, dir)
+	if err != nil {
+		return nil, err
+	}
+	return out, walk(dir, []string{top})
+}
+
+// linked is what a link leads to, when that is inside the directory walked
+// (within[0]) and, for a directory, not one the walk is already in.
+func linked(src source.Source, name string, within []string) (real string, isDir, ok bool) {
+	real, err := source.Resolve(src, name)
+	if err != nil {
+		return "", false, false // it leaves the root
+	}
+	fi, err := src.Stat(real)
+	if err != nil {
+		return "", false, false
+	}
+	if top := within[0]; top != "." && real != top && !strings.HasPrefix(real, top+"/") {
+		return "", false, false // it leaves the directory compared
+	}
+	if !fi.IsDir() {
+		return real, false, true
+	}
+	for _, w := range within {
+		if w == real || real == "." || strings.HasPrefix(w, real+"/") {
+			return "", false, false // a way back up: a cycle
+		}
+	}
+	return real, true, true
 }
 
 // guard holds every read of a side to the run's limits, so a $ref or an

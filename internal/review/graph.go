@@ -63,7 +63,7 @@ func (g *graph) reachesIf(root string, target func(string) bool) []string {
 		}
 		for _, next := range next {
 			if target(next) && !seen[next] {
-				out = append(out, next)
+				out = append(out, importedAs(next, links))
 			}
 			if !seen[next] {
 				seen[next] = true
@@ -81,8 +81,25 @@ func (g *graph) names(name string) []string {
 	return out
 }
 
-// linkedName is a name as a file wrote it and a symbolic link on its way.
-type linkedName struct{ name, link string }
+// linkedName is a name as a file wrote it, a symbolic link on its way and
+// the file it leads to.
+type linkedName struct{ name, link, real string }
+
+// importedAs is the name a .proto file reached through a link was imported
+// by: the compiler knows it by that name, so a compare that adds it under
+// the name it has behind the link would declare its symbols twice. Any
+// other file is known by its own name.
+func importedAs(real string, links []linkedName) string {
+	if !isProto(real) {
+		return real
+	}
+	for _, l := range links {
+		if l.real == real {
+			return l.name
+		}
+	}
+	return real
+}
 
 // namesVia is names, with the symbolic links those names pass through.
 func (g *graph) namesVia(name string) (out []string, links []linkedName) {
@@ -105,7 +122,7 @@ func (g *graph) namesVia(name string) (out []string, links []linkedName) {
 	for i, n := range out {
 		if real, err := source.Resolve(g.src, n); err == nil && real != n {
 			for _, l := range linksOn(g.src, n) {
-				links = append(links, linkedName{name: n, link: l})
+				links = append(links, linkedName{name: n, link: l, real: real})
 			}
 			out[i] = real
 		}

@@ -550,7 +550,12 @@ func (r *Repo) review(c FileChange, base Base, oldSrc, newSrc source.Source, loc
 			return nil, err
 		}
 		if whole {
-			oldSide.Dir, newSide.Dir = ".", "."
+			if oldSide, err = namedFromTop(oldSide); err == nil {
+				newSide, err = namedFromTop(newSide)
+			}
+			if err != nil {
+				return nil, err
+			}
 		}
 	}
 	return pipeline.Diff(oldSide, newSide, po)
@@ -561,8 +566,7 @@ func (r *Repo) review(c FileChange, base Base, oldSrc, newSrc source.Source, loc
 // side, so the repository is the module, as the directory handed to buf
 // breaking is, and a move to another directory under the same file name
 // deletes the old path (FILE_NO_DELETE), though the name relative to the
-// file's own directory stays. A file with imports keeps the roots its
-// imports resolve from: from the top they would not resolve at all.
+// file's own directory stays.
 func repositoryIsModule(c FileChange, oldSrc, newSrc source.Source) (bool, error) {
 	for _, s := range []struct {
 		src  source.Source
@@ -572,12 +576,22 @@ func repositoryIsModule(c FileChange, oldSrc, newSrc source.Source) (bool, error
 		if err != nil || declared {
 			return false, err
 		}
-		b, err := s.src.ReadFile(s.name)
-		if err != nil || importRE.Match(b) {
-			return false, nil // an unreadable file is the load's to report
-		}
 	}
 	return true, nil
+}
+
+// namedFromTop names a side's files by their path in the repository, the
+// top being the first import root, and keeps the root its imports resolve
+// from after it: imports by a path relative to the file's own directory
+// still resolve, whatever name the file is compared under.
+func namedFromTop(s pipeline.Side) (pipeline.Side, error) {
+	roots, err := protobuf.FindRoots(s.Src, s.Files[0])
+	if err != nil {
+		return s, err
+	}
+	s.Dir = "."
+	s.ProtoPaths = slices.DeleteFunc(roots, func(r string) bool { return r == "." })
+	return s, nil
 }
 
 // labelled names a side in its problems: both sides show one name.
