@@ -83,7 +83,7 @@ func (c *common) emit(e *Env, r *report.Report, o pipeline.Options) error {
 	}
 	r.Rules = o.Registry
 	r.Bump = max(r.Bump, o.Needed.Bump())
-	c.applyWaivers(e, r)
+	c.applyWaivers(e, r, o.Matched)
 	if err := c.write(e, r, o.Stats); err != nil {
 		return err
 	}

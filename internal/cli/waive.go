@@ -155,8 +155,16 @@ func resolver(reg *rules.Registry) func(string) []string {
 }
 
 // applyWaivers moves the findings a live waiver accepts out of r's findings
-// into its waived list, and reports expired and unused waivers.
-func (c *common) applyWaivers(e *Env, r *report.Report) {
+// into its waived list, and reports expired and unused waivers. What the
+// change's own inline ignores accepted (recorded in matched) and what a
+// waiver the base did not have accepted are marked as accepted in this PR.
+func (c *common) applyWaivers(e *Env, r *report.Report, matched *rules.Matched) {
+	for _, a := range matched.Accepted() {
+		if c.waive == nil || c.waive.matchesPath(a.Finding) {
+			r.Waived = append(r.Waived, report.Waived{Finding: a.Finding, InPR: true,
+				Justification: fmt.Sprintf("accepted in this PR by the inline ignore at %s: %s", a.By.Loc, a.By.Reason)})
+		}
+	}
 	if c.waive == nil {
 		return
 	}
@@ -170,13 +178,14 @@ func (c *common) applyWaivers(e *Env, r *report.Report) {
 	r.Findings, ignored = waiver.ApplyIgnoreLines(c.waive.lines, r.Findings, c.waive.names)
 	inBase := c.waive.inBase(r.Review)
 	for _, w := range waived {
-		j := w.Justification()
 		if inBase != nil && !inBase(w.Waiver) {
 			// Allowed, but a reviewer should see that the pull request
 			// accepts its own change.
-			j = "waived in this PR by " + strings.TrimPrefix(j, "waived by ")
+			r.Waived = append(r.Waived, report.Waived{Finding: w.Finding, InPR: true,
+				Justification: fmt.Sprintf("accepted in this PR by %s: %s", w.Waiver.Owner, w.Waiver.Reason)})
+			continue
 		}
-		r.Waived = append(r.Waived, report.Waived{Finding: w.Finding, Justification: j})
+		r.Waived = append(r.Waived, report.Waived{Finding: w.Finding, Justification: w.Justification()})
 	}
 	for _, w := range ignored {
 		r.Waived = append(r.Waived, report.Waived{Finding: w.Finding, Justification: w.Justification()})

@@ -135,6 +135,9 @@ func Parse(name string, data []byte, resolve func(string) []string) ([]Waiver, e
 			case "fingerprint":
 				w.Fingerprint = v.Value
 			case "reason":
+				if rules.PlaceholderReason(v.Value) {
+					bad(v, "waiver: reason: want why the change is accepted, not the placeholder %q", v.Value)
+				}
 				w.Reason = v.Value
 			case "owner":
 				w.Owner = v.Value
