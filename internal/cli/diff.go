@@ -37,6 +37,7 @@ func (c *common) optionsFor(e *Env, cfg *config.Config) (pipeline.Options, *conf
 		return pipeline.Options{}, nil, err
 	}
 	s.Strict = s.Strict || c.strict
+	c.requireApproval = cfg.RequireApproval
 	if len(cfg.Ignore) > 0 {
 		// diff and lint show files relative to the working directory.
 		s.IgnoreName = ignoreNames(cfg.Dir, e.abs("."))

@@ -161,10 +161,10 @@ func resolver(reg *rules.Registry) func(string) []string {
 func (c *common) applyWaivers(e *Env, r *report.Report, matched *rules.Matched) {
 	for _, a := range matched.Accepted() {
 		if c.waive == nil || c.waive.matchesPath(a.Finding) {
-			r.Waived = append(r.Waived, report.Waived{Finding: a.Finding, InPR: true,
-				Justification: fmt.Sprintf("accepted in this PR by the inline ignore at %s: %s", a.By.Loc, a.By.Reason)})
+			c.acceptedInPR(r, a.Finding, a.By.Loc, "the inline ignore at "+a.By.Loc.String(), a.By.Reason)
 		}
 	}
+	defer rules.SortFindings(r.Findings)
 	if c.waive == nil {
 		return
 	}
@@ -179,16 +179,25 @@ func (c *common) applyWaivers(e *Env, r *report.Report, matched *rules.Matched) 
 	inBase := c.waive.inBase(r.Review)
 	for _, w := range waived {
 		if inBase != nil && !inBase(w.Waiver) {
-			// Allowed, but a reviewer should see that the pull request
-			// accepts its own change.
-			r.Waived = append(r.Waived, report.Waived{Finding: w.Finding, InPR: true,
-				Justification: fmt.Sprintf("accepted in this PR by %s: %s", w.Waiver.Owner, w.Waiver.Reason)})
+			c.acceptedInPR(r, w.Finding, w.Waiver.Loc, w.Waiver.Owner, w.Waiver.Reason)
 			continue
 		}
 		r.Waived = append(r.Waived, report.Waived{Finding: w.Finding, Justification: w.Justification()})
 	}
 	for _, w := range ignored {
 		r.Waived = append(r.Waived, report.Waived{Finding: w.Finding, Justification: w.Justification()})
+	}
+}
+
+// acceptedInPR records in r that the change under review accepted its own
+// finding f, by what (an owner, an inline ignore) for reason, written at
+// at: allowed, but shown in every report; a failing finding of its own
+// when the config requires approval.
+func (c *common) acceptedInPR(r *report.Report, f rules.Finding, at rules.Location, by, reason string) {
+	r.Waived = append(r.Waived, report.Waived{Finding: f, InPR: true,
+		Justification: fmt.Sprintf("accepted in this PR by %s: %s", by, reason)})
+	if c.requireApproval {
+		r.Findings = append(r.Findings, waiver.Unapproved(f, at, by, reason))
 	}
 }
 
