@@ -464,8 +464,11 @@ func cmpLoc(a, b rules.Location) int {
 func IgnoreProblems(c *rules.Contract) error {
 	var ps source.Problems
 	for _, ig := range c.Unexplained() {
-		ps = append(ps, source.Problem{File: ig.Loc.File, Line: ig.Loc.Line, Column: ig.Loc.Column,
-			Msg: fmt.Sprintf("x-contractlint-ignore of %q needs a reason: {%s: \"why this is fine\"}", ig.Rule, ig.Rule)})
+		msg := fmt.Sprintf("x-contractlint-ignore of %q needs a reason: {%s: \"why this is fine\"}", ig.Rule, ig.Rule)
+		if strings.TrimSpace(ig.Reason) != "" {
+			msg = fmt.Sprintf("x-contractlint-ignore of %q needs a reason, not the placeholder %q: write why no client breaks", ig.Rule, ig.Reason)
+		}
+		ps = append(ps, source.Problem{File: ig.Loc.File, Line: ig.Loc.Line, Column: ig.Loc.Column, Msg: msg})
 	}
 	if len(ps) == 0 {
 		return nil

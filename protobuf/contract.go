@@ -1,6 +1,7 @@
 package protobuf
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 
@@ -162,7 +163,13 @@ func (e *Elem) ignores() ([]rules.Ignore, source.Problems) {
 				Msg: "contractlint:ignore needs a rule ID and a reason: // contractlint:ignore <rule-id> [element=<name>] <reason>"})
 			continue
 		}
-		out = append(out, rules.Ignore{Rule: words[0], Element: element, Reason: strings.Join(words[1:], " "), Scope: e.Name, Loc: e.Loc})
+		reason := strings.Join(words[1:], " ")
+		if rules.PlaceholderReason(reason) {
+			probs = append(probs, source.Problem{File: e.Loc.File, Line: e.Loc.Line, Column: e.Loc.Column,
+				Msg: fmt.Sprintf("contractlint:ignore %s needs a reason, not the placeholder %q: write why no client breaks", words[0], reason)})
+			continue
+		}
+		out = append(out, rules.Ignore{Rule: words[0], Element: element, Reason: reason, Scope: e.Name, Loc: e.Loc})
 	}
 	return out, probs
 }

@@ -122,14 +122,35 @@ type Ignore struct {
 	Loc  Location
 }
 
-// Unexplained lists the inline ignores that give no reason. Loaders turn
-// them into input errors: a suppression nobody can review is not accepted.
+// Unexplained lists the inline ignores that give no reason, or only a
+// placeholder one (see PlaceholderReason). Loaders turn them into input
+// errors: a suppression nobody can review is not accepted.
 func (c *Contract) Unexplained() []Ignore {
 	var out []Ignore
 	for _, ig := range c.Ignores {
-		if strings.TrimSpace(ig.Reason) == "" {
+		if PlaceholderReason(ig.Reason) {
 			out = append(out, ig)
 		}
 	}
 	return out
+}
+
+// PlaceholderReason reports whether reason says nothing a reviewer could
+// weigh: it is empty, the text the editor's Accept action writes for the
+// user to replace ("REASON: ..."), a to-do marker (TODO, FIXME, TBD, XXX,
+// WIP) or one of the words typed to get past a gate ("ok", "fine", "n/a",
+// "none", "reason", "because", "-", "..."). Every acceptance (an inline
+// ignore, a waiver) with such a reason is refused at its line.
+func PlaceholderReason(reason string) bool {
+	r := strings.ToLower(strings.TrimSpace(reason))
+	for _, marker := range []string{"reason:", "todo", "fixme", "tbd", "xxx", "wip"} {
+		if strings.HasPrefix(r, marker) {
+			return true
+		}
+	}
+	switch strings.TrimRight(r, ".!") {
+	case "", "-", "ok", "okay", "fine", "n/a", "na", "none", "reason", "why", "because", "ignore", "ignored", "temp":
+		return true
+	}
+	return false
 }

@@ -66,13 +66,16 @@ type Finding struct {
 // SortFindings orders findings by file, line, column, then rule, so reports
 // are stable whatever order rules ran in.
 func SortFindings(fs []Finding) {
-	slices.SortStableFunc(fs, func(a, b Finding) int {
-		return cmp.Or(
-			cmp.Compare(a.Where.File, b.Where.File),
-			cmp.Compare(a.Where.Line, b.Where.Line),
-			cmp.Compare(a.Where.Column, b.Where.Column),
-			cmp.Compare(a.Rule, b.Rule),
-			cmp.Compare(a.Message, b.Message),
-		)
-	})
+	slices.SortStableFunc(fs, compareFindings)
+}
+
+// compareFindings orders findings by place, then rule, then message.
+func compareFindings(a, b Finding) int {
+	return cmp.Or(
+		cmp.Compare(a.Where.File, b.Where.File),
+		cmp.Compare(a.Where.Line, b.Where.Line),
+		cmp.Compare(a.Where.Column, b.Where.Column),
+		cmp.Compare(a.Rule, b.Rule),
+		cmp.Compare(a.Message, b.Message),
+	)
 }

@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"slices"
 	"sync"
 )
 
@@ -63,6 +64,44 @@ const UnusedIgnoreID = "unused-ignore"
 type Matched struct {
 	mu sync.Mutex
 	n  map[int]int
+	// accepted is what acceptances the change itself added let pass.
+	accepted []Accepted
+}
+
+// Accepted is a finding that an acceptance the change under review added
+// (one its old side did not have) let pass: the change may accept its own
+// break, but never silently; every report shows it as accepted in this PR.
+type Accepted struct {
+	Finding Finding
+	By      Ignore
+}
+
+// Accept records that by, which the change itself added, accepted fs; on a
+// nil record it does nothing.
+func (m *Matched) Accept(by Ignore, fs []Finding) {
+	if m == nil || len(fs) == 0 {
+		return
+	}
+	m.mu.Lock()
+	for _, f := range fs {
+		m.accepted = append(m.accepted, Accepted{Finding: f, By: by})
+	}
+	m.mu.Unlock()
+}
+
+// Accepted lists what Accept recorded, in the order of the findings, each
+// finding once.
+func (m *Matched) Accepted() []Accepted {
+	if m == nil {
+		return nil
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := slices.Clone(m.accepted)
+	slices.SortStableFunc(out, func(a, b Accepted) int { return compareFindings(a.Finding, b.Finding) })
+	return slices.CompactFunc(out, func(a, b Accepted) bool {
+		return a.Finding.Rule == b.Finding.Rule && a.Finding.Path == b.Finding.Path && a.Finding.Where == b.Finding.Where
+	})
 }
 
 // Add records that accept i matched a finding; on a nil record it does

@@ -37,6 +37,7 @@ func (c *common) optionsFor(e *Env, cfg *config.Config) (pipeline.Options, *conf
 		return pipeline.Options{}, nil, err
 	}
 	s.Strict = s.Strict || c.strict
+	c.requireApproval = cfg.RequireApproval
 	if len(cfg.Ignore) > 0 {
 		// diff and lint show files relative to the working directory.
 		s.IgnoreName = ignoreNames(cfg.Dir, e.abs("."))
@@ -83,7 +84,7 @@ func (c *common) emit(e *Env, r *report.Report, o pipeline.Options) error {
 	}
 	r.Rules = o.Registry
 	r.Bump = max(r.Bump, o.Needed.Bump())
-	c.applyWaivers(e, r)
+	c.applyWaivers(e, r, o.Matched)
 	if err := c.write(e, r, o.Stats); err != nil {
 		return err
 	}

@@ -50,6 +50,8 @@ type common struct {
 	also map[string]*string
 	// waive is set on the commands that apply the waivers file (waive.go).
 	waive *waivers
+	// requireApproval is the config's require-approval (review: the base's).
+	requireApproval bool
 	// sources reads both sides for the formats that quote them (review's).
 	sources report.Sources
 }

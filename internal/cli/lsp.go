@@ -73,6 +73,9 @@ func runLSP(e *Env, lo *lspOptions) error {
 			return review.Options{}, err
 		}
 		po.ProtoPaths = append(slices.Clip(lo.protoPaths), po.ProtoPaths...)
+		// The session compares on every edit and reports neither unused
+		// accepts nor what a change accepted: a record would only grow.
+		po.Matched = nil
 		if len(cfg.Ignore) > 0 {
 			repo, err := review.OpenRepo(dir)
 			if err != nil {

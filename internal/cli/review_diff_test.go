@@ -3,6 +3,7 @@ package cli_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path"
 	"path/filepath"
@@ -24,7 +25,9 @@ import (
 // the working tree then put back — and check that `review` exits as
 // `diff OLD NEW` of the same two files does and reports the same errors
 // (rule and message), plus config-weakened for the config; that a broken
-// side is named; that the vendored copy is listed as not reviewed. The
+// side is named; that the vendored copy is listed as not reviewed; that an
+// error the change accepts itself, in a waivers file it adds, leaves the
+// errors but is listed as accepted in this PR, never silently gone. The
 // internal/review target (FuzzReviewMatchesDiff) covers the $ref and
 // encoding shapes; .ci/run runs both for a fixed count.
 func FuzzReviewCLIMatchesDiff(f *testing.F) {
@@ -34,7 +37,8 @@ func FuzzReviewCLIMatchesDiff(f *testing.F) {
 		// pairs: a seed per shape keeps `go test` fast and deterministic.
 		if i%31 == 0 {
 			for _, ops := range []uint8{0, shapeBrokenBase, shapeBrokenHead, shapeBrokenBase | shapeBrokenHead,
-				shapeVendored, shapeConfig, shapeStaged, shapeStaged | shapeConfig | shapeVendored} {
+				shapeVendored, shapeConfig, shapeStaged, shapeStaged | shapeConfig | shapeVendored,
+				shapeAccepted, shapeAccepted | shapeStaged | shapeConfig} {
 				f.Add(uint16(i), ops)
 			}
 		}
@@ -53,6 +57,7 @@ const (
 	shapeVendored               // vendor/ holds a copy, changed the other way
 	shapeConfig                 // the change adds a config that weakens the gate
 	shapeStaged                 // the head is staged; the working tree is put back
+	shapeAccepted               // the change adds a waiver of each error diff reports
 )
 
 type shape uint8
@@ -100,7 +105,15 @@ type run struct {
 	errs           []string // error findings, rule: message, sorted, each once
 	notReviewed    []string
 	stdout, stderr string
+	// waivable are the error findings a waiver can name (those with an
+	// element), and acceptedInPR the waived findings shown as accepted in
+	// this PR, each as rule: message.
+	waivable     []waivable
+	acceptedInPR []string
 }
+
+// waivable is an error finding with what a waiver names it by.
+type waivable struct{ rule, message, path, fingerprint string }
 
 func runCLI(t *testing.T, dir string, args ...string) run {
 	t.Helper()
@@ -115,7 +128,11 @@ func runCLI(t *testing.T, dir string, args ...string) run {
 	}
 	var rep struct {
 		Findings []struct {
-			Rule, Severity, Message string
+			Rule, Severity, Message, Path, Fingerprint string
+		}
+		Waived []struct {
+			Rule, Message, Justification string
+			AcceptedInPR                 bool
 		}
 		NotReviewed []string `json:"not_reviewed"`
 	}
@@ -125,8 +142,18 @@ func runCLI(t *testing.T, dir string, args ...string) run {
 	for _, f := range rep.Findings {
 		if f.Severity == "error" {
 			r.errs = append(r.errs, f.Rule+": "+f.Message)
+			if f.Path != "" {
+				r.waivable = append(r.waivable, waivable{f.Rule, f.Message, f.Path, f.Fingerprint})
+			}
 		}
 	}
+	for _, w := range rep.Waived {
+		if w.AcceptedInPR && strings.Contains(w.Justification, "@fuzz: the change is deliberate") {
+			r.acceptedInPR = append(r.acceptedInPR, w.Rule+": "+w.Message)
+		}
+	}
+	slices.Sort(r.acceptedInPR)
+	r.acceptedInPR = slices.Compact(r.acceptedInPR)
 	slices.Sort(r.errs)
 	r.errs = slices.Compact(r.errs)
 	r.notReviewed = rep.NotReviewed
@@ -166,6 +193,10 @@ func reviewMatchesDiff(t *testing.T, p pair, s shape) {
 	if s.has(shapeConfig) {
 		head[".contractlint.yaml"] = []byte("ignore: [\"**\"]\nfail-on: never\n")
 	}
+	var accepted []string
+	if s.has(shapeAccepted) && len(want.waivable) > 0 {
+		head[".contractlint-waivers.yaml"], accepted = waiveAll(want.waivable)
+	}
 	writeTree(t, r.Dir, base)
 	r.Git(t, "add", "-A")
 	r.Git(t, "commit", "-q", "-m", "base")
@@ -185,6 +216,17 @@ func reviewMatchesDiff(t *testing.T, p pair, s shape) {
 	}
 	got := runCLI(t, r.Dir, args...)
 
+	if s.has(shapeAccepted) && got.code != cli.ExitUsage {
+		// What the change accepted itself is shown as such, and only that
+		// leaves the errors.
+		if !slices.Equal(got.acceptedInPR, accepted) {
+			t.Errorf("the change waives %q; review shows as accepted in this PR %q", accepted, got.acceptedInPR)
+		}
+		want.errs = slices.DeleteFunc(want.errs, func(e string) bool { return slices.Contains(accepted, e) })
+		if want.code == cli.ExitFindings && len(want.errs) == 0 {
+			want.code = cli.ExitOK
+		}
+	}
 	if s.has(shapeConfig) {
 		if got.code != cli.ExitUsage && !slices.ContainsFunc(got.errs, func(e string) bool { return strings.HasPrefix(e, "config-weakened: ") }) {
 			t.Errorf("the change weakens the config; review reports no config-weakened: %q", got.errs)
@@ -213,6 +255,22 @@ func reviewMatchesDiff(t *testing.T, p pair, s shape) {
 	if s.has(shapeVendored) && !slices.ContainsFunc(got.notReviewed, func(n string) bool { return strings.HasPrefix(n, "vendor/acme/v1/api") }) {
 		t.Errorf("the vendored copy is not listed as not reviewed: %q", got.notReviewed)
 	}
+}
+
+// waiveAll is a waivers file accepting each of ws by rule, element and
+// fingerprint, with the rule: message of each it accepts, sorted.
+func waiveAll(ws []waivable) ([]byte, []string) {
+	var b strings.Builder
+	b.WriteString("waivers:\n")
+	var accepted []string
+	for _, w := range ws {
+		q := func(s string) string { j, _ := json.Marshal(s); return string(j) }
+		fmt.Fprintf(&b, "  - {rule: %s, element: %s, fingerprint: %s, reason: \"the change is deliberate\", owner: \"@fuzz\"}\n",
+			q(w.rule), q(w.path), q(w.fingerprint))
+		accepted = append(accepted, w.rule+": "+w.message)
+	}
+	slices.Sort(accepted)
+	return []byte(b.String()), slices.Compact(accepted)
 }
 
 func writeTree(t *testing.T, dir string, tree map[string][]byte) {

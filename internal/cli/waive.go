@@ -85,6 +85,9 @@ func (c *common) loadAdopted(e *Env, reg *rules.Registry) error {
 		}
 		w.match = re
 	}
+	// review loads options twice (the head's config, then the base's): the
+	// lines are read afresh, never once per load.
+	w.lines = nil
 	for _, x := range []struct {
 		flag, file string
 		sev        rules.Severity
@@ -155,8 +158,16 @@ func resolver(reg *rules.Registry) func(string) []string {
 }
 
 // applyWaivers moves the findings a live waiver accepts out of r's findings
-// into its waived list, and reports expired and unused waivers.
-func (c *common) applyWaivers(e *Env, r *report.Report) {
+// into its waived list, and reports expired and unused waivers. What the
+// change's own inline ignores accepted (recorded in matched) and what a
+// waiver the base did not have accepted are marked as accepted in this PR.
+func (c *common) applyWaivers(e *Env, r *report.Report, matched *rules.Matched) {
+	for _, a := range matched.Accepted() {
+		if c.waive == nil || c.waive.matchesPath(a.Finding) {
+			c.acceptedInPR(r, a.Finding, a.By.Loc, "the inline ignore at "+a.By.Loc.String(), a.By.Reason)
+		}
+	}
+	defer func() { rules.SortFindings(r.Findings) }()
 	if c.waive == nil {
 		return
 	}
@@ -170,16 +181,31 @@ func (c *common) applyWaivers(e *Env, r *report.Report) {
 	r.Findings, ignored = waiver.ApplyIgnoreLines(c.waive.lines, r.Findings, c.waive.names)
 	inBase := c.waive.inBase(r.Review)
 	for _, w := range waived {
-		j := w.Justification()
 		if inBase != nil && !inBase(w.Waiver) {
-			// Allowed, but a reviewer should see that the pull request
-			// accepts its own change.
-			j = "waived in this PR by " + strings.TrimPrefix(j, "waived by ")
+			c.acceptedInPR(r, w.Finding, w.Waiver.Loc, w.Waiver.Owner, w.Waiver.Reason)
+			continue
 		}
-		r.Waived = append(r.Waived, report.Waived{Finding: w.Finding, Justification: j})
-	}
-	for _, w := range ignored {
 		r.Waived = append(r.Waived, report.Waived{Finding: w.Finding, Justification: w.Justification()})
+	}
+	lineInBase := c.waive.lineInBase(e, r.Review)
+	for _, w := range ignored {
+		if lineInBase != nil && !lineInBase(w.Waiver.Loc) {
+			c.acceptedInPR(r, w.Finding, w.Waiver.Loc, w.Waiver.Owner+" "+w.Waiver.Loc.File, fmt.Sprintf("line %d", w.Waiver.Loc.Line))
+			continue
+		}
+		r.Waived = append(r.Waived, report.Waived{Finding: w.Finding, Justification: w.Justification()})
+	}
+}
+
+// acceptedInPR records in r that the change under review accepted its own
+// finding f, by what (an owner, an inline ignore) for reason, written at
+// at: allowed, but shown in every report; a failing finding of its own
+// when the config requires approval.
+func (c *common) acceptedInPR(r *report.Report, f rules.Finding, at rules.Location, by, reason string) {
+	r.Waived = append(r.Waived, report.Waived{Finding: f, InPR: true,
+		Justification: fmt.Sprintf("accepted in this PR by %s: %s", by, reason)})
+	if c.requireApproval {
+		r.Findings = append(r.Findings, waiver.Unapproved(f, at, by, reason))
 	}
 }
 
@@ -235,23 +261,12 @@ func newWaiveCmd(e *Env) *cobra.Command {
 // inBase returns, for a review, whether a waiver was already in the waivers
 // file at the base commit; nil when there is no base to ask.
 func (w *waivers) inBase(rv *report.Review) func(waiver.Waiver) bool {
-	if rv == nil || rv.BaseCommit == "" {
-		return nil
-	}
-	top, err := source.Root(w.dir)
-	if err != nil {
-		return nil
-	}
-	rel, err := filepath.Rel(top, filepath.Join(w.dir, waiver.FileName))
-	if err != nil {
-		return nil
-	}
-	base, err := source.OpenRev(top, rv.BaseCommit)
-	if err != nil {
+	data, ok := atBase(rv, filepath.Join(w.dir, waiver.FileName))
+	if !ok {
 		return nil
 	}
 	var before []waiver.Waiver
-	if data, err := base.ReadFile(filepath.ToSlash(rel)); err == nil {
+	if data != nil {
 		// A base file that no longer parses accepted nothing.
 		before, _ = waiver.Parse(waiver.FileName, data, w.resolve)
 	}
@@ -260,4 +275,49 @@ func (w *waivers) inBase(rv *report.Review) func(waiver.Waiver) bool {
 			return b.Rule == x.Rule && b.Element == x.Element && b.Fingerprint == x.Fingerprint
 		})
 	}
+}
+
+// lineInBase returns, for a review, whether an oasdiff ignore line (by its
+// place) was already in its file at the base commit, as the same text; nil
+// when there is no base to ask.
+func (w *waivers) lineInBase(e *Env, rv *report.Review) func(rules.Location) bool {
+	if rv == nil || rv.BaseCommit == "" {
+		return nil
+	}
+	return func(at rules.Location) bool {
+		i := slices.IndexFunc(w.lines, func(l waiver.IgnoreLine) bool { return l.Loc == at })
+		data, ok := atBase(rv, e.abs(at.File))
+		if i < 0 || !ok {
+			return true // not the repository's to judge: a file from elsewhere
+		}
+		return slices.ContainsFunc(waiver.ParseIgnoreFile(at.File, data, w.lines[i].Severity), func(b waiver.IgnoreLine) bool {
+			return b.Text == w.lines[i].Text
+		})
+	}
+}
+
+// atBase reads file (an absolute name) as a review's base commit holds it:
+// nil when the base has no such file; ok is false when there is no base or
+// the file is not in the repository.
+func atBase(rv *report.Review, file string) (data []byte, ok bool) {
+	if rv == nil || rv.BaseCommit == "" {
+		return nil, false
+	}
+	top, err := source.Root(filepath.Dir(file))
+	if err != nil {
+		return nil, false
+	}
+	rel, err := filepath.Rel(top, file)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return nil, false
+	}
+	base, err := source.OpenRev(top, rv.BaseCommit)
+	if err != nil {
+		return nil, false
+	}
+	data, err = base.ReadFile(filepath.ToSlash(rel))
+	if err != nil {
+		return nil, true
+	}
+	return data, true
 }

@@ -89,6 +89,11 @@ type Config struct {
 	// Strict refuses an OpenAPI document its validator calls invalid
 	// (exit 2) instead of reporting contract-invalid findings.
 	Strict bool
+	// RequireApproval (require-approval: true) makes every acceptance a
+	// change adds itself (an inline ignore or waiver its base did not have)
+	// a failing finding, for teams whose approval is a CODEOWNERS review of
+	// the acceptance merged on its own. review reads it from the base.
+	RequireApproval bool
 	// Warnings are what loads but deserves a word, as file:line:col:
 	// message: a rule named by an ID since renamed or retired.
 	Warnings []string
@@ -346,8 +351,13 @@ func (p *parser) top(n *yaml.Node, c *Config) {
 			if c.Strict, ok = p.boolean(v); !ok {
 				p.errorf(v, "strict: want true or false, not %q", v.Value)
 			}
+		case "require-approval":
+			var ok bool
+			if c.RequireApproval, ok = p.boolean(v); !ok {
+				p.errorf(v, "require-approval: want true or false, not %q", v.Value)
+			}
 		default:
-			p.errorf(k, "unknown key %q (want packs, rules, severity, ignore, contracts, readers, proto, idempotency, history, limits, fail-on, strict or compat)", k.Value)
+			p.errorf(k, "unknown key %q (want packs, rules, severity, ignore, contracts, readers, proto, idempotency, history, limits, fail-on, strict, require-approval or compat)", k.Value)
 		}
 	})
 }

@@ -50,12 +50,21 @@ func RunMatched(reg *rules.Registry, s *rules.Settings, matched *rules.Matched, 
 		}
 		return fs
 	}
-	out = rest(ignores.drop(supersede(reg, out)))
+	// What an ignore the change itself added accepted passes the same
+	// chain, and is recorded for every report to show.
+	drop := func(fs []rules.Finding) []rules.Finding {
+		kept, added := ignores.drop(fs)
+		for i, acc := range added {
+			matched.Accept(ignores.all[i], rest(acc))
+		}
+		return kept
+	}
+	out = rest(drop(supersede(reg, out)))
 	// The version gate holds the declared version to what the findings
 	// left need, and its own findings are accepted like any rule's; an
 	// inline ignore is judged unused only once they are.
 	if m == rules.DiffRule && gateOn(reg, s) {
-		out = append(out, rest(ignores.drop(rules.VersionGate(in, out)))...)
+		out = append(out, rest(drop(rules.VersionGate(in, out)))...)
 	}
 	out = append(out, rest(ignores.unused(m))...)
 	rules.SortFindings(out)
@@ -173,6 +182,10 @@ type ignoreSet struct {
 	all   []rules.Ignore
 	used  []bool
 	names map[string][]string
+	// added marks the ignores the change itself added or widened: on its
+	// new side with no ignore of the same rule, scope and element on its
+	// old side. What they accept is shown, never silent.
+	added []bool
 }
 
 func newIgnoreSet(reg *rules.Registry, in *rules.Input) *ignoreSet {
@@ -183,24 +196,49 @@ func newIgnoreSet(reg *rules.Registry, in *rules.Input) *ignoreSet {
 		}
 	}
 	x.used = make([]bool, len(x.all))
+	x.added = make([]bool, len(x.all))
+	if in.Old != nil && in.New != nil {
+		for i := len(in.Old.Ignores); i < len(x.all); i++ {
+			ig := x.all[i]
+			x.added[i] = !slices.ContainsFunc(in.Old.Ignores, func(o rules.Ignore) bool {
+				return o.Rule == ig.Rule && o.Scope == ig.Scope && o.Element == ig.Element
+			})
+		}
+	}
 	x.names = ruleNames(reg, x.all)
 	return x
 }
 
-// drop drops the findings under a matching inline ignore, noting it used.
-func (x *ignoreSet) drop(fs []rules.Finding) []rules.Finding {
+// drop drops the findings under a matching inline ignore, noting it used,
+// and returns apart, by the index of the ignore, those that only an ignore
+// the change added accepted.
+func (x *ignoreSet) drop(fs []rules.Finding) ([]rules.Finding, map[int][]rules.Finding) {
 	if len(x.all) == 0 {
-		return fs
+		return fs, nil
 	}
-	return slices.DeleteFunc(fs, func(f rules.Finding) bool {
-		hit := false
+	var added map[int][]rules.Finding
+	kept := slices.DeleteFunc(fs, func(f rules.Finding) bool {
+		silent, by := false, -1
 		for i, ig := range x.all {
 			if slices.Contains(x.names[ig.Rule], f.Rule) && ignoreCovers(ig, f.Path) {
-				x.used[i], hit = true, true
+				x.used[i] = true
+				switch {
+				case !x.added[i]:
+					silent = true
+				case by < 0:
+					by = i
+				}
 			}
 		}
-		return hit
+		if !silent && by >= 0 {
+			if added == nil {
+				added = map[int][]rules.Finding{}
+			}
+			added[by] = append(added[by], f)
+		}
+		return silent || by >= 0
 	})
+	return kept, added
 }
 
 // unused reports every ignore that matched nothing, so stale suppressions

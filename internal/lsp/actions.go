@@ -13,7 +13,10 @@ import (
 // accepts the finding where it is.
 
 // reasonPlaceholder is what an accept action writes for the reason: the
-// ignore needs one, and only the author knows it.
+// ignore needs one, and only the author knows it. It is one of the
+// placeholders rules.PlaceholderReason names, so it is refused at its line
+// (the file is unreadable, the break still fails) until the author replaces
+// it: clicking Accept alone never lets a break pass.
 const reasonPlaceholder = "REASON: say why no client breaks"
 
 func (s *server) codeActions(p codeActionParams) []codeAction {

@@ -308,7 +308,8 @@ func TestKeyAction(t *testing.T) {
 }
 
 // TestAcceptAction: accepting a finding writes a scoped ignore with a
-// reason to fill in, which the pipeline honours.
+// reason to fill in. Left as written, the placeholder is refused at its
+// line; once the author writes a reason, the pipeline honours the ignore.
 func TestAcceptAction(t *testing.T) {
 	c, uri := openOne(t, "shop.proto", shop)
 	deleted := strings.Replace(shop, "  string note = 2;\n", "", 1)
@@ -321,6 +322,13 @@ func TestAcceptAction(t *testing.T) {
 	}
 	c.edit(uri, 3, fixed)
 	c.waitDiagnostics(uri, 3, func(ds []diagnostic) bool {
+		return slices.ContainsFunc(ds, func(d diagnostic) bool {
+			return d.Code == "contract-unreadable" && strings.Contains(d.Message, "needs a reason, not the placeholder")
+		})
+	})
+	written := strings.Replace(fixed, reasonPlaceholder, "notes moved to the audit log", 1)
+	c.edit(uri, 4, written)
+	c.waitDiagnostics(uri, 4, func(ds []diagnostic) bool {
 		return lacks("proto-field-removed-unreserved-name")(ds) && has("proto-field-removed-unreserved-number")(ds)
 	})
 }

@@ -50,6 +50,9 @@ func (g *GitHub) Write(w io.Writer, r *Report) error {
 		fmt.Fprintf(bw, "::notice title=%s::%d more findings are not shown as annotations (GitHub shows %d of each level per step); %s\n",
 			workflowProperty("contractlint"), len(hidden), annotationsPerLevel, where)
 	}
+	for _, w := range r.acceptedInPR() {
+		fmt.Fprintln(bw, acceptedAnnotation(w))
+	}
 	for _, n := range r.Notes {
 		fmt.Fprintf(bw, "::notice title=%s::%s\n", workflowProperty("contractlint"), workflowData(n))
 	}
@@ -64,8 +67,8 @@ func (g *GitHub) Write(w io.Writer, r *Report) error {
 	if b := bumpLine(s); b != "" {
 		bump = ", " + b
 	}
-	fmt.Fprintf(bw, "contractlint: %s (%s, %s, %s), %d annotated%s\n",
-		plural(s.Findings, "finding"), plural(s.Errors, "error"), plural(s.Warnings, "warning"), plural(s.Infos, "info"), shown, bump)
+	fmt.Fprintf(bw, "contractlint: %s (%s, %s, %s)%s, %d annotated%s\n",
+		plural(s.Findings, "finding"), plural(s.Errors, "error"), plural(s.Warnings, "warning"), plural(s.Infos, "info"), acceptedNote(s), shown, bump)
 	if err := bw.Flush(); err != nil {
 		return err
 	}
@@ -135,23 +138,34 @@ func annotation(reg *rules.Registry, f rules.Finding) string {
 	case rules.Warning:
 		cmd = "warning"
 	}
+	title := f.Rule + compatLabel(f)
+	if rule, ok := ruleDoc(reg, f.Rule); ok && rule.Doc.Title != "" {
+		title += ": " + rule.Doc.Title
+	}
+	return workflowCommand(cmd, title+bumpNote(f), f, f.Message+removedNote(f))
+}
+
+// acceptedAnnotation is a ::notice at a finding the change itself
+// accepted, saying who accepted it and why.
+func acceptedAnnotation(w Waived) string {
+	f := w.Finding
+	return workflowCommand("notice", "accepted in this PR: "+f.Rule, f, f.Message+removedNote(f)+" ("+w.Justification+")")
+}
+
+// workflowCommand is the workflow command cmd at where f is shown, with
+// title and msg escaped: contract text never ends the command early.
+func workflowCommand(cmd, title string, f rules.Finding, msg string) string {
 	var props []string
 	at, onLine := shownAt(f)
 	if at.File != "" {
 		props = append(props, "file="+workflowProperty(at.File))
 	}
-	msg := f.Message + removedNote(f)
 	if onLine {
 		props = append(props, fmt.Sprintf("line=%d", at.Line))
 		if at.Column > 0 {
 			props = append(props, fmt.Sprintf("col=%d", at.Column))
 		}
 	}
-	title := f.Rule + compatLabel(f)
-	if rule, ok := ruleDoc(reg, f.Rule); ok && rule.Doc.Title != "" {
-		title += ": " + rule.Doc.Title
-	}
-	title += bumpNote(f)
 	props = append(props, "title="+workflowProperty(title))
 	return fmt.Sprintf("::%s %s::%s", cmd, strings.Join(props, ","), workflowData(msg))
 }

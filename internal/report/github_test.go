@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -191,8 +192,11 @@ func TestGitHubSummaryAppends(t *testing.T) {
 	if err := os.WriteFile(summary, []byte("# an earlier step\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	env := env("GITHUB_STEP_SUMMARY", summary)
-	writeGitHub(t, env, fixedFindings())
+	// The job summary shows what the change accepted, as the comment does.
+	r := withAccepted(testReport(t, fixedFindings()), "the carrier moved to the shipment API")
+	if err := (&GitHub{Getenv: env("GITHUB_STEP_SUMMARY", summary), RulesURL: DefaultRulesURL}).Write(io.Discard, r); err != nil {
+		t.Fatal(err)
+	}
 	got, err := os.ReadFile(summary)
 	if err != nil {
 		t.Fatal(err)

@@ -37,8 +37,10 @@ type jsonFinding struct {
 	// its lines: `contractlint waive RULE PATH --fingerprint FP` accepts it.
 	Path        string `json:"path,omitempty"`
 	Fingerprint string `json:"fingerprint"`
-	// Justification is set on a waived finding.
+	// Justification is set on a waived finding, and AcceptedInPR when what
+	// waived it was added by the change under review.
 	Justification string `json:"justification,omitempty"`
+	AcceptedInPR  bool   `json:"acceptedInPR,omitempty"`
 	// Usage is what consumer evidence says of the removed element.
 	Usage *rules.Usage `json:"usage,omitempty"`
 }
@@ -85,7 +87,7 @@ func (JSON) Write(w io.Writer, r *Report) error {
 	}
 	for _, w := range r.Waived {
 		jf := jsonFindingOf(w.Finding)
-		jf.Justification = Clean(w.Justification)
+		jf.Justification, jf.AcceptedInPR = Clean(w.Justification), w.InPR
 		out.Waived = append(out.Waived, jf)
 	}
 	enc := json.NewEncoder(w)

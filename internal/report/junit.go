@@ -50,7 +50,15 @@ type junitCase struct {
 	Classname string        `xml:"classname,attr"`
 	Name      string        `xml:"name,attr"`
 	Failure   *junitFailure `xml:"failure,omitempty"`
+	// Skipped marks a finding the change itself accepted: not a failure,
+	// but shown with who accepted it and why.
+	Skipped   *junitSkipped `xml:"skipped,omitempty"`
 	SystemOut string        `xml:"system-out,omitempty"`
+}
+
+type junitSkipped struct {
+	Message string `xml:"message,attr"`
+	Body    string `xml:",chardata"`
 }
 
 type junitFailure struct {
@@ -75,13 +83,18 @@ func (JUnit) Write(w io.Writer, r *Report) error {
 			suite.Failures++
 		}
 	}
+	for _, w := range r.acceptedInPR() {
+		suite.Cases = append(suite.Cases, junitCase{Classname: Clean(w.Finding.Where.File), Name: Clean(w.Finding.Rule),
+			Skipped: &junitSkipped{Message: Clean(w.Justification), Body: acceptedLine(w)}})
+		suite.Skipped++
+	}
 	suite.Tests = len(suite.Cases)
 	var notes []string
 	for _, n := range r.Notes {
 		notes = append(notes, "note: "+Clean(n))
 	}
 	suite.SystemOut = strings.Join(notes, "\n")
-	doc := junitSuites{Name: name, Tests: suite.Tests, Failures: suite.Failures, Suites: []junitSuite{suite}}
+	doc := junitSuites{Name: name, Tests: suite.Tests, Failures: suite.Failures, Skipped: suite.Skipped, Suites: []junitSuite{suite}}
 	if _, err := io.WriteString(w, xml.Header); err != nil {
 		return err
 	}

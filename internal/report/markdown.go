@@ -50,19 +50,21 @@ func (m *Markdown) Write(w io.Writer, r *Report) error {
 	for _, n := range r.Notes {
 		fmt.Fprintf(&notes, "\n_%s_\n", markdownText(n))
 	}
+	accepted := acceptedSection(r.acceptedInPR())
 	if s.Findings == 0 {
-		head := "no findings"
+		head := "no findings" + acceptedNote(s)
 		if r.Review != nil {
 			head = r.Review.Outcome(s)
 		}
-		_, err := io.WriteString(w, "## contractlint: "+head+"\n"+markdownBump(s)+reviewLines(r.Review)+notes.String())
+		_, err := io.WriteString(w, "## contractlint: "+head+"\n"+markdownBump(s)+reviewLines(r.Review)+notes.String()+accepted)
 		return err
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "## contractlint: %s, %s, %s\n", plural(s.Errors, "error"), plural(s.Warnings, "warning"), plural(s.Infos, "info"))
+	fmt.Fprintf(&b, "## contractlint: %s, %s, %s%s\n", plural(s.Errors, "error"), plural(s.Warnings, "warning"), plural(s.Infos, "info"), acceptedNote(s))
 	b.WriteString(markdownBump(s))
 	b.WriteString(reviewLines(r.Review))
 	b.WriteString(notes.String())
+	b.WriteString(accepted)
 	left := m.writeFiles(&b, groupByFile(r.Findings))
 	if left > 0 {
 		fmt.Fprintf(&b, "\n%s not shown here; run `contractlint` with `--format text` to see them all.\n", plural(left, "more finding"))
@@ -102,6 +104,22 @@ func (m *Markdown) writeFiles(b *strings.Builder, files []fileFindings) (left in
 		}
 	}
 	return 0
+}
+
+// acceptedSection lists the findings the change itself accepted, each with
+// who accepted it and why; "" when there are none. It comes before the
+// findings, so the comment's budget never cuts it.
+func acceptedSection(ws []Waived) string {
+	if len(ws) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("\n### Accepted in this PR\n\n")
+	for _, w := range ws {
+		f := w.Finding
+		fmt.Fprintf(&b, "- %s %s: %s — %s\n", inlineCode(findingPlace(f)), inlineCode(f.Rule), markdownText(f.Message), markdownText(w.Justification))
+	}
+	return b.String()
 }
 
 // reviewLines names the base and what was not reviewed, under the heading.

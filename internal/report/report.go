@@ -30,8 +30,9 @@ type Report struct {
 	// Passes are the checks a live command (probe) ran and saw hold; the
 	// text and json formats show them before the findings.
 	Passes []Pass
-	// Waived are the findings a waiver accepted: json lists them apart,
-	// sarif as suppressed results with the waiver's justification.
+	// Waived are the findings a waiver or ignore accepted: json lists them
+	// apart, sarif as suppressed results with the waiver's justification.
+	// Those the change itself accepted (InPR) every format shows.
 	Waived []Waived
 	// Bump is the version bump the compared changes need beyond what their
 	// findings say (an added operation is no finding, yet needs a minor
@@ -44,6 +45,21 @@ type Report struct {
 type Waived struct {
 	Finding       rules.Finding
 	Justification string
+	// InPR is set when what accepted the finding (an inline ignore, a
+	// waiver) was added by the change under review, not found in its base:
+	// a pull request may accept its own break, but reviewers must see it.
+	InPR bool
+}
+
+// acceptedInPR lists the findings the change itself accepted.
+func (r *Report) acceptedInPR() []Waived {
+	var out []Waived
+	for _, w := range r.Waived {
+		if w.InPR {
+			out = append(out, w)
+		}
+	}
+	return out
 }
 
 // Pass is one check that held, at the place it is about.
@@ -66,6 +82,9 @@ type Summary struct {
 	Errors   int `json:"errors"`
 	Warnings int `json:"warnings"`
 	Infos    int `json:"infos"`
+	// AcceptedInPR counts the findings the change itself accepted (see
+	// Waived.InPR); they are not among Findings.
+	AcceptedInPR int `json:"acceptedInPR,omitempty"`
 	// Bump is the version bump the whole run needs: the largest of its
 	// findings' and of Report.Bump; omitted when nothing was compared or
 	// nothing changed (Report.Bump is zero), since a bump is what a change
@@ -75,7 +94,7 @@ type Summary struct {
 
 // Summarize counts r's findings.
 func (r *Report) Summarize() Summary {
-	s := Summary{Findings: len(r.Findings), Bump: r.Bump}
+	s := Summary{Findings: len(r.Findings), Bump: r.Bump, AcceptedInPR: len(r.acceptedInPR())}
 	for _, f := range r.Findings {
 		if s.Bump != 0 {
 			s.Bump = max(s.Bump, bumpOf(f))
@@ -90,6 +109,21 @@ func (r *Report) Summarize() Summary {
 		}
 	}
 	return s
+}
+
+// acceptedNote is what a summary line adds for the findings the change
+// itself accepted: ", 1 accepted in this PR", or "".
+func acceptedNote(s Summary) string {
+	if s.AcceptedInPR == 0 {
+		return ""
+	}
+	return fmt.Sprintf(", %d accepted in this PR", s.AcceptedInPR)
+}
+
+// acceptedLine is one finding the change accepted, in plain text: where,
+// the rule, what changed and who accepted it why.
+func acceptedLine(w Waived) string {
+	return fmt.Sprintf("%s: accepted %s: %s (%s)", Clean(findingPlace(w.Finding)), Clean(w.Finding.Rule), Clean(w.Finding.Message), Clean(w.Justification))
 }
 
 // bumpOf is the version bump f needs. A finding no rule stamped (an

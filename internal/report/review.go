@@ -23,15 +23,15 @@ type Review struct {
 // Outcome is the one-line verdict: "no contracts changed" is not "compared
 // 3 contracts, no findings".
 func (v *Review) Outcome(s Summary) string {
-	if v.Compared == 0 && s.Findings == 0 {
+	if v.Compared == 0 && s.Findings == 0 && s.AcceptedInPR == 0 {
 		return "no contracts changed"
 	}
 	if s.Findings == 0 {
-		return fmt.Sprintf("compared %s, no findings", plural(v.Compared, "contract"))
+		return fmt.Sprintf("compared %s, no findings%s", plural(v.Compared, "contract"), acceptedNote(s))
 	}
 	return fmt.Sprintf("compared %s: %s", plural(v.Compared, "contract"), findingCounts(s))
 }
 
 func findingCounts(s Summary) string {
-	return fmt.Sprintf("%s: %s, %s, %s", plural(s.Findings, "finding"), plural(s.Errors, "error"), plural(s.Warnings, "warning"), plural(s.Infos, "info"))
+	return fmt.Sprintf("%s: %s, %s, %s%s", plural(s.Findings, "finding"), plural(s.Errors, "error"), plural(s.Warnings, "warning"), plural(s.Infos, "info"), acceptedNote(s))
 }

@@ -40,6 +40,9 @@ func (t *Text) Write(w io.Writer, r *Report) error {
 			fmt.Fprintf(bw, "    affects %d operations: %s%s\n", n, Clean(strings.Join(shown, ", ")), more)
 		}
 	}
+	for _, w := range r.acceptedInPR() {
+		fmt.Fprintln(bw, acceptedLine(w))
+	}
 	for _, n := range r.Notes {
 		fmt.Fprintf(bw, "note: %s\n", Clean(n))
 	}
@@ -48,7 +51,7 @@ func (t *Text) Write(w io.Writer, r *Report) error {
 	case r.Review != nil:
 		fmt.Fprintln(bw, r.Review.Outcome(s))
 	case s.Findings == 0:
-		fmt.Fprintln(bw, "no findings")
+		fmt.Fprintln(bw, "no findings"+acceptedNote(s))
 	default:
 		fmt.Fprintln(bw, findingCounts(s))
 	}

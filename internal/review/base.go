@@ -71,8 +71,12 @@ type MissingError struct{ Msg string }
 func (e *MissingError) Error() string { return e.Msg }
 
 // ResolveBase picks the base: ref when given; else the merge base of HEAD
-// with the default branch (origin/HEAD, then main, then master); else HEAD~1;
-// else, in a repository with one commit or none, the empty tree.
+// with the default branch (origin/HEAD, then origin/main, origin/master,
+// the current branch's upstream, then local main, master); else HEAD~1;
+// else, in a repository with one commit or none, the empty tree. The base
+// is never HEAD by accident: in a repository with a remote, the branch
+// checked out is not its own base, and when no other is found on the
+// default branch, review stops and says how to name one.
 func (r *Repo) ResolveBase(ref string) (Base, error) {
 	if strings.HasPrefix(ref, "-") {
 		// Never echoed into a suggested command: git would read it as an option.
@@ -98,8 +102,12 @@ func (r *Repo) ResolveBase(ref string) (Base, error) {
 	if head == "" {
 		return Base{Commit: source.EmptyTree, Why: "no commits yet"}, nil
 	}
-	for _, branch := range []string{"refs/remotes/origin/HEAD", "refs/heads/main", "refs/heads/master",
-		"refs/remotes/origin/main", "refs/remotes/origin/master"} {
+	current := r.currentBranch()
+	remote := r.hasRemote()
+	for _, branch := range r.defaultBranches(current) {
+		if remote && current != "" && branch == current {
+			continue // the branch itself: comparing it with HEAD reviews nothing committed
+		}
 		tip := r.commit(branch)
 		if tip == "" {
 			continue
@@ -114,6 +122,12 @@ func (r *Repo) ResolveBase(ref string) (Base, error) {
 					"(or `git fetch --unshallow`), or name the base with --base", shortRef(branch))}
 		}
 	}
+	if short := shortRef(current); remote && (short == "main" || short == "master") {
+		return Base{}, &MissingError{fmt.Sprintf(
+			"cannot tell which commit to compare %s with: origin/HEAD is unset, %s has no upstream and there is no origin/main "+
+				"or origin/master, and %s itself is HEAD. Name the base with --base (such as --base origin/main after "+
+				"`git fetch origin`), or set the default once with `git remote set-head origin --auto`", short, short, short)}
+	}
 	if parent := r.commit("HEAD~1"); parent != "" {
 		return Base{Commit: parent, Ref: "HEAD~1", Why: "no default branch"}, nil
 	}
@@ -121,6 +135,37 @@ func (r *Repo) ResolveBase(ref string) (Base, error) {
 		return Base{}, &MissingError{"HEAD~1 is not in this shallow clone; fetch it with `git fetch --deepen=1`, or name the base with --base"}
 	}
 	return Base{Commit: source.EmptyTree, Why: "the first commit"}, nil
+}
+
+// defaultBranches are the refs a review without --base looks for its base
+// in, in order: the remote's default, its main and master, the upstream of
+// the current branch (a default branch named otherwise), then the local
+// main and master of a repository that has no remote.
+func (r *Repo) defaultBranches(current string) []string {
+	out := []string{"refs/remotes/origin/HEAD", "refs/remotes/origin/main", "refs/remotes/origin/master"}
+	if current != "" {
+		if up, err := r.git("for-each-ref", "--format=%(upstream)", "--end-of-options", current); err == nil && strings.TrimSpace(string(up)) != "" {
+			out = append(out, strings.TrimSpace(string(up)))
+		}
+	}
+	return append(out, "refs/heads/main", "refs/heads/master")
+}
+
+// currentBranch is the full name of the branch checked out ("refs/heads/
+// main"), "" on a detached HEAD.
+func (r *Repo) currentBranch() string {
+	out, err := r.git("symbolic-ref", "--quiet", "HEAD")
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// hasRemote reports whether the repository has any remote: then what was
+// committed locally may be unpublished, and HEAD is no base for it.
+func (r *Repo) hasRemote() bool {
+	out, err := r.git("remote")
+	return err == nil && strings.TrimSpace(string(out)) != ""
 }
 
 // ResolveStaged picks the base of `review --staged`: HEAD, since a commit

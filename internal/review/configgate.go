@@ -76,6 +76,9 @@ func ConfigWeakened(base, head *config.Config, name string, headText []byte) []r
 			add("contracts", fmt.Sprintf("contracts glob %q dropped: the files it matched are no longer reviewed", g))
 		}
 	}
+	if base.RequireApproval && !head.RequireApproval {
+		add("require-approval", "require-approval switched off: acceptances a change adds itself no longer fail")
+	}
 	if was, now := orBackward(base.Compat), orBackward(head.Compat); was&^now != 0 {
 		add("compat", fmt.Sprintf("compat narrowed from %s to %s", was, now))
 	}

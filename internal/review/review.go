@@ -136,6 +136,11 @@ func Run(o Options) (*Result, error) {
 			res.NotReviewed = append(res.NotReviewed, fmt.Sprintf(
 				"%s is a submodule whose commit changed; review its contracts in its own repository", c.New))
 		case !c.selected(oldSrc, newSrc, o.Globs, o.Pipeline.Limits):
+		case excludedHere(c, o, oldSrc, newSrc) != "":
+			// Exclusions come from the base: what it reviewed stays
+			// reviewed, and leaving it out now is removing it.
+			res.NotReviewed = append(res.NotReviewed, excludedHere(c, o, oldSrc, newSrc))
+			res.Files = append(res.Files, FileChange{Status: Deleted, Old: c.Old})
 		case o.GlobsFrom == "" && vendored(c, o.Paths) != "":
 			res.NotReviewed = append(res.NotReviewed, copyNote(cmp.Or(c.New, c.Old), vendored(c, o.Paths)))
 		case bufExcluded(newSrc, c):

@@ -2,9 +2,12 @@ package review
 
 import (
 	"cmp"
+	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/contractlint/contractlint/internal/source"
 )
 
 // vendorDirs are the directories package managers and vendoring tools copy
@@ -31,4 +34,30 @@ func vendored(c FileChange, paths []string) string {
 		}
 	}
 	return strings.Join(segs[:i+1], "/") + "/"
+}
+
+// excludedHere says why the head leaves out a contract its base reviewed,
+// "" when it does not: the change moved it under a vendored directory, or
+// its buf.yaml now excludes it. A pull request cannot take its own contract
+// out of review that way: review compares it as the removal of the base's
+// contract (as diff and buf see it) and names the exclusion.
+func excludedHere(c FileChange, o Options, oldSrc, newSrc source.Source) string {
+	if c.Old == "" || c.New == "" {
+		return ""
+	}
+	was := FileChange{Status: c.Status, Old: c.Old, New: c.Old}
+	if o.GlobsFrom == "" && vendored(was, o.Paths) != "" || bufExcluded(oldSrc, was) {
+		return "" // the base did not review it either
+	}
+	if dir := vendored(c, o.Paths); o.GlobsFrom == "" && dir != "" {
+		return fmt.Sprintf("%s is under %s in this change, but the base reviewed it as %s: compared as the removal of the base's contract", c.New, dir, c.Old)
+	}
+	if bufExcluded(newSrc, c) {
+		as := ""
+		if c.Old != c.New {
+			as = " as " + c.Old
+		}
+		return fmt.Sprintf("%s is excluded by buf.yaml (excludes) in this change, but the base reviewed it%s: compared as the removal of the base's contract", c.New, as)
+	}
+	return ""
 }

@@ -28,6 +28,19 @@ const FileName = ".contractlint-waivers.yaml"
 // ExpiredID is the rule reported for a waiver past its date.
 const ExpiredID = "waiver-expired"
 
+// UnapprovedID is the rule reported, under the config's require-approval,
+// for an acceptance (an inline ignore, a waiver) a change adds itself.
+const UnapprovedID = "acceptance-unapproved"
+
+// Unapproved is the failing finding require-approval makes of finding f,
+// which the change itself accepted by what (an owner, an inline ignore's
+// place) for reason, at the acceptance's place at.
+func Unapproved(f rules.Finding, at rules.Location, by, reason string) rules.Finding {
+	return rules.Finding{Rule: UnapprovedID, Severity: rules.Error, Where: at, Path: f.Path,
+		Message: fmt.Sprintf("the change accepts its own %s at %s (by %s: %s); require-approval in the base config: "+
+			"merge the acceptance on its own first, where its owners approve it", f.Rule, f.Path, by, reason)}
+}
+
 // Waiver is one accepted change.
 type Waiver struct {
 	Rule        string
@@ -135,6 +148,9 @@ func Parse(name string, data []byte, resolve func(string) []string) ([]Waiver, e
 			case "fingerprint":
 				w.Fingerprint = v.Value
 			case "reason":
+				if rules.PlaceholderReason(v.Value) {
+					bad(v, "waiver: reason: want why the change is accepted, not the placeholder %q", v.Value)
+				}
 				w.Reason = v.Value
 			case "owner":
 				w.Owner = v.Value
