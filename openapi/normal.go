@@ -58,7 +58,25 @@ func mergeAllOf(o, n *openapi3.Schema) (mo, mn merged, ok bool) {
 	}
 	mo, okO := fold(o, n.AllOf)
 	mn, okN := fold(n, o.AllOf)
-	return mo, mn, okO && okN
+	if !okO || !okN {
+		return mo, mn, false
+	}
+	typeFromShared(mo.s, mn.s, mo.refs)
+	typeFromShared(mn.s, mo.s, mn.refs)
+	return mo, mn, true
+}
+
+// typeFromShared gives x, merged without its shared members, the type
+// other states when those members already stated it: a member added beside
+// them that says `type: object` again changes no type, and without them
+// x would read as any.
+func typeFromShared(x, other *openapi3.Schema, refs openapi3.SchemaRefs) {
+	if x.Type != nil || other.Type == nil || len(refs) == 0 {
+		return
+	}
+	if w, ok := normalForm(&openapi3.Schema{AllOf: refs}); ok && w.Type != nil && slices.Equal(*w.Type, *other.Type) {
+		x.Type = other.Type
+	}
 }
 
 // crossesShared reports a property that left (or joined) a component
