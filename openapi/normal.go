@@ -35,8 +35,9 @@ func mergeAllOf(o, n *openapi3.Schema) (mo, mn merged, ok bool) {
 	if len(o.AllOf) == 0 && len(n.AllOf) == 0 {
 		return merged{}, merged{}, false
 	}
+	apart := !crossesShared(o, n)
 	shared := func(m *openapi3.SchemaRef, other openapi3.SchemaRefs) bool {
-		return m != nil && m.Ref != "" && slices.ContainsFunc(other, func(x *openapi3.SchemaRef) bool { return x != nil && sameRef(m, x) })
+		return apart && m != nil && m.Ref != "" && slices.ContainsFunc(other, func(x *openapi3.SchemaRef) bool { return x != nil && sameRef(m, x) })
 	}
 	fold := func(x *openapi3.Schema, other openapi3.SchemaRefs) (merged, bool) {
 		out := merged{}
@@ -57,7 +58,71 @@ func mergeAllOf(o, n *openapi3.Schema) (mo, mn merged, ok bool) {
 	}
 	mo, okO := fold(o, n.AllOf)
 	mn, okN := fold(n, o.AllOf)
-	return mo, mn, okO && okN
+	if !okO || !okN {
+		return mo, mn, false
+	}
+	typeFromShared(mo.s, mn.s, mo.refs)
+	typeFromShared(mn.s, mo.s, mn.refs)
+	return mo, mn, true
+}
+
+// typeFromShared gives x, merged without its shared members, the type
+// other states when those members already stated it: a member added beside
+// them that says `type: object` again changes no type, and without them
+// x would read as any.
+func typeFromShared(x, other *openapi3.Schema, refs openapi3.SchemaRefs) {
+	if x.Type != nil || other.Type == nil || len(refs) == 0 {
+		return
+	}
+	if w, ok := normalForm(&openapi3.Schema{AllOf: refs}); ok && w.Type != nil && slices.Equal(*w.Type, *other.Type) {
+		x.Type = other.Type
+	}
+}
+
+// crossesShared reports a property that left (or joined) a component
+// that is a $ref member on both sides, while the holder as a whole still
+// has it (or had it): it moved between members across the component's
+// edge. Kept apart, the component would report it removed (or added) and
+// the holder's merge would not see it; then no member is kept apart, and
+// the holders compare whole, as what they accept.
+func crossesShared(o, n *openapi3.Schema) bool {
+	var wo, wn *openapi3.Schema
+	for _, om := range o.AllOf {
+		for _, nm := range n.AllOf {
+			if om == nil || nm == nil || om.Ref == "" || !sameRef(om, nm) {
+				continue
+			}
+			co, okO := normalForm(schemaOf(om))
+			cn, okN := normalForm(schemaOf(nm))
+			if !okO || !okN {
+				continue
+			}
+			if wo == nil {
+				if wo, okO = normalForm(o); !okO {
+					return false
+				}
+				if wn, okN = normalForm(n); !okN {
+					return false
+				}
+			}
+			if leftFor(co, cn, wn) || leftFor(cn, co, wo) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// leftFor reports a property from that to lacks and whole has.
+func leftFor(from, to, whole *openapi3.Schema) bool {
+	for name := range from.Properties {
+		if _, ok := to.Properties[name]; !ok {
+			if _, ok := whole.Properties[name]; ok {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // fold merges members into a copy of x (whose allOf it replaces), each
@@ -108,16 +173,24 @@ func fold(x *openapi3.Schema, members openapi3.SchemaRefs, seen map[*openapi3.Sc
 }
 
 // absorb adds member m's constraints to out: properties by name (the same
-// property stated twice must say the same), required as a union, and every
+// property stated twice is the narrower of the two, when one admits all the
+// other does, as `nullable` beside a non-null statement of it), required as
+// a union, and every
 // other keyword set on at most one side or equal on both. Annotations keep
 // the holder's.
 func absorb(out, m *openapi3.Schema) bool {
 	for name, p := range m.Properties {
-		if q, ok := out.Properties[name]; ok && q != p && !sameShape(schemaOf(q), schemaOf(p)) {
-			return false
-		}
-		if _, ok := out.Properties[name]; !ok {
+		q, ok := out.Properties[name]
+		switch {
+		case !ok:
 			out.Properties[name] = p
+		case q == p || sameShape(schemaOf(q), schemaOf(p)) || includes(schemaOf(p), schemaOf(q)).yes:
+			// The one already held admits no more than p: it is what
+			// both together admit.
+		case includes(schemaOf(q), schemaOf(p)).yes:
+			out.Properties[name] = p
+		default:
+			return false
 		}
 	}
 	for _, r := range m.Required {
@@ -151,22 +224,43 @@ func absorb(out, m *openapi3.Schema) bool {
 // schema is written rather than what it accepts.
 var skipMerge = map[string]bool{"Properties": true, "Required": true, "AllOf": true, "Origin": true, "Extensions": true}
 
-// foldedNews reports whether member m, merged into one side, brings what
-// the other side's merged schema lacks: a property it does not have, or,
-// holding no property, anything at all. Only such a member is reported as
-// added or removed; one whose content the other side already states (a
-// schema extracted into a component, or inlined from one) changes nothing.
+// foldedNews reports whether member m, merged into one side, constrains
+// values more than the other side as a whole already does: only such a
+// member is reported as added or removed. other is the other side as
+// written, every member counted (those kept apart too: what a shared
+// component states, the whole states). A member written the same there, or
+// one whose content the other side already states (a schema extracted
+// into a component or inlined from one, a property moved between members),
+// changes nothing; the merged comparison reports what differs inside it.
 func foldedNews(m *openapi3.SchemaRef, other *openapi3.Schema) bool {
 	v := schemaOf(m)
-	if v == nil || len(v.Properties) == 0 {
+	if v == nil {
 		return true
 	}
-	for name := range v.Properties {
-		if _, ok := other.Properties[name]; !ok {
-			return true
+	if slices.ContainsFunc(other.AllOf, func(x *openapi3.SchemaRef) bool { return x != nil && sameShape(schemaOf(x), v) }) {
+		return false
+	}
+	whole, ok := normalForm(other)
+	if v, okV := normalForm(v); ok && okV {
+		return !implied(v, whole)
+	}
+	return true
+}
+
+// implied reports whether whole states what member m states: each
+// property m names (how it changed inside is the merged comparison's to
+// report, once, at the property), and every other keyword at least as
+// tightly. A property m names and whole does not is news even when whole
+// is open. Undecided is news.
+func implied(m, whole *openapi3.Schema) bool {
+	for name := range m.Properties {
+		if _, ok := whole.Properties[name]; !ok {
+			return false
 		}
 	}
-	return false
+	rest, inner := *m, *whole
+	rest.Properties, inner.Properties = nil, nil
+	return includes(&rest, &inner).yes
 }
 
 // constChoice writes a oneOf or anyOf whose members each only name values

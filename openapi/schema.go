@@ -723,14 +723,14 @@ func (s *sc) mergedMembers() {
 			if j := slices.IndexFunc(a.n.AllOf, func(n *openapi3.SchemaRef) bool { return n != nil && sameRef(o, n) }); j >= 0 {
 				s.below(s.d.schema(o, a.n.AllOf[j], fmt.Sprintf("%s/allOf/%d", s.path, i)))
 			}
-		case foldedNews(o, a.mn.s):
+		case foldedNews(o, a.n):
 			s.own(s.d.add(rules.Change{Kind: rules.Removed, Subject: rules.SubjectSchema,
 				Aspect: rules.AspectComposition, Name: "allOf " + memberName(o, i), Path: fmt.Sprintf("%s/allOf/%d", s.path, i),
 				Old: rules.Value{Text: "allOf"}, OldLoc: s.d.old.refLoc(o)}))
 		}
 	}
 	for j, n := range a.n.AllOf {
-		if !slices.Contains(a.mn.refs, n) && foldedNews(n, a.mo.s) && !annotationOnly(n) {
+		if !slices.Contains(a.mn.refs, n) && foldedNews(n, a.o) && !annotationOnly(n) {
 			s.own(s.d.add(rules.Change{Kind: rules.Added, Subject: rules.SubjectSchema,
 				Aspect: rules.AspectComposition, Name: "allOf " + memberName(n, j), New: rules.Value{Text: "allOf"},
 				Path: fmt.Sprintf("%s/allOf/%d", s.path, j), NewLoc: s.d.new.refLoc(n)}))
