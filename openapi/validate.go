@@ -2,6 +2,7 @@ package openapi
 
 import (
 	"context"
+	"maps"
 	"slices"
 
 	"github.com/getkin/kin-openapi/openapi3"
@@ -51,36 +52,48 @@ func validateOnce(ctx context.Context, t *openapi3.T, opts ...openapi3.Validatio
 func schemaSites(t *openapi3.T) []*openapi3.SchemaRef {
 	w := &siteWalker{seen: map[*openapi3.SchemaRef]bool{}}
 	if c := t.Components; c != nil {
-		for _, s := range c.Schemas {
+		for _, s := range byName(c.Schemas) {
 			w.add(s)
 		}
-		for _, p := range c.Parameters {
+		for _, p := range byName(c.Parameters) {
 			w.param(p)
 		}
-		for _, h := range c.Headers {
+		for _, h := range byName(c.Headers) {
 			w.header(h)
 		}
-		for _, b := range c.RequestBodies {
+		for _, b := range byName(c.RequestBodies) {
 			if b != nil && b.Value != nil {
 				w.content(b.Value.Content)
 			}
 		}
-		for _, r := range c.Responses {
+		for _, r := range byName(c.Responses) {
 			w.response(r)
 		}
-		for _, cb := range c.Callbacks {
+		for _, cb := range byName(c.Callbacks) {
 			w.callback(cb)
 		}
 	}
 	if t.Paths != nil {
-		for _, item := range t.Paths.Map() {
+		for _, item := range byName(t.Paths.Map()) {
 			w.pathItem(item)
 		}
 	}
-	for _, item := range t.Webhooks {
+	for _, item := range byName(t.Webhooks) {
 		w.pathItem(item)
 	}
 	return w.sites
+}
+
+// byName yields a map's values in the order of their keys: kin-openapi's
+// schema validation stops at the first invalid schema, so the order sites
+// are visited in decides which problem is reported, and it must be the same
+// on every run.
+func byName[M ~map[string]V, V any](m M) []V {
+	out := make([]V, 0, len(m))
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		out = append(out, m[k])
+	}
+	return out
 }
 
 type siteWalker struct {
@@ -110,14 +123,14 @@ func (w *siteWalker) header(h *openapi3.HeaderRef) {
 }
 
 func (w *siteWalker) content(c openapi3.Content) {
-	for _, mt := range c {
+	for _, mt := range byName(c) {
 		if mt == nil {
 			continue
 		}
 		w.add(mt.Schema)
-		for _, enc := range mt.Encoding {
+		for _, enc := range byName(mt.Encoding) {
 			if enc != nil {
-				for _, h := range enc.Headers {
+				for _, h := range byName(enc.Headers) {
 					w.header(h)
 				}
 			}
@@ -129,7 +142,7 @@ func (w *siteWalker) response(r *openapi3.ResponseRef) {
 	if r == nil || r.Value == nil {
 		return
 	}
-	for _, h := range r.Value.Headers {
+	for _, h := range byName(r.Value.Headers) {
 		w.header(h)
 	}
 	w.content(r.Value.Content)
@@ -139,7 +152,7 @@ func (w *siteWalker) callback(cb *openapi3.CallbackRef) {
 	if cb == nil || cb.Value == nil {
 		return
 	}
-	for _, item := range cb.Value.Map() {
+	for _, item := range byName(cb.Value.Map()) {
 		w.pathItem(item)
 	}
 }
@@ -151,7 +164,7 @@ func (w *siteWalker) pathItem(item *openapi3.PathItem) {
 	for _, p := range item.Parameters {
 		w.param(p)
 	}
-	for _, op := range item.Operations() {
+	for _, op := range byName(item.Operations()) {
 		for _, p := range op.Parameters {
 			w.param(p)
 		}
@@ -159,11 +172,11 @@ func (w *siteWalker) pathItem(item *openapi3.PathItem) {
 			w.content(op.RequestBody.Value.Content)
 		}
 		if op.Responses != nil {
-			for _, r := range op.Responses.Map() {
+			for _, r := range byName(op.Responses.Map()) {
 				w.response(r)
 			}
 		}
-		for _, cb := range op.Callbacks {
+		for _, cb := range byName(op.Callbacks) {
 			w.callback(cb)
 		}
 	}

@@ -1,6 +1,7 @@
 package openapi
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -236,5 +237,41 @@ components:
 	}
 	if len(d.Problems) == 0 {
 		t.Error("3.0 document with 3.1 keywords: no problem reported")
+	}
+}
+
+// TestValidateSameEveryRun shows a document with several invalid schemas
+// gets the same problems on every load: kin-openapi stops at the first
+// invalid schema it meets, so the order schemas are visited in must not
+// follow Go's random map order.
+func TestValidateSameEveryRun(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("openapi: 3.0.3\ninfo: {title: t, version: \"1\"}\npaths:\n")
+	for _, p := range []string{"a", "b", "c", "d", "e", "f"} {
+		b.WriteString("  /" + p + ":\n    get:\n      responses:\n        \"200\":\n          description: ok\n" +
+			"          content:\n            application/json:\n              schema: {type: strin" + p + "}\n")
+	}
+	b.WriteString("components:\n  schemas:\n")
+	for _, n := range []string{"A", "B", "C", "D", "E", "F", "G", "H"} {
+		b.WriteString("    " + n + ": {type: objec" + n + "}\n")
+	}
+	var first string
+	for i := range 12 {
+		d, err := loadText(t, b.String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got strings.Builder
+		for _, p := range d.Problems {
+			fmt.Fprintf(&got, "%d: %s\n", p.Loc.Line, p.Msg)
+		}
+		if i == 0 {
+			first = got.String()
+			if first == "" {
+				t.Fatal("no problem reported")
+			}
+		} else if got.String() != first {
+			t.Fatalf("run %d reported\n%s\nrun 0 reported\n%s", i, got.String(), first)
+		}
 	}
 }
