@@ -129,14 +129,17 @@ func supersedesRule(reg *rules.Registry, a, b string) bool {
 	return ok && slices.Contains(r.Supersedes, b)
 }
 
-// absorb folds the findings at rest (indexes into fs) into keep. The
-// operations stay keep's: the others may reach the element another way (a
+// absorb folds the findings at rest (indexes into fs) into keep. Another
+// rule's operations are not keep's: it may reach the element another way (a
 // response property removed breaks readers; the deprecation advice is for
-// every operation that carries it).
+// every operation that carries it). keep's own rule seen again is the edit
+// reached from more operations (a shared component each operation came to
+// $ref): it breaks them all, and says so once.
 func absorb(reg *rules.Registry, keep rules.Finding, fs []rules.Finding, rest []int) rules.Finding {
 	var msg strings.Builder
 	msg.WriteString(keep.Message)
 	tail := trailer(keep.Message)
+	said := []string{strings.TrimSuffix(keep.Message, tail)}
 	for _, j := range rest {
 		f := fs[j]
 		// One edit needs the largest bump any of its findings does.
@@ -145,6 +148,9 @@ func absorb(reg *rules.Registry, keep rules.Finding, fs []rules.Finding, rest []
 		for _, id := range f.Also {
 			keep.Also = appendRule(keep.Also, keep.Rule, id)
 		}
+		if f.Rule == keep.Rule {
+			keep.Operations = union(keep.Operations, f.Operations)
+		}
 		if f.Rule != keep.Rule && supersedesRule(reg, keep.Rule, f.Rule) {
 			continue // says nothing the kept message does not
 		}
@@ -152,6 +158,10 @@ func absorb(reg *rules.Registry, keep rules.Finding, fs []rules.Finding, rest []
 		if tail != "" {
 			m = strings.TrimSuffix(m, tail)
 		}
+		if f.Rule == keep.Rule && slices.Contains(said, m) {
+			continue
+		}
+		said = append(said, m)
 		if f.Rule == keep.Rule {
 			msg.WriteString("; also: " + m)
 		} else {
@@ -172,6 +182,19 @@ func trailer(msg string) string {
 		return ""
 	}
 	return msg[i:]
+}
+
+// union is a's operations and those of b it lacks, sorted as a finding
+// lists them.
+func union(a, b []string) []string {
+	out := slices.Clone(a)
+	for _, op := range b {
+		if !slices.Contains(out, op) {
+			out = append(out, op)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 func appendRule(also []string, self, id string) []string {
