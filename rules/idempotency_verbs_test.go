@@ -18,6 +18,12 @@ func TestReadVerbs(t *testing.T) {
 			}
 		})
 	}
+	// A search named noun first (AuthZEN's SubjectSearch) is a Search.
+	for name, read := range map[string]bool{"SubjectSearch": true, "ChargeSearch": true, "Research": false, "ChargeSearchAgain": false} {
+		if op := (&Operation{ID: "pay.v1.Charges." + name}); readRPC(op) != read {
+			t.Errorf("rpc %s: read %v, want %v", name, !read, read)
+		}
+	}
 	if op := (&Operation{ID: "pay.v1.Charges.CaptureCharge", Binding: "GET"}); needsKey(op) {
 		t.Error("an rpc bound to HTTP GET is a read")
 	}
