@@ -19,7 +19,11 @@ func TestReadVerbs(t *testing.T) {
 		})
 	}
 	// A search named noun first (AuthZEN's SubjectSearch) is a Search.
-	for name, read := range map[string]bool{"SubjectSearch": true, "ChargeSearch": true, "Research": false, "ChargeSearchAgain": false} {
+	// So is a schema diff named noun first, and a read verb behind
+	// authzed's Experimental prefix (ExperimentalDiffSchema).
+	for name, read := range map[string]bool{"SubjectSearch": true, "ChargeSearch": true, "Research": false, "ChargeSearchAgain": false,
+		"SchemaDiff": true, "ExperimentalSchemaDiff": true, "ExperimentalDiffSchema": true, "ExperimentalCountCharges": true,
+		"ExperimentalRegisterCounter": false, "Experimental": false} {
 		if op := (&Operation{ID: "pay.v1.Charges." + name}); readRPC(op) != read {
 			t.Errorf("rpc %s: read %v, want %v", name, !read, read)
 		}
