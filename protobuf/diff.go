@@ -792,13 +792,13 @@ func (d *differ) constraints(s rules.Subject, of, nf *Field, ofa, nfa *rules.Fie
 				New: rules.Value{Text: v}, OldLoc: of.Loc, NewLoc: nf.Loc, OldField: ofa, NewField: nfa})
 		}
 	}
-	d.validateRequired(s, of, nf, ofa, nfa)
+	d.ruleRequired(s, of, nf, ofa, nfa)
 }
 
-// validateRequired reports a validation rule that started or stopped
+// ruleRequired reports a validation rule that started or stopped
 // requiring a field. A field the contract already required otherwise
 // (proto2 required, field_behavior REQUIRED) did not become required.
-func (d *differ) validateRequired(s rules.Subject, of, nf *Field, ofa, nfa *rules.Field) {
+func (d *differ) ruleRequired(s rules.Subject, of, nf *Field, ofa, nfa *rules.Field) {
 	if of.ValidateRequired == nf.ValidateRequired || of.Required() && nf.Required() {
 		return
 	}
