@@ -432,7 +432,7 @@ func (d *differ) fields(om, nm *Message) {
 	for _, nf := range nm.Fields {
 		if !oldNums[nf.Number] {
 			d.add(rules.Change{Kind: rules.Added, Subject: rules.SubjectField, Name: nf.Short, Path: nf.Name,
-				NewLoc: nf.Loc, NewField: facts(nf)})
+				NewLoc: nf.Loc, NewField: facts(nf), Required: nf.ValidateRequired})
 		}
 	}
 }
@@ -751,9 +751,59 @@ func (d *differ) constraints(s rules.Subject, of, nf *Field, ofa, nfa *rules.Fie
 	bound(rules.AspectMaxLength, o.MaxLen, n.MaxLen)
 	bound(rules.AspectMinimum, o.Min, n.Min)
 	bound(rules.AspectMaximum, o.Max, n.Max)
-	if o.Pattern != n.Pattern {
-		d.add(rules.Change{Kind: rules.Modified, Subject: s, Aspect: rules.AspectPattern, Name: nf.Short, Path: nf.Name,
-			Old: rules.Value{Text: o.Pattern}, New: rules.Value{Text: n.Pattern},
-			OldLoc: of.Loc, NewLoc: nf.Loc, OldField: ofa, NewField: nfa})
+	text := func(a rules.Aspect, ov, nv string) {
+		if ov != nv {
+			d.add(rules.Change{Kind: rules.Modified, Subject: s, Aspect: a, Name: nf.Short, Path: nf.Name,
+				Old: rules.Value{Text: ov}, New: rules.Value{Text: nv},
+				OldLoc: of.Loc, NewLoc: nf.Loc, OldField: ofa, NewField: nfa})
+		}
 	}
+	text(rules.AspectPattern, o.Pattern, n.Pattern)
+	text(rules.AspectConst, o.Const, n.Const)
+	// An `in` list added or dropped makes the field an enum or a free value
+	// again; one kept is compared value by value, as OpenAPI's enums are.
+	if len(o.In) == 0 || len(n.In) == 0 {
+		text(rules.AspectEnum, strings.Join(o.In, ", "), strings.Join(n.In, ", "))
+	} else {
+		value := func(k rules.Kind, a rules.Aspect, v string) {
+			c := rules.Change{Kind: k, Subject: rules.SubjectEnumValue, Aspect: a, Name: v, Path: nf.Name,
+				OldLoc: of.Loc, NewLoc: nf.Loc, OldField: ofa, NewField: nfa}
+			if k == rules.Removed {
+				c.Old.Text = v
+			} else {
+				c.New.Text = v
+			}
+			d.add(c)
+		}
+		for _, v := range o.In {
+			if !slices.Contains(n.In, v) {
+				value(rules.Removed, rules.AspectAllowedValue, v)
+			}
+		}
+		for _, v := range n.In {
+			if !slices.Contains(o.In, v) {
+				value(rules.Added, rules.AspectAllowedValue, v)
+			}
+		}
+	}
+	for _, v := range n.NotIn {
+		if !slices.Contains(o.NotIn, v) {
+			d.add(rules.Change{Kind: rules.Added, Subject: rules.SubjectEnumValue, Aspect: rules.AspectRefusedValue, Name: v, Path: nf.Name,
+				New: rules.Value{Text: v}, OldLoc: of.Loc, NewLoc: nf.Loc, OldField: ofa, NewField: nfa})
+		}
+	}
+	d.ruleRequired(s, of, nf, ofa, nfa)
+}
+
+// ruleRequired reports a validation rule that started or stopped
+// requiring a field. A field the contract already required otherwise
+// (proto2 required, field_behavior REQUIRED) did not become required.
+func (d *differ) ruleRequired(s rules.Subject, of, nf *Field, ofa, nfa *rules.Field) {
+	if of.ValidateRequired == nf.ValidateRequired || of.Required() && nf.Required() {
+		return
+	}
+	word := map[bool]string{true: "required", false: "optional"}
+	d.add(rules.Change{Kind: rules.Modified, Subject: s, Aspect: rules.AspectRequired, Name: nf.Short, Path: nf.Name,
+		Old: rules.Value{Text: word[of.Required()]}, New: rules.Value{Text: word[nf.Required()]}, Required: nf.Required(),
+		OldLoc: of.Loc, NewLoc: nf.Loc, OldField: ofa, NewField: nfa})
 }

@@ -276,8 +276,21 @@ func validateConstraints(opts *descriptorpb.FieldOptions) Constraints {
 
 // set records one rule of a kind's rules message, by its name.
 func (c *Constraints) set(name string, r protoreflect.FieldDescriptor, v protoreflect.Value) {
-	if name == "pattern" && r.Kind() == protoreflect.StringKind {
+	if r.Kind() == protoreflect.MessageKind || r.Kind() == protoreflect.GroupKind {
+		return // a duration's or timestamp's bound: not compared
+	}
+	switch {
+	case name == "pattern" && r.Kind() == protoreflect.StringKind:
 		c.Pattern = v.String()
+		return
+	case name == "in" && r.IsList():
+		c.In = listText(v.List())
+		return
+	case name == "not_in" && r.IsList():
+		c.NotIn = listText(v.List())
+		return
+	case name == "const" && !r.IsList():
+		c.Const = fmt.Sprint(v.Interface())
 		return
 	}
 	n, ok := number(r, v)
@@ -294,6 +307,15 @@ func (c *Constraints) set(name string, r protoreflect.FieldDescriptor, v protore
 	case "lt", "lte":
 		c.Max = &rules.Limit{Value: n, Exclusive: name == "lt"}
 	}
+}
+
+// listText is a rule's list of scalar values as text, in its order.
+func listText(l protoreflect.List) []string {
+	out := make([]string, l.Len())
+	for i := range out {
+		out[i] = fmt.Sprint(l.Get(i).Interface())
+	}
+	return out
 }
 
 // number is a scalar rule value as a float64; false for a list or message.

@@ -124,6 +124,12 @@ const (
 	AspectSyntax          Aspect = "syntax"
 	AspectOption          Aspect = "option"
 	AspectJSONFormat      Aspect = "json_format"
+	// AspectAllowedValue and AspectRefusedValue mark a SubjectEnumValue
+	// change that is a value of a validation rule's `in` or `not_in` list
+	// (protovalidate, PGV), not of a proto enum: a list a server checks
+	// requests against, as an OpenAPI enum.
+	AspectAllowedValue Aspect = "in value"
+	AspectRefusedValue Aspect = "not_in value"
 	// AspectFile: a proto element moved to another file of the same package.
 	AspectFile           Aspect = "file"
 	AspectExtensionRange Aspect = "extension_range"

@@ -35,3 +35,15 @@ func onChangeAt(r *Rule, match func(c *Change, now time.Time) (string, bool)) *R
 // read (a response); a shared schema's change may be in both.
 func req(c *Change) bool  { return c.Dir.Has(Request) }
 func resp(c *Change) bool { return c.Dir.Has(Response) }
+
+// protoEnumValue reports whether c is a change of kind k to a proto enum's
+// own value, not to a value a validation rule lists (AspectAllowedValue).
+func protoEnumValue(c *Change, k Kind) bool { return c.Is(k, SubjectEnumValue) && c.Aspect == "" }
+
+// listedValue reports whether c is a change of kind k to a value of a list
+// a server checks data against: an OpenAPI enum, or a proto validation
+// rule's `in`. A proto enum's own values are not one: readers keep an
+// unknown number, so its changes are judged by proto's rules.
+func listedValue(c *Change, k Kind) bool {
+	return c.Is(k, SubjectEnumValue) && (c.Format != Proto || c.Aspect == AspectAllowedValue)
+}

@@ -227,7 +227,9 @@ func rpcKeyMissing() *Rule {
 				".contractlint.yaml. Reads are never flagged: an rpc bound to HTTP GET by " +
 				"(google.api.http), one whose idempotency_level is NO_SIDE_EFFECTS or IDEMPOTENT, and " +
 				"one whose name starts with an AIP standard or custom read verb followed by a capital " +
-				"letter or nothing (GetCharge, but not Getaway): " + strings.Join(readVerbs, ", ") + ".",
+				"letter or nothing (GetCharge, but not Getaway): " + strings.Join(readVerbs, ", ") + "; one whose name " +
+				"ends in a read noun, capitalised (SubjectSearch, but not Research): " + strings.Join(readNouns, ", ") +
+				"; each after an Experimental prefix (ExperimentalDiffSchema).",
 			Bad: `service Charges {
   rpc CreateCharge(CreateChargeRequest) returns (Charge);
 }
@@ -252,19 +254,36 @@ message CreateChargeRequest { int64 amount_cents = 1; }`,
 // BatchGet: AIP-131, 132, 231) and of the custom methods that only read
 // (AIP-136) as real APIs name them: authzed's Lookup*, Check*, Watch,
 // ReadSchema, DiffSchema; openfga's Read*, Expand, ListObjects; milvus's
-// Describe*, Show*, Has*, Query, Search.
+// Describe*, Show*, Has*, Query, Search; AuthZEN's Evaluation(s), an
+// access check.
 var readVerbs = []string{
-	"BatchCheck", "BatchGet", "Check", "Count", "Describe", "Diff", "Expand", "Export", "Fetch",
-	"Get", "Has", "List", "Lookup", "Query", "Read", "Search", "Show", "Watch",
+	"BatchCheck", "BatchGet", "Check", "Count", "Describe", "Diff", "Evaluate", "Evaluation", "Evaluations", "Expand", "Export",
+	"Fetch", "Get", "Has", "List", "Lookup", "Query", "Read", "Search", "Show", "Watch",
+	// authzed's ReflectSchema and DownloadPermissionSets.
+	"Download", "Reflect",
 }
 
-// readRPC reports whether an rpc only reads: bound to HTTP GET, or named
-// with a read verb followed by a capital letter or nothing.
+// readNouns end the names of reads written noun first: AuthZEN's
+// SubjectSearch, authzed's ExperimentalSchemaDiff.
+var readNouns = []string{"Diff", "Search"}
+
+// readRPC reports whether an rpc only reads: bound to HTTP GET, named
+// with a read verb followed by a capital letter or nothing, or ending in a
+// read noun (AuthZEN's SubjectSearch), after any Experimental prefix.
 func readRPC(op *Operation) bool {
 	if op.Binding == "GET" {
 		return true
 	}
 	name := op.ID[strings.LastIndexByte(op.ID, '.')+1:]
+	// authzed marks unstable rpcs by a prefix: the verb follows it.
+	if rest, ok := strings.CutPrefix(name, "Experimental"); ok && rest != "" && unicode.IsUpper(rune(rest[0])) {
+		name = rest
+	}
+	for _, noun := range readNouns {
+		if first, ok := strings.CutSuffix(name, noun); ok && first != "" {
+			return true
+		}
+	}
 	for _, verb := range readVerbs {
 		if rest, ok := strings.CutPrefix(name, verb); ok && (rest == "" || unicode.IsUpper(rune(rest[0]))) {
 			return true

@@ -18,6 +18,16 @@ func TestReadVerbs(t *testing.T) {
 			}
 		})
 	}
+	// A search named noun first (AuthZEN's SubjectSearch) is a Search.
+	// So is a schema diff named noun first, and a read verb behind
+	// authzed's Experimental prefix (ExperimentalDiffSchema).
+	for name, read := range map[string]bool{"SubjectSearch": true, "ChargeSearch": true, "Research": false, "ChargeSearchAgain": false,
+		"SchemaDiff": true, "ExperimentalSchemaDiff": true, "ExperimentalDiffSchema": true, "ExperimentalCountCharges": true,
+		"ExperimentalRegisterCounter": false, "Experimental": false} {
+		if op := (&Operation{ID: "pay.v1.Charges." + name}); readRPC(op) != read {
+			t.Errorf("rpc %s: read %v, want %v", name, !read, read)
+		}
+	}
 	if op := (&Operation{ID: "pay.v1.Charges.CaptureCharge", Binding: "GET"}); needsKey(op) {
 		t.Error("an rpc bound to HTTP GET is a read")
 	}

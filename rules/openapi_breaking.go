@@ -251,7 +251,7 @@ func requestBodyBecameRequired() *Rule {
 
 func requestPropertyAddedRequired() *Rule {
 	return onChange(&Rule{
-		ID: "request-property-added-required", Pack: Breaking, Formats: OpenAPI, Severity: Error,
+		ID: "request-property-added-required", Pack: Breaking, Formats: OpenAPI | Proto, Severity: Error,
 		Reads:   []Entry{{Added, SubjectField, ""}},
 		Oasdiff: []string{"new-required-request-property", "new-required-request-property-with-default", "new-required-request-header-property"},
 		Doc: Doc{
@@ -263,13 +263,13 @@ func requestPropertyAddedRequired() *Rule {
 	},
 		func(c *Change) (string, bool) {
 			return fmt.Sprintf("new required request property %q: existing clients do not send it%s", c.Name, reach(c)),
-				c.Is(Added, SubjectField) && req(c) && c.NewField != nil && c.NewField.Required
+				c.Is(Added, SubjectField) && req(c) && c.NewField != nil && (c.NewField.Required || c.Format == Proto && c.Required)
 		})
 }
 
 func requestPropertyBecameRequired() *Rule {
 	return onChange(&Rule{
-		ID: "request-property-became-required", Pack: Breaking, Formats: OpenAPI, Severity: Error,
+		ID: "request-property-became-required", Pack: Breaking, Formats: OpenAPI | Proto, Severity: Error,
 		Reads:   []Entry{{Modified, SubjectField, AspectRequired}},
 		Oasdiff: []string{"request-property-became-required", "request-property-became-required-with-default", "request-header-property-became-required"},
 		Doc: Doc{
@@ -428,8 +428,8 @@ func responsePropertyFormatChanged() *Rule {
 
 func responseEnumValueAdded() *Rule {
 	return onChange(&Rule{
-		ID: "response-enum-value-added", Pack: Breaking, Formats: OpenAPI, Severity: Warning,
-		Reads:   []Entry{{Added, SubjectEnumValue, ""}},
+		ID: "response-enum-value-added", Pack: Breaking, Formats: OpenAPI | Proto, Severity: Warning,
+		Reads:   []Entry{{Added, SubjectEnumValue, ""}, {Added, SubjectEnumValue, AspectAllowedValue}},
 		Oasdiff: []string{"response-property-enum-value-added", "response-mediatype-enum-value-added"},
 		Doc: Doc{
 			Title: "A response enum gained a value",
@@ -440,7 +440,7 @@ func responseEnumValueAdded() *Rule {
 	},
 		func(c *Change) (string, bool) {
 			return fmt.Sprintf("response enum value %q added: strict readers fail on it%s", c.Name, reach(c)),
-				c.Is(Added, SubjectEnumValue) && resp(c)
+				listedValue(c, Added) && resp(c)
 		})
 }
 
@@ -538,26 +538,36 @@ func requestPropertyFormatChanged() *Rule {
 
 func requestEnumValueRemoved() *Rule {
 	return onChange(&Rule{
-		ID: "request-enum-value-removed", Pack: Breaking, Formats: OpenAPI, Severity: Error,
-		Reads:   []Entry{{Removed, SubjectEnumValue, ""}},
+		ID: "request-enum-value-removed", Pack: Breaking, Formats: OpenAPI | Proto, Severity: Error,
+		Reads:   []Entry{{Removed, SubjectEnumValue, ""}, {Removed, SubjectEnumValue, AspectAllowedValue}, {Added, SubjectEnumValue, AspectRefusedValue}},
 		Oasdiff: []string{"request-*-enum-value-removed"},
 		Doc: Doc{
 			Title: "A request enum lost a value",
-			Text:  "Clients that send the removed value are rejected. Keep accepting it, stop producing it, and map it to its replacement on the server.",
-			Bad:   "channel: {enum: [web, app, phone]}   ->   enum: [web, app]",
-			Good:  "keep accepting phone; stop producing it",
+			Text: "Clients that send the removed value are rejected. Keep accepting it, stop producing it, and map it to its replacement on the server. " +
+				"In proto, a value left out of a protovalidate or protoc-gen-validate `in` list, or added to its `not_in`, counts the same.",
+			Bad:  "channel: {enum: [web, app, phone]}   ->   enum: [web, app]",
+			Good: "keep accepting phone; stop producing it",
 		},
 	},
 		func(c *Change) (string, bool) {
-			return fmt.Sprintf("request enum value %q removed: clients that send it are rejected%s", c.Name, reach(c)),
-				c.Is(Removed, SubjectEnumValue) && req(c)
+			switch {
+			case !req(c):
+				return "", false
+			case c.Is(Added, SubjectEnumValue) && c.Aspect == AspectRefusedValue:
+				return fmt.Sprintf("request value %q of %q is now refused (not_in): clients that send it are rejected%s", c.Name, c.NewField.Name, reach(c)), true
+			case !listedValue(c, Removed):
+				return "", false
+			case c.Format == Proto:
+				return fmt.Sprintf("request enum value %q of %q removed: clients that send it are rejected%s", c.Name, c.NewField.Name, reach(c)), true
+			}
+			return fmt.Sprintf("request enum value %q removed: clients that send it are rejected%s", c.Name, reach(c)), true
 		})
 }
 
 func requestBecameEnum() *Rule {
 	return onChange(&Rule{
-		ID: "request-became-enum", Pack: Breaking, Formats: OpenAPI, Severity: Error,
-		Reads:   []Entry{{Modified, SubjectSchema, AspectEnum}},
+		ID: "request-became-enum", Pack: Breaking, Formats: OpenAPI | Proto, Severity: Error,
+		Reads:   []Entry{{Modified, SubjectSchema, AspectEnum}, {Modified, SubjectField, AspectEnum}},
 		Oasdiff: []string{"request-*-became-enum"},
 		Doc: Doc{
 			Title: "A request value became an enum",
@@ -625,7 +635,7 @@ func requestPatternChanged() *Rule {
 	},
 		func(c *Change) (string, bool) {
 			return fmt.Sprintf("pattern of %q in a request changed from %q to %q: values clients send may no longer match%s", c.Name, c.Old.Text, c.New.Text, reach(c)),
-				c.Aspect == AspectPattern && req(c) && c.New.Text != ""
+				c.Aspect == AspectPattern && req(c) && c.New.Text != "" && !keepsAlternatives(c.Old.Text, c.New.Text)
 		})
 }
 

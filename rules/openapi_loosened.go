@@ -102,8 +102,8 @@ func responsePatternChanged() *Rule {
 
 func responseEnumRemoved() *Rule {
 	return onChange(&Rule{
-		ID: "response-enum-removed", Pack: Breaking, Formats: OpenAPI, Severity: Error,
-		Reads:   []Entry{{Modified, SubjectSchema, AspectEnum}},
+		ID: "response-enum-removed", Pack: Breaking, Formats: OpenAPI | Proto, Severity: Error,
+		Reads:   []Entry{{Modified, SubjectSchema, AspectEnum}, {Modified, SubjectField, AspectEnum}},
 		Oasdiff: []string{"response-property-became-not-enum", "response-mediatype-became-not-enum"},
 		Doc: Doc{
 			Title: "A response value is no longer an enum",
@@ -138,8 +138,8 @@ func responseMultipleOfChanged() *Rule {
 
 func requestConstChanged() *Rule {
 	return onChange(&Rule{
-		ID: "request-const-changed", Pack: Breaking, Formats: OpenAPI, Severity: Error,
-		Reads:   []Entry{{Modified, SubjectSchema, AspectConst}},
+		ID: "request-const-changed", Pack: Breaking, Formats: OpenAPI | Proto, Severity: Error,
+		Reads:   []Entry{{Modified, SubjectSchema, AspectConst}, {Modified, SubjectField, AspectConst}},
 		Oasdiff: []string{"request-*-const-added", "request-*-const-changed"},
 		Doc: Doc{
 			Title: "A request value was fixed with const, or its const changed",
@@ -155,8 +155,8 @@ func requestConstChanged() *Rule {
 
 func responseConstChanged() *Rule {
 	return onChange(&Rule{
-		ID: "response-const-changed", Pack: Breaking, Formats: OpenAPI, Severity: Error,
-		Reads:   []Entry{{Modified, SubjectSchema, AspectConst}},
+		ID: "response-const-changed", Pack: Breaking, Formats: OpenAPI | Proto, Severity: Error,
+		Reads:   []Entry{{Modified, SubjectSchema, AspectConst}, {Modified, SubjectField, AspectConst}},
 		Oasdiff: []string{"response-*-const-changed", "response-*-const-removed"},
 		Doc: Doc{
 			Title: "A response const changed or was removed",

@@ -215,7 +215,7 @@ func protoEnumValueRemoved() *Rule {
 		},
 	}, func(c *Change) (string, bool) {
 		return fmt.Sprintf("enum value %s (%s) deleted: code using it breaks and readers see %s as unknown; deprecate it instead", c.Path, c.Old.Text, c.Old.Text),
-			c.Is(Removed, SubjectEnumValue)
+			protoEnumValue(c, Removed)
 	})
 }
 
@@ -231,7 +231,7 @@ func protoEnumValueRemovedUnreservedName() *Rule {
 		},
 	}, func(c *Change) (string, bool) {
 		return fmt.Sprintf("enum value %s deleted without `reserved \"%s\";`: the name can be reused and old JSON data would change meaning", c.Path, c.Name),
-			c.Is(Removed, SubjectEnumValue) && !c.Proto.NameReserved
+			protoEnumValue(c, Removed) && !c.Proto.NameReserved
 	})
 }
 
@@ -247,7 +247,7 @@ func protoEnumValueRemovedUnreservedNumber() *Rule {
 		},
 	}, func(c *Change) (string, bool) {
 		return fmt.Sprintf("enum value %s deleted without `reserved %s;`: the number can be reused and old data would change meaning", c.Path, c.Old.Text),
-			c.Is(Removed, SubjectEnumValue) && !c.Proto.NumberReserved
+			protoEnumValue(c, Removed) && !c.Proto.NumberReserved
 	})
 }
 

@@ -129,7 +129,7 @@ func Vocabulary() []Term {
 		{proto, Removed, SubjectReserved, AspectNumber, "the range", none, "Name: message | enum"},
 		{proto, Removed, SubjectReserved, AspectName, "the quoted name", none, "Name: message | enum"},
 		// Fields (extensions included).
-		{proto, Added, SubjectField, "", none, none, "NewField"},
+		{proto, Added, SubjectField, "", none, none, "NewField, Required (a validation rule requires it)"},
 		{proto, Removed, SubjectField, "", none, none, "OldField, Proto.NumberReserved, Proto.NameReserved"},
 		{proto, Modified, SubjectField, "", none, none, "OldField, NewField: the meaning changed"},
 		{proto, Modified, SubjectField, AspectNumber, "the old number", "the new number", "OldField, NewField"},
@@ -147,6 +147,12 @@ func Vocabulary() []Term {
 		{proto, Modified, SubjectField, AspectMinimum, "gt or gte, or none", "likewise", "Old.Limit, New.Limit (gt: Exclusive)"},
 		{proto, Modified, SubjectField, AspectMaximum, "lt or lte, or none", "likewise", "Old.Limit, New.Limit (lt: Exclusive)"},
 		{proto, Modified, SubjectField, AspectPattern, "the pattern, or none", "likewise", ""},
+		{proto, Modified, SubjectField, AspectConst, "const, or none", "likewise", ""},
+		{proto, Modified, SubjectField, AspectEnum, `the "in" values joined by ", ", or none`, "likewise", ""},
+		{proto, Removed, SubjectEnumValue, AspectAllowedValue, "the value left out of the field's in list", none, "OldField, NewField"},
+		{proto, Added, SubjectEnumValue, AspectAllowedValue, none, "the value added to the field's in list", "OldField, NewField"},
+		{proto, Added, SubjectEnumValue, AspectRefusedValue, none, "the value added to the field's not_in list", "OldField, NewField"},
+		{proto, Modified, SubjectField, AspectRequired, reqOpt, reqOpt, "Required (the new side): a validation rule's required"},
 		// Enums.
 		{proto, Modified, SubjectEnum, AspectType, "open | closed", "open | closed", ""},
 		{proto, Modified, SubjectEnum, AspectJSONFormat, "ALLOW | LEGACY_BEST_EFFORT", "likewise", ""},
