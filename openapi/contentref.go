@@ -1,6 +1,7 @@
 package openapi
 
 import (
+	"bytes"
 	"encoding/json"
 	"path"
 	"regexp"
@@ -29,7 +30,7 @@ var contentRefRE = regexp.MustCompile(`(?m)^([ \t]*"?content"?[ \t]*:)([ \t]*\{[
 // text b) that name another file of media types; the others stay, and the
 // parser reports them.
 func (d *Doc) inlineContentRefs(src source.Source, name string, b []byte) []byte {
-	if !contentRefRE.Match(b) {
+	if !mayHoldContentRef(b) || !contentRefRE.Match(b) {
 		return b
 	}
 	return contentRefRE.ReplaceAllFunc(b, func(m []byte) []byte {
@@ -53,6 +54,31 @@ func (d *Doc) inlineContentRefs(src source.Source, name string, b []byte) []byte
 		}
 		return []byte(string(g[1]) + indent + " " + flow)
 	})
+}
+
+// mayHoldContentRef reports whether b has a line contentRefRE could match:
+// a content key whose value, on its line or on the next, holds a $ref. The
+// regexp alone, which cannot skip ahead to a literal, spent seconds on
+// every load of a 4 MB document (most of the test suite's CPU), where
+// almost no document has one.
+func mayHoldContentRef(b []byte) bool {
+	for len(b) > 0 {
+		var line []byte
+		line, b, _ = bytes.Cut(b, []byte("\n"))
+		key := bytes.TrimPrefix(bytes.TrimLeft(line, " \t"), []byte(`"`))
+		if !bytes.HasPrefix(key, []byte("content")) {
+			continue
+		}
+		value := bytes.TrimLeft(bytes.TrimPrefix(key[len("content"):], []byte(`"`)), " \t")
+		if !bytes.HasPrefix(value, []byte(":")) {
+			continue
+		}
+		next, _, _ := bytes.Cut(b, []byte("\n"))
+		if bytes.Contains(value, []byte("$ref")) || len(bytes.TrimSpace(value[1:])) == 0 && bytes.Contains(next, []byte("$ref")) {
+			return true
+		}
+	}
+	return false
 }
 
 // mediaTypesOf reads the file ref names (relative to name, no fragment)

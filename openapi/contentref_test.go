@@ -1,6 +1,9 @@
 package openapi
 
 import (
+	"io/fs"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -75,5 +78,47 @@ components:
 	want := "api.yaml:8:17: paths./y.post.responses.200: $ref to #/components/requestBodies/Y, which is a request body, not a response"
 	if err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("got %v, want %q", err, want)
+	}
+}
+
+// TestContentRefQuickCheck: the line scan that spares most documents the
+// content $ref regexp passes every text the regexp matches (the fixtures
+// of the repository and each way of writing one), and turns away a
+// document whose content maps are ordinary.
+func TestContentRefQuickCheck(t *testing.T) {
+	texts := map[string]string{
+		"block":            "      content:\n        $ref: ./c.yaml\n",
+		"flow":             "  content: {$ref: \"./c.yaml\"}\n",
+		"json block":       "  \"content\" :\n    \"$ref\": \"c.json\"\n",
+		"json flow":        "  \"content\": { \"$ref\" : \"c.json\" }\n",
+		"tabs, last line":  "\tcontent:\t\n\t$ref: c.yaml",
+		"ordinary content": "      content:\n        application/json:\n          schema:\n            $ref: '#/components/schemas/x'\n",
+	}
+	err := filepath.WalkDir(filepath.Join("..", "testdata"), func(p string, e fs.DirEntry, err error) error {
+		if err != nil || e.IsDir() || !strings.HasSuffix(p, ".yaml") && !strings.HasSuffix(p, ".json") {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		texts[p] = string(b)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	matched := 0
+	for name, text := range texts {
+		if !contentRefRE.MatchString(text) {
+			continue
+		}
+		matched++
+		if !mayHoldContentRef([]byte(text)) {
+			t.Errorf("%s: the regexp matches, the quick check turns it away", name)
+		}
+	}
+	if matched < 5 {
+		t.Errorf("the regexp matches %d of the texts, want the 5 written here at least", matched)
+	}
+	if mayHoldContentRef([]byte(texts["ordinary content"])) {
+		t.Error("the quick check passes a content map of media types")
 	}
 }
