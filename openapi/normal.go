@@ -4,6 +4,7 @@ import (
 	"maps"
 	"reflect"
 	"slices"
+	"strings"
 
 	"github.com/getkin/kin-openapi/openapi3"
 )
@@ -212,12 +213,44 @@ func absorb(out, m *openapi3.Schema) bool {
 				continue
 			}
 			a.Set(b)
+			takeOrigin(out, m, f)
 		case annotation[f.Name]:
 		case !sameValue(a, b):
 			return false
 		}
 	}
 	return true
+}
+
+// takeOrigin gives out, for keyword f taken from member m, the place m
+// writes it, so a change found in the merge (an enum value added) is
+// reported where the member holds it, not at the holder.
+func takeOrigin(out, m *openapi3.Schema, f reflect.StructField) {
+	if m.Origin == nil {
+		return
+	}
+	name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+	loc, okF := m.Origin.Fields.Lookup(name)
+	seq, okS := m.Origin.Sequences[name]
+	if !okF && !okS {
+		return
+	}
+	o := openapi3.Origin{}
+	if out.Origin != nil {
+		o = *out.Origin
+	}
+	o.Fields = slices.DeleteFunc(slices.Clone(o.Fields), func(l openapi3.Location) bool { return l.Name == name })
+	if okF {
+		o.Fields = append(o.Fields, loc)
+	}
+	o.Sequences = maps.Clone(o.Sequences)
+	if okS {
+		if o.Sequences == nil {
+			o.Sequences = map[string][]openapi3.Location{}
+		}
+		o.Sequences[name] = seq
+	}
+	out.Origin = &o
 }
 
 // skipMerge are the fields absorb merges by hand, or that say where a

@@ -717,20 +717,32 @@ func (s *sc) composition() {
 // removed only when it brings what the other side lacks.
 func (s *sc) mergedMembers() {
 	a := s.allOf
+	// A member paired with one on the other side (inline members left at
+	// the same position are the same member edited) is no member added or
+	// removed: what changed inside it, the merged comparison reports at
+	// the keyword that changed (an enum that gained values is those values
+	// added).
+	match := pairMembers(a.o.AllOf, a.n.AllOf)
+	paired := make([]bool, len(a.n.AllOf))
+	for _, j := range match {
+		if j >= 0 {
+			paired[j] = true
+		}
+	}
 	for i, o := range a.o.AllOf {
 		switch {
 		case slices.Contains(a.mo.refs, o):
 			if j := slices.IndexFunc(a.n.AllOf, func(n *openapi3.SchemaRef) bool { return n != nil && sameRef(o, n) }); j >= 0 {
 				s.below(s.d.schema(o, a.n.AllOf[j], fmt.Sprintf("%s/allOf/%d", s.path, i)))
 			}
-		case foldedNews(o, a.n):
+		case match[i] < 0 && foldedNews(o, a.n):
 			s.own(s.d.add(rules.Change{Kind: rules.Removed, Subject: rules.SubjectSchema,
 				Aspect: rules.AspectComposition, Name: "allOf " + memberName(o, i), Path: fmt.Sprintf("%s/allOf/%d", s.path, i),
 				Old: rules.Value{Text: "allOf"}, OldLoc: s.d.old.refLoc(o)}))
 		}
 	}
 	for j, n := range a.n.AllOf {
-		if !slices.Contains(a.mn.refs, n) && foldedNews(n, a.o) && !annotationOnly(n) {
+		if !paired[j] && !slices.Contains(a.mn.refs, n) && foldedNews(n, a.o) && !annotationOnly(n) {
 			s.own(s.d.add(rules.Change{Kind: rules.Added, Subject: rules.SubjectSchema,
 				Aspect: rules.AspectComposition, Name: "allOf " + memberName(n, j), New: rules.Value{Text: "allOf"},
 				Path: fmt.Sprintf("%s/allOf/%d", s.path, j), NewLoc: s.d.new.refLoc(n)}))
