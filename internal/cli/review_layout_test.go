@@ -52,8 +52,12 @@ type layout struct {
 	history    string // how the head's repository got there (see checkout)
 	breaks     bool   // the head removes a property clients read
 	refused    bool   // diff refuses the trees (exit 2), and review must
-	dirs       bool   // diff compares the two trees as directories (.proto)
-	desc       string // what was drawn, for a failure's message
+	// untouched: the head changes no byte of a contract, so review has
+	// nothing to review and passes, however diff judges the unchanged
+	// trees (a blemish the base already had is not the change's).
+	untouched bool
+	dirs      bool   // diff compares the two trees as directories (.proto)
+	desc      string // what was drawn, for a failure's message
 	// sub is a submodule at subDir, with its files at the base and head
 	// commits; diff reads them in place in each tree.
 	subDir string
@@ -98,7 +102,8 @@ func genLayout(seed uint64) layout {
 		schema = anchoredSchema
 	}
 	l := layout{root: root, staged: rng.IntN(2) == 1, breaks: change != "none", refused: docs == "two",
-		history: pick("plain", "detached", "moved on", "merged", "worktree", "shallow")}
+		untouched: change == "none",
+		history:   pick("plain", "detached", "moved on", "merged", "worktree", "shallow")}
 	if via == "submodule" && (l.history == "worktree" || l.history == "shallow") {
 		l.history = "plain" // neither checks the submodule out
 	}
@@ -345,6 +350,13 @@ func reviewNotBelowDiff(t *testing.T, l layout) {
 		t.Fatalf("%s: diff exits %d, the layout calls for %d\n%s%s", l.desc, want.code, wantCode, want.stdout, want.stderr)
 	}
 	t.Logf("%s (staged %v): diff %d, review %d", l.desc, l.staged, want.code, got.code)
+	if l.untouched {
+		if got.code != cli.ExitOK {
+			t.Fatalf("%s (staged %v): review of a change that touches no contract exits %d\n%s%s",
+				l.desc, l.staged, got.code, got.stdout, got.stderr)
+		}
+		return
+	}
 	if got.code < want.code {
 		t.Fatalf("%s (staged %v): review exits %d, below diff's %d\nreview: %s%s\ndiff: %s%s",
 			l.desc, l.staged, got.code, want.code, got.stdout, got.stderr, want.stdout, want.stderr)
