@@ -2,7 +2,9 @@ package openapi
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
+	"fmt"
 	"regexp"
 	"slices"
 	"strings"
@@ -27,7 +29,12 @@ import (
 const maxTextRefFiles = 32
 
 // blankSpan is a byte range of a served file to read as "".
-type blankSpan struct{ start, end int }
+// empty is what it reads as: `""` where text was expected, `{}` where a
+// map was.
+type blankSpan struct {
+	start, end int
+	empty      string
+}
 
 var pointerRE = regexp.MustCompile(` in (/\S*)$`)
 
@@ -47,10 +54,20 @@ func (d *Doc) textRefs(err error) bool {
 	var spans []blankSpan
 	var first *rules.Invalid
 	for _, e := range le.Errors {
-		if e == nil || !strings.Contains(e.Message, "into string") {
+		if e == nil {
 			return false
 		}
-		n := nodeAt(&root, e.Mark.Line, e.Mark.Column)
+		var n *yaml.Node
+		empty, what := `""`, "text (%s: $ref %s): the text is read as empty, so it is not compared"
+		switch {
+		case strings.Contains(e.Message, "into string"):
+			n = nodeAt(&root, e.Mark.Line, e.Mark.Column)
+		case strings.Contains(e.Message, "into openapi3.Schema") && strings.HasSuffix(e.Message, "/properties/$ref"):
+			// properties: {$ref: file#/props}, as DigitalOcean writes
+			// its models: the parser reads "$ref" as a property's name.
+			n, empty = refHolding(&root, e.Mark.Line, e.Mark.Column), "{}"
+			what = "a map of properties (%s: $ref %s): it is read as no properties, so they are not compared"
+		}
 		if n == nil || n.Kind != yaml.MappingNode || len(n.Content) != 2 || n.Content[0].Value != "$ref" || n.Content[1].Kind != yaml.ScalarNode {
 			return false
 		}
@@ -58,6 +75,7 @@ func (d *Doc) textRefs(err error) bool {
 		if !ok {
 			return false
 		}
+		sp.empty = empty
 		spans = append(spans, sp)
 		if first == nil {
 			at := "a field"
@@ -65,8 +83,8 @@ func (d *Doc) textRefs(err error) bool {
 				at = m[1]
 			}
 			loc := d.Loc(&openapi3.Location{File: d.lastKey, Line: n.Line, Column: n.Column})
-			first = &rules.Invalid{Loc: loc, Msg: "a $ref stands where OpenAPI expects text (" + at + ": $ref " + quote(n.Content[1].Value) +
-				"): the text is read as empty, so it is not compared; bundle the document (redocly bundle) to compare it"}
+			first = &rules.Invalid{Loc: loc, Msg: "a $ref stands where OpenAPI expects " + fmt.Sprintf(what, at, quote(n.Content[1].Value)) +
+				"; bundle the document (redocly bundle) to compare it"}
 		}
 	}
 	if d.blanks == nil {
@@ -81,6 +99,26 @@ func (d *Doc) textRefs(err error) bool {
 }
 
 func quote(s string) string { return `"` + strings.ReplaceAll(s, `"`, `\"`) + `"` }
+
+// refHolding is the one-entry mapping `{$ref: X}` whose X starts at line
+// and column.
+func refHolding(n *yaml.Node, line, col int) *yaml.Node {
+	if n == nil {
+		return nil
+	}
+	if n.Kind == yaml.MappingNode && len(n.Content) == 2 && n.Content[1].Line == line && n.Content[1].Column == col {
+		return n
+	}
+	for _, c := range n.Content {
+		if c.Line > line {
+			break
+		}
+		if found := refHolding(c, line, col); found != nil {
+			return found
+		}
+	}
+	return nil
+}
 
 // nodeAt is the shallowest node starting at line and column.
 func nodeAt(n *yaml.Node, line, col int) *yaml.Node {
@@ -128,7 +166,7 @@ func mappingSpan(b []byte, n *yaml.Node) (blankSpan, bool) {
 		}
 		end = i + 1
 	}
-	return blankSpan{start, end}, true
+	return blankSpan{start: start, end: end}, true
 }
 
 // scalarEnd is the offset just past the scalar starting at i, or -1 when it
@@ -196,8 +234,9 @@ func blank(b []byte, spans []blankSpan) []byte {
 	spans = slices.SortedFunc(slices.Values(spans), func(a, b blankSpan) int { return b.start - a.start })
 	for _, sp := range spans {
 		repl := make([]byte, 0, sp.end-sp.start)
-		repl = append(repl, `""`...)
-		for _, r := range string(b[sp.start:sp.end])[2:] {
+		empty := cmp.Or(sp.empty, `""`)
+		repl = append(repl, empty...)
+		for _, r := range string(b[sp.start:sp.end])[len(empty):] {
 			if r == '\n' {
 				repl = append(repl, '\n')
 			} else {

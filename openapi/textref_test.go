@@ -49,3 +49,42 @@ func TestBlankTextRef(t *testing.T) {
 }
 
 func spaces(n int) string { return strings.Repeat(" ", n) }
+
+// TestPropertiesRef loads a schema whose properties are written as a $ref
+// (DigitalOcean's load_balancer.yml: `properties: {$ref: attributes.yml#/x}`),
+// which kin-openapi refuses: the document is read, the map as no properties,
+// with one contract-invalid problem at the $ref, and the rest compared.
+func TestPropertiesRef(t *testing.T) {
+	d, err := loadText(t, `openapi: 3.0.3
+info: {title: t, version: "1"}
+paths:
+  /lb:
+    get:
+      responses:
+        "200":
+          description: ok
+          content:
+            application/json:
+              schema: {$ref: "#/components/schemas/LB"}
+components:
+  schemas:
+    LB:
+      allOf:
+        - type: object
+          properties:
+            $ref: 'attributes.yml#/ids'
+        - type: object
+          properties:
+            name: {type: string}
+`)
+	if err != nil {
+		t.Fatalf("refused: %v", err)
+	}
+	if len(d.Problems) != 1 || d.Problems[0].Loc.Line != 18 || !strings.Contains(d.Problems[0].Msg, "map of properties") {
+		t.Errorf("problems %+v, want one at line 18 saying the map of properties is not compared", d.Problems)
+	}
+	lb := d.T.Components.Schemas["LB"].Value
+	if len(lb.AllOf) != 2 || len(lb.AllOf[0].Value.Properties) != 0 || lb.AllOf[1].Value.Properties["name"] == nil {
+		t.Errorf("LB read as %+v", lb.AllOf)
+	}
+}
