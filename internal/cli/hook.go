@@ -24,6 +24,13 @@ func (ro *reviewOptions) preCommit(e *Env, files []string) error {
 		return nil
 	case from != "" || to != "":
 		return usageErr("--pre-commit: PRE_COMMIT_FROM_REF and PRE_COMMIT_TO_REF come together; only one is set")
+	case e.Getenv("PRE_COMMIT_REMOTE_NAME") != "":
+		// A push without a range: pre-commit names none when the pushed
+		// commits reach a root the remote does not have (a repository's
+		// first push). Nothing of it is published, so nothing can break:
+		// every contract is compared as added.
+		ro.review.Base, ro.review.Staged = source.EmptyTree, false
+		return nil
 	}
 	ro.review.Staged = true
 	if len(files) == 0 {

@@ -529,7 +529,7 @@ func TestActionEvents(t *testing.T) {
 		{"push, a branch's first", "push", `{"before": "` + zeros + `", "after": "` + head + `", "repository": {"default_branch": "main"}}`,
 			"origin/main @ " + base[:7]},
 		{"workflow_dispatch", "workflow_dispatch", `{"inputs": {"base": "` + base + `"}}`, base[:7]},
-		{"workflow_dispatch, no input", "workflow_dispatch", `{"inputs": {}}`, "main @ " + base[:7] + ", merge base of HEAD"},
+		{"workflow_dispatch, no input", "workflow_dispatch", `{"inputs": {}}`, "origin/main @ " + base[:7] + ", merge base of HEAD"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			r.t = t

@@ -87,6 +87,10 @@ func (r *Repo) ResolveBase(ref string) (Base, error) {
 		// own on standard error (a workflow command in a CI log).
 		return Base{}, &MissingError{fmt.Sprintf("base %q holds a control character: a ref name cannot, name a branch, tag or commit", ref)}
 	}
+	if ref == source.EmptyTree {
+		// A push of new root commits: the remote holds none of it yet.
+		return Base{Commit: source.EmptyTree, Why: "the push publishes new root commits"}, nil
+	}
 	if ref != "" {
 		if c := r.commit(ref); c != "" {
 			return Base{Commit: c, Ref: ref}, nil
