@@ -93,6 +93,13 @@ func Declared(src source.Source, file string) (bool, error) {
 	return slices.ContainsFunc(roots, func(r moduleRoot) bool { return r.holds(file) }), nil
 }
 
+// Configured reports whether a buf.yaml or buf.work.yaml above file
+// declares any module, whether or not one holds the file.
+func Configured(src source.Source, file string) (bool, error) {
+	roots, err := declaredRoots(src, path.Dir(file))
+	return len(roots) > 0, err
+}
+
 // Excluded reports whether the buf configuration above file leaves it out
 // of every module that would hold it (buf.yaml excludes): buf never builds
 // it, so neither does review.

@@ -77,6 +77,9 @@ func (c *common) optionsFor(e *Env, cfg *config.Config) (pipeline.Options, *conf
 
 // emit writes the report r of a run with options o and turns its findings
 // into the exit status.
+// unreadableRule is review's finding for a contract it could not read.
+const unreadableRule = "contract-unreadable"
+
 func (c *common) emit(e *Env, r *report.Report, o pipeline.Options) error {
 	threshold, err := c.threshold()
 	if err != nil {
@@ -90,6 +93,12 @@ func (c *common) emit(e *Env, r *report.Report, o pipeline.Options) error {
 	}
 	if o.Stats != nil {
 		o.Stats.Write(e.Stderr)
+	}
+	// A contract review could not read is bad input, whatever else the
+	// report holds beside it: exit 2, as diff of the two trees exits on it,
+	// never below it. The report still says everything.
+	if slices.ContainsFunc(r.Findings, func(f rules.Finding) bool { return f.Rule == unreadableRule }) {
+		return &exitError{code: ExitUsage}
 	}
 	for _, f := range r.Findings {
 		if c.fails(f, threshold) {

@@ -117,12 +117,7 @@ type waivable struct{ rule, message, path, fingerprint string }
 
 func runCLI(t *testing.T, dir string, args ...string) run {
 	t.Helper()
-	var out, errs bytes.Buffer
-	e := &cli.Env{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errs,
-		Getenv: func(string) string { return "" },
-		Now:    func() time.Time { return time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC) },
-		Getwd:  func() (string, error) { return dir, nil }}
-	r := run{code: cli.Main(append(args, "--format", "json"), e), stdout: out.String(), stderr: errs.String()}
+	r := mainIn(dir, append(args, "--format", "json")...)
 	if r.code == cli.ExitUsage {
 		return r
 	}
@@ -136,8 +131,8 @@ func runCLI(t *testing.T, dir string, args ...string) run {
 		}
 		NotReviewed []string `json:"not_reviewed"`
 	}
-	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
-		t.Fatalf("%s: exit %d, stdout not JSON: %v\n%s\n%s", args, r.code, err, out.String(), errs.String())
+	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
+		t.Fatalf("%s: exit %d, stdout not JSON: %v\n%s\n%s", args, r.code, err, r.stdout, r.stderr)
 	}
 	for _, f := range rep.Findings {
 		if f.Severity == "error" {
@@ -271,6 +266,16 @@ func waiveAll(ws []waivable) ([]byte, []string) {
 	}
 	slices.Sort(accepted)
 	return []byte(b.String()), slices.Compact(accepted)
+}
+
+// mainIn runs the command in dir, with no environment and a fixed clock.
+func mainIn(dir string, args ...string) run {
+	var out, errs bytes.Buffer
+	e := &cli.Env{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errs,
+		Getenv: func(string) string { return "" },
+		Now:    func() time.Time { return time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC) },
+		Getwd:  func() (string, error) { return dir, nil }}
+	return run{code: cli.Main(args, e), stdout: out.String(), stderr: errs.String()}
 }
 
 func writeTree(t *testing.T, dir string, tree map[string][]byte) {

@@ -27,13 +27,15 @@ import (
 // `diff` of the same two trees. The seeds are a fixed few, so plain
 // `go test` runs them quickly and the same way every time: the first 16,
 // and those past them that draw a submodule bump, a .proto import through
-// a linked directory (moved, edited, its import edited) or a shallow clone
-// of .proto files.
+// a linked directory (moved, edited, its import edited), a shallow clone
+// of .proto files, a .proto file moved without a buf.yaml, or an import by
+// the short path (with and without a buf.yaml declaring its directory; the
+// importer edited, moved, or its import edited).
 func FuzzReviewLayouts(f *testing.F) {
 	for seed := range uint64(16) {
 		f.Add(seed)
 	}
-	for _, seed := range []uint64{18, 19, 22, 31, 39, 202, 274} {
+	for _, seed := range []uint64{18, 19, 22, 31, 39, 59, 122, 126, 168, 196, 201, 202, 270, 274, 355} {
 		f.Add(seed)
 	}
 	f.Fuzz(func(t *testing.T, seed uint64) {
@@ -168,11 +170,20 @@ func genProtoLayout(rng *rand.Rand, pick func(...string) string) layout {
 	}
 	l := layout{root: "api/" + name, staged: rng.IntN(2) == 1, breaks: change != "none", dirs: true,
 		history: pick("plain", "detached", "moved on", "worktree", "shallow")}
+	// Drawn last, so the seeds above draw what they drew before: an import
+	// by the short path, beside the importer, which resolves only from its
+	// directory. Without a buf.yaml declaring that directory diff refuses
+	// both trees, and review must stop too.
+	if imports == "full path" && rng.IntN(2) == 0 {
+		imports = "short path"
+		l.refused = bufYAML == "none"
+	}
+	l.untouched = l.refused && change == "none"
 	l.desc = strings.Join([]string{"proto", name, bufYAML, imports, change, l.history}, " | ")
 	money := func(fields string) []byte {
 		return []byte("syntax = \"proto3\";\npackage money.v1;\nmessage Money {\n  int64 units = 1;\n" + fields + "}\n")
 	}
-	imported, importedAs := map[string]string{"full path": "api/money.proto", "linked dir": "vendor/money.proto"}[imports], ""
+	imported, importedAs := map[string]string{"full path": "api/money.proto", "short path": "api/money.proto", "linked dir": "vendor/money.proto"}[imports], ""
 	charge := func(typ string) []byte {
 		s := "syntax = \"proto3\";\npackage shop.v1;\n"
 		if imported != "" {
@@ -188,6 +199,8 @@ func genProtoLayout(rng *rand.Rand, pick func(...string) string) layout {
 	switch imports {
 	case "full path":
 		importedAs = imported
+	case "short path":
+		importedAs = "money.proto"
 	case "linked dir":
 		importedAs = "shared/money.proto"
 		l.base.links["shared"] = "vendor"
@@ -196,10 +209,12 @@ func genProtoLayout(rng *rand.Rand, pick func(...string) string) layout {
 		l.base.files[imported] = money("  string currency = 2;\n")
 	}
 	l.base.files[l.root] = charge("string")
-	switch bufYAML {
-	case "buf.yaml":
+	switch {
+	case bufYAML == "buf.yaml" && imports == "short path":
+		l.base.files["buf.yaml"] = []byte("version: v2\nmodules:\n  - path: api\n")
+	case bufYAML == "buf.yaml":
 		l.base.files["buf.yaml"] = []byte("version: v2\n")
-	case "buf.yaml excluding vendor":
+	case bufYAML == "buf.yaml excluding vendor":
 		l.base.files["buf.yaml"] = []byte("version: v1\nbuild:\n  excludes:\n    - vendor\n")
 	}
 	l.head = l.base.clone()

@@ -76,7 +76,7 @@ func loadProto(side string, s Side, roots []string, o Options) (*protobuf.Tree, 
 
 func protoOptions(side string, s Side, roots []string, o Options) protobuf.Options {
 	po := protobuf.Options{ImportPaths: roots, Display: s.Display,
-		Hint: protoPathHint(len(s.ProtoPaths)+len(o.ProtoPaths) > 0 || s.Dir != "")}
+		Hint: protoPathHint(len(s.ProtoPaths)+len(o.ProtoPaths) > 0)}
 	if o.Cache != nil {
 		po.Cache = o.Cache
 		po.Cached = func(hits, files int) { o.Stats.cached(side, hits, files) }

@@ -1,12 +1,15 @@
 package review
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/contractlint/contractlint/internal/source"
 )
 
 const chargeProto = "syntax = \"proto3\";\npackage shop.v1;\nmessage Charge {\n  string id = 1;\n}\n"
@@ -17,8 +20,7 @@ const chargeProto = "syntax = \"proto3\";\npackage shop.v1;\nmessage Charge {\n 
 // a deletion and an addition of a file declaring the same package.
 // Without a buf.yaml the repository is the module, as the directory given
 // to buf breaking is: a file moved to another directory under its own name
-// changed its path there (FILE_NO_DELETE), though its import name, relative
-// to its own directory, did not.
+// changed its path there (FILE_NO_DELETE).
 func TestRunProtoMoveIsFileRemoval(t *testing.T) {
 	const money = "syntax = \"proto3\";\npackage shop.v1;\nmessage Money {\n  int64 units = 1;\n}\n"
 	importing := func(imp string) string {
@@ -27,10 +29,8 @@ func TestRunProtoMoveIsFileRemoval(t *testing.T) {
 	for _, tc := range []struct {
 		name, to, text string
 		noBuf          bool
-		// with is a file beside the moved one, the moved file's import,
-		// moved with it when withTo is set.
-		with, withTo string
-		want         []string // the paths reported deleted
+		// with is a file beside the moved one, the moved file's import.
+		with string
 	}{
 		{name: "renamed", to: "api/payment.proto", text: chargeProto},
 		{name: "moved under a buf.yaml root", to: "api2/charge.proto", text: chargeProto},
@@ -44,11 +44,6 @@ func TestRunProtoMoveIsFileRemoval(t *testing.T) {
 			text: importing("google/protobuf/timestamp.proto"), noBuf: true},
 		{name: "moved without buf.yaml, importing by the full path", to: "api2/charge.proto",
 			text: importing("api/money.proto"), noBuf: true, with: "api/money.proto"},
-		// Imports by the short path resolve from the files' own directory
-		// only: each file is still named by its path in the repository.
-		{name: "moved with its import without buf.yaml, short path", to: "api2/charge.proto",
-			text: importing("money.proto"), noBuf: true, with: "api/money.proto", withTo: "api2/money.proto",
-			want: []string{"api/charge.proto", "api/money.proto"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := newRepo(t, "main")
@@ -62,14 +57,7 @@ func TestRunProtoMoveIsFileRemoval(t *testing.T) {
 			r.commit("v1")
 			r.remove("api/charge.proto")
 			r.write(tc.to, tc.text)
-			if tc.withTo != "" {
-				r.remove(tc.with)
-				r.write(tc.withTo, money)
-			}
-			want := tc.want
-			if want == nil {
-				want = []string{"api/charge.proto"}
-			}
+			want := []string{"api/charge.proto"}
 			treeThenIndex(r, func(staged bool, res *Result, err error) {
 				if err != nil {
 					t.Fatalf("staged=%v: %v", staged, err)
@@ -456,4 +444,103 @@ func TestRunProtoImportThroughLinkedDir(t *testing.T) {
 			t.Errorf("staged=%v: want proto-field-removed at shared/money.proto, got %+v", staged, res.Findings)
 		}
 	})
+}
+
+// Without a buf.yaml or buf.work.yaml, and without --proto-path or
+// proto.paths, the repository is the module, as the directory handed to
+// buf breaking or to diff is: imports resolve from its top. An import that
+// resolves only from a subdirectory (proto/a/v1/a.proto importing
+// "a/v1/common.proto") is an error at its import line saying what was
+// looked for and how to declare the root, as diff of the two trees fails
+// on it, never a root guessed here that passes an edit diff refuses. Once
+// the root is declared (buf.yaml, proto.paths), the same change is
+// compared.
+func TestRunProtoImportOnlyFromSubdir(t *testing.T) {
+	const common = "syntax = \"proto3\";\npackage a.v1;\nmessage Money {\n  int64 units = 1;\n}\n"
+	a := func(extra string) string {
+		return "syntax = \"proto3\";\npackage a.v1;\nimport \"a/v1/common.proto\";\nmessage Charge {\n  string id = 1;\n  Money amount = 2;\n" + extra + "}\n"
+	}
+	for _, tc := range []struct {
+		name, head string
+		unchanged  bool // the head edits another file; a.proto is as it was
+	}{
+		{name: "an added field", head: a("  string note = 3;\n")},
+		{name: "a removed field", head: strings.Replace(a(""), "  Money amount = 2;\n", "", 1)},
+		{name: "another file edited", unchanged: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := newRepo(t, "main")
+			r.write("proto/a/v1/common.proto", common)
+			r.write("proto/a/v1/a.proto", a(""))
+			r.write("z.proto", "syntax = \"proto3\";\npackage z;\nmessage Z {\n  string id = 1;\n}\n")
+			r.commit("v1")
+			if tc.unchanged {
+				r.write("z.proto", "syntax = \"proto3\";\npackage z;\nmessage Z {\n  string id = 1;\n  string note = 2;\n}\n")
+			} else {
+				r.write("proto/a/v1/a.proto", tc.head)
+			}
+			treeThenIndex(r, func(staged bool, res *Result, err error) {
+				wantImportError(t, staged, res, err, "proto/a/v1/a.proto:3:8", "a/v1/common.proto")
+			})
+			r.git("reset", "-q")
+			for _, declare := range []string{"proto.paths", "buf.yaml"} {
+				o := options(r.top)
+				if declare == "proto.paths" {
+					o.Pipeline.ProtoPaths = []string{"proto"}
+				} else {
+					r.write("buf.yaml", "version: v1\nbuild:\n  roots: [proto]\n")
+					r.git("add", "buf.yaml")
+					r.git("commit", "-q", "-m", "declare the root", "--", "buf.yaml")
+				}
+				res, err := Run(o)
+				if err != nil || hasRule(res.Findings, "contract-unreadable") {
+					t.Fatalf("with %s: %v, %+v", declare, err, res)
+				}
+				if removed := tc.name == "a removed field"; removed != hasRule(res.Findings, "proto-field-removed") {
+					t.Errorf("with %s: want proto-field-removed %v, got %+v", declare, removed, res.Findings)
+				}
+			}
+		})
+	}
+}
+
+// An import by the short path, beside the importing file, resolves from
+// that file's directory only: without a buf.yaml, as diff of the two trees
+// and buf breaking, review does not look there.
+func TestRunProtoShortImportWithoutBufYAML(t *testing.T) {
+	r := newRepo(t, "main")
+	r.write("api/money.proto", "syntax = \"proto3\";\npackage shop.v1;\nmessage Money {\n  int64 units = 1;\n}\n")
+	charge := strings.Replace(chargeProto, "package shop.v1;\n", "package shop.v1;\nimport \"money.proto\";\n", 1)
+	r.write("api/charge.proto", charge)
+	r.commit("v1")
+	r.write("api/charge.proto", strings.Replace(charge, "string id = 1;", "int64 id = 1;", 1))
+	treeThenIndex(r, func(staged bool, res *Result, err error) {
+		wantImportError(t, staged, res, err, "api/charge.proto:3:8", "money.proto")
+	})
+}
+
+// wantImportError checks a review stopped (exit 2), or reported the file
+// contract-unreadable, at the import of imp that does not resolve from the
+// repository's top, saying where it looked and how to declare the root.
+func wantImportError(t *testing.T, staged bool, res *Result, err error, at, imp string) {
+	t.Helper()
+	msg, got := fmt.Sprint(err), ""
+	var ps source.Problems
+	switch {
+	case errors.As(err, &ps):
+		got = fmt.Sprintf("%s:%d:%d", ps[0].File, ps[0].Line, ps[0].Column)
+	case err == nil && len(findingsOf(res.Findings, "contract-unreadable")) == 1:
+		f := findingsOf(res.Findings, "contract-unreadable")[0]
+		msg, got = f.Message, f.Where.String()
+	default:
+		t.Fatalf("staged=%v: want an error at the import, got %v, %+v", staged, err, res)
+	}
+	if got != at {
+		t.Errorf("staged=%v: the error is at %s, not at the import, %s", staged, got, at)
+	}
+	for _, part := range []string{`import "` + imp + `" not found`, "looked for " + imp + ";", "buf.yaml", "proto.paths"} {
+		if !strings.Contains(msg, part) {
+			t.Errorf("staged=%v: %q does not say %q", staged, msg, part)
+		}
+	}
 }

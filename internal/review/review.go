@@ -409,15 +409,18 @@ func (r *Repo) checkUnchanged(files []FileChange, newSrc source.Source, head str
 		}
 		rest = append(rest, n)
 	}
-	if len(rest) == 0 {
-		return nil, nil
-	}
-	s := side(newSrc, rest[0], rest[1:]...)
-	s.Label = pipeline.BothSides
 	var ps source.Problems
-	err = pipeline.CheckProto(s, o.Pipeline)
-	if err == nil || !errors.As(err, &ps) {
-		return nil, err
+	for _, files := range moduleGroups(newSrc, rest, o.Pipeline.ProtoPaths) {
+		s, err := asModule(side(newSrc, files[0], files[1:]...), o.Pipeline.ProtoPaths)
+		if err != nil {
+			return nil, err
+		}
+		s.Label = pipeline.BothSides
+		var some source.Problems
+		if err := pipeline.CheckProto(s, o.Pipeline); err != nil && !errors.As(err, &some) {
+			return nil, err
+		}
+		ps = append(ps, some...)
 	}
 	var out []unreadable
 	at := map[string]int{}
@@ -433,6 +436,25 @@ func (r *Repo) checkUnchanged(files []FileChange, newSrc source.Source, head str
 		out[i].probs = append(out[i].probs, p)
 	}
 	return out, nil
+}
+
+// moduleGroups splits files into those under a buf configuration and
+// those under none, which asModule compiles from the repository's top
+// (with --proto-path or proto.paths, one group, as given).
+func moduleGroups(src source.Source, files, paths []string) [][]string {
+	groups := [][]string{files}
+	if len(paths) == 0 {
+		var configured, top []string
+		for _, f := range files {
+			if ok, err := protobuf.Configured(src, f); err != nil || ok {
+				configured = append(configured, f) // a bad buf.yaml is its compile's to report
+			} else {
+				top = append(top, f)
+			}
+		}
+		groups = [][]string{configured, top}
+	}
+	return slices.DeleteFunc(groups, func(g []string) bool { return len(g) == 0 })
 }
 
 // importPathFiles reports whether a file lies under one of the extra
@@ -539,17 +561,37 @@ func (r *Repo) review(c FileChange, base Base, oldSrc, newSrc source.Source, loc
 		}
 		po.History = h
 	}
+	if c.Status != Added && c.Status != Deleted && c.Old != c.New && isProto(c.New) {
+		out, err := leftModules(c.New, newSrc)
+		if err != nil {
+			return nil, err
+		}
+		if out {
+			c.Status = Deleted
+		}
+	}
 	switch c.Status {
 	case Deleted:
 		return removed(c.Old, po)
 	case Added:
-		return pipeline.Lint(labelled(side(newSrc, c.New), headLabel(newSrc)), po)
+		s, err := asModule(labelled(side(newSrc, c.New), headLabel(newSrc)), po.ProtoPaths)
+		if err != nil {
+			return nil, err
+		}
+		return pipeline.Lint(s, po)
 	}
-	oldSide, newSide := labelled(side(oldSrc, c.Old, c.Also...), "base "+base.Ref), labelled(side(newSrc, c.New, c.Also...), headLabel(newSrc))
+	oldSide, err := asModule(labelled(side(oldSrc, c.Old, c.Also...), "base "+base.Ref), po.ProtoPaths)
+	if err != nil {
+		return nil, err
+	}
+	newSide, err := asModule(labelled(side(newSrc, c.New, c.Also...), headLabel(newSrc)), po.ProtoPaths)
+	if err != nil {
+		return nil, err
+	}
 	// A moved .proto file is deleted at its old path, as diff of the two
 	// trees and buf see it; its elements are still compared by name.
 	oldSide.ByName = c.Old != c.New
-	if oldSide.ByName && isProto(c.New) {
+	if oldSide.ByName && isProto(c.New) && len(po.ProtoPaths) > 0 {
 		whole, err := repositoryIsModule(c, oldSrc, newSrc)
 		if err != nil {
 			return nil, err
@@ -564,6 +606,39 @@ func (r *Repo) review(c FileChange, base Base, oldSrc, newSrc source.Source, loc
 		}
 	}
 	return pipeline.Diff(oldSide, newSide, po)
+}
+
+// leftModules reports a .proto file moved to where the buf configuration
+// above it holds it in no module: buf builds it no more, so to buf
+// breaking and to diff of the two trees the module lost the file, however
+// its new path would name it.
+func leftModules(name string, src source.Source) (bool, error) {
+	configured, err := protobuf.Configured(src, name)
+	if err != nil || !configured {
+		return false, err
+	}
+	declared, err := protobuf.Declared(src, name)
+	return !declared, err
+}
+
+// asModule names a .proto side's files from the repository's top when no
+// buf.yaml or buf.work.yaml lies above the first of them and neither
+// --proto-path nor proto.paths is given: the repository is then the
+// module, as the directory handed to buf breaking or to diff is, and
+// imports resolve from its top only. An import that resolves only from a
+// subdirectory is an error at its import line naming where it was looked
+// for and how to declare the root, as diff of the two trees fails on it:
+// a root guessed here would compare, and maybe pass, what diff refuses.
+func asModule(s pipeline.Side, paths []string) (pipeline.Side, error) {
+	if len(paths) > 0 || !isProto(s.Files[0]) {
+		return s, nil
+	}
+	configured, err := protobuf.Configured(s.Src, s.Files[0])
+	if err != nil || configured {
+		return s, err
+	}
+	s.Dir = "."
+	return s, nil
 }
 
 // repositoryIsModule reports whether a moved .proto file is named by its

@@ -395,6 +395,7 @@ func TestRunRefGraph(t *testing.T) {
 // through its importer.
 func TestRunImportGraph(t *testing.T) {
 	r := newRepo(t, "main")
+	r.write("api/buf.yaml", "version: v1\n")
 	r.write("api/shop.proto", "syntax = \"proto3\";\npackage shop;\nimport \"lib/money.proto\";\nmessage Charge {\n  lib.Money total = 1;\n}\n")
 	r.write("api/lib/money.proto", "syntax = \"proto3\";\npackage lib;\nmessage Money {\n  int64 units = 1;\n  string currency = 2;\n}\n")
 	r.commit("v1")

@@ -49,8 +49,9 @@ func ordersProto(geo bool, note bool) string {
 }
 
 // A repository laid out for buf reviews with no flags and no
-// .contractlint.yaml: the roots come from buf.yaml (v1 or v2), from
-// buf.work.yaml, or, with none, from where the imports resolve.
+// .contractlint.yaml: the roots come from buf.yaml (v1 or v2) or from
+// buf.work.yaml. (With none, the repository is the module and imports
+// resolve from its top: TestRunProtoImportOnlyFromSubdir.)
 func TestRunFindsProtoRoots(t *testing.T) {
 	layouts := []struct {
 		name  string
@@ -65,7 +66,6 @@ func TestRunFindsProtoRoots(t *testing.T) {
 		{"buf.work.yaml", true, map[string]string{
 			"buf.work.yaml":  "version: v1\ndirectories:\n  - proto\n  - third_party\n",
 			"proto/buf.yaml": "version: v1\n", "third_party/buf.yaml": "version: v1\n"}},
-		{"no configuration", false, nil},
 	}
 	for _, l := range layouts {
 		t.Run(l.name, func(t *testing.T) {
@@ -113,6 +113,7 @@ func TestRunFindsProtoRoots(t *testing.T) {
 func TestRunUnreadableProto(t *testing.T) {
 	r := newRepo(t, "main")
 	r.write("api/pets.yaml", pets("name", "age"))
+	r.write("proto/buf.yaml", "version: v1\n")
 	r.write("proto/shop/orders/v1/orders.proto", ordersProto(false, true))
 	r.write("proto/shop/common/v1/money.proto", money)
 	r.commit("v1")
@@ -131,7 +132,7 @@ func TestRunUnreadableProto(t *testing.T) {
 	if len(fs) != 1 || fs[0].Severity != rules.Error || fs[0].Where.File != "proto/shop/orders/v1/orders.proto" || fs[0].Where.Line != 3 {
 		t.Fatalf("want one contract-unreadable error at orders.proto:3, got %+v", fs)
 	}
-	for _, part := range []string{`import "shop/common/v1/money.proto" not found`, "proto/shop/orders/v1/shop/common/v1/money.proto", "buf.yaml", "--proto-path", "proto.paths"} {
+	for _, part := range []string{`import "shop/common/v1/money.proto" not found`, "looked for proto/shop/common/v1/money.proto", "buf.yaml", "--proto-path", "proto.paths"} {
 		if !strings.Contains(fs[0].Message, part) {
 			t.Errorf("message %q does not say %q", fs[0].Message, part)
 		}
