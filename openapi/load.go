@@ -172,7 +172,7 @@ func (d *Doc) validate(ctx context.Context) []rules.Invalid {
 			out[i].Msg += "; " + msg
 		}
 	}
-	return out
+	return append(out, d.scopeProblems()...)
 }
 
 // leaves flattens kin-openapi's multi-error into its independent problems,

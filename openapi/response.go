@@ -127,14 +127,16 @@ func (a alternative) admits(b alternative) bool {
 	return true
 }
 
-// missingScopes lists the scopes of b that a lacks, scheme by scheme, as
-// "scheme:scope".
-func (a alternative) missingScopes(b alternative) []string {
-	var out []string
+// scope is one name a security requirement lists for one scheme.
+type scope struct{ scheme, name string }
+
+// missingScopes lists the scopes of b that a lacks, scheme by scheme.
+func (a alternative) missingScopes(b alternative) []scope {
+	var out []scope
 	for _, scheme := range sortedKeys(b) {
 		for _, s := range b[scheme] {
 			if !slices.Contains(a[scheme], s) {
-				out = append(out, scheme+":"+s)
+				out = append(out, scope{scheme, s})
 			}
 		}
 	}
@@ -184,10 +186,10 @@ func (d *differ) security(id, base string, o, n *openapi3.Operation) {
 		}
 		if b := closest(a, na); b != nil {
 			for _, s := range a.missingScopes(b) {
-				if !scopes[s] {
-					scopes[s] = true
+				if name := s.scheme + ":" + s.name; !scopes[name] {
+					scopes[name] = true
 					idx = append(idx, d.add(rules.Change{Kind: rules.Added, Subject: rules.SubjectScope,
-						Name: s, Path: base + "/security", NewLoc: loc}))
+						Name: name, Path: base + "/security", NewLoc: loc, Undecided: scopesOutside(d.new.T, s.scheme)}))
 				}
 			}
 			continue

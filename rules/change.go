@@ -292,7 +292,9 @@ type Change struct {
 	// Undecided says, for a oneOf/anyOf member removed, why the diff could
 	// not tell whether the new schema still admits every value the member
 	// did (a pattern, a format, a not it does not compare); "" when it
-	// could: the member's values are refused.
+	// could: the member's values are refused. For a scope added, why the
+	// name is outside the contract (OpenAPI 3.0 lists none for an http or
+	// apiKey scheme), so whether old tokens lack it cannot be told.
 	Undecided string
 	// Proto is what a change to a proto element carries beyond its places.
 	Proto ProtoElement

@@ -28,6 +28,7 @@ func openapiSurface() []*Rule {
 		operationIDChanged(),
 		securityRequirementAdded(),
 		securityScopeAdded(),
+		securityScopeAddedUndecided(),
 	}
 }
 
@@ -141,7 +142,27 @@ func securityScopeAdded() *Rule {
 		},
 	},
 		func(c *Change) (string, bool) {
-			return fmt.Sprintf("scope %s now required: existing tokens lack it", c.Name), c.Is(Added, SubjectScope)
+			return fmt.Sprintf("scope %s now required: existing tokens lack it", c.Name), c.Is(Added, SubjectScope) && c.Undecided == ""
+		})
+}
+
+func securityScopeAddedUndecided() *Rule {
+	return onChange(&Rule{
+		ID: "security-scope-added-undecided", Pack: Breaking, Formats: OpenAPI, Severity: Warning,
+		Reads: []Entry{{Added, SubjectScope, ""}},
+		Doc: Doc{
+			Title: "An operation lists a new scope the contract does not define",
+			Text: "OpenAPI 3.0 asks a security requirement to list no names for a scheme other than oauth2 and openIdConnect, " +
+				"so names listed there (token scopes of an http bearer scheme) are not part of the contract: whether tokens issued before " +
+				"the change hold the new one depends on the provider, which the contract does not say. Reported at warning, with that reason; " +
+				"check that old tokens are still accepted. (An oauth2 or openIdConnect scope, or a role in OpenAPI 3.1, is security-scope-added.)",
+			Bad:  "openapi: 3.0.0 ... security: [{bearer_auth: [project:update]}]   ->   [{bearer_auth: [project:assign_resource]}]",
+			Good: "declare the scopes on an oauth2 scheme, or move to OpenAPI 3.1, where an http scheme may list roles",
+		},
+	},
+		func(c *Change) (string, bool) {
+			return fmt.Sprintf("scope %s now listed: cannot tell whether existing tokens lack it (%s)", c.Name, c.Undecided),
+				c.Is(Added, SubjectScope) && c.Undecided != ""
 		})
 }
 
