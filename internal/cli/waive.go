@@ -164,7 +164,16 @@ func resolver(reg *rules.Registry) func(string) []string {
 func (c *common) applyWaivers(e *Env, r *report.Report, matched *rules.Matched) {
 	for _, a := range matched.Accepted() {
 		if c.waive == nil || c.waive.matchesPath(a.Finding) {
-			c.acceptedInPR(r, a.Finding, a.By.Loc, "the inline ignore at "+a.By.Loc.String(), a.By.Reason)
+			c.acceptedInPR(r, a.Finding, a.By.Loc, c.owner(a.By.Owner, a.By.Loc, a.By.Rule, "inline ignore"), a.By.Reason)
+		}
+	}
+	// A config line that loosens the gate is already a failing
+	// config-weakened finding; it is listed with what the change accepted
+	// too, so no list of acceptances leaves it out.
+	for _, f := range r.Findings {
+		if f.Rule == rules.ConfigWeakenedID {
+			r.Waived = append(r.Waived, report.Waived{Finding: f, InPR: true,
+				Justification: "accepted in this PR by " + c.owner("", f.Where, "", "config line")})
 		}
 	}
 	defer func() { rules.SortFindings(r.Findings) }()
@@ -195,6 +204,23 @@ func (c *common) applyWaivers(e *Env, r *report.Report, matched *rules.Matched) 
 		}
 		r.Waived = append(r.Waived, report.Waived{Finding: w.Finding, Justification: w.Justification()})
 	}
+}
+
+// owner names who answers for an acceptance the change added at at, and
+// what it is: the owner it names itself, else the author of its line as
+// review's blame tells ("Ada <ada@example.com> (inline ignore at
+// api.yaml:3:5)"), else only what and where.
+func (c *common) owner(named string, at rules.Location, says, what string) string {
+	where := what + " at " + at.String()
+	if named == "" {
+		if rs, ok := c.sources.(*reviewSources); ok {
+			named = rs.author(at.File, at.Line, says)
+		}
+	}
+	if named == "" {
+		return "the " + where
+	}
+	return named + " (" + where + ")"
 }
 
 // acceptedInPR records in r that the change under review accepted its own
