@@ -120,6 +120,12 @@ func testOptions() Options {
 // start runs a server and initializes it with the repository as its root.
 func start(t testing.TB, r *repo, o Options, initOptions any) *client {
 	t.Helper()
+	return startWith(t, r, o, initOptions, map[string]any{})
+}
+
+// startWith is start for a client that advertises caps.
+func startWith(t testing.TB, r *repo, o Options, initOptions any, caps map[string]any) *client {
+	t.Helper()
 	cr, sw := io.Pipe() // server -> client
 	sr, cw := io.Pipe() // client -> server
 	c := &client{t: t, conn: newConn(cr, cw), done: make(chan error, 1), replies: map[string]chan *message{},
@@ -137,7 +143,7 @@ func start(t testing.TB, r *repo, o Options, initOptions any) *client {
 			t.Error("the server did not stop when its input closed")
 		}
 	})
-	params := map[string]any{"processId": nil, "rootUri": nameURI(".", r.dir), "capabilities": map[string]any{}}
+	params := map[string]any{"processId": nil, "rootUri": nameURI(".", r.dir), "capabilities": caps}
 	if initOptions != nil {
 		params["initializationOptions"] = initOptions
 	}

@@ -87,6 +87,9 @@ type server struct {
 	// (code actions and hover read them).
 	items map[string][]item
 	reg   *rules.Registry
+	// snippets is set when the client takes snippet edits: the Accept
+	// action then leaves the reason as a tab stop to type over.
+	snippets bool
 	// isContract remembers, per open document, whether it is a contract:
 	// asked once on open, not on every keystroke of a 4 MB document.
 	isContract map[string]bool
@@ -255,6 +258,7 @@ func (s *server) initialize(p initializeParams) (any, error) {
 		s.sess, s.top = sess, sess.Top()
 	}
 	s.reg = ro.Pipeline.Registry
+	s.snippets = p.Capabilities.Workspace.WorkspaceEdit.SnippetEditSupport
 	return map[string]any{
 		"capabilities": map[string]any{
 			"textDocumentSync": map[string]any{"openClose": true, "change": 2}, // incremental
@@ -604,6 +608,9 @@ func (s *server) publish(versions map[string]int, changed map[string]bool) {
 				}
 			}
 		}
+		// The Accept action's placeholder is marked wherever it is left,
+		// whether or not the comparison could load the file.
+		ds = append(ds, placeholders(d.text)...)
 		if ds == nil {
 			ds = []diagnostic{}
 		}
