@@ -175,3 +175,52 @@ func lspSession(t *testing.T, dir, name, text string, args ...string) (diags, ms
 	inW.Close()
 	return got, msg
 }
+
+// TestLSPAppliesWaivers: the editor runs the chain review runs (internal/
+// chain), so a waiver that review honours is honoured in the editor too.
+// Before, the server skipped the waivers file: a change review passed
+// showed as an error in the buffer.
+func TestLSPAppliesWaivers(t *testing.T) {
+	needTool(t, "git", "git")
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("GIT_CONFIG_GLOBAL", filepath.Join(dir, "gitconfig"))
+	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	t.Setenv("GIT_AUTHOR_NAME", "t")
+	t.Setenv("GIT_AUTHOR_EMAIL", "t@example.com")
+	t.Setenv("GIT_COMMITTER_NAME", "t")
+	t.Setenv("GIT_COMMITTER_EMAIL", "t@example.com")
+	git := func(args ...string) {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	write := func(name, text string) {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("api.yaml", lspOrders)
+	write(".contractlint-waivers.yaml", "waivers:\n"+
+		"  - rule: field-redefined\n"+
+		"    element: \"#/paths/~1v1~1orders~1{id}/get/responses/200/content/application~1json/schema/properties/price\"\n"+
+		"    owner: \"@orders\"\n"+
+		"    reason: every client reads price as a JSON number either way\n")
+	git("init", "-q", "-b", "main")
+	git("add", ".")
+	git("commit", "-q", "-m", "v1")
+	edited := strings.Replace(lspOrders, "type: number", "type: integer", 1)
+	write("api.yaml", edited)
+	e := cli.OSEnv(strings.NewReader(""), io.Discard, io.Discard)
+	e.Getwd = func() (string, error) { return dir, nil }
+	if code := cli.Main([]string{"review", "--base", "main"}, e); code != 0 {
+		t.Fatalf("review exited %d: the waiver should accept the change", code)
+	}
+	if got := lspDiagnostics(t, dir, "api.yaml", edited); strings.Contains(got, `"code":"field-redefined"`) {
+		t.Errorf("review honours the waiver, the editor shows the finding anyway: %s", got)
+	}
+}

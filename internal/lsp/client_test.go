@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/contractlint/contractlint/internal/pipeline"
+	"github.com/contractlint/contractlint/internal/chain"
 	"github.com/contractlint/contractlint/internal/review"
 	"github.com/contractlint/contractlint/rules"
 )
@@ -108,9 +109,9 @@ func (r *repo) uri(name string) string { return nameURI(name, r.dir) }
 // the default rules, settings and contract globs.
 func testOptions() Options {
 	return Options{
-		Configure: func(string, string) (review.Options, error) {
+		Configure: func(string, string) (review.Options, chain.Chain, error) {
 			return review.Options{Globs: []string{"**/*.proto", "**/*.yaml", "**/*.yml", "**/*.json"},
-				Pipeline: pipeline.Options{Registry: rules.Default(), Settings: &rules.Settings{ProtoLevel: rules.LevelWireJSON}}}, nil
+				Pipeline: pipeline.Options{Registry: rules.Default(), Settings: &rules.Settings{ProtoLevel: rules.LevelWireJSON}}}, chain.For(chain.Command{}), nil
 		},
 		Debounce: 20 * time.Millisecond,
 		RulesURL: "https://example.com/rules",

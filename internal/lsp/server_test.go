@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/contractlint/contractlint/internal/chain"
 	"github.com/contractlint/contractlint/internal/review"
 	"github.com/contractlint/contractlint/rules"
 )
@@ -193,7 +194,7 @@ func TestHover(t *testing.T) {
 		t.Fatalf("hover: %s %v", res.Result, err)
 	}
 	reg := testOptions()
-	ro, _ := reg.Configure("", "")
+	ro, _, _ := reg.Configure("", "")
 	rule, _ := ro.Pipeline.Registry.Get("field-redefined")
 	for _, want := range []string{"**field-redefined**", rule.Doc.Title, rule.Doc.Text, "Bad:", "Good:"} {
 		if !strings.Contains(h.Contents.Value, want) {
@@ -466,10 +467,10 @@ func TestUpperCaseExtensions(t *testing.T) {
 	r := newRepo(t, map[string]string{"api/API.YAML": orders, "api/T.PROTO": shop, "api/COMMON.PROTO": common, "api/ORDER.PROTO": root})
 	o := testOptions()
 	configure := o.Configure
-	o.Configure = func(dir, base string) (review.Options, error) {
-		ro, err := configure(dir, base)
+	o.Configure = func(dir, base string) (review.Options, chain.Chain, error) {
+		ro, steps, err := configure(dir, base)
 		ro.Globs = []string{"**/*.yaml", "api/T.proto", "api/ORDER.PROTO"}
-		return ro, err
+		return ro, steps, err
 	}
 	c := start(t, r, o, nil)
 	yuri, puri, ruri, curi := r.uri("api/API.YAML"), r.uri("api/T.PROTO"), r.uri("api/ORDER.PROTO"), r.uri("api/COMMON.PROTO")
