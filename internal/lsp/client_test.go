@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/contractlint/contractlint/internal/pipeline"
 	"github.com/contractlint/contractlint/internal/chain"
+	"github.com/contractlint/contractlint/internal/pipeline"
 	"github.com/contractlint/contractlint/internal/review"
 	"github.com/contractlint/contractlint/rules"
 )
