@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/contractlint/contractlint/internal/chain"
 	"github.com/contractlint/contractlint/internal/engine"
 	"github.com/contractlint/contractlint/internal/limits"
 	"github.com/contractlint/contractlint/internal/readers"
@@ -221,9 +222,8 @@ func judge(in *rules.Input, o Options) (findings, lint []rules.Finding) {
 		// One edit, one finding: what the change made true joins the diff
 		// finding about the same element (a field redefined as a float is
 		// one field-redefined that also says money-as-float).
-		findings = engine.Merge(o.Registry, append(findings, made...))
+		findings = chain.Chain{engine.MergeStep{Reg: o.Registry}, chain.Sort{}}.Run(append(findings, made...)).Findings
 		lint = made
-		rules.SortFindings(findings)
 		return nil
 	})
 	return findings, lint
