@@ -247,9 +247,17 @@ func (x Waivers) Process(s *Set) {
 	}
 	var waived []waiver.Waived
 	s.Findings, waived = waiver.Apply(x.List, s.Findings, x.Now)
-	for _, w := range waived {
-		if x.InBase != nil && !x.InBase(w.Waiver) {
-			s.Accepted = append(s.Accepted, inPR(w.Finding, w.Waiver.Loc, w.Waiver.Owner, w.Waiver.Reason))
+	s.accept(waived, func(w waiver.Waived) (bool, string, string) {
+		return x.InBase != nil && !x.InBase(w.Waiver), w.Waiver.Owner, w.Waiver.Reason
+	})
+}
+
+// accept lists what a file of acceptances let pass; own says whether the
+// change added the acceptance itself, and by whom for what reason.
+func (s *Set) accept(ws []waiver.Waived, own func(waiver.Waived) (added bool, by, reason string)) {
+	for _, w := range ws {
+		if added, by, reason := own(w); added {
+			s.Accepted = append(s.Accepted, inPR(w.Finding, w.Waiver.Loc, by, reason))
 			continue
 		}
 		s.Accepted = append(s.Accepted, Accepted{Finding: w.Finding, Justification: w.Justification()})
@@ -272,13 +280,9 @@ func (x IgnoreLines) Process(s *Set) {
 	}
 	var ignored []waiver.Waived
 	s.Findings, ignored = waiver.ApplyIgnoreLines(x.Lines, s.Findings, x.Names)
-	for _, w := range ignored {
-		if x.InBase != nil && !x.InBase(w.Waiver.Loc) {
-			s.Accepted = append(s.Accepted, inPR(w.Finding, w.Waiver.Loc, w.Waiver.Owner+" "+w.Waiver.Loc.File, "line "+strconv.Itoa(w.Waiver.Loc.Line)))
-			continue
-		}
-		s.Accepted = append(s.Accepted, Accepted{Finding: w.Finding, Justification: w.Justification()})
-	}
+	s.accept(ignored, func(w waiver.Waived) (bool, string, string) {
+		return x.InBase != nil && !x.InBase(w.Waiver.Loc), w.Waiver.Owner + " " + w.Waiver.Loc.File, "line " + strconv.Itoa(w.Waiver.Loc.Line)
+	})
 }
 
 // RequireApproval, set in the base config, makes every acceptance the

@@ -22,25 +22,7 @@ import (
 // the editor, what the base's config reports; the looser config governs
 // once merged.
 func TestLSPConfigFromBase(t *testing.T) {
-	needTool(t, "git", "git")
-	dir, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv("GIT_CONFIG_GLOBAL", filepath.Join(dir, "gitconfig"))
-	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
-	git := func(args ...string) {
-		cmd := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@example.com"}, args...)...)
-		cmd.Dir = dir
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
-	write := func(name, text string) {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	dir, git, write := lspRepo(t)
 	write(".contractlint.yaml", "ignore: []\n")
 	write("api.yaml", lspOrders)
 	git("init", "-q", "-b", "main")
@@ -68,6 +50,31 @@ func TestLSPConfigFromBase(t *testing.T) {
 	if strings.Contains(got, `"code":"field-redefined"`) {
 		t.Errorf("the merged config ignores every file, yet the buffer shows a finding: %s", got)
 	}
+}
+
+// lspRepo is an empty throwaway directory for a git repository, isolated
+// from the user's git, and how to run git in it and write a file there.
+func lspRepo(t *testing.T) (dir string, git func(...string), write func(name, text string)) {
+	needTool(t, "git", "git")
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("GIT_CONFIG_GLOBAL", filepath.Join(dir, "gitconfig"))
+	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	git = func(args ...string) {
+		cmd := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@example.com"}, args...)...)
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	write = func(name, text string) {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir, git, write
 }
 
 // lspDiagnostics runs `contractlint lsp` in-process on dir, opens name with
@@ -181,29 +188,7 @@ func lspSession(t *testing.T, dir, name, text string, args ...string) (diags, ms
 // Before, the server skipped the waivers file: a change review passed
 // showed as an error in the buffer.
 func TestLSPAppliesWaivers(t *testing.T) {
-	needTool(t, "git", "git")
-	dir, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv("GIT_CONFIG_GLOBAL", filepath.Join(dir, "gitconfig"))
-	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
-	t.Setenv("GIT_AUTHOR_NAME", "t")
-	t.Setenv("GIT_AUTHOR_EMAIL", "t@example.com")
-	t.Setenv("GIT_COMMITTER_NAME", "t")
-	t.Setenv("GIT_COMMITTER_EMAIL", "t@example.com")
-	git := func(args ...string) {
-		cmd := exec.Command("git", args...)
-		cmd.Dir = dir
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
-	write := func(name, text string) {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	dir, git, write := lspRepo(t)
 	write("api.yaml", lspOrders)
 	write(".contractlint-waivers.yaml", "waivers:\n"+
 		"  - rule: field-redefined\n"+
