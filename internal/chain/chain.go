@@ -303,6 +303,21 @@ func (r RequireApproval) Process(s *Set) {
 	}
 }
 
+// Drop drops the findings Fn says (none when Fn is nil), named Label: a
+// filter a loader sets up, such as buf.yaml's breaking ignores.
+type Drop struct {
+	Label string
+	Fn    func(rules.Finding) bool
+}
+
+func (d Drop) Name() string { return d.Label }
+
+func (d Drop) Process(s *Set) {
+	if d.Fn != nil {
+		s.Findings = slices.DeleteFunc(s.Findings, d.Fn)
+	}
+}
+
 // Sort puts the findings in report order.
 type Sort struct{}
 
