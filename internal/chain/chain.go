@@ -285,9 +285,9 @@ func (x IgnoreLines) Process(s *Set) {
 	})
 }
 
-// RequireApproval, set in the base config, makes every acceptance the
-// change added itself a failing acceptance-unapproved finding at its
-// place.
+// RequireApproval makes, when the base config sets it (On), every
+// acceptance the change added itself a failing acceptance-unapproved
+// finding at its place.
 type RequireApproval struct{ On bool }
 
 func (RequireApproval) Name() string { return "require-approval" }
