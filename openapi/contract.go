@@ -383,16 +383,17 @@ func (l *lowerer) ignores(ext map[string]any, o *openapi3.Origin, scope string) 
 	}
 	for _, id := range sortedKeys(m) {
 		for _, e := range ignoreEntries(m[id]) {
-			l.c.Ignores = append(l.c.Ignores, rules.Ignore{Rule: id, Reason: e.reason, Element: e.element, Scope: scope, Loc: loc})
+			l.c.Ignores = append(l.c.Ignores, rules.Ignore{Rule: id, Reason: e.reason, Element: e.element, Owner: e.owner, Scope: scope, Loc: loc})
 		}
 	}
 }
 
-type ignoreEntry struct{ element, reason string }
+type ignoreEntry struct{ element, reason, owner string }
 
 // ignoreEntries reads what one rule's ignore accepts: a reason (the whole
-// node), or {element, reason}, or a list of those. Anything else is kept
-// with an empty reason, so the loader refuses it at its place.
+// node), or {element, reason, owner} (element and owner optional), or a
+// list of those. Anything else is kept with an empty reason, so the loader
+// refuses it at its place.
 func ignoreEntries(v any) []ignoreEntry {
 	switch x := v.(type) {
 	case string:
@@ -400,10 +401,17 @@ func ignoreEntries(v any) []ignoreEntry {
 	case map[string]any:
 		el, _ := x["element"].(string)
 		reason, _ := x["reason"].(string)
-		if len(x) > 2 || el == "" && len(x) > 1 {
+		owner, _ := x["owner"].(string)
+		known := 1
+		for _, k := range []string{"element", "owner"} {
+			if _, ok := x[k]; ok {
+				known++
+			}
+		}
+		if len(x) > known {
 			reason = "" // an unknown key: refuse rather than guess
 		}
-		return []ignoreEntry{{element: strings.TrimSpace(el), reason: strings.TrimSpace(reason)}}
+		return []ignoreEntry{{element: strings.TrimSpace(el), reason: strings.TrimSpace(reason), owner: strings.TrimSpace(owner)}}
 	case []any:
 		var out []ignoreEntry
 		for _, e := range x {

@@ -151,16 +151,22 @@ func (e *Elem) ignores() ([]rules.Ignore, source.Problems) {
 		}
 		words := strings.Fields(rest)
 		// An optional element=NAME after the rule ID narrows the ignore
-		// to that field, value or rpc below e (which may be gone).
-		var element string
-		if len(words) > 1 {
-			if el, ok := strings.CutPrefix(words[1], "element="); ok {
-				element, words = el, slices.Delete(words, 1, 2)
+		// to that field, value or rpc below e (which may be gone); an
+		// optional owner=WHO names who answers for it.
+		var element, owner string
+		for len(words) > 1 {
+			if el, ok := strings.CutPrefix(words[1], "element="); ok && element == "" {
+				element = el
+			} else if who, ok := strings.CutPrefix(words[1], "owner="); ok && owner == "" {
+				owner = who
+			} else {
+				break
 			}
+			words = slices.Delete(words, 1, 2)
 		}
 		if len(words) < 2 {
 			probs = append(probs, source.Problem{File: e.Loc.File, Line: e.Loc.Line, Column: e.Loc.Column,
-				Msg: "contractlint:ignore needs a rule ID and a reason: // contractlint:ignore <rule-id> [element=<name>] <reason>"})
+				Msg: "contractlint:ignore needs a rule ID and a reason: // contractlint:ignore <rule-id> [element=<name>] [owner=<who>] <reason>"})
 			continue
 		}
 		reason := strings.Join(words[1:], " ")
@@ -169,7 +175,7 @@ func (e *Elem) ignores() ([]rules.Ignore, source.Problems) {
 				Msg: fmt.Sprintf("contractlint:ignore %s needs a reason, not the placeholder %q: write why no client breaks", words[0], reason)})
 			continue
 		}
-		out = append(out, rules.Ignore{Rule: words[0], Element: element, Reason: reason, Scope: e.Name, Loc: e.Loc})
+		out = append(out, rules.Ignore{Rule: words[0], Element: element, Owner: owner, Reason: reason, Scope: e.Name, Loc: e.Loc})
 	}
 	return out, probs
 }

@@ -4,13 +4,17 @@ package rules
 // the gate: Old is what the base said, New what the change says.
 const AspectConfigWeakened Aspect = "config-weakened"
 
+// ConfigWeakenedID is the rule that reports it: the commands list its
+// findings with what the change accepted itself.
+const ConfigWeakenedID = "config-weakened"
+
 // configWeakened reports, in review, a pull request that loosens its own
 // check through the config. review reads the config from the base, like the
 // lock, so the weaker setting takes effect only once merged; this finding
 // puts the loosening in front of a reviewer.
 func configWeakened() *Rule {
 	return onChange(&Rule{
-		ID:       "config-weakened",
+		ID:       ConfigWeakenedID,
 		Reads:    []Entry{{Modified, SubjectContract, AspectConfigWeakened}},
 		Pack:     Evolution,
 		Formats:  OpenAPI | Proto,

@@ -119,7 +119,11 @@ type Ignore struct {
 	// File is a glob of the files a config ignore covers ("" for all);
 	// an inline ignore covers its own contract.
 	File string
-	Loc  Location
+	// Owner is who answers for an inline ignore when it names one
+	// (owner: in OpenAPI, owner= in proto); review falls back to the
+	// author of the line.
+	Owner string
+	Loc   Location
 }
 
 // Unexplained lists the inline ignores that give no reason, or only a

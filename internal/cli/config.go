@@ -6,15 +6,11 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/contractlint/contractlint/internal/config"
-	"github.com/contractlint/contractlint/internal/glob"
-	"github.com/contractlint/contractlint/internal/pipeline"
-	"github.com/contractlint/contractlint/rules"
 )
 
 // loadConfig reads --config, or the .contractlint.yaml found upward from the
@@ -64,26 +60,6 @@ func ignoreNames(dir, base string) func(string) string {
 		}
 		return f
 	}
-}
-
-// withUnusedAccepts adds to fs the config's accepted changes that matched
-// nothing (by o.Matched) once every comparison of the command ran; one for
-// files none of compared (names as shown) matches is not judged.
-func withUnusedAccepts(fs []rules.Finding, o pipeline.Options, compared []string) []rules.Finding {
-	s := o.Settings
-	name := s.IgnoreName
-	if name == nil {
-		name = func(f string) string { return f }
-	}
-	unused := o.Matched.UnusedAccepts(s, func(g string) bool {
-		return slices.ContainsFunc(compared, func(f string) bool { return glob.Match(g, name(f)) })
-	})
-	if len(unused) == 0 {
-		return fs
-	}
-	fs = append(fs, unused...)
-	rules.SortFindings(fs)
-	return fs
 }
 
 // defaults takes the readers and window from the config unless the flags

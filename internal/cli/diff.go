@@ -87,7 +87,7 @@ func (c *common) emit(e *Env, r *report.Report, o pipeline.Options) error {
 	}
 	r.Rules = o.Registry
 	r.Bump = max(r.Bump, o.Needed.Bump())
-	c.applyWaivers(e, r, o.Matched)
+	c.runChain(e, r, o)
 	if err := c.write(e, r, o.Stats); err != nil {
 		return err
 	}
@@ -252,7 +252,8 @@ func runDiff(e *Env, do *diffOptions, oldArg, newArg string) error {
 	if err != nil {
 		return do.inputProblems(e, err, o.Registry)
 	}
-	return do.emit(e, &report.Report{Findings: withUnusedAccepts(fs, o, append(old.Shown(), nw.Shown()...))}, o)
+	do.compared = append(old.Shown(), nw.Shown()...)
+	return do.emit(e, &report.Report{Findings: fs}, o)
 }
 
 // openSides opens the two arguments of a command that compares them.

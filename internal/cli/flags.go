@@ -52,6 +52,9 @@ type common struct {
 	waive *waivers
 	// requireApproval is the config's require-approval (review: the base's).
 	requireApproval bool
+	// compared names the files the command compared (as shown), for the
+	// chain's unused-accepts step; none for a command that compares none.
+	compared []string
 	// sources reads both sides for the formats that quote them (review's).
 	sources report.Sources
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/contractlint/contractlint/internal/chain"
 	"github.com/contractlint/contractlint/internal/config"
 	"github.com/contractlint/contractlint/internal/lsp"
 	"github.com/contractlint/contractlint/internal/pipeline"
@@ -49,7 +50,9 @@ func newLSPCmd(e *Env) *cobra.Command {
 
 func runLSP(e *Env, lo *lspOptions) error {
 	lo.config = e.abs(lo.config)
-	configure := func(dir, base string) (review.Options, error) {
+	// The chain is review's: the waivers beside the config are read.
+	lo.waive = &waivers{}
+	configure := func(dir, base string) (review.Options, chain.Chain, error) {
 		// The config is found upward from the workspace the editor opened,
 		// not from wherever the editor started the server, and read as the
 		// base holds it, as review reads it: a change that loosens it
@@ -70,7 +73,7 @@ func runLSP(e *Env, lo *lspOptions) error {
 		}
 		po, cfg, _, err := settings(&we)
 		if err != nil {
-			return review.Options{}, err
+			return review.Options{}, nil, err
 		}
 		po.ProtoPaths = append(slices.Clip(lo.protoPaths), po.ProtoPaths...)
 		// The session compares on every edit and reports neither unused
@@ -79,7 +82,7 @@ func runLSP(e *Env, lo *lspOptions) error {
 		if len(cfg.Ignore) > 0 {
 			repo, err := review.OpenRepo(dir)
 			if err != nil {
-				return review.Options{}, err
+				return review.Options{}, nil, err
 			}
 			po.Settings.IgnoreName = ignoreNames(cfg.Dir, repo.Top)
 		}
@@ -87,7 +90,7 @@ func runLSP(e *Env, lo *lspOptions) error {
 		if cfg.Contracts != nil {
 			ro.GlobsFrom = cfg.File
 		}
-		return ro, nil
+		return ro, chain.For(rev.chainCommand(&we, nil, po)), nil
 	}
 	err := lsp.Serve(context.Background(), e.Stdin, e.Stdout, lsp.Options{
 		Configure: configure, Base: lo.base, Debounce: lo.debounce, RulesURL: report.DefaultRulesURL,

@@ -22,25 +22,7 @@ import (
 // the editor, what the base's config reports; the looser config governs
 // once merged.
 func TestLSPConfigFromBase(t *testing.T) {
-	needTool(t, "git", "git")
-	dir, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv("GIT_CONFIG_GLOBAL", filepath.Join(dir, "gitconfig"))
-	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
-	git := func(args ...string) {
-		cmd := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@example.com"}, args...)...)
-		cmd.Dir = dir
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
-	write := func(name, text string) {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	dir, git, write := lspRepo(t)
 	write(".contractlint.yaml", "ignore: []\n")
 	write("api.yaml", lspOrders)
 	git("init", "-q", "-b", "main")
@@ -68,6 +50,31 @@ func TestLSPConfigFromBase(t *testing.T) {
 	if strings.Contains(got, `"code":"field-redefined"`) {
 		t.Errorf("the merged config ignores every file, yet the buffer shows a finding: %s", got)
 	}
+}
+
+// lspRepo is an empty throwaway directory for a git repository, isolated
+// from the user's git, and how to run git in it and write a file there.
+func lspRepo(t *testing.T) (dir string, git func(...string), write func(name, text string)) {
+	needTool(t, "git", "git")
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("GIT_CONFIG_GLOBAL", filepath.Join(dir, "gitconfig"))
+	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	git = func(args ...string) {
+		cmd := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@example.com"}, args...)...)
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	write = func(name, text string) {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir, git, write
 }
 
 // lspDiagnostics runs `contractlint lsp` in-process on dir, opens name with
@@ -174,4 +181,31 @@ func lspSession(t *testing.T, dir, name, text string, args ...string) (diags, ms
 	}
 	inW.Close()
 	return got, msg
+}
+
+// TestLSPAppliesWaivers: the editor runs the chain review runs (internal/
+// chain), so a waiver that review honours is honoured in the editor too.
+// Before, the server skipped the waivers file: a change review passed
+// showed as an error in the buffer.
+func TestLSPAppliesWaivers(t *testing.T) {
+	dir, git, write := lspRepo(t)
+	write("api.yaml", lspOrders)
+	write(".contractlint-waivers.yaml", "waivers:\n"+
+		"  - rule: field-redefined\n"+
+		"    element: \"#/paths/~1v1~1orders~1{id}/get/responses/200/content/application~1json/schema/properties/price\"\n"+
+		"    owner: \"@orders\"\n"+
+		"    reason: every client reads price as a JSON number either way\n")
+	git("init", "-q", "-b", "main")
+	git("add", ".")
+	git("commit", "-q", "-m", "v1")
+	edited := strings.Replace(lspOrders, "type: number", "type: integer", 1)
+	write("api.yaml", edited)
+	e := cli.OSEnv(strings.NewReader(""), io.Discard, io.Discard)
+	e.Getwd = func() (string, error) { return dir, nil }
+	if code := cli.Main([]string{"review", "--base", "main"}, e); code != 0 {
+		t.Fatalf("review exited %d: the waiver should accept the change", code)
+	}
+	if got := lspDiagnostics(t, dir, "api.yaml", edited); strings.Contains(got, `"code":"field-redefined"`) {
+		t.Errorf("review honours the waiver, the editor shows the finding anyway: %s", got)
+	}
 }

@@ -126,7 +126,8 @@ func runReview(e *Env, ro *reviewOptions, paths []string) error {
 			log.Notes = append(log.Notes, tres.Note)
 			return ro.writeChangelog(e, log)
 		}
-		return ro.emit(e, &report.Report{Findings: withUnusedAccepts(tres.Findings, po, tres.Read), Notes: []string{tres.Note}}, po)
+		ro.compared = tres.Read
+		return ro.emit(e, &report.Report{Findings: tres.Findings, Notes: []string{tres.Note}}, po)
 	}
 	res, err := review.Run(o)
 	if err != nil {
@@ -141,7 +142,8 @@ func runReview(e *Env, ro *reviewOptions, paths []string) error {
 		return ro.writeChangelog(e, log)
 	}
 	ro.sources = newReviewSources(e.abs("."), res.Base.Commit, o.Head, o.Staged)
-	return ro.emit(e, &report.Report{Findings: withUnusedAccepts(res.Findings, po, res.Read), Review: reviewReport(e, res)}, po)
+	ro.compared = res.Read
+	return ro.emit(e, &report.Report{Findings: res.Findings, Review: reviewReport(e, res)}, po)
 }
 
 // reviewReport is what every report says about the review: the base and

@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/contractlint/contractlint/internal/chain"
 	"github.com/contractlint/contractlint/internal/config"
 	"github.com/contractlint/contractlint/internal/pipeline"
 	"github.com/contractlint/contractlint/internal/report"
@@ -104,25 +105,6 @@ func (c *common) loadAdopted(e *Env, reg *rules.Registry) error {
 	return nil
 }
 
-// matchesPath reports whether f is about a path --match-path selects:
-// one of its operations' paths matches. A finding about no operation (a
-// config or waiver finding) is kept.
-func (w *waivers) matchesPath(f rules.Finding) bool {
-	if w.match == nil || len(f.Operations) == 0 {
-		return true
-	}
-	for _, op := range f.Operations {
-		_, p, ok := strings.Cut(op, " ")
-		if !ok {
-			p = op
-		}
-		if w.match.MatchString(p) {
-			return true
-		}
-	}
-	return false
-}
-
 // waiverDir is where the waivers file is: beside the config, else in the
 // working directory.
 func waiverDir(e *Env, cfg *config.Config) string {
@@ -157,56 +139,35 @@ func resolver(reg *rules.Registry) func(string) []string {
 	}
 }
 
-// applyWaivers moves the findings a live waiver accepts out of r's findings
-// into its waived list, and reports expired and unused waivers. What the
-// change's own inline ignores accepted (recorded in matched) and what a
-// waiver the base did not have accepted are marked as accepted in this PR.
-func (c *common) applyWaivers(e *Env, r *report.Report, matched *rules.Matched) {
-	for _, a := range matched.Accepted() {
-		if c.waive == nil || c.waive.matchesPath(a.Finding) {
-			c.acceptedInPR(r, a.Finding, a.By.Loc, "the inline ignore at "+a.By.Loc.String(), a.By.Reason)
-		}
-	}
-	defer func() { rules.SortFindings(r.Findings) }()
-	if c.waive == nil {
-		return
-	}
-	now := time.Now
-	if e.Now != nil {
-		now = e.Now
-	}
-	r.Findings = slices.DeleteFunc(r.Findings, func(f rules.Finding) bool { return !c.waive.matchesPath(f) })
-	var waived, ignored []waiver.Waived
-	r.Findings, waived = waiver.Apply(c.waive.list, r.Findings, now())
-	r.Findings, ignored = waiver.ApplyIgnoreLines(c.waive.lines, r.Findings, c.waive.names)
-	inBase := c.waive.inBase(r.Review)
-	for _, w := range waived {
-		if inBase != nil && !inBase(w.Waiver) {
-			c.acceptedInPR(r, w.Finding, w.Waiver.Loc, w.Waiver.Owner, w.Waiver.Reason)
-			continue
-		}
-		r.Waived = append(r.Waived, report.Waived{Finding: w.Finding, Justification: w.Justification()})
-	}
-	lineInBase := c.waive.lineInBase(e, r.Review)
-	for _, w := range ignored {
-		if lineInBase != nil && !lineInBase(w.Waiver.Loc) {
-			c.acceptedInPR(r, w.Finding, w.Waiver.Loc, w.Waiver.Owner+" "+w.Waiver.Loc.File, fmt.Sprintf("line %d", w.Waiver.Loc.Line))
-			continue
-		}
-		r.Waived = append(r.Waived, report.Waived{Finding: w.Finding, Justification: w.Justification()})
+// runChain passes r's findings through the chain every command runs
+// (internal/chain): what its steps accept moves to r's waived list, those
+// the change accepted itself marked so.
+func (c *common) runChain(e *Env, r *report.Report, o pipeline.Options) {
+	set := chain.For(c.chainCommand(e, r.Review, o)).Run(r.Findings)
+	r.Findings = set.Findings
+	for _, a := range set.Accepted {
+		r.Waived = append(r.Waived, report.Waived{Finding: a.Finding, Justification: a.Justification, InPR: a.InPR})
 	}
 }
 
-// acceptedInPR records in r that the change under review accepted its own
-// finding f, by what (an owner, an inline ignore) for reason, written at
-// at: allowed, but shown in every report; a failing finding of its own
-// when the config requires approval.
-func (c *common) acceptedInPR(r *report.Report, f rules.Finding, at rules.Location, by, reason string) {
-	r.Waived = append(r.Waived, report.Waived{Finding: f, InPR: true,
-		Justification: fmt.Sprintf("accepted in this PR by %s: %s", by, reason)})
-	if c.requireApproval {
-		r.Findings = append(r.Findings, waiver.Unapproved(f, at, by, reason))
+// chainCommand is what the chain's steps need of this command: its
+// settings and record, the files it compared, the waivers and ignore lines
+// of a command that applies them, and for a review, the base that tells
+// which acceptances the change added and the blame that names who.
+func (c *common) chainCommand(e *Env, rv *report.Review, o pipeline.Options) chain.Command {
+	cmd := chain.Command{Settings: o.Settings, Matched: o.Matched, Compared: c.compared, RequireApproval: c.requireApproval}
+	if rs, ok := c.sources.(*reviewSources); ok {
+		cmd.Author = func(at rules.Location, says string) string { return rs.author(at.File, at.Line, says) }
 	}
+	if w := c.waive; w != nil {
+		now := time.Now
+		if e.Now != nil {
+			now = e.Now
+		}
+		cmd.MatchPath, cmd.Waivers, cmd.Now, cmd.WaiverInBase = w.match, w.list, now(), w.inBase(rv)
+		cmd.Lines, cmd.Names, cmd.LineInBase = w.lines, w.names, w.lineInBase(e, rv)
+	}
+	return cmd
 }
 
 func newWaiveCmd(e *Env) *cobra.Command {

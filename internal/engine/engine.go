@@ -1,8 +1,9 @@
 // Package engine runs rules over a typed diff and passes their findings
-// through the filters, each one function from findings to findings:
-// supersession, inline ignores, config accepts, ignored paths, severity
-// overrides, de-duplication, one finding per edit, the version gate (whose
-// findings pass the same filters) and order. The rules themselves, and the
+// through the comparison's chain of named steps (Comparison, of
+// internal/chain's Step): supersession, inline ignores, config accepts,
+// ignored paths, severity overrides, de-duplication, one finding per edit,
+// the version gate (whose findings pass the same steps), unused inline
+// ignores and order. The rules themselves, and the
 // model they read, live in package rules.
 package engine
 
@@ -11,6 +12,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/contractlint/contractlint/internal/chain"
 	"github.com/contractlint/contractlint/internal/glob"
 	"github.com/contractlint/contractlint/rules"
 )
@@ -37,38 +39,125 @@ func RunMatched(reg *rules.Registry, s *rules.Settings, matched *rules.Matched, 
 		}
 		out = append(out, withBump(r, s.Labelled(r, r.Check(in)))...)
 	}
+	return Comparison(reg, s, matched, m, in).Run(out).Findings
+}
+
+// Comparison is the chain (internal/chain) a comparison's findings pass, in
+// order: supersession, inline ignores, config accepts, ignored paths,
+// severity overrides, de-duplication, one finding per edit, the version
+// gate (whose findings pass the same steps from the inline ignores on),
+// unused inline ignores and order. The command's own chain (chain.For)
+// follows, once every comparison ran.
+func Comparison(reg *rules.Registry, s *rules.Settings, matched *rules.Matched, m rules.Mode, in *rules.Input) chain.Chain {
 	ignores := newIgnoreSet(reg, in)
 	// rest is the chain after the inline ignores, in order; every finding
 	// passes it, whatever made it.
-	rest := func(fs []rules.Finding) []rules.Finding {
-		fs = applyAccepts(fs, s, matched)
-		fs = dropPaths(fs, s.IgnorePaths, s.IgnoreName)
-		fs = overrideSeverity(fs, s.Severity)
-		fs = dedupe(fs)
-		if m == rules.DiffRule {
-			fs = Merge(reg, fs)
-		}
-		return fs
+	rest := chain.Chain{acceptsStep{s, matched}, pathsStep{s}, severityStep{s}, dedupeStep{}}
+	if m == rules.DiffRule {
+		rest = append(rest, MergeStep{reg})
 	}
-	// What an ignore the change itself added accepted passes the same
-	// chain, and is recorded for every report to show.
-	drop := func(fs []rules.Finding) []rules.Finding {
-		kept, added := ignores.drop(fs)
-		for i, acc := range added {
-			matched.Accept(ignores.all[i], rest(acc))
-		}
-		return kept
-	}
-	out = rest(drop(supersede(reg, out)))
+	inline := inlineStep{ignores: ignores, rest: rest, matched: matched}
+	steps := chain.Chain{supersedeStep{reg}, inline}
+	steps = append(steps, rest...)
 	// The version gate holds the declared version to what the findings
 	// left need, and its own findings are accepted like any rule's; an
 	// inline ignore is judged unused only once they are.
 	if m == rules.DiffRule && gateOn(reg, s) {
-		out = append(out, rest(drop(rules.VersionGate(in, out)))...)
+		steps = append(steps, gateStep{in: in, after: append(chain.Chain{inline}, rest...)})
 	}
-	out = append(out, rest(ignores.unused(m))...)
-	rules.SortFindings(out)
-	return out
+	return append(steps, unusedStep{ignores: ignores, mode: m, rest: rest}, chain.Sort{})
+}
+
+type supersedeStep struct{ reg *rules.Registry }
+
+func (supersedeStep) Name() string { return "supersede" }
+
+func (x supersedeStep) Process(set *chain.Set) { set.Findings = supersede(x.reg, set.Findings) }
+
+// inlineStep drops what the contracts' inline ignores accept; what only an
+// ignore the change itself added accepted passes the rest of the chain
+// and is recorded, for every report to show.
+type inlineStep struct {
+	ignores *ignoreSet
+	rest    chain.Chain
+	matched *rules.Matched
+}
+
+func (inlineStep) Name() string { return "inline-ignores" }
+
+func (x inlineStep) Process(set *chain.Set) {
+	kept, added := x.ignores.drop(set.Findings)
+	for i, acc := range added {
+		x.matched.Accept(x.ignores.all[i], x.rest.Run(acc).Findings)
+	}
+	set.Findings = kept
+}
+
+type acceptsStep struct {
+	s       *rules.Settings
+	matched *rules.Matched
+}
+
+func (acceptsStep) Name() string { return "config-accepts" }
+
+func (x acceptsStep) Process(set *chain.Set) {
+	set.Findings = applyAccepts(set.Findings, x.s, x.matched)
+}
+
+type pathsStep struct{ s *rules.Settings }
+
+func (pathsStep) Name() string { return "ignored-paths" }
+
+func (x pathsStep) Process(set *chain.Set) {
+	set.Findings = dropPaths(set.Findings, x.s.IgnorePaths, x.s.IgnoreName)
+}
+
+type severityStep struct{ s *rules.Settings }
+
+func (severityStep) Name() string { return "severity" }
+
+func (x severityStep) Process(set *chain.Set) {
+	set.Findings = overrideSeverity(set.Findings, x.s.Severity)
+}
+
+type dedupeStep struct{}
+
+func (dedupeStep) Name() string { return "dedupe" }
+
+func (dedupeStep) Process(set *chain.Set) { set.Findings = dedupe(set.Findings) }
+
+// MergeStep is one finding per edit (Merge), as a step: the pipeline runs
+// it again once the lint findings a change made true join the diff's.
+type MergeStep struct{ Reg *rules.Registry }
+
+func (MergeStep) Name() string { return "one-finding-per-edit" }
+
+func (x MergeStep) Process(set *chain.Set) { set.Findings = Merge(x.Reg, set.Findings) }
+
+// gateStep adds the version gate's findings, passed through after.
+type gateStep struct {
+	in    *rules.Input
+	after chain.Chain
+}
+
+func (gateStep) Name() string { return "version-gate" }
+
+func (x gateStep) Process(set *chain.Set) {
+	set.Findings = append(set.Findings, x.after.Run(rules.VersionGate(x.in, set.Findings)).Findings...)
+}
+
+// unusedStep adds an unused-ignore for every inline ignore that matched
+// nothing, passed through the rest of the chain.
+type unusedStep struct {
+	ignores *ignoreSet
+	mode    rules.Mode
+	rest    chain.Chain
+}
+
+func (unusedStep) Name() string { return "unused-ignores" }
+
+func (x unusedStep) Process(set *chain.Set) {
+	set.Findings = append(set.Findings, x.rest.Run(x.ignores.unused(x.mode)).Findings...)
 }
 
 // gateOn reports whether the version gate runs (--fail-on version-bump or

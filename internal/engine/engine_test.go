@@ -197,3 +197,25 @@ func TestVersionGateFiltered(t *testing.T) {
 		t.Errorf("severity override: %q, want one warning", got)
 	}
 }
+
+// TestComparisonOrder: a comparison's findings pass its steps in the order
+// docs/design.md gives; the version gate only when it is on.
+func TestComparisonOrder(t *testing.T) {
+	reg := rules.Default()
+	in := &rules.Input{}
+	base := []string{"supersede", "inline-ignores", "config-accepts", "ignored-paths", "severity", "dedupe"}
+	for _, tc := range []struct {
+		m    rules.Mode
+		s    *rules.Settings
+		want []string
+	}{
+		{rules.LintRule, &rules.Settings{}, append(slices.Clone(base), "unused-ignores", "sort")},
+		{rules.DiffRule, &rules.Settings{}, append(slices.Clone(base), "one-finding-per-edit", "unused-ignores", "sort")},
+		{rules.DiffRule, &rules.Settings{Rules: map[string]bool{rules.VersionBumpMissingID: true}},
+			append(slices.Clone(base), "one-finding-per-edit", "version-gate", "unused-ignores", "sort")},
+	} {
+		if got := Comparison(reg, tc.s, nil, tc.m, in).Names(); !slices.Equal(got, tc.want) {
+			t.Errorf("Comparison(%v).Names() = %v, want %v", tc.m, got, tc.want)
+		}
+	}
+}

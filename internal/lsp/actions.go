@@ -37,18 +37,63 @@ func (s *server) codeActions(p codeActionParams) []codeAction {
 		if b, err := s.sess.BaseFile(fix.OldAt(f).File); err == nil {
 			base = string(b)
 		}
-		fixes := fix.For(d.text, base, f)
-		if title, edits := acceptAction(d.text, base, f); edits != nil {
-			fixes = append(fixes, fix.Fix{Title: title, Edits: edits})
-		}
-		for _, x := range fixes {
-			var edits []textEdit
-			for _, e := range x.Edits {
-				edits = append(edits, textEdit{Range: span{Start: position{Line: e.Start}, End: position{Line: e.End}}, NewText: e.Text})
-			}
+		for _, x := range fix.For(d.text, base, f) {
 			out = append(out, codeAction{Title: x.Title, Kind: "quickfix", Diagnostics: []diagnostic{it.diag},
-				Edit: workspaceEdit{Changes: map[string][]textEdit{d.uri: edits}}})
+				Edit: workspaceEdit{Changes: map[string][]textEdit{d.uri: textEdits(x.Edits)}}})
 		}
+		if title, edits := acceptAction(d.text, base, f); edits != nil {
+			a := codeAction{Title: title, Kind: "quickfix", Diagnostics: []diagnostic{it.diag},
+				Edit: workspaceEdit{Changes: map[string][]textEdit{d.uri: textEdits(edits)}}}
+			if s.snippets {
+				a.Edit = snippetEdit(d.uri, d.version, edits)
+			}
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+func textEdits(es []fix.Edit) []textEdit {
+	var out []textEdit
+	for _, e := range es {
+		out = append(out, textEdit{Range: lineRange(e), NewText: e.Text})
+	}
+	return out
+}
+
+func lineRange(e fix.Edit) span {
+	return span{Start: position{Line: e.Start}, End: position{Line: e.End}}
+}
+
+// snippetEdit is the Accept action's edits as snippets, the reason a tab
+// stop the cursor lands on. LSP's window/showMessageRequest answers with
+// one of the buttons it offers, never with text, so a reason can only be
+// asked for where it is written. Left as it is, the tab stop inserts the
+// placeholder, which is refused and marked like the plain edit's.
+func snippetEdit(uri string, version int, es []fix.Edit) workspaceEdit {
+	td := textDocumentEdit{}
+	td.TextDocument.URI, td.TextDocument.Version = uri, &version
+	esc := strings.NewReplacer(`\`, `\\`, `$`, `\$`, `}`, `\}`)
+	for _, e := range es {
+		v := strings.Replace(esc.Replace(e.Text), esc.Replace(reasonPlaceholder), "${1:"+esc.Replace(reasonPlaceholder)+"}", 1)
+		td.Edits = append(td.Edits, snippetTextEdit{Range: lineRange(e), Snippet: stringValue{Kind: "snippet", Value: v}})
+	}
+	return workspaceEdit{DocumentChanges: []textDocumentEdit{td}}
+}
+
+// placeholders marks each line of text that still holds the Accept
+// action's placeholder reason: an error until the author replaces it, on
+// the line itself (a proto ignore's load problem sits at its element).
+func placeholders(text string) []diagnostic {
+	var out []diagnostic
+	n := 0
+	for l := range strings.Lines(text) {
+		if i := strings.Index(l, reasonPlaceholder); i >= 0 {
+			start := utf16Col(l[:i])
+			out = append(out, diagnostic{Range: span{Start: position{Line: n, Character: start}, End: position{Line: n, Character: start + utf16Col(reasonPlaceholder)}},
+				Severity: severityError, Code: "contract-unreadable", Source: "contractlint", Message: "replace the reason: a placeholder accepts nothing"})
+		}
+		n++
 	}
 	return out
 }

@@ -138,7 +138,7 @@ func editLine(b *testing.B, text, section string) (int, string, string) {
 // document, both loaded whole.
 func wholeComparison(b *testing.B, r *repo, orig string, line int, from, to string) {
 	edited := orig[:lineStart(orig, line)] + to + orig[lineStart(orig, line)+len(from):]
-	ro, _ := testOptions().Configure("", "")
+	ro, _, _ := testOptions().Configure("", "")
 	po := ro.Pipeline
 	po.Whole = true
 	dir, err := source.OpenDir(r.dir)

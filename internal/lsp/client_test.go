@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/contractlint/contractlint/internal/chain"
 	"github.com/contractlint/contractlint/internal/pipeline"
 	"github.com/contractlint/contractlint/internal/review"
 	"github.com/contractlint/contractlint/rules"
@@ -108,9 +109,9 @@ func (r *repo) uri(name string) string { return nameURI(name, r.dir) }
 // the default rules, settings and contract globs.
 func testOptions() Options {
 	return Options{
-		Configure: func(string, string) (review.Options, error) {
+		Configure: func(string, string) (review.Options, chain.Chain, error) {
 			return review.Options{Globs: []string{"**/*.proto", "**/*.yaml", "**/*.yml", "**/*.json"},
-				Pipeline: pipeline.Options{Registry: rules.Default(), Settings: &rules.Settings{ProtoLevel: rules.LevelWireJSON}}}, nil
+				Pipeline: pipeline.Options{Registry: rules.Default(), Settings: &rules.Settings{ProtoLevel: rules.LevelWireJSON}}}, chain.For(chain.Command{}), nil
 		},
 		Debounce: 20 * time.Millisecond,
 		RulesURL: "https://example.com/rules",
@@ -119,6 +120,12 @@ func testOptions() Options {
 
 // start runs a server and initializes it with the repository as its root.
 func start(t testing.TB, r *repo, o Options, initOptions any) *client {
+	t.Helper()
+	return startWith(t, r, o, initOptions, map[string]any{})
+}
+
+// startWith is start for a client that advertises caps.
+func startWith(t testing.TB, r *repo, o Options, initOptions any, caps map[string]any) *client {
 	t.Helper()
 	cr, sw := io.Pipe() // server -> client
 	sr, cw := io.Pipe() // client -> server
@@ -137,7 +144,7 @@ func start(t testing.TB, r *repo, o Options, initOptions any) *client {
 			t.Error("the server did not stop when its input closed")
 		}
 	})
-	params := map[string]any{"processId": nil, "rootUri": nameURI(".", r.dir), "capabilities": map[string]any{}}
+	params := map[string]any{"processId": nil, "rootUri": nameURI(".", r.dir), "capabilities": caps}
 	if initOptions != nil {
 		params["initializationOptions"] = initOptions
 	}

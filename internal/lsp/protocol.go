@@ -28,6 +28,15 @@ type initializeParams struct {
 	WorkspaceFolders []struct {
 		URI string `json:"uri"`
 	} `json:"workspaceFolders"`
+	Capabilities struct {
+		Workspace struct {
+			WorkspaceEdit struct {
+				// SnippetEditSupport (LSP 3.18): the client takes
+				// snippet edits, whose tab stops the user types over.
+				SnippetEditSupport bool `json:"snippetEditSupport"`
+			} `json:"workspaceEdit"`
+		} `json:"workspace"`
+	} `json:"capabilities"`
 }
 
 type textDocumentItem struct {
@@ -147,7 +156,29 @@ type codeAction struct {
 }
 
 type workspaceEdit struct {
-	Changes map[string][]textEdit `json:"changes"`
+	Changes map[string][]textEdit `json:"changes,omitempty"`
+	// DocumentChanges carries snippet edits, for a client that takes them.
+	DocumentChanges []textDocumentEdit `json:"documentChanges,omitempty"`
+}
+
+type textDocumentEdit struct {
+	TextDocument struct {
+		URI     string `json:"uri"`
+		Version *int   `json:"version"`
+	} `json:"textDocument"`
+	Edits []snippetTextEdit `json:"edits"`
+}
+
+// snippetTextEdit (LSP 3.18) inserts a snippet: ${1:text} is a tab stop
+// showing text, which the user types over.
+type snippetTextEdit struct {
+	Range   span        `json:"range"`
+	Snippet stringValue `json:"snippet"`
+}
+
+type stringValue struct {
+	Kind  string `json:"kind"` // "snippet"
+	Value string `json:"value"`
 }
 
 type textEdit struct {

@@ -21,6 +21,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/contractlint/contractlint/internal/chain"
 	"github.com/contractlint/contractlint/internal/review"
 	"github.com/contractlint/contractlint/internal/source"
 	"github.com/contractlint/contractlint/rules"
@@ -31,8 +32,9 @@ type Options struct {
 	// Configure returns the review options for the work tree at dir (its
 	// config, globs and pipeline options), once the client names it, with
 	// the config read as base (the ref the client or --base names, "" for
-	// the default) holds it, as review reads it.
-	Configure func(dir, base string) (review.Options, error)
+	// the default) holds it, as review reads it; and the chain (internal/
+	// chain) the command's findings pass, as review's do.
+	Configure func(dir, base string) (review.Options, chain.Chain, error)
 	// Base is --base; the client's initializationOptions.base overrides it.
 	Base string
 	// Debounce is how long the server waits after a change for the next one
@@ -87,6 +89,12 @@ type server struct {
 	// (code actions and hover read them).
 	items map[string][]item
 	reg   *rules.Registry
+	// chain is what every comparison's findings pass before they are
+	// shown: the steps review's pass (waivers among them).
+	chain chain.Chain
+	// snippets is set when the client takes snippet edits: the Accept
+	// action then leaves the reason as a tab stop to type over.
+	snippets bool
 	// isContract remembers, per open document, whether it is a contract:
 	// asked once on open, not on every keystroke of a 4 MB document.
 	isContract map[string]bool
@@ -236,7 +244,7 @@ func (s *server) initialize(p initializeParams) (any, error) {
 	if p.InitializationOptions != nil && p.InitializationOptions.Base != "" {
 		base = p.InitializationOptions.Base
 	}
-	ro, err := s.o.Configure(dir, base)
+	ro, steps, err := s.o.Configure(dir, base)
 	if err != nil {
 		return nil, &rpcError{Code: codeRequestFailed, Message: err.Error()}
 	}
@@ -254,7 +262,8 @@ func (s *server) initialize(p initializeParams) (any, error) {
 	default:
 		s.sess, s.top = sess, sess.Top()
 	}
-	s.reg = ro.Pipeline.Registry
+	s.reg, s.chain = ro.Pipeline.Registry, steps
+	s.snippets = p.Capabilities.Workspace.WorkspaceEdit.SnippetEditSupport
 	return map[string]any{
 		"capabilities": map[string]any{
 			"textDocumentSync": map[string]any{"openClose": true, "change": 2}, // incremental
@@ -496,7 +505,7 @@ func (s *server) judge(sess *review.Session, ov overlay, root string, also []str
 		s.mu.Unlock()
 		return nil
 	}
-	return s.findings(sess, ov, fs)
+	return s.findings(sess, ov, s.chain.Run(fs).Findings)
 }
 
 // problems shows each load problem at its place: a buffer that does not
@@ -604,6 +613,9 @@ func (s *server) publish(versions map[string]int, changed map[string]bool) {
 				}
 			}
 		}
+		// The Accept action's placeholder is marked wherever it is left,
+		// whether or not the comparison could load the file.
+		ds = append(ds, placeholders(d.text)...)
 		if ds == nil {
 			ds = []diagnostic{}
 		}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/contractlint/contractlint/internal/chain"
 	"github.com/contractlint/contractlint/internal/review"
 	"github.com/contractlint/contractlint/rules"
 )
@@ -193,7 +194,7 @@ func TestHover(t *testing.T) {
 		t.Fatalf("hover: %s %v", res.Result, err)
 	}
 	reg := testOptions()
-	ro, _ := reg.Configure("", "")
+	ro, _, _ := reg.Configure("", "")
 	rule, _ := ro.Pipeline.Registry.Get("field-redefined")
 	for _, want := range []string{"**field-redefined**", rule.Doc.Title, rule.Doc.Text, "Bad:", "Good:"} {
 		if !strings.Contains(h.Contents.Value, want) {
@@ -324,13 +325,91 @@ func TestAcceptAction(t *testing.T) {
 	c.waitDiagnostics(uri, 3, func(ds []diagnostic) bool {
 		return slices.ContainsFunc(ds, func(d diagnostic) bool {
 			return d.Code == "contract-unreadable" && strings.Contains(d.Message, "needs a reason, not the placeholder")
-		})
+		}) && placeholderMarked(fixed)(ds)
 	})
 	written := strings.Replace(fixed, reasonPlaceholder, "notes moved to the audit log", 1)
 	c.edit(uri, 4, written)
 	c.waitDiagnostics(uri, 4, func(ds []diagnostic) bool {
 		return lacks("proto-field-removed-unreserved-name")(ds) && has("proto-field-removed-unreserved-number")(ds)
 	})
+}
+
+// placeholderMarked reports whether ds holds, on each line of text that
+// carries the Accept action's placeholder, an error saying to replace it.
+func placeholderMarked(text string) func([]diagnostic) bool {
+	return func(ds []diagnostic) bool {
+		for i, l := range strings.Split(text, "\n") {
+			if !strings.Contains(l, reasonPlaceholder) {
+				continue
+			}
+			if !slices.ContainsFunc(ds, func(d diagnostic) bool {
+				return d.Range.Start.Line == i && d.Severity == severityError && d.Message == "replace the reason: a placeholder accepts nothing"
+			}) {
+				return false
+			}
+		}
+		return true
+	}
+}
+
+// TestAcceptActionSnippet: a client that takes snippet edits gets the
+// Accept action's reason as a tab stop to type over, in both contract
+// formats; what it inserts, the tab stop left as it is, is the plain
+// edit's text, so the placeholder is still refused and marked until
+// replaced. window/showMessageRequest cannot ask for text (its answers are
+// buttons), so the reason is asked for where it is written.
+func TestAcceptActionSnippet(t *testing.T) {
+	caps := map[string]any{"workspace": map[string]any{"workspaceEdit": map[string]any{"snippetEditSupport": true}}}
+	for _, tc := range []struct{ name, text, before, after, rule string }{
+		{"shop.proto", shop, "  string note = 2;\n", "", "proto-field-removed-unreserved-name"},
+		{"api/orders.yaml", orders, "        price:\n          type: number\n          description: Ticket price in dollars.\n", "", "response-property-removed"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := newRepo(t, map[string]string{tc.name: tc.text})
+			c := startWith(t, r, testOptions(), nil, caps)
+			uri := r.uri(tc.name)
+			c.open(uri, tc.text)
+			changed := strings.Replace(tc.text, tc.before, tc.after, 1)
+			c.edit(uri, 2, changed)
+			ds := c.waitDiagnostics(uri, 2, has(tc.rule))
+			a := pick(t, c.actions(uri, find(ds, tc.rule)), "Accept "+tc.rule)
+			if len(a.Edit.Changes) != 0 || len(a.Edit.DocumentChanges) != 1 || a.Edit.DocumentChanges[0].TextDocument.URI != uri {
+				t.Fatalf("the action's edit = %+v, want one snippet edit of %s", a.Edit, uri)
+			}
+			var edits []textEdit
+			for _, e := range a.Edit.DocumentChanges[0].Edits {
+				if e.Snippet.Kind != "snippet" || !strings.Contains(e.Snippet.Value, "${1:"+reasonPlaceholder+"}") {
+					t.Fatalf("snippet %+v: want the reason as tab stop 1", e.Snippet)
+				}
+				edits = append(edits, textEdit{Range: e.Range, NewText: unsnippet(e.Snippet.Value)})
+			}
+			fixed := applyEdits(t, changed, edits)
+			if !strings.Contains(fixed, reasonPlaceholder) {
+				t.Fatalf("the snippet, left as it is, wrote:\n%s", fixed)
+			}
+			c.edit(uri, 3, fixed)
+			c.waitDiagnostics(uri, 3, placeholderMarked(fixed))
+		})
+	}
+}
+
+// unsnippet is what a client inserts for a snippet whose tab stops the
+// user leaves as they are: their default text, unescaped.
+func unsnippet(v string) string {
+	v = strings.NewReplacer("${1:", "").Replace(v)
+	var b strings.Builder
+	for i := 0; i < len(v); i++ {
+		switch {
+		case v[i] == '\\' && i+1 < len(v):
+			i++
+			b.WriteByte(v[i])
+		case v[i] == '}':
+			// the tab stop's end (escaped braces were taken above)
+		default:
+			b.WriteByte(v[i])
+		}
+	}
+	return b.String()
 }
 
 // TestRefChange: editing a $ref'd file shows the findings it causes, in
@@ -388,10 +467,10 @@ func TestUpperCaseExtensions(t *testing.T) {
 	r := newRepo(t, map[string]string{"api/API.YAML": orders, "api/T.PROTO": shop, "api/COMMON.PROTO": common, "api/ORDER.PROTO": root})
 	o := testOptions()
 	configure := o.Configure
-	o.Configure = func(dir, base string) (review.Options, error) {
-		ro, err := configure(dir, base)
+	o.Configure = func(dir, base string) (review.Options, chain.Chain, error) {
+		ro, steps, err := configure(dir, base)
 		ro.Globs = []string{"**/*.yaml", "api/T.proto", "api/ORDER.PROTO"}
-		return ro, err
+		return ro, steps, err
 	}
 	c := start(t, r, o, nil)
 	yuri, puri, ruri, curi := r.uri("api/API.YAML"), r.uri("api/T.PROTO"), r.uri("api/ORDER.PROTO"), r.uri("api/COMMON.PROTO")

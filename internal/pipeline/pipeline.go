@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/contractlint/contractlint/internal/chain"
 	"github.com/contractlint/contractlint/internal/engine"
 	"github.com/contractlint/contractlint/internal/limits"
 	"github.com/contractlint/contractlint/internal/readers"
@@ -131,9 +132,6 @@ func Diff(old, new Side, o Options) ([]rules.Finding, error) {
 		o.Compared(in)
 	}
 	findings, lint := judge(in, o)
-	if o.bufDrop != nil {
-		findings = slices.DeleteFunc(findings, o.bufDrop)
-	}
 	if needsWhole(sub, findings, lint) {
 		o.Stats.rerun()
 		o.Whole = true
@@ -220,10 +218,10 @@ func judge(in *rules.Input, o Options) (findings, lint []rules.Finding) {
 		wg.Wait()
 		// One edit, one finding: what the change made true joins the diff
 		// finding about the same element (a field redefined as a float is
-		// one field-redefined that also says money-as-float).
-		findings = engine.Merge(o.Registry, append(findings, made...))
+		// one field-redefined that also says money-as-float); then what
+		// buf.yaml's breaking ignores accept goes.
+		findings = chain.Chain{engine.MergeStep{Reg: o.Registry}, chain.Drop{Label: "buf-ignores", Fn: o.bufDrop}, chain.Sort{}}.Run(append(findings, made...)).Findings
 		lint = made
-		rules.SortFindings(findings)
 		return nil
 	})
 	return findings, lint

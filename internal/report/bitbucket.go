@@ -83,8 +83,14 @@ func (b Bitbucket) Write(w io.Writer, r *Report) error {
 	for _, f := range bySeverity(kept) {
 		anns = append(anns, b.annotation(f, seen))
 	}
+	// What the change accepted itself is listed after the findings, as
+	// low annotations that fail nothing.
+	accepted := r.acceptedInPR()
+	for _, x := range accepted {
+		anns = append(anns, b.annotation(acceptedAsInfo(x), seen))
+	}
 	anns = anns[:min(len(anns), limit)]
-	hidden := len(r.Problems) + len(r.Findings) - len(anns)
+	hidden := len(r.Problems) + len(r.Findings) + len(accepted) - len(anns)
 	out := bitbucketPayload{Report: bitbucketSummary(r, hidden, limit), Annotations: anns}
 	if out.Annotations == nil {
 		out.Annotations = []bitbucketAnnotation{}
@@ -116,6 +122,9 @@ func bitbucketSummary(r *Report, hidden, limit int) bitbucketReport {
 		{Title: "Errors", Type: "NUMBER", Value: s.Errors},
 		{Title: "Warnings", Type: "NUMBER", Value: s.Warnings},
 		{Title: "Infos", Type: "NUMBER", Value: s.Infos},
+	}
+	if s.AcceptedInPR > 0 {
+		rep.Data = append(rep.Data, bitbucketData{Title: "Accepted in this PR", Type: "NUMBER", Value: s.AcceptedInPR})
 	}
 	if s.Bump != 0 {
 		rep.Data = append(rep.Data, bitbucketData{Title: "Version bump needed", Type: "TEXT", Value: s.Bump.String()})

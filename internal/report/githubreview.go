@@ -201,6 +201,9 @@ func (g GitHubReview) body(r *Report, inBody []rules.Finding, over, limit int) s
 	for _, p := range r.Problems {
 		fmt.Fprintf(&b, "\n- cannot read %s: %s", inlineCode(fmt.Sprintf("%s:%d", p.File, p.Line)), markdownText(p.Msg))
 	}
+	// What the change accepted itself is listed before what the diff does
+	// not show, so no budget can cut it.
+	b.WriteString(acceptedSection(r.acceptedInPR()))
 	if len(inBody) > 0 {
 		b.WriteString("\nNot commented on a line: outside this pull request's diff")
 		if over > 0 {

@@ -60,6 +60,11 @@ func (g GitLab) Write(w io.Writer, r *Report) error {
 	for _, f := range r.Findings {
 		issues = append(issues, gitlabIssueFor(f, seen))
 	}
+	// What the change accepted itself is an info issue the merge request
+	// widget lists beside the findings.
+	for _, w := range r.acceptedInPR() {
+		issues = append(issues, gitlabIssueFor(acceptedAsInfo(w), seen))
+	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(issues)

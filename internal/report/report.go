@@ -126,6 +126,16 @@ func acceptedLine(w Waived) string {
 	return fmt.Sprintf("%s: accepted %s: %s (%s)", Clean(findingPlace(w.Finding)), Clean(w.Finding.Rule), Clean(w.Finding.Message), Clean(w.Justification))
 }
 
+// acceptedAsInfo is a finding the change accepted as the formats that
+// list only findings show it: an info at its place, whose message says it
+// was accepted in this PR, by whom and why. It fails no gate.
+func acceptedAsInfo(w Waived) rules.Finding {
+	f := w.Finding
+	f.Severity = rules.Info
+	f.Message = "accepted in this PR: " + f.Message + " (" + strings.TrimPrefix(w.Justification, "accepted in this PR ") + ")"
+	return f
+}
+
 // bumpOf is the version bump f needs. A finding no rule stamped (an
 // unused ignore, a live probe's) is about no change to the API: patch.
 func bumpOf(f rules.Finding) rules.Bump { return cmp.Or(f.Bump, rules.Patch) }

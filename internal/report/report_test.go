@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"flag"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -147,6 +148,29 @@ func walkStrings(v any, f func(string)) {
 		for k, x := range v {
 			f(k)
 			walkStrings(x, f)
+		}
+	}
+}
+
+// TestEveryFormatListsAcceptedInPR: what the change accepted itself is
+// listed, with who accepted it why, by every registered format, whether or
+// not anything else was found: no format may let a pull request lower its
+// own bar unseen.
+func TestEveryFormatListsAcceptedInPR(t *testing.T) {
+	const why = "the carrier moved to the shipment API"
+	for _, fs := range [][]rules.Finding{nil, fixedFindings()} {
+		for _, format := range Formats() {
+			t.Run(fmt.Sprintf("%s/%d", format, len(fs)), func(t *testing.T) {
+				// Root set: the formats that name files from the
+				// repository's top rebase the report first.
+				root := t.TempDir()
+				out := string(render(t, format, Options{Getenv: noEnv, Root: root, Dir: root}, withAccepted(testReport(t, fs), why)))
+				for _, want := range []string{why, "response-property-removed", "api/openapi.yaml"} {
+					if !strings.Contains(out, want) {
+						t.Errorf("%s output lacks %q:\n%s", format, want, out)
+					}
+				}
+			})
 		}
 	}
 }

@@ -449,7 +449,8 @@ func (s SARIF) rebased(r *Report) *Report {
 	}
 	out.Waived = make([]Waived, len(r.Waived))
 	for i, w := range r.Waived {
-		out.Waived[i] = Waived{Finding: fix(w.Finding), Justification: w.Justification}
+		w.Finding = fix(w.Finding) // whatever else it says (InPR) stays
+		out.Waived[i] = w
 	}
 	out.Problems = make([]Problem, len(r.Problems))
 	for i, p := range r.Problems {
