@@ -75,6 +75,7 @@ func TestOneEditOneFindingCorpus(t *testing.T) {
 	if testing.Short() {
 		t.Skip("loads the corpus")
 	}
+	skipRaceSample(t)
 	reg := rules.Default()
 	t.Run("stripe", func(t *testing.T) {
 		dir := t.TempDir()
@@ -238,4 +239,13 @@ func isLint(reg *rules.Registry, id string) bool {
 
 func describe(f rules.Finding) string {
 	return fmt.Sprintf("%s %s %s: %s", f.Where, f.Severity, f.Rule, f.Message)
+}
+
+// skipRaceSample skips a corpus test under -race unless corpus.Full: the
+// plain run checks the sample, the full run the corpus under -race too.
+func skipRaceSample(t *testing.T) {
+	t.Helper()
+	if raceEnabled && !corpus.Full() {
+		t.Skip("the race detector makes the corpus about ten times slower; the plain run checks it, and the full run (CI=true or CONTRACTLINT_FULL=1) under -race too")
+	}
 }
