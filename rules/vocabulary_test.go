@@ -78,6 +78,7 @@ func TestVocabularyCorpus(t *testing.T) {
 	if testing.Short() {
 		t.Skip("loads the corpus")
 	}
+	skipRaceSample(t)
 	dir := t.TempDir()
 	const a, b = "stripe-spec3-2023-02-13.yaml", "stripe-spec3-2023-09-12.yaml"
 	corpus.Gunzip(t, a, dir)

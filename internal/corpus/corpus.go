@@ -40,6 +40,24 @@ func Dir() string {
 	return filepath.Join("..", "shared", "corpus")
 }
 
+// Full reports whether the corpus tests run in full: under CI=true (as
+// .ci/run runs the suite) or CONTRACTLINT_FULL=1. Otherwise the
+// heaviest of them check a fixed sample of the corpus, so that the README's
+// test command stays light on a busy laptop; every property they prove is
+// still proved on the whole corpus in CI.
+func Full() bool {
+	return os.Getenv("CI") == "true" || os.Getenv("CONTRACTLINT_FULL") == "1"
+}
+
+// FullOnly skips a case of a heavy test that the sample leaves to the full
+// run, saying so.
+func FullOnly(tb TB) {
+	tb.Helper()
+	if !Full() {
+		tb.Skipf("not in the sample: the full run checks it (CI=true or CONTRACTLINT_FULL=1)")
+	}
+}
+
 // Need returns the path of a corpus file, or skips without it; it fails
 // instead when CONTRACTLINT_CORPUS was set, since then the corpus was promised.
 func Need(tb TB, name string) string {

@@ -91,7 +91,8 @@ func openAPIPair(dir string) (old, new string, ok bool) {
 // TestSubsetSameFindingsStripe compares both loads on real versions of
 // Stripe's spec: adjacent days (where the subset leaves most of the
 // document out) and seven months apart (where it leaves out nothing, but the
-// new side parses only the chunks that changed).
+// new side parses only the chunks that changed; in the full run only, see
+// corpus.Full).
 func TestSubsetSameFindingsStripe(t *testing.T) {
 	if testing.Short() {
 		t.Skip("loads 4 MB documents")
@@ -104,6 +105,9 @@ func TestSubsetSameFindingsStripe(t *testing.T) {
 		{"stripe-spec3-2023-02-13.yaml", "stripe-spec3-2023-09-12.yaml", false},
 	} {
 		t.Run(tc.old+"->"+tc.new, func(t *testing.T) {
+			if !tc.skips {
+				corpus.FullOnly(t) // TestStripeFindings diffs this pair whole
+			}
 			dir := t.TempDir()
 			corpus.Gunzip(t, tc.old, dir)
 			corpus.Gunzip(t, tc.new, dir)
@@ -127,7 +131,8 @@ func TestSubsetSameFindingsStripe(t *testing.T) {
 
 // TestSubsetSameFindingsStripeEdits makes pull-request-sized edits to
 // Stripe's spec, each one a way a left-out chunk could still matter, and
-// compares both loads on each.
+// compares both loads on each. Each case loads Stripe whole: the default
+// run checks a sample of two, the full run (see corpus.Full) every case.
 func TestSubsetSameFindingsStripeEdits(t *testing.T) {
 	dir, _, spec := stripeSpec(t)
 	const (
@@ -141,19 +146,23 @@ func TestSubsetSameFindingsStripeEdits(t *testing.T) {
 		name      string
 		base, new []edit // base edits both sides
 		skips     bool   // the subset applies and leaves most out
+		sample    bool   // in the default run's sample (each case loads Stripe whole)
 	}{
 		{"a shared component's property changes type", nil,
-			[]edit{{"\n    apps.secret:\n", "          type: integer\n        deleted:", "          type: string\n        deleted:"}}, true},
+			[]edit{{"\n    apps.secret:\n", "          type: integer\n        deleted:", "          type: string\n        deleted:"}}, true, true},
 		{"an operation starts returning a closed schema other operations return",
 			[]edit{{closedAt, closedAt, closed}},
-			[]edit{{taxRateOp, getTax, getTax + "        '202':\n          content:\n            application/json:\n              schema:\n                $ref: '#/components/schemas/deleted_coupon'\n          description: Deleted.\n"}}, true},
-		{"a path is removed", nil, []edit{{"", coupons, "\n  /v1/coupons-gone:\n"}}, true},
+			[]edit{{taxRateOp, getTax, getTax + "        '202':\n          content:\n            application/json:\n              schema:\n                $ref: '#/components/schemas/deleted_coupon'\n          description: Deleted.\n"}}, true, false},
+		{"a path is removed", nil, []edit{{"", coupons, "\n  /v1/coupons-gone:\n"}}, true, true},
 		{"only a description changes", nil,
-			[]edit{{taxRateOp, "<p>Retrieves a tax rate with the given ID</p>", "<p>Retrieves one tax rate</p>"}}, true},
+			[]edit{{taxRateOp, "<p>Retrieves a tax rate with the given ID</p>", "<p>Retrieves one tax rate</p>"}}, true, false},
 		{"a new operation reuses an operationId", nil,
-			[]edit{{"", coupons, "\n  /v1/coupons2:\n    get:\n      operationId: GetCoupons\n      responses:\n        '200':\n          description: ok\n" + coupons[1:]}}, false},
+			[]edit{{"", coupons, "\n  /v1/coupons2:\n    get:\n      operationId: GetCoupons\n      responses:\n        '200':\n          description: ok\n" + coupons[1:]}}, false, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			if !tc.sample {
+				corpus.FullOnly(t)
+			}
 			old := apply(t, spec, tc.base)
 			writeFile(t, filepath.Join(dir, "old.yaml"), old)
 			writeFile(t, filepath.Join(dir, "new.yaml"), apply(t, old, tc.new))

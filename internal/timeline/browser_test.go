@@ -128,8 +128,7 @@ func TestHistoryInBrowser(t *testing.T) {
 	b := newBrowser(t)
 	file := filepath.Join(t.TempDir(), "history.html")
 	args := []string{"--readers", "evidence", "--supported", "v3.*", "--link-base", "https://git.example.com/shop/api/blob"}
-	run(t, top, append([]string{"history", "--html", file}, args...)...)
-	r := history(t, top, args...)
+	r := history(t, top, append([]string{"--html", file}, args...)...) // one run writes the page and the JSON
 	self := fileURL(file)
 
 	b.do(t, chromedp.Navigate(self), chromedp.WaitReady(chromedp.ID("counts")))

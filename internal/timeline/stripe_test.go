@@ -14,7 +14,9 @@ import (
 var stripeVersions = []string{"stripe-spec3-2023-02-13.yaml", "stripe-spec3-2023-09-11.yaml", "stripe-spec3-2023-09-12.yaml"}
 
 // stripeRepo commits each Stripe version as api/spec3.yaml and tags it
-// v1.0.0, v2.0.0, ...; the head is the last release.
+// v1.0.0, v2.0.0, ...; the head is the last release. Unless corpus.Full it
+// leaves out 2023-09-11, a day before the last (one Stripe load and one
+// small step fewer; seven months of changes still between the two).
 func stripeRepo(t *testing.T) string {
 	t.Helper()
 	gitEnv(t)
@@ -24,7 +26,11 @@ func stripeRepo(t *testing.T) string {
 	}
 	git(t, top, "init", "-q", "-b", "main")
 	unpacked := t.TempDir()
-	for i, v := range stripeVersions {
+	versions := stripeVersions
+	if !corpus.Full() {
+		versions = []string{stripeVersions[0], stripeVersions[2]}
+	}
+	for i, v := range versions {
 		corpus.Gunzip(t, v, unpacked)
 		if err := os.MkdirAll(filepath.Join(top, "api"), 0o755); err != nil {
 			t.Fatal(err)
@@ -40,8 +46,8 @@ func stripeRepo(t *testing.T) string {
 }
 
 // TestHistoryStripeSize: the page of a Stripe-sized history (three
-// releases of Stripe's 6 MB spec and the head) stays under 2 MB and still
-// holds every finding and change.
+// releases of Stripe's 6 MB spec and the head; two in the default run's
+// sample) stays under 2 MB and still holds every finding and change.
 func TestHistoryStripeSize(t *testing.T) {
 	if testing.Short() {
 		t.Skip("reviews three releases of Stripe's spec")
