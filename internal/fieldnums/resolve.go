@@ -104,24 +104,49 @@ type resolver struct {
 }
 
 func (f *File) resolver(deps Deps) (*resolver, bool) {
-	r := &resolver{own: f.syms}
-	seen := map[string]bool{}
-	var visit func(s *Symbols, publicOnly bool) bool
-	visit = func(s *Symbols, publicOnly bool) bool {
+	r := &resolver{own: f.syms, files: []*Symbols{f.syms}}
+	// The search: the file's imports, each followed by the public
+	// imports it passes on.
+	chain := map[*Symbols]bool{} // a cycle of imports is searched once
+	var public func(s *Symbols)
+	public = func(s *Symbols) {
+		if chain[s] {
+			return
+		}
+		chain[s] = true
 		r.files = append(r.files, s)
 		for _, imp := range s.Imports {
-			if (publicOnly && !imp.Public) || seen[imp.Path] {
+			if d, err := deps.Lookup(imp.Path); err == nil && imp.Public {
+				public(d)
+			}
+		}
+		delete(chain, s)
+	}
+	// Every file imported, however deep, must be there, or the compiler
+	// refuses the version.
+	seen := map[string]bool{}
+	var all func(s *Symbols) bool
+	all = func(s *Symbols) bool {
+		for _, imp := range s.Imports {
+			if seen[imp.Path] {
 				continue
 			}
 			seen[imp.Path] = true
 			d, err := deps.Lookup(imp.Path)
-			if err != nil || !visit(d, true) {
+			if err != nil || !all(d) {
 				return false
 			}
 		}
 		return true
 	}
-	return r, visit(f.syms, false)
+	if !all(f.syms) {
+		return nil, false
+	}
+	for _, imp := range f.syms.Imports {
+		d, _ := deps.Lookup(imp.Path)
+		public(d)
+	}
+	return r, true
 }
 
 // element is what a full name names in any file searched.

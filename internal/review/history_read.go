@@ -1,6 +1,7 @@
 package review
 
 import (
+	"crypto/sha256"
 	"errors"
 	"io/fs"
 	"path"
@@ -29,14 +30,15 @@ const segment = 32
 // linked.
 func (r *Repo) versionUses(base *source.Git, name string, vs []version, po pipeline.Options) [][]fieldnums.Use {
 	out := make([][]fieldnums.Use, len(vs))
+	w := &walkRead{commits: &commits{top: r.Top}, parsed: map[[32]byte]symbolsOf{}, po: po}
+	defer w.commits.close()
 	if base == nil {
 		for i, v := range vs {
-			out[i] = r.ownUses(name, v, nil, po)
+			out[i] = w.ownUses(name, v, nil)
 		}
 		return out
 	}
-	tree := &treeSymbols{src: base, got: map[string]symbolsOf{}}
-	roots := &rootsOf{tree: tree, po: po, got: map[string]*treeDeps{}}
+	roots := w.rootsOf(base)
 	par.Each((len(vs)+segment-1)/segment, func(s int) {
 		var prev *fieldnums.File
 		var prevText []byte
@@ -62,19 +64,29 @@ func (r *Repo) versionUses(base *source.Git, name string, vs []version, po pipel
 					continue
 				}
 			}
-			out[i] = r.ownUses(name, v, f, po)
+			out[i] = w.ownUses(name, v, f)
 		}
 	})
 	return out
 }
 
-// ownUses reads a version with the imports of its own commit.
-func (r *Repo) ownUses(name string, v version, f *fieldnums.File, po pipeline.Options) []fieldnums.Use {
-	src, err := source.OpenRev(r.Top, v.commit)
-	if err != nil {
-		return nil
-	}
-	defer src.Close()
+// walkRead is what the reads of one file's versions share: the reader of
+// other commits' files and the symbols of every import read, by content.
+type walkRead struct {
+	commits *commits
+	po      pipeline.Options
+	mu      sync.Mutex
+	parsed  map[[32]byte]symbolsOf
+}
+
+func (w *walkRead) rootsOf(src source.Source) *rootsOf {
+	return &rootsOf{tree: &treeSymbols{src: src, w: w, got: map[string]symbolsOf{}}, po: w.po, got: map[string]*treeDeps{}}
+}
+
+// ownUses reads a version with the imports of its own commit (f, when
+// read already, else read from it).
+func (w *walkRead) ownUses(name string, v version, f *fieldnums.File) []fieldnums.Use {
+	src := commitSource{c: w.commits, rev: v.commit}
 	if f == nil {
 		text, err := src.ReadFile(name)
 		if err != nil {
@@ -84,13 +96,30 @@ func (r *Repo) ownUses(name string, v version, f *fieldnums.File, po pipeline.Op
 			return nil
 		}
 	}
-	tree := &treeSymbols{src: src, got: map[string]symbolsOf{}}
-	deps, err := (&rootsOf{tree: tree, po: po, got: map[string]*treeDeps{}}).of(src, name, f)
+	deps, err := w.rootsOf(src).of(src, name, f)
 	if err != nil {
 		return nil
 	}
 	uses, _ := f.Uses(deps)
 	return uses
+}
+
+// symbols parses an import's text once, whichever tree it is read from.
+func (w *walkRead) symbols(name string, text []byte) (*fieldnums.Symbols, error) {
+	key := sha256.Sum256(text)
+	w.mu.Lock()
+	s, ok := w.parsed[key]
+	w.mu.Unlock()
+	if !ok {
+		var f *fieldnums.File
+		if f, s.err = fieldnums.Parse(name, text); s.err == nil {
+			s.s = f.Symbols()
+		}
+		w.mu.Lock()
+		w.parsed[key] = s
+		w.mu.Unlock()
+	}
+	return s.s, s.err
 }
 
 // rootsOf finds the import roots of the versions of a file: those of the
@@ -148,6 +177,7 @@ func (d *treeDeps) Lookup(name string) (*fieldnums.Symbols, error) {
 // treeSymbols reads each file of a tree that versions import once.
 type treeSymbols struct {
 	src source.Source
+	w   *walkRead
 	mu  sync.Mutex
 	got map[string]symbolsOf
 }
@@ -164,14 +194,10 @@ func (t *treeSymbols) symbols(name string) (*fieldnums.Symbols, error) {
 		return s.s, s.err
 	}
 	var s symbolsOf
-	text, err := t.src.ReadFile(name)
-	if err == nil {
-		var f *fieldnums.File
-		if f, err = fieldnums.Parse(name, text); err == nil {
-			s.s = f.Symbols()
-		}
+	var text []byte
+	if text, s.err = t.src.ReadFile(name); s.err == nil {
+		s.s, s.err = t.w.symbols(name, text)
 	}
-	s.err = err
 	t.got[name] = s
 	return s.s, s.err
 }
