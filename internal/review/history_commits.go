@@ -32,41 +32,41 @@ type commits struct {
 
 // object describes rev:name ("" kind when it is missing) and, for a blob
 // when content is set, reads it.
-func (c *commits) object(rev, name string, content bool) (kind string, size int64, b []byte, err error) {
+func (c *commits) object(rev, name string, content bool) (id, kind string, size int64, b []byte, err error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.cmd == nil && c.err == nil {
 		c.err = c.start()
 	}
 	if c.err != nil {
-		return "", 0, nil, c.err
+		return "", "", 0, nil, c.err
 	}
 	obj := rev + ":" + name
-	if kind, size, err = c.ask("info " + obj); err != nil || kind != "blob" || !content {
-		return kind, size, nil, err
+	if id, kind, size, err = c.ask("info " + obj); err != nil || kind != "blob" || !content {
+		return id, kind, size, nil, err
 	}
-	if _, _, err = c.ask("contents " + obj); err != nil {
-		return "", 0, nil, err
+	if _, _, _, err = c.ask("contents " + obj); err != nil {
+		return "", "", 0, nil, err
 	}
 	b = make([]byte, size+1) // the content, then a newline
 	if _, err = io.ReadFull(c.out, b); err != nil {
 		c.err = fmt.Errorf("git cat-file: %v", err)
-		return "", 0, nil, c.err
+		return "", "", 0, nil, c.err
 	}
-	return kind, size, b[:size], nil
+	return id, kind, size, b[:size], nil
 }
 
 // ask sends one command and reads the header of its answer: the object's
-// type and size, or no type when it is missing.
-func (c *commits) ask(command string) (string, int64, error) {
+// id, type and size, or no type when it is missing.
+func (c *commits) ask(command string) (string, string, int64, error) {
 	if _, err := fmt.Fprintln(c.in, command); err != nil {
 		c.err = fmt.Errorf("git cat-file: %v", err)
-		return "", 0, c.err
+		return "", "", 0, c.err
 	}
 	header, err := c.out.ReadString('\n')
 	if err != nil {
 		c.err = fmt.Errorf("git cat-file: %v", err)
-		return "", 0, c.err
+		return "", "", 0, c.err
 	}
 	f := strings.Fields(header)
 	if len(f) == 2 && f[1] != "missing" && f[1] != "ambiguous" {
@@ -79,17 +79,17 @@ func (c *commits) ask(command string) (string, int64, error) {
 		if err != nil {
 			c.err = fmt.Errorf("git cat-file: %q: %v", header, err)
 		}
-		return "", 0, c.err
+		return "", "", 0, c.err
 	}
 	if len(f) != 3 {
-		return "", 0, nil // "<object> missing" (or ambiguous): nothing there
+		return "", "", 0, nil // "<object> missing" (or ambiguous): nothing there
 	}
 	size, err := strconv.ParseInt(f[2], 10, 64)
 	if err != nil {
 		c.err = fmt.Errorf("git cat-file: bad size in %q", header)
-		return "", 0, c.err
+		return "", "", 0, c.err
 	}
-	return f[1], size, nil
+	return f[0], f[1], size, nil
 }
 
 func (c *commits) start() error {
@@ -134,7 +134,7 @@ func (s commitSource) ReadFile(name string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	kind, _, b, err := s.c.object(s.rev, c, true)
+	_, kind, _, b, err := s.c.object(s.rev, c, true)
 	switch {
 	case err != nil:
 		return nil, err
@@ -144,12 +144,28 @@ func (s commitSource) ReadFile(name string) ([]byte, error) {
 	return b, nil
 }
 
+// blobID is the id of the blob at name, a file.
+func (s commitSource) blobID(name string) (string, error) {
+	c, err := source.Clean(name)
+	if err != nil {
+		return "", err
+	}
+	id, kind, _, _, err := s.c.object(s.rev, c, false)
+	switch {
+	case err != nil:
+		return "", err
+	case kind != "blob":
+		return "", &fs.PathError{Op: "read", Path: name, Err: fs.ErrNotExist}
+	}
+	return id, nil
+}
+
 func (s commitSource) Stat(name string) (fs.FileInfo, error) {
 	c, err := source.Clean(name)
 	if err != nil {
 		return nil, err
 	}
-	kind, size, _, err := s.c.object(s.rev, c, false)
+	_, kind, size, _, err := s.c.object(s.rev, c, false)
 	switch {
 	case err != nil:
 		return nil, err

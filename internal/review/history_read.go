@@ -30,7 +30,7 @@ const segment = 32
 // linked.
 func (r *Repo) versionUses(base *source.Git, name string, vs []version, po pipeline.Options) [][]fieldnums.Use {
 	out := make([][]fieldnums.Use, len(vs))
-	w := &walkRead{commits: &commits{top: r.Top}, parsed: map[[32]byte]symbolsOf{}, po: po}
+	w := &walkRead{commits: &commits{top: r.Top}, parsed: map[string]symbolsOf{}, po: po}
 	defer w.commits.close()
 	if base == nil {
 		for i, v := range vs {
@@ -76,7 +76,7 @@ type walkRead struct {
 	commits *commits
 	po      pipeline.Options
 	mu      sync.Mutex
-	parsed  map[[32]byte]symbolsOf
+	parsed  map[string]symbolsOf
 }
 
 func (w *walkRead) rootsOf(src source.Source) *rootsOf {
@@ -105,20 +105,35 @@ func (w *walkRead) ownUses(name string, v version, f *fieldnums.File) []fieldnum
 }
 
 // symbols parses an import's text once, whichever tree it is read from.
-func (w *walkRead) symbols(name string, text []byte) (*fieldnums.Symbols, error) {
-	key := sha256.Sum256(text)
+// The key is the blob id when known ("" when not), else the text's hash.
+func (w *walkRead) symbols(name, key string, read func() ([]byte, error)) (*fieldnums.Symbols, error) {
 	w.mu.Lock()
 	s, ok := w.parsed[key]
 	w.mu.Unlock()
-	if !ok {
-		var f *fieldnums.File
-		if f, s.err = fieldnums.Parse(name, text); s.err == nil {
-			s.s = f.Symbols()
-		}
-		w.mu.Lock()
-		w.parsed[key] = s
-		w.mu.Unlock()
+	if ok && key != "" {
+		return s.s, s.err
 	}
+	text, err := read()
+	if err != nil {
+		return nil, err
+	}
+	if key == "" {
+		sum := sha256.Sum256(text)
+		key = string(sum[:])
+		w.mu.Lock()
+		s, ok = w.parsed[key]
+		w.mu.Unlock()
+		if ok {
+			return s.s, s.err
+		}
+	}
+	var f *fieldnums.File
+	if f, s.err = fieldnums.Parse(name, text); s.err == nil {
+		s.s = f.Symbols()
+	}
+	w.mu.Lock()
+	w.parsed[key] = s
+	w.mu.Unlock()
 	return s.s, s.err
 }
 
@@ -194,9 +209,14 @@ func (t *treeSymbols) symbols(name string) (*fieldnums.Symbols, error) {
 		return s.s, s.err
 	}
 	var s symbolsOf
-	var text []byte
-	if text, s.err = t.src.ReadFile(name); s.err == nil {
-		s.s, s.err = t.w.symbols(name, text)
+	var key string
+	if c, ok := t.src.(commitSource); ok {
+		// Another commit's file: its blob id names its content, so a
+		// file many commits hold is read and parsed once.
+		key, s.err = c.blobID(name)
+	}
+	if s.err == nil {
+		s.s, s.err = t.w.symbols(name, key, func() ([]byte, error) { return t.src.ReadFile(name) })
 	}
 	t.got[name] = s
 	return s.s, s.err
