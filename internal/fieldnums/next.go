@@ -9,35 +9,43 @@ import (
 )
 
 // Next reads text, a later or earlier version of old (the text f was read
-// from). It parses only the lines from the first to the last that differ,
+// from). It parses only the lines that differ, found by a line diff and
 // widened to lines where f is cut safely (outside every declaration and
-// comment); the declarations above and below are f's, moved. The result
-// is what Parse of text gives: the text above the cut is old's, so the
-// parser reaches the cut outside everything; the changed lines parse on
-// their own to the end, so it leaves them outside everything; the text
-// below is old's again. A change to the header (syntax, package, imports),
-// or lines that do not parse on their own, are read whole.
+// comment); the declarations between are f's, moved. The result is what
+// Parse of text gives: the text above a cut is old's, so the parser
+// reaches the cut outside everything; the changed lines parse on their
+// own to the end, so it leaves them outside everything; the text below is
+// old's again. A change to the header (syntax, package, imports), or lines
+// that do not parse on their own, are read whole.
 func (f *File) Next(name string, old, text []byte) (*File, error) {
-	c := f.cut(old, text)
-	for _, d := range f.decls {
-		if d.header && d.end >= c.from && d.start < c.to {
-			return Parse(name, text)
+	cuts := f.hunks(f.cut(old, text), old, text)
+	for _, c := range cuts {
+		for _, d := range f.decls {
+			if d.header && d.end >= c.from && d.start < c.to {
+				return Parse(name, text)
+			}
 		}
 	}
-	part := make([]byte, c.from-1, c.from-1+c.hi-c.lo)
-	for i := range part {
-		part[i] = '\n' // the part keeps its line numbers
+	// From the bottom up: each cut's lines are still old's above it.
+	g := f
+	for i := len(cuts) - 1; i >= 0; i-- {
+		c := cuts[i]
+		part := make([]byte, c.from-1, c.from-1+c.hi-c.lo)
+		for i := range part {
+			part[i] = '\n' // the part keeps its line numbers
+		}
+		part = append(part, text[c.lo:c.hi]...)
+		node, err := parser.Parse(name, bytes.NewReader(part), reporter.NewHandler(nil))
+		if err != nil {
+			return Parse(name, text)
+		}
+		mid := declsOf(node, nil)
+		if slices.ContainsFunc(mid, func(d *decl) bool { return d.header }) {
+			return Parse(name, text)
+		}
+		g = g.splice(c, mid, safeLines(node, lineCount(part)))
 	}
-	part = append(part, text[c.lo:c.hi]...)
-	node, err := parser.Parse(name, bytes.NewReader(part), reporter.NewHandler(nil))
-	if err != nil {
-		return Parse(name, text)
-	}
-	mid := declsOf(node, nil)
-	if slices.ContainsFunc(mid, func(d *decl) bool { return d.header }) {
-		return Parse(name, text)
-	}
-	return f.splice(c, mid, safeLines(node, lineCount(part))), nil
+	return g, nil
 }
 
 // cut is the lines of a change: old's lines [from, to) became text's

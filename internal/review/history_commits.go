@@ -30,8 +30,8 @@ type commits struct {
 	err error
 }
 
-// object describes rev:name ("" kind when it is missing) and, for a blob
-// when content is set, reads it.
+// object describes rev:name, or the object rev when name is "" ("" kind
+// when it is missing), and, for a blob when content is set, reads it.
 func (c *commits) object(rev, name string, content bool) (id, kind string, size int64, b []byte, err error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -41,7 +41,10 @@ func (c *commits) object(rev, name string, content bool) (id, kind string, size 
 	if c.err != nil {
 		return "", "", 0, nil, c.err
 	}
-	obj := rev + ":" + name
+	obj := rev
+	if name != "" {
+		obj += ":" + name
+	}
 	if id, kind, size, err = c.ask("info " + obj); err != nil || kind != "blob" || !content {
 		return id, kind, size, nil, err
 	}
@@ -108,6 +111,16 @@ func (c *commits) start() error {
 	}
 	c.cmd, c.in, c.out = cmd, in, bufio.NewReader(out)
 	return nil
+}
+
+// blob reads the blob id, kept nowhere: a history's versions are read
+// once each.
+func (c *commits) blob(id string) ([]byte, error) {
+	_, kind, _, b, err := c.object(id, "", true)
+	if err == nil && kind != "blob" {
+		err = fmt.Errorf("git cat-file: %s is no blob", id)
+	}
+	return b, err
 }
 
 func (c *commits) close() {

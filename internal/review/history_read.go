@@ -26,7 +26,7 @@ const segment = 32
 // version whose imports the base lacks, against its own commit's; nil for
 // a version that reads neither way (it did not compile), as the compiler
 // would have skipped it. Each distinct blob is read once through the
-// base's cat-file and parsed in part (see fieldnums.Next); nothing is
+// cat-file and parsed in part (see fieldnums.Next); nothing is
 // linked.
 func (r *Repo) versionUses(base *source.Git, name string, vs []version, po pipeline.Options) [][]fieldnums.Use {
 	out := make([][]fieldnums.Use, len(vs))
@@ -44,7 +44,7 @@ func (r *Repo) versionUses(base *source.Git, name string, vs []version, po pipel
 		var prevText []byte
 		for i := s * segment; i < min(len(vs), (s+1)*segment); i++ {
 			v := vs[i]
-			text, err := base.Pinned(name, v.blob, v.commit).ReadFile(name)
+			text, err := w.commits.blob(v.blob)
 			if err != nil {
 				continue
 			}
