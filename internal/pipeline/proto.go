@@ -59,6 +59,12 @@ func importRoots(s Side, o Options) ([]string, error) {
 	return roots, nil
 }
 
+// ProtoRoots are the import roots one .proto file of src is compiled
+// with, as Load finds them for a side of that file alone.
+func ProtoRoots(src source.Source, file string, o Options) ([]string, error) {
+	return importRoots(Side{Src: src, Files: []string{file}}, o)
+}
+
 // protoPathHint says how to fix an import that was not found.
 func protoPathHint(given bool) string {
 	if given {

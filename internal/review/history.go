@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/contractlint/contractlint/internal/cache"
-	"github.com/contractlint/contractlint/internal/par"
 	"github.com/contractlint/contractlint/internal/pipeline"
 	"github.com/contractlint/contractlint/internal/source"
 	"github.com/contractlint/contractlint/rules"
@@ -99,13 +98,13 @@ func historyKey(name, commit string, tags []string, o Options) (cache.Key, bool)
 	return sha256.Sum256([]byte(strings.Join(parts, "\x00"))), true
 }
 
-// addVersions adds the fields of every version in vs of name to h, loading
-// them on every core; each is credited to its newest commit. With released
-// set (the blobs release tags hold), a version outside it is marked
-// unreleased, with the dates it lived: from its commit to the next version's.
+// addVersions adds the fields of every version in vs of name to h (see
+// versionUses); each is credited to its newest commit. With released set
+// (the blobs release tags hold), a version outside it is marked
+// unreleased, with the dates it lived: from its commit to the next
+// version's.
 func (r *Repo) addVersions(h *rules.History, base *source.Git, name string, vs []version, released map[string]bool, po pipeline.Options) {
-	loaded := make([]*rules.Contract, len(vs))
-	par.Each(len(vs), func(i int) { loaded[i] = r.loadVersion(base, name, vs[i], po) })
+	read := r.versionUses(base, name, vs, po)
 	for i, v := range vs {
 		u := rules.UsedNumber{Seen: v.commit[:min(len(v.commit), 12)]}
 		if released != nil && !released[v.blob] {
@@ -114,7 +113,12 @@ func (r *Repo) addVersions(h *rules.History, base *source.Git, name string, vs [
 				u.Until = day(vs[i-1].time)
 			}
 		}
-		h.AddVersion(loaded[i], u)
+		used := make([]rules.UsedNumber, len(read[i]))
+		for k, x := range read[i] {
+			used[k] = u
+			used[k].Message, used[k].Number, used[k].Name, used[k].Type = x.Message, x.Number, x.Name, x.Type
+		}
+		h.Merge(&rules.History{Used: used})
 	}
 }
 
@@ -125,28 +129,6 @@ func day(unix int64) string { return time.Unix(unix, 0).UTC().Format(time.DateOn
 type version struct {
 	commit, blob string
 	time         int64
-}
-
-// loadVersion lowers name as v had it. Its imports are read from the base
-// tree, which holds them for almost every version at the cost of no tree
-// listing; a version whose imports the base lacks is loaded from its own
-// commit, as it was. nil when neither compiles.
-func (r *Repo) loadVersion(base *source.Git, name string, v version, po pipeline.Options) *rules.Contract {
-	if base != nil {
-		if c, err := pipeline.Load(side(base.Pinned(name, v.blob, v.commit), name), po); err == nil {
-			return c
-		}
-	}
-	src, err := source.OpenRev(r.Top, v.commit)
-	if err != nil {
-		return nil
-	}
-	defer src.Close()
-	c, err := pipeline.Load(side(src, name), po)
-	if err != nil {
-		return nil
-	}
-	return c
 }
 
 // walks keeps, per revision, the versions of every .proto file reachable

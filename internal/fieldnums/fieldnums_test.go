@@ -1,0 +1,178 @@
+package fieldnums
+
+import (
+	"errors"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	gocmp "github.com/google/go-cmp/cmp"
+)
+
+const dep = `syntax = "proto3";
+package acme.common;
+import public "acme/more.proto";
+message Money { int64 units = 1; }
+enum Status { S_UNKNOWN = 0; }
+service Svc {}
+`
+
+const more = `syntax = "proto3";
+package acme.more;
+message Extra { message Deep {} }
+`
+
+const shop = `// shop
+syntax = "proto2";
+
+package acme.shop.v1;
+
+import "acme/common.proto";
+
+/* a block comment
+   message Fake { optional int32 fake = 9; }
+*/
+message Order {
+  message Line { optional int64 qty = 1; optional Status s = 2; }
+  optional Line line = 1;
+  optional common.Money total = 2;
+  map<string, Line> lines = 3;
+  oneof pay { string card = 4; common.Status st = 5; }
+  optional group Note = 6 { optional string text = 1; }
+  optional .acme.common.Money paid = 7;
+  optional acme.more.Extra.Deep deep = 8;
+  extend Order { optional int32 ext = 100; }
+  extensions 100 to 200;
+}
+
+enum Status { UNKNOWN = 0; }
+
+message Refund { optional Order.Line line = 1; optional Order order = 2; optional Svc svc_name = 3; }
+`
+
+type deps struct{ texts map[string]string }
+
+func (d *deps) Lookup(path string) (*Symbols, error) {
+	text, ok := d.texts[path]
+	if !ok {
+		return nil, errors.New("not found: " + path)
+	}
+	f, err := Parse(path, []byte(text))
+	if err != nil {
+		return nil, err
+	}
+	return f.Symbols(), nil
+}
+
+var testDeps = &deps{map[string]string{"acme/common.proto": dep, "acme/more.proto": more}}
+
+// TestUses: types resolve as the linker resolves them: nested first, then
+// the package outwards, the import's public import too; a group is a field
+// and a message; an extension is no field; a commented-out message is not
+// read; a name that is not a type fails the version.
+func TestUses(t *testing.T) {
+	f, err := Parse("shop.proto", []byte(shop))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, ok := f.Uses(testDeps)
+	if ok {
+		t.Fatalf("Svc, a service, resolved as a field's type: %v", got)
+	}
+	f, err = Parse("shop.proto", []byte(strings.Replace(shop, " optional Svc svc_name = 3;", "", 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, ok = f.Uses(testDeps)
+	if !ok {
+		t.Fatal("the version did not resolve")
+	}
+	o, l := "acme.shop.v1.Order", "acme.shop.v1.Order.Line"
+	want := []Use{
+		{o, 1, "line", l}, {o, 2, "total", "acme.common.Money"}, {o, 3, "lines", l},
+		{o, 4, "card", "string"}, {o, 5, "st", "acme.common.Status"}, {o, 6, "note", "acme.shop.v1.Order.Note"},
+		{o, 7, "paid", "acme.common.Money"}, {o, 8, "deep", "acme.more.Extra.Deep"},
+		{l, 1, "qty", "int64"}, {l, 2, "s", "acme.shop.v1.Status"},
+		{"acme.shop.v1.Order.Note", 1, "text", "string"},
+		{"acme.shop.v1.Refund", 1, "line", l}, {"acme.shop.v1.Refund", 2, "order", o},
+	}
+	if d := gocmp.Diff(want, got); d != "" {
+		t.Errorf("uses (-want +got):\n%s", d)
+	}
+}
+
+// TestNextIsParse: after random edits of whole lines (fields, messages,
+// braces, comment openers and closers, header lines), Next from the
+// version before reads exactly what Parse of the new text reads, and fails
+// to read what Parse fails to read.
+func TestNextIsParse(t *testing.T) {
+	pool := []string{
+		"  optional int32 added = 40;", "message New { optional string n = 1; }", "}", "message Open {",
+		"/* opens", "closes */", "// a comment", "", "  optional Order.Line l2 = 41;", "enum Status2 { A = 0; }",
+		"import \"acme/more.proto\";", "  optional Status2 s2 = 42;", "message Order2 { optional Extra e = 1; }",
+		"package acme.shop.v2;", "  message Line { optional int32 q = 1; }", "\"unterminated", "*/ message After {}",
+	}
+	rnd := rand.New(rand.NewPCG(7, 11))
+	cur := []byte(strings.Replace(shop, " optional Svc svc_name = 3;", "", 1))
+	f, err := Parse("shop.proto", cur)
+	if err != nil {
+		t.Fatal(err)
+	}
+	parsed, spliced := 0, 0
+	for i := range 3000 {
+		lines := strings.Split(string(cur), "\n")
+		for range 1 + rnd.IntN(3) {
+			k := rnd.IntN(len(lines))
+			switch rnd.IntN(3) {
+			case 0:
+				lines = append(lines[:k], append([]string{pool[rnd.IntN(len(pool))]}, lines[k:]...)...)
+			case 1:
+				if len(lines) > 1 {
+					lines = append(lines[:k], lines[k+1:]...)
+				}
+			default:
+				lines[k] = pool[rnd.IntN(len(pool))]
+			}
+		}
+		next := []byte(strings.Join(lines, "\n"))
+		want, werr := Parse("shop.proto", next)
+		got, gerr := f.Next("shop.proto", cur, next)
+		if (werr == nil) != (gerr == nil) {
+			t.Fatalf("edit %d: Parse error %v, Next error %v, of:\n%s", i, werr, gerr, next)
+		}
+		if werr != nil {
+			continue // keep the version that parses
+		}
+		parsed++
+		if len(f.decls) > 0 && len(got.decls) > 0 && f.decls[0] == got.decls[0] {
+			spliced++ // read in part, not whole
+		}
+		wu, wok := want.Uses(testDeps)
+		gu, gok := got.Uses(testDeps)
+		if d := gocmp.Diff(wu, gu); d != "" || wok != gok || !equalLayout(want, got) {
+			t.Fatalf("edit %d: Next differs from Parse (-parse +next):\n%s\nof:\n%s", i, d, next)
+		}
+		f, cur = got, next
+		if len(cur) > 6000 {
+			cur = []byte(strings.Replace(shop, " optional Svc svc_name = 3;", "", 1))
+			f, _ = Parse("shop.proto", cur)
+		}
+	}
+	if parsed < 300 || spliced < parsed/4 {
+		t.Errorf("only %d of the edits parsed, %d of them read in part", parsed, spliced)
+	}
+	t.Logf("%d edits parsed, %d read in part", parsed, spliced)
+}
+
+func equalLayout(a, b *File) bool {
+	if a.Package != b.Package || len(a.decls) != len(b.decls) || !gocmp.Equal(a.safe, b.safe) || !gocmp.Equal(a.Imports, b.Imports) {
+		return false
+	}
+	for i := range a.decls {
+		x, y := a.decls[i], b.decls[i]
+		if x.start != y.start || x.end != y.end || x.header != y.header || !gocmp.Equal(x.declared, y.declared, gocmp.AllowUnexported(symbol{})) {
+			return false
+		}
+	}
+	return gocmp.Equal(a.syms.kinds, b.syms.kinds)
+}

@@ -1,0 +1,214 @@
+package review
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os/exec"
+	"path"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/contractlint/contractlint/internal/source"
+)
+
+// commits reads files of any commit through one `git cat-file
+// --batch-command --follow-symlinks` (links are followed as the work tree
+// follows them), started on first use: the versions whose imports the
+// base lacks are read with their own commit's without listing each
+// commit's tree or starting a process per commit.
+type commits struct {
+	top string
+	mu  sync.Mutex
+	cmd *exec.Cmd
+	in  io.WriteCloser
+	out *bufio.Reader
+	err error
+}
+
+// object describes rev:name, or the object rev when name is "" ("" kind
+// when it is missing), and, for a blob when content is set, reads it.
+func (c *commits) object(rev, name string, content bool) (id, kind string, size int64, b []byte, err error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.cmd == nil && c.err == nil {
+		c.err = c.start()
+	}
+	if c.err != nil {
+		return "", "", 0, nil, c.err
+	}
+	obj := rev
+	if name != "" {
+		obj += ":" + name
+	}
+	if id, kind, size, err = c.ask("info " + obj); err != nil || kind != "blob" || !content {
+		return id, kind, size, nil, err
+	}
+	if _, _, _, err = c.ask("contents " + obj); err != nil {
+		return "", "", 0, nil, err
+	}
+	b = make([]byte, size+1) // the content, then a newline
+	if _, err = io.ReadFull(c.out, b); err != nil {
+		c.err = fmt.Errorf("git cat-file: %v", err)
+		return "", "", 0, nil, c.err
+	}
+	return id, kind, size, b[:size], nil
+}
+
+// ask sends one command and reads the header of its answer: the object's
+// id, type and size, or no type when it is missing.
+func (c *commits) ask(command string) (string, string, int64, error) {
+	if _, err := fmt.Fprintln(c.in, command); err != nil {
+		c.err = fmt.Errorf("git cat-file: %v", err)
+		return "", "", 0, c.err
+	}
+	header, err := c.out.ReadString('\n')
+	if err != nil {
+		c.err = fmt.Errorf("git cat-file: %v", err)
+		return "", "", 0, c.err
+	}
+	f := strings.Fields(header)
+	if len(f) == 2 && f[1] != "missing" && f[1] != "ambiguous" {
+		// A link that dangles, loops or leaves the repository: "<what>
+		// <size>", then that many bytes saying where. Nothing there.
+		n, err := strconv.ParseInt(f[1], 10, 64)
+		if err == nil {
+			_, err = c.out.Discard(int(n) + 1)
+		}
+		if err != nil {
+			c.err = fmt.Errorf("git cat-file: %q: %v", header, err)
+		}
+		return "", "", 0, c.err
+	}
+	if len(f) != 3 {
+		return "", "", 0, nil // "<object> missing" (or ambiguous): nothing there
+	}
+	size, err := strconv.ParseInt(f[2], 10, 64)
+	if err != nil {
+		c.err = fmt.Errorf("git cat-file: bad size in %q", header)
+		return "", "", 0, c.err
+	}
+	return f[0], f[1], size, nil
+}
+
+func (c *commits) start() error {
+	cmd := exec.Command("git", "cat-file", "--batch-command", "--follow-symlinks")
+	cmd.Dir = c.top
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		return err
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("git cat-file: %v", err)
+	}
+	c.cmd, c.in, c.out = cmd, in, bufio.NewReader(out)
+	return nil
+}
+
+// blob reads the blob id, kept nowhere: a history's versions are read
+// once each.
+func (c *commits) blob(id string) ([]byte, error) {
+	_, kind, _, b, err := c.object(id, "", true)
+	if err == nil && kind != "blob" {
+		err = fmt.Errorf("git cat-file: %s is no blob", id)
+	}
+	return b, err
+}
+
+func (c *commits) close() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.cmd != nil {
+		c.in.Close()
+		_ = c.cmd.Wait()
+		c.cmd = nil
+	}
+}
+
+// commitSource is one commit's tree read through commits: what finding a
+// version's import roots and reading its imports ask of a source.
+type commitSource struct {
+	c   *commits
+	rev string
+}
+
+func (s commitSource) Label() string { return s.rev }
+
+func (s commitSource) ReadFile(name string) ([]byte, error) {
+	c, err := source.Clean(name)
+	if err != nil {
+		return nil, err
+	}
+	_, kind, _, b, err := s.c.object(s.rev, c, true)
+	switch {
+	case err != nil:
+		return nil, err
+	case kind != "blob":
+		return nil, &fs.PathError{Op: "read", Path: name, Err: fs.ErrNotExist}
+	}
+	return b, nil
+}
+
+// blobID is the id of the blob at name, a file.
+func (s commitSource) blobID(name string) (string, error) {
+	c, err := source.Clean(name)
+	if err != nil {
+		return "", err
+	}
+	id, kind, _, _, err := s.c.object(s.rev, c, false)
+	switch {
+	case err != nil:
+		return "", err
+	case kind != "blob":
+		return "", &fs.PathError{Op: "read", Path: name, Err: fs.ErrNotExist}
+	}
+	return id, nil
+}
+
+func (s commitSource) Stat(name string) (fs.FileInfo, error) {
+	c, err := source.Clean(name)
+	if err != nil {
+		return nil, err
+	}
+	_, kind, size, _, err := s.c.object(s.rev, c, false)
+	switch {
+	case err != nil:
+		return nil, err
+	case kind == "blob":
+		return objectInfo{name: path.Base(c), size: size}, nil
+	case kind == "tree":
+		return objectInfo{name: path.Base(c), dir: true}, nil
+	}
+	return nil, &fs.PathError{Op: "stat", Path: name, Err: fs.ErrNotExist}
+}
+
+// ReadDir is not needed to resolve one file's imports, and not offered.
+func (s commitSource) ReadDir(name string) ([]fs.DirEntry, error) {
+	return nil, &fs.PathError{Op: "readdir", Path: name, Err: errors.ErrUnsupported}
+}
+
+type objectInfo struct {
+	name string
+	size int64
+	dir  bool
+}
+
+func (o objectInfo) Name() string { return o.name }
+func (o objectInfo) Size() int64  { return o.size }
+func (o objectInfo) Mode() fs.FileMode {
+	if o.dir {
+		return fs.ModeDir | 0o755
+	}
+	return 0o644
+}
+func (o objectInfo) ModTime() time.Time { return time.Time{} }
+func (o objectInfo) IsDir() bool        { return o.dir }
+func (o objectInfo) Sys() any           { return nil }

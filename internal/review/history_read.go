@@ -1,0 +1,223 @@
+package review
+
+import (
+	"crypto/sha256"
+	"errors"
+	"io/fs"
+	"path"
+	"strings"
+	"sync"
+
+	"google.golang.org/protobuf/reflect/protoregistry"
+
+	"github.com/contractlint/contractlint/internal/fieldnums"
+	"github.com/contractlint/contractlint/internal/par"
+	"github.com/contractlint/contractlint/internal/pipeline"
+	"github.com/contractlint/contractlint/internal/source"
+)
+
+// segment is how many versions one core reads in a row: each run starts
+// with a whole parse, then reads every next version from the one before
+// (only the declarations a commit touched).
+const segment = 32
+
+// versionUses reads the fields of every version in vs of name, with
+// types resolved against the imports the base tree holds, else, for a
+// version whose imports the base lacks, against its own commit's; nil for
+// a version that reads neither way (it did not compile), as the compiler
+// would have skipped it. Each distinct blob is read once through the
+// cat-file and parsed in part (see fieldnums.Next); nothing is
+// linked.
+func (r *Repo) versionUses(base *source.Git, name string, vs []version, po pipeline.Options) [][]fieldnums.Use {
+	out := make([][]fieldnums.Use, len(vs))
+	w := &walkRead{commits: &commits{top: r.Top}, parsed: map[string]symbolsOf{}, po: po}
+	defer w.commits.close()
+	if base == nil {
+		for i, v := range vs {
+			out[i] = w.ownUses(name, v, nil)
+		}
+		return out
+	}
+	roots := w.rootsOf(base)
+	par.Each((len(vs)+segment-1)/segment, func(s int) {
+		var prev *fieldnums.File
+		var prevText []byte
+		for i := s * segment; i < min(len(vs), (s+1)*segment); i++ {
+			v := vs[i]
+			text, err := w.commits.blob(v.blob)
+			if err != nil {
+				continue
+			}
+			var f *fieldnums.File
+			if prev != nil {
+				f, err = prev.Next(name, prevText, text)
+			} else {
+				f, err = fieldnums.Parse(name, text)
+			}
+			if err != nil {
+				continue // does not parse: the compiler skipped it too
+			}
+			prev, prevText = f, text
+			if deps, err := roots.of(base.Pinned(name, v.blob, v.commit), name, f); err == nil {
+				if uses, ok := f.Uses(deps); ok {
+					out[i] = uses
+					continue
+				}
+			}
+			out[i] = w.ownUses(name, v, f)
+		}
+	})
+	return out
+}
+
+// walkRead is what the reads of one file's versions share: the reader of
+// other commits' files and the symbols of every import read, by content.
+type walkRead struct {
+	commits *commits
+	po      pipeline.Options
+	mu      sync.Mutex
+	parsed  map[string]symbolsOf
+}
+
+func (w *walkRead) rootsOf(src source.Source) *rootsOf {
+	return &rootsOf{tree: &treeSymbols{src: src, w: w, got: map[string]symbolsOf{}}, po: w.po, got: map[string]*treeDeps{}}
+}
+
+// ownUses reads a version with the imports of its own commit (f, when
+// read already, else read from it).
+func (w *walkRead) ownUses(name string, v version, f *fieldnums.File) []fieldnums.Use {
+	src := commitSource{c: w.commits, rev: v.commit}
+	if f == nil {
+		text, err := src.ReadFile(name)
+		if err != nil {
+			return nil
+		}
+		if f, err = fieldnums.Parse(name, text); err != nil {
+			return nil
+		}
+	}
+	deps, err := w.rootsOf(src).of(src, name, f)
+	if err != nil {
+		return nil
+	}
+	uses, _ := f.Uses(deps)
+	return uses
+}
+
+// symbols parses an import's text once, whichever tree it is read from.
+// The key is the blob id when known ("" when not), else the text's hash.
+func (w *walkRead) symbols(name, key string, read func() ([]byte, error)) (*fieldnums.Symbols, error) {
+	w.mu.Lock()
+	s, ok := w.parsed[key]
+	w.mu.Unlock()
+	if ok && key != "" {
+		return s.s, s.err
+	}
+	text, err := read()
+	if err != nil {
+		return nil, err
+	}
+	if key == "" {
+		sum := sha256.Sum256(text)
+		key = string(sum[:])
+		w.mu.Lock()
+		s, ok = w.parsed[key]
+		w.mu.Unlock()
+		if ok {
+			return s.s, s.err
+		}
+	}
+	var f *fieldnums.File
+	if f, s.err = fieldnums.Parse(name, text); s.err == nil {
+		s.s = f.Symbols()
+	}
+	w.mu.Lock()
+	w.parsed[key] = s
+	w.mu.Unlock()
+	return s.s, s.err
+}
+
+// rootsOf finds the import roots of the versions of a file: those of the
+// tree, which depend on the version's imports only, so they are found
+// once per list of imports.
+type rootsOf struct {
+	tree *treeSymbols
+	po   pipeline.Options
+	mu   sync.Mutex
+	got  map[string]*treeDeps
+}
+
+// of is the imports of f, the version of name that src holds.
+func (r *rootsOf) of(src source.Source, name string, f *fieldnums.File) (*treeDeps, error) {
+	var key strings.Builder
+	for _, imp := range f.Imports {
+		key.WriteString(imp.Path + "\x00")
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if d, ok := r.got[key.String()]; ok {
+		return d, nil
+	}
+	roots, err := pipeline.ProtoRoots(src, name, r.po)
+	if err != nil {
+		return nil, err
+	}
+	d := &treeDeps{tree: r.tree, roots: roots}
+	r.got[key.String()] = d
+	return d, nil
+}
+
+// treeDeps finds imports under roots in a tree, as the compiler does,
+// then among the standard imports the compiler provides.
+type treeDeps struct {
+	tree  *treeSymbols
+	roots []string
+}
+
+func (d *treeDeps) Lookup(name string) (*fieldnums.Symbols, error) {
+	for _, root := range d.roots {
+		s, err := d.tree.symbols(path.Join(root, name))
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		return s, err
+	}
+	fd, err := protoregistry.GlobalFiles.FindFileByPath(name)
+	if err != nil {
+		return nil, err
+	}
+	return fieldnums.FromDescriptor(fd), nil
+}
+
+// treeSymbols reads each file of a tree that versions import once.
+type treeSymbols struct {
+	src source.Source
+	w   *walkRead
+	mu  sync.Mutex
+	got map[string]symbolsOf
+}
+
+type symbolsOf struct {
+	s   *fieldnums.Symbols
+	err error
+}
+
+func (t *treeSymbols) symbols(name string) (*fieldnums.Symbols, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if s, ok := t.got[name]; ok {
+		return s.s, s.err
+	}
+	var s symbolsOf
+	var key string
+	if c, ok := t.src.(commitSource); ok {
+		// Another commit's file: its blob id names its content, so a
+		// file many commits hold is read and parsed once.
+		key, s.err = c.blobID(name)
+	}
+	if s.err == nil {
+		s.s, s.err = t.w.symbols(name, key, func() ([]byte, error) { return t.src.ReadFile(name) })
+	}
+	t.got[name] = s
+	return s.s, s.err
+}
