@@ -210,15 +210,21 @@ func (p *places) operations() map[string]at {
 	if !flowRoot(p.text) && p.blockOperations() {
 		return p.ops
 	}
-	p.ops = map[string]at{}
+	p.ops = p.parsedOperations()
+	return p.ops
+}
+
+// parsedOperations is operations read through the parse.
+func (p *places) parsedOperations() map[string]at {
+	ops := map[string]at{}
 	if d := p.parsed(); d != nil {
 		for _, path := range d.Entries([]string{"paths"}) {
 			for _, m := range d.Entries([]string{"paths", path.Key}) {
-				p.ops[m.Key+" "+path.Key] = at{m.Line - 1, m.Column}
+				ops[m.Key+" "+path.Key] = at{m.Line - 1, m.Column}
 			}
 		}
 	}
-	return p.ops
+	return ops
 }
 
 // blockOperations is operations over the lines of block YAML; false when a
