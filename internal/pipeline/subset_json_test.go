@@ -1,0 +1,57 @@
+package pipeline_test
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/contractlint/contractlint/internal/pipeline"
+	"github.com/contractlint/contractlint/internal/source"
+	"github.com/contractlint/contractlint/internal/tojson"
+)
+
+// TestSubsetSameFindingsJSON is TestSubsetSameFindingsRules on every YAML
+// pair of the rule cases written as indented JSON: the planned load (cut
+// from JSON tokens) and the whole load find the same, field by field, and
+// JSON documents get plans as their YAML does.
+func TestSubsetSameFindingsJSON(t *testing.T) {
+	cases, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "rules", "*", "*", "old.yaml"))
+	ran, planned, skipped := 0, 0, 0
+	for _, o := range cases {
+		ob, oerr := os.ReadFile(o)
+		nb, nerr := os.ReadFile(filepath.Join(filepath.Dir(o), "new.yaml"))
+		if oerr != nil || nerr != nil {
+			continue
+		}
+		oj, ook := tojson.Indented(string(ob))
+		nj, nok := tojson.Indented(string(nb))
+		if !ook || !nok {
+			continue
+		}
+		ran++
+		name := filepath.Base(filepath.Dir(filepath.Dir(o))) + "/" + filepath.Base(filepath.Dir(o))
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			for f, text := range map[string]string{"old.json": oj, "new.json": nj} {
+				if err := os.WriteFile(filepath.Join(dir, f), []byte(text), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			src, err := source.OpenDir(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			st := subsetRun(t, pipeline.Side{Src: src, Files: []string{"old.json"}}, pipeline.Side{Src: src, Files: []string{"new.json"}}, everyRule())
+			if st.Chunks > 0 {
+				planned++
+			}
+			if st.ChunksSkipped > 0 {
+				skipped++
+			}
+		})
+	}
+	t.Logf("%d JSON pairs, %d planned, %d with chunks left out", ran, planned, skipped)
+	if planned < ran/2 || skipped < 10 {
+		t.Errorf("of %d JSON pairs %d planned, %d left a chunk out", ran, planned, skipped)
+	}
+}

@@ -1,0 +1,86 @@
+package openapi
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"go.yaml.in/yaml/v4"
+
+	"github.com/contractlint/contractlint/internal/tojson"
+)
+
+// toJSON is text as indented JSON, "" when JSON cannot hold it.
+func toJSON(text string) string {
+	j, _ := tojson.Indented(text)
+	return j
+}
+
+// TestPlanSubsetJSON: an indented JSON document is cut and planned as its
+// YAML is; a minified one, and what the YAML cutter is unsure of, are not.
+func TestPlanSubsetJSON(t *testing.T) {
+	base := subsetDoc(pathA+pathC, schA+schB+schC)
+	changed := strings.Replace(base, "type: integer", "type: number", 1)
+	ob, nb := toJSON(base), toJSON(changed)
+	s, ok := PlanSubset([]byte(ob), []byte(nb))
+	if !ok || s.Skipped == 0 {
+		t.Fatalf("no subset planned of the JSON documents (%v), or nothing left out", ok)
+	}
+	ys, _ := PlanSubset([]byte(base), []byte(changed))
+	if s.Chunks != ys.Chunks || s.Skipped != ys.Skipped {
+		t.Errorf("JSON plan: %d chunks, %d left out; the YAML's %d, %d", s.Chunks, s.Skipped, ys.Chunks, ys.Skipped)
+	}
+	for _, text := range []string{ob, nb, string(s.OldText()), string(s.NewText())} {
+		var v any
+		if err := yaml.Unmarshal([]byte(text), &v); err != nil {
+			t.Errorf("a text of the plan does not parse: %v\n%s", err, text)
+		}
+	}
+	var v any
+	json.Unmarshal([]byte(nb), &v)
+	minified, _ := json.Marshal(v)
+	for name, text := range map[string]string{
+		"minified":                  string(minified),
+		"a component that is a ref": toJSON(strings.Replace(base, "    C:\n      type: integer", "    C:\n      $ref: '#/components/schemas/B'", 1)),
+		"an external ref":           toJSON(strings.Replace(base, "'#/components/schemas/B'", "'b.yaml#/B'", 1)),
+		"a ref to nothing":          toJSON(strings.Replace(base, "'#/components/schemas/B'", "'#/components/schemas/Nope'", 1)),
+		"an operationId twice":      toJSON(strings.Replace(base, "    get:\n      responses", "    get:\n      operationId: getC\n      responses", 1)),
+	} {
+		if _, ok := PlanSubset([]byte(ob), []byte(text)); ok {
+			t.Errorf("%s: planned a subset of\n%s", name, text)
+		}
+	}
+}
+
+// TestPatchIsTheLoadJSON is TestPatchIsTheLoad on every rule case written
+// as indented JSON: Patch, from a plan of the JSON documents, stands for a
+// load of the plan's text, field by field.
+func TestPatchIsTheLoadJSON(t *testing.T) {
+	dirs, _ := filepath.Glob(filepath.Join("..", "testdata", "rules", "*", "*", "old.yaml"))
+	var cases []patchCase
+	for _, o := range dirs {
+		ob, oerr := os.ReadFile(o)
+		nb, nerr := os.ReadFile(filepath.Join(filepath.Dir(o), "new.yaml"))
+		if oerr != nil || nerr != nil {
+			continue
+		}
+		oj, nj := toJSON(string(ob)), toJSON(string(nb))
+		if oj != "" && nj != "" {
+			cases = append(cases, patchCase{filepath.Base(filepath.Dir(filepath.Dir(o))) + "/" + filepath.Base(filepath.Dir(o)), oj, nj})
+		}
+	}
+	patched := 0
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if patchOne(t, tc) {
+				patched++
+			}
+		})
+	}
+	t.Logf("Patch stood in for %d of %d cases", patched, len(cases))
+	if patched < len(cases)/2 {
+		t.Errorf("Patch stood in for %d of %d cases", patched, len(cases))
+	}
+}
