@@ -95,7 +95,9 @@ func hasAnyByte(b []byte, cs ...byte) bool {
 
 // baseKeywords are the JSON Schema keywords (OpenAPI 3.1) that give a
 // schema an identity a $ref can resolve to other than a component pointer.
-var baseKeywords = []string{"$id", "$anchor", "$dynamic", "$recursive"}
+// 2019-09's $recursiveRef and $recursiveAnchor are not among them: kin-openapi
+// resolves neither (see jsonSchemaOnly), so they are text of their chunk.
+var baseKeywords = []string{"$id", "$anchor", "$dynamic"}
 
 // cutter tracks where in the document's structure the scan is.
 type cutter struct {

@@ -84,3 +84,18 @@ func TestPatchIsTheLoadJSON(t *testing.T) {
 		t.Errorf("Patch stood in for %d of %d cases", patched, len(cases))
 	}
 }
+
+// TestPlanSubsetRecursiveKeywords: 2019-09's $recursiveAnchor and
+// $recursiveRef, which kin-openapi does not resolve, do not stop a plan;
+// $id, which gives a schema a base its $refs resolve against, does.
+func TestPlanSubsetRecursiveKeywords(t *testing.T) {
+	base := subsetDoc(pathA+pathC, schA+schB+schC)
+	rec := strings.Replace(base, "    B:\n      type: string", "    B:\n      $recursiveAnchor: true\n      type: string\n      properties:\n        next: {$recursiveRef: '#'}", 1)
+	changed := strings.Replace(rec, "type: integer", "type: number", 1)
+	if s, ok := PlanSubset([]byte(rec), []byte(changed)); !ok || s.Skipped == 0 {
+		t.Errorf("no subset planned (%v), or nothing left out, with $recursive keywords", ok)
+	}
+	if _, ok := PlanSubset([]byte(rec), []byte(strings.Replace(changed, "$recursiveAnchor: true", "$id: https://example.com/b", 1))); ok {
+		t.Error("planned a subset with a $id")
+	}
+}
