@@ -28,9 +28,20 @@ func cut(src []byte) (d *pieces, ok bool) {
 	var header bytes.Buffer
 	for i, l := range d.lines {
 		line := src[l.start:l.end]
+		keep := c.sc.keep // a |+ scalar above is open
 		info, ok := c.sc.next(line)
+		before := c.cur
 		if !ok || info.structure && !c.structure(i, info) {
 			return nil, false
+		}
+		if keep && info.structure {
+			// The scalar ended here. Had a chunk ended with it, the
+			// chunk after could be blanked into empty lines, which the
+			// scalar would take as its own.
+			if c.cur != before {
+				return nil, false
+			}
+			c.sc.keep = false
 		}
 		if c.cur != nil && c.cur.first == i && len(info.flowRefs) > 0 {
 			return nil, false // a one-line component may be a $ref itself
@@ -48,7 +59,7 @@ func cut(src []byte) (d *pieces, ok bool) {
 			header.WriteByte('\n')
 		}
 	}
-	if c.sc.quote != 0 || c.sc.ref == 1 {
+	if c.sc.quote != 0 || c.sc.ref == 1 || c.sc.pointer != nil {
 		return nil, false
 	}
 	c.close(len(d.lines))

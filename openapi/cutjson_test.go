@@ -99,3 +99,50 @@ func TestPlanSubsetRecursiveKeywords(t *testing.T) {
 		t.Error("planned a subset with a $id")
 	}
 }
+
+// TestPlanSubsetKeepChomping: a |+ scalar takes the blank lines after it,
+// so it may not end a chunk (TestPlanSubsetUnsure); followed by more of
+// its chunk, it is planned, and keeps its value in the plan's text though
+// the chunk after it is blanked.
+func TestPlanSubsetKeepChomping(t *testing.T) {
+	base := subsetDoc(pathA+pathC, schA+"    B:\n      description: |+\n        x\n\n      type: string\n"+schC)
+	changed := strings.Replace(base, "      type: string\n", "      type: integer\n", 1)
+	s, ok := PlanSubset([]byte(base), []byte(changed))
+	if !ok || s.Skipped == 0 {
+		t.Fatalf("no subset planned (%v), or nothing left out", ok)
+	}
+	var v struct {
+		Components struct {
+			Schemas map[string]struct{ Description string }
+		}
+	}
+	if err := yaml.Unmarshal(s.NewText(), &v); err != nil {
+		t.Fatal(err)
+	}
+	if d := v.Components.Schemas["B"].Description; d != "x\n\n" {
+		t.Errorf("the kept scalar reads %q in the plan's text, want %q", d, "x\n\n")
+	}
+}
+
+// TestPlanSubsetLongPointer: a double-quoted $ref broken over lines with
+// escaped line breaks (OpenAI's long schema names) is read whole; any
+// other break in it is not.
+func TestPlanSubsetLongPointer(t *testing.T) {
+	base := subsetDoc(pathA+pathC, schA+schB+schC)
+	long := strings.Replace(base, "$ref: '#/components/schemas/B'", "$ref: \"#/components/\\\n          schemas/B\"", 1)
+	changed := strings.Replace(long, "type: integer", "type: number", 1)
+	d, ok := cut([]byte(long))
+	if !ok {
+		t.Fatalf("not cut:\n%s", long)
+	}
+	if refs := d.chunks["#/components/schemas/A"].refs; len(refs) != 1 || refs[0] != "#/components/schemas/B" {
+		t.Errorf("A's refs %v, want B", refs)
+	}
+	if _, ok := PlanSubset([]byte(long), []byte(changed)); !ok {
+		t.Error("no subset planned")
+	}
+	folded := strings.Replace(base, "$ref: '#/components/schemas/B'", "$ref: \"#/components/\n          schemas/B\"", 1)
+	if _, ok := cut([]byte(folded)); ok {
+		t.Error("cut a pointer with a line break folded into a space")
+	}
+}
