@@ -54,6 +54,25 @@ func Need(tb TB, name string) string {
 	return p
 }
 
+// Text is the text of the corpus file NAME.gz, unpacked in memory.
+func Text(tb TB, name string) []byte {
+	tb.Helper()
+	in, err := os.Open(Need(tb, name+".gz"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer in.Close()
+	zr, err := gzip.NewReader(in)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	b, err := io.ReadAll(zr)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return b
+}
+
 // Gunzip unpacks NAME.gz from the corpus into dir as NAME.
 func Gunzip(tb TB, name, dir string) {
 	tb.Helper()

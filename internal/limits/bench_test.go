@@ -2,8 +2,6 @@ package limits_test
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -55,7 +53,7 @@ func BenchmarkScan(b *testing.B) {
 // OpenAI (block YAML, 2.9 MB). The bytes are the document's.
 func BenchmarkScanCorpus(b *testing.B) {
 	for _, name := range []string{"stripe-spec3-2023-09-12.yaml", "openai-openapi-855e5d4.yaml"} {
-		text := corpusText(b, name)
+		text := corpus.Text(b, name)
 		b.Run(strings.SplitN(name, "-", 2)[0], func(b *testing.B) {
 			b.SetBytes(int64(len(text)))
 			b.ReportAllocs()
@@ -64,15 +62,4 @@ func BenchmarkScanCorpus(b *testing.B) {
 			}
 		})
 	}
-}
-
-// corpusText is a corpus document's text (NAME.gz unpacked).
-func corpusText(b *testing.B, name string) []byte {
-	dir := b.TempDir()
-	corpus.Gunzip(b, name, dir)
-	text, err := os.ReadFile(filepath.Join(dir, name))
-	if err != nil {
-		b.Fatal(err)
-	}
-	return text
 }

@@ -1,8 +1,6 @@
 package lsp
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -18,13 +16,7 @@ func BenchmarkPlaces(b *testing.B) {
 		{"openai-openapi-855e5d4.yaml", "#/components/schemas/VectorStoreObject/properties/status"},
 	}
 	for _, c := range cases {
-		dir := b.TempDir()
-		corpus.Gunzip(b, c.name, dir)
-		raw, err := os.ReadFile(filepath.Join(dir, c.name))
-		if err != nil {
-			b.Fatal(err)
-		}
-		text := string(raw)
+		text := string(corpus.Text(b, c.name))
 		b.Run(strings.SplitN(c.name, "-", 2)[0], func(b *testing.B) {
 			b.SetBytes(int64(len(text)))
 			b.ReportAllocs()

@@ -1,8 +1,6 @@
 package places_test
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -21,12 +19,7 @@ func BenchmarkRead(b *testing.B) {
 		{"openai-openapi-855e5d4.yaml", "VectorStoreObject"},
 	}
 	for _, c := range cases {
-		dir := b.TempDir()
-		corpus.Gunzip(b, c.name, dir)
-		text, err := os.ReadFile(filepath.Join(dir, c.name))
-		if err != nil {
-			b.Fatal(err)
-		}
+		text := corpus.Text(b, c.name)
 		b.Run(strings.SplitN(c.name, "-", 2)[0], func(b *testing.B) {
 			b.SetBytes(int64(len(text)))
 			b.ReportAllocs()
