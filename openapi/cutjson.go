@@ -108,7 +108,7 @@ func (j *jsonCutter) entry(path []string, key string, at int) bool {
 		case key == "operationId" && j.cur != nil && p[0] == "paths":
 			j.d.opIDs = append(j.d.opIDs, s)
 		case len(p) == 1 && key == "info":
-			j.lines(at, false) // info may differ, as in cut
+			j.lines(at) // info may differ, as in cut
 		}
 		return true
 	}
@@ -121,7 +121,7 @@ func (j *jsonCutter) entry(path []string, key string, at int) bool {
 	}
 	c := j.cur
 	j.cur = nil
-	first, end, ok := j.lines(at, true)
+	first, end, ok := j.lines(at)
 	if !ok {
 		return false
 	}
@@ -139,7 +139,7 @@ func (j *jsonCutter) entry(path []string, key string, at int) bool {
 // whose value the decoder has just read, and takes them out of the header;
 // ok is false when the entry does not begin its first line and end its
 // last (then, for a chunk, the document is not cut).
-func (j *jsonCutter) lines(at int, chunk bool) (first, end int, ok bool) {
+func (j *jsonCutter) lines(at int) (first, end int, ok bool) {
 	src := j.d.src
 	stop := int(j.dec.InputOffset())
 	first = bytes.Count(src[:at], []byte("\n"))
