@@ -20,23 +20,28 @@ func cut(src []byte) (d *pieces, ok bool) {
 			return nil, false // a $ref may then resolve against another base
 		}
 	}
-	d = &pieces{src: src, chunks: map[string]*chunk{}, sections: map[int][]string{}}
-	d.lines = make([]span, 0, bytes.Count(src, []byte("\n"))+1)
-	for start := 0; start <= len(src); {
-		end := bytes.IndexByte(src[start:], '\n')
-		if end < 0 {
-			end = len(src) - start
-		}
-		d.lines = append(d.lines, span{start, start + end})
-		start += end + 1
+	d = newPieces(src)
+	if src[firstNonBlank(src)] == '{' {
+		return cutJSON(d)
 	}
 	c := &cutter{d: d, sc: scanner{block: -1, plain: -1}, entry: -1, kindAt: -1, nameAt: -1, child: -1, section: -1}
 	var header bytes.Buffer
 	for i, l := range d.lines {
 		line := src[l.start:l.end]
+		keep := c.sc.keep // a |+ scalar above is open
 		info, ok := c.sc.next(line)
+		before := c.cur
 		if !ok || info.structure && !c.structure(i, info) {
 			return nil, false
+		}
+		if keep && info.structure {
+			// The scalar ended here. Had a chunk ended with it, the
+			// chunk after could be blanked into empty lines, which the
+			// scalar would take as its own.
+			if c.cur != before {
+				return nil, false
+			}
+			c.sc.keep = false
 		}
 		if c.cur != nil && c.cur.first == i && len(info.flowRefs) > 0 {
 			return nil, false // a one-line component may be a $ref itself
@@ -54,12 +59,38 @@ func cut(src []byte) (d *pieces, ok bool) {
 			header.WriteByte('\n')
 		}
 	}
-	if c.sc.quote != 0 || c.sc.ref == 1 {
+	if c.sc.quote != 0 || c.sc.ref == 1 || c.sc.pointer != nil {
 		return nil, false
 	}
 	c.close(len(d.lines))
 	d.header = header.Bytes()
 	return d, true
+}
+
+// newPieces is src with its lines found, before any chunk.
+func newPieces(src []byte) *pieces {
+	d := &pieces{src: src, chunks: map[string]*chunk{}, sections: map[int][]string{}}
+	d.lines = make([]span, 0, bytes.Count(src, []byte("\n"))+1)
+	for start := 0; start <= len(src); {
+		end := bytes.IndexByte(src[start:], '\n')
+		if end < 0 {
+			end = len(src) - start
+		}
+		d.lines = append(d.lines, span{start, start + end})
+		start += end + 1
+	}
+	return d
+}
+
+// firstNonBlank is the index of src's first byte that is not a space or
+// a line break (len(src)-1 when there is none).
+func firstNonBlank(src []byte) int {
+	for i, c := range src {
+		if c != ' ' && c != '\n' {
+			return i
+		}
+	}
+	return len(src) - 1
 }
 
 // hasAnyByte is bytes.ContainsAny for a few bytes, each looked for with
@@ -75,7 +106,9 @@ func hasAnyByte(b []byte, cs ...byte) bool {
 
 // baseKeywords are the JSON Schema keywords (OpenAPI 3.1) that give a
 // schema an identity a $ref can resolve to other than a component pointer.
-var baseKeywords = []string{"$id", "$anchor", "$dynamic", "$recursive"}
+// 2019-09's $recursiveRef and $recursiveAnchor are not among them: kin-openapi
+// resolves neither (see jsonSchemaOnly), so they are text of their chunk.
+var baseKeywords = []string{"$id", "$anchor", "$dynamic"}
 
 // cutter tracks where in the document's structure the scan is.
 type cutter struct {
@@ -200,8 +233,7 @@ func (c *cutter) close(i int) {
 // ref records a $ref: only a plain pointer to a component of a kind cut
 // into chunks is followed.
 func (c *cutter) ref(p string) bool {
-	kind, name, ok := strings.Cut(strings.TrimPrefix(p, "#/components/"), "/")
-	if !strings.HasPrefix(p, "#/components/") || !ok || !splitKinds[kind] || name == "" || strings.Contains(name, "/") {
+	if !componentRef(p) {
 		return false
 	}
 	if c.cur == nil {
@@ -213,4 +245,11 @@ func (c *cutter) ref(p string) bool {
 	}
 	c.cur.refs = append(c.cur.refs, p)
 	return true
+}
+
+// componentRef tells whether a $ref is a plain pointer to a component of a
+// kind cut into chunks, the only kind a plan follows.
+func componentRef(p string) bool {
+	kind, name, ok := strings.Cut(strings.TrimPrefix(p, "#/components/"), "/")
+	return strings.HasPrefix(p, "#/components/") && ok && splitKinds[kind] && name != "" && !strings.Contains(name, "/")
 }

@@ -10,7 +10,7 @@ import (
 // which lines start a node (structure) and which are the text of a scalar
 // begun earlier. It knows only what the cutter needs, and says ok=false on
 // anything outside that: flow collections over several lines, anchors,
-// aliases, tags, complex keys, directives, document markers, keep chomping.
+// aliases, tags, complex keys, directives, document markers.
 type scanner struct {
 	// block and plain are the indentation a block scalar's or a continuing
 	// plain scalar's lines must exceed (-1: none open); quote is the quote
@@ -20,6 +20,13 @@ type scanner struct {
 	// ref is 1 while a $ref's block scalar (`$ref: >-`, a long pointer on
 	// the next line) waits for its one line, 2 once read.
 	ref int
+	// pointer holds a double-quoted $ref read so far while its lines,
+	// each ending in an escaped line break, go on.
+	pointer []byte
+	// keep is set by a block scalar with keep chomping (|+), whose value
+	// takes every blank line after it: the cutter must see the next node
+	// in the same chunk (see cut).
+	keep bool
 }
 
 // lineInfo is what the scanner learns of one line.
@@ -59,6 +66,9 @@ func (s *scanner) next(line []byte) (lineInfo, bool) {
 		ind++
 	}
 	rest := line[ind:]
+	if s.pointer != nil {
+		return s.pointerLine(line)
+	}
 	if s.quote != 0 {
 		end := closeQuote(line, 0, s.quote)
 		if end < 0 {
@@ -117,6 +127,27 @@ func (s *scanner) next(line []byte) (lineInfo, bool) {
 		v = rest
 	}
 	return l, s.value(&l, v, parent)
+}
+
+// pointerLine reads a line of a double-quoted $ref continued from the line
+// before with an escaped line break: its text joins the pointer from its
+// first non-blank character. Any other escape or break is not read.
+func (s *scanner) pointerLine(line []byte) (lineInfo, bool) {
+	text := bytes.TrimLeft(line, " ")
+	end := closeQuote(text, 0, '"')
+	if end < 0 {
+		if !bytes.HasSuffix(text, []byte("\\")) || bytes.IndexByte(text[:len(text)-1], '\\') >= 0 {
+			return lineInfo{}, false
+		}
+		s.pointer = append(s.pointer, text[:len(text)-1]...)
+		return lineInfo{}, true
+	}
+	p := append(s.pointer, text[:end-1]...)
+	s.pointer = nil
+	if bytes.IndexByte(p, '\\') >= 0 {
+		return lineInfo{}, false
+	}
+	return lineInfo{isRef: true, scalar: true, value: p}, trailer(text[end:])
 }
 
 // refLine reads a line of a block scalar: the pointer of a `$ref: >-`
@@ -181,9 +212,10 @@ func (s *scanner) value(l *lineInfo, v []byte, parent int) bool {
 		if i := bytes.Index(hdr, []byte(" #")); i >= 0 {
 			hdr = hdr[:i]
 		}
-		if len(bytes.Trim(hdr, "-0123456789 ")) > 0 {
-			return false // keep chomping (+), or not a header
+		if len(bytes.Trim(hdr, "+-0123456789 ")) > 0 {
+			return false // not a header
 		}
+		s.keep = s.keep || bytes.IndexByte(hdr, '+') >= 0
 		if l.isRef {
 			if string(bytes.TrimRight(hdr, " ")) != "-" {
 				return false // a pointer with a line break in it
@@ -194,6 +226,11 @@ func (s *scanner) value(l *lineInfo, v []byte, parent int) bool {
 		return true
 	case '\'', '"':
 		end := closeQuote(v, 1, v[0])
+		if end < 0 && l.isRef && v[0] == '"' && bytes.HasSuffix(v, []byte("\\")) {
+			// A long pointer broken with an escaped line break.
+			s.pointer = append([]byte(nil), v[1:len(v)-1]...)
+			return true
+		}
 		if end < 0 {
 			s.quote = v[0]
 			return !l.isRef

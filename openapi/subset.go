@@ -270,6 +270,8 @@ type pieces struct {
 	sections map[int][]string
 	opIDs    []string
 	paths    []string
+	// json: the document is JSON (cutJSON), whose stubs are written so.
+	json bool
 }
 
 type span struct{ start, end int }
@@ -334,6 +336,7 @@ func (d *pieces) blank(keep map[string]bool) []byte {
 func (d *pieces) blankStub(keep, stub map[string]bool) []byte {
 	drop := make([]bool, len(d.lines))
 	stubs := map[int]bool{}
+	comma := map[int]bool{} // a JSON stub's chunk ends with a comma
 	for p, c := range d.chunks {
 		if keep[p] {
 			continue
@@ -341,6 +344,8 @@ func (d *pieces) blankStub(keep, stub map[string]bool) []byte {
 		from := c.first
 		if stub[p] && c.end-c.first > 1 {
 			stubs[c.first], from = true, c.first+1
+			last := d.lines[c.end-1]
+			comma[c.first] = d.json && bytes.HasSuffix(bytes.TrimRight(d.src[last.start:last.end], " "), []byte(","))
 		} else if stub[p] {
 			continue // one line: kept as it is
 		}
@@ -370,6 +375,13 @@ func (d *pieces) blankStub(keep, stub map[string]bool) []byte {
 	for i, l := range d.lines {
 		switch {
 		case drop[i]:
+		case stubs[i] && d.json:
+			// `"Name": {` becomes `"Name": {}`, with the comma its
+			// chunk's last line had.
+			out = append(append(out, d.src[l.start:l.end]...), '}')
+			if comma[i] {
+				out = append(out, ',')
+			}
 		case empty[i] || stubs[i]:
 			out = append(append(out, d.src[l.start:l.end]...), " {}"...)
 		default:

@@ -136,7 +136,7 @@ func TestPlanSubsetUnsure(t *testing.T) {
 		"an alias":                  strings.Replace(base, "    C:\n      type: integer", "    C: *b", 1),
 		"a tag":                     strings.Replace(base, "type: string", "type: !!str string", 1),
 		"a flow over two lines":     strings.Replace(base, "    B:\n      type: string", "    B: {type:\n      string}", 1),
-		"keep chomping":             strings.Replace(base, "      type: string", "      description: |+\n        x\n      type: string", 1),
+		"keep chomping at an end":   strings.Replace(base, "    B:\n      type: string\n", "    B:\n      type: string\n      description: |+\n        x\n\n", 1),
 		"a component that is a ref": strings.Replace(base, "    C:\n      type: integer", "    C:\n      $ref: '#/components/schemas/B'", 1),
 		"a one-line component ref":  strings.Replace(base, "    C:\n      type: integer", "    C: {$ref: '#/components/schemas/B'}", 1),
 		"an external ref":           strings.Replace(base, "'#/components/schemas/B'", "'b.yaml#/B'", 1),

@@ -72,8 +72,8 @@ func Need(tb TB, name string) string {
 	return p
 }
 
-// Gunzip unpacks NAME.gz from the corpus into dir as NAME.
-func Gunzip(tb TB, name, dir string) {
+// Text is the text of the corpus file NAME.gz, unpacked in memory.
+func Text(tb TB, name string) []byte {
 	tb.Helper()
 	in, err := os.Open(Need(tb, name+".gz"))
 	if err != nil {
@@ -84,12 +84,17 @@ func Gunzip(tb TB, name, dir string) {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	out, err := os.Create(filepath.Join(dir, name))
+	b, err := io.ReadAll(zr)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	defer out.Close()
-	if _, err := io.Copy(out, zr); err != nil {
+	return b
+}
+
+// Gunzip unpacks NAME.gz from the corpus into dir as NAME.
+func Gunzip(tb TB, name, dir string) {
+	tb.Helper()
+	if err := os.WriteFile(filepath.Join(dir, name), Text(tb, name), 0o644); err != nil {
 		tb.Fatal(err)
 	}
 }

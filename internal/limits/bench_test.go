@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/contractlint/contractlint/internal/corpus"
 	"github.com/contractlint/contractlint/internal/limits"
 	"gopkg.in/yaml.v3"
 )
@@ -45,4 +46,20 @@ func BenchmarkScan(b *testing.B) {
 	}
 	b.ReportMetric(float64(scan)/float64(parse), "scan/parse")
 	b.ReportMetric(float64(pscan)/float64(scan)*float64(len(text))/float64(len(ptext)), "proto/yaml-per-byte")
+}
+
+// BenchmarkScanCorpus: the pre-parse scan of real contracts, the one the
+// guard runs on every file a side reads: Stripe (block YAML, 4 MB) and
+// OpenAI (block YAML, 2.9 MB). The bytes are the document's.
+func BenchmarkScanCorpus(b *testing.B) {
+	for _, name := range []string{"stripe-spec3-2023-09-12.yaml", "openai-openapi-855e5d4.yaml"} {
+		text := corpus.Text(b, name)
+		b.Run(strings.SplitN(name, "-", 2)[0], func(b *testing.B) {
+			b.SetBytes(int64(len(text)))
+			b.ReportAllocs()
+			for b.Loop() {
+				limits.Scan(text, limits.DefaultDepth, limits.DefaultKeys)
+			}
+		})
+	}
 }

@@ -5,40 +5,67 @@ import (
 	"strconv"
 	"strings"
 
-	"gopkg.in/yaml.v3"
-
 	"github.com/contractlint/contractlint/internal/fix"
+	tree "github.com/contractlint/contractlint/internal/places"
 	"github.com/contractlint/contractlint/rules"
 )
 
 // Places in a buffer named the way findings name elements (a JSON pointer,
 // an operation, a proto full name), for what a finding does not place
 // itself: the enclosing element of something removed, and the operations it
-// reaches. Block YAML is read line by line (a whole parse of a 4 MB
-// document on every keystroke is what the server must not do); JSON and
-// flow YAML through a parse.
+// reaches. Block YAML is read line by line: a parse of a 4 MB document is
+// 20–60 times that (internal/places BenchmarkRead against BenchmarkPlaces),
+// on every edit whose findings reach an operation. What the lines cannot
+// follow, JSON and YAML in flow style, is read by internal/places.
 
 // pointerLine finds the line (0-based) of the deepest element of ptr that
 // text has, and how many of ptr's segments it matched.
 func pointerLine(text string, ptr string) (line, matched int) {
-	return newPlaces(text).pointer(ptr)
+	at, matched := newPlaces(text).pointer(ptr)
+	return at.line, matched
 }
 
 // places reads one buffer for the places of many findings: its lines are
-// split once, its operations indexed once.
+// split once, its operations indexed once, its parse (when the lines do not
+// tell) made once.
 type places struct {
 	text  string
 	lines []string
-	ops   map[string]int // "get /v1/charges" -> line
+	ops   map[string]at // "get /v1/charges" -> its key's place
+	read  bool
+	doc   *tree.Doc // nil until read, or when the text does not parse
 }
+
+// at is a place in a buffer: a 0-based line and a 1-based column counted
+// in characters (1 for a whole line).
+type at struct{ line, col int }
 
 func newPlaces(text string) *places { return &places{text: text} }
 
-func (p *places) pointer(ptr string) (line, matched int) {
+// pointer is the place of the deepest element of ptr the buffer has, and
+// how many of ptr's segments it matched (line -1 when none).
+func (p *places) pointer(ptr string) (at, int) {
 	segs := rules.PointerSegments(ptr)
-	if strings.HasPrefix(strings.TrimSpace(p.text), "{") {
-		return nodeLine(p.text, segs)
+	line, matched := -1, 0
+	if !flowRoot(p.text) {
+		line, matched = p.blockPointer(segs)
+		if matched == len(segs) || line < 0 || !flowValue(p.lines[line]) {
+			return at{line, 1}, matched
+		}
 	}
+	d := p.parsed()
+	if d == nil {
+		return at{line, 1}, matched
+	}
+	place, m := d.Find(segs)
+	if m == 0 {
+		return at{-1, 1}, 0
+	}
+	return at{place.Line - 1, place.Column}, m
+}
+
+// blockPointer follows segs through block YAML by indentation.
+func (p *places) blockPointer(segs []string) (line, matched int) {
 	if p.lines == nil {
 		p.lines = strings.Split(p.text, "\n")
 	}
@@ -59,6 +86,33 @@ func (p *places) pointer(ptr string) (line, matched int) {
 		to, parent = end, indent
 	}
 	return line, matched
+}
+
+// parsed is the buffer read by internal/places, nil when it does not parse.
+func (p *places) parsed() *tree.Doc {
+	if !p.read {
+		p.read = true
+		p.doc, _ = tree.Read([]byte(p.text))
+	}
+	return p.doc
+}
+
+// flowRoot tells whether the document is one flow collection (JSON).
+func flowRoot(text string) bool {
+	t := strings.TrimLeft(strings.TrimPrefix(text, "\ufeff"), " \t\r\n")
+	return strings.HasPrefix(t, "{") || strings.HasPrefix(t, "[")
+}
+
+// flowValue tells whether a block line's value is a flow collection
+// ("key: {", "- ["), whose insides the line reader does not follow.
+func flowValue(l string) bool {
+	body := strings.TrimSpace(stripYAMLComment(l))
+	if strings.HasPrefix(body, "- ") {
+		body = strings.TrimSpace(body[2:])
+	} else if i := strings.Index(body, ": "); i >= 0 {
+		body = strings.TrimSpace(body[i+2:])
+	}
+	return strings.HasPrefix(body, "{") || strings.HasPrefix(body, "[")
 }
 
 // childKey finds, among lines, the key seg one level below parent's
@@ -99,48 +153,17 @@ func childKey(lines []string, parent int, seg string) (int, int) {
 	return -1, 0
 }
 
-// nodeLine is pointerLine for a document the line reader cannot follow.
-func nodeLine(text string, segs []string) (line, matched int) {
-	var doc yaml.Node
-	if yaml.Unmarshal([]byte(text), &doc) != nil || len(doc.Content) == 0 {
-		return -1, 0
-	}
-	n := doc.Content[0]
-	line = -1
-	for _, seg := range segs {
-		var next, key *yaml.Node
-		switch n.Kind {
-		case yaml.MappingNode:
-			for i := 0; i+1 < len(n.Content); i += 2 {
-				if n.Content[i].Value == seg {
-					key, next = n.Content[i], n.Content[i+1]
-					break
-				}
-			}
-		case yaml.SequenceNode:
-			if i, err := strconv.Atoi(seg); err == nil && i >= 0 && i < len(n.Content) {
-				key, next = n.Content[i], n.Content[i]
-			}
-		}
-		if next == nil {
-			break
-		}
-		line, matched, n = key.Line-1, matched+1, next
-	}
-	return line, matched
-}
-
 // enclosing places a finding about something the buffer no longer has at
 // the deepest element of its path the buffer still has; the first line when
 // none is found.
 func enclosing(text string, f *rules.Finding) span {
-	line := -1
+	a := at{-1, 1}
 	if f.Format == rules.Proto {
-		line = protoLine(text, f.Path)
+		a.line = protoLine(text, f.Path)
 	} else {
-		line, _ = pointerLine(text, f.Path)
+		a, _ = newPlaces(text).pointer(f.Path)
 	}
-	return lineSpan(text, line+1, 1)
+	return lineSpan(text, a.line+1, a.col)
 }
 
 // protoLine finds the declaration of the deepest enclosing element of a
@@ -158,41 +181,62 @@ func protoLine(text, full string) int {
 
 // operationSpan places an operation as findings name it ("POST /v1/charges"
 // or pkg.Service.Method); at when the buffer does not show it.
-func (p *places) operationSpan(format rules.Format, op string, at span) span {
-	line := -1
+func (p *places) operationSpan(format rules.Format, op string, otherwise span) span {
+	a := at{-1, 1}
 	if format == rules.Proto {
 		parts := strings.Split(op, ".")
 		re := regexp.MustCompile(`(?m)^\s*rpc\s+` + regexp.QuoteMeta(parts[len(parts)-1]) + `\b`)
 		if loc := re.FindStringIndex(p.text); loc != nil {
-			line = strings.Count(p.text[:loc[0]], "\n") + strings.Count(p.text[loc[0]:loc[1]], "\n")
+			a.line = strings.Count(p.text[:loc[0]], "\n") + strings.Count(p.text[loc[0]:loc[1]], "\n")
 		}
 	} else if method, path, ok := strings.Cut(op, " "); ok {
-		if l, ok := p.operations()[strings.ToLower(method)+" "+path]; ok {
-			line = l
+		if o, ok := p.operations()[strings.ToLower(method)+" "+path]; ok {
+			a = o
 		}
 	}
-	if line < 0 {
-		return at
+	if a.line < 0 {
+		return otherwise
 	}
-	return lineSpan(p.text, line+1, 1)
+	return lineSpan(p.text, a.line+1, a.col)
 }
 
-// operations indexes the lines of every operation under paths, in one
-// pass over a block YAML document (through the pointer walk for JSON).
-func (p *places) operations() map[string]int {
+// operations indexes the places of every operation under paths: in one
+// pass over the lines of block YAML, through the parse when paths or one of
+// its entries is written in flow style, or the document is JSON.
+func (p *places) operations() map[string]at {
 	if p.ops != nil {
 		return p.ops
 	}
-	p.ops = map[string]int{}
-	if strings.HasPrefix(strings.TrimSpace(p.text), "{") {
-		return p.ops // JSON: operations are placed at the finding
-	}
-	if p.lines == nil {
-		p.lines = strings.Split(p.text, "\n")
-	}
-	start, _ := p.pointer("#/paths")
-	if start < 0 {
+	if !flowRoot(p.text) && p.blockOperations() {
 		return p.ops
+	}
+	p.ops = p.parsedOperations()
+	return p.ops
+}
+
+// parsedOperations is operations read through the parse.
+func (p *places) parsedOperations() map[string]at {
+	ops := map[string]at{}
+	if d := p.parsed(); d != nil {
+		for _, path := range d.Entries([]string{"paths"}) {
+			for _, m := range d.Entries([]string{"paths", path.Key}) {
+				ops[m.Key+" "+path.Key] = at{m.Line - 1, m.Column}
+			}
+		}
+	}
+	return ops
+}
+
+// blockOperations is operations over the lines of block YAML; false when a
+// flow collection stands where paths or a path's operations are.
+func (p *places) blockOperations() bool {
+	p.ops = map[string]at{}
+	start, _ := p.blockPointer([]string{"paths"})
+	if start < 0 {
+		return true
+	}
+	if flowValue(p.lines[start]) {
+		return false
 	}
 	pathIndent, methodIndent := -1, -1
 	var path string
@@ -210,13 +254,16 @@ func (p *places) operations() map[string]int {
 		}
 		switch {
 		case ind == pathIndent:
+			if flowValue(l) {
+				return false
+			}
 			path, methodIndent = fix.KeyOf(l[ind:]), -1
 		case ind > pathIndent && (methodIndent < 0 || ind == methodIndent):
 			methodIndent = ind
 			if k := fix.KeyOf(l[ind:]); k != "" && path != "" {
-				p.ops[k+" "+path] = i
+				p.ops[k+" "+path] = at{i, 1}
 			}
 		}
 	}
-	return p.ops
+	return true
 }

@@ -1,0 +1,106 @@
+package openapi
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/contractlint/contractlint/internal/corpus"
+	"github.com/contractlint/contractlint/internal/places"
+)
+
+// TestCutAgreesWithParser holds the cutter, a line reader kept for its
+// speed (BenchmarkCut against internal/places BenchmarkRead), to what the
+// real parser reads in the same text: on every rule case's documents (and
+// Stripe's, without -short) it cuts, each chunk is the entry the parser
+// finds at its pointer, from the entry's line to the line the next begins
+// on, and every paths entry and component of a kind cut into chunks is a
+// chunk.
+func TestCutAgreesWithParser(t *testing.T) {
+	files, _ := filepath.Glob(filepath.Join("..", "testdata", "rules", "*", "*", "*.yaml"))
+	texts := map[string][]byte{}
+	for _, f := range files {
+		if b, err := os.ReadFile(f); err == nil {
+			texts[f] = b
+		}
+	}
+	if !testing.Short() {
+		dir := t.TempDir()
+		corpus.Gunzip(t, "stripe-spec3-2023-09-12.yaml", dir)
+		b, err := os.ReadFile(filepath.Join(dir, "stripe-spec3-2023-09-12.yaml"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		texts["stripe"] = b
+	}
+	cuts := 0
+	for name, text := range texts {
+		d, ok := cut(text)
+		if !ok {
+			continue
+		}
+		doc, err := places.Read(text)
+		if err != nil {
+			t.Errorf("%s: cut, but the parser refuses it: %v", name, err)
+			continue
+		}
+		cuts++
+		agree(t, name, d, doc)
+	}
+	t.Logf("the cutter cut %d of %d texts", cuts, len(texts))
+	if cuts < len(texts)/2 {
+		t.Errorf("the cutter cut %d of %d texts", cuts, len(texts))
+	}
+}
+
+// agree compares d's chunks with doc's entries.
+func agree(t *testing.T, name string, d *pieces, doc *places.Doc) {
+	t.Helper()
+	for ptr, c := range d.chunks {
+		segs := strings.Split(strings.TrimPrefix(ptr, "#/"), "/")
+		for i := range segs {
+			segs[i] = unescape(segs[i])
+		}
+		p, matched := doc.Find(segs)
+		if matched != len(segs) || p.Line != c.first+1 {
+			t.Errorf("%s: chunk %s at line %d; the parser finds %d of its segments at line %d", name, ptr, c.first+1, matched, p.Line)
+			continue
+		}
+		end := bytes.Count(d.src[:p.End], []byte("\n")) // the 0-based line the entry's end is on
+		if p.End == len(d.src) {
+			end = len(d.lines)
+		}
+		if c.end != end {
+			t.Errorf("%s: chunk %s ends before line %d; the parser's entry before line %d", name, ptr, c.end+1, end+1)
+		}
+	}
+	want := []string{}
+	for _, e := range doc.Entries([]string{"paths"}) {
+		if strings.HasPrefix(e.Key, "/") {
+			want = append(want, "#/paths/"+escape(e.Key))
+		}
+	}
+	for _, k := range doc.Entries([]string{"components"}) {
+		if splitKinds[k.Key] {
+			for _, e := range doc.Entries([]string{"components", k.Key}) {
+				want = append(want, "#/components/"+k.Key+"/"+escape(e.Key))
+			}
+		}
+	}
+	for _, p := range want {
+		if d.chunks[p] == nil {
+			t.Errorf("%s: the parser finds %s, which is no chunk", name, p)
+		}
+	}
+	if len(want) != len(d.chunks) {
+		got := make([]string, 0, len(d.chunks))
+		for p := range d.chunks {
+			got = append(got, p)
+		}
+		slices.Sort(got)
+		t.Errorf("%s: %d chunks, the parser finds %d entries: %v", name, len(d.chunks), len(want), got)
+	}
+}

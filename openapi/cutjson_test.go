@@ -1,0 +1,137 @@
+package openapi
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"go.yaml.in/yaml/v4"
+
+	"github.com/contractlint/contractlint/internal/tojson"
+)
+
+// toJSON is text as indented JSON, "" when JSON cannot hold it.
+func toJSON(text string) string {
+	j, _ := tojson.Indented(text)
+	return j
+}
+
+// TestPlanSubsetJSON: an indented JSON document is cut and planned as its
+// YAML is; a minified one, and what the YAML cutter is unsure of, are not.
+func TestPlanSubsetJSON(t *testing.T) {
+	base := subsetDoc(pathA+pathC, schA+schB+schC)
+	changed := strings.Replace(base, "type: integer", "type: number", 1)
+	ob, nb := toJSON(base), toJSON(changed)
+	s, ok := PlanSubset([]byte(ob), []byte(nb))
+	if !ok || s.Skipped == 0 {
+		t.Fatalf("no subset planned of the JSON documents (%v), or nothing left out", ok)
+	}
+	ys, _ := PlanSubset([]byte(base), []byte(changed))
+	if s.Chunks != ys.Chunks || s.Skipped != ys.Skipped {
+		t.Errorf("JSON plan: %d chunks, %d left out; the YAML's %d, %d", s.Chunks, s.Skipped, ys.Chunks, ys.Skipped)
+	}
+	for _, text := range []string{ob, nb, string(s.OldText()), string(s.NewText())} {
+		var v any
+		if err := yaml.Unmarshal([]byte(text), &v); err != nil {
+			t.Errorf("a text of the plan does not parse: %v\n%s", err, text)
+		}
+	}
+	var v any
+	json.Unmarshal([]byte(nb), &v)
+	minified, _ := json.Marshal(v)
+	for name, text := range map[string]string{
+		"minified":                  string(minified),
+		"a component that is a ref": toJSON(strings.Replace(base, "    C:\n      type: integer", "    C:\n      $ref: '#/components/schemas/B'", 1)),
+		"an external ref":           toJSON(strings.Replace(base, "'#/components/schemas/B'", "'b.yaml#/B'", 1)),
+		"a ref to nothing":          toJSON(strings.Replace(base, "'#/components/schemas/B'", "'#/components/schemas/Nope'", 1)),
+		"an operationId twice":      toJSON(strings.Replace(base, "    get:\n      responses", "    get:\n      operationId: getC\n      responses", 1)),
+	} {
+		if _, ok := PlanSubset([]byte(ob), []byte(text)); ok {
+			t.Errorf("%s: planned a subset of\n%s", name, text)
+		}
+	}
+}
+
+// TestPatchIsTheLoadJSON is TestPatchIsTheLoad on every rule case written
+// as indented JSON: Patch, from a plan of the JSON documents, stands for a
+// load of the plan's text, field by field.
+func TestPatchIsTheLoadJSON(t *testing.T) {
+	dirs, _ := filepath.Glob(filepath.Join("..", "testdata", "rules", "*", "*", "old.yaml"))
+	var cases []patchCase
+	for _, o := range dirs {
+		ob, oerr := os.ReadFile(o)
+		nb, nerr := os.ReadFile(filepath.Join(filepath.Dir(o), "new.yaml"))
+		if oerr != nil || nerr != nil {
+			continue
+		}
+		oj, nj := toJSON(string(ob)), toJSON(string(nb))
+		if oj != "" && nj != "" {
+			cases = append(cases, patchCase{filepath.Base(filepath.Dir(filepath.Dir(o))) + "/" + filepath.Base(filepath.Dir(o)), oj, nj})
+		}
+	}
+	patchAll(t, cases)
+}
+
+// TestPlanSubsetRecursiveKeywords: 2019-09's $recursiveAnchor and
+// $recursiveRef, which kin-openapi does not resolve, do not stop a plan;
+// $id, which gives a schema a base its $refs resolve against, does.
+func TestPlanSubsetRecursiveKeywords(t *testing.T) {
+	base := subsetDoc(pathA+pathC, schA+schB+schC)
+	rec := strings.Replace(base, "    B:\n      type: string", "    B:\n      $recursiveAnchor: true\n      type: string\n      properties:\n        next: {$recursiveRef: '#'}", 1)
+	changed := strings.Replace(rec, "type: integer", "type: number", 1)
+	if s, ok := PlanSubset([]byte(rec), []byte(changed)); !ok || s.Skipped == 0 {
+		t.Errorf("no subset planned (%v), or nothing left out, with $recursive keywords", ok)
+	}
+	if _, ok := PlanSubset([]byte(rec), []byte(strings.Replace(changed, "$recursiveAnchor: true", "$id: https://example.com/b", 1))); ok {
+		t.Error("planned a subset with a $id")
+	}
+}
+
+// TestPlanSubsetKeepChomping: a |+ scalar takes the blank lines after it,
+// so it may not end a chunk (TestPlanSubsetUnsure); followed by more of
+// its chunk, it is planned, and keeps its value in the plan's text though
+// the chunk after it is blanked.
+func TestPlanSubsetKeepChomping(t *testing.T) {
+	base := subsetDoc(pathA+pathC, schA+"    B:\n      description: |+\n        x\n\n      type: string\n"+schC)
+	changed := strings.Replace(base, "      type: string\n", "      type: integer\n", 1)
+	s, ok := PlanSubset([]byte(base), []byte(changed))
+	if !ok || s.Skipped == 0 {
+		t.Fatalf("no subset planned (%v), or nothing left out", ok)
+	}
+	var v struct {
+		Components struct {
+			Schemas map[string]struct{ Description string }
+		}
+	}
+	if err := yaml.Unmarshal(s.NewText(), &v); err != nil {
+		t.Fatal(err)
+	}
+	if d := v.Components.Schemas["B"].Description; d != "x\n\n" {
+		t.Errorf("the kept scalar reads %q in the plan's text, want %q", d, "x\n\n")
+	}
+}
+
+// TestPlanSubsetLongPointer: a double-quoted $ref broken over lines with
+// escaped line breaks (OpenAI's long schema names) is read whole; any
+// other break in it is not.
+func TestPlanSubsetLongPointer(t *testing.T) {
+	base := subsetDoc(pathA+pathC, schA+schB+schC)
+	long := strings.Replace(base, "$ref: '#/components/schemas/B'", "$ref: \"#/components/\\\n          schemas/B\"", 1)
+	changed := strings.Replace(long, "type: integer", "type: number", 1)
+	d, ok := cut([]byte(long))
+	if !ok {
+		t.Fatalf("not cut:\n%s", long)
+	}
+	if refs := d.chunks["#/components/schemas/A"].refs; len(refs) != 1 || refs[0] != "#/components/schemas/B" {
+		t.Errorf("A's refs %v, want B", refs)
+	}
+	if _, ok := PlanSubset([]byte(long), []byte(changed)); !ok {
+		t.Error("no subset planned")
+	}
+	folded := strings.Replace(base, "$ref: '#/components/schemas/B'", "$ref: \"#/components/\n          schemas/B\"", 1)
+	if _, ok := cut([]byte(folded)); ok {
+		t.Error("cut a pointer with a line break folded into a space")
+	}
+}
