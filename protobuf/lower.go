@@ -262,8 +262,9 @@ func validateConstraints(opts *descriptorpb.FieldOptions) Constraints {
 		}
 		v.Message().Range(func(k protoreflect.FieldDescriptor, kv protoreflect.Value) bool {
 			if k.Kind() == protoreflect.MessageKind && !k.IsList() && !k.IsMap() {
+				bytes := k.Name() == "bytes"
 				kv.Message().Range(func(r protoreflect.FieldDescriptor, rv protoreflect.Value) bool {
-					c.set(string(r.Name()), r, rv)
+					c.set(bytesLengthName(string(r.Name()), bytes), r, rv)
 					return true
 				})
 			}
@@ -272,6 +273,23 @@ func validateConstraints(opts *descriptorpb.FieldOptions) Constraints {
 		return false
 	})
 	return c
+}
+
+// bytesLengthName names a bytes field's length rules (len, min_len, max_len,
+// counted in bytes) as a string's rules in bytes are named.
+func bytesLengthName(name string, bytes bool) string {
+	if !bytes {
+		return name
+	}
+	switch name {
+	case "len":
+		return "len_bytes"
+	case "min_len":
+		return "min_bytes"
+	case "max_len":
+		return "max_bytes"
+	}
+	return name
 }
 
 // set records one rule of a kind's rules message, by its name.
@@ -298,10 +316,18 @@ func (c *Constraints) set(name string, r protoreflect.FieldDescriptor, v protore
 		return
 	}
 	switch name {
+	case "len":
+		c.MinLen, c.MaxLen = &rules.Limit{Value: n}, &rules.Limit{Value: n}
 	case "min_len":
 		c.MinLen = &rules.Limit{Value: n}
 	case "max_len":
 		c.MaxLen = &rules.Limit{Value: n}
+	case "len_bytes":
+		c.MinBytes, c.MaxBytes = &rules.Limit{Value: n}, &rules.Limit{Value: n}
+	case "min_bytes":
+		c.MinBytes = &rules.Limit{Value: n}
+	case "max_bytes":
+		c.MaxBytes = &rules.Limit{Value: n}
 	case "gt", "gte":
 		c.Min = &rules.Limit{Value: n, Exclusive: name == "gt"}
 	case "lt", "lte":
