@@ -316,22 +316,25 @@ func (c *Constraints) set(name string, r protoreflect.FieldDescriptor, v protore
 		return
 	}
 	switch name {
-	case "len":
-		c.MinLen, c.MaxLen = &rules.Limit{Value: n}, &rules.Limit{Value: n}
-	case "min_len":
-		c.MinLen = &rules.Limit{Value: n}
-	case "max_len":
-		c.MaxLen = &rules.Limit{Value: n}
-	case "len_bytes":
-		c.MinBytes, c.MaxBytes = &rules.Limit{Value: n}, &rules.Limit{Value: n}
-	case "min_bytes":
-		c.MinBytes = &rules.Limit{Value: n}
-	case "max_bytes":
-		c.MaxBytes = &rules.Limit{Value: n}
+	case "len", "min_len", "max_len":
+		lengthRule(strings.TrimSuffix(name, "_len"), n, &c.MinLen, &c.MaxLen)
+	case "len_bytes", "min_bytes", "max_bytes":
+		lengthRule(strings.TrimSuffix(name, "_bytes"), n, &c.MinBytes, &c.MaxBytes)
 	case "gt", "gte":
 		c.Min = &rules.Limit{Value: n, Exclusive: name == "gt"}
 	case "lt", "lte":
 		c.Max = &rules.Limit{Value: n, Exclusive: name == "lt"}
+	}
+}
+
+// lengthRule sets the ends of a length bound a rule names: min, max, or
+// both for len, which fixes the length.
+func lengthRule(end string, n float64, lo, hi **rules.Limit) {
+	if end != "max" {
+		*lo = &rules.Limit{Value: n}
+	}
+	if end != "min" {
+		*hi = &rules.Limit{Value: n}
 	}
 }
 
