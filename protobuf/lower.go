@@ -260,19 +260,32 @@ func validateConstraints(opts *descriptorpb.FieldOptions) Constraints {
 		if (x.FullName() != "buf.validate.field" && x.FullName() != "validate.rules") || x.Kind() != protoreflect.MessageKind {
 			return true
 		}
-		v.Message().Range(func(k protoreflect.FieldDescriptor, kv protoreflect.Value) bool {
-			if k.Kind() == protoreflect.MessageKind && !k.IsList() && !k.IsMap() {
-				bytes := k.Name() == "bytes"
-				kv.Message().Range(func(r protoreflect.FieldDescriptor, rv protoreflect.Value) bool {
-					c.set(bytesLengthName(string(r.Name()), bytes), r, rv)
-					return true
-				})
-			}
-			return true
-		})
+		c.readKinds(v.Message())
 		return false
 	})
 	return c
+}
+
+// readKinds reads the rules of each kind a FieldRules message sets. A
+// repeated field's rules for its items (repeated.items, itself a
+// FieldRules) bound each value it holds, and are read as its own, as an
+// OpenAPI array's items schema is compared.
+func (c *Constraints) readKinds(fr protoreflect.Message) {
+	fr.Range(func(k protoreflect.FieldDescriptor, kv protoreflect.Value) bool {
+		if k.Kind() != protoreflect.MessageKind || k.IsList() || k.IsMap() {
+			return true
+		}
+		bytes := k.Name() == "bytes"
+		kv.Message().Range(func(r protoreflect.FieldDescriptor, rv protoreflect.Value) bool {
+			if k.Name() == "repeated" && r.Name() == "items" && r.Kind() == protoreflect.MessageKind {
+				c.readKinds(rv.Message())
+				return true
+			}
+			c.set(bytesLengthName(string(r.Name()), bytes), r, rv)
+			return true
+		})
+		return true
+	})
 }
 
 // bytesLengthName names a bytes field's length rules (len, min_len, max_len,
