@@ -747,8 +747,7 @@ func (d *differ) constraints(s rules.Subject, of, nf *Field, ofa, nfa *rules.Fie
 			OldLoc: of.Loc, NewLoc: nf.Loc, OldField: ofa, NewField: nfa})
 	}
 	o, n := of.Validate, nf.Validate
-	bound(rules.AspectMinLength, o.MinLen, n.MinLen)
-	bound(rules.AspectMaxLength, o.MaxLen, n.MaxLen)
+	d.lengths(s, of, nf, ofa, nfa)
 	bound(rules.AspectMinimum, o.Min, n.Min)
 	bound(rules.AspectMaximum, o.Max, n.Max)
 	text := func(a rules.Aspect, ov, nv string) {

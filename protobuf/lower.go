@@ -260,18 +260,49 @@ func validateConstraints(opts *descriptorpb.FieldOptions) Constraints {
 		if (x.FullName() != "buf.validate.field" && x.FullName() != "validate.rules") || x.Kind() != protoreflect.MessageKind {
 			return true
 		}
-		v.Message().Range(func(k protoreflect.FieldDescriptor, kv protoreflect.Value) bool {
-			if k.Kind() == protoreflect.MessageKind && !k.IsList() && !k.IsMap() {
-				kv.Message().Range(func(r protoreflect.FieldDescriptor, rv protoreflect.Value) bool {
-					c.set(string(r.Name()), r, rv)
-					return true
-				})
-			}
-			return true
-		})
+		c.readKinds(v.Message())
 		return false
 	})
 	return c
+}
+
+// readKinds reads the rules of each kind a FieldRules message sets. A
+// repeated field's rules for its items (repeated.items, itself a
+// FieldRules) bound each value it holds, and are read as its own, as an
+// OpenAPI array's items schema is compared.
+func (c *Constraints) readKinds(fr protoreflect.Message) {
+	fr.Range(func(k protoreflect.FieldDescriptor, kv protoreflect.Value) bool {
+		if k.Kind() != protoreflect.MessageKind || k.IsList() || k.IsMap() {
+			return true
+		}
+		bytes := k.Name() == "bytes"
+		kv.Message().Range(func(r protoreflect.FieldDescriptor, rv protoreflect.Value) bool {
+			if k.Name() == "repeated" && r.Name() == "items" && r.Kind() == protoreflect.MessageKind {
+				c.readKinds(rv.Message())
+				return true
+			}
+			c.set(bytesLengthName(string(r.Name()), bytes), r, rv)
+			return true
+		})
+		return true
+	})
+}
+
+// bytesLengthName names a bytes field's length rules (len, min_len, max_len,
+// counted in bytes) as a string's rules in bytes are named.
+func bytesLengthName(name string, bytes bool) string {
+	if !bytes {
+		return name
+	}
+	switch name {
+	case "len":
+		return "len_bytes"
+	case "min_len":
+		return "min_bytes"
+	case "max_len":
+		return "max_bytes"
+	}
+	return name
 }
 
 // set records one rule of a kind's rules message, by its name.
@@ -298,14 +329,25 @@ func (c *Constraints) set(name string, r protoreflect.FieldDescriptor, v protore
 		return
 	}
 	switch name {
-	case "min_len":
-		c.MinLen = &rules.Limit{Value: n}
-	case "max_len":
-		c.MaxLen = &rules.Limit{Value: n}
+	case "len", "min_len", "max_len":
+		lengthRule(strings.TrimSuffix(name, "_len"), n, &c.MinLen, &c.MaxLen)
+	case "len_bytes", "min_bytes", "max_bytes":
+		lengthRule(strings.TrimSuffix(name, "_bytes"), n, &c.MinBytes, &c.MaxBytes)
 	case "gt", "gte":
 		c.Min = &rules.Limit{Value: n, Exclusive: name == "gt"}
 	case "lt", "lte":
 		c.Max = &rules.Limit{Value: n, Exclusive: name == "lt"}
+	}
+}
+
+// lengthRule sets the ends of a length bound a rule names: min, max, or
+// both for len, which fixes the length.
+func lengthRule(end string, n float64, lo, hi **rules.Limit) {
+	if end != "max" {
+		*lo = &rules.Limit{Value: n}
+	}
+	if end != "min" {
+		*hi = &rules.Limit{Value: n}
 	}
 }
 

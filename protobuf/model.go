@@ -124,14 +124,17 @@ type Field struct {
 }
 
 // Constraints are the bounds a validation rule puts on a field's value:
-// a string's length and pattern, a number's range, the values it allows
-// (in), refuses (not_in) or fixes (const); nil or "" when unset.
+// a string's length (in characters, and in bytes: a bytes field's lengths
+// are in bytes) and pattern, a number's range, the values it allows (in),
+// refuses (not_in) or fixes (const); nil or "" when unset. `len` and
+// `len_bytes` set both ends of their unit.
 type Constraints struct {
-	MinLen, MaxLen *rules.Limit
-	Pattern        string
-	Min, Max       *rules.Limit // gt/gte, lt/lte: Exclusive for gt and lt
-	In, NotIn      []string     // scalar values as text; an enum's by number
-	Const          string
+	MinLen, MaxLen     *rules.Limit
+	MinBytes, MaxBytes *rules.Limit
+	Pattern            string
+	Min, Max           *rules.Limit // gt/gte, lt/lte: Exclusive for gt and lt
+	In, NotIn          []string     // scalar values as text; an enum's by number
+	Const              string
 }
 
 // Required reports whether the contract requires clients to set f: only an

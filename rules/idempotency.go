@@ -3,6 +3,7 @@ package rules
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"unicode"
 )
@@ -229,7 +230,11 @@ func rpcKeyMissing() *Rule {
 				"one whose name starts with an AIP standard or custom read verb followed by a capital " +
 				"letter or nothing (GetCharge, but not Getaway): " + strings.Join(readVerbs, ", ") + "; one whose name " +
 				"ends in a read noun, capitalised (SubjectSearch, but not Research): " + strings.Join(readNouns, ", ") +
-				"; each after an Experimental prefix (ExperimentalDiffSchema).",
+				"; one whose name starts with an adjective, naming what it returns, not an action: " +
+				strings.Join(readAdjectives, ", ") + ", or a first word ending in -able or -ible " +
+				"(ComputablePermissions, VisibleResources) other than the verbs " + strings.Join(ableVerbs, " and ") +
+				"; each after an Experimental prefix (ExperimentalDiffSchema). Any other rpc may change state, " +
+				"whatever its HTTP binding other than GET: a read bound to POST for its body is known by its name.",
 			Bad: `service Charges {
   rpc CreateCharge(CreateChargeRequest) returns (Charge);
 }
@@ -267,9 +272,36 @@ var readVerbs = []string{
 // SubjectSearch, authzed's ExperimentalSchemaDiff.
 var readNouns = []string{"Diff", "Search"}
 
+// readAdjectives begin the names of reads named by what they return, an
+// adjective first (authzed's DependentRelations: the relations a
+// permission depends on). A name that starts with an adjective names no
+// action; so does one whose first word ends in -able or -ible
+// (ComputablePermissions, VisibleResources), except the verbs so spelled
+// (ableVerbs).
+var readAdjectives = []string{"Dependent"}
+
+// ableVerbs are the verbs an API names an action with that end in -able.
+var ableVerbs = []string{"Disable", "Enable"}
+
+// adjectiveFirst reports whether name's first word (up to the next capital)
+// is an adjective: one of readAdjectives, or a word ending in -able or
+// -ible that is not one of ableVerbs.
+func adjectiveFirst(name string) bool {
+	word := name
+	if i := strings.IndexFunc(name[min(1, len(name)):], unicode.IsUpper); i >= 0 {
+		word = name[:i+1]
+	}
+	if slices.Contains(readAdjectives, word) {
+		return true
+	}
+	able := strings.HasSuffix(word, "able") || strings.HasSuffix(word, "ible")
+	return able && len(word) > len("able") && !slices.Contains(ableVerbs, word)
+}
+
 // readRPC reports whether an rpc only reads: bound to HTTP GET, named
-// with a read verb followed by a capital letter or nothing, or ending in a
-// read noun (AuthZEN's SubjectSearch), after any Experimental prefix.
+// with a read verb followed by a capital letter or nothing, ending in a
+// read noun (AuthZEN's SubjectSearch), or starting with an adjective
+// (ComputablePermissions), after any Experimental prefix.
 func readRPC(op *Operation) bool {
 	if op.Binding == "GET" {
 		return true
@@ -283,6 +315,9 @@ func readRPC(op *Operation) bool {
 		if first, ok := strings.CutSuffix(name, noun); ok && first != "" {
 			return true
 		}
+	}
+	if adjectiveFirst(name) {
+		return true
 	}
 	for _, verb := range readVerbs {
 		if rest, ok := strings.CutPrefix(name, verb); ok && (rest == "" || unicode.IsUpper(rune(rest[0]))) {

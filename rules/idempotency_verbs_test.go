@@ -28,6 +28,25 @@ func TestReadVerbs(t *testing.T) {
 			t.Errorf("rpc %s: read %v, want %v", name, !read, read)
 		}
 	}
+	// A name that starts with an adjective names what the rpc returns, not
+	// an action (authzed's ComputablePermissions, DependentRelations); the
+	// verbs spelled like one (Enable, Disable) are actions.
+	for _, adj := range readAdjectives {
+		if op := (&Operation{ID: "pay.v1.Charges." + adj + "Charges"}); !readRPC(op) || needsKey(op) {
+			t.Errorf("rpc %sCharges is a read, but needsKey holds", adj)
+		}
+	}
+	for _, verb := range ableVerbs {
+		if op := (&Operation{ID: "pay.v1.Charges." + verb + "Charges"}); readRPC(op) {
+			t.Errorf("rpc %sCharges is an action, not a read", verb)
+		}
+	}
+	for name, read := range map[string]bool{"ComputablePermissions": true, "VisibleCharges": true, "RefundableCharges": true,
+		"ExperimentalComputablePermissions": true, "Able": false, "Ible": false} {
+		if op := (&Operation{ID: "pay.v1.Charges." + name}); readRPC(op) != read {
+			t.Errorf("rpc %s: read %v, want %v", name, !read, read)
+		}
+	}
 	if op := (&Operation{ID: "pay.v1.Charges.CaptureCharge", Binding: "GET"}); needsKey(op) {
 		t.Error("an rpc bound to HTTP GET is a read")
 	}

@@ -611,7 +611,8 @@ func requestMaxDecreased() *Rule {
 		Doc: Doc{
 			Title: "A request upper bound was lowered or added",
 			Text: "A maxLength, maximum, maxItems or maxProperties that shrinks (or appears), or a maximum made exclusive, rejects values clients were allowed to send. " +
-				"In proto, the max_len and lt/lte of a protovalidate ((buf.validate.field)) or protoc-gen-validate ((validate.rules)) rule count the same: the server answers INVALID_ARGUMENT.",
+				"In proto, the max_len, max_bytes, len and lt/lte of a protovalidate ((buf.validate.field)) or protoc-gen-validate ((validate.rules)) rule count the same: the server answers INVALID_ARGUMENT. " +
+				"A bound in bytes and one in characters are compared by what each implies in the other's unit (a character is one to four UTF-8 bytes), so max_len: 64 rewritten as max_bytes: 256 lets nothing new through and refuses nothing.",
 			Bad:  "name: {type: string, maxLength: 100}   ->   maxLength: 50",
 			Good: "name: {type: string, maxLength: 100}",
 		},
@@ -630,7 +631,8 @@ func requestMinIncreased() *Rule {
 		Doc: Doc{
 			Title: "A request lower bound was raised or added",
 			Text: "A minLength, minimum, minItems or minProperties that grows (or appears), or a minimum made exclusive, rejects values clients were allowed to send. " +
-				"In proto, the min_len and gt/gte of a protovalidate or protoc-gen-validate rule count the same.",
+				"In proto, the min_len, min_bytes, len and gt/gte of a protovalidate or protoc-gen-validate rule count the same; " +
+				"min_bytes: 1 rewritten as min_len: 1 refuses the empty string as before, and is no change.",
 			Bad:  "quantity: {type: integer, minimum: 1}   ->   minimum: 5",
 			Good: "quantity: {type: integer, minimum: 1}",
 		},

@@ -39,7 +39,9 @@ func fieldNumberReused() *Rule {
 				"reserved \"<name>\";` and give the new field a fresh number. With git history (review) or contractlint.lock, a number " +
 				"any earlier released version used counts too, not only the old version's; in a repository " +
 				"with release tags, a number only commits no tag contains used is " +
-				"field-number-reused-unreleased, a warning (config `history: all` makes it this error).",
+				"field-number-reused-unreleased, a warning (config `history: all` makes it this error), " +
+				"even when the old version still holds it: the base of a review between releases is no " +
+				"more deployed than the commits before it.",
 			Bad: `// old
 message Charge { double price = 3; }
 // new
@@ -57,7 +59,9 @@ message Charge {
 		for i := range in.Changes {
 			c := &in.Changes[i]
 			if msg, ok := numberReused(c); ok && c.Format == Proto {
-				out = append(out, c.Finding(r, msg))
+				if _, unreleased := unreleasedHolder(in.History, c); !unreleased {
+					out = append(out, c.Finding(r, msg))
+				}
 			}
 		}
 		return append(out, reservedReuse(r, in)...)
@@ -126,6 +130,39 @@ func reservedReuse(r *Rule, in *Input) []Finding {
 	return out
 }
 
+// unreleasedHolder finds, for a number the old version gave to another
+// field, that field's use in the history when only unreleased commits
+// held it: the base of a review between releases (authzed 7144bbf gave
+// number 4 of WatchResponse to a new field three days after 47ca33d added
+// the old one, with no release tag between). Such a base is no more
+// deployed than a commit the walk passed: the reuse is judged by release
+// like one of those. With no history, or a use any release held, it is not.
+func unreleasedHolder(h *History, c *Change) (UsedNumber, bool) {
+	if c.Kind != Modified || c.Aspect != AspectName || c.OldField == nil || c.NewField == nil {
+		return UsedNumber{}, false
+	}
+	parent, _ := parentOf(c.Path)
+	for _, u := range h.Uses(parent, c.OldField.Number) {
+		if u.Name == c.OldField.Name && u.Type == c.OldField.Type {
+			return u, u.Unreleased
+		}
+	}
+	return UsedNumber{}, false
+}
+
+// renamedNumbers are the proto fields whose number the new version gives
+// to another field (numberReused's first case).
+func renamedNumbers(in *Input) []*Change {
+	var out []*Change
+	for i := range in.Changes {
+		c := &in.Changes[i]
+		if c.Format == Proto && c.Is(Modified, SubjectField) && c.Aspect == AspectName && otherField(c.OldField, c.NewField) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
 // addedFields are the proto fields the change added inside a message.
 func addedFields(in *Input) []*Change {
 	var out []*Change
@@ -159,11 +196,14 @@ func earlierUse(h *History, message string, f *Field) (UsedNumber, bool) {
 func fieldNumberReusedUnreleased() *Rule {
 	r := &Rule{
 		ID:       "field-number-reused-unreleased",
-		Reads:    []Entry{{Added, SubjectField, ""}},
+		Reads:    []Entry{{Added, SubjectField, ""}, {Modified, SubjectField, AspectName}},
 		Pack:     Evolution,
 		Formats:  Proto,
 		Severity: Warning,
-		Mode:     DiffRule,
+		// As field-number-reused: the other field's name and type follow.
+		Supersedes: slices.Concat([]string{"proto-field-name-changed", "proto-field-json-name-changed", "field-redefined"},
+			protoTypeRuleIDs),
+		Mode: DiffRule,
 		Doc: Doc{
 			Title: "A field number that only unreleased commits used is given to a different field",
 			Text: "review walks a .proto file's whole git history for numbers used before. When the repository " +
@@ -172,7 +212,9 @@ func fieldNumberReusedUnreleased() *Rule {
 				"one of those commits was deployed; so this is a warning naming the commit and the days it " +
 				"lived, where field-number-reused (an error) reports a number any release used. Reserve the " +
 				"number if that commit ever ran against real data. A repository without tags, or a config " +
-				"with `history: all`, counts every commit as released.",
+				"with `history: all`, counts every commit as released. The same holds when the old version of " +
+				"the review still has the field: its number was given to another field before any release " +
+				"held it (authzed/api 7144bbf, three days after 47ca33d added the field it replaced).",
 			Bad: `// main, 2024-03-01 (no tag): double price = 2;
 // main, 2024-03-05: price deleted, 2 not reserved
 message Charge { int64 quantity = 2; }`,
@@ -184,9 +226,12 @@ message Charge { int64 quantity = 2; }`,
 	}
 	r.Check = func(in *Input) []Finding {
 		var out []Finding
-		for _, c := range addedFields(in) {
+		for _, c := range slices.Concat(addedFields(in), renamedNumbers(in)) {
 			parent, _ := parentOf(c.Path)
 			u, ok := earlierUse(in.History, parent, c.NewField)
+			if c.Kind == Modified {
+				u, ok = unreleasedHolder(in.History, c)
+			}
 			if !ok || !u.Unreleased {
 				continue
 			}
