@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/contractlint/contractlint/internal/cli"
+	"github.com/contractlint/contractlint/internal/corpus"
 	"github.com/contractlint/contractlint/internal/gittest"
 )
 
@@ -32,16 +33,22 @@ import (
 // encoding shapes; .ci/run runs both for a fixed count.
 func FuzzReviewCLIMatchesDiff(f *testing.F) {
 	pairs := rulePairs(f)
-	for i := range pairs {
+	shapes := []uint8{0, shapeBrokenBase, shapeBrokenHead, shapeBrokenBase | shapeBrokenHead,
+		shapeVendored, shapeConfig, shapeStaged, shapeStaged | shapeConfig | shapeVendored,
+		shapeAccepted, shapeAccepted | shapeStaged | shapeConfig}
+	for k, i := 0, 0; i < len(pairs); k, i = k+1, i+31 {
 		// Every shape on its own, and all together, over a spread of
-		// pairs: a seed per shape keeps `go test` fast and deterministic.
-		if i%31 == 0 {
-			for _, ops := range []uint8{0, shapeBrokenBase, shapeBrokenHead, shapeBrokenBase | shapeBrokenHead,
-				shapeVendored, shapeConfig, shapeStaged, shapeStaged | shapeConfig | shapeVendored,
-				shapeAccepted, shapeAccepted | shapeStaged | shapeConfig} {
+		// pairs: a seed builds a repository and reviews it (some twenty
+		// git runs), so plain `go test` takes each pair in one shape, in
+		// turn, and every shape at least once; CI (.ci/run) takes each
+		// pair in every shape.
+		if corpus.Full() {
+			for _, ops := range shapes {
 				f.Add(uint16(i), ops)
 			}
+			continue
 		}
+		f.Add(uint16(i), shapes[k%len(shapes)])
 	}
 	f.Fuzz(func(t *testing.T, which uint16, ops uint8) {
 		p := pairs[int(which)%len(pairs)]

@@ -3,12 +3,16 @@ package cli_test
 import (
 	"os"
 	"os/exec"
+	"runtime/debug"
 	"strconv"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/contractlint/contractlint/internal/cli"
+	"github.com/contractlint/contractlint/internal/gittest"
 )
 
 func TestMain(m *testing.M) {
@@ -19,7 +23,12 @@ func TestMain(m *testing.M) {
 
 // TestScripts runs testdata/script/*.txtar: the CLI as a user runs it. The
 // scripts that start the charge server run in its module (chargeserver/).
+// `exitcode N contractlint ...` runs the CLI in this process (see
+// exitCode), so the git it starts reads this process's environment: the
+// same isolation the scripts give their own git (no global or system
+// config, no GIT_DIR from a hook running the tests).
 func TestScripts(t *testing.T) {
+	gittest.IsolateEnv(t)
 	testscript.Run(t, testscript.Params{
 		Dir:                 "../../testdata/script",
 		RequireExplicitExec: true,
@@ -35,7 +44,11 @@ func TestScripts(t *testing.T) {
 }
 
 // exitCode runs `exitcode N cmd args...` and asserts the exact exit status,
-// which `! exec` cannot (it accepts any non-zero status).
+// which `! exec` cannot (it accepts any non-zero status). contractlint runs
+// in this process, with the script's arguments, environment and working
+// directory, as cli.Main allows: a child process per run (a 40 MB binary
+// and its package initialisation) was most of the scripts' CPU. `exec
+// contractlint` still runs it as a process.
 func exitCode(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) < 2 {
 		ts.Fatalf("usage: exitcode N command [args...]")
@@ -44,16 +57,56 @@ func exitCode(ts *testscript.TestScript, neg bool, args []string) {
 	if err != nil {
 		ts.Fatalf("exitcode: %v", err)
 	}
-	err = ts.Exec(args[1], args[2:]...)
-	got := 0
-	if err != nil {
-		ee, ok := err.(*exec.ExitError)
-		if !ok {
-			ts.Fatalf("exitcode: %v", err)
-		}
-		got = ee.ExitCode()
+	var got int
+	if args[1] == "contractlint" && inProcess(ts) {
+		got = runInProcess(ts, args[2:])
+	} else {
+		got = execCode(ts, args[1], args[2:])
 	}
 	if got != want {
 		ts.Fatalf("%s exited %d, want %d", args[1], got, want)
 	}
+}
+
+// inProcess reports whether the CLI may run in this process: its git
+// children inherit this process's environment, so a script that points
+// git elsewhere (GIT_DIR, a hook's index) or changes PATH runs it as a
+// process. A script's stdin is not passed in: one that feeds contractlint
+// stdin uses exec.
+func inProcess(ts *testscript.TestScript) bool {
+	for _, k := range []string{"GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY",
+		"GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_COMMON_DIR", "GIT_NAMESPACE", "GIT_CONFIG_COUNT", "GIT_CONFIG_PARAMETERS"} {
+		if ts.Getenv(k) != "" {
+			return false
+		}
+	}
+	return ts.Getenv("PATH") == os.Getenv("PATH")
+}
+
+// runInProcess runs cli.Main as the script's command and returns its exit
+// code; a panic, which as a process would exit 2 with a trace, fails the
+// script with the trace.
+func runInProcess(ts *testscript.TestScript, args []string) (code int) {
+	wd := ts.MkAbs(".")
+	e := &cli.Env{Stdin: strings.NewReader(""), Stdout: ts.Stdout(), Stderr: ts.Stderr(),
+		Getenv: ts.Getenv, Now: time.Now, Getwd: func() (string, error) { return wd, nil }}
+	defer func() {
+		if r := recover(); r != nil {
+			ts.Fatalf("contractlint %s panicked: %v\n%s", strings.Join(args, " "), r, debug.Stack())
+		}
+	}()
+	return cli.Main(args, e)
+}
+
+// execCode runs name as a process and returns its exit code.
+func execCode(ts *testscript.TestScript, name string, args []string) int {
+	err := ts.Exec(name, args...)
+	if err == nil {
+		return 0
+	}
+	ee, ok := err.(*exec.ExitError)
+	if !ok {
+		ts.Fatalf("exitcode: %v", err)
+	}
+	return ee.ExitCode()
 }

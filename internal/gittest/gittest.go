@@ -23,6 +23,15 @@ func Isolate(t testing.TB) {
 		}
 		t.Skip("git is not installed")
 	}
+	IsolateEnv(t)
+}
+
+// IsolateEnv sets the environment Isolate sets, whether or not git is
+// installed: for a test whose subtests decide for themselves (scripts that
+// skip without git) while the code they run in-process starts git with
+// this process's environment.
+func IsolateEnv(t testing.TB) {
+	t.Helper()
 	home := t.TempDir()
 	// file:// clones make shallow repositories.
 	if err := os.WriteFile(filepath.Join(home, "gitconfig"), []byte("[protocol \"file\"]\n\tallow = always\n"), 0o644); err != nil {
