@@ -54,6 +54,9 @@ type Finding struct {
 	// stands for: superseded, or merged into its message (one edit, one
 	// finding). Their peers' rule IDs (buf, oasdiff) are covered here too.
 	Also []string
+	// Related is what the findings merged into this one said, as data:
+	// Message joins them for people, tools read them here.
+	Related []Related
 	// Fingerprint identifies the change a diff finding is about, without
 	// its lines (see ChangeFingerprint); waivers match on it.
 	Fingerprint string
@@ -61,6 +64,13 @@ type Finding struct {
 	// the finding removes: its calls, consumers and last sighting, or the
 	// traffic that shows none; nil without evidence.
 	Usage *Usage
+}
+
+// Related is one finding about the same edit that another stands for.
+type Related struct {
+	Rule     string   `json:"rule"`
+	Severity Severity `json:"severity"`
+	Message  string   `json:"message"`
 }
 
 // SortFindings orders findings by file, line, column, then rule, so reports

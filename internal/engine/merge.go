@@ -148,6 +148,7 @@ func absorb(reg *rules.Registry, keep rules.Finding, fs []rules.Finding, rest []
 		for _, id := range f.Also {
 			keep.Also = appendRule(keep.Also, keep.Rule, id)
 		}
+		keep.Related = appendRelated(keep.Related, keep, f)
 		if f.Rule == keep.Rule {
 			keep.Operations = union(keep.Operations, f.Operations)
 		}
@@ -195,6 +196,18 @@ func union(a, b []string) []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// appendRelated adds f, and what f itself stood for, to keep's related,
+// each rule and message once; keep's own words are not related to it.
+func appendRelated(related []rules.Related, keep, f rules.Finding) []rules.Related {
+	self := rules.Related{Rule: keep.Rule, Severity: keep.Severity, Message: keep.Message}
+	for _, r := range append([]rules.Related{{Rule: f.Rule, Severity: f.Severity, Message: f.Message}}, f.Related...) {
+		if r != self && !slices.Contains(related, r) {
+			related = append(related, r)
+		}
+	}
+	return related
 }
 
 func appendRule(also []string, self, id string) []string {

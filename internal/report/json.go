@@ -33,6 +33,9 @@ type jsonFinding struct {
 	// Also names the rules whose findings about the same edit this one
 	// stands for (one edit, one finding).
 	Also []string `json:"also,omitempty"`
+	// Related is what the findings this one stands for said, each its rule,
+	// severity and message.
+	Related []rules.Related `json:"related,omitempty"`
 	// Path is the element, and Fingerprint the change's identity without
 	// its lines: `contractlint waive RULE PATH --fingerprint FP` accepts it.
 	Path        string `json:"path,omitempty"`
@@ -98,7 +101,7 @@ func (JSON) Write(w io.Writer, r *Report) error {
 func jsonFindingOf(f rules.Finding) jsonFinding {
 	jf := jsonFinding{Rule: Clean(f.Rule), Severity: f.Severity, Bump: bumpOf(f), Message: Clean(f.Message),
 		File: Clean(f.Where.File), Line: f.Where.Line, Column: f.Where.Column, Side: "new", Operations: cleanAll(f.Operations),
-		Direction: f.Compat.String(), Also: cleanAll(f.Also), Path: Clean(f.Path), Fingerprint: f.ChangeFingerprint(),
+		Direction: f.Compat.String(), Also: cleanAll(f.Also), Related: cleanRelated(f.Related), Path: Clean(f.Path), Fingerprint: f.ChangeFingerprint(),
 		Usage: cleanUsage(f.Usage)}
 	if f.Removed {
 		jf.Side = "old"
@@ -107,6 +110,16 @@ func jsonFindingOf(f rules.Finding) jsonFinding {
 		jf.Old = &jsonLoc{File: Clean(f.Old.File), Line: f.Old.Line, Column: f.Old.Column}
 	}
 	return jf
+}
+
+// cleanRelated copies related findings with their text cleaned: a message
+// quotes contract text.
+func cleanRelated(rs []rules.Related) []rules.Related {
+	var out []rules.Related
+	for _, r := range rs {
+		out = append(out, rules.Related{Rule: Clean(r.Rule), Severity: r.Severity, Message: Clean(r.Message)})
+	}
+	return out
 }
 
 // cleanUsage copies a finding's usage with its consumer names cleaned:

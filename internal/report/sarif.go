@@ -137,6 +137,9 @@ type sarifResultProps struct {
 	Direction string `json:"direction,omitempty"`
 	// Usage is what consumer evidence says of the removed element.
 	Usage *rules.Usage `json:"usage,omitempty"`
+	// Related is what the findings about the same edit this one stands
+	// for said (one edit, one finding).
+	Related []rules.Related `json:"related,omitempty"`
 }
 
 type sarifLocation struct {
@@ -385,7 +388,7 @@ func sarifResultFor(f rules.Finding, ruleIndex int, seen map[string]int) sarifRe
 		}
 	}
 	res.Properties = &sarifResultProps{Bump: bumpOf(f), Operations: cleanAll(f.Operations), Direction: f.Compat.String(),
-		Usage: cleanUsage(f.Usage)}
+		Usage: cleanUsage(f.Usage), Related: cleanRelated(f.Related)}
 	return res
 }
 
