@@ -12,8 +12,14 @@ import (
 // end one (its comma after it): the layout every JSON writer's indented
 // output has. A minified document, one line, is not cut. A chunk blanked
 // leaves a comma before a closing brace at most, which the YAML parser
-// kin-openapi reads JSON with takes as JSON means it.
+// kin-openapi reads JSON with takes as JSON means it. A document with a
+// surrogate-pair escape (an emoji written \ud83d\udc4d) is not cut either:
+// Readable rewrites those for the YAML parser only in valid JSON, which a
+// blanked document is not, and the planned load lost every place.
 func cutJSON(d *pieces) (*pieces, bool) {
+	if surrogateRE.Match(d.src) {
+		return nil, false
+	}
 	j := &jsonCutter{d: d, dec: json.NewDecoder(bytes.NewReader(d.src)), header: make([]bool, len(d.lines))}
 	for i := range j.header {
 		j.header[i] = true
