@@ -42,3 +42,43 @@ func BenchmarkRead(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkLazy: what an edit's findings ask of a document, through the
+// lazy reader: a pointer into a schema's properties and the places of
+// twenty operations (the most one diagnostic lists), to set against
+// BenchmarkRead, which parses the whole document for them.
+func BenchmarkLazy(b *testing.B) {
+	cases := []struct{ name, schema string }{
+		{"stripe-spec3-2023-09-12.yaml", "webhook_endpoint"},
+		{"openai-openapi-855e5d4.yaml", "VectorStoreObject"},
+	}
+	for _, c := range cases {
+		text := corpus.Text(b, c.name)
+		d, err := places.Read(text)
+		if err != nil {
+			b.Fatal(err)
+		}
+		var ops [][]string
+		for _, p := range d.Entries([]string{"paths"}) {
+			for _, m := range d.Entries([]string{"paths", p.Key}) {
+				ops = append(ops, []string{"paths", p.Key, m.Key})
+			}
+		}
+		ops = ops[len(ops)/2:][:20]
+		b.Run(strings.SplitN(c.name, "-", 2)[0], func(b *testing.B) {
+			b.SetBytes(int64(len(text)))
+			b.ReportAllocs()
+			for b.Loop() {
+				l := places.NewLazy(text)
+				if _, m := l.Find([]string{"components", "schemas", c.schema, "properties"}); m != 4 {
+					b.Fatalf("matched %d of 4", m)
+				}
+				for _, op := range ops {
+					if _, m := l.Find(op); m != 3 {
+						b.Fatalf("%v: matched %d of 3", op, m)
+					}
+				}
+			}
+		})
+	}
+}
