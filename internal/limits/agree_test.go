@@ -78,8 +78,8 @@ func isMethod(k string) bool {
 }
 
 // TestScanAgreesWithParser holds the pre-parse scan, the one line reader
-// the limits keep (a parse costs 11–16 times the scan on Stripe and
-// OpenAI, BenchmarkScanCorpus against internal/places BenchmarkRead), to
+// the limits keep (a parse costs 17–25 times the scan on Stripe and
+// OpenAI: BenchmarkScanCorpus, scan/parse), to
 // the parser on every YAML and JSON document of the testdata and on the
 // corpus' contracts: its depth is never lower than the parsed one and at
 // most one level higher; its widest mapping, operations, schemas and

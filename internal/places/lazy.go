@@ -103,7 +103,7 @@ func (l *Lazy) head(r region, key string) (Place, bool) {
 
 // smallRegion is the size under which a region is parsed rather than cut
 // further: the parser reads it faster than the cut would narrow it.
-const smallRegion = 8 << 10
+const smallRegion = 1 << 10
 
 // size is the length of r in bytes.
 func (l *Lazy) size(r region) int { return l.offset(r.to) - l.offset(r.from) }
@@ -143,18 +143,35 @@ func (l *Lazy) blockText() bool {
 			break
 		}
 	}
-	for _, m := range [][]byte{[]byte("\n---"), []byte("\n..."), []byte("\n%")} {
-		if bytes.Contains(l.src, m) {
+	for _, at := range l.lines {
+		if rest := l.src[at:]; bytes.HasPrefix(rest, []byte("---")) || bytes.HasPrefix(rest, []byte("...")) || bytes.HasPrefix(rest, []byte("%")) {
 			return false
 		}
 	}
-	return !bytes.HasPrefix(l.src, []byte("---")) && !bytes.HasPrefix(l.src, []byte("%"))
+	return true
 }
 
 // line is line i without its line end.
 func (l *Lazy) line(i int) []byte {
 	b := l.src[l.lines[i]:l.offset(i+1)]
-	return bytes.TrimRight(b, "\r\n")
+	for len(b) > 0 && (b[len(b)-1] == '\n' || b[len(b)-1] == '\r') {
+		b = b[:len(b)-1]
+	}
+	return b
+}
+
+// indentAt is the indentation of line i and whether the line holds
+// nothing but blanks or a comment.
+func (l *Lazy) indentAt(i int) (ind int, empty bool) {
+	at := l.lines[i]
+	for at+ind < len(l.src) && l.src[at+ind] == ' ' {
+		ind++
+	}
+	if at+ind == len(l.src) {
+		return ind, true
+	}
+	c := l.src[at+ind]
+	return ind, c == '\n' || c == '\r' || c == '#'
 }
 
 // child is the entry of key under region r, as the cut reads r.
@@ -196,9 +213,8 @@ func (l *Lazy) cut(r region) []entry {
 	var es []entry
 	k := -1
 	for i := first; i < r.to; i++ {
-		line := l.line(i)
-		ind := indentOf(line)
-		if ind == len(line) || line[ind] == '#' {
+		ind, empty := l.indentAt(i)
+		if empty {
 			continue
 		}
 		if k < 0 {
@@ -207,7 +223,7 @@ func (l *Lazy) cut(r region) []entry {
 		if ind > k {
 			continue
 		}
-		key, value, ok := blockKey(line[ind:])
+		key, value, ok := blockKey(l.line(i)[ind:])
 		if ind < k || ind <= r.indent || !ok || !closed(value) {
 			return nil
 		}
