@@ -13,6 +13,14 @@ import "bytes"
 // byte order mark, a key it cannot read) or the parser disagrees with it
 // (an alias whose anchor is outside the entry, a key that is not what the
 // line seemed to say), the whole text is read instead.
+//
+// What the cut takes on trust is the lines it does not parse: a quoted
+// scalar or flow collection opened on a line deeper than an entry's key
+// and carried on to a line at or left of that key's indentation, which
+// YAML allows, would hide from the cut that the line is text. An entry's
+// own value left open on its line is caught (TestLazyHardLayouts); the
+// deeper case is not, and TestLazyAgreesWithWhole finds none in the
+// testdata or the corpus.
 type Lazy struct {
 	src []byte
 	// lines holds the byte offset where each line starts.
@@ -102,7 +110,7 @@ func (l *Lazy) head(r region, key string) (Place, bool) {
 }
 
 // smallRegion is the size under which a region is parsed rather than cut
-// further: the parser reads it faster than the cut would narrow it.
+// further: below it one parse costs less than the cut's bookkeeping.
 const smallRegion = 1 << 10
 
 // size is the length of r in bytes.
