@@ -9,17 +9,20 @@ import (
 	"github.com/contractlint/contractlint/internal/places"
 )
 
+// benchDocs are the real documents the benchmarks read, each with a
+// schema to ask about.
+var benchDocs = []struct{ name, schema string }{
+	{"stripe-spec3-2023-09-12.yaml", "webhook_endpoint"},
+	{"openai-openapi-855e5d4.yaml", "VectorStoreObject"},
+}
+
 // BenchmarkRead: a real document read and asked what the editor asks of it
 // (a pointer into a schema's properties, every path's operations), to set
 // against the line readers' benchmarks on the same documents
 // (internal/limits BenchmarkScanCorpus, openapi BenchmarkCut, internal/lsp
 // BenchmarkPlaces).
 func BenchmarkRead(b *testing.B) {
-	cases := []struct{ name, schema string }{
-		{"stripe-spec3-2023-09-12.yaml", "webhook_endpoint"},
-		{"openai-openapi-855e5d4.yaml", "VectorStoreObject"},
-	}
-	for _, c := range cases {
+	for _, c := range benchDocs {
 		text := corpus.Text(b, c.name)
 		b.Run(strings.SplitN(c.name, "-", 2)[0], func(b *testing.B) {
 			b.SetBytes(int64(len(text)))
@@ -50,11 +53,7 @@ func BenchmarkRead(b *testing.B) {
 // time over the same questions asked of a whole parse, timed in the same
 // loop so that the machine's load weighs on both alike.
 func BenchmarkLazy(b *testing.B) {
-	cases := []struct{ name, schema string }{
-		{"stripe-spec3-2023-09-12.yaml", "webhook_endpoint"},
-		{"openai-openapi-855e5d4.yaml", "VectorStoreObject"},
-	}
-	for _, c := range cases {
+	for _, c := range benchDocs {
 		text := corpus.Text(b, c.name)
 		d, err := places.Read(text)
 		if err != nil {
