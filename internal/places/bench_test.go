@@ -48,8 +48,9 @@ func BenchmarkRead(b *testing.B) {
 }
 
 // BenchmarkLazy: what an edit's findings ask of a document, through the
-// lazy reader: a pointer into a schema's properties and the places of
-// twenty operations (the most one diagnostic lists); lazy/whole is its
+// lazy reader: a pointer into a schema's properties, the places of twenty
+// operations (the most one diagnostic lists) and a removed schema's
+// parent; lazy/whole is its
 // time over the same questions asked of a whole parse, timed in the same
 // loop so that the machine's load weighs on both alike.
 func BenchmarkLazy(b *testing.B) {
@@ -66,6 +67,7 @@ func BenchmarkLazy(b *testing.B) {
 			}
 		}
 		ops = ops[len(ops)/2:][:20]
+		removed := []string{"components", "schemas", "no_such_schema"}
 		b.Run(strings.SplitN(c.name, "-", 2)[0], func(b *testing.B) {
 			b.SetBytes(int64(len(text)))
 			var lazy, whole time.Duration
@@ -80,6 +82,9 @@ func BenchmarkLazy(b *testing.B) {
 						b.Fatalf("%v: matched %d of 3", op, m)
 					}
 				}
+				if _, m := l.Find(removed); m != 2 {
+					b.Fatalf("removed schema: matched %d of 3", m)
+				}
 				lazy += time.Since(start)
 				start = time.Now()
 				d, err := places.Read(text)
@@ -90,6 +95,7 @@ func BenchmarkLazy(b *testing.B) {
 				for _, op := range ops {
 					d.Find(op)
 				}
+				d.Find(removed)
 				whole += time.Since(start)
 			}
 			b.ReportMetric(float64(lazy)/float64(whole), "lazy/whole")

@@ -63,9 +63,14 @@ func (l *Lazy) Find(path []string) (Place, int) {
 	}
 	r := region{from: 0, to: len(l.lines), indent: -1}
 	cut := 0
+	// absent is set when the cut read every key of r's mapping and none
+	// was the next segment: a removed element's parent, found without
+	// parsing all it holds.
+	absent := false
 	for cut < len(path) && l.size(r) > l.small {
 		next, ok := l.child(r, path[cut])
 		if !ok {
+			absent = l.entries(r) != nil
 			break
 		}
 		r, cut = next, cut+1
@@ -73,7 +78,7 @@ func (l *Lazy) Find(path []string) (Place, int) {
 	if cut == 0 {
 		return l.findWhole(path)
 	}
-	if cut == len(path) {
+	if cut == len(path) || absent {
 		if p, ok := l.head(r, path[cut-1]); ok {
 			return p, cut
 		}
@@ -197,9 +202,10 @@ func (l *Lazy) child(r region, key string) (region, bool) {
 // line under it begins one. It returns nil when what is under the key is
 // not a block mapping the cut can read: the key's line holds a value (a
 // scalar, a flow collection, a block scalar's header), a line is a list
-// item or a key the cut cannot read, or an entry's value opens a quote or
-// a flow collection its line does not close (the parser would read on
-// into the lines below, whatever their indentation).
+// item, a merge key (whose keys sit elsewhere) or a key the cut cannot
+// read, or an entry's value opens a quote or a flow collection its line
+// does not close (the parser would read on into the lines below, whatever
+// their indentation).
 func (l *Lazy) entries(r region) []entry {
 	if es, ok := l.cuts[r]; ok {
 		return es
@@ -232,7 +238,7 @@ func (l *Lazy) cut(r region) []entry {
 			continue
 		}
 		key, value, ok := blockKey(l.line(i)[ind:])
-		if ind < k || ind <= r.indent || !ok || !closed(value) {
+		if ind < k || ind <= r.indent || !ok || !closed(value) || key == "<<" {
 			return nil
 		}
 		if n := len(es); n > 0 {
