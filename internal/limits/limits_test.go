@@ -26,42 +26,6 @@ func depth(n *yaml.Node) int {
 	return d
 }
 
-// scanned is the smallest limit DeepLine accepts b under.
-func scanned(b []byte) int {
-	d := 0
-	for d < 10000 && limits.DeepLine(b, d) != 0 {
-		d++
-	}
-	return d
-}
-
-// TestDeepLineMatchesParser checks the pre-scan against a real YAML parse on
-// every contract in testdata: never lower, at most one level higher.
-func TestDeepLineMatchesParser(t *testing.T) {
-	var files []string
-	for _, glob := range []string{"../../testdata/*/*.yaml", "../../testdata/*/*/*/*.yaml", "../../testdata/*/*/*.yaml"} {
-		m, _ := filepath.Glob(glob)
-		files = append(files, m...)
-	}
-	if len(files) < 20 {
-		t.Fatalf("found %d testdata contracts; the globs are wrong", len(files))
-	}
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var doc yaml.Node
-		if yaml.Unmarshal(b, &doc) != nil {
-			continue
-		}
-		want, got := depth(&doc), scanned(b)
-		if got < want || got > want+1 {
-			t.Errorf("%s: scanned depth %d, parsed %d", f, got, want)
-		}
-	}
-}
-
 // elements is what Scan estimates: keys and list items of a parsed node.
 func elements(n *yaml.Node) int {
 	c := 0

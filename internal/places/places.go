@@ -5,10 +5,12 @@
 // several documents, a byte order mark, CRLF line ends, pretty and minified
 // JSON.
 //
-// The parse builds the whole node tree: on a 4 MB document that is 10–30
-// times the cost of the line readers the limits and the cutter run on every
-// read (BenchmarkRead), so those keep their own readers where the text is
-// block YAML, and this package serves what they cannot read.
+// Read builds the whole node tree: on a 4 MB document that is 17–25 times
+// the limits' pre-parse scan (internal/limits BenchmarkScanCorpus), which
+// the limits run on every file before any parse, so they keep their own
+// reader. Lazy answers the same questions parsing only the entries a path
+// reaches, at about what a line reader costs (BenchmarkLazy); the editor
+// places findings through it.
 package places
 
 import (
