@@ -78,6 +78,9 @@ type server struct {
 	docs      map[string]*document // open documents by name (top-relative)
 	dirty     map[string]bool      // names changed since the last comparison
 	timer     *time.Timer
+	// cancel cancels the comparison running now (nil when none): an edit
+	// makes it stale, and the newest text is compared instead.
+	cancel context.CancelFunc
 	byRoot    map[string][]item       // what the last comparison of each root found
 	shown     map[string][]diagnostic // what each open document shows now
 	told      map[string]bool         // messages shown once
@@ -326,10 +329,14 @@ func (s *server) close(uri string) {
 	s.conn.notify("textDocument/publishDiagnostics", publishDiagnosticsParams{URI: uri, Diagnostics: []diagnostic{}})
 }
 
-// touch marks name changed and (re)starts the debounce: typing compares
-// once, after the last key.
+// touch marks name changed, cancels the comparison running (what it would
+// show is stale) and (re)starts the debounce: typing compares once, after
+// the last key.
 func (s *server) touch(name string) {
 	s.dirty[name] = true
+	if s.cancel != nil {
+		s.cancel()
+	}
 	if s.timer != nil {
 		s.timer.Stop()
 	}
@@ -357,14 +364,23 @@ func (s *server) worker(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-s.work:
-			s.compare()
+			s.compare(ctx)
 		}
 	}
 }
 
 // compare judges every root a changed file touches and publishes what
-// changed for every open document.
-func (s *server) compare() {
+// changed for every open document. An edit made while it runs cancels it:
+// nothing is published, and the names it took are compared again, with
+// the newest text, by the run the edit starts.
+func (s *server) compare(ctx context.Context) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	defer func() {
+		s.mu.Lock()
+		s.cancel = nil
+		s.mu.Unlock()
+	}()
 	s.mu.Lock()
 	sess := s.sess
 	if sess == nil {
@@ -374,6 +390,7 @@ func (s *server) compare() {
 	}
 	changed := s.dirty
 	s.dirty = map[string]bool{}
+	s.cancel = cancel
 	texts := map[string]string{}
 	versions := map[string]int{}
 	for name, d := range s.docs {
@@ -391,10 +408,19 @@ func (s *server) compare() {
 	ov := overlay{Source: dir, texts: texts}
 	results := map[string][]item{}
 	for root, also := range s.roots(sess, ov, changed) {
-		results[root] = s.judge(sess, ov, root, also)
+		if ctx.Err() != nil {
+			break
+		}
+		results[root] = s.judge(ctx, sess, ov, root, also)
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if ctx.Err() != nil {
+		for name := range changed {
+			s.dirty[name] = true
+		}
+		return
+	}
 	for root, items := range results {
 		s.byRoot[root] = items
 	}
@@ -478,7 +504,7 @@ func (s *server) workTreeContracts(sess *review.Session) []string {
 
 // judge compares one root and turns what it finds, or the problems that
 // kept it from loading, into diagnostics.
-func (s *server) judge(sess *review.Session, ov overlay, root string, also []string) (items []item) {
+func (s *server) judge(ctx context.Context, sess *review.Session, ov overlay, root string, also []string) (items []item) {
 	defer func() {
 		// A bug in one comparison must not take the editor's server down
 		// with it: the author is told, and the next edit is compared anew.
@@ -494,9 +520,11 @@ func (s *server) judge(sess *review.Session, ov overlay, root string, also []str
 			return nil // deleted in the work tree
 		}
 	}
-	fs, err := sess.Judge(root, ov, also...)
+	fs, err := sess.Judge(ctx, root, ov, also...)
 	var ps source.Problems
 	switch {
+	case ctx.Err() != nil:
+		return nil // stale: compare publishes nothing of it
 	case errors.As(err, &ps):
 		return s.problems(ov, ps)
 	case err != nil:
