@@ -74,13 +74,13 @@ type server struct {
 	sess *review.Session
 	top  string
 	// why is the message shown once after initialize when sess is nil.
-	why       string
-	docs      map[string]*document // open documents by name (top-relative)
-	dirty     map[string]bool      // names changed since the last comparison
-	timer     *time.Timer
+	why   string
+	docs  map[string]*document // open documents by name (top-relative)
+	dirty map[string]bool      // names changed since the last comparison
+	timer *time.Timer
 	// cancel cancels the comparison running now (nil when none): an edit
 	// makes it stale, and the newest text is compared instead.
-	cancel context.CancelFunc
+	cancel    context.CancelFunc
 	byRoot    map[string][]item       // what the last comparison of each root found
 	shown     map[string][]diagnostic // what each open document shows now
 	told      map[string]bool         // messages shown once
@@ -413,6 +413,12 @@ func (s *server) compare(ctx context.Context) {
 		}
 		results[root] = s.judge(ctx, sess, ov, root, also)
 	}
+	if s.opened(changed) {
+		// The base a just-opened document's edits are compared with loads
+		// in the background; its first diagnostics wait for it, so the
+		// first edit made after them costs what every later one does.
+		sess.Ready(ctx)
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if ctx.Err() != nil {
@@ -425,6 +431,19 @@ func (s *server) compare(ctx context.Context) {
 		s.byRoot[root] = items
 	}
 	s.publish(versions, changed)
+}
+
+// opened reports whether a name among changed is an open document not
+// yet published: this comparison is its first since it was opened.
+func (s *server) opened(changed map[string]bool) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for name := range changed {
+		if _, shown := s.shown[name]; !shown && s.docs[name] != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // roots lists what to compare for the changed files: each one that is a

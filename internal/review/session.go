@@ -87,6 +87,21 @@ func (s *Session) Judge(ctx context.Context, name string, newSrc source.Source, 
 	return s.repo.review(c, s.Base, old, newSrc, lock, o)
 }
 
+// Ready blocks until the base documents the session loads in the
+// background (a document's whole base, loaded once it is first compared)
+// are loaded, or until ctx is done.
+func (s *Session) Ready(ctx context.Context) {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		s.o.Pipeline.Held.Wait()
+	}()
+	select {
+	case <-done:
+	case <-ctx.Done():
+	}
+}
+
 // Reaching lists the names among roots that reach changed through $refs or
 // imports, as newSrc holds them: the contracts a change to a shared file is
 // judged through.
