@@ -38,7 +38,8 @@ type Options struct {
 	// Base is --base; the client's initializationOptions.base overrides it.
 	Base string
 	// Debounce is how long the server waits after a change for the next one
-	// before it compares; zero means 150 ms.
+	// before it compares, when a comparison runs or is due (a change made
+	// while none is is compared at once); zero means 150 ms.
 	Debounce time.Duration
 	// RulesURL is where a diagnostic's code links to.
 	RulesURL string
@@ -329,23 +330,30 @@ func (s *server) close(uri string) {
 	s.conn.notify("textDocument/publishDiagnostics", publishDiagnosticsParams{URI: uri, Diagnostics: []diagnostic{}})
 }
 
-// touch marks name changed, cancels the comparison running (what it would
-// show is stale) and (re)starts the debounce: typing compares once, after
-// the last key.
+// touch marks name changed and has it compared. A change made while
+// nothing is being compared or due is compared at once: an edit after a
+// pause waits for no debounce. One made while a comparison runs cancels it
+// (what it would show is stale), and one made while a comparison runs or
+// is due (re)starts the debounce: typing compares once more, after the
+// last key.
 func (s *server) touch(name string) {
 	s.dirty[name] = true
+	busy := len(s.work) > 0 || s.timer != nil && s.timer.Stop()
 	if s.cancel != nil {
 		s.cancel()
+		busy = true
 	}
-	if s.timer != nil {
-		s.timer.Stop()
-	}
-	s.timer = time.AfterFunc(s.o.Debounce, func() {
+	due := func() {
 		select {
 		case s.work <- struct{}{}:
 		default: // a comparison is already due; it takes this change too
 		}
-	})
+	}
+	if !busy {
+		due()
+		return
+	}
+	s.timer = time.AfterFunc(s.o.Debounce, due)
 }
 
 // tellOnce shows a message the first time only: an editor that repeats a

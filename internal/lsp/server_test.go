@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/contractlint/contractlint/internal/chain"
 	"github.com/contractlint/contractlint/internal/review"
@@ -527,4 +528,20 @@ func TestStaleComparisonCancelled(t *testing.T) {
 	if n := calls.Load(); n != 3 {
 		t.Errorf("%d comparisons reached the diff, want 3 (the open's, version 2's, cancelled, and version 3's)", n)
 	}
+}
+
+// TestIdleEditComparedAtOnce: an edit made while nothing is being compared
+// or due is compared at once; the debounce is for the keys that follow it
+// while a comparison runs. With a debounce of an hour, the open and an
+// edit after its diagnostics are each published.
+func TestIdleEditComparedAtOnce(t *testing.T) {
+	r := newRepo(t, map[string]string{"orders.yaml": orders})
+	o := testOptions()
+	o.Debounce = time.Hour
+	c := start(t, r, o, nil)
+	uri := r.uri("orders.yaml")
+	c.open(uri, orders)
+	c.waitDiagnostics(uri, 1, func([]diagnostic) bool { return true })
+	c.edit(uri, 2, strings.Replace(orders, "type: number", "type: integer", 1))
+	c.waitDiagnostics(uri, 2, has("field-redefined"))
 }
