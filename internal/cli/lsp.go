@@ -44,7 +44,7 @@ func newLSPCmd(e *Env) *cobra.Command {
 	c.flags.StringVar(&c.config, "config", "", "config file (default: .contractlint.yaml found upward from the workspace root)")
 	c.flags.StringArrayVar(&c.protoPaths, "proto-path", nil, "extra .proto import root, relative to the repository top (repeatable, like protoc -I)")
 	c.flags.StringVar(&o.base, "base", "", "compare with this commit (default: the merge base with the default branch, else HEAD~1)")
-	c.flags.DurationVar(&o.debounce, "debounce", 150*time.Millisecond, "wait this long after a change for the next before comparing")
+	c.flags.DurationVar(&o.debounce, "debounce", 150*time.Millisecond, "while a comparison runs or is due, wait this long after a change for the next before comparing (a change after a pause is compared at once)")
 	return cmd
 }
 

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -30,10 +31,12 @@ type client struct {
 	// replies receives the answers to requests.
 	replies map[string]chan *message
 	// diags is the latest publishDiagnostics per URI.
-	diags  map[string]publishDiagnosticsParams
-	dchg   chan struct{}
-	shown  []showMessageParams
-	closer io.Closer
+	diags map[string]publishDiagnosticsParams
+	// versions are the versions published per URI, in order.
+	versions map[string][]int
+	dchg     chan struct{}
+	shown    []showMessageParams
+	closer   io.Closer
 }
 
 // repo is a throwaway git repository whose first commit holds files.
@@ -130,7 +133,7 @@ func startWith(t testing.TB, r *repo, o Options, initOptions any, caps map[strin
 	cr, sw := io.Pipe() // server -> client
 	sr, cw := io.Pipe() // client -> server
 	c := &client{t: t, conn: newConn(cr, cw), done: make(chan error, 1), replies: map[string]chan *message{},
-		diags: map[string]publishDiagnosticsParams{}, dchg: make(chan struct{}, 1), closer: cw}
+		diags: map[string]publishDiagnosticsParams{}, versions: map[string][]int{}, dchg: make(chan struct{}, 1), closer: cw}
 	go func() {
 		c.done <- Serve(context.Background(), sr, sw, o)
 		sw.Close()
@@ -168,6 +171,9 @@ func (c *client) readLoop() {
 			var p publishDiagnosticsParams
 			json.Unmarshal(m.Params, &p)
 			c.diags[p.URI] = p
+			if p.Version != nil {
+				c.versions[p.URI] = append(c.versions[p.URI], *p.Version)
+			}
 			select {
 			case c.dchg <- struct{}{}:
 			default:
@@ -248,6 +254,13 @@ func (c *client) waitDiagnostics(uri string, v int, ok func([]diagnostic) bool) 
 			return nil
 		}
 	}
+}
+
+// published is the versions of uri's diagnostics received so far, in order.
+func (c *client) published(uri string) []int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return slices.Clone(c.versions[uri])
 }
 
 func (c *client) waitShown(ok func(showMessageParams) bool) showMessageParams {

@@ -38,7 +38,8 @@ type Options struct {
 	// Base is --base; the client's initializationOptions.base overrides it.
 	Base string
 	// Debounce is how long the server waits after a change for the next one
-	// before it compares; zero means 150 ms.
+	// before it compares, when a comparison runs or is due (a change made
+	// while none is is compared at once); zero means 150 ms.
 	Debounce time.Duration
 	// RulesURL is where a diagnostic's code links to.
 	RulesURL string
@@ -74,10 +75,13 @@ type server struct {
 	sess *review.Session
 	top  string
 	// why is the message shown once after initialize when sess is nil.
-	why       string
-	docs      map[string]*document // open documents by name (top-relative)
-	dirty     map[string]bool      // names changed since the last comparison
-	timer     *time.Timer
+	why   string
+	docs  map[string]*document // open documents by name (top-relative)
+	dirty map[string]bool      // names changed since the last comparison
+	timer *time.Timer
+	// cancel cancels the comparison running now (nil when none): an edit
+	// makes it stale, and the newest text is compared instead.
+	cancel    context.CancelFunc
 	byRoot    map[string][]item       // what the last comparison of each root found
 	shown     map[string][]diagnostic // what each open document shows now
 	told      map[string]bool         // messages shown once
@@ -326,19 +330,30 @@ func (s *server) close(uri string) {
 	s.conn.notify("textDocument/publishDiagnostics", publishDiagnosticsParams{URI: uri, Diagnostics: []diagnostic{}})
 }
 
-// touch marks name changed and (re)starts the debounce: typing compares
-// once, after the last key.
+// touch marks name changed and has it compared. A change made while
+// nothing is being compared or due is compared at once: an edit after a
+// pause waits for no debounce. One made while a comparison runs cancels it
+// (what it would show is stale), and one made while a comparison runs or
+// is due (re)starts the debounce: typing compares once more, after the
+// last key.
 func (s *server) touch(name string) {
 	s.dirty[name] = true
-	if s.timer != nil {
-		s.timer.Stop()
+	busy := len(s.work) > 0 || s.timer != nil && s.timer.Stop()
+	if s.cancel != nil {
+		s.cancel()
+		busy = true
 	}
-	s.timer = time.AfterFunc(s.o.Debounce, func() {
+	due := func() {
 		select {
 		case s.work <- struct{}{}:
 		default: // a comparison is already due; it takes this change too
 		}
-	})
+	}
+	if !busy {
+		due()
+		return
+	}
+	s.timer = time.AfterFunc(s.o.Debounce, due)
 }
 
 // tellOnce shows a message the first time only: an editor that repeats a
@@ -357,14 +372,23 @@ func (s *server) worker(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-s.work:
-			s.compare()
+			s.compare(ctx)
 		}
 	}
 }
 
 // compare judges every root a changed file touches and publishes what
-// changed for every open document.
-func (s *server) compare() {
+// changed for every open document. An edit made while it runs cancels it:
+// nothing is published, and the names it took are compared again, with
+// the newest text, by the run the edit starts.
+func (s *server) compare(ctx context.Context) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	defer func() {
+		s.mu.Lock()
+		s.cancel = nil
+		s.mu.Unlock()
+	}()
 	s.mu.Lock()
 	sess := s.sess
 	if sess == nil {
@@ -374,6 +398,7 @@ func (s *server) compare() {
 	}
 	changed := s.dirty
 	s.dirty = map[string]bool{}
+	s.cancel = cancel
 	texts := map[string]string{}
 	versions := map[string]int{}
 	for name, d := range s.docs {
@@ -391,14 +416,42 @@ func (s *server) compare() {
 	ov := overlay{Source: dir, texts: texts}
 	results := map[string][]item{}
 	for root, also := range s.roots(sess, ov, changed) {
-		results[root] = s.judge(sess, ov, root, also)
+		if ctx.Err() != nil {
+			break
+		}
+		results[root] = s.judge(ctx, sess, ov, root, also)
+	}
+	if s.opened(changed) {
+		// The base a just-opened document's edits are compared with loads
+		// in the background; its first diagnostics wait for it, so the
+		// first edit made after them costs what every later one does.
+		sess.Ready(ctx)
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if ctx.Err() != nil {
+		for name := range changed {
+			s.dirty[name] = true
+		}
+		return
+	}
 	for root, items := range results {
 		s.byRoot[root] = items
 	}
 	s.publish(versions, changed)
+}
+
+// opened reports whether a name among changed is an open document not
+// yet published: this comparison is its first since it was opened.
+func (s *server) opened(changed map[string]bool) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for name := range changed {
+		if _, shown := s.shown[name]; !shown && s.docs[name] != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // roots lists what to compare for the changed files: each one that is a
@@ -478,7 +531,7 @@ func (s *server) workTreeContracts(sess *review.Session) []string {
 
 // judge compares one root and turns what it finds, or the problems that
 // kept it from loading, into diagnostics.
-func (s *server) judge(sess *review.Session, ov overlay, root string, also []string) (items []item) {
+func (s *server) judge(ctx context.Context, sess *review.Session, ov overlay, root string, also []string) (items []item) {
 	defer func() {
 		// A bug in one comparison must not take the editor's server down
 		// with it: the author is told, and the next edit is compared anew.
@@ -494,9 +547,11 @@ func (s *server) judge(sess *review.Session, ov overlay, root string, also []str
 			return nil // deleted in the work tree
 		}
 	}
-	fs, err := sess.Judge(root, ov, also...)
+	fs, err := sess.Judge(ctx, root, ov, also...)
 	var ps source.Problems
 	switch {
+	case ctx.Err() != nil:
+		return nil // stale: compare publishes nothing of it
 	case errors.As(err, &ps):
 		return s.problems(ov, ps)
 	case err != nil:

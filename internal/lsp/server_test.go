@@ -5,7 +5,9 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/contractlint/contractlint/internal/chain"
 	"github.com/contractlint/contractlint/internal/review"
@@ -484,4 +486,62 @@ func TestUpperCaseExtensions(t *testing.T) {
 	c.open(curi, common)
 	c.edit(curi, 2, strings.Replace(common, "string currency", "bytes currency", 1))
 	c.waitDiagnostics(curi, 2, has("proto-field-type-wire-json-incompatible"))
+}
+
+// TestStaleComparisonCancelled: an edit that arrives while the comparison
+// of an older version runs cancels it, and the newest text is what is
+// compared next; the older version's diagnostics are never published. The
+// first comparison is held where its documents are loaded and diffed (the
+// pipeline's Compared hook) until the server has taken the next edit.
+func TestStaleComparisonCancelled(t *testing.T) {
+	r := newRepo(t, map[string]string{"orders.yaml": orders})
+	entered, release := make(chan struct{}), make(chan struct{})
+	var calls atomic.Int32
+	o := testOptions()
+	configure := o.Configure
+	o.Configure = func(dir, base string) (review.Options, chain.Chain, error) {
+		ro, steps, err := configure(dir, base)
+		ro.Pipeline.Compared = func(*rules.Input) {
+			// The hook makes every run a whole one, the open's too: the
+			// second run is version 2's.
+			if calls.Add(1) == 2 {
+				close(entered)
+				<-release
+			}
+		}
+		return ro, steps, err
+	}
+	c := start(t, r, o, nil)
+	uri := r.uri("orders.yaml")
+	c.open(uri, orders)
+	c.waitDiagnostics(uri, 1, func([]diagnostic) bool { return true })
+	c.edit(uri, 2, strings.Replace(orders, "type: number", "type: integer", 1))
+	<-entered
+	c.edit(uri, 3, strings.Replace(orders, "type: number", "type: string", 1))
+	// A request answered after the edit: the server has taken it.
+	c.request("textDocument/hover", map[string]any{"textDocument": map[string]any{"uri": uri}, "position": position{0, 0}})
+	close(release)
+	c.waitDiagnostics(uri, 3, has("field-redefined"))
+	if got := c.published(uri); !slices.Equal(got, []int{1, 3}) {
+		t.Errorf("versions published %v, want [1 3]: the comparison of version 2 was not cancelled when version 3 came", got)
+	}
+	if n := calls.Load(); n != 3 {
+		t.Errorf("%d comparisons reached the diff, want 3 (the open's, version 2's, cancelled, and version 3's)", n)
+	}
+}
+
+// TestIdleEditComparedAtOnce: an edit made while nothing is being compared
+// or due is compared at once; the debounce is for the keys that follow it
+// while a comparison runs. With a debounce of an hour, the open and an
+// edit after its diagnostics are each published.
+func TestIdleEditComparedAtOnce(t *testing.T) {
+	r := newRepo(t, map[string]string{"orders.yaml": orders})
+	o := testOptions()
+	o.Debounce = time.Hour
+	c := start(t, r, o, nil)
+	uri := r.uri("orders.yaml")
+	c.open(uri, orders)
+	c.waitDiagnostics(uri, 1, func([]diagnostic) bool { return true })
+	c.edit(uri, 2, strings.Replace(orders, "type: number", "type: integer", 1))
+	c.waitDiagnostics(uri, 2, has("field-redefined"))
 }

@@ -65,6 +65,9 @@ func diffOpenAPI(old, new Side, o Options, subset bool) (*rules.Input, *openapi.
 		o.Stats.files(0, 1)
 		return &rules.Input{}, nil, nil
 	}
+	if err := o.cancelled(); err != nil {
+		return nil, nil, err
+	}
 	o.Stats.files(1, 0)
 	if sub != nil {
 		loadOld, loadNew := subsetLoads(old, new, sub, held, o)
@@ -72,8 +75,8 @@ func diffOpenAPI(old, new Side, o Options, subset bool) (*rules.Input, *openapi.
 		// problems are theirs to report.
 		in, err := compareOpenAPI(old, loadOld, new, loadNew, o, sub)
 		o.Stats.chunks(sub)
-		if err == nil {
-			return in, sub, nil
+		if err == nil || o.cancelled() != nil {
+			return in, sub, err
 		}
 		o.Stats.rerun()
 		// What the subset cannot judge alone (a validation problem, an
@@ -166,7 +169,7 @@ func compareOpenAPI(old Side, loadOld func() (*openapi.Doc, error), new Side, lo
 		if partial && len(od.Problems)+len(nd.Problems) > 0 {
 			return errPartial
 		}
-		return nil
+		return o.cancelled()
 	})
 	if err != nil {
 		return nil, err

@@ -4,6 +4,7 @@
 package pipeline
 
 import (
+	"context"
 	"io/fs"
 	"path"
 	"slices"
@@ -94,6 +95,19 @@ type Options struct {
 	// Held, when set, keeps the old side's OpenAPI documents loaded across
 	// runs that all compare against it (the language server's base).
 	Held *Held
+	// Context, when set, cancels the run: the language server's comparison
+	// of a buffer an edit has made stale. It is checked between the
+	// phases (scan, load, diff, rules), so a cancelled run returns its
+	// error within one phase; nil is never cancelled.
+	Context context.Context
+}
+
+// cancelled is the run's context error, once it is cancelled.
+func (o Options) cancelled() error {
+	if o.Context == nil {
+		return nil
+	}
+	return o.Context.Err()
 }
 
 func (o Options) now() time.Time {
@@ -120,6 +134,9 @@ func FormatOf(s Side) rules.Format {
 // Diff compares old with new and returns the findings of the diff rules, plus
 // the lint rules' findings that the change made true.
 func Diff(old, new Side, o Options) ([]rules.Finding, error) {
+	if err := o.cancelled(); err != nil {
+		return nil, err
+	}
 	o, err := withBuf(old, new, o)
 	if err != nil {
 		return nil, err
@@ -130,6 +147,9 @@ func Diff(old, new Side, o Options) ([]rules.Finding, error) {
 	}
 	if o.Compared != nil {
 		o.Compared(in)
+	}
+	if err := o.cancelled(); err != nil {
+		return nil, err
 	}
 	findings, lint := judge(in, o)
 	if needsWhole(sub, findings, lint) {
@@ -234,6 +254,9 @@ func Lint(s Side, o Options) ([]rules.Finding, error) {
 		return nil, err
 	}
 	c, err := Load(s, o)
+	if err == nil {
+		err = o.cancelled()
+	}
 	if err != nil {
 		return nil, err
 	}

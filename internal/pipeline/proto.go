@@ -145,6 +145,9 @@ func diffProto(old, new Side, o Options) (*rules.Input, error) {
 			return nil, err
 		}
 	}
+	if err == nil {
+		err = o.cancelled()
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 package review
 
 import (
+	"context"
 	"io/fs"
 	"sync"
 
@@ -63,8 +64,9 @@ func (s *Session) Selected(name string) bool {
 // through the very function Run compares each changed file with: a file the
 // base lacks is linted as added, a .proto file gets the field numbers its
 // git history and the lock files hold. also are .proto files compared with
-// it (changed imports, as Run joins them).
-func (s *Session) Judge(name string, newSrc source.Source, also ...string) ([]rules.Finding, error) {
+// it (changed imports, as Run joins them). Cancelling ctx stops the
+// comparison between its phases; it then returns ctx's error.
+func (s *Session) Judge(ctx context.Context, name string, newSrc source.Source, also ...string) ([]rules.Finding, error) {
 	c := FileChange{Status: Modified, Old: name, New: name, Also: also}
 	if !s.old.src.Has(name) {
 		c.Status = Added
@@ -80,7 +82,24 @@ func (s *Session) Judge(name string, newSrc source.Source, also ...string) ([]ru
 	if isProto(name) {
 		old = s.old.src
 	}
-	return s.repo.review(c, s.Base, old, newSrc, lock, s.o)
+	o := s.o
+	o.Pipeline.Context = ctx
+	return s.repo.review(c, s.Base, old, newSrc, lock, o)
+}
+
+// Ready blocks until the base documents the session loads in the
+// background (a document's whole base, loaded once it is first compared)
+// are loaded, or until ctx is done.
+func (s *Session) Ready(ctx context.Context) {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		s.o.Pipeline.Held.Wait()
+	}()
+	select {
+	case <-done:
+	case <-ctx.Done():
+	}
 }
 
 // Reaching lists the names among roots that reach changed through $refs or
