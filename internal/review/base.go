@@ -16,6 +16,9 @@ type Repo struct {
 	Top string
 	// walks holds the history walks this review has made.
 	walks walks
+	// remoteList is `git remote -v`, read once (remotes).
+	remoteOnce sync.Once
+	remoteList string
 }
 
 // OpenRepo finds the repository holding dir.
@@ -204,9 +207,18 @@ func (b branchRefs) tip(r *Repo, branch string) string {
 
 // hasRemote reports whether the repository has any remote: then what was
 // committed locally may be unpublished, and HEAD is no base for it.
-func (r *Repo) hasRemote() bool {
-	out, err := r.git("remote")
-	return err == nil && strings.TrimSpace(string(out)) != ""
+func (r *Repo) hasRemote() bool { return strings.TrimSpace(r.remotes()) != "" }
+
+// remotes is `git remote -v`: every remote's URLs, origin's fetch URL as
+// `git remote get-url origin` gives it (insteadOf applied). One git run
+// answers both whether there is a remote and which repository this is.
+func (r *Repo) remotes() string {
+	r.remoteOnce.Do(func() {
+		if out, err := r.git("remote", "-v"); err == nil {
+			r.remoteList = string(out)
+		}
+	})
+	return r.remoteList
 }
 
 // ResolveStaged picks the base of `review --staged`: HEAD, since a commit
@@ -263,11 +275,18 @@ func shortRef(ref string) string {
 // that name the repository; "" when there is no origin or it cannot be
 // read as a URL. An scp-like address (git@host:path) becomes ssh://host/path.
 func (r *Repo) RemoteURI() string {
-	out, err := r.git("remote", "get-url", "origin")
-	if err != nil {
+	raw := ""
+	for line := range strings.SplitSeq(r.remotes(), "\n") {
+		if name, addr, ok := strings.Cut(line, "\t"); ok && name == "origin" {
+			if u, ok := strings.CutSuffix(addr, " (fetch)"); ok {
+				raw = u
+				break
+			}
+		}
+	}
+	if raw == "" {
 		return ""
 	}
-	raw := strings.TrimSpace(string(out))
 	if at, rest, ok := strings.Cut(raw, "@"); ok && !strings.Contains(at, "/") && !strings.Contains(raw, "://") {
 		host, p, ok := strings.Cut(rest, ":")
 		if !ok {
