@@ -72,6 +72,7 @@ func runLSP(e *Env, lo *lspOptions) error {
 			}
 		}
 		po, cfg, _, err := settings(&we)
+		rev.closeSides() // the session opens its own
 		if err != nil {
 			return review.Options{}, nil, err
 		}

@@ -69,6 +69,7 @@ func newReviewCmd(e *Env) *cobra.Command {
 func runReview(e *Env, ro *reviewOptions, paths []string) error {
 	ro.fromTop = true
 	po, cfg, weakened, err := ro.reviewSettings(e)
+	defer ro.closeSides()
 	if err != nil {
 		return err
 	}
@@ -82,11 +83,11 @@ func runReview(e *Env, ro *reviewOptions, paths []string) error {
 	po.ProtoPaths = append(slices.Clip(ro.protoPaths), po.ProtoPaths...)
 	if len(cfg.Ignore) > 0 {
 		// review shows files relative to the top of the work tree.
-		repo, err := review.OpenRepo(e.abs("."))
+		top, err := ro.top(e)
 		if err != nil {
 			return reviewErr(err)
 		}
-		po.Settings.IgnoreName = ignoreNames(cfg.Dir, repo.Top)
+		po.Settings.IgnoreName = ignoreNames(cfg.Dir, top)
 	}
 	ro.readers.defaults(e, cfg, ro.flags)
 	if po.Readers, err = ro.readers.load(e, po.Limits); err != nil {

@@ -81,15 +81,19 @@ func (ro *reviewOptions) baseConfig(e *Env, head *config.Config) (*config.Config
 	if err != nil {
 		return nil, nil, reviewErr(err)
 	}
-	defer sd.Close()
 	baseCfg, _, err := configAt(sd.Old, name, filepath.Dir(abs))
 	if err != nil {
+		sd.Close()
 		return nil, nil, err
 	}
 	headCfg, text, err := configAt(sd.New, name, filepath.Dir(abs))
 	if err != nil {
+		sd.Close()
 		return nil, nil, err
 	}
+	// The review compares these very sides: the base is resolved, and
+	// each side's git process started, once a run.
+	ro.review.Sides = sd
 	for _, c := range []*config.Config{baseCfg, headCfg} {
 		c.Root = repo.Top
 		if head.Root != "" {
@@ -97,6 +101,27 @@ func (ro *reviewOptions) baseConfig(e *Env, head *config.Config) (*config.Config
 		}
 	}
 	return baseCfg, review.ConfigWeakened(baseCfg, headCfg, name, text), nil
+}
+
+// closeSides ends the git processes of the sides baseConfig opened, if any.
+func (ro *reviewOptions) closeSides() {
+	if ro.review.Sides != nil {
+		ro.review.Sides.Close()
+		ro.review.Sides = nil
+	}
+}
+
+// top is the top of the work tree review runs in: the sides' repository
+// when baseConfig opened them, else found again.
+func (ro *reviewOptions) top(e *Env) (string, error) {
+	if ro.review.Sides != nil {
+		return ro.review.Sides.Repo().Top, nil
+	}
+	repo, err := review.OpenRepo(e.abs("."))
+	if err != nil {
+		return "", err
+	}
+	return repo.Top, nil
 }
 
 // configAt reads the config name as src holds it, with its text; an empty

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+	"sync"
 	"unicode"
 
 	"github.com/contractlint/contractlint/internal/source"
@@ -15,6 +16,9 @@ type Repo struct {
 	Top string
 	// walks holds the history walks this review has made.
 	walks walks
+	// remoteList is `git remote -v`, read once (remotes).
+	remoteOnce sync.Once
+	remoteList string
 }
 
 // OpenRepo finds the repository holding dir.
@@ -102,17 +106,21 @@ func (r *Repo) ResolveBase(ref string) (Base, error) {
 		}
 		return Base{}, &MissingError{fmt.Sprintf("base %s: no such commit in this repository; fetch it with `git fetch origin %s`", ref, ShellQuote(ref))}
 	}
-	head := r.commit("HEAD")
+	refs := r.branches()
+	head := refs.head
+	if head == "" {
+		head = r.commit("HEAD") // detached, or no commit yet
+	}
 	if head == "" {
 		return Base{Commit: source.EmptyTree, Why: "no commits yet"}, nil
 	}
-	current := r.currentBranch()
-	remote := r.hasRemote()
-	for _, branch := range r.defaultBranches(current) {
-		if remote && current != "" && branch == current {
+	current := refs.current
+	remote := sync.OnceValue(r.hasRemote)
+	for _, branch := range defaultBranches(current, refs.upstream) {
+		if current != "" && branch == current && remote() {
 			continue // the branch itself: comparing it with HEAD reviews nothing committed
 		}
-		tip := r.commit(branch)
+		tip := refs.tip(r, branch)
 		if tip == "" {
 			continue
 		}
@@ -126,7 +134,7 @@ func (r *Repo) ResolveBase(ref string) (Base, error) {
 					"(or `git fetch --unshallow`), or name the base with --base", shortRef(branch))}
 		}
 	}
-	if short := shortRef(current); remote && (short == "main" || short == "master") {
+	if short := shortRef(current); (short == "main" || short == "master") && remote() {
 		return Base{}, &MissingError{fmt.Sprintf(
 			"cannot tell which commit to compare %s with: origin/HEAD is unset, %s has no upstream and there is no origin/main "+
 				"or origin/master, and %s itself is HEAD. Name the base with --base (such as --base origin/main after "+
@@ -145,31 +153,72 @@ func (r *Repo) ResolveBase(ref string) (Base, error) {
 // in, in order: the remote's default, its main and master, the upstream of
 // the current branch (a default branch named otherwise), then the local
 // main and master of a repository that has no remote.
-func (r *Repo) defaultBranches(current string) []string {
+func defaultBranches(current, upstream string) []string {
 	out := []string{"refs/remotes/origin/HEAD", "refs/remotes/origin/main", "refs/remotes/origin/master"}
-	if current != "" {
-		if up, err := r.git("for-each-ref", "--format=%(upstream)", "--end-of-options", current); err == nil && strings.TrimSpace(string(up)) != "" {
-			out = append(out, strings.TrimSpace(string(up)))
-		}
+	if current != "" && upstream != "" {
+		out = append(out, upstream)
 	}
 	return append(out, "refs/heads/main", "refs/heads/master")
 }
 
-// currentBranch is the full name of the branch checked out ("refs/heads/
-// main"), "" on a detached HEAD.
-func (r *Repo) currentBranch() string {
-	out, err := r.git("symbolic-ref", "--quiet", "HEAD")
+// branchRefs is what choosing a base reads of the branches, from one
+// `git for-each-ref` rather than a git run per ref: the branch checked out
+// ("refs/heads/main"; "" on a detached HEAD or before the first commit),
+// its commit and upstream, and the commit of every local and origin branch.
+type branchRefs struct {
+	current, head, upstream string
+	tips                    map[string]string
+}
+
+// listed are the ref namespaces branches lists: a ref under them that it
+// did not list does not exist.
+var listed = []string{"refs/heads/", "refs/remotes/origin/"}
+
+func (r *Repo) branches() branchRefs {
+	b := branchRefs{tips: map[string]string{}}
+	out, err := r.git(append([]string{"for-each-ref",
+		"--format=%(HEAD)%00%(refname)%00%(objectname)%00%(objecttype)%00%(upstream)"}, listed...)...)
 	if err != nil {
-		return ""
+		return b
 	}
-	return strings.TrimSpace(string(out))
+	for line := range strings.SplitSeq(string(out), "\n") {
+		f := strings.Split(line, "\x00")
+		if len(f) != 5 || f[3] != "commit" {
+			continue
+		}
+		b.tips[f[1]] = f[2]
+		if f[0] == "*" {
+			b.current, b.head, b.upstream = f[1], f[2], f[4]
+		}
+	}
+	return b
+}
+
+// tip is branch's commit, "" when there is none; an upstream outside the
+// listed namespaces (another remote's branch) is asked of git.
+func (b branchRefs) tip(r *Repo, branch string) string {
+	for _, ns := range listed {
+		if strings.HasPrefix(branch, ns) {
+			return b.tips[branch]
+		}
+	}
+	return r.commit(branch)
 }
 
 // hasRemote reports whether the repository has any remote: then what was
 // committed locally may be unpublished, and HEAD is no base for it.
-func (r *Repo) hasRemote() bool {
-	out, err := r.git("remote")
-	return err == nil && strings.TrimSpace(string(out)) != ""
+func (r *Repo) hasRemote() bool { return strings.TrimSpace(r.remotes()) != "" }
+
+// remotes is `git remote -v`: every remote's URLs, origin's fetch URL as
+// `git remote get-url origin` gives it (insteadOf applied). One git run
+// answers both whether there is a remote and which repository this is.
+func (r *Repo) remotes() string {
+	r.remoteOnce.Do(func() {
+		if out, err := r.git("remote", "-v"); err == nil {
+			r.remoteList = string(out)
+		}
+	})
+	return r.remoteList
 }
 
 // ResolveStaged picks the base of `review --staged`: HEAD, since a commit
@@ -226,11 +275,18 @@ func shortRef(ref string) string {
 // that name the repository; "" when there is no origin or it cannot be
 // read as a URL. An scp-like address (git@host:path) becomes ssh://host/path.
 func (r *Repo) RemoteURI() string {
-	out, err := r.git("remote", "get-url", "origin")
-	if err != nil {
+	raw := ""
+	for line := range strings.SplitSeq(r.remotes(), "\n") {
+		if name, addr, ok := strings.Cut(line, "\t"); ok && name == "origin" {
+			if u, ok := strings.CutSuffix(addr, " (fetch)"); ok {
+				raw = u
+				break
+			}
+		}
+	}
+	if raw == "" {
 		return ""
 	}
-	raw := strings.TrimSpace(string(out))
 	if at, rest, ok := strings.Cut(raw, "@"); ok && !strings.Contains(at, "/") && !strings.Contains(raw, "://") {
 		host, p, ok := strings.Cut(rest, ":")
 		if !ok {

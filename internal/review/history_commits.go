@@ -1,12 +1,10 @@
 package review
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
-	"os/exec"
 	"path"
 	"strconv"
 	"strings"
@@ -24,9 +22,7 @@ import (
 type commits struct {
 	top string
 	mu  sync.Mutex
-	cmd *exec.Cmd
-	in  io.WriteCloser
-	out *bufio.Reader
+	cat *source.Cat
 	err error
 }
 
@@ -35,8 +31,8 @@ type commits struct {
 func (c *commits) object(rev, name string, content bool) (id, kind string, size int64, b []byte, err error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.cmd == nil && c.err == nil {
-		c.err = c.start()
+	if c.cat == nil && c.err == nil {
+		c.cat, c.err = source.StartCat(c.top, "--batch-command", "--follow-symlinks")
 	}
 	if c.err != nil {
 		return "", "", 0, nil, c.err
@@ -52,7 +48,7 @@ func (c *commits) object(rev, name string, content bool) (id, kind string, size 
 		return "", "", 0, nil, err
 	}
 	b = make([]byte, size+1) // the content, then a newline
-	if _, err = io.ReadFull(c.out, b); err != nil {
+	if _, err = io.ReadFull(c.cat.Out, b); err != nil {
 		c.err = fmt.Errorf("git cat-file: %v", err)
 		return "", "", 0, nil, c.err
 	}
@@ -62,11 +58,11 @@ func (c *commits) object(rev, name string, content bool) (id, kind string, size 
 // ask sends one command and reads the header of its answer: the object's
 // id, type and size, or no type when it is missing.
 func (c *commits) ask(command string) (string, string, int64, error) {
-	if _, err := fmt.Fprintln(c.in, command); err != nil {
+	if _, err := fmt.Fprintln(c.cat.In, command); err != nil {
 		c.err = fmt.Errorf("git cat-file: %v", err)
 		return "", "", 0, c.err
 	}
-	header, err := c.out.ReadString('\n')
+	header, err := c.cat.Out.ReadString('\n')
 	if err != nil {
 		c.err = fmt.Errorf("git cat-file: %v", err)
 		return "", "", 0, c.err
@@ -77,7 +73,7 @@ func (c *commits) ask(command string) (string, string, int64, error) {
 		// <size>", then that many bytes saying where. Nothing there.
 		n, err := strconv.ParseInt(f[1], 10, 64)
 		if err == nil {
-			_, err = c.out.Discard(int(n) + 1)
+			_, err = c.cat.Out.Discard(int(n) + 1)
 		}
 		if err != nil {
 			c.err = fmt.Errorf("git cat-file: %q: %v", header, err)
@@ -95,24 +91,6 @@ func (c *commits) ask(command string) (string, string, int64, error) {
 	return f[0], f[1], size, nil
 }
 
-func (c *commits) start() error {
-	cmd := exec.Command("git", "cat-file", "--batch-command", "--follow-symlinks")
-	cmd.Dir = c.top
-	in, err := cmd.StdinPipe()
-	if err != nil {
-		return err
-	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		return err
-	}
-	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("git cat-file: %v", err)
-	}
-	c.cmd, c.in, c.out = cmd, in, bufio.NewReader(out)
-	return nil
-}
-
 // blob reads the blob id, kept nowhere: a history's versions are read
 // once each.
 func (c *commits) blob(id string) ([]byte, error) {
@@ -126,10 +104,9 @@ func (c *commits) blob(id string) ([]byte, error) {
 func (c *commits) close() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.cmd != nil {
-		c.in.Close()
-		_ = c.cmd.Wait()
-		c.cmd = nil
+	if c.cat != nil {
+		_ = c.cat.Close()
+		c.cat = nil
 	}
 }
 

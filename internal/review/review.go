@@ -48,6 +48,11 @@ type Options struct {
 	// ConfigChanges are what the change loosens in .contractlint.yaml (see
 	// ConfigWeakened), each reported as config-weakened.
 	ConfigChanges []rules.Change
+	// Sides, when set, are the two sides already opened for these options
+	// (by the caller that read the config from them, see OpenSides): Run
+	// compares them instead of resolving the base again, and leaves closing
+	// them to the caller.
+	Sides *Sides
 }
 
 // Result is what a review found.
@@ -75,16 +80,19 @@ type Result struct {
 
 // Run reviews the contract files changed in the repository holding o.Dir.
 func Run(o Options) (*Result, error) {
-	repo, err := OpenRepo(o.Dir)
-	if err != nil {
-		return nil, err
+	sd := o.Sides
+	if sd == nil {
+		repo, err := OpenRepo(o.Dir)
+		if err != nil {
+			return nil, err
+		}
+		if sd, err = repo.OpenSides(o); err != nil {
+			return nil, err
+		}
+		defer sd.Close()
 	}
-	sd, err := repo.OpenSides(o)
-	if err != nil {
-		return nil, err
-	}
-	defer sd.Close()
-	base, head, oldSrc, newSrc := sd.Base, sd.head, sd.Old, sd.New
+	repo, base, head, oldSrc, newSrc := sd.repo, sd.Base, sd.head, sd.Old, sd.New
+	var err error
 	if err := repo.checkPaths(o.Dir, o.Paths, oldSrc); err != nil {
 		return nil, err
 	}
@@ -202,6 +210,7 @@ func Run(o Options) (*Result, error) {
 // the index with --staged, or --head's commit). The config and the lock
 // are read from the same two as the contracts.
 type Sides struct {
+	repo     *Repo
 	Base     Base
 	Old, New source.Source
 	head     string // --head's commit, "" for the working tree or index
@@ -211,18 +220,18 @@ type Sides struct {
 // OpenSides resolves and opens o's two sides; Close ends their git
 // processes.
 func (r *Repo) OpenSides(o Options) (*Sides, error) {
-	base := r.ResolveStaged()
+	var base Base
 	var err error
-	if !o.Staged || o.Base != "" {
-		if base, err = r.ResolveBase(o.Base); err != nil {
-			return nil, err
-		}
+	if o.Staged && o.Base == "" {
+		base = r.ResolveStaged()
+	} else if base, err = r.ResolveBase(o.Base); err != nil {
+		return nil, err
 	}
 	head, err := r.resolveHead(o.Head, &base)
 	if err != nil {
 		return nil, err
 	}
-	sd := &Sides{Base: base, head: head}
+	sd := &Sides{repo: r, Base: base, head: head}
 	old, err := source.OpenRev(r.Top, base.Commit)
 	if err != nil {
 		return nil, err
@@ -253,6 +262,9 @@ func (r *Repo) OpenSides(o Options) (*Sides, error) {
 	}
 	return sd, nil
 }
+
+// Repo is the repository the sides were read from.
+func (sd *Sides) Repo() *Repo { return sd.repo }
 
 // Close ends the git processes that read the sides.
 func (sd *Sides) Close() {

@@ -1,7 +1,6 @@
 package source
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
@@ -50,9 +49,7 @@ type Git struct {
 	dirs  map[string]bool
 
 	mu    sync.Mutex
-	cat   *exec.Cmd
-	in    io.WriteCloser
-	out   *bufio.Reader
+	cat   *Cat // started on first use
 	cache map[string][]byte
 	subs  map[string]*Git // the submodules read, by path
 }
@@ -263,13 +260,13 @@ func (g *Git) blobMax(oid string, max int64) ([]byte, error) {
 		return nil, err
 	}
 	if max >= 0 && size > max {
-		if err := skip(g.out, size+1); err != nil {
+		if err := skip(g.cat.Out, size+1); err != nil {
 			return nil, fmt.Errorf("git cat-file: %v", err)
 		}
 		return nil, &TooLargeError{Name: oid, Size: size}
 	}
 	b := make([]byte, size+1) // the content, then a newline
-	if _, err := io.ReadFull(g.out, b); err != nil {
+	if _, err := io.ReadFull(g.cat.Out, b); err != nil {
 		return nil, fmt.Errorf("git cat-file: %v", err)
 	}
 	g.cache[oid] = b[:size]
@@ -280,14 +277,16 @@ func (g *Git) blobMax(oid string, max int64) ([]byte, error) {
 // the content follows in g.out. g.mu is held; cat-file starts on first use.
 func (g *Git) header(oid string) (int64, error) {
 	if g.cat == nil {
-		if err := g.startCat(); err != nil {
+		c, err := StartCat(g.top, "--batch")
+		if err != nil {
 			return 0, err
 		}
+		g.cat = c
 	}
-	if _, err := fmt.Fprintln(g.in, oid); err != nil {
+	if _, err := fmt.Fprintln(g.cat.In, oid); err != nil {
 		return 0, fmt.Errorf("git cat-file: %v", err)
 	}
-	header, err := g.out.ReadString('\n')
+	header, err := g.cat.Out.ReadString('\n')
 	if err != nil {
 		return 0, fmt.Errorf("git cat-file: %v", err)
 	}
@@ -302,24 +301,6 @@ func (g *Git) header(oid string) (int64, error) {
 	return size, nil
 }
 
-func (g *Git) startCat() error {
-	cmd := exec.Command("git", "-c", "core.quotepath=off", "cat-file", "--batch")
-	cmd.Dir = g.top
-	in, err := cmd.StdinPipe()
-	if err != nil {
-		return err
-	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		return err
-	}
-	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("git cat-file: %v", err)
-	}
-	g.cat, g.in, g.out = cmd, in, bufio.NewReader(out)
-	return nil
-}
-
 // Close ends the cat-file process.
 func (g *Git) Close() error {
 	g.mu.Lock()
@@ -330,8 +311,7 @@ func (g *Git) Close() error {
 	if g.cat == nil {
 		return nil
 	}
-	g.in.Close()
-	err := g.cat.Wait()
+	err := g.cat.Close()
 	g.cat = nil
 	return err
 }

@@ -163,10 +163,10 @@ func (g *Git) ReadPrefix(name string, n int64) ([]byte, error) {
 		return nil, err
 	}
 	b := make([]byte, min(size, n))
-	if _, err := io.ReadFull(g.out, b); err != nil {
+	if _, err := io.ReadFull(g.cat.Out, b); err != nil {
 		return nil, fmt.Errorf("git cat-file: %v", err)
 	}
-	if err := skip(g.out, size-int64(len(b))+1); err != nil {
+	if err := skip(g.cat.Out, size-int64(len(b))+1); err != nil {
 		return nil, fmt.Errorf("git cat-file: %v", err)
 	}
 	return b, nil

@@ -16,6 +16,7 @@ import (
 
 	"github.com/contractlint/contractlint/chargeserver/internal/chargeserver/processor"
 	"github.com/contractlint/contractlint/chargeserver/internal/chargeserver/store"
+	"github.com/contractlint/contractlint/chargeserver/internal/chargeserver/testdb"
 )
 
 // Environment of the child server process the crash test starts by
@@ -37,7 +38,9 @@ func TestMain(m *testing.M) {
 	if os.Getenv(envChild) == "1" {
 		os.Exit(runChild())
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	testdb.RemoveTemplate() // the failover tests' cluster, copied per pair
+	os.Exit(code)
 }
 
 // runChild is the server process the crash test kills: a real server on the
