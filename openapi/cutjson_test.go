@@ -120,9 +120,9 @@ func TestPlanSubsetLongPointer(t *testing.T) {
 	base := subsetDoc(pathA+pathC, schA+schB+schC)
 	long := strings.Replace(base, "$ref: '#/components/schemas/B'", "$ref: \"#/components/\\\n          schemas/B\"", 1)
 	changed := strings.Replace(long, "type: integer", "type: number", 1)
-	d, ok := cut([]byte(long))
-	if !ok {
-		t.Fatalf("not cut:\n%s", long)
+	d, why := cut([]byte(long))
+	if why != nil {
+		t.Fatalf("not cut (%v):\n%s", why, long)
 	}
 	if refs := d.chunks["#/components/schemas/A"].refs; len(refs) != 1 || refs[0] != "#/components/schemas/B" {
 		t.Errorf("A's refs %v, want B", refs)
@@ -131,7 +131,66 @@ func TestPlanSubsetLongPointer(t *testing.T) {
 		t.Error("no subset planned")
 	}
 	folded := strings.Replace(base, "$ref: '#/components/schemas/B'", "$ref: \"#/components/\n          schemas/B\"", 1)
-	if _, ok := cut([]byte(folded)); ok {
+	if _, why := cut([]byte(folded)); why == nil {
 		t.Error("cut a pointer with a line break folded into a space")
+	}
+}
+
+// layoutCases are the pairs under testdata/layouts: real contracts' layouts
+// reduced (each directory's SOURCE.md names its source and licence), as
+// old.* and new.* of one extension.
+func layoutCases(t *testing.T) []patchCase {
+	t.Helper()
+	olds, _ := filepath.Glob(filepath.Join("testdata", "layouts", "*", "old.*"))
+	if len(olds) == 0 {
+		t.Fatal("no layout cases")
+	}
+	var cases []patchCase
+	for _, o := range olds {
+		ob, oerr := os.ReadFile(o)
+		nb, nerr := os.ReadFile(filepath.Join(filepath.Dir(o), "new"+filepath.Ext(o)))
+		if oerr != nil || nerr != nil {
+			t.Fatal(oerr, nerr)
+		}
+		cases = append(cases, patchCase{"layouts/" + filepath.Base(filepath.Dir(o)), string(ob), string(nb)})
+	}
+	return cases
+}
+
+// TestPatchIsTheLoadLayouts is TestPatchIsTheLoad on the layout cases.
+func TestPatchIsTheLoadLayouts(t *testing.T) {
+	patchAll(t, layoutCases(t))
+}
+
+// TestPlanSubsetLayouts: every layout case is planned, and leaves a chunk
+// out.
+func TestPlanSubsetLayouts(t *testing.T) {
+	for _, tc := range layoutCases(t) {
+		s, why := Plan([]byte(tc.old), []byte(tc.new))
+		if why != nil || s.Skipped == 0 {
+			t.Errorf("%s: no plan (%v), or nothing left out", tc.name, why)
+		}
+	}
+}
+
+// TestPlanSubsetIdentityByPlace: in JSON, a property named $id and an
+// example holding one (Box's metadata instances) are not identity
+// keywords; a $id where a schema's keywords are is, and NoPlan says where.
+func TestPlanSubsetIdentityByPlace(t *testing.T) {
+	ob, err := os.ReadFile(filepath.Join("testdata", "layouts", "box", "old.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, why := Plan(ob, ob)
+	if why != nil || s.Skipped == 0 {
+		t.Fatalf("no plan (%v), or nothing left out", why)
+	}
+	const at = `      "User": {
+        "type": "object",`
+	keyword := strings.Replace(string(ob), at, at+"\n        \"$id\": \"https://example.com/user\",", 1)
+	line := strings.Count(keyword[:strings.Index(keyword, `"$id": "https`)], "\n") + 1
+	_, why = Plan(ob, []byte(keyword))
+	if why == nil || !why.New || why.Line != line || !strings.Contains(why.Reason, "$id") {
+		t.Errorf("a $id keyword: %+v, want the new document's $id at line %d", why, line)
 	}
 }

@@ -41,12 +41,12 @@ func mask(b []byte) []byte {
 // of, reach cannot tell, or nothing would be left out.
 func PlanFiles(old, new []byte, reach FileReach) (*Subset, bool) {
 	var o *pieces
-	var ook bool
+	var owhy *NoPlan
 	var wg sync.WaitGroup
-	wg.Go(func() { o, ook = cut(mask(old)) })
-	n, ok := cut(mask(new))
+	wg.Go(func() { o, owhy = cut(mask(old)) })
+	n, why := cut(mask(new))
 	wg.Wait()
-	if !ok || !ook || !sameHeader(o, n) || !o.sound() || !n.sound() {
+	if owhy != nil || why != nil || planable(o, n) != nil {
 		return nil, false
 	}
 	// The masked texts are the same length as the real ones, line by line:

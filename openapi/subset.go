@@ -3,6 +3,7 @@ package openapi
 import (
 	"bytes"
 	"reflect"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -129,26 +130,52 @@ var splitKinds = map[string]bool{
 // too: its old side still loads on both cores, and its new side parses
 // only the chunks that changed (LoadOld, Patch).
 func PlanSubset(old, new []byte) (*Subset, bool) {
-	// Each side is cut on its own core: the cut is most of the plan's time.
-	var o *pieces
-	var ook bool
-	var wg sync.WaitGroup
-	wg.Go(func() { o, ook = cut(old) })
-	n, ok := cut(new)
-	wg.Wait()
-	if !ook {
-		return nil, false
-	}
-	return planCut(o, n, ok)
+	s, why := Plan(old, new)
+	return s, why == nil
 }
 
-// planCut is PlanSubset once both documents are cut (ok: new's cut).
-func planCut(o, n *pieces, ok bool) (*Subset, bool) {
-	if !ok || !sameHeader(o, n) || !o.sound() || !n.sound() {
-		return nil, false
+// Plan is PlanSubset saying why there is no plan.
+func Plan(old, new []byte) (*Subset, *NoPlan) {
+	// Each side is cut on its own core: the cut is most of the plan's time.
+	var o *pieces
+	var owhy *NoPlan
+	var wg sync.WaitGroup
+	wg.Go(func() { o, owhy = cut(old) })
+	n, why := cut(new)
+	wg.Wait()
+	if owhy != nil {
+		return nil, owhy
+	}
+	return planCut(o, n, why.onSide(true))
+}
+
+// planCut is Plan once both documents are cut (why: new's cut's).
+func planCut(o, n *pieces, why *NoPlan) (*Subset, *NoPlan) {
+	if why == nil {
+		why = planable(o, n)
+	}
+	if why != nil {
+		return nil, why
 	}
 	keep, whole, changed := plan(o, n, nil, nil)
-	return subset(o, n, keep, whole, changed, true)
+	s, _ := subset(o, n, keep, whole, changed, true)
+	return s, nil
+}
+
+// planable says why two documents cut are not planned: the text outside
+// their chunks differs, or what kin-openapi checks across the whole
+// document does not hold on a side.
+func planable(o, n *pieces) *NoPlan {
+	if !sameHeader(o, n) {
+		return &NoPlan{Reason: "the text outside the paths and components differs"}
+	}
+	if why := o.sound(); why != "" {
+		return &NoPlan{Reason: why}
+	}
+	if why := n.sound(); why != "" {
+		return &NoPlan{Reason: why, New: true}
+	}
+	return nil
 }
 
 // sameHeader reports whether the text outside the chunks says the same on
@@ -289,14 +316,14 @@ func (d *pieces) text(c *chunk) []byte {
 	return d.src[d.lines[c.first].start:d.lines[c.end-1].end]
 }
 
-// sound reports whether what kin-openapi checks across the whole document
-// holds: no operationId used twice, no two paths alike once their
-// parameters are erased, and every $ref naming a chunk there is.
-func (d *pieces) sound() bool {
+// sound says what kin-openapi checks across the whole document does not
+// hold ("" when all does): no operationId used twice, no two paths alike
+// once their parameters are erased, and every $ref naming a chunk there is.
+func (d *pieces) sound() string {
 	ids := map[string]bool{}
 	for _, id := range d.opIDs {
 		if ids[id] {
-			return false
+			return "an operationId used twice: " + strconv.QuoteToASCII(id)
 		}
 		ids[id] = true
 	}
@@ -304,23 +331,23 @@ func (d *pieces) sound() bool {
 	for _, p := range d.paths {
 		t := template(p) + "/"
 		if tmpls[t] {
-			return false
+			return "two paths alike but for their parameters' names: " + strconv.QuoteToASCII(p)
 		}
 		tmpls[t] = true
 	}
 	for _, c := range d.chunks {
 		for _, r := range c.refs {
 			if d.chunks[r] == nil {
-				return false
+				return "a $ref to a component there is not: " + strconv.QuoteToASCII(r)
 			}
 		}
 	}
 	for _, r := range d.headerRefs {
 		if d.chunks[r] == nil {
-			return false
+			return "a $ref to a component there is not: " + strconv.QuoteToASCII(r)
 		}
 	}
-	return true
+	return ""
 }
 
 // blank returns the text with the chunks not in keep emptied, keeping every

@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"errors"
+	"fmt"
 	"sync"
 
 	"github.com/contractlint/contractlint/internal/source"
@@ -57,7 +58,9 @@ func diffOpenAPI(old, new Side, o Options, subset bool) (*rules.Input, *openapi.
 		case !same && cut && held != nil:
 			sub = held.plan(new)
 		case !same && cut:
-			sub = planSubset(old, new)
+			var why string
+			sub, why = planSubset(old, new)
+			o.Stats.noPlan(why)
 		}
 		return nil
 	})
@@ -191,30 +194,41 @@ func compareOpenAPI(old Side, loadOld func() (*openapi.Doc, error), new Side, lo
 	return in, err
 }
 
-// planSubset reads both documents for openapi.PlanSubset, or for
-// openapi.PlanFiles when a side $refs other files; nil when the plan does
-// not apply.
-func planSubset(old, new Side) *openapi.Subset {
+// planSubset reads both documents for openapi.Plan, or for
+// openapi.PlanFiles when a side $refs other files; nil, and why (for
+// --stats: a user whose contract loads whole can see what in it stops
+// the plan), when the plan does not apply.
+func planSubset(old, new Side) (*openapi.Subset, string) {
 	ob, err := old.Src.ReadFile(firstName(old))
 	if err != nil {
-		return nil
+		return nil, "the old document is not read"
 	}
 	nb, err := new.Src.ReadFile(firstName(new))
 	if err != nil {
-		return nil
+		return nil, "the new document is not read"
 	}
-	for _, b := range [][]byte{ob, nb} {
+	for i, b := range [][]byte{ob, nb} {
 		if files, ok := externalRefs(b); !ok {
-			return nil
+			return nil, "no plan: a $ref to a URL or an absolute path, or one not read, in " + []Side{old, new}[i].display(firstName([]Side{old, new}[i]))
 		} else if len(files) > 0 {
-			return planFiles(old, new, ob, nb)
+			if sub := planFiles(old, new, ob, nb); sub != nil {
+				return sub, ""
+			}
+			return nil, "no plan: a multi-file tree whose roots or reach are not planned"
 		}
 	}
-	sub, ok := openapi.PlanSubset(ob, nb)
-	if !ok {
-		return nil
+	sub, why := openapi.Plan(ob, nb)
+	if why == nil {
+		return sub, ""
 	}
-	return sub
+	at := old
+	if why.New {
+		at = new
+	}
+	if why.Line == 0 {
+		return nil, "no plan: " + why.Reason
+	}
+	return nil, fmt.Sprintf("no plan: %s at %s:%d", why.Reason, at.display(firstName(at)), why.Line)
 }
 
 // readOnce is s with its document read now, and served from memory after.

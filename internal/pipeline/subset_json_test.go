@@ -1,8 +1,10 @@
 package pipeline_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/contractlint/contractlint/internal/corpus"
@@ -97,5 +99,63 @@ func TestSubsetSameFindingsOpenAI(t *testing.T) {
 				t.Errorf("subset left out %d of %d chunks, want at least half", st.ChunksSkipped, st.Chunks)
 			}
 		})
+	}
+}
+
+// TestSubsetSameFindingsLayouts compares both loads on the layout cases
+// (openapi/testdata/layouts: Box's indented JSON with properties named $id,
+// and the layouts the cutter reads by tokens), each of which must be
+// planned with a chunk left out.
+func TestSubsetSameFindingsLayouts(t *testing.T) {
+	olds, _ := filepath.Glob(filepath.Join("..", "..", "openapi", "testdata", "layouts", "*", "old.*"))
+	if len(olds) == 0 {
+		t.Fatal("no layout cases")
+	}
+	for _, o := range olds {
+		dir := filepath.Dir(o)
+		t.Run(filepath.Base(dir), func(t *testing.T) {
+			src, err := source.OpenDir(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ext := filepath.Ext(o)
+			st := subsetRun(t, pipeline.Side{Src: src, Files: []string{"old" + ext}}, pipeline.Side{Src: src, Files: []string{"new" + ext}}, everyRule())
+			if st.ChunksSkipped == 0 || st.NoPlan != "" {
+				t.Errorf("left out %d of %d chunks (%s)", st.ChunksSkipped, st.Chunks, st.NoPlan)
+			}
+		})
+	}
+}
+
+// TestNoPlanSaysWhere: --stats names the rule a document broke and where,
+// so a user can tell why a contract loads whole.
+func TestNoPlanSaysWhere(t *testing.T) {
+	ob, err := os.ReadFile(filepath.Join("..", "..", "openapi", "testdata", "layouts", "box", "old.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const at = `      "User": {
+        "type": "object",`
+	nb := strings.Replace(string(ob), at, at+"\n        \"$id\": \"https://example.com/user\",", 1)
+	line := strings.Count(nb[:strings.Index(nb, `"$id": "https`)], "\n") + 1
+	dir := t.TempDir()
+	for f, text := range map[string]string{"old.json": string(ob), "new.json": nb} {
+		if err := os.WriteFile(filepath.Join(dir, f), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	src, err := source.OpenDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := subsetRun(t, pipeline.Side{Src: src, Files: []string{"old.json"}}, pipeline.Side{Src: src, Files: []string{"new.json"}}, everyRule())
+	want := fmt.Sprintf("no plan: a JSON Schema identity keyword ($id) at new.json:%d", line)
+	if st.NoPlan != want {
+		t.Errorf("NoPlan %q, want %q", st.NoPlan, want)
+	}
+	var out strings.Builder
+	st.Write(&out)
+	if !strings.Contains(out.String(), "stats: "+want+"\n") {
+		t.Errorf("--stats does not say why there is no plan:\n%s", out.String())
 	}
 }
