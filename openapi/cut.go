@@ -168,6 +168,9 @@ func (c *cutter) fail(why string) bool {
 // at the indentations of paths entries and component names.
 func (c *cutter) structure(i int, l lineInfo) bool {
 	if l.indent == 0 {
+		if l.dash && c.top != "" && c.top != "paths" && c.top != "components" {
+			return true // an entry of a header's sequence written at its key's indentation (Plaid's servers)
+		}
 		if l.dash || !l.hasKey {
 			return c.fail("a top-level line that is not a key")
 		}
@@ -239,7 +242,9 @@ func (c *cutter) inside(l lineInfo) {
 	if c.child < 0 {
 		c.child = l.indent
 	}
-	if l.indent == c.child && l.isRef {
+	if l.indent == c.child && l.isRef && !l.dash {
+		// (A dash at the keys' indentation starts an entry of a
+		// sequence written at its key's: `- $ref` there is an allOf's.)
 		c.cur.alias = true
 	}
 	if string(l.key) == "operationId" && c.top == "paths" && l.scalar {
