@@ -13,19 +13,16 @@ import (
 // end one (its comma after it): the layout every JSON writer's indented
 // output has. A minified document, one line, is not cut. A chunk blanked
 // leaves a comma before a closing brace at most, which the YAML parser
-// kin-openapi reads JSON with takes as JSON means it. A document with a
-// surrogate-pair escape (an emoji written \ud83d\udc4d) is not cut either:
-// Readable rewrites those for the YAML parser only in valid JSON, which a
-// blanked document is not, and the planned load lost every place.
+// kin-openapi reads JSON with takes as JSON means it, and Readable reads as
+// JSON still (dropTrailingCommas), so a surrogate-pair escape (an emoji
+// written \ud83d\udc4d, Twilio's spec has them) is rewritten in the plan's
+// text as in the whole document.
 //
 // Unlike the YAML cutter, which stops at any mention of a JSON Schema
 // identity keyword ($id, $anchor, $dynamicRef), this one knows each key's
 // place: a property named $id (Box's metadata instances have one) or an
 // example holding one is not a keyword, and does not stop the plan.
 func cutJSON(d *pieces) (*pieces, *NoPlan) {
-	if at := surrogateRE.FindIndex(d.src); at != nil {
-		return nil, noPlan(d.src, at[0], "a surrogate-pair escape")
-	}
 	j := &jsonCutter{d: d, dec: json.NewDecoder(bytes.NewReader(d.src)), header: make([]bool, len(d.lines))}
 	for i := range j.header {
 		j.header[i] = true

@@ -80,6 +80,7 @@ func (d *Doc) PatchEdit(c *Cut, e *Edit, display func(string) string) (*Doc, boo
 		return nil, false
 	}
 	out := &Doc{T: t, name: e.name, display: asGiven(display), raw: s.n.src, reused: s.moves()}
+	out.shiftAs(e.name, s.n.src)
 	if out.Problems = out.validate(context.Background()); len(out.Problems) > 0 {
 		return nil, false
 	}
@@ -131,6 +132,9 @@ func loadFragment(at *url.URL, text []byte, origins bool) (t *openapi3.T, err er
 	l := openapi3.NewLoader()
 	l.IncludeOrigin = origins
 	l.Context = context.Background()
+	// Read as the whole document is (surrogate-pair escapes rewritten):
+	// otherwise the parser falls back to JSON's, without places.
+	text, _ = Readable(text)
 	l.ReadFromURIFunc = func(_ *openapi3.Loader, u *url.URL) ([]byte, error) {
 		if *u != *at {
 			return nil, errors.New("no other file") // the plan holds only local $refs

@@ -147,6 +147,7 @@ func (d *pieces) loadParts(name string, display func(string) string, placed, bar
 		return nil, false
 	}
 	doc := &Doc{T: t, name: name, display: asGiven(display), raw: d.src}
+	doc.shiftAs(name, d.src)
 	if doc.Problems = doc.validate(context.Background()); len(doc.Problems) > 0 {
 		return nil, false
 	}
