@@ -22,26 +22,53 @@ import (
 // identity keyword ($id, $anchor, $dynamicRef), this one knows each key's
 // place: a property named $id (Box's metadata instances have one) or an
 // example holding one is not a keyword, and does not stop the plan.
+//
+// A document whose chunks share lines (minified JSON, one line) is cut by
+// bytes instead: a chunk is its entry's bytes, blanked into as many spaces
+// with the comma after it, so every offset, and so every line and column,
+// stays. Its plan is loaded from its texts: the parts LoadOld and Patch
+// parse are cut by lines.
 func cutJSON(d *pieces) (*pieces, *NoPlan) {
-	j := &jsonCutter{d: d, dec: json.NewDecoder(bytes.NewReader(d.src)), header: make([]bool, len(d.lines))}
-	for i := range j.header {
-		j.header[i] = true
+	d, why, shared := cutJSONAs(d, false)
+	if shared {
+		d, why, _ = cutJSONAs(newPieces(d.src), true)
+	}
+	return d, why
+}
+
+// cutJSONAs is cutJSON by lines, or by bytes; shared reports that a chunk
+// shares a line with other text, so the cut by lines gave up.
+func cutJSONAs(d *pieces, bytewise bool) (_ *pieces, _ *NoPlan, shared bool) {
+	j := &jsonCutter{d: d, dec: json.NewDecoder(bytes.NewReader(d.src)), bytewise: bytewise}
+	if !bytewise {
+		j.header = make([]bool, len(d.lines))
+		for i := range j.header {
+			j.header[i] = true
+		}
 	}
 	if _, ok := j.value(nil, place{}); !ok {
-		return nil, noPlan(d.src, j.at, j.why)
+		return d, noPlan(d.src, j.at, j.why), j.shared
 	}
 	if _, err := j.dec.Token(); err != io.EOF {
-		return nil, noPlan(d.src, int(j.dec.InputOffset()), "more than one JSON value")
+		return d, noPlan(d.src, int(j.dec.InputOffset()), "more than one JSON value"), false
 	}
 	var header bytes.Buffer
+	if bytewise {
+		from := 0
+		for _, s := range j.spans {
+			header.Write(d.src[from:s.start])
+			from = s.end
+		}
+		header.Write(d.src[from:])
+	}
 	for i, l := range d.lines {
-		if j.header[i] {
+		if !bytewise && j.header[i] {
 			header.Write(d.src[l.start:l.end])
 			header.WriteByte('\n')
 		}
 	}
-	d.header, d.json = header.Bytes(), true
-	return d, nil
+	d.header, d.json, d.bytewise = header.Bytes(), true, bytewise
+	return d, nil, false
 }
 
 // jsonCutter walks a JSON document's tokens.
@@ -51,8 +78,13 @@ type jsonCutter struct {
 	// cur is the chunk being read, depth the length of its path.
 	cur   *chunk
 	depth int
-	// header marks the lines outside every chunk and outside info.
+	// header marks the lines outside every chunk and outside info; cut
+	// by bytes, spans holds the bytes of the chunks and info, in order.
 	header []bool
+	spans  []span
+	// bytewise: chunks are cut by bytes; shared: the cut by lines found a
+	// chunk sharing a line.
+	bytewise, shared bool
 	// why is what the cutter was not sure of, at the byte at.
 	why string
 	at  int
@@ -180,6 +212,8 @@ func (j *jsonCutter) entry(path []string, key string, at int, pl place) bool {
 			return j.ref(s, len(path), at)
 		case key == "operationId" && j.cur != nil && p[0] == "paths":
 			j.d.opIDs = append(j.d.opIDs, s)
+		case len(p) == 1 && key == "info" && j.bytewise:
+			j.spans = append(j.spans, span{at, j.past()}) // info may differ, as in cut
 		case len(p) == 1 && key == "info":
 			j.lines(at) // info may differ, as in cut
 		}
@@ -194,9 +228,16 @@ func (j *jsonCutter) entry(path []string, key string, at int, pl place) bool {
 	}
 	c := j.cur
 	j.cur = nil
-	first, end, ok := j.lines(at)
-	if !ok {
-		return j.fail(at, "a paths entry or component sharing a line with other text (minified JSON)")
+	var first, end int
+	var ok bool
+	if j.bytewise {
+		c.from, c.to, c.past = at, int(j.dec.InputOffset()), j.past()
+		j.spans = append(j.spans, span{c.from, c.past})
+		first = bytes.Count(j.d.src[:at], []byte("\n"))
+		end = first + bytes.Count(j.d.src[at:c.to], []byte("\n")) + 1
+	} else if first, end, ok = j.lines(at); !ok {
+		j.shared = true
+		return j.fail(at, "a paths entry or component sharing a line with other text")
 	}
 	c.first, c.end = first, end
 	// bare: the value goes on past its key's line, so a stub keeps that
@@ -227,6 +268,20 @@ func (j *jsonCutter) lines(at int) (first, end int, ok bool) {
 		j.header[i] = false
 	}
 	return first, end, true
+}
+
+// past is the offset past the value the decoder has just read and the
+// comma after it, if any: what a chunk cut by bytes blanks.
+func (j *jsonCutter) past() int {
+	end := int(j.dec.InputOffset())
+	at := end
+	for at < len(j.d.src) && (j.d.src[at] == ' ' || j.d.src[at] == '\n') {
+		at++
+	}
+	if at < len(j.d.src) && j.d.src[at] == ',' {
+		return at + 1
+	}
+	return end
 }
 
 // ref records a $ref's pointer, as cutter.ref does; depth is the length of

@@ -19,7 +19,8 @@ func toJSON(text string) string {
 }
 
 // TestPlanSubsetJSON: an indented JSON document is cut and planned as its
-// YAML is; a minified one, and what the YAML cutter is unsure of, are not.
+// YAML is, and a minified one by bytes; what the YAML cutter is unsure of
+// is not.
 func TestPlanSubsetJSON(t *testing.T) {
 	base := subsetDoc(pathA+pathC, schA+schB+schC)
 	changed := strings.Replace(base, "type: integer", "type: number", 1)
@@ -41,8 +42,16 @@ func TestPlanSubsetJSON(t *testing.T) {
 	var v any
 	json.Unmarshal([]byte(nb), &v)
 	minified, _ := json.Marshal(v)
+	var ov any
+	json.Unmarshal([]byte(ob), &ov)
+	oldMinified, _ := json.Marshal(ov)
+	ms, why := Plan(oldMinified, minified)
+	if why != nil || ms.Skipped != s.Skipped || ms.Chunks != s.Chunks {
+		t.Errorf("minified: plan %+v (%v), want the indented one's %d chunks, %d left out", ms, why, s.Chunks, s.Skipped)
+	} else if text := ms.NewText(); len(text) != len(minified) || !json.Valid(dropTrailingCommas(text)) {
+		t.Errorf("minified: the plan's text is not the document's length, or not JSON:\n%s", text)
+	}
 	for name, text := range map[string]string{
-		"minified":                  string(minified),
 		"a component that is a ref": toJSON(strings.Replace(base, "    C:\n      type: integer", "    C:\n      $ref: '#/components/schemas/B'", 1)),
 		"an external ref":           toJSON(strings.Replace(base, "'#/components/schemas/B'", "'b.yaml#/B'", 1)),
 		"a ref to nothing":          toJSON(strings.Replace(base, "'#/components/schemas/B'", "'#/components/schemas/Nope'", 1)),
@@ -157,9 +166,25 @@ func layoutCases(t *testing.T) []patchCase {
 	return cases
 }
 
-// TestPatchIsTheLoadLayouts is TestPatchIsTheLoad on the layout cases.
+// TestPatchIsTheLoadLayouts is TestPatchIsTheLoad on the layout cases cut
+// by lines. Patch places a chunk by its lines, so one cut by bytes
+// (minified JSON) is refused, and its plan's text loaded.
 func TestPatchIsTheLoadLayouts(t *testing.T) {
-	patchAll(t, layoutCases(t))
+	var lines []patchCase
+	for _, tc := range layoutCases(t) {
+		s, why := Plan([]byte(tc.old), []byte(tc.new))
+		switch {
+		case why != nil:
+			t.Errorf("%s: %v", tc.name, why)
+		case !s.n.bytewise:
+			lines = append(lines, tc)
+		default:
+			if _, ok := s.ParseEdit("new.json"); ok {
+				t.Errorf("%s: Patch parsed an edit cut by bytes", tc.name)
+			}
+		}
+	}
+	patchAll(t, lines)
 }
 
 // TestPlanSubsetLayouts: every layout case is planned, and leaves a chunk

@@ -297,22 +297,28 @@ type pieces struct {
 	sections map[int][]string
 	opIDs    []string
 	paths    []string
-	// json: the document is JSON (cutJSON), whose stubs are written so.
-	json bool
+	// json: the document is JSON (cutJSON), whose stubs are written so;
+	// bytewise: its chunks are cut by bytes (minified), not by lines.
+	json, bytewise bool
 }
 
 type span struct{ start, end int }
 
-// chunk is one paths entry or component: lines [first, end).
+// chunk is one paths entry or component: lines [first, end); cut by
+// bytes, its entry is src[from:to], and src[from:past] with its comma.
 type chunk struct {
-	first, end int
-	refs       []string
+	first, end     int
+	from, to, past int
+	refs           []string
 	// ignore: the chunk holds an x-contractlint-ignore; alias: the chunk is
 	// a $ref itself; bare: its first line is its key alone.
 	ignore, alias, bare bool
 }
 
 func (d *pieces) text(c *chunk) []byte {
+	if d.bytewise {
+		return d.src[c.from:c.to]
+	}
 	return d.src[d.lines[c.first].start:d.lines[c.end-1].end]
 }
 
@@ -354,6 +360,15 @@ func (d *pieces) sound() string {
 // line break, and the number of lines emptied. A section left with no entry
 // is written `key: {}` (a mapping, as before).
 func (d *pieces) blank(keep map[string]bool) []byte {
+	if d.bytewise {
+		out := bytes.Clone(d.src)
+		for p, c := range d.chunks {
+			if !keep[p] {
+				copy(out[c.from:c.past], bytes.Repeat([]byte(" "), c.past-c.from))
+			}
+		}
+		return out
+	}
 	return d.blankStub(keep, nil)
 }
 

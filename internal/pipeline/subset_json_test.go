@@ -1,6 +1,8 @@
 package pipeline_test
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -14,10 +16,19 @@ import (
 )
 
 // TestSubsetSameFindingsJSON is TestSubsetSameFindingsRules on every YAML
-// pair of the rule cases written as indented JSON: the planned load (cut
-// from JSON tokens) and the whole load find the same, field by field, and
-// JSON documents get plans as their YAML does.
+// pair of the rule cases written as indented JSON, and minified: the
+// planned load (cut from JSON tokens, by lines or by bytes) and the whole
+// load find the same, field by field, and JSON documents get plans as
+// their YAML does.
 func TestSubsetSameFindingsJSON(t *testing.T) {
+	for _, minify := range []bool{false, true} {
+		t.Run(map[bool]string{false: "indented", true: "minified"}[minify], func(t *testing.T) {
+			sameFindingsJSON(t, minify)
+		})
+	}
+}
+
+func sameFindingsJSON(t *testing.T, minify bool) {
 	cases, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "rules", "*", "*", "old.yaml"))
 	ran, planned, skipped := 0, 0, 0
 	for _, o := range cases {
@@ -30,6 +41,9 @@ func TestSubsetSameFindingsJSON(t *testing.T) {
 		nj, nok := tojson.Indented(string(nb))
 		if !ook || !nok {
 			continue
+		}
+		if minify {
+			oj, nj = compact(t, oj), compact(t, nj)
 		}
 		ran++
 		name := filepath.Base(filepath.Dir(filepath.Dir(o))) + "/" + filepath.Base(filepath.Dir(o))
@@ -57,6 +71,15 @@ func TestSubsetSameFindingsJSON(t *testing.T) {
 	if planned < ran/2 || skipped < 10 {
 		t.Errorf("of %d JSON pairs %d planned, %d left a chunk out", ran, planned, skipped)
 	}
+}
+
+// compact is the JSON text j on one line.
+func compact(t *testing.T, j string) string {
+	var b bytes.Buffer
+	if err := json.Compact(&b, []byte(j)); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
 }
 
 // TestSubsetSameFindingsOpenAI compares both loads on two versions of
