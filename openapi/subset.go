@@ -27,9 +27,10 @@ import (
 // always kept and must say the same on both sides, but for info, which
 // nothing else reads (a release bumps info.version).
 //
-// Anything the cutter is not sure of makes it give up, and the caller loads
-// the whole documents: JSON, flow collections over several lines, anchors,
-// aliases, tags, tabs, CR line ends, document markers and directives, keep
+// Anything the cutter is not sure of makes it give up (NoPlan says why and
+// where), and the caller loads the whole documents: flow collections over
+// several lines, anchors, aliases, tags, tabs, CR line ends, document
+// markers and directives, keep
 // chomping (|+), a $ref that is not a plain local component pointer, a
 // component that is itself a $ref (two names for one schema), duplicate keys,
 // operationIds used twice and paths that clash once their parameters are
