@@ -201,34 +201,37 @@ func compareOpenAPI(old Side, loadOld func() (*openapi.Doc, error), new Side, lo
 func planSubset(old, new Side) (*openapi.Subset, string) {
 	ob, err := old.Src.ReadFile(firstName(old))
 	if err != nil {
-		return nil, "the old document is not read"
+		return nil, "no plan: the old document is not read"
 	}
 	nb, err := new.Src.ReadFile(firstName(new))
 	if err != nil {
-		return nil, "the new document is not read"
+		return nil, "no plan: the new document is not read"
 	}
 	for i, b := range [][]byte{ob, nb} {
 		if files, ok := externalRefs(b); !ok {
 			return nil, "no plan: a $ref to a URL or an absolute path, or one not read, in " + []Side{old, new}[i].display(firstName([]Side{old, new}[i]))
 		} else if len(files) > 0 {
-			if sub := planFiles(old, new, ob, nb); sub != nil {
-				return sub, ""
-			}
-			return nil, "no plan: a multi-file tree whose roots or reach are not planned"
+			sub, why := planFiles(old, new, ob, nb)
+			return sub, whyText(old, new, why)
 		}
 	}
 	sub, why := openapi.Plan(ob, nb)
+	return sub, whyText(old, new, why)
+}
+
+// whyText is why as --stats says it, "" for none.
+func whyText(old, new Side, why *openapi.NoPlan) string {
 	if why == nil {
-		return sub, ""
+		return ""
 	}
 	at := old
 	if why.New {
 		at = new
 	}
 	if why.Line == 0 {
-		return nil, "no plan: " + why.Reason
+		return "no plan: " + why.Reason
 	}
-	return nil, fmt.Sprintf("no plan: %s at %s:%d", why.Reason, at.display(firstName(at)), why.Line)
+	return fmt.Sprintf("no plan: %s at %s:%d", why.Reason, at.display(firstName(at)), why.Line)
 }
 
 // readOnce is s with its document read now, and served from memory after.
