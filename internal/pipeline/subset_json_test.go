@@ -48,17 +48,7 @@ func sameFindingsJSON(t *testing.T, minify bool) {
 		ran++
 		name := filepath.Base(filepath.Dir(filepath.Dir(o))) + "/" + filepath.Base(filepath.Dir(o))
 		t.Run(name, func(t *testing.T) {
-			dir := t.TempDir()
-			for f, text := range map[string]string{"old.json": oj, "new.json": nj} {
-				if err := os.WriteFile(filepath.Join(dir, f), []byte(text), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			src, err := source.OpenDir(dir)
-			if err != nil {
-				t.Fatal(err)
-			}
-			st := subsetRun(t, pipeline.Side{Src: src, Files: []string{"old.json"}}, pipeline.Side{Src: src, Files: []string{"new.json"}}, everyRule())
+			st := subsetRunJSON(t, oj, nj)
 			if st.Chunks > 0 {
 				planned++
 			}
@@ -71,6 +61,23 @@ func sameFindingsJSON(t *testing.T, minify bool) {
 	if planned < ran/2 || skipped < 10 {
 		t.Errorf("of %d JSON pairs %d planned, %d left a chunk out", ran, planned, skipped)
 	}
+}
+
+// subsetRunJSON is subsetRun, with every rule on, on the JSON documents
+// old and new written as old.json and new.json.
+func subsetRunJSON(t *testing.T, old, new string) *pipeline.Stats {
+	t.Helper()
+	dir := t.TempDir()
+	for f, text := range map[string]string{"old.json": old, "new.json": new} {
+		if err := os.WriteFile(filepath.Join(dir, f), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	src, err := source.OpenDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return subsetRun(t, pipeline.Side{Src: src, Files: []string{"old.json"}}, pipeline.Side{Src: src, Files: []string{"new.json"}}, everyRule())
 }
 
 // compact is the JSON text j on one line.
@@ -161,17 +168,7 @@ func TestNoPlanSaysWhere(t *testing.T) {
         "type": "object",`
 	nb := strings.Replace(string(ob), at, at+"\n        \"$id\": \"https://example.com/user\",", 1)
 	line := strings.Count(nb[:strings.Index(nb, `"$id": "https`)], "\n") + 1
-	dir := t.TempDir()
-	for f, text := range map[string]string{"old.json": string(ob), "new.json": nb} {
-		if err := os.WriteFile(filepath.Join(dir, f), []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	src, err := source.OpenDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	st := subsetRun(t, pipeline.Side{Src: src, Files: []string{"old.json"}}, pipeline.Side{Src: src, Files: []string{"new.json"}}, everyRule())
+	st := subsetRunJSON(t, string(ob), nb)
 	want := fmt.Sprintf("no plan: a JSON Schema identity keyword ($id) at new.json:%d", line)
 	if st.NoPlan != want {
 		t.Errorf("NoPlan %q, want %q", st.NoPlan, want)
