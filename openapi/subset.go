@@ -216,7 +216,12 @@ func subset(o, n *pieces, keep, whole, changed map[string]bool, always bool) (*S
 		return nil, false
 	}
 	for p, c := range n.chunks {
-		if !keep[p] {
+		switch {
+		case keep[p]:
+		case n.bytewise:
+			// Cut by bytes, a chunk's lines may be another's too.
+			s.Lines += bytes.Count(n.src[c.from:c.past], []byte("\n"))
+		default:
 			s.Lines += c.end - c.first
 		}
 	}
