@@ -2,6 +2,7 @@ package openapi
 
 import (
 	"bytes"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 )
@@ -9,20 +10,20 @@ import (
 // cut splits a block-style YAML document into its chunks (see subset.go),
 // reading it line by line: only lines that start a mapping entry decide the
 // structure; the lines of block scalars, of plain scalars that continue and
-// of quoted scalars that span lines are text. ok is false on anything the
-// cutter is not sure of.
-func cut(src []byte) (d *pieces, ok bool) {
-	if len(src) == 0 || hasAnyByte(src, '\t', '\r', 0) || bytes.HasPrefix(src, []byte("\xef\xbb\xbf")) || !utf8.Valid(src) {
-		return nil, false // what Load refuses, Load must say where
+// of quoted scalars that span lines are text. It says why not (NoPlan) on
+// anything the cutter is not sure of.
+func cut(src []byte) (*pieces, *NoPlan) {
+	if why := unreadable(src); why != nil {
+		return nil, why // what Load refuses, Load must say where
 	}
-	for _, kw := range baseKeywords {
-		if bytes.Contains(src, []byte(kw)) {
-			return nil, false // a $ref may then resolve against another base
-		}
-	}
-	d = newPieces(src)
+	d := newPieces(src)
 	if src[firstNonBlank(src)] == '{' {
 		return cutJSON(d)
+	}
+	for _, kw := range baseKeywords {
+		if at := bytes.Index(src, []byte(kw)); at >= 0 {
+			return nil, noPlan(src, at, "a JSON Schema identity keyword ("+kw+")") // a $ref may then resolve against another base
+		}
 	}
 	c := &cutter{d: d, sc: scanner{block: -1, plain: -1}, entry: -1, kindAt: -1, nameAt: -1, child: -1, section: -1}
 	var header bytes.Buffer
@@ -31,27 +32,30 @@ func cut(src []byte) (d *pieces, ok bool) {
 		keep := c.sc.keep // a |+ scalar above is open
 		info, ok := c.sc.next(line)
 		before := c.cur
-		if !ok || info.structure && !c.structure(i, info) {
-			return nil, false
+		if !ok {
+			return nil, noPlan(src, l.start, c.sc.why)
+		}
+		if info.structure && !c.structure(i, info) {
+			return nil, noPlan(src, l.start, c.why)
 		}
 		if keep && info.structure {
 			// The scalar ended here. Had a chunk ended with it, the
 			// chunk after could be blanked into empty lines, which the
 			// scalar would take as its own.
 			if c.cur != before {
-				return nil, false
+				return nil, noPlan(src, l.start, "a keep-chomped scalar (|+) ending a chunk")
 			}
 			c.sc.keep = false
 		}
 		if c.cur != nil && c.cur.first == i && len(info.flowRefs) > 0 {
-			return nil, false // a one-line component may be a $ref itself
+			return nil, noPlan(src, l.start, "a one-line component with a $ref") // it may be a $ref itself
 		}
 		if info.isRef && info.scalar && !c.ref(string(info.value)) {
-			return nil, false
+			return nil, noPlan(src, l.start, c.why)
 		}
 		for _, r := range info.flowRefs {
 			if !c.ref(r) {
-				return nil, false
+				return nil, noPlan(src, l.start, c.why)
 			}
 		}
 		if c.cur == nil && c.top != "info" {
@@ -60,11 +64,36 @@ func cut(src []byte) (d *pieces, ok bool) {
 		}
 	}
 	if c.sc.quote != 0 || c.sc.ref == 1 || c.sc.pointer != nil {
-		return nil, false
+		return nil, noPlan(src, len(src), "a quoted scalar or $ref open at the end")
 	}
 	c.close(len(d.lines))
 	d.header = header.Bytes()
-	return d, true
+	return d, nil
+}
+
+// unreadable says why src is not cut before any of it is read: empty, or
+// holding what Load refuses or reads otherwise than the cutter (tabs, CR
+// line ends, NUL, a byte-order mark, invalid UTF-8).
+func unreadable(src []byte) *NoPlan {
+	switch {
+	case len(src) == 0:
+		return noPlan(src, -1, "an empty document")
+	case bytes.HasPrefix(src, []byte("\xef\xbb\xbf")):
+		return noPlan(src, 0, "a byte-order mark")
+	case hasAnyByte(src, '\t', '\r', 0):
+		return noPlan(src, bytes.IndexAny(src, "\t\r\x00"), "a tab, CR or NUL byte")
+	case !utf8.Valid(src):
+		at := 0
+		for at < len(src) {
+			r, n := utf8.DecodeRune(src[at:])
+			if r == utf8.RuneError && n == 1 {
+				break
+			}
+			at += n
+		}
+		return noPlan(src, at, "invalid UTF-8")
+	}
+	return nil
 }
 
 // newPieces is src with its lines found, before any chunk.
@@ -125,14 +154,25 @@ type cutter struct {
 	cur     *chunk
 	// child is the indentation of the current chunk's own keys.
 	child int
+	// why is what the cutter was not sure of, once it says false.
+	why string
+}
+
+// fail records why the cutter gives up, for NoPlan.
+func (c *cutter) fail(why string) bool {
+	c.why = why
+	return false
 }
 
 // structure places one line that starts a node. It opens and closes chunks
 // at the indentations of paths entries and component names.
 func (c *cutter) structure(i int, l lineInfo) bool {
 	if l.indent == 0 {
+		if l.dash && c.top != "" && c.top != "paths" && c.top != "components" {
+			return true // an entry of a header's sequence written at its key's indentation (Plaid's servers)
+		}
 		if l.dash || !l.hasKey {
-			return false
+			return c.fail("a top-level line that is not a key")
 		}
 		c.close(i)
 		c.top, c.kind, c.entry, c.kindAt, c.section = string(l.key), "", -1, -1, -1
@@ -180,13 +220,13 @@ func (c *cutter) level(i int, l lineInfo, at *int, entry func() bool) bool {
 	}
 	switch {
 	case l.indent < *at:
-		return false
+		return c.fail("an entry indented less than the one before")
 	case l.indent > *at:
 		c.inside(l)
 		return true
 	}
 	if l.dash || !l.hasKey {
-		return false
+		return c.fail("a sequence entry or scalar among mapping entries")
 	}
 	c.close(i)
 	return entry()
@@ -202,7 +242,9 @@ func (c *cutter) inside(l lineInfo) {
 	if c.child < 0 {
 		c.child = l.indent
 	}
-	if l.indent == c.child && l.isRef {
+	if l.indent == c.child && l.isRef && !l.dash {
+		// (A dash at the keys' indentation starts an entry of a
+		// sequence written at its key's: `- $ref` there is an allOf's.)
 		c.cur.alias = true
 	}
 	if string(l.key) == "operationId" && c.top == "paths" && l.scalar {
@@ -212,7 +254,7 @@ func (c *cutter) inside(l lineInfo) {
 
 func (c *cutter) open(i int, ptr string, bare bool) bool {
 	if c.d.chunks[ptr] != nil {
-		return false // a key twice: kin-openapi's to report
+		return c.fail("a key twice") // kin-openapi's to report
 	}
 	c.cur, c.child = &chunk{first: i, bare: bare}, -1
 	c.d.chunks[ptr] = c.cur
@@ -234,17 +276,25 @@ func (c *cutter) close(i int) {
 // into chunks is followed.
 func (c *cutter) ref(p string) bool {
 	if !componentRef(p) {
-		return false
+		return c.fail(refReason(p))
 	}
 	if c.cur == nil {
 		c.d.headerRefs = append(c.d.headerRefs, p)
 		return true
 	}
 	if c.cur.alias {
-		return false
+		return c.fail("a component that is a $ref itself")
 	}
 	c.cur.refs = append(c.cur.refs, p)
 	return true
+}
+
+// refReason says why the $ref p is not followed.
+func refReason(p string) string {
+	if p != "" && p[0] != '#' {
+		return "a $ref to another file"
+	}
+	return "a $ref that is not a component pointer: " + strconv.QuoteToASCII(p)
 }
 
 // componentRef tells whether a $ref is a plain pointer to a component of a

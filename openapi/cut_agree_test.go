@@ -38,8 +38,8 @@ func TestCutAgreesWithParser(t *testing.T) {
 	}
 	cuts := 0
 	for name, text := range texts {
-		d, ok := cut(text)
-		if !ok {
+		d, why := cut(text)
+		if why != nil {
 			continue
 		}
 		doc, err := places.Read(text)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"strings"
 )
 
 // cutJSON is cut for a JSON document, read through encoding/json's tokens
@@ -12,33 +13,62 @@ import (
 // end one (its comma after it): the layout every JSON writer's indented
 // output has. A minified document, one line, is not cut. A chunk blanked
 // leaves a comma before a closing brace at most, which the YAML parser
-// kin-openapi reads JSON with takes as JSON means it. A document with a
-// surrogate-pair escape (an emoji written \ud83d\udc4d) is not cut either:
-// Readable rewrites those for the YAML parser only in valid JSON, which a
-// blanked document is not, and the planned load lost every place.
-func cutJSON(d *pieces) (*pieces, bool) {
-	if surrogateRE.Match(d.src) {
-		return nil, false
+// kin-openapi reads JSON with takes as JSON means it, and Readable reads as
+// JSON still (dropTrailingCommas), so a surrogate-pair escape (an emoji
+// written \ud83d\udc4d, Twilio's spec has them) is rewritten in the plan's
+// text as in the whole document.
+//
+// Unlike the YAML cutter, which stops at any mention of a JSON Schema
+// identity keyword ($id, $anchor, $dynamicRef), this one knows each key's
+// place: a property named $id (Box's metadata instances have one) or an
+// example holding one is not a keyword, and does not stop the plan.
+//
+// A document whose chunks share lines (minified JSON, one line) is cut by
+// bytes instead: a chunk is its entry's bytes, blanked into as many spaces
+// with the comma after it, so every offset, and so every line and column,
+// stays. Its plan is loaded from its texts: the parts LoadOld and Patch
+// parse are cut by lines.
+func cutJSON(d *pieces) (*pieces, *NoPlan) {
+	d, why, shared := cutJSONAs(d, false)
+	if shared {
+		d, why, _ = cutJSONAs(newPieces(d.src), true)
 	}
-	j := &jsonCutter{d: d, dec: json.NewDecoder(bytes.NewReader(d.src)), header: make([]bool, len(d.lines))}
-	for i := range j.header {
-		j.header[i] = true
+	return d, why
+}
+
+// cutJSONAs is cutJSON by lines, or by bytes; shared reports that a chunk
+// shares a line with other text, so the cut by lines gave up.
+func cutJSONAs(d *pieces, bytewise bool) (_ *pieces, _ *NoPlan, shared bool) {
+	j := &jsonCutter{d: d, dec: json.NewDecoder(bytes.NewReader(d.src)), bytewise: bytewise}
+	if !bytewise {
+		j.header = make([]bool, len(d.lines))
+		for i := range j.header {
+			j.header[i] = true
+		}
 	}
-	if _, ok := j.value(nil); !ok {
-		return nil, false
+	if _, ok := j.value(nil, place{}); !ok {
+		return d, noPlan(d.src, j.at, j.why), j.shared
 	}
 	if _, err := j.dec.Token(); err != io.EOF {
-		return nil, false // more than one value
+		return d, noPlan(d.src, int(j.dec.InputOffset()), "more than one JSON value"), false
 	}
 	var header bytes.Buffer
+	if bytewise {
+		from := 0
+		for _, s := range j.spans {
+			header.Write(d.src[from:s.start])
+			from = s.end
+		}
+		header.Write(d.src[from:])
+	}
 	for i, l := range d.lines {
-		if j.header[i] {
+		if !bytewise && j.header[i] {
 			header.Write(d.src[l.start:l.end])
 			header.WriteByte('\n')
 		}
 	}
-	d.header, d.json = header.Bytes(), true
-	return d, true
+	d.header, d.json, d.bytewise = header.Bytes(), true, bytewise
+	return d, nil, false
 }
 
 // jsonCutter walks a JSON document's tokens.
@@ -48,15 +78,75 @@ type jsonCutter struct {
 	// cur is the chunk being read, depth the length of its path.
 	cur   *chunk
 	depth int
-	// header marks the lines outside every chunk and outside info.
+	// header marks the lines outside every chunk and outside info; cut
+	// by bytes, spans holds the bytes of the chunks and info, in order.
 	header []bool
+	spans  []span
+	// bytewise: chunks are cut by bytes; shared: the cut by lines found a
+	// chunk sharing a line.
+	bytewise, shared bool
+	// why is what the cutter was not sure of, at the byte at.
+	why string
+	at  int
 }
 
-// value reads one value at path; s is its text when it is a string.
-func (j *jsonCutter) value(path []string) (s string, ok bool) {
+// fail records why the cutter gives up, and where, for NoPlan.
+func (j *jsonCutter) fail(at int, why string) bool {
+	j.why, j.at = why, at
+	return false
+}
+
+// place is where a mapping sits, as far as the identity keywords care:
+// names, its keys are names (of properties, paths, components, media
+// types...), not keywords; data, it is inside a value that is data (an
+// example, a default, an enum, an extension), which no loader resolves.
+type place struct{ names, data bool }
+
+// nameKeys are the keywords whose value maps names to things; dataKeys
+// those whose value is data.
+var (
+	nameKeys = map[string]bool{
+		"paths": true, "webhooks": true, "schemas": true, "parameters": true, "responses": true,
+		"requestBodies": true, "headers": true, "links": true, "callbacks": true, "pathItems": true,
+		"securitySchemes": true, "content": true, "encoding": true, "variables": true, "mapping": true,
+		"scopes": true, "properties": true, "patternProperties": true, "dependentSchemas": true,
+		"$defs": true, "definitions": true,
+	}
+	dataKeys = map[string]bool{"example": true, "examples": true, "default": true, "enum": true, "const": true}
+)
+
+// of is the place of the value of key, a key of a mapping at pl. A name's
+// value is a thing whose keys are keywords again.
+func (pl place) of(key string) place {
+	switch {
+	case pl.data || !pl.names && (dataKeys[key] || strings.HasPrefix(key, "x-")):
+		return place{data: true}
+	case pl.names:
+		return place{}
+	}
+	return place{names: nameKeys[key]}
+}
+
+// identity reports whether key, a key of a mapping at pl, is a JSON Schema
+// identity keyword: a $ref may then resolve against another base.
+func (pl place) identity(key string) bool {
+	if pl.names || pl.data {
+		return false
+	}
+	for _, kw := range baseKeywords {
+		if strings.HasPrefix(key, kw) {
+			return true
+		}
+	}
+	return false
+}
+
+// value reads one value at path, a mapping's at pl; s is its text when it
+// is a string.
+func (j *jsonCutter) value(path []string, pl place) (s string, ok bool) {
 	tok, err := j.dec.Token()
 	if err != nil {
-		return "", false
+		return "", j.fail(int(j.dec.InputOffset()), "not JSON")
 	}
 	switch tok {
 	case json.Delim('{'):
@@ -64,13 +154,19 @@ func (j *jsonCutter) value(path []string) (s string, ok bool) {
 			at := j.keyStart()
 			tok, err := j.dec.Token()
 			key, isKey := tok.(string)
-			if err != nil || !isKey || !j.entry(path, key, at) {
+			if err != nil || !isKey {
+				return "", j.fail(at, "not JSON")
+			}
+			if pl.identity(key) {
+				return "", j.fail(at, "a JSON Schema identity keyword ("+key+")")
+			}
+			if !j.entry(path, key, at, pl.of(key)) {
 				return "", false
 			}
 		}
 	case json.Delim('['):
 		for j.dec.More() {
-			if _, ok := j.value(append(path, "-")); !ok {
+			if _, ok := j.value(append(path, "-"), place{data: pl.data}); !ok {
 				return "", false
 			}
 		}
@@ -78,8 +174,10 @@ func (j *jsonCutter) value(path []string) (s string, ok bool) {
 		s, _ := tok.(string)
 		return s, true
 	}
-	_, err = j.dec.Token() // the closing bracket
-	return "", err == nil
+	if _, err = j.dec.Token(); err != nil { // the closing bracket
+		return "", j.fail(int(j.dec.InputOffset()), "not JSON")
+	}
+	return "", true
 }
 
 // keyStart is the offset of the next key's opening quote: the decoder has
@@ -94,7 +192,8 @@ func (j *jsonCutter) keyStart() int {
 
 // entry reads the value of key, which begins at offset at, in the mapping
 // at path: a chunk when it is a paths entry or a component of a kind cut.
-func (j *jsonCutter) entry(path []string, key string, at int) bool {
+// pl is the place of its value.
+func (j *jsonCutter) entry(path []string, key string, at int, pl place) bool {
 	p := append(path[:len(path):len(path)], key)
 	ptr := ""
 	switch {
@@ -105,31 +204,40 @@ func (j *jsonCutter) entry(path []string, key string, at int) bool {
 		ptr = "#/components/" + p[1] + "/" + escape(key)
 	}
 	if ptr == "" {
-		s, ok := j.value(p)
+		s, ok := j.value(p, pl)
 		switch {
 		case !ok:
 			return false
 		case key == "$ref":
-			return j.ref(s, len(path))
+			return j.ref(s, len(path), at)
 		case key == "operationId" && j.cur != nil && p[0] == "paths":
 			j.d.opIDs = append(j.d.opIDs, s)
+		case len(p) == 1 && key == "info" && j.bytewise:
+			j.spans = append(j.spans, span{at, j.past()}) // info may differ, as in cut
 		case len(p) == 1 && key == "info":
 			j.lines(at) // info may differ, as in cut
 		}
 		return true
 	}
 	if j.d.chunks[ptr] != nil {
-		return false // a key twice
+		return j.fail(at, "a key twice")
 	}
 	j.cur, j.depth = &chunk{}, len(p)
-	if _, ok := j.value(p); !ok {
+	if _, ok := j.value(p, pl); !ok {
 		return false
 	}
 	c := j.cur
 	j.cur = nil
-	first, end, ok := j.lines(at)
-	if !ok {
-		return false
+	var first, end int
+	var ok bool
+	if j.bytewise {
+		c.from, c.to, c.past = at, int(j.dec.InputOffset()), j.past()
+		j.spans = append(j.spans, span{c.from, c.past})
+		first = bytes.Count(j.d.src[:at], []byte("\n"))
+		end = first + bytes.Count(j.d.src[at:c.to], []byte("\n")) + 1
+	} else if first, end, ok = j.lines(at); !ok {
+		j.shared = true
+		return j.fail(at, "a paths entry or component sharing a line with other text")
 	}
 	c.first, c.end = first, end
 	// bare: the value goes on past its key's line, so a stub keeps that
@@ -162,16 +270,30 @@ func (j *jsonCutter) lines(at int) (first, end int, ok bool) {
 	return first, end, true
 }
 
+// past is the offset past the value the decoder has just read and the
+// comma after it, if any: what a chunk cut by bytes blanks.
+func (j *jsonCutter) past() int {
+	end := int(j.dec.InputOffset())
+	at := end
+	for at < len(j.d.src) && (j.d.src[at] == ' ' || j.d.src[at] == '\n') {
+		at++
+	}
+	if at < len(j.d.src) && j.d.src[at] == ',' {
+		return at + 1
+	}
+	return end
+}
+
 // ref records a $ref's pointer, as cutter.ref does; depth is the length of
-// the path of the mapping holding it.
-func (j *jsonCutter) ref(p string, depth int) bool {
+// the path of the mapping holding it; at is the offset of its key.
+func (j *jsonCutter) ref(p string, depth, at int) bool {
 	switch {
 	case !componentRef(p):
-		return false
+		return j.fail(at, refReason(p))
 	case j.cur == nil:
 		j.d.headerRefs = append(j.d.headerRefs, p)
 	case depth == j.depth:
-		return false // a component that is a $ref itself: two names for one
+		return j.fail(at, "a component that is a $ref itself") // two names for one
 	default:
 		j.cur.refs = append(j.cur.refs, p)
 	}

@@ -19,7 +19,8 @@ func toJSON(text string) string {
 }
 
 // TestPlanSubsetJSON: an indented JSON document is cut and planned as its
-// YAML is; a minified one, and what the YAML cutter is unsure of, are not.
+// YAML is, and a minified one by bytes; what the YAML cutter is unsure of
+// is not.
 func TestPlanSubsetJSON(t *testing.T) {
 	base := subsetDoc(pathA+pathC, schA+schB+schC)
 	changed := strings.Replace(base, "type: integer", "type: number", 1)
@@ -41,8 +42,16 @@ func TestPlanSubsetJSON(t *testing.T) {
 	var v any
 	json.Unmarshal([]byte(nb), &v)
 	minified, _ := json.Marshal(v)
+	var ov any
+	json.Unmarshal([]byte(ob), &ov)
+	oldMinified, _ := json.Marshal(ov)
+	ms, why := Plan(oldMinified, minified)
+	if why != nil || ms.Skipped != s.Skipped || ms.Chunks != s.Chunks {
+		t.Errorf("minified: plan %+v (%v), want the indented one's %d chunks, %d left out", ms, why, s.Chunks, s.Skipped)
+	} else if text := ms.NewText(); len(text) != len(minified) || !json.Valid(dropTrailingCommas(text)) {
+		t.Errorf("minified: the plan's text is not the document's length, or not JSON:\n%s", text)
+	}
 	for name, text := range map[string]string{
-		"minified":                  string(minified),
 		"a component that is a ref": toJSON(strings.Replace(base, "    C:\n      type: integer", "    C:\n      $ref: '#/components/schemas/B'", 1)),
 		"an external ref":           toJSON(strings.Replace(base, "'#/components/schemas/B'", "'b.yaml#/B'", 1)),
 		"a ref to nothing":          toJSON(strings.Replace(base, "'#/components/schemas/B'", "'#/components/schemas/Nope'", 1)),
@@ -120,9 +129,9 @@ func TestPlanSubsetLongPointer(t *testing.T) {
 	base := subsetDoc(pathA+pathC, schA+schB+schC)
 	long := strings.Replace(base, "$ref: '#/components/schemas/B'", "$ref: \"#/components/\\\n          schemas/B\"", 1)
 	changed := strings.Replace(long, "type: integer", "type: number", 1)
-	d, ok := cut([]byte(long))
-	if !ok {
-		t.Fatalf("not cut:\n%s", long)
+	d, why := cut([]byte(long))
+	if why != nil {
+		t.Fatalf("not cut (%v):\n%s", why, long)
 	}
 	if refs := d.chunks["#/components/schemas/A"].refs; len(refs) != 1 || refs[0] != "#/components/schemas/B" {
 		t.Errorf("A's refs %v, want B", refs)
@@ -131,7 +140,82 @@ func TestPlanSubsetLongPointer(t *testing.T) {
 		t.Error("no subset planned")
 	}
 	folded := strings.Replace(base, "$ref: '#/components/schemas/B'", "$ref: \"#/components/\n          schemas/B\"", 1)
-	if _, ok := cut([]byte(folded)); ok {
+	if _, why := cut([]byte(folded)); why == nil {
 		t.Error("cut a pointer with a line break folded into a space")
+	}
+}
+
+// layoutCases are the pairs under testdata/layouts: real contracts' layouts
+// reduced (each directory's SOURCE.md names its source and licence), as
+// old.* and new.* of one extension.
+func layoutCases(t *testing.T) []patchCase {
+	t.Helper()
+	olds, _ := filepath.Glob(filepath.Join("testdata", "layouts", "*", "old.*"))
+	if len(olds) == 0 {
+		t.Fatal("no layout cases")
+	}
+	var cases []patchCase
+	for _, o := range olds {
+		ob, oerr := os.ReadFile(o)
+		nb, nerr := os.ReadFile(filepath.Join(filepath.Dir(o), "new"+filepath.Ext(o)))
+		if oerr != nil || nerr != nil {
+			t.Fatal(oerr, nerr)
+		}
+		cases = append(cases, patchCase{"layouts/" + filepath.Base(filepath.Dir(o)), string(ob), string(nb)})
+	}
+	return cases
+}
+
+// TestPatchIsTheLoadLayouts is TestPatchIsTheLoad on the layout cases cut
+// by lines. Patch places a chunk by its lines, so one cut by bytes
+// (minified JSON) is refused, and its plan's text loaded.
+func TestPatchIsTheLoadLayouts(t *testing.T) {
+	var lines []patchCase
+	for _, tc := range layoutCases(t) {
+		s, why := Plan([]byte(tc.old), []byte(tc.new))
+		switch {
+		case why != nil:
+			t.Errorf("%s: %v", tc.name, why)
+		case !s.n.bytewise:
+			lines = append(lines, tc)
+		default:
+			if _, ok := s.ParseEdit("new.json"); ok {
+				t.Errorf("%s: Patch parsed an edit cut by bytes", tc.name)
+			}
+		}
+	}
+	patchAll(t, lines)
+}
+
+// TestPlanSubsetLayouts: every layout case is planned, and leaves a chunk
+// out.
+func TestPlanSubsetLayouts(t *testing.T) {
+	for _, tc := range layoutCases(t) {
+		s, why := Plan([]byte(tc.old), []byte(tc.new))
+		if why != nil || s.Skipped == 0 {
+			t.Errorf("%s: no plan (%v), or nothing left out", tc.name, why)
+		}
+	}
+}
+
+// TestPlanSubsetIdentityByPlace: in JSON, a property named $id and an
+// example holding one (Box's metadata instances) are not identity
+// keywords; a $id where a schema's keywords are is, and NoPlan says where.
+func TestPlanSubsetIdentityByPlace(t *testing.T) {
+	ob, err := os.ReadFile(filepath.Join("testdata", "layouts", "box", "old.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, why := Plan(ob, ob)
+	if why != nil || s.Skipped == 0 {
+		t.Fatalf("no plan (%v), or nothing left out", why)
+	}
+	const at = `      "User": {
+        "type": "object",`
+	keyword := strings.Replace(string(ob), at, at+"\n        \"$id\": \"https://example.com/user\",", 1)
+	line := strings.Count(keyword[:strings.Index(keyword, `"$id": "https`)], "\n") + 1
+	_, why = Plan(ob, []byte(keyword))
+	if why == nil || !why.New || why.Line != line || !strings.Contains(why.Reason, "$id") {
+		t.Errorf("a $id keyword: %+v, want the new document's $id at line %d", why, line)
 	}
 }

@@ -2,6 +2,7 @@ package openapi
 
 import (
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 )
@@ -37,17 +38,23 @@ func mask(b []byte) []byte {
 }
 
 // PlanFiles plans a subset load of two roots that $ref other files; ok is
-// false when the roots are not of the plain block style PlanSubset is sure
-// of, reach cannot tell, or nothing would be left out.
-func PlanFiles(old, new []byte, reach FileReach) (*Subset, bool) {
+// why it is not when the roots are not of the plain block style PlanSubset
+// is sure of, reach cannot tell, or nothing would be left out.
+func PlanFiles(old, new []byte, reach FileReach) (*Subset, *NoPlan) {
 	var o *pieces
-	var ook bool
+	var owhy *NoPlan
 	var wg sync.WaitGroup
-	wg.Go(func() { o, ook = cut(mask(old)) })
-	n, ok := cut(mask(new))
+	wg.Go(func() { o, owhy = cut(mask(old)) })
+	n, why := cut(mask(new))
 	wg.Wait()
-	if !ok || !ook || !sameHeader(o, n) || !o.sound() || !n.sound() {
-		return nil, false
+	if owhy != nil {
+		return nil, owhy
+	}
+	if why != nil {
+		return nil, why.onSide(true)
+	}
+	if why := planable(o, n); why != nil {
+		return nil, why
 	}
 	// The masked texts are the same length as the real ones, line by line:
 	// the chunks' spans hold for both.
@@ -67,7 +74,7 @@ func PlanFiles(old, new []byte, reach FileReach) (*Subset, bool) {
 			}
 			changed, back, ok := reach(side.old, text)
 			if !ok {
-				return nil, false
+				return nil, &NoPlan{Reason: "a $ref into another file whose reach is not read, in " + strconv.QuoteToASCII(p), New: !side.old}
 			}
 			dirty[p] = dirty[p] || changed
 			for _, b := range back {
@@ -77,10 +84,11 @@ func PlanFiles(old, new []byte, reach FileReach) (*Subset, bool) {
 	}
 	keep, whole, changed := plan(o, n, more, func(p string) bool { return dirty[p] })
 	s, ok := subset(o, n, keep, whole, changed, false)
-	if ok {
-		s.files = true
+	if !ok {
+		return nil, &NoPlan{Reason: "every chunk of the root is changed or reaches a change"}
 	}
-	return s, ok
+	s.files = true
+	return s, nil
 }
 
 // chunkOf is the chunk a pointer into the root lands in: a paths entry or a

@@ -22,8 +22,8 @@ type Cut struct {
 
 // NewCut cuts b as PlanSubset cuts each side.
 func NewCut(b []byte) *Cut {
-	p, ok := cut(b)
-	return &Cut{p: p, ok: ok}
+	p, why := cut(b)
+	return &Cut{p: p, ok: why == nil}
 }
 
 // PlanSubsetCut is PlanSubset with the old document already cut. A plan
@@ -33,8 +33,9 @@ func PlanSubsetCut(old *Cut, new []byte) (*Subset, bool) {
 	if !old.ok {
 		return nil, false
 	}
-	n, ok := cut(new)
-	return planCut(old.p, n, ok)
+	n, why := cut(new)
+	s, why := planCut(old.p, n, why)
+	return s, why == nil
 }
 
 // Restrict is d, the whole old document c holds and s was planned from,

@@ -55,7 +55,7 @@ type Edit struct {
 // ParseEdit parses s's new header and changed chunks, named name; false
 // when they cannot be parsed alone (see Patch).
 func (s *Subset) ParseEdit(name string) (*Edit, bool) {
-	if s == nil {
+	if s == nil || s.n.bytewise {
 		return nil, false
 	}
 	text, ok := s.fragment()
@@ -72,7 +72,7 @@ func (s *Subset) ParseEdit(name string) (*Edit, bool) {
 // PatchEdit is Patch with the edit parsed; an edit is assembled once.
 func (d *Doc) PatchEdit(c *Cut, e *Edit, display func(string) string) (*Doc, bool) {
 	s := e.s
-	if len(d.Problems) > 0 || !c.ok || s.o != c.p || d.T.Components == nil && d.T.Paths == nil {
+	if len(d.Problems) > 0 || !c.ok || s.o != c.p || s.o.bytewise || d.T.Components == nil && d.T.Paths == nil {
 		return nil, false
 	}
 	t, ok := s.assemble(d.T, e.t)
@@ -80,6 +80,7 @@ func (d *Doc) PatchEdit(c *Cut, e *Edit, display func(string) string) (*Doc, boo
 		return nil, false
 	}
 	out := &Doc{T: t, name: e.name, display: asGiven(display), raw: s.n.src, reused: s.moves()}
+	out.shiftAs(e.name, s.n.src)
 	if out.Problems = out.validate(context.Background()); len(out.Problems) > 0 {
 		return nil, false
 	}
@@ -131,6 +132,9 @@ func loadFragment(at *url.URL, text []byte, origins bool) (t *openapi3.T, err er
 	l := openapi3.NewLoader()
 	l.IncludeOrigin = origins
 	l.Context = context.Background()
+	// Read as the whole document is (surrogate-pair escapes rewritten):
+	// otherwise the parser falls back to JSON's, without places.
+	text, _ = Readable(text)
 	l.ReadFromURIFunc = func(_ *openapi3.Loader, u *url.URL) ([]byte, error) {
 		if *u != *at {
 			return nil, errors.New("no other file") // the plan holds only local $refs

@@ -27,6 +27,14 @@ type scanner struct {
 	// takes every blank line after it: the cutter must see the next node
 	// in the same chunk (see cut).
 	keep bool
+	// why is what the scanner was not sure of, once next says ok=false.
+	why string
+}
+
+// fail records why the scanner gives up, for NoPlan.
+func (s *scanner) fail(why string) bool {
+	s.why = why
+	return false
 }
 
 // lineInfo is what the scanner learns of one line.
@@ -75,17 +83,20 @@ func (s *scanner) next(line []byte) (lineInfo, bool) {
 			return l, true
 		}
 		s.quote = 0
-		return l, trailer(line[end:])
+		return l, trailer(line[end:]) || s.fail("text after a quoted scalar")
 	}
 	if len(rest) == 0 {
-		return l, s.ref != 1 // a $ref's pointer does not start with a line break
+		if s.ref == 1 {
+			return l, s.fail("a $ref's block scalar starting with a blank line") // a pointer does not start with a line break
+		}
+		return l, true
 	}
 	if s.block >= 0 {
 		if ind > s.block {
 			return s.refLine(rest)
 		}
 		if s.ref == 1 {
-			return l, false
+			return l, s.fail("a $ref's block scalar with no pointer")
 		}
 		s.block, s.ref = -1, 0
 	}
@@ -99,7 +110,7 @@ func (s *scanner) next(line []byte) (lineInfo, bool) {
 		return l, true
 	}
 	if ind == 0 && (bytes.HasPrefix(rest, []byte("---")) || bytes.HasPrefix(rest, []byte("...")) || rest[0] == '%') {
-		return l, false
+		return l, s.fail("a document marker or directive")
 	}
 	l.structure, l.indent = true, ind
 	// parent is the indentation a value's later lines must exceed: a
@@ -137,7 +148,7 @@ func (s *scanner) pointerLine(line []byte) (lineInfo, bool) {
 	end := closeQuote(text, 0, '"')
 	if end < 0 {
 		if !bytes.HasSuffix(text, []byte("\\")) || bytes.IndexByte(text[:len(text)-1], '\\') >= 0 {
-			return lineInfo{}, false
+			return lineInfo{}, s.fail("a $ref broken over lines other than by escaped line breaks")
 		}
 		s.pointer = append(s.pointer, text[:len(text)-1]...)
 		return lineInfo{}, true
@@ -145,9 +156,9 @@ func (s *scanner) pointerLine(line []byte) (lineInfo, bool) {
 	p := append(s.pointer, text[:end-1]...)
 	s.pointer = nil
 	if bytes.IndexByte(p, '\\') >= 0 {
-		return lineInfo{}, false
+		return lineInfo{}, s.fail("an escape in a $ref")
 	}
-	return lineInfo{isRef: true, scalar: true, value: p}, trailer(text[end:])
+	return lineInfo{isRef: true, scalar: true, value: p}, trailer(text[end:]) || s.fail("text after a $ref")
 }
 
 // refLine reads a line of a block scalar: the pointer of a `$ref: >-`
@@ -158,7 +169,7 @@ func (s *scanner) refLine(text []byte) (lineInfo, bool) {
 		s.ref = 2
 		return lineInfo{isRef: true, scalar: true, value: bytes.TrimRight(text, " ")}, true
 	case 2:
-		return lineInfo{}, false
+		return lineInfo{}, s.fail("a $ref's block scalar over more than one line")
 	}
 	return lineInfo{}, true
 }
@@ -178,9 +189,12 @@ func (s *scanner) key(l *lineInfo, rest []byte) ([]byte, bool) {
 		}
 		k, ok := unquote(rest[:end])
 		l.key, l.hasKey = k, true
-		return after[1:], ok
+		if !ok {
+			return nil, s.fail("an escape in a quoted key")
+		}
+		return after[1:], true
 	case '?':
-		return nil, false
+		return nil, s.fail("a complex key (?)")
 	}
 	for i := 0; i < len(rest); i++ {
 		switch {
@@ -204,7 +218,7 @@ func (s *scanner) value(l *lineInfo, v []byte, parent int) bool {
 	v = bytes.TrimLeft(v, " ")
 	l.isRef = l.hasKey && string(l.key) == "$ref"
 	if len(v) == 0 || v[0] == '#' {
-		return !l.isRef
+		return !l.isRef || s.fail("a $ref whose value is not on its line")
 	}
 	switch v[0] {
 	case '|', '>':
@@ -213,12 +227,12 @@ func (s *scanner) value(l *lineInfo, v []byte, parent int) bool {
 			hdr = hdr[:i]
 		}
 		if len(bytes.Trim(hdr, "+-0123456789 ")) > 0 {
-			return false // not a header
+			return s.fail("a block scalar header it does not read")
 		}
 		s.keep = s.keep || bytes.IndexByte(hdr, '+') >= 0
 		if l.isRef {
 			if string(bytes.TrimRight(hdr, " ")) != "-" {
-				return false // a pointer with a line break in it
+				return s.fail("a $ref's block scalar keeping its line break") // a pointer with a line break in it
 			}
 			s.ref = 1
 		}
@@ -233,25 +247,32 @@ func (s *scanner) value(l *lineInfo, v []byte, parent int) bool {
 		}
 		if end < 0 {
 			s.quote = v[0]
-			return !l.isRef
+			return !l.isRef || s.fail("a $ref quoted over several lines")
 		}
 		l.value, l.scalar = unquote(v[:end])
 		if !l.scalar && (l.isRef || string(l.key) == "operationId") {
-			return false // an escape in a value the cutter reads
+			return s.fail("an escape in a $ref or operationId") // a value the cutter reads
 		}
-		return trailer(v[end:])
+		return trailer(v[end:]) || s.fail("text after a quoted scalar")
 	case '{', '[':
 		end := closeFlow(v)
-		if end < 0 || !trailer(v[end:]) || l.isRef {
-			return false
+		switch {
+		case end < 0:
+			return s.fail("a flow collection over several lines")
+		case !trailer(v[end:]):
+			return s.fail("text after a flow collection")
+		case l.isRef:
+			return s.fail("a $ref whose value is a collection")
 		}
 		if n := bytes.Count(v[:end], []byte("$ref")); n > 0 {
 			l.flowRefs = flowRefs(v[:end])
-			return len(l.flowRefs) == n
+			return len(l.flowRefs) == n || s.fail("a $ref in a flow collection it does not read")
 		}
 		return true
-	case '&', '*', '!', '%', '@', '`':
-		return false
+	case '&', '*', '!':
+		return s.fail("an anchor, alias or tag")
+	case '%', '@', '`':
+		return s.fail("a reserved indicator")
 	}
 	if i := bytes.Index(v, []byte(" #")); i >= 0 {
 		v = v[:i]

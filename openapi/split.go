@@ -32,7 +32,7 @@ func (s *Subset) Cut() *Cut { return &Cut{p: s.o, ok: true} }
 // a finding there is placeless, which the caller takes as the sign to load
 // the whole documents (Unplaced).
 func (s *Subset) LoadOld(name string, display func(string) string) (*Doc, bool) {
-	if s.files {
+	if s.files || s.o.bytewise {
 		return nil, false
 	}
 	placed, bare := s.placement()
@@ -88,7 +88,7 @@ func (s *Subset) placement() (placed, bare map[string]bool) {
 // name, parsed as two halves at once (see LoadOld); false when it cannot
 // stand for that load.
 func (c *Cut) Load(name string, display func(string) string) (*Doc, bool) {
-	if !c.ok {
+	if !c.ok || c.p.bytewise {
 		return nil, false
 	}
 	all := make(map[string]bool, len(c.p.chunks))
@@ -147,6 +147,7 @@ func (d *pieces) loadParts(name string, display func(string) string, placed, bar
 		return nil, false
 	}
 	doc := &Doc{T: t, name: name, display: asGiven(display), raw: d.src}
+	doc.shiftAs(name, d.src)
 	if doc.Problems = doc.validate(context.Background()); len(doc.Problems) > 0 {
 		return nil, false
 	}

@@ -3,6 +3,7 @@ package openapi
 import (
 	"bytes"
 	"reflect"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -26,9 +27,10 @@ import (
 // always kept and must say the same on both sides, but for info, which
 // nothing else reads (a release bumps info.version).
 //
-// Anything the cutter is not sure of makes it give up, and the caller loads
-// the whole documents: JSON, flow collections over several lines, anchors,
-// aliases, tags, tabs, CR line ends, document markers and directives, keep
+// Anything the cutter is not sure of makes it give up (NoPlan says why and
+// where), and the caller loads the whole documents: flow collections over
+// several lines, anchors, aliases, tags, tabs, CR line ends, document
+// markers and directives, keep
 // chomping (|+), a $ref that is not a plain local component pointer, a
 // component that is itself a $ref (two names for one schema), duplicate keys,
 // operationIds used twice and paths that clash once their parameters are
@@ -129,26 +131,52 @@ var splitKinds = map[string]bool{
 // too: its old side still loads on both cores, and its new side parses
 // only the chunks that changed (LoadOld, Patch).
 func PlanSubset(old, new []byte) (*Subset, bool) {
-	// Each side is cut on its own core: the cut is most of the plan's time.
-	var o *pieces
-	var ook bool
-	var wg sync.WaitGroup
-	wg.Go(func() { o, ook = cut(old) })
-	n, ok := cut(new)
-	wg.Wait()
-	if !ook {
-		return nil, false
-	}
-	return planCut(o, n, ok)
+	s, why := Plan(old, new)
+	return s, why == nil
 }
 
-// planCut is PlanSubset once both documents are cut (ok: new's cut).
-func planCut(o, n *pieces, ok bool) (*Subset, bool) {
-	if !ok || !sameHeader(o, n) || !o.sound() || !n.sound() {
-		return nil, false
+// Plan is PlanSubset saying why there is no plan.
+func Plan(old, new []byte) (*Subset, *NoPlan) {
+	// Each side is cut on its own core: the cut is most of the plan's time.
+	var o *pieces
+	var owhy *NoPlan
+	var wg sync.WaitGroup
+	wg.Go(func() { o, owhy = cut(old) })
+	n, why := cut(new)
+	wg.Wait()
+	if owhy != nil {
+		return nil, owhy
+	}
+	return planCut(o, n, why.onSide(true))
+}
+
+// planCut is Plan once both documents are cut (why: new's cut's).
+func planCut(o, n *pieces, why *NoPlan) (*Subset, *NoPlan) {
+	if why == nil {
+		why = planable(o, n)
+	}
+	if why != nil {
+		return nil, why
 	}
 	keep, whole, changed := plan(o, n, nil, nil)
-	return subset(o, n, keep, whole, changed, true)
+	s, _ := subset(o, n, keep, whole, changed, true)
+	return s, nil
+}
+
+// planable says why two documents cut are not planned: the text outside
+// their chunks differs, or what kin-openapi checks across the whole
+// document does not hold on a side.
+func planable(o, n *pieces) *NoPlan {
+	if !sameHeader(o, n) {
+		return &NoPlan{Reason: "the text outside the paths and components differs"}
+	}
+	if why := o.sound(); why != "" {
+		return &NoPlan{Reason: why}
+	}
+	if why := n.sound(); why != "" {
+		return &NoPlan{Reason: why, New: true}
+	}
+	return nil
 }
 
 // sameHeader reports whether the text outside the chunks says the same on
@@ -188,7 +216,12 @@ func subset(o, n *pieces, keep, whole, changed map[string]bool, always bool) (*S
 		return nil, false
 	}
 	for p, c := range n.chunks {
-		if !keep[p] {
+		switch {
+		case keep[p]:
+		case n.bytewise:
+			// Cut by bytes, a chunk's lines may be another's too.
+			s.Lines += bytes.Count(n.src[c.from:c.past], []byte("\n"))
+		default:
 			s.Lines += c.end - c.first
 		}
 	}
@@ -270,33 +303,39 @@ type pieces struct {
 	sections map[int][]string
 	opIDs    []string
 	paths    []string
-	// json: the document is JSON (cutJSON), whose stubs are written so.
-	json bool
+	// json: the document is JSON (cutJSON), whose stubs are written so;
+	// bytewise: its chunks are cut by bytes (minified), not by lines.
+	json, bytewise bool
 }
 
 type span struct{ start, end int }
 
-// chunk is one paths entry or component: lines [first, end).
+// chunk is one paths entry or component: lines [first, end); cut by
+// bytes, its entry is src[from:to], and src[from:past] with its comma.
 type chunk struct {
-	first, end int
-	refs       []string
+	first, end     int
+	from, to, past int
+	refs           []string
 	// ignore: the chunk holds an x-contractlint-ignore; alias: the chunk is
 	// a $ref itself; bare: its first line is its key alone.
 	ignore, alias, bare bool
 }
 
 func (d *pieces) text(c *chunk) []byte {
+	if d.bytewise {
+		return d.src[c.from:c.to]
+	}
 	return d.src[d.lines[c.first].start:d.lines[c.end-1].end]
 }
 
-// sound reports whether what kin-openapi checks across the whole document
-// holds: no operationId used twice, no two paths alike once their
-// parameters are erased, and every $ref naming a chunk there is.
-func (d *pieces) sound() bool {
+// sound says what kin-openapi checks across the whole document does not
+// hold ("" when all does): no operationId used twice, no two paths alike
+// once their parameters are erased, and every $ref naming a chunk there is.
+func (d *pieces) sound() string {
 	ids := map[string]bool{}
 	for _, id := range d.opIDs {
 		if ids[id] {
-			return false
+			return "an operationId used twice: " + strconv.QuoteToASCII(id)
 		}
 		ids[id] = true
 	}
@@ -304,29 +343,38 @@ func (d *pieces) sound() bool {
 	for _, p := range d.paths {
 		t := template(p) + "/"
 		if tmpls[t] {
-			return false
+			return "two paths alike but for their parameters' names: " + strconv.QuoteToASCII(p)
 		}
 		tmpls[t] = true
 	}
 	for _, c := range d.chunks {
 		for _, r := range c.refs {
 			if d.chunks[r] == nil {
-				return false
+				return "a $ref to a component there is not: " + strconv.QuoteToASCII(r)
 			}
 		}
 	}
 	for _, r := range d.headerRefs {
 		if d.chunks[r] == nil {
-			return false
+			return "a $ref to a component there is not: " + strconv.QuoteToASCII(r)
 		}
 	}
-	return true
+	return ""
 }
 
 // blank returns the text with the chunks not in keep emptied, keeping every
 // line break, and the number of lines emptied. A section left with no entry
 // is written `key: {}` (a mapping, as before).
 func (d *pieces) blank(keep map[string]bool) []byte {
+	if d.bytewise {
+		out := bytes.Clone(d.src)
+		for p, c := range d.chunks {
+			if !keep[p] {
+				copy(out[c.from:c.past], bytes.Repeat([]byte(" "), c.past-c.from))
+			}
+		}
+		return out
+	}
 	return d.blankStub(keep, nil)
 }
 

@@ -27,9 +27,9 @@ const (
 // kept lists the chunks left in a subset text, by pointer.
 func kept(t *testing.T, text []byte) []string {
 	t.Helper()
-	d, ok := cut(text)
-	if !ok {
-		t.Fatalf("the subset text does not cut:\n%s", text)
+	d, why := cut(text)
+	if why != nil {
+		t.Fatalf("the subset text does not cut (%v):\n%s", why, text)
 	}
 	var out []string
 	for p := range d.chunks {

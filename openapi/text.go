@@ -35,7 +35,7 @@ func Readable(b []byte) ([]byte, []shift) {
 		return b, nil
 	}
 	ms := surrogateRE.FindAllIndex(b, -1)
-	if len(ms) == 0 || !json.Valid(b) {
+	if len(ms) == 0 || !json.Valid(b) && !json.Valid(dropTrailingCommas(b)) {
 		return b, nil
 	}
 	var out bytes.Buffer
@@ -67,6 +67,33 @@ func Readable(b []byte) ([]byte, []shift) {
 	}
 	out.Write(b[copied:])
 	return out.Bytes(), shifts
+}
+
+// dropTrailingCommas is b with each comma that ends a JSON mapping or
+// sequence (`,` then blanks then `}` or `]`, outside strings) made a space.
+// A subset plan's text of a JSON document (see cutJSON) has one where it
+// blanked a mapping's last entries: JSON but for those, which YAML reads as
+// JSON means it, so Readable rewrites its escapes as the whole document's.
+func dropTrailingCommas(b []byte) []byte {
+	out := slices.Clone(b)
+	inString := false
+	for i := 0; i < len(out); i++ {
+		switch c := out[i]; {
+		case inString && c == '\\':
+			i++
+		case c == '"':
+			inString = !inString
+		case !inString && c == ',':
+			j := i + 1
+			for j < len(out) && (out[j] == ' ' || out[j] == '\n' || out[j] == '\t' || out[j] == '\r') {
+				j++
+			}
+			if j < len(out) && (out[j] == '}' || out[j] == ']') {
+				out[i] = ' '
+			}
+		}
+	}
+	return out
 }
 
 // yamlDirectiveRE is a `%YAML 1.x` directive (x from 2) opening the text,
@@ -142,6 +169,15 @@ func (d *Doc) readable(name string, b []byte) []byte {
 		d.refs.shifts[name] = shifts
 	}
 	return out
+}
+
+// shiftAs records the columns Readable moves in src, the text of name,
+// for a model parsed from parts of it (each part rewritten alike: its
+// lines are src's).
+func (d *Doc) shiftAs(name string, src []byte) {
+	if _, shifts := Readable(src); shifts != nil {
+		d.refs.shifts = map[string][]shift{name: shifts}
+	}
 }
 
 // column is the original column of a place in name's rewritten text.

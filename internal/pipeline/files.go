@@ -98,9 +98,9 @@ func resolve(name string, refs []string) ([]target, bool) {
 	return out, true
 }
 
-// planFiles plans the subset load of two split specs; nil when it does not
-// apply.
-func planFiles(old, new Side, ob, nb []byte) *openapi.Subset {
+// planFiles plans the subset load of two split specs; nil, and why, when
+// it does not apply.
+func planFiles(old, new Side, ob, nb []byte) (*openapi.Subset, *openapi.NoPlan) {
 	var ot, nt *fileTree
 	var ook, nok bool
 	var wg sync.WaitGroup
@@ -108,27 +108,23 @@ func planFiles(old, new Side, ob, nb []byte) *openapi.Subset {
 	nt, nok = readTree(new, nb)
 	wg.Wait()
 	if !ook || !nok {
-		return nil
+		return nil, &openapi.NoPlan{Reason: "a $ref'd file that is not read, or a $ref in one that is not followed", New: ook}
 	}
 	// The sides' roots may sit in different folders (diff a/api.yaml
 	// b/api.yaml): files are compared by their names below the root's.
 	oc, ok1 := ot.changed(nt)
 	nc, ok2 := nt.changed(ot)
 	if !ok1 || !ok2 {
-		return nil
+		return nil, &openapi.NoPlan{Reason: "a $ref'd file outside the root's folder", New: ok1}
 	}
 	od, nd := ot.dirty(oc), nt.dirty(nc)
-	sub, ok := openapi.PlanFiles(ob, nb, func(isOld bool, text []byte) (bool, []string, bool) {
+	return openapi.PlanFiles(ob, nb, func(isOld bool, text []byte) (bool, []string, bool) {
 		t, dirty := nt, nd
 		if isOld {
 			t, dirty = ot, od
 		}
 		return t.reach(text, dirty)
 	})
-	if !ok {
-		return nil
-	}
-	return sub
 }
 
 // changed lists t's files that differ from, or are missing in, other's

@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"errors"
+	"fmt"
 	"sync"
 
 	"github.com/contractlint/contractlint/internal/source"
@@ -57,7 +58,9 @@ func diffOpenAPI(old, new Side, o Options, subset bool) (*rules.Input, *openapi.
 		case !same && cut && held != nil:
 			sub = held.plan(new)
 		case !same && cut:
-			sub = planSubset(old, new)
+			var why string
+			sub, why = planSubset(old, new)
+			o.Stats.noPlan(why)
 		}
 		return nil
 	})
@@ -194,30 +197,44 @@ func compareOpenAPI(old Side, loadOld func() (*openapi.Doc, error), new Side, lo
 	return in, err
 }
 
-// planSubset reads both documents for openapi.PlanSubset, or for
-// openapi.PlanFiles when a side $refs other files; nil when the plan does
-// not apply.
-func planSubset(old, new Side) *openapi.Subset {
+// planSubset reads both documents for openapi.Plan, or for
+// openapi.PlanFiles when a side $refs other files; nil, and why (for
+// --stats: a user whose contract loads whole can see what in it stops
+// the plan), when the plan does not apply.
+func planSubset(old, new Side) (*openapi.Subset, string) {
 	ob, err := old.Src.ReadFile(firstName(old))
 	if err != nil {
-		return nil
+		return nil, "no plan: the old document is not read"
 	}
 	nb, err := new.Src.ReadFile(firstName(new))
 	if err != nil {
-		return nil
+		return nil, "no plan: the new document is not read"
 	}
-	for _, b := range [][]byte{ob, nb} {
+	for i, b := range [][]byte{ob, nb} {
 		if files, ok := externalRefs(b); !ok {
-			return nil
+			return nil, "no plan: a $ref to a URL or an absolute path, or one not read, in " + []Side{old, new}[i].display(firstName([]Side{old, new}[i]))
 		} else if len(files) > 0 {
-			return planFiles(old, new, ob, nb)
+			sub, why := planFiles(old, new, ob, nb)
+			return sub, whyText(old, new, why)
 		}
 	}
-	sub, ok := openapi.PlanSubset(ob, nb)
-	if !ok {
-		return nil
+	sub, why := openapi.Plan(ob, nb)
+	return sub, whyText(old, new, why)
+}
+
+// whyText is why as --stats says it, "" for none.
+func whyText(old, new Side, why *openapi.NoPlan) string {
+	if why == nil {
+		return ""
 	}
-	return sub
+	at := old
+	if why.New {
+		at = new
+	}
+	if why.Line == 0 {
+		return "no plan: " + why.Reason
+	}
+	return fmt.Sprintf("no plan: %s at %s:%d", why.Reason, at.display(firstName(at)), why.Line)
 }
 
 // readOnce is s with its document read now, and served from memory after.

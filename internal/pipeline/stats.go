@@ -37,6 +37,9 @@ type Stats struct {
 	// Commits and Versions count review's history walk: the commits its git
 	// log listed and the versions of the reviewed .proto files it loaded.
 	Commits, Versions int
+	// NoPlan says why the last OpenAPI pair that could have had a subset
+	// plan had none ("" when it had one).
+	NoPlan string
 
 	mu sync.Mutex // both sides load at once
 }
@@ -139,6 +142,15 @@ func (s *Stats) chunks(sub *openapi.Subset) {
 	}
 }
 
+// noPlan records why a pair got no subset plan; a nil Stats ignores it.
+func (s *Stats) noPlan(why string) {
+	if s != nil {
+		s.mu.Lock()
+		s.NoPlan = why
+		s.mu.Unlock()
+	}
+}
+
 // rerun counts a subset load the whole documents had to follow.
 func (s *Stats) rerun() {
 	if s != nil {
@@ -170,6 +182,9 @@ func (s *Stats) Write(w io.Writer) {
 			fmt.Fprintf(w, ", then loaded whole %d times", s.Rerun)
 		}
 		fmt.Fprintln(w)
+	}
+	if s.NoPlan != "" {
+		fmt.Fprintf(w, "stats: %s\n", s.NoPlan)
 	}
 	if s.Versions > 0 || s.Commits > 0 {
 		fmt.Fprintf(w, "stats: history  %d versions loaded from %d commits\n", s.Versions, s.Commits)

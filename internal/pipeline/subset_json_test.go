@@ -1,8 +1,12 @@
 package pipeline_test
 
 import (
+	"bytes"
+	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/contractlint/contractlint/internal/corpus"
@@ -12,10 +16,19 @@ import (
 )
 
 // TestSubsetSameFindingsJSON is TestSubsetSameFindingsRules on every YAML
-// pair of the rule cases written as indented JSON: the planned load (cut
-// from JSON tokens) and the whole load find the same, field by field, and
-// JSON documents get plans as their YAML does.
+// pair of the rule cases written as indented JSON, and minified: the
+// planned load (cut from JSON tokens, by lines or by bytes) and the whole
+// load find the same, field by field, and JSON documents get plans as
+// their YAML does.
 func TestSubsetSameFindingsJSON(t *testing.T) {
+	for _, minify := range []bool{false, true} {
+		t.Run(map[bool]string{false: "indented", true: "minified"}[minify], func(t *testing.T) {
+			sameFindingsJSON(t, minify)
+		})
+	}
+}
+
+func sameFindingsJSON(t *testing.T, minify bool) {
 	cases, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "rules", "*", "*", "old.yaml"))
 	ran, planned, skipped := 0, 0, 0
 	for _, o := range cases {
@@ -29,20 +42,13 @@ func TestSubsetSameFindingsJSON(t *testing.T) {
 		if !ook || !nok {
 			continue
 		}
+		if minify {
+			oj, nj = compact(t, oj), compact(t, nj)
+		}
 		ran++
 		name := filepath.Base(filepath.Dir(filepath.Dir(o))) + "/" + filepath.Base(filepath.Dir(o))
 		t.Run(name, func(t *testing.T) {
-			dir := t.TempDir()
-			for f, text := range map[string]string{"old.json": oj, "new.json": nj} {
-				if err := os.WriteFile(filepath.Join(dir, f), []byte(text), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			src, err := source.OpenDir(dir)
-			if err != nil {
-				t.Fatal(err)
-			}
-			st := subsetRun(t, pipeline.Side{Src: src, Files: []string{"old.json"}}, pipeline.Side{Src: src, Files: []string{"new.json"}}, everyRule())
+			st := subsetRunJSON(t, oj, nj)
 			if st.Chunks > 0 {
 				planned++
 			}
@@ -55,6 +61,32 @@ func TestSubsetSameFindingsJSON(t *testing.T) {
 	if planned < ran/2 || skipped < 10 {
 		t.Errorf("of %d JSON pairs %d planned, %d left a chunk out", ran, planned, skipped)
 	}
+}
+
+// subsetRunJSON is subsetRun, with every rule on, on the JSON documents
+// old and new written as old.json and new.json.
+func subsetRunJSON(t *testing.T, old, new string) *pipeline.Stats {
+	t.Helper()
+	dir := t.TempDir()
+	for f, text := range map[string]string{"old.json": old, "new.json": new} {
+		if err := os.WriteFile(filepath.Join(dir, f), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	src, err := source.OpenDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return subsetRun(t, pipeline.Side{Src: src, Files: []string{"old.json"}}, pipeline.Side{Src: src, Files: []string{"new.json"}}, everyRule())
+}
+
+// compact is the JSON text j on one line.
+func compact(t *testing.T, j string) string {
+	var b bytes.Buffer
+	if err := json.Compact(&b, []byte(j)); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
 }
 
 // TestSubsetSameFindingsOpenAI compares both loads on two versions of
@@ -97,5 +129,53 @@ func TestSubsetSameFindingsOpenAI(t *testing.T) {
 				t.Errorf("subset left out %d of %d chunks, want at least half", st.ChunksSkipped, st.Chunks)
 			}
 		})
+	}
+}
+
+// TestSubsetSameFindingsLayouts compares both loads on the layout cases
+// (openapi/testdata/layouts: Box's indented JSON with properties named $id,
+// and the layouts the cutter reads by tokens), each of which must be
+// planned with a chunk left out.
+func TestSubsetSameFindingsLayouts(t *testing.T) {
+	olds, _ := filepath.Glob(filepath.Join("..", "..", "openapi", "testdata", "layouts", "*", "old.*"))
+	if len(olds) == 0 {
+		t.Fatal("no layout cases")
+	}
+	for _, o := range olds {
+		dir := filepath.Dir(o)
+		t.Run(filepath.Base(dir), func(t *testing.T) {
+			src, err := source.OpenDir(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ext := filepath.Ext(o)
+			st := subsetRun(t, pipeline.Side{Src: src, Files: []string{"old" + ext}}, pipeline.Side{Src: src, Files: []string{"new" + ext}}, everyRule())
+			if st.ChunksSkipped == 0 || st.NoPlan != "" {
+				t.Errorf("left out %d of %d chunks (%s)", st.ChunksSkipped, st.Chunks, st.NoPlan)
+			}
+		})
+	}
+}
+
+// TestNoPlanSaysWhere: --stats names the rule a document broke and where,
+// so a user can tell why a contract loads whole.
+func TestNoPlanSaysWhere(t *testing.T) {
+	ob, err := os.ReadFile(filepath.Join("..", "..", "openapi", "testdata", "layouts", "box", "old.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const at = `      "User": {
+        "type": "object",`
+	nb := strings.Replace(string(ob), at, at+"\n        \"$id\": \"https://example.com/user\",", 1)
+	line := strings.Count(nb[:strings.Index(nb, `"$id": "https`)], "\n") + 1
+	st := subsetRunJSON(t, string(ob), nb)
+	want := fmt.Sprintf("no plan: a JSON Schema identity keyword ($id) at new.json:%d", line)
+	if st.NoPlan != want {
+		t.Errorf("NoPlan %q, want %q", st.NoPlan, want)
+	}
+	var out strings.Builder
+	st.Write(&out)
+	if !strings.Contains(out.String(), "stats: "+want+"\n") {
+		t.Errorf("--stats does not say why there is no plan:\n%s", out.String())
 	}
 }
