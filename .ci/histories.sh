@@ -42,10 +42,12 @@ for my $f (@ARGV) {
 '
 
 redocly_plain() { # redocly_plain OLDDIR NEWDIR ROOT: both exported trees, in place
-	# A description written as a $ref (Redocly's extension, which
+	# A description written as a $ref to a file (Redocly's extension, which
 	# DigitalOcean and Dropbox Sign use for tag texts) is no OpenAPI and
-	# stops both tools: each side gets a plain string in its place.
-	perl -0pi -e 's/(\n[ \t]*description:)[ \t]*\n[ \t]*\$ref:[^\n]*/$1 "(text kept in another file)"/g' "$1/$3" "$2/$3"
+	# stops both tools: each side gets a plain string in its place. A $ref
+	# within the document is left alone: there `description` is a property
+	# whose schema is $ref'd (Plaid's SweepDescription).
+	perl -0pi -e 's/(\n[ \t]*description:)[ \t]*\n[ \t]*\$ref:[ \t]*["\x27]?[^#"\x27\s][^\n]*/$1 "(text kept in another file)"/g' "$1/$3" "$2/$3"
 	# A media-type map written as a $ref to a file (`content: {$ref:
 	# responses/x.yml}`, Redocly's extension, all through Lob's tree) stops
 	# oasdiff; contractlint reads it as a bundler does. Each is replaced
