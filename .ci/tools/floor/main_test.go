@@ -29,20 +29,21 @@ paths:
             type: integer
       responses:
         "200":
-          description: ok
           content:
             application/json:
               schema:
                 $ref: '#/components/schemas/A'
+          description: the A
   /b:
-    get:
+    post:
+      requestBody:
+        content:
+          application/json:
+            schema:
+              $ref: '#/components/schemas/B'
       responses:
-        "200":
-          description: ok
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/B'
+        "204":
+          description: done
 components:
   schemas:
     A:
