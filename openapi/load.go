@@ -56,6 +56,10 @@ type Doc struct {
 	// contentRefNoted: bundled already says a content $ref was read (see
 	// contentref.go).
 	contentRefNoted bool
+	// served is every file read, by the name it was served under: kin-openapi
+	// reads a file again for each $ref to it that names no fragment, and a
+	// split tree's shared response is named by hundreds of operations.
+	served map[string]servedFile
 	// reused is set when the model is partly another load's (Patch).
 	reused *reuse
 	// lowered is Contract's result, once; restricted is the last Restrict of
@@ -234,26 +238,33 @@ func (d *Doc) read(src source.Source, u *url.URL) ([]byte, error) {
 	}
 	name, err := source.Clean(u.Path)
 	if err == nil {
+		key := name
+		if u.RawQuery == opQuery {
+			key = name + "?" + opQuery
+		}
+		if f, ok := d.served[key]; ok {
+			return d.serve(key, f), nil
+		}
 		var b []byte
 		if b, err = src.ReadFile(name); err == nil {
 			if !ref {
 				d.raw = b
 			}
 			d.read1(name, b)
-			d.last, d.lastRaw = name, b
 			if err := d.text(name, b); err != nil {
+				d.last, d.lastRaw = name, b
 				return b, err
 			}
 			out := d.inlineContentRefs(src, name, d.readable(name, b))
-			key := name
 			if u.RawQuery == opQuery {
-				key, out = name+"?"+opQuery, asPathItem(out)
+				out = asPathItem(out)
 			}
-			if sp := d.blanks[key]; sp != nil {
-				out = blank(out, sp)
+			f := servedFile{name: name, raw: b, text: out}
+			if d.served == nil {
+				d.served = map[string]servedFile{}
 			}
-			d.lastKey, d.lastServed = key, out
-			return out, nil
+			d.served[key] = f
+			return d.serve(key, f), nil
 		}
 	}
 	if ref && errors.Is(err, source.ErrOutside) {
@@ -263,6 +274,25 @@ func (d *Doc) read(src source.Source, u *url.URL) ([]byte, error) {
 		return nil, fmt.Errorf("$ref to %q: %w", u.Path, err)
 	}
 	return nil, err
+}
+
+// servedFile is a file as it was served to kin-openapi, before blanks.
+type servedFile struct {
+	name      string
+	raw, text []byte
+}
+
+// serve hands f to kin-openapi under key, with the blanks key has now (they
+// grow as decode errors are read as bundlers read them, see textref.go), and
+// records it as the file read last.
+func (d *Doc) serve(key string, f servedFile) []byte {
+	out := f.text
+	if sp := d.blanks[key]; sp != nil {
+		out = blank(out, sp)
+	}
+	d.last, d.lastRaw = f.name, f.raw
+	d.lastKey, d.lastServed = key, out
+	return out
 }
 
 // text refuses bytes no YAML or JSON parser should see: a NUL byte (a binary
