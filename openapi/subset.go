@@ -180,20 +180,33 @@ func planable(o, n *pieces) *NoPlan {
 }
 
 // sameHeader reports whether the text outside the chunks says the same on
-// both sides. Byte-identical is the common case; a release that only
-// re-quotes its strings or edits a comment (Stripe's 2023 specs) is the same
-// values, and both sides' headers are loaded anyway, so their diff still
-// sees whatever differs. The values are decoded as kin-openapi's loader
-// decodes them.
+// both sides, where a chunk's meaning can depend on it. Byte-identical is
+// the common case; a release that only re-quotes its strings or edits a
+// comment (Stripe's 2023 specs) is the same values, and one that adds a tag
+// for a new operation (Lob's) differs only where no chunk looks; both sides'
+// headers are loaded anyway, so their diff still sees whatever differs. The
+// values are decoded as kin-openapi's loader decodes them.
 func sameHeader(o, n *pieces) bool {
 	if bytes.Equal(o.header, n.header) {
 		return true
 	}
-	var ov, nv any
+	var ov, nv map[string]any
 	if yaml.Unmarshal(o.header, &ov) != nil || yaml.Unmarshal(n.header, &nv) != nil {
 		return false
 	}
-	return reflect.DeepEqual(ov, nv)
+	return reflect.DeepEqual(bearing(ov), bearing(nv))
+}
+
+// bearing is a header without the keys no chunk's meaning depends on: the
+// root's tags and external docs, which only describe, and its extensions
+// but the key convention the model reads (see globalkey.go).
+func bearing(h map[string]any) map[string]any {
+	for k := range h {
+		if k == "tags" || k == "externalDocs" || strings.HasPrefix(k, "x-") && k != globalKeyExt {
+			delete(h, k)
+		}
+	}
+	return h
 }
 
 // subset is the plan that keeps keep, or false when it leaves out nothing

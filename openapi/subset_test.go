@@ -214,3 +214,22 @@ func TestNamesKey(t *testing.T) {
 		}
 	}
 }
+
+// TestPlanSubsetTagsDiffer: a release that adds an operation adds its tag
+// to the root's tags (and Redocly's x-tagGroups) too, as Lob's does; the
+// model reads neither, so the plan stands. A root key the model does read
+// (x-idempotency, the API's key convention) differing still loads whole.
+func TestPlanSubsetTagsDiffer(t *testing.T) {
+	body := "paths:\n" + pathA + pathC + "components:\n  schemas:\n" + schA + schB + schC
+	old := subsetHead + "tags:\n  - name: a\nx-tagGroups:\n  - name: g\n    tags: [a]\n" + body
+	new := subsetHead + "tags:\n  - name: a\n  - name: c\n    description: new\nx-tagGroups:\n  - name: g\n    tags: [a, c]\nexternalDocs: {url: 'https://example.com'}\n" +
+		strings.Replace(body, "type: integer", "type: number", 1)
+	s, why := Plan([]byte(old), []byte(new))
+	if why != nil || s.Skipped == 0 {
+		t.Fatalf("tags differ: no plan (%v), or nothing left out", why)
+	}
+	keyed := strings.Replace(new, "tags:\n", "x-idempotency: {header: Idempotency-Key}\ntags:\n", 1)
+	if _, why := Plan([]byte(old), []byte(keyed)); why == nil {
+		t.Errorf("x-idempotency differs: planned")
+	}
+}

@@ -2,6 +2,8 @@ package pipeline
 
 import (
 	"bytes"
+	"errors"
+	"io/fs"
 	"net/url"
 	"path"
 	"strings"
@@ -26,8 +28,12 @@ type fileTree struct {
 	edges map[string][]target
 }
 
-// target is one $ref: the file it names and its fragment.
-type target struct{ file, frag string }
+// target is one $ref: the file it names and its fragment, and whether it
+// was written in a YAML comment (which the loader never reads).
+type target struct {
+	file, frag string
+	commented  bool
+}
 
 // readTree reads every file the root reaches, a level of the walk at a time
 // on every core; ok is false when a file does not read or a $ref cannot be
@@ -45,8 +51,8 @@ func readTree(s Side, root []byte) (*fileTree, bool) {
 			if !oks[i] {
 				return nil, false
 			}
-			t.edges[f] = edges[i]
-			for _, e := range edges[i] {
+			t.edges[f] = followed(s.Src, t.text, edges[i])
+			for _, e := range t.edges[f] {
 				if _, seen := t.text[e.file]; !seen {
 					t.text[e.file] = nil
 					next = append(next, e.file)
@@ -67,11 +73,30 @@ func readTree(s Side, root []byte) (*fileTree, bool) {
 	return t, true
 }
 
+// followed is es without the $refs written in comments to files that do
+// not exist (Lob keeps the ones it retired so): the loader never reads them.
+// One to a file that exists is followed, since reaching too far only keeps
+// more of the root.
+func followed(src source.Source, seen map[string][]byte, es []target) []target {
+	out := es[:0:0]
+	for _, e := range es {
+		if e.commented {
+			if _, ok := seen[e.file]; !ok {
+				if _, err := src.Stat(e.file); errors.Is(err, fs.ErrNotExist) {
+					continue
+				}
+			}
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
 // refTargets lists the other files (or the root) b's $refs name, read as
 // the loader reads them: a URI reference, percent-escapes decoded, a query
 // no part of the name.
 func refTargets(name string, b []byte) ([]target, bool) {
-	refs, ok := refValues(b)
+	refs, ok := refEntries(b)
 	if !ok {
 		return nil, false
 	}
@@ -79,9 +104,10 @@ func refTargets(name string, b []byte) ([]target, bool) {
 }
 
 // resolve reads refs, written in name, as files and fragments.
-func resolve(name string, refs []string) ([]target, bool) {
+func resolve(name string, refs []refEntry) ([]target, bool) {
 	var out []target
-	for _, r := range refs {
+	for _, e := range refs {
+		r := e.value
 		if strings.HasPrefix(r, "#") {
 			continue
 		}
@@ -93,7 +119,7 @@ func resolve(name string, refs []string) ([]target, bool) {
 		if err != nil {
 			return nil, false
 		}
-		out = append(out, target{f, u.Fragment})
+		out = append(out, target{f, u.Fragment, e.commented})
 	}
 	return out, true
 }

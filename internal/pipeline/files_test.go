@@ -164,3 +164,43 @@ func samplePaths(tb testing.TB, doc []byte) []byte {
 	}
 	return []byte(out.String())
 }
+
+// TestSplitCommentedRefPlanned: Lob's tree keeps $refs it retired in YAML
+// comments (`#   $ref: "../models/components_us.yml"`), to files that are
+// gone. The loader never reads a comment; the tree's reading stopped at
+// them and no plan was made. A commented $ref to a file that exists is
+// still followed: reaching too far only keeps more.
+func TestSplitCommentedRefPlanned(t *testing.T) {
+	root := t.TempDir()
+	files := map[string]string{
+		"openapi.yaml": "openapi: 3.0.3\ninfo: {title: t, version: '1'}\npaths:\n" +
+			"  /a:\n    $ref: 'paths/a.yml'\n  /b:\n    $ref: 'paths/b.yml'\n" +
+			"components:\n  schemas:\n    A:\n      type: object\n      properties:\n        id: {type: string}\n    B:\n      type: string\n",
+		"paths/a.yml":  "get:\n  responses:\n    '200':\n      description: ok\n      content:\n        application/json:\n          schema:\n            $ref: '../models/a.yml'\n",
+		"paths/b.yml":  "get:\n  responses:\n    '200':\n      description: ok\n      content:\n        application/json:\n          schema:\n            $ref: '../openapi.yaml#/components/schemas/B'\n",
+		"models/a.yml": "type: object\nproperties:\n  id: {type: string}\n  # retired:\n  #   $ref: \"./gone.yml\"\n  name: {type: string}\n",
+	}
+	for _, side := range []string{"old", "new"} {
+		for name, text := range files {
+			if side == "new" && name == "paths/b.yml" {
+				text = strings.Replace(text, "'200'", "'201'", 1)
+			}
+			p := filepath.Join(root, side, name)
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	src, err := source.OpenDir(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	old, new := pipeline.Side{Src: src, Files: []string{"old/openapi.yaml"}}, pipeline.Side{Src: src, Files: []string{"new/openapi.yaml"}}
+	st := subsetRun(t, old, new, everyRule())
+	if st.NoPlan != "" || st.ChunksSkipped == 0 {
+		t.Errorf("no chunk left out (%d of %d): %s", st.ChunksSkipped, st.Chunks, st.NoPlan)
+	}
+}

@@ -276,20 +276,52 @@ func externalRefs(b []byte) (files []string, ok bool) {
 // refValues lists the value of every $ref in a YAML or JSON document, as
 // written; ok is false when one cannot be read.
 func refValues(b []byte) (refs []string, ok bool) {
+	es, ok := refEntries(b)
+	for _, e := range es {
+		refs = append(refs, e.value)
+	}
+	return refs, ok
+}
+
+// refEntry is one $ref as written, and whether it sits in a YAML comment.
+type refEntry struct {
+	value     string
+	commented bool
+}
+
+// refEntries lists every $ref in a YAML or JSON document; ok is false when
+// one cannot be read.
+func refEntries(b []byte) (refs []refEntry, ok bool) {
 	const key = "$ref"
-	for rest := b; ; {
-		i := bytes.Index(rest, []byte(key))
+	for off := 0; ; {
+		i := bytes.Index(b[off:], []byte(key))
 		if i < 0 {
 			return refs, true
 		}
-		rest = rest[i+len(key):]
-		v, after, found := refValue(rest)
+		at := off + i
+		v, after, found := refValue(b[at+len(key):])
 		if !found {
 			return nil, false
 		}
-		rest = after
-		refs = append(refs, v)
+		off = len(b) - len(after)
+		refs = append(refs, refEntry{value: v, commented: inComment(b, at)})
 	}
+}
+
+// inComment reports whether offset i of b is in a YAML comment: after a #
+// that starts its line or follows a blank, with no quote before it on the
+// line (a # in a string, JSON's included, starts no comment).
+func inComment(b []byte, i int) bool {
+	line := b[bytes.LastIndexByte(b[:i], '\n')+1 : i]
+	for j, c := range line {
+		switch {
+		case c == '"' || c == '\'':
+			return false
+		case c == '#' && (j == 0 || line[j-1] == ' ' || line[j-1] == '\t'):
+			return true
+		}
+	}
+	return false
 }
 
 // refValue reads `": "value"` (JSON) or `: value`, `: 'value'` or a block
