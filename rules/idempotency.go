@@ -28,7 +28,7 @@ func needsKey(op *Operation) bool {
 		return false
 	}
 	if op.Method == "" {
-		return !readRPC(op)
+		return !readRPC(op) && !idempotentRPC(op)
 	}
 	return op.Method == "POST" || op.Method == "PATCH"
 }
@@ -63,7 +63,9 @@ func keyConvention(c *Contract) string {
 	}
 	for _, op := range c.Operations {
 		switch {
-		case op.Key != nil:
+		// A key on an rpc that needs none (a request_id on a check, which
+		// correlates logs) deduplicates nothing: it shows no convention.
+		case op.Key != nil && (c.Format != Proto || needsKey(op)):
 			return op.Key.Name + " on " + opName(c, op)
 		case op.Idempotent && c.Format == Proto:
 			return "idempotency_level on " + opName(c, op)
@@ -124,7 +126,8 @@ func keyMissing() *Rule {
 				"twice. This rule applies the API's own convention: where the contract declares an " +
 				"idempotency key anywhere (an Idempotency-Key header parameter, matched " +
 				"case-insensitively, inline or via $ref; a root-level x-idempotency; a proto request " +
-				"field idempotency_key or request_id; an rpc's idempotency_level), every POST or PATCH, " +
+				"field idempotency_key or request_id on an rpc that is not a read, since a request_id on a check " +
+				"correlates logs and deduplicates nothing; an rpc's idempotency_level), every POST or PATCH, " +
 				"and every rpc that is not a read, must take it too: one without is an inconsistency, " +
 				"an error. An API with no convention at all gets the warning " + KeyNotAdoptedID +
 				" (OpenAPI) or " + RPCKeyMissingID + " (proto) instead. An operation that is harmless " +
@@ -233,8 +236,11 @@ func rpcKeyMissing() *Rule {
 				"; one whose name starts with an adjective, naming what it returns, not an action: " +
 				strings.Join(readAdjectives, ", ") + ", or a first word ending in -able or -ible " +
 				"(ComputablePermissions, VisibleResources) other than the verbs " + strings.Join(ableVerbs, " and ") +
-				"; each after an Experimental prefix (ExperimentalDiffSchema). Any other rpc may change state, " +
-				"whatever its HTTP binding other than GET: a read bound to POST for its body is known by its name.",
+				"; each after an Experimental prefix (ExperimentalDiffSchema) and before a Batch suffix " +
+				"(AccessEvaluationBatch). Nor are rpcs idempotent by their binding or name: one bound to HTTP PUT " +
+				"or DELETE (idempotent by HTTP's definition, as in OpenAPI) or named with AIP-135's " +
+				strings.Join(idempotentVerbs, ", ") + " (DeletePolicy). Any other rpc may change state, " +
+				"whatever its HTTP binding: a read bound to POST for its body is known by its name.",
 			Bad: `service Charges {
   rpc CreateCharge(CreateChargeRequest) returns (Charge);
 }
@@ -255,6 +261,42 @@ message CreateChargeRequest { int64 amount_cents = 1; }`,
 	})
 }
 
+// idempotentRPC reports whether repeating an rpc changes nothing more than
+// doing it once, by what it is bound to or named: bound to HTTP PUT or
+// DELETE, idempotent by HTTP's definition as in OpenAPI, or AIP-135's
+// standard Delete (deleting again deletes nothing more).
+func idempotentRPC(op *Operation) bool {
+	if op.Binding == "PUT" || op.Binding == "DELETE" {
+		return true
+	}
+	return verbFirst(rpcName(op), idempotentVerbs)
+}
+
+// idempotentVerbs name the rpcs that are idempotent by their standard
+// meaning (AIP-135).
+var idempotentVerbs = []string{"Delete"}
+
+// rpcName is the name an rpc's verb is read from: its method name after
+// any Experimental prefix (authzed marks unstable rpcs so).
+func rpcName(op *Operation) string {
+	name := op.ID[strings.LastIndexByte(op.ID, '.')+1:]
+	if rest, ok := strings.CutPrefix(name, "Experimental"); ok && rest != "" && unicode.IsUpper(rune(rest[0])) {
+		name = rest
+	}
+	return name
+}
+
+// verbFirst reports whether name starts with one of verbs followed by a
+// capital letter or nothing (GetCharge, but not Getaway).
+func verbFirst(name string, verbs []string) bool {
+	for _, verb := range verbs {
+		if rest, ok := strings.CutPrefix(name, verb); ok && (rest == "" || unicode.IsUpper(rune(rest[0]))) {
+			return true
+		}
+	}
+	return false
+}
+
 // readVerbs are the method-name verbs of AIP's standard reads (Get, List,
 // BatchGet: AIP-131, 132, 231) and of the custom methods that only read
 // (AIP-136) as real APIs name them: authzed's Lookup*, Check*, Watch,
@@ -269,8 +311,8 @@ var readVerbs = []string{
 }
 
 // readNouns end the names of reads written noun first: AuthZEN's
-// SubjectSearch, authzed's ExperimentalSchemaDiff.
-var readNouns = []string{"Diff", "Search"}
+// SubjectSearch and AccessEvaluation, authzed's ExperimentalSchemaDiff.
+var readNouns = []string{"Diff", "Evaluation", "Evaluations", "Search"}
 
 // readAdjectives begin the names of reads named by what they return, an
 // adjective first (authzed's DependentRelations: the relations a
@@ -306,25 +348,17 @@ func readRPC(op *Operation) bool {
 	if op.Binding == "GET" {
 		return true
 	}
-	name := op.ID[strings.LastIndexByte(op.ID, '.')+1:]
-	// authzed marks unstable rpcs by a prefix: the verb follows it.
-	if rest, ok := strings.CutPrefix(name, "Experimental"); ok && rest != "" && unicode.IsUpper(rune(rest[0])) {
-		name = rest
+	name := rpcName(op)
+	// A batch of reads is a read (Cerbos's AccessEvaluationBatch).
+	if first, ok := strings.CutSuffix(name, "Batch"); ok && first != "" {
+		name = first
 	}
 	for _, noun := range readNouns {
 		if first, ok := strings.CutSuffix(name, noun); ok && first != "" {
 			return true
 		}
 	}
-	if adjectiveFirst(name) {
-		return true
-	}
-	for _, verb := range readVerbs {
-		if rest, ok := strings.CutPrefix(name, verb); ok && (rest == "" || unicode.IsUpper(rune(rest[0]))) {
-			return true
-		}
-	}
-	return false
+	return adjectiveFirst(name) || verbFirst(name, readVerbs)
 }
 
 func keyOptional() *Rule {

@@ -47,6 +47,31 @@ func TestReadVerbs(t *testing.T) {
 			t.Errorf("rpc %s: read %v, want %v", name, !read, read)
 		}
 	}
+	// A batch of reads is a read (Cerbos's AccessEvaluationBatch); a batch
+	// of anything else is not.
+	for name, read := range map[string]bool{"AccessEvaluation": true, "AccessEvaluationBatch": true, "GetChargeBatch": true,
+		"AccessBatch": false, "Batch": false, "CaptureChargeBatch": false} {
+		if op := (&Operation{ID: "pay.v1.Charges." + name}); readRPC(op) != read {
+			t.Errorf("rpc %s: read %v, want %v", name, !read, read)
+		}
+	}
+	// Idempotent by name (AIP-135's Delete) or by an HTTP PUT or DELETE
+	// binding: no key needed, though not a read.
+	for _, verb := range idempotentVerbs {
+		for _, name := range []string{verb, verb + "Charge", "Experimental" + verb + "Charge"} {
+			if op := (&Operation{ID: "pay.v1.Charges." + name}); needsKey(op) || readRPC(op) {
+				t.Errorf("rpc %s is idempotent, not a read: needsKey %v, read %v", name, needsKey(op), readRPC(op))
+			}
+		}
+		if op := (&Operation{ID: "pay.v1.Charges." + verb + "d"}); !needsKey(op) {
+			t.Errorf("rpc %sd is no %s", verb, verb)
+		}
+	}
+	for _, method := range []string{"PUT", "DELETE"} {
+		if op := (&Operation{ID: "pay.v1.Charges.CaptureCharge", Binding: method}); needsKey(op) {
+			t.Errorf("an rpc bound to HTTP %s is idempotent", method)
+		}
+	}
 	if op := (&Operation{ID: "pay.v1.Charges.CaptureCharge", Binding: "GET"}); needsKey(op) {
 		t.Error("an rpc bound to HTTP GET is a read")
 	}

@@ -658,7 +658,7 @@ func requestPatternChanged() *Rule {
 	},
 		func(c *Change) (string, bool) {
 			return fmt.Sprintf("pattern of %q in a request changed from %q to %q: values clients send may no longer match%s", c.Name, c.Old.Text, c.New.Text, reach(c)),
-				c.Aspect == AspectPattern && req(c) && c.New.Text != "" && !keepsAlternatives(c.Old.Text, c.New.Text)
+				c.Aspect == AspectPattern && req(c) && c.New.Text != "" && !keepsAlternatives(c.Old.Text, c.New.Text, c.Format == Proto)
 		})
 }
 
