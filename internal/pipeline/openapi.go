@@ -3,6 +3,7 @@ package pipeline
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/contractlint/contractlint/internal/source"
@@ -33,8 +34,9 @@ func diffOpenAPI(old, new Side, o Options, subset bool) (*rules.Input, *openapi.
 	held := o.Held.doc(old)
 	o.Stats.measure("scan", func() error {
 		// Evidence is bound to, and config ignores (accepted changes)
-		// count their matches over, the whole contracts.
-		whole := o.Readers != nil || o.Whole || o.Compared != nil || o.Settings != nil && len(o.Settings.Accepts) > 0
+		// count their matches over, the whole contracts; --strict refuses
+		// a problem anywhere in them.
+		whole := o.Readers != nil || o.Whole || o.Compared != nil || o.Settings != nil && (len(o.Settings.Accepts) > 0 || o.Settings.Strict)
 		cut := subset && !whole
 		if held != nil {
 			old = held.side
@@ -149,9 +151,28 @@ func parses(s Side) bool {
 	return err == nil && openapi.Parse(b) != nil
 }
 
-// errPartial stops a subset load whose documents kin-openapi finds invalid:
-// a problem may involve what was left out.
+// errPartial stops a subset load the whole documents must decide: one whose
+// sides kin-openapi finds invalid in different ways (a problem may involve
+// what was left out, and a diff reports the problems the new side adds).
 var errPartial = errors.New("a subset load needs the whole documents")
+
+// sameProblems reports whether two subset loads have the same problems, by
+// what they say (a diff compares them so, wherever they are). Parts left out
+// are identical on both sides, so the whole documents add the same problems
+// to each, and a diff of them reports what a diff of the subsets does:
+// nothing. A blemish both sides carry (Dropbox Sign's tag descriptions
+// written as $refs) thus keeps the plan.
+func sameProblems(o, n []rules.Invalid) bool {
+	msgs := func(ps []rules.Invalid) []string {
+		out := make([]string, len(ps))
+		for i, p := range ps {
+			out[i] = p.Msg
+		}
+		slices.Sort(out)
+		return slices.Compact(out)
+	}
+	return slices.Equal(msgs(o), msgs(n))
+}
 
 // compareOpenAPI loads the old side with loadOld (a held load, or the
 // side's text) beside the new one with loadNew, and diffs them; old and new
@@ -169,7 +190,7 @@ func compareOpenAPI(old Side, loadOld func() (*openapi.Doc, error), new Side, lo
 		if err := joinSides(old, new, oerr, nerr); err != nil {
 			return err
 		}
-		if partial && len(od.Problems)+len(nd.Problems) > 0 {
+		if partial && !sameProblems(od.Problems, nd.Problems) {
 			return errPartial
 		}
 		return o.cancelled()

@@ -312,6 +312,58 @@ func TestSubsetInvalidLeftOut(t *testing.T) {
 	}
 }
 
+// TestSubsetBlemishKept: a validation problem both sides carry where the
+// subset keeps it (Dropbox Sign's tag description written as a $ref, in the
+// text outside the chunks) is the same blemish in both loads: the subset
+// stands, with no rerun. A problem only the new side's kept part has is not
+// trusted to the subset: the whole documents decide it.
+func TestSubsetBlemishKept(t *testing.T) {
+	doc := func(extra, b string) string {
+		return "openapi: 3.0.3\ninfo: {title: shop, version: '1'}\ntags:\n  - name: a\n    description:\n      $ref: ./a.md\npaths:\n" + b +
+			"  /a:\n    get:\n      responses:\n        '200':\n          description: ok\n" + extra
+	}
+	b := "  /b:\n    get:\n      responses:\n        '200':\n          description: ok\n"
+	c := "  /c:\n    get:\n      responses:\n        '200':\n          description: ok\n"
+	root := t.TempDir()
+	writeFile(t, filepath.Join(root, "a.md"), "Orders.\n")
+	writeFile(t, filepath.Join(root, "old.yaml"), doc("", b))
+	writeFile(t, filepath.Join(root, "new.yaml"), doc("", b+c))
+	writeFile(t, filepath.Join(root, "worse.yaml"), doc("", b+"  /c:\n    get:\n      responses:\n        '200': {}\n"))
+	src, err := source.OpenDir(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	side := func(name string) pipeline.Side { return pipeline.Side{Src: src, Files: []string{name}} }
+	if st := subsetRun(t, side("old.yaml"), side("new.yaml"), everyRule()); st.ChunksSkipped != 2 || st.Rerun != 0 {
+		t.Errorf("same blemish: skipped %d chunks, %d reruns; want /a and /b left out and no rerun", st.ChunksSkipped, st.Rerun)
+	}
+	if st := subsetRun(t, side("old.yaml"), side("worse.yaml"), everyRule()); st.Rerun != 1 {
+		t.Errorf("a new problem: %d reruns, want the whole documents to decide it", st.Rerun)
+	}
+}
+
+// TestSubsetStrict: --strict refuses a document kin-openapi finds invalid
+// anywhere, in a part a subset leaves out too.
+func TestSubsetStrict(t *testing.T) {
+	doc := "openapi: 3.0.3\ninfo: {title: shop, version: '1'}\npaths:\n" +
+		"  /b:\n    get:\n      responses:\n        '200':\n          description: ok\n" +
+		"  /a/{id}:\n    get:\n      responses:\n        '200': {}\n"
+	root := t.TempDir()
+	writeFile(t, filepath.Join(root, "old.yaml"), doc)
+	writeFile(t, filepath.Join(root, "new.yaml"), strings.Replace(doc, "ok", "found", 1))
+	src, err := source.OpenDir(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := everyRule()
+	s.Strict = true
+	_, err = pipeline.Diff(pipeline.Side{Src: src, Files: []string{"old.yaml"}}, pipeline.Side{Src: src, Files: []string{"new.yaml"}},
+		pipeline.Options{Registry: rules.Default(), Settings: s, Stats: &pipeline.Stats{}})
+	if err == nil || !strings.Contains(err.Error(), "strict mode") {
+		t.Errorf("strict diff of documents invalid where nothing changed: %v, want the strict error", err)
+	}
+}
+
 // TestSubsetPlaceless: the chunks a subset keeps only so that $refs resolve
 // are parsed without places. A changed $ref that turns from one schema to
 // another compares what those two $ref in turn, and a change found there has
