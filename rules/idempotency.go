@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -54,54 +55,152 @@ func opName(c *Contract, op *Operation) string {
 	return op.ID
 }
 
-// keyConvention names where contract c shows it deduplicates retries: a root
-// x-idempotency, an operation's Idempotency-Key, an rpc's key field or its
-// idempotency_level. "" when c shows none: an API that never promised keys.
-func keyConvention(c *Contract) string {
+// keyScope is where contract c's idempotency key is the convention: the
+// whole API, or (OpenAPI) only the path families whose operations take it.
+type keyScope struct {
+	// wide names where an API-wide convention shows: a root x-idempotency,
+	// an operation's Idempotency-Key, an rpc's key field or its
+	// idempotency_level; "" when the key covers no more than its families.
+	wide string
+	// families maps an OpenAPI path family ("/v1/charges") whose operations
+	// take a key to where the key shows in it.
+	families map[string]string
+	// keyed counts the operations that take a key, keyless those that may
+	// change state and take none.
+	keyed, keyless int
+}
+
+// scopeOf reads c's key convention. An OpenAPI key is the API's when
+// x-idempotency declares it, or when the other keyless operations that may
+// change state (the others of any operation judged, which lacks a key) are
+// at most twice as many as those that take it: an API part-way through
+// adopting a key holds a new operation to it. Where they outnumber them more
+// than two to one, the key is the convention of the path families it
+// appears in only, as Lob takes it on the six POSTs that create mailpieces
+// and on none of its other 39. A proto key field or idempotency_level
+// anywhere is the API's.
+func scopeOf(c *Contract) keyScope {
+	sc := keyScope{families: map[string]string{}}
 	if c.Key != nil {
-		return "x-idempotency"
+		sc.wide = "x-idempotency"
+		return sc
 	}
+	first := ""
 	for _, op := range c.Operations {
+		where := ""
 		switch {
 		// A key on an rpc that needs none (a request_id on a check, which
 		// correlates logs) deduplicates nothing: it shows no convention.
 		case op.Key != nil && (c.Format != Proto || needsKey(op)):
-			return op.Key.Name + " on " + opName(c, op)
+			where = op.Key.Name + " on " + opName(c, op)
+			sc.keyed++
+		case op.Key == nil && needsKey(op):
+			sc.keyless++
+			continue
 		case op.Idempotent && c.Format == Proto:
-			return "idempotency_level on " + opName(c, op)
+			where = "idempotency_level on " + opName(c, op)
+		default:
+			continue
+		}
+		if first == "" {
+			first = where
+		}
+		if fam := pathFamily(op); fam != "" && sc.families[fam] == "" {
+			sc.families[fam] = where
 		}
 	}
-	return ""
+	if first != "" && (c.Format == Proto || sc.keyless-1 <= 2*sc.keyed) {
+		sc.wide = first
+	}
+	return sc
+}
+
+// of names where the convention that covers op shows; "" when none does.
+func (sc keyScope) of(op *Operation) string {
+	if sc.wide != "" {
+		return sc.wide
+	}
+	return sc.families[pathFamily(op)]
+}
+
+// shown reports whether the contract takes a key anywhere.
+func (sc keyScope) shown() bool { return sc.wide != "" || len(sc.families) > 0 }
+
+// familyList names the families that take the key, sorted: "/checks,
+// /letters and /postcards", the first few of many and how many more.
+func (sc keyScope) familyList() string {
+	const shown = 6
+	fams := slices.Sorted(maps.Keys(sc.families))
+	if len(fams) > shown {
+		more := fmt.Sprintf("%d more", len(fams)-shown+1)
+		fams = append(fams[:shown-1], more)
+	}
+	if len(fams) == 1 {
+		return fams[0]
+	}
+	return strings.Join(fams[:len(fams)-1], ", ") + " and " + fams[len(fams)-1]
+}
+
+// versionRE matches a path segment that names an API version (v1, v2beta1),
+// which comes before the family it prefixes.
+var versionRE = regexp.MustCompile(`^v\d+([a-z]+\d*)?$`)
+
+// pathFamily is the path of an OpenAPI operation up to its first segment
+// that names a resource: "/v1/charges" for POST /v1/charges/{id}/capture.
+// "" for an rpc.
+func pathFamily(op *Operation) string {
+	if op.Method == "" {
+		return ""
+	}
+	_, path, _ := strings.Cut(op.ID, " ")
+	end := 0
+	for seg := range strings.SplitSeq(path, "/") {
+		end += len(seg) + 1
+		if seg == "" || versionRE.MatchString(seg) || strings.HasPrefix(seg, "{") {
+			continue
+		}
+		return path[:min(end-1, len(path))]
+	}
+	return path
 }
 
 // KeyConventionUnseen reports whether c has an operation that needs a key
-// and lacks one while c shows no key convention: a verdict that a contract
-// lowered from part of a document (a diff's subset load) cannot give, since
-// the operations left out may take a key.
-func KeyConventionUnseen(c *Contract) bool {
-	if c == nil || keyConvention(c) != "" {
+// and lacks one whose verdict the operations a subset load left out could
+// change, so that the diff needs the whole document. Outside the families
+// that take a key, the share of the API's operations that take it decides:
+// the part left out lowers it with keyless operations that may change
+// state, and raises it, or shows a convention c does not, only where it
+// may declare a key (outsideMayDeclare).
+func KeyConventionUnseen(c *Contract, outsideMayDeclare func() bool) bool {
+	if c == nil || c.Key != nil {
 		return false
 	}
-	for _, op := range c.Operations {
-		if needsKey(op) && op.Key == nil {
-			return true
+	sc := scopeOf(c)
+	open := slices.ContainsFunc(c.Operations, func(op *Operation) bool {
+		if !needsKey(op) || op.Key != nil {
+			return false
 		}
-	}
-	return false
+		if c.Format == OpenAPI {
+			return sc.families[pathFamily(op)] == ""
+		}
+		return !sc.shown()
+	})
+	return open && (sc.wide != "" || outsideMayDeclare())
 }
 
-// lintOpsByConvention wires a matcher over the operations of a contract
-// whose key convention, present or not, is the one the rule is about; the
-// matcher gets where the convention shows.
-func lintOpsByConvention(r *Rule, present bool, match func(c *Contract, op *Operation, convention string) *issue) *Rule {
+// lintOpsByConvention wires a matcher over the operations that a key
+// convention covers (present) or does not; the matcher gets the contract's
+// scope and where the convention covering the operation shows.
+func lintOpsByConvention(r *Rule, present bool, match func(c *Contract, op *Operation, sc keyScope, convention string) *issue) *Rule {
 	return lintContract(r, func(c *Contract) []Finding {
-		conv := keyConvention(c)
-		if (conv != "") != present {
-			return nil
-		}
+		sc := scopeOf(c)
 		var out []Finding
 		for _, op := range c.Operations {
-			if i := match(c, op, conv); i != nil {
+			conv := sc.of(op)
+			if (conv != "") != present {
+				continue
+			}
+			if i := match(c, op, sc, conv); i != nil {
 				out = append(out, opFinding(r, c, op, *i))
 			}
 		}
@@ -124,13 +223,19 @@ func keyMissing() *Rule {
 			Text: "A client that times out cannot know whether its request was applied, so it retries; " +
 				"without a key the server cannot tell the retry from a new request, and a charge is made " +
 				"twice. This rule applies the API's own convention: where the contract declares an " +
-				"idempotency key anywhere (an Idempotency-Key header parameter, matched " +
-				"case-insensitively, inline or via $ref; a root-level x-idempotency; a proto request " +
-				"field idempotency_key or request_id on an rpc that is not a read, since a request_id on a check " +
-				"correlates logs and deduplicates nothing; an rpc's idempotency_level), every POST or PATCH, " +
-				"and every rpc that is not a read, must take it too: one without is an inconsistency, " +
-				"an error. An API with no convention at all gets the warning " + KeyNotAdoptedID +
-				" (OpenAPI) or " + RPCKeyMissingID + " (proto) instead. An operation that is harmless " +
+				"idempotency key (an Idempotency-Key header parameter, matched case-insensitively, " +
+				"inline or via $ref; a root-level x-idempotency; a proto request field idempotency_key " +
+				"or request_id on an rpc that is not a read, since a request_id on a check correlates logs " +
+				"and deduplicates nothing; an rpc's idempotency_level), every POST or PATCH, and every rpc that is " +
+				"not a read, that the convention covers must take it too: one without is an " +
+				"inconsistency, an error. A proto key and a root x-idempotency cover the whole API, and so " +
+				"does an OpenAPI key unless the API's other keyless POSTs and PATCHes outnumber the " +
+				"operations that take it more than two to one (as in an API that takes a key only on the " +
+				"POSTs that create payments): then it covers the path families that take it, each the " +
+				"path up to its first segment that is neither a version " +
+				"(v1, v2beta1) nor a parameter, /v1/charges for POST /v1/charges/{id}/capture. An " +
+				"operation outside them, and any in an API with no convention at all, gets the warning " +
+				KeyNotAdoptedID + " (OpenAPI) or " + RPCKeyMissingID + " (proto) instead. An operation that is harmless " +
 				"to repeat, such as a search sent by POST, says so with x-idempotent: true (proto: " +
 				"idempotency_level). PUT, DELETE, GET, HEAD and OPTIONS are idempotent by definition, and " +
 				"rpcs that read (see " + RPCKeyMissingID + " for the list) are never flagged. An API that " +
@@ -155,7 +260,7 @@ func keyMissing() *Rule {
 # or once, for every POST and PATCH of the API:
 x-idempotency: {$ref: '#/components/parameters/IdempotencyKey'}`,
 		},
-	}, true, func(c *Contract, op *Operation, conv string) *issue {
+	}, true, func(c *Contract, op *Operation, _ keyScope, conv string) *issue {
 		if !needsKey(op) || op.Key != nil {
 			return nil
 		}
@@ -176,15 +281,23 @@ func keyNotAdopted() *Rule {
 		Pack:     Idempotency,
 		Formats:  OpenAPI,
 		Severity: Warning,
+		// An operation keyless on both sides whose verdict fell from the
+		// error (the share of keyed operations dropped) is no new problem.
+		Continues: []string{"idempotency-key-missing"},
 		Doc: Doc{
-			Title: "A POST or PATCH has no idempotency key, and the API has not adopted one",
-			Text: "The API declares no idempotency key anywhere, so its clients were never promised that a " +
-				"retry is applied once, and a gate should not fail on a design every operation shares. " +
+			Title: "A POST or PATCH has no idempotency key, and no key convention of the API covers it",
+			Text: "The API declares no idempotency key that covers this operation, so its clients were " +
+				"never promised that a retry of it is applied once, and a gate should not fail on a design " +
+				"the operation shares with the API. Either the API takes no key at all, or it takes one " +
+				"only in some path families (its keyless POSTs and PATCHes outnumber the operations that " +
+				"take it more than two to one; see idempotency-key-missing) and this operation is " +
+				"outside them: the message names them. " +
 				"The risk is real still: a client that retries after a timeout may apply the request " +
 				"twice. This warning says how to adopt a key without breaking anyone: declare an optional " +
 				"Idempotency-Key header once, with a root-level x-idempotency, and deduplicate on it; " +
-				"count the requests that arrive without it; require it once that count is zero. Once any " +
-				"operation takes a key, an operation without it is idempotency-key-missing, an error.",
+				"count the requests that arrive without it; require it once that count is zero. Once the " +
+				"API's key covers an operation, that operation without it is idempotency-key-missing, an " +
+				"error.",
 			Bad: `paths:
   /v1/charges:
     post: {operationId: createCharge}`,
@@ -197,9 +310,17 @@ components:
       description: Keys are kept for 24 hours.
       schema: {type: string, maxLength: 255}`,
 		},
-	}, false, func(c *Contract, op *Operation, _ string) *issue {
+	}, false, func(c *Contract, op *Operation, sc keyScope, _ string) *issue {
 		if !needsKey(op) || op.Key != nil {
 			return nil
+		}
+		if sc.shown() {
+			return &issue{msg: fmt.Sprintf("%s takes no Idempotency-Key header; this API takes one only under %s "+
+				"(on %s; not on %s that may change state), a convention of those paths, not of "+
+				"the API: a client that retries after a timeout may apply it twice; if it creates what a retry "+
+				"could duplicate, accept the same optional header here, deduplicate on it, and require it once "+
+				"every client sends it (or mark the operation x-idempotent: true if repeating it is harmless)",
+				op.ID, sc.familyList(), plural(sc.keyed, "operation", "operations"), plural(sc.keyless-1, "other", "others"))}
 		}
 		return &issue{msg: fmt.Sprintf("%s takes no Idempotency-Key header and this API declares no key convention: "+
 			"a client that retries after a timeout may apply it twice; to adopt one, declare an optional "+
@@ -251,7 +372,7 @@ message CreateChargeRequest { int64 amount_cents = 1; }`,
   string request_id = 2;
 }`,
 		},
-	}, false, func(c *Contract, op *Operation, _ string) *issue {
+	}, false, func(c *Contract, op *Operation, _ keyScope, _ string) *issue {
 		if !needsKey(op) || op.Key != nil {
 			return nil
 		}

@@ -207,10 +207,10 @@ func compareOpenAPI(old Side, loadOld func() (*openapi.Doc, error), new Side, lo
 		wg.Go(func() { in.New = nd.Contract() })
 		in.Changes = openapi.Diff(od, nd)
 		wg.Wait()
-		if partial && rules.KeyConventionUnseen(in.New) && sub.MayDeclareKey() {
-			// Whether the API takes a key anywhere decides the idempotency
-			// rule's verdict; the operations a subset left out may show it,
-			// unless the document never names a key.
+		if partial && rules.KeyConventionUnseen(in.New, sub.MayDeclareKey) {
+			// Whether the API takes a key, and on what share of its
+			// operations, decides the idempotency rules' verdict; the
+			// operations a subset left out may change it.
 			return errPartial
 		}
 		return openapi.IgnoreProblems(in.New)
