@@ -55,6 +55,8 @@ type Subset struct {
 	// is a multi-file tree's (PlanFiles), whose root alone is cut.
 	o, n  *pieces
 	files bool
+	// noKeyInFiles: no file of a multi-file plan's new tree names a key.
+	noKeyInFiles bool
 	// unplaced counts the chunks LoadOld parsed without places.
 	unplaced int
 	// oldText and newText blank the two documents when first asked: a
@@ -72,19 +74,25 @@ func (s *Subset) NewText() []byte { return s.newText() }
 // MayDeclareKey reports whether what the plan leaves out of the new document
 // could declare an idempotency key (an Idempotency-Key header parameter, a
 // root x-idempotency), so that a verdict on the API's key convention needs
-// the whole document. A multi-file plan's other files are not read here;
-// a single document can declare one only where its text names it.
+// the whole document. A document can declare one only where its text names
+// it; a multi-file plan's other files are read by its planner, which says
+// (NoKeyInFiles) when none of them names one.
 func (s *Subset) MayDeclareKey() bool {
-	if s.files || s.n == nil {
-		return true
+	if s.files {
+		return !s.noKeyInFiles
 	}
-	return namesKey(s.n.src)
+	return s.n == nil || NamesKey(s.n.src)
 }
 
-// namesKey reports whether src holds "idempotency-key" or "x-idempotency",
+// NoKeyInFiles records that no file of a multi-file plan's new tree, its
+// root included, names an idempotency key (DigitalOcean's 2,907 files name
+// none, and a diff of them that adds a POST had to load them all).
+func (s *Subset) NoKeyInFiles() { s.noKeyInFiles = true }
+
+// NamesKey reports whether src holds "idempotency-key" or "x-idempotency",
 // in any ASCII case: the only spellings under which a document declares a
 // key (the header's name matches case-insensitively).
-func namesKey(src []byte) bool {
+func NamesKey(src []byte) bool {
 	const word = "idempotency"
 	for i := 0; i+len(word) <= len(src); i++ {
 		if src[i]|0x20 != 'i' || !bytes.EqualFold(src[i:i+len(word)], []byte(word)) {

@@ -209,8 +209,8 @@ func TestNamesKey(t *testing.T) {
 		"dempotency-key":                     false,
 		"":                                   false,
 	} {
-		if got := namesKey([]byte(text)); got != want {
-			t.Errorf("namesKey(%q) = %v, want %v", text, got, want)
+		if got := NamesKey([]byte(text)); got != want {
+			t.Errorf("NamesKey(%q) = %v, want %v", text, got, want)
 		}
 	}
 }

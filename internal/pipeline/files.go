@@ -144,13 +144,28 @@ func planFiles(old, new Side, ob, nb []byte) (*openapi.Subset, *openapi.NoPlan) 
 		return nil, &openapi.NoPlan{Reason: "a $ref'd file outside the root's folder", New: ok1}
 	}
 	od, nd := ot.dirty(oc), nt.dirty(nc)
-	return openapi.PlanFiles(ob, nb, func(isOld bool, text []byte) (bool, []string, bool) {
+	sub, why := openapi.PlanFiles(ob, nb, func(isOld bool, text []byte) (bool, []string, bool) {
 		t, dirty := nt, nd
 		if isOld {
 			t, dirty = ot, od
 		}
 		return t.reach(text, dirty)
 	})
+	if sub != nil && !nt.namesKey() {
+		sub.NoKeyInFiles()
+	}
+	return sub, why
+}
+
+// namesKey reports whether any of t's files, the root included, names an
+// idempotency key.
+func (t *fileTree) namesKey() bool {
+	for _, b := range t.text {
+		if openapi.NamesKey(b) {
+			return true
+		}
+	}
+	return false
 }
 
 // changed lists t's files that differ from, or are missing in, other's
