@@ -298,7 +298,9 @@ func newLintFindings(in *rules.Input, o Options) []rules.Finding {
 	before := map[string]bool{}
 	for _, f := range old {
 		for _, id := range append([]string{f.Rule}, f.Also...) {
-			before[id+"\x00"+f.Path] = true
+			for _, k := range elementKeys(f) {
+				before[id+"\x00"+k] = true
+			}
 		}
 	}
 	var made []rules.Finding
@@ -310,20 +312,38 @@ func newLintFindings(in *rules.Input, o Options) []rules.Finding {
 	return made
 }
 
+// elementKeys are the names under which the old side's lint findings are
+// remembered: the element's path, and each operation the finding is about
+// (a rule reports an operation once).
+func elementKeys(f rules.Finding) []string {
+	keys := []string{f.Path}
+	for _, op := range f.Operations {
+		keys = append(keys, "op\x00"+op)
+	}
+	return keys
+}
+
 // allBefore reports whether every rule a finding stands for reported its
-// element on the old side too, itself or a rule it continues.
+// element on the old side too, itself or a rule it continues: at the same
+// path, or on every operation the finding is about. The path alone names an
+// element by the layout it is written in: a key parameter that is a
+// component in one version and, in the next, a file that several
+// operation files $ref (Redocly's split layout) is the same problem on the
+// same operations, not a new one.
 func allBefore(reg *rules.Registry, before map[string]bool, f rules.Finding) bool {
+	had := func(id, key string) bool { return before[id+"\x00"+key] || continued(reg, before, id, key) }
 	for _, id := range append([]string{f.Rule}, f.Also...) {
-		if !before[id+"\x00"+f.Path] && !continued(reg, before, id, f.Path) {
+		onOps := len(f.Operations) > 0 && !slices.ContainsFunc(f.Operations, func(op string) bool { return !had(id, "op\x00"+op) })
+		if !had(id, f.Path) && !onOps {
 			return false
 		}
 	}
 	return true
 }
 
-// continued reports whether the old side had, at path, a finding of a rule
-// that rule id continues.
-func continued(reg *rules.Registry, before map[string]bool, id, path string) bool {
+// continued reports whether the old side had, under key, a finding of a
+// rule that rule id continues.
+func continued(reg *rules.Registry, before map[string]bool, id, key string) bool {
 	if reg == nil {
 		return false
 	}
@@ -332,7 +352,7 @@ func continued(reg *rules.Registry, before map[string]bool, id, path string) boo
 		return false
 	}
 	for _, c := range r.Continues {
-		if before[c+"\x00"+path] {
+		if before[c+"\x00"+key] {
 			return true
 		}
 	}
