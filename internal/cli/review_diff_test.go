@@ -177,6 +177,12 @@ func reviewMatchesDiff(t *testing.T, p pair, s shape) {
 	if s.has(shapeBrokenHead) {
 		newB = broken(newB, p.ext)
 	}
+	if bytes.Equal(oldB, newB) {
+		// A self-diff case made the same on both sides: the change touches
+		// no contract, so review has nothing of it to judge, while diff
+		// still reads (and may refuse) the file.
+		t.Skip("the pair is the same on both sides: the change touches no contract")
+	}
 	// diff reads the two files where no config, repository or neighbour
 	// can reach them.
 	plain := t.TempDir()
