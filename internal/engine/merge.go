@@ -2,6 +2,8 @@ package engine
 
 import (
 	"cmp"
+	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -136,10 +138,23 @@ func supersedesRule(reg *rules.Registry, a, b string) bool {
 // reached from more operations (a shared component each operation came to
 // $ref): it breaks them all, and says so once.
 func absorb(reg *rules.Registry, keep rules.Finding, fs []rules.Finding, rest []int) rules.Finding {
+	// keep's own rule met again counts its operations once, over them all.
+	base, counted := cutReach(keep.Message)
+	for _, j := range rest {
+		if f := fs[j]; f.Rule == keep.Rule {
+			keep.Operations = union(keep.Operations, f.Operations)
+			_, c := cutReach(f.Message)
+			counted = counted || c
+		}
+	}
+	head := base
+	if counted && len(keep.Operations) > 1 {
+		head += fmt.Sprintf(" (reaches %d operations)", len(keep.Operations))
+	}
 	var msg strings.Builder
-	msg.WriteString(keep.Message)
-	tail := trailer(keep.Message)
-	said := []string{strings.TrimSuffix(keep.Message, tail)}
+	msg.WriteString(head)
+	tail := trailer(head)
+	said := []string{strings.TrimSuffix(head, tail)}
 	for _, j := range rest {
 		f := fs[j]
 		// One edit needs the largest bump any of its findings does.
@@ -149,13 +164,13 @@ func absorb(reg *rules.Registry, keep rules.Finding, fs []rules.Finding, rest []
 			keep.Also = appendRule(keep.Also, keep.Rule, id)
 		}
 		keep.Related = appendRelated(keep.Related, keep, f)
-		if f.Rule == keep.Rule {
-			keep.Operations = union(keep.Operations, f.Operations)
-		}
 		if f.Rule != keep.Rule && supersedesRule(reg, keep.Rule, f.Rule) {
 			continue // says nothing the kept message does not
 		}
 		m := f.Message
+		if f.Rule == keep.Rule {
+			m, _ = cutReach(m)
+		}
 		if tail != "" {
 			m = strings.TrimSuffix(m, tail)
 		}
@@ -172,6 +187,20 @@ func absorb(reg *rules.Registry, keep rules.Finding, fs []rules.Finding, rest []
 	keep.Message = msg.String()
 	slices.Sort(keep.Also)
 	return keep
+}
+
+// reachRE is the count a shared change's message ends with.
+var reachRE = regexp.MustCompile(` \(reaches \d+ operations\)$`)
+
+// cutReach is msg without its count of the operations the change reaches,
+// and whether it had one: the findings of one change met from several
+// places are counted again over all their operations.
+func cutReach(msg string) (string, bool) {
+	loc := reachRE.FindStringIndex(msg)
+	if loc == nil {
+		return msg, false
+	}
+	return msg[:loc[0]], true
 }
 
 // trailer is the parenthesis a message ends with, such as a proto
@@ -201,9 +230,15 @@ func union(a, b []string) []string {
 // appendRelated adds f, and what f itself stood for, to keep's related,
 // each rule and message once; keep's own words are not related to it.
 func appendRelated(related []rules.Related, keep, f rules.Finding) []rules.Related {
-	self := rules.Related{Rule: keep.Rule, Severity: keep.Severity, Message: keep.Message}
+	// keep's own rule saying the same, but for how many operations it
+	// counted, is keep itself met again, not a finding it stands for.
+	uncounted := func(r rules.Related) rules.Related {
+		r.Message, _ = cutReach(r.Message)
+		return r
+	}
+	self := uncounted(rules.Related{Rule: keep.Rule, Severity: keep.Severity, Message: keep.Message})
 	for _, r := range append([]rules.Related{{Rule: f.Rule, Severity: f.Severity, Message: f.Message}}, f.Related...) {
-		if r != self && !slices.Contains(related, r) {
+		if uncounted(r) != self && !slices.Contains(related, r) {
 			related = append(related, r)
 		}
 	}
