@@ -44,13 +44,7 @@ func (s *reviewSources) author(name string, line int, says string) string {
 	}
 	who := nearestAuthor(out, line, says)
 	if who == uncommitted {
-		ident, err := source.RunGit(s.top, "var", "GIT_AUTHOR_IDENT")
-		if err != nil {
-			return ""
-		}
-		// "Name <mail> 1700000000 +0000": the time is not who.
-		f := strings.Fields(string(ident))
-		who = strings.Join(f[:max(0, len(f)-2)], " ")
+		return s.ident()
 	}
 	return who
 }

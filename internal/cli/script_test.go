@@ -35,6 +35,12 @@ func TestScripts(t *testing.T) {
 		UpdateScripts:       os.Getenv("UPDATE_SCRIPTS") == "1",
 		Setup: func(e *testscript.Env) error {
 			e.Setenv("NO_COLOR", "1")
+			// The scripts' git, as the in-process CLI's, starts no
+			// maintenance after each commit.
+			for _, kv := range gittest.QuietEnv() {
+				k, v, _ := strings.Cut(kv, "=")
+				e.Setenv(k, v)
+			}
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
@@ -70,13 +76,13 @@ func exitCode(ts *testscript.TestScript, neg bool, args []string) {
 
 // inProcess reports whether the CLI may run in this process: its git
 // children inherit this process's environment, so a script that points
-// git elsewhere (GIT_DIR, a hook's index) or changes PATH runs it as a
-// process. A script's stdin is not passed in: one that feeds contractlint
+// git elsewhere (GIT_DIR, a hook's index), configures it otherwise than
+// this process does, or changes PATH runs it as a process. A script's stdin is not passed in: one that feeds contractlint
 // stdin uses exec.
 func inProcess(ts *testscript.TestScript) bool {
 	for _, k := range []string{"GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY",
 		"GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_COMMON_DIR", "GIT_NAMESPACE", "GIT_CONFIG_COUNT", "GIT_CONFIG_PARAMETERS"} {
-		if ts.Getenv(k) != "" {
+		if ts.Getenv(k) != os.Getenv(k) {
 			return false
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/contractlint/contractlint/internal/source"
 )
@@ -17,6 +18,9 @@ import (
 type reviewSources struct {
 	top, base, head string
 	staged          bool
+	// ident is who would commit now, asked of git once a run: every
+	// acceptance not committed yet is theirs.
+	ident func() string
 }
 
 func newReviewSources(dir, base, head string, staged bool) *reviewSources {
@@ -24,7 +28,15 @@ func newReviewSources(dir, base, head string, staged bool) *reviewSources {
 	if err != nil {
 		top = dir
 	}
-	return &reviewSources{top: top, base: base, head: head, staged: staged}
+	return &reviewSources{top: top, base: base, head: head, staged: staged, ident: sync.OnceValue(func() string {
+		out, err := source.RunGit(top, "var", "GIT_AUTHOR_IDENT")
+		if err != nil {
+			return ""
+		}
+		// "Name <mail> 1700000000 +0000": the time is not who.
+		f := strings.Fields(string(out))
+		return strings.Join(f[:max(0, len(f)-2)], " ")
+	})}
 }
 
 func (s *reviewSources) Base(name string) ([]byte, error) {

@@ -1,12 +1,16 @@
 package cli
 
 import (
+	"bufio"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -220,19 +224,27 @@ func newWaiveCmd(e *Env) *cobra.Command {
 }
 
 // inBase returns, for a review, whether a waiver was already in the waivers
-// file at the base commit; nil when there is no base to ask.
+// file at the base commit; nil when there is no base to ask. The base file
+// is read on the first question: most reviews have no waiver to ask about.
 func (w *waivers) inBase(rv *report.Review) func(waiver.Waiver) bool {
-	data, ok := atBase(rv, filepath.Join(w.dir, waiver.FileName))
-	if !ok {
+	if rv == nil || rv.BaseCommit == "" {
 		return nil
 	}
-	var before []waiver.Waiver
-	if data != nil {
+	before := sync.OnceValues(func() ([]waiver.Waiver, bool) {
+		data, ok := atBase(rv, filepath.Join(w.dir, waiver.FileName))
+		if !ok || data == nil {
+			return nil, ok
+		}
 		// A base file that no longer parses accepted nothing.
-		before, _ = waiver.Parse(waiver.FileName, data, w.resolve)
-	}
+		list, _ := waiver.Parse(waiver.FileName, data, w.resolve)
+		return list, true
+	})
 	return func(x waiver.Waiver) bool {
-		return slices.ContainsFunc(before, func(b waiver.Waiver) bool {
+		list, ok := before()
+		if !ok {
+			return true // no base file to judge by: nothing is new
+		}
+		return slices.ContainsFunc(list, func(b waiver.Waiver) bool {
 			return b.Rule == x.Rule && b.Element == x.Element && b.Fingerprint == x.Fingerprint
 		})
 	}
@@ -259,9 +271,12 @@ func (w *waivers) lineInBase(e *Env, rv *report.Review) func(rules.Location) boo
 
 // atBase reads file (an absolute name) as a review's base commit holds it:
 // nil when the base has no such file; ok is false when there is no base or
-// the file is not in the repository.
+// the file is not in the repository. One `git cat-file --batch` answers
+// both questions (is the base a commit here, what does it hold at the
+// file's name, symbolic links inside the tree followed), where listing the
+// base's whole tree to read one file cost a process more.
 func atBase(rv *report.Review, file string) (data []byte, ok bool) {
-	if rv == nil || rv.BaseCommit == "" {
+	if rv == nil || rv.BaseCommit == "" || strings.HasPrefix(rv.BaseCommit, "-") {
 		return nil, false
 	}
 	top, err := source.Root(filepath.Dir(file))
@@ -269,16 +284,55 @@ func atBase(rv *report.Review, file string) (data []byte, ok bool) {
 		return nil, false
 	}
 	rel, err := filepath.Rel(top, file)
-	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || strings.Contains(rel, "\n") {
 		return nil, false
 	}
-	base, err := source.OpenRev(top, rv.BaseCommit)
+	cat, err := source.StartCat(top, "--batch", "--follow-symlinks")
 	if err != nil {
 		return nil, false
 	}
-	data, err = base.ReadFile(filepath.ToSlash(rel))
-	if err != nil {
-		return nil, true
+	defer cat.Close()
+	fmt.Fprintf(cat.In, "%s\n%s:%s\n", rv.BaseCommit, rv.BaseCommit, filepath.ToSlash(rel))
+	cat.In.Close()
+	if kind, _, err := catObject(cat.Out); err != nil || kind != "commit" {
+		return nil, false // the base is not this repository's (a submodule's file)
 	}
-	return data, true
+	if kind, body, err := catObject(cat.Out); err == nil && kind == "blob" {
+		return body, true
+	}
+	// Missing, a directory, or a link leaving the tree: no such file.
+	return nil, true
+}
+
+// catObject reads one answer of `git cat-file --batch --follow-symlinks`:
+// "<oid> <type> <size>" and the object, or "<name> missing", or
+// "<kind> <size>" and a name (a link that dangles, loops or leaves the
+// tree), returning the type or kind and what followed the header.
+func catObject(r *bufio.Reader) (kind string, body []byte, err error) {
+	header, err := r.ReadString('\n')
+	if err != nil {
+		return "", nil, err
+	}
+	f := strings.Fields(header)
+	var size string
+	switch len(f) {
+	case 3:
+		kind, size = f[1], f[2]
+	case 2:
+		if f[1] == "missing" || f[1] == "ambiguous" {
+			return f[1], nil, nil
+		}
+		kind, size = f[0], f[1]
+	default:
+		return "", nil, fmt.Errorf("git cat-file: unexpected answer %q", header)
+	}
+	n, err := strconv.Atoi(size)
+	if err != nil {
+		return "", nil, fmt.Errorf("git cat-file: bad size in %q", header)
+	}
+	body = make([]byte, n+1) // the object and the newline after it
+	if _, err := io.ReadFull(r, body); err != nil {
+		return "", nil, err
+	}
+	return kind, body[:n], nil
 }

@@ -45,10 +45,23 @@ func IsolateEnv(t testing.TB) {
 	} {
 		t.Setenv(k, v)
 	}
+	for _, kv := range QuietEnv() {
+		k, v, _ := strings.Cut(kv, "=")
+		t.Setenv(k, v)
+	}
 	for _, k := range []string{"GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_COMMON_DIR"} {
 		t.Setenv(k, "") // restores the old value after the test
 		os.Unsetenv(k)
 	}
+}
+
+// QuietEnv is the configuration every isolated git runs with, as
+// GIT_CONFIG_COUNT, GIT_CONFIG_KEY_n and GIT_CONFIG_VALUE_n ("NAME=value"
+// entries), for a caller that builds git's environment itself (a script's):
+// no `git maintenance run --auto` after each commit, merge or fetch, a
+// process each that a throwaway repository never needs.
+func QuietEnv() []string {
+	return []string{"GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=maintenance.auto", "GIT_CONFIG_VALUE_0=false"}
 }
 
 // Repo is a throwaway work tree.
