@@ -115,7 +115,7 @@ func splitStripe(tb testing.TB, sample bool) (pipeline.Side, pipeline.Side) {
 // .ci/side-by-side stripe-split.
 func BenchmarkSplitStripeOneFile(b *testing.B) {
 	old, new := splitStripe(b, false)
-	o := pipeline.Options{Registry: rules.Default(), Settings: &rules.Settings{}}
+	o := pipeline.Options{Registry: defaultRules(), Settings: &rules.Settings{}}
 	whole := o
 	whole.Whole = true
 	var sub, all time.Duration

@@ -10,7 +10,6 @@ import (
 	"github.com/contractlint/contractlint/internal/corpus"
 	"github.com/contractlint/contractlint/internal/pipeline"
 	"github.com/contractlint/contractlint/internal/source"
-	"github.com/contractlint/contractlint/rules"
 )
 
 // heldRun diffs old and new with h holding the old side and with both
@@ -20,7 +19,7 @@ import (
 // heldRun waits for that load, so every later run restricts it.
 func heldRun(t *testing.T, h *pipeline.Held, old, new pipeline.Side) {
 	t.Helper()
-	got, gotErr := pipeline.Diff(old, new, pipeline.Options{Registry: rules.Default(), Settings: everyRule(), Held: h})
+	got, gotErr := pipeline.Diff(old, new, pipeline.Options{Registry: defaultRules(), Settings: everyRule(), Held: h})
 	h.Wait()
 	sameAsWhole(t, old, new, got, gotErr, "held")
 }

@@ -66,7 +66,7 @@ type measured struct {
 
 func diff(src source.Source, old, new string, o pipeline.Options) measured {
 	if o.Registry == nil {
-		o.Registry, o.Settings = rules.Default(), &rules.Settings{}
+		o.Registry, o.Settings = defaultRules(), &rules.Settings{}
 	}
 	var before, after runtime.MemStats
 	runtime.GC()
