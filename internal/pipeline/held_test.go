@@ -7,12 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
-
 	"github.com/contractlint/contractlint/internal/corpus"
 	"github.com/contractlint/contractlint/internal/pipeline"
 	"github.com/contractlint/contractlint/internal/source"
-	"github.com/contractlint/contractlint/rules"
 )
 
 // heldRun diffs old and new with h holding the old side and with both
@@ -22,17 +19,9 @@ import (
 // heldRun waits for that load, so every later run restricts it.
 func heldRun(t *testing.T, h *pipeline.Held, old, new pipeline.Side) {
 	t.Helper()
-	o := pipeline.Options{Registry: rules.Default(), Settings: everyRule(), Held: h}
-	got, gotErr := pipeline.Diff(old, new, o)
+	got, gotErr := pipeline.Diff(old, new, pipeline.Options{Registry: defaultRules(), Settings: everyRule(), Held: h})
 	h.Wait()
-	o.Held, o.Whole = nil, true
-	want, wantErr := pipeline.Diff(old, new, o)
-	if (gotErr == nil) != (wantErr == nil) || gotErr != nil && gotErr.Error() != wantErr.Error() {
-		t.Fatalf("held load error %v, whole load error %v", gotErr, wantErr)
-	}
-	if d := cmp.Diff(want, got); d != "" {
-		t.Errorf("findings with the old side held differ from the whole load's (-whole +held):\n%s", d)
-	}
+	sameAsWhole(t, old, new, got, gotErr, "held")
 }
 
 // TestHeldSameFindingsRules runs every OpenAPI pair of the rule cases with

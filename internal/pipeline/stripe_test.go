@@ -28,7 +28,7 @@ func TestStripeFindings(t *testing.T) {
 		t.Fatal(err)
 	}
 	fs, err := pipeline.Diff(pipeline.Side{Src: src, Files: []string{old}}, pipeline.Side{Src: src, Files: []string{new}},
-		pipeline.Options{Registry: rules.Default(), Settings: &rules.Settings{}})
+		pipeline.Options{Registry: defaultRules(), Settings: &rules.Settings{}})
 	if err != nil {
 		t.Fatal(err)
 	}
