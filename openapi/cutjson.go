@@ -2,13 +2,14 @@ package openapi
 
 import (
 	"bytes"
-	"encoding/json"
 	"io"
 	"strings"
+
+	"github.com/go-json-experiment/json/jsontext"
 )
 
-// cutJSON is cut for a JSON document, read through encoding/json's tokens
-// and their offsets. A chunk is blanked and stubbed by its lines, as block
+// cutJSON is cut for a JSON document, read through jsontext's tokens and
+// their offsets (several times faster than encoding/json's). A chunk is blanked and stubbed by its lines, as block
 // YAML's are, so each paths entry and component must begin its line and
 // end one (its comma after it): the layout every JSON writer's indented
 // output has. A minified document, one line, is not cut. A chunk blanked
@@ -39,7 +40,10 @@ func cutJSON(d *pieces) (*pieces, *NoPlan) {
 // cutJSONAs is cutJSON by lines, or by bytes; shared reports that a chunk
 // shares a line with other text, so the cut by lines gave up.
 func cutJSONAs(d *pieces, bytewise bool) (_ *pieces, _ *NoPlan, shared bool) {
-	j := &jsonCutter{d: d, dec: json.NewDecoder(bytes.NewReader(d.src)), bytewise: bytewise}
+	// A key twice is this cutter's to judge (a chunk's is no plan), and a
+	// string is read as encoding/json reads it, invalid UTF-8 as U+FFFD.
+	dec := jsontext.NewDecoder(bytes.NewBuffer(d.src), jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
+	j := &jsonCutter{d: d, dec: dec, bytewise: bytewise}
 	if !bytewise {
 		j.header = make([]bool, len(d.lines))
 		for i := range j.header {
@@ -49,7 +53,7 @@ func cutJSONAs(d *pieces, bytewise bool) (_ *pieces, _ *NoPlan, shared bool) {
 	if _, ok := j.value(nil, place{}); !ok {
 		return d, noPlan(d.src, j.at, j.why), j.shared
 	}
-	if _, err := j.dec.Token(); err != io.EOF {
+	if _, err := j.dec.ReadToken(); err != io.EOF {
 		return d, noPlan(d.src, int(j.dec.InputOffset()), "more than one JSON value"), false
 	}
 	var header bytes.Buffer
@@ -74,7 +78,7 @@ func cutJSONAs(d *pieces, bytewise bool) (_ *pieces, _ *NoPlan, shared bool) {
 // jsonCutter walks a JSON document's tokens.
 type jsonCutter struct {
 	d   *pieces
-	dec *json.Decoder
+	dec *jsontext.Decoder
 	// cur is the chunk being read, depth the length of its path.
 	cur   *chunk
 	depth int
@@ -144,19 +148,19 @@ func (pl place) identity(key string) bool {
 // value reads one value at path, a mapping's at pl; s is its text when it
 // is a string.
 func (j *jsonCutter) value(path []string, pl place) (s string, ok bool) {
-	tok, err := j.dec.Token()
+	tok, err := j.dec.ReadToken()
 	if err != nil {
 		return "", j.fail(int(j.dec.InputOffset()), "not JSON")
 	}
-	switch tok {
-	case json.Delim('{'):
-		for j.dec.More() {
+	switch tok.Kind() {
+	case '{':
+		for j.more() {
 			at := j.keyStart()
-			tok, err := j.dec.Token()
-			key, isKey := tok.(string)
-			if err != nil || !isKey {
+			tok, err := j.dec.ReadToken()
+			if err != nil || tok.Kind() != '"' {
 				return "", j.fail(at, "not JSON")
 			}
+			key := tok.String()
 			if pl.identity(key) {
 				return "", j.fail(at, "a JSON Schema identity keyword ("+key+")")
 			}
@@ -164,20 +168,28 @@ func (j *jsonCutter) value(path []string, pl place) (s string, ok bool) {
 				return "", false
 			}
 		}
-	case json.Delim('['):
-		for j.dec.More() {
+	case '[':
+		for j.more() {
 			if _, ok := j.value(append(path, "-"), place{data: pl.data}); !ok {
 				return "", false
 			}
 		}
+	case '"':
+		return tok.String(), true
 	default:
-		s, _ := tok.(string)
-		return s, true
+		return "", true
 	}
-	if _, err = j.dec.Token(); err != nil { // the closing bracket
+	if _, err = j.dec.ReadToken(); err != nil { // the closing bracket
 		return "", j.fail(int(j.dec.InputOffset()), "not JSON")
 	}
 	return "", true
+}
+
+// more reports whether the object or array being read has another member:
+// a broken one does, for its read to fail.
+func (j *jsonCutter) more() bool {
+	k := j.dec.PeekKind()
+	return k != '}' && k != ']'
 }
 
 // keyStart is the offset of the next key's opening quote: the decoder has
