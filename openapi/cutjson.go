@@ -50,7 +50,7 @@ func cutJSONAs(d *pieces, bytewise bool) (_ *pieces, _ *NoPlan, shared bool) {
 			j.header[i] = true
 		}
 	}
-	if _, ok := j.value(nil, place{}); !ok {
+	if _, ok := j.value(nil, place{}, false); !ok {
 		return d, noPlan(d.src, j.at, j.why), j.shared
 	}
 	if _, err := j.dec.ReadToken(); err != io.EOF {
@@ -146,8 +146,9 @@ func (pl place) identity(key string) bool {
 }
 
 // value reads one value at path, a mapping's at pl; s is its text when it
-// is a string.
-func (j *jsonCutter) value(path []string, pl place) (s string, ok bool) {
+// is a string and text is set (a string's text is a copy, and most are
+// never looked at).
+func (j *jsonCutter) value(path []string, pl place, text bool) (s string, ok bool) {
 	tok, err := j.dec.ReadToken()
 	if err != nil {
 		return "", j.fail(int(j.dec.InputOffset()), "not JSON")
@@ -170,12 +171,15 @@ func (j *jsonCutter) value(path []string, pl place) (s string, ok bool) {
 		}
 	case '[':
 		for j.more() {
-			if _, ok := j.value(append(path, "-"), place{data: pl.data}); !ok {
+			if _, ok := j.value(append(path, "-"), place{data: pl.data}, false); !ok {
 				return "", false
 			}
 		}
 	case '"':
-		return tok.String(), true
+		if text {
+			return tok.String(), true
+		}
+		return "", true
 	default:
 		return "", true
 	}
@@ -216,7 +220,7 @@ func (j *jsonCutter) entry(path []string, key string, at int, pl place) bool {
 		ptr = "#/components/" + p[1] + "/" + escape(key)
 	}
 	if ptr == "" {
-		s, ok := j.value(p, pl)
+		s, ok := j.value(p, pl, key == "$ref" || key == "operationId")
 		switch {
 		case !ok:
 			return false
@@ -235,7 +239,7 @@ func (j *jsonCutter) entry(path []string, key string, at int, pl place) bool {
 		return j.fail(at, "a key twice")
 	}
 	j.cur, j.depth = &chunk{}, len(p)
-	if _, ok := j.value(p, pl); !ok {
+	if _, ok := j.value(p, pl, false); !ok {
 		return false
 	}
 	c := j.cur
