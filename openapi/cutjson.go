@@ -249,8 +249,7 @@ func (j *jsonCutter) entry(path []string, key string, at int, pl place) bool {
 	if j.bytewise {
 		c.from, c.to, c.past = at, int(j.dec.InputOffset()), j.past()
 		j.spans = append(j.spans, span{c.from, c.past})
-		first = bytes.Count(j.d.src[:at], []byte("\n"))
-		end = first + bytes.Count(j.d.src[at:c.to], []byte("\n")) + 1
+		first, end = j.d.lineOf(at), j.d.lineOf(c.to)+1
 	} else if first, end, ok = j.lines(at); !ok {
 		j.shared = true
 		return j.fail(at, "a paths entry or component sharing a line with other text")
@@ -272,8 +271,7 @@ func (j *jsonCutter) entry(path []string, key string, at int, pl place) bool {
 func (j *jsonCutter) lines(at int) (first, end int, ok bool) {
 	src := j.d.src
 	stop := int(j.dec.InputOffset())
-	first = bytes.Count(src[:at], []byte("\n"))
-	end = first + bytes.Count(src[at:stop], []byte("\n")) + 1
+	first, end = j.d.lineOf(at), j.d.lineOf(stop)+1
 	if len(bytes.Trim(src[j.d.lines[first].start:at], " ")) > 0 {
 		return 0, 0, false
 	}
