@@ -37,6 +37,7 @@ func DuplicateKey(b []byte) (line, col int, key string) {
 		return line, col, se.JSONPointer.LastToken()
 	}
 }
+
 // keyStart skips the separators before a token to its opening quote.
 func keyStart(b []byte, off int) int {
 	for off < len(b) && b[off] != '"' {

@@ -12,12 +12,12 @@ import (
 // it comes.
 func TestDuplicateKeyAsDecoded(t *testing.T) {
 	for text, want := range map[string][3]any{
-		`{"a": 1, "\u0061": 2}`:            {1, 10, "a"},
-		`{"a~b/c": 1, "a~b/c": 2}`:         {1, 14, "a~b/c"},
-		"{\"\xff\": 1, \"\xfe\": 2}":        {1, 10, "\ufffd"},
-		"{\"a\": 1}\n{\"b\": 1, \"b\": 2}": {2, 10, "b"},
+		`{"a": 1, "\u0061": 2}`:               {1, 10, "a"},
+		`{"a~b/c": 1, "a~b/c": 2}`:            {1, 14, "a~b/c"},
+		"{\"\xff\": 1, \"\xfe\": 2}":          {1, 10, "\ufffd"},
+		"{\"a\": 1}\n{\"b\": 1, \"b\": 2}":    {2, 10, "b"},
 		`{"a": [1, 2e400, {"b": 1, "b": 2}]}`: {1, 27, "b"},
-		`{"a": 1, "b": 2, "A": 3}`:         {0, 0, ""},
+		`{"a": 1, "b": 2, "A": 3}`:            {0, 0, ""},
 	} {
 		line, col, key := limits.DuplicateKey([]byte(text))
 		if got := [3]any{line, col, key}; got != want {
