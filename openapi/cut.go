@@ -2,6 +2,8 @@ package openapi
 
 import (
 	"bytes"
+	"cmp"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -109,6 +111,15 @@ func newPieces(src []byte) *pieces {
 		start += end + 1
 	}
 	return d
+}
+
+// lineOf is the 0-based line of the byte at offset off (len(src) is on the
+// last line): the lines before it counted by a search of the line index, not
+// by the line breaks from the start, which made a cut of many chunks
+// quadratic in the document's size.
+func (d *pieces) lineOf(off int) int {
+	i, _ := slices.BinarySearchFunc(d.lines, off, func(l span, off int) int { return cmp.Compare(l.start, off+1) })
+	return i - 1
 }
 
 // firstNonBlank is the index of src's first byte that is not a space or

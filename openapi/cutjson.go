@@ -2,13 +2,14 @@ package openapi
 
 import (
 	"bytes"
-	"encoding/json"
 	"io"
 	"strings"
+
+	"github.com/go-json-experiment/json/jsontext"
 )
 
-// cutJSON is cut for a JSON document, read through encoding/json's tokens
-// and their offsets. A chunk is blanked and stubbed by its lines, as block
+// cutJSON is cut for a JSON document, read through jsontext's tokens and
+// their offsets (several times faster than encoding/json's). A chunk is blanked and stubbed by its lines, as block
 // YAML's are, so each paths entry and component must begin its line and
 // end one (its comma after it): the layout every JSON writer's indented
 // output has. A minified document, one line, is not cut. A chunk blanked
@@ -39,17 +40,20 @@ func cutJSON(d *pieces) (*pieces, *NoPlan) {
 // cutJSONAs is cutJSON by lines, or by bytes; shared reports that a chunk
 // shares a line with other text, so the cut by lines gave up.
 func cutJSONAs(d *pieces, bytewise bool) (_ *pieces, _ *NoPlan, shared bool) {
-	j := &jsonCutter{d: d, dec: json.NewDecoder(bytes.NewReader(d.src)), bytewise: bytewise}
+	// A key twice is this cutter's to judge (a chunk's is no plan), and a
+	// string is read as encoding/json reads it, invalid UTF-8 as U+FFFD.
+	dec := jsontext.NewDecoder(bytes.NewBuffer(d.src), jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
+	j := &jsonCutter{d: d, dec: dec, bytewise: bytewise}
 	if !bytewise {
 		j.header = make([]bool, len(d.lines))
 		for i := range j.header {
 			j.header[i] = true
 		}
 	}
-	if _, ok := j.value(nil, place{}); !ok {
+	if _, ok := j.value(nil, place{}, false); !ok {
 		return d, noPlan(d.src, j.at, j.why), j.shared
 	}
-	if _, err := j.dec.Token(); err != io.EOF {
+	if _, err := j.dec.ReadToken(); err != io.EOF {
 		return d, noPlan(d.src, int(j.dec.InputOffset()), "more than one JSON value"), false
 	}
 	var header bytes.Buffer
@@ -74,7 +78,7 @@ func cutJSONAs(d *pieces, bytewise bool) (_ *pieces, _ *NoPlan, shared bool) {
 // jsonCutter walks a JSON document's tokens.
 type jsonCutter struct {
 	d   *pieces
-	dec *json.Decoder
+	dec *jsontext.Decoder
 	// cur is the chunk being read, depth the length of its path.
 	cur   *chunk
 	depth int
@@ -142,21 +146,22 @@ func (pl place) identity(key string) bool {
 }
 
 // value reads one value at path, a mapping's at pl; s is its text when it
-// is a string.
-func (j *jsonCutter) value(path []string, pl place) (s string, ok bool) {
-	tok, err := j.dec.Token()
+// is a string and text is set (a string's text is a copy, and most are
+// never looked at).
+func (j *jsonCutter) value(path []string, pl place, text bool) (s string, ok bool) {
+	tok, err := j.dec.ReadToken()
 	if err != nil {
 		return "", j.fail(int(j.dec.InputOffset()), "not JSON")
 	}
-	switch tok {
-	case json.Delim('{'):
-		for j.dec.More() {
+	switch tok.Kind() {
+	case '{':
+		for j.more() {
 			at := j.keyStart()
-			tok, err := j.dec.Token()
-			key, isKey := tok.(string)
-			if err != nil || !isKey {
+			tok, err := j.dec.ReadToken()
+			if err != nil || tok.Kind() != '"' {
 				return "", j.fail(at, "not JSON")
 			}
+			key := tok.String()
 			if pl.identity(key) {
 				return "", j.fail(at, "a JSON Schema identity keyword ("+key+")")
 			}
@@ -164,20 +169,31 @@ func (j *jsonCutter) value(path []string, pl place) (s string, ok bool) {
 				return "", false
 			}
 		}
-	case json.Delim('['):
-		for j.dec.More() {
-			if _, ok := j.value(append(path, "-"), place{data: pl.data}); !ok {
+	case '[':
+		for j.more() {
+			if _, ok := j.value(append(path, "-"), place{data: pl.data}, false); !ok {
 				return "", false
 			}
 		}
+	case '"':
+		if text {
+			return tok.String(), true
+		}
+		return "", true
 	default:
-		s, _ := tok.(string)
-		return s, true
+		return "", true
 	}
-	if _, err = j.dec.Token(); err != nil { // the closing bracket
+	if _, err = j.dec.ReadToken(); err != nil { // the closing bracket
 		return "", j.fail(int(j.dec.InputOffset()), "not JSON")
 	}
 	return "", true
+}
+
+// more reports whether the object or array being read has another member:
+// a broken one does, for its read to fail.
+func (j *jsonCutter) more() bool {
+	k := j.dec.PeekKind()
+	return k != '}' && k != ']'
 }
 
 // keyStart is the offset of the next key's opening quote: the decoder has
@@ -204,7 +220,7 @@ func (j *jsonCutter) entry(path []string, key string, at int, pl place) bool {
 		ptr = "#/components/" + p[1] + "/" + escape(key)
 	}
 	if ptr == "" {
-		s, ok := j.value(p, pl)
+		s, ok := j.value(p, pl, key == "$ref" || key == "operationId")
 		switch {
 		case !ok:
 			return false
@@ -223,7 +239,7 @@ func (j *jsonCutter) entry(path []string, key string, at int, pl place) bool {
 		return j.fail(at, "a key twice")
 	}
 	j.cur, j.depth = &chunk{}, len(p)
-	if _, ok := j.value(p, pl); !ok {
+	if _, ok := j.value(p, pl, false); !ok {
 		return false
 	}
 	c := j.cur
@@ -233,8 +249,7 @@ func (j *jsonCutter) entry(path []string, key string, at int, pl place) bool {
 	if j.bytewise {
 		c.from, c.to, c.past = at, int(j.dec.InputOffset()), j.past()
 		j.spans = append(j.spans, span{c.from, c.past})
-		first = bytes.Count(j.d.src[:at], []byte("\n"))
-		end = first + bytes.Count(j.d.src[at:c.to], []byte("\n")) + 1
+		first, end = j.d.lineOf(at), j.d.lineOf(c.to)+1
 	} else if first, end, ok = j.lines(at); !ok {
 		j.shared = true
 		return j.fail(at, "a paths entry or component sharing a line with other text")
@@ -256,8 +271,7 @@ func (j *jsonCutter) entry(path []string, key string, at int, pl place) bool {
 func (j *jsonCutter) lines(at int) (first, end int, ok bool) {
 	src := j.d.src
 	stop := int(j.dec.InputOffset())
-	first = bytes.Count(src[:at], []byte("\n"))
-	end = first + bytes.Count(src[at:stop], []byte("\n")) + 1
+	first, end = j.d.lineOf(at), j.d.lineOf(stop)+1
 	if len(bytes.Trim(src[j.d.lines[first].start:at], " ")) > 0 {
 		return 0, 0, false
 	}
