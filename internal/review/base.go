@@ -124,6 +124,10 @@ func (r *Repo) ResolveBase(ref string) (Base, error) {
 		if tip == "" {
 			continue
 		}
+		if tip == head {
+			// A commit is its own merge base: no git run needed.
+			return Base{Commit: head, Ref: shortRef(branch), Why: "merge base of HEAD"}, nil
+		}
 		out, err := r.git("merge-base", head, tip)
 		if err == nil {
 			return Base{Commit: strings.TrimSpace(string(out)), Ref: shortRef(branch), Why: "merge base of HEAD"}, nil
@@ -241,6 +245,9 @@ func (r *Repo) resolveHead(ref string, base *Base) (string, error) {
 	head := r.commit(ref)
 	if head == "" {
 		return "", &MissingError{fmt.Sprintf("head %q: no such commit in this repository; fetch it with `git fetch origin %s`", ref, ShellQuote(ref))}
+	}
+	if head == base.Commit {
+		return head, nil
 	}
 	if out, err := r.git("merge-base", base.Commit, head); err == nil {
 		if mb := strings.TrimSpace(string(out)); mb != base.Commit {
