@@ -53,6 +53,9 @@ type Options struct {
 	// compares them instead of resolving the base again, and leaves closing
 	// them to the caller.
 	Sides *Sides
+	// tags, set by Run, lists the release tags once for every .proto
+	// file's history in it (see releaseTags).
+	tags *tagList
 }
 
 // Result is what a review found.
@@ -92,6 +95,7 @@ func Run(o Options) (*Result, error) {
 		defer sd.Close()
 	}
 	repo, base, head, oldSrc, newSrc := sd.repo, sd.Base, sd.head, sd.Old, sd.New
+	o.tags = &tagList{}
 	rels, err := repoPaths(o.Dir, o.Paths)
 	if err != nil {
 		return nil, err
