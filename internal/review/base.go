@@ -3,6 +3,9 @@ package review
 import (
 	"fmt"
 	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"unicode"
@@ -19,15 +22,27 @@ type Repo struct {
 	// remoteList is `git remote -v`, read once (remotes).
 	remoteOnce sync.Once
 	remoteList string
+	// shallowFile is where git lists a shallow clone's edge commits; a
+	// repository is shallow while it holds any.
+	shallowFile string
 }
 
 // OpenRepo finds the repository holding dir.
 func OpenRepo(dir string) (*Repo, error) {
-	out, err := source.RunGit(dir, "rev-parse", "--show-toplevel")
+	// One git run finds the top and the shallow file: a review reads
+	// that file rather than asking git again whether the clone is shallow.
+	out, err := source.RunGit(dir, "rev-parse", "--show-toplevel", "--git-path", "shallow")
 	if err != nil {
 		return nil, fmt.Errorf("review needs a git work tree: %v", err)
 	}
-	return &Repo{Top: strings.TrimSpace(string(out))}, nil
+	top, file, ok := strings.Cut(strings.TrimSpace(string(out)), "\n")
+	if !ok {
+		return nil, fmt.Errorf("review needs a git work tree: git rev-parse said %q", out)
+	}
+	if !filepath.IsAbs(file) {
+		file = filepath.Join(dir, file) // git names it from dir
+	}
+	return &Repo{Top: top, shallowFile: file}, nil
 }
 
 func (r *Repo) git(args ...string) ([]byte, error) { return source.RunGit(r.Top, args...) }
@@ -44,9 +59,18 @@ func (r *Repo) commit(rev string) string {
 	return strings.TrimSpace(string(out))
 }
 
-func (r *Repo) shallow() bool {
-	out, err := r.git("rev-parse", "--is-shallow-repository")
-	return err == nil && strings.TrimSpace(string(out)) == "true"
+func (r *Repo) shallow() bool { return len(r.shallowEdges()) > 0 }
+
+// shallowEdges are the commits a shallow clone's history stops at, sorted
+// (one answer, whatever order git wrote them in); none in a full clone.
+func (r *Repo) shallowEdges() []string {
+	b, err := os.ReadFile(r.shallowFile)
+	if err != nil {
+		return nil
+	}
+	edges := strings.Fields(string(b))
+	slices.Sort(edges)
+	return edges
 }
 
 // Base is the commit a review compares against and how it was chosen.
@@ -123,6 +147,10 @@ func (r *Repo) ResolveBase(ref string) (Base, error) {
 		tip := refs.tip(r, branch)
 		if tip == "" {
 			continue
+		}
+		if tip == head {
+			// A commit is its own merge base: no git run needed.
+			return Base{Commit: head, Ref: shortRef(branch), Why: "merge base of HEAD"}, nil
 		}
 		out, err := r.git("merge-base", head, tip)
 		if err == nil {
@@ -241,6 +269,9 @@ func (r *Repo) resolveHead(ref string, base *Base) (string, error) {
 	head := r.commit(ref)
 	if head == "" {
 		return "", &MissingError{fmt.Sprintf("head %q: no such commit in this repository; fetch it with `git fetch origin %s`", ref, ShellQuote(ref))}
+	}
+	if head == base.Commit {
+		return head, nil
 	}
 	if out, err := r.git("merge-base", base.Commit, head); err == nil {
 		if mb := strings.TrimSpace(string(out)); mb != base.Commit {

@@ -41,8 +41,8 @@ type FileChange struct {
 // changedFiles lists the files that differ between base and the working tree
 // (or the index when staged), with git's rename detection. Outside the index,
 // files git does not track yet count as added: a new contract is reviewed
-// before anyone remembers to `git add` it.
-func (r *Repo) changedFiles(dir, base string, staged bool) ([]FileChange, error) {
+// before anyone remembers to `git add` it; files, when given, lists them.
+func (r *Repo) changedFiles(dir, base string, staged bool, files *source.Listing) ([]FileChange, error) {
 	revs := []string{base}
 	if staged {
 		revs = []string{"--cached", base}
@@ -51,14 +51,21 @@ func (r *Repo) changedFiles(dir, base string, staged bool) ([]FileChange, error)
 	if err != nil {
 		return nil, err
 	}
-	if !staged {
+	if staged {
+		return changes, nil
+	}
+	var untracked []string
+	if files != nil {
+		untracked = files.Untracked
+	} else {
 		out, err := source.RunGit(dir, "ls-files", "--others", "--exclude-standard", "--full-name", "-z", "--", ":/")
 		if err != nil {
 			return nil, err
 		}
-		for _, name := range source.SplitZ(out) {
-			changes = append(changes, FileChange{Status: Added, New: name})
-		}
+		untracked = source.SplitZ(out)
+	}
+	for _, name := range untracked {
+		changes = append(changes, FileChange{Status: Added, New: name})
 	}
 	return changes, nil
 }
@@ -76,11 +83,11 @@ func gitDiff(dir string, revs ...string) ([]FileChange, error) {
 	return parseNameStatus(source.SplitZ(out))
 }
 
-// pathFilter returns whether a repository-relative name is one of the path
-// arguments (relative to dir) or inside one; with none, every name is.
-func pathFilter(dir string, paths []string) (func(string) bool, error) {
+// repoPaths makes the path arguments (relative to dir) relative to the
+// top; nil for none.
+func repoPaths(dir string, paths []string) ([]string, error) {
 	if len(paths) == 0 {
-		return func(string) bool { return true }, nil
+		return nil, nil
 	}
 	prefix, err := source.RunGit(dir, "rev-parse", "--show-prefix")
 	if err != nil {
@@ -90,7 +97,16 @@ func pathFilter(dir string, paths []string) (func(string) bool, error) {
 	for _, p := range paths {
 		roots = append(roots, path.Join(strings.TrimSpace(string(prefix)), filepath.ToSlash(p)))
 	}
-	return func(name string) bool { return under(name, roots) }, nil
+	return roots, nil
+}
+
+// pathFilter returns whether a repository-relative name is one of roots
+// (the path arguments, see repoPaths) or inside one; with none, every name is.
+func pathFilter(roots []string) func(string) bool {
+	if len(roots) == 0 {
+		return func(string) bool { return true }
+	}
+	return func(name string) bool { return under(name, roots) }
 }
 
 // under reports whether name is one of roots or inside one of them.

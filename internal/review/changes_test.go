@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/contractlint/contractlint/internal/source"
 	gocmp "github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 )
@@ -50,7 +51,7 @@ func TestChangedFiles(t *testing.T) {
 	r, base := changeRepo(t)
 	repo := r.repo()
 
-	got, err := repo.changedFiles(r.top, base, false)
+	got, err := repo.changedFiles(r.top, base, false, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,10 +67,23 @@ func TestChangedFiles(t *testing.T) {
 	if d := gocmp.Diff(sortChanges(want), sortChanges(got)); d != "" {
 		t.Errorf("working tree changes (-want +got):\n%s", d)
 	}
+	// A review lists the working tree once and takes the untracked files
+	// from that listing: the same changes.
+	files, err := source.ListWorkTree(r.top)
+	if err != nil {
+		t.Fatal(err)
+	}
+	listed, err := repo.changedFiles(r.top, base, false, files)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := gocmp.Diff(sortChanges(want), sortChanges(listed)); d != "" {
+		t.Errorf("working tree changes from the listing (-want +got):\n%s", d)
+	}
 
 	// The index holds only what was staged: the rename and f.txt; neither
 	// the unstaged edit and deletion nor the untracked file.
-	got, err = repo.changedFiles(r.top, base, true)
+	got, err = repo.changedFiles(r.top, base, true, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,14 +132,15 @@ func TestChangedFilesPaths(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := filepath.Join(r.top, tc.dir)
-			all, err := repo.changedFiles(dir, base, false)
+			all, err := repo.changedFiles(dir, base, false, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
-			in, err := pathFilter(dir, tc.paths)
+			rels, err := repoPaths(dir, tc.paths)
 			if err != nil {
 				t.Fatal(err)
 			}
+			in := pathFilter(rels)
 			got := slices.DeleteFunc(all, func(c FileChange) bool { return !in(c.New) && !in(c.Old) })
 			if d := gocmp.Diff(sortChanges(tc.want), sortChanges(got), cmpopts.EquateEmpty()); d != "" {
 				t.Errorf("changedFiles(%v) from %s (-want +got):\n%s", tc.paths, tc.dir, d)
@@ -135,7 +150,7 @@ func TestChangedFilesPaths(t *testing.T) {
 
 	// Without paths, a review started in a subdirectory still sees the whole
 	// repository, untracked files included, under repository-relative names.
-	got, err := repo.changedFiles(filepath.Join(r.top, "sub"), base, false)
+	got, err := repo.changedFiles(filepath.Join(r.top, "sub"), base, false, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

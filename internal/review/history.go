@@ -221,11 +221,27 @@ func (r *Repo) releaseTags(o Options) ([]string, error) {
 	if o.HistoryAll {
 		return nil, nil
 	}
+	if o.tags == nil {
+		return r.listTags()
+	}
+	o.tags.once.Do(func() { o.tags.list, o.tags.err = r.listTags() })
+	return o.tags.list, o.tags.err
+}
+
+func (r *Repo) listTags() ([]string, error) {
 	out, err := r.git("for-each-ref", "--format=%(objectname) %(refname)", "refs/tags")
 	if err != nil {
 		return nil, err
 	}
 	return strings.Fields(strings.ReplaceAll(string(out), " ", "\x00")), nil
+}
+
+// tagList is releaseTags' answer, read once per review: the tags do not
+// change while one runs.
+type tagList struct {
+	once sync.Once
+	list []string
+	err  error
 }
 
 // releasedBlobs lists the blobs name had in the trees of tags, read by one

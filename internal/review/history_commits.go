@@ -16,11 +16,13 @@ import (
 
 // commits reads files of any commit through one `git cat-file
 // --batch-command --follow-symlinks` (links are followed as the work tree
-// follows them), started on first use: the versions whose imports the
-// base lacks are read with their own commit's without listing each
-// commit's tree or starting a process per commit.
+// follows them): the base snapshot's when there is one (via), else its own,
+// started on first use. The versions whose imports the base lacks are read
+// with their own commit's without listing each commit's tree or starting a
+// process per commit.
 type commits struct {
 	top string
+	via *source.Git
 	mu  sync.Mutex
 	cat *source.Cat
 	err error
@@ -31,24 +33,40 @@ type commits struct {
 func (c *commits) object(rev, name string, content bool) (id, kind string, size int64, b []byte, err error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.cat == nil && c.err == nil {
-		c.cat, c.err = source.StartCat(c.top, "--batch-command", "--follow-symlinks")
-	}
 	if c.err != nil {
 		return "", "", 0, nil, c.err
 	}
+	read := func(cat *source.Cat) error {
+		id, kind, size, b, err = c.read(cat, rev, name, content)
+		return err
+	}
+	if c.via != nil {
+		err = c.via.WithCat(read)
+		return id, kind, size, b, err
+	}
+	if c.cat == nil {
+		if c.cat, c.err = source.StartCat(c.top, "--batch-command", "--follow-symlinks"); c.err != nil {
+			return "", "", 0, nil, c.err
+		}
+	}
+	err = read(c.cat)
+	return id, kind, size, b, err
+}
+
+// read asks cat for rev:name (or rev); c.mu is held.
+func (c *commits) read(cat *source.Cat, rev, name string, content bool) (id, kind string, size int64, b []byte, err error) {
 	obj := rev
 	if name != "" {
 		obj += ":" + name
 	}
-	if id, kind, size, err = c.ask("info " + obj); err != nil || kind != "blob" || !content {
+	if id, kind, size, err = c.ask(cat, "info "+obj); err != nil || kind != "blob" || !content {
 		return id, kind, size, nil, err
 	}
-	if _, _, _, err = c.ask("contents " + obj); err != nil {
+	if _, _, _, err = c.ask(cat, "contents "+obj); err != nil {
 		return "", "", 0, nil, err
 	}
 	b = make([]byte, size+1) // the content, then a newline
-	if _, err = io.ReadFull(c.cat.Out, b); err != nil {
+	if _, err = io.ReadFull(cat.Out, b); err != nil {
 		c.err = fmt.Errorf("git cat-file: %v", err)
 		return "", "", 0, nil, c.err
 	}
@@ -57,12 +75,12 @@ func (c *commits) object(rev, name string, content bool) (id, kind string, size 
 
 // ask sends one command and reads the header of its answer: the object's
 // id, type and size, or no type when it is missing.
-func (c *commits) ask(command string) (string, string, int64, error) {
-	if _, err := fmt.Fprintln(c.cat.In, command); err != nil {
+func (c *commits) ask(cat *source.Cat, command string) (string, string, int64, error) {
+	if _, err := fmt.Fprintln(cat.In, command); err != nil {
 		c.err = fmt.Errorf("git cat-file: %v", err)
 		return "", "", 0, c.err
 	}
-	header, err := c.cat.Out.ReadString('\n')
+	header, err := cat.Out.ReadString('\n')
 	if err != nil {
 		c.err = fmt.Errorf("git cat-file: %v", err)
 		return "", "", 0, c.err
@@ -73,7 +91,7 @@ func (c *commits) ask(command string) (string, string, int64, error) {
 		// <size>", then that many bytes saying where. Nothing there.
 		n, err := strconv.ParseInt(f[1], 10, 64)
 		if err == nil {
-			_, err = c.cat.Out.Discard(int(n) + 1)
+			_, err = cat.Out.Discard(int(n) + 1)
 		}
 		if err != nil {
 			c.err = fmt.Errorf("git cat-file: %q: %v", header, err)

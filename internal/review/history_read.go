@@ -30,7 +30,7 @@ const segment = 32
 // linked.
 func (r *Repo) versionUses(base *source.Git, name string, vs []version, po pipeline.Options) [][]fieldnums.Use {
 	out := make([][]fieldnums.Use, len(vs))
-	w := &walkRead{commits: &commits{top: r.Top}, parsed: map[string]symbolsOf{}, po: po}
+	w := &walkRead{commits: &commits{top: r.Top, via: base}, parsed: map[string]symbolsOf{}, po: po}
 	defer w.commits.close()
 	if base == nil {
 		for i, v := range vs {

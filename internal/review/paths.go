@@ -3,10 +3,8 @@ package review
 import (
 	"fmt"
 	"os"
-	"path"
 	"path/filepath"
 	"slices"
-	"strings"
 
 	"github.com/contractlint/contractlint/internal/glob"
 	"github.com/contractlint/contractlint/internal/source"
@@ -14,19 +12,13 @@ import (
 
 // checkPaths refuses a path argument that names nothing in the working
 // tree, the index or the base: a typo must not pass as "nothing changed".
-func (r *Repo) checkPaths(dir string, paths []string, base source.Source) error {
-	if len(paths) == 0 {
-		return nil
-	}
-	prefix, err := source.RunGit(dir, "rev-parse", "--show-prefix")
-	if err != nil {
-		return err
-	}
-	for _, p := range paths {
+// rels are the paths relative to the top (repoPaths).
+func (r *Repo) checkPaths(dir string, paths, rels []string, base source.Source) error {
+	for i, p := range paths {
 		if _, err := os.Lstat(filepath.Join(dir, p)); err == nil {
 			continue
 		}
-		rel := path.Join(strings.TrimSpace(string(prefix)), filepath.ToSlash(p))
+		rel := rels[i]
 		if _, err := base.Stat(rel); err == nil {
 			continue
 		}
@@ -40,15 +32,21 @@ func (r *Repo) checkPaths(dir string, paths []string, base source.Source) error 
 
 // checkGlobs refuses a configured contracts glob that matches no file on
 // either side: a misspelt directory would otherwise select nothing, silently.
-func (r *Repo) checkGlobs(globs []string, from, base string) error {
+// files, when given, lists the working tree.
+func (r *Repo) checkGlobs(globs []string, from, base string, files *source.Listing) error {
 	if from == "" {
 		return nil // the built-in globs may well match nothing
 	}
-	head, err := r.git("ls-files", "-z", "--cached", "--others", "--exclude-standard")
-	if err != nil {
-		return err
+	var names []string
+	if files != nil {
+		names = slices.Clone(files.Names)
+	} else {
+		head, err := r.git("ls-files", "-z", "--cached", "--others", "--exclude-standard")
+		if err != nil {
+			return err
+		}
+		names = source.SplitZ(head)
 	}
-	names := source.SplitZ(head)
 	if base != source.EmptyTree {
 		old, err := r.git("ls-tree", "-r", "-z", "--name-only", "--end-of-options", base)
 		if err != nil {

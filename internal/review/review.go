@@ -53,6 +53,9 @@ type Options struct {
 	// compares them instead of resolving the base again, and leaves closing
 	// them to the caller.
 	Sides *Sides
+	// tags, set by Run, lists the release tags once for every .proto
+	// file's history in it (see releaseTags).
+	tags *tagList
 }
 
 // Result is what a review found.
@@ -92,26 +95,27 @@ func Run(o Options) (*Result, error) {
 		defer sd.Close()
 	}
 	repo, base, head, oldSrc, newSrc := sd.repo, sd.Base, sd.head, sd.Old, sd.New
-	var err error
-	if err := repo.checkPaths(o.Dir, o.Paths, oldSrc); err != nil {
+	o.tags = &tagList{}
+	rels, err := repoPaths(o.Dir, o.Paths)
+	if err != nil {
 		return nil, err
 	}
-	if err := repo.checkGlobs(o.Globs, o.GlobsFrom, base.Commit); err != nil {
+	if err := repo.checkPaths(o.Dir, o.Paths, rels, oldSrc); err != nil {
+		return nil, err
+	}
+	if err := repo.checkGlobs(o.Globs, o.GlobsFrom, base.Commit, sd.files); err != nil {
 		return nil, err
 	}
 	var changes []FileChange
 	if head != "" {
 		changes, err = gitDiff(o.Dir, base.Commit, head)
 	} else {
-		changes, err = repo.changedFiles(o.Dir, base.Commit, o.Staged)
+		changes, err = repo.changedFiles(o.Dir, base.Commit, o.Staged, sd.files)
 	}
 	if err != nil {
 		return nil, err
 	}
-	inPaths, err := pathFilter(o.Dir, o.Paths)
-	if err != nil {
-		return nil, err
-	}
+	inPaths := pathFilter(rels)
 	lock, weakened, err := readLocks(oldSrc, newSrc)
 	if err != nil {
 		return nil, err
@@ -159,7 +163,7 @@ func Run(o Options) (*Result, error) {
 		}
 	}
 	res.Files = pairByIdentity(res.Files, o.Pipeline.Limits.Guard(oldSrc, nil), o.Pipeline.Limits.Guard(newSrc, nil))
-	reached, copies, err := repo.reachedRoots(changes, res.Files, outside, oldSrc, newSrc, head, inPaths, o)
+	reached, copies, err := repo.reachedRoots(changes, res.Files, outside, sd, inPaths, o)
 	if err != nil {
 		return nil, err
 	}
@@ -186,7 +190,7 @@ func Run(o Options) (*Result, error) {
 		return nil, err
 	}
 	res.Findings = append(res.Findings, cut...)
-	same, err := repo.checkUnchanged(res.Files, newSrc, head, o)
+	same, err := sd.checkUnchanged(res.Files, o)
 	if err != nil {
 		return nil, err
 	}
@@ -214,7 +218,12 @@ type Sides struct {
 	Base     Base
 	Old, New source.Source
 	head     string // --head's commit, "" for the working tree or index
-	closers  []func() error
+	// files lists the working tree when it is the new side (nil for the
+	// index or a commit): taken once, with the side.
+	files *source.Listing
+	// headNames memoizes headFiles: a review asks for them twice.
+	headNames []string
+	closers   []func() error
 }
 
 // OpenSides resolves and opens o's two sides; Close ends their git
@@ -253,12 +262,17 @@ func (r *Repo) OpenSides(o Options) (*Sides, error) {
 		}
 		sd.New, sd.closers = idx, append(sd.closers, idx.Close)
 	default:
-		wt, closeWT, err := source.OpenWorkTree(r.Top)
+		files, err := source.ListWorkTree(r.Top)
 		if err != nil {
 			sd.Close()
 			return nil, err
 		}
-		sd.New, sd.closers = wt, append(sd.closers, closeWT)
+		wt, closeWT, err := source.OpenWorkTree(r.Top, files)
+		if err != nil {
+			sd.Close()
+			return nil, err
+		}
+		sd.New, sd.files, sd.closers = wt, files, append(sd.closers, closeWT)
 	}
 	return sd, nil
 }
@@ -281,8 +295,9 @@ func (sd *Sides) Close() {
 // or not it changed too. A vendored contract a change reaches is not
 // compared; it is named as not reviewed (copies), as a vendored contract
 // that changed itself is.
-func (r *Repo) reachedRoots(changes, compared, outside []FileChange, oldSrc, newSrc source.Source, head string,
+func (r *Repo) reachedRoots(changes, compared, outside []FileChange, sd *Sides,
 	inPaths func(string) bool, o Options) (reached []FileChange, copies []string, err error) {
+	oldSrc, newSrc := sd.Old, sd.New
 	changed := map[string]bool{}
 	var bumped []string // submodules whose commit changed: every file in them did
 	for _, c := range changes {
@@ -305,7 +320,7 @@ func (r *Repo) reachedRoots(changes, compared, outside []FileChange, oldSrc, new
 	for _, c := range compared {
 		changed[c.New], selected[c.New] = true, true
 	}
-	names, err := r.headFiles(head, o.Staged)
+	names, err := sd.headFiles()
 	if err != nil {
 		return nil, nil, err
 	}
@@ -370,19 +385,23 @@ func copyNote(name, dir string) string {
 
 // headFiles lists the head's files: the commit's (--head), the index's
 // (--staged), else the working tree's, tracked or untracked and not ignored.
-func (r *Repo) headFiles(head string, staged bool) ([]string, error) {
-	args := []string{"ls-files", "-z", "--cached"}
-	switch {
-	case head != "":
-		args = []string{"ls-tree", "-r", "-z", "--name-only", "--full-tree", "--end-of-options", head}
-	case !staged:
-		args = append(args, "--others", "--exclude-standard")
+func (sd *Sides) headFiles() ([]string, error) {
+	if sd.files != nil {
+		return sd.files.Names, nil
 	}
-	out, err := r.git(args...)
+	if sd.headNames != nil {
+		return sd.headNames, nil
+	}
+	args := []string{"ls-files", "-z", "--cached"}
+	if sd.head != "" {
+		args = []string{"ls-tree", "-r", "-z", "--name-only", "--full-tree", "--end-of-options", sd.head}
+	}
+	out, err := sd.repo.git(args...)
 	if err != nil {
 		return nil, err
 	}
-	return source.SplitZ(out), nil
+	sd.headNames = source.SplitZ(out)
+	return sd.headNames, nil
 }
 
 // checkUnchanged compiles the head's .proto contracts that no compare of
@@ -391,7 +410,8 @@ func (r *Repo) headFiles(head string, staged bool) ([]string, error) {
 // change but does not compile is reported (contract-unreadable), never
 // hidden because nothing changed in it. Its problems are grouped by file;
 // those in a compared file are its compare's to report.
-func (r *Repo) checkUnchanged(files []FileChange, newSrc source.Source, head string, o Options) ([]unreadable, error) {
+func (sd *Sides) checkUnchanged(files []FileChange, o Options) ([]unreadable, error) {
+	newSrc := sd.New
 	read := map[string]bool{}
 	anyProto := false
 	for _, c := range files {
@@ -404,7 +424,7 @@ func (r *Repo) checkUnchanged(files []FileChange, newSrc source.Source, head str
 	if !anyProto {
 		return nil, nil
 	}
-	names, err := r.headFiles(head, o.Staged)
+	names, err := sd.headFiles()
 	if err != nil {
 		return nil, err
 	}

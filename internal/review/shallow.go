@@ -1,10 +1,7 @@
 package review
 
 import (
-	"os"
-	"path/filepath"
 	"slices"
-	"strings"
 
 	"github.com/contractlint/contractlint/rules"
 )
@@ -12,31 +9,13 @@ import (
 // shallowEdge names the commit at which a shallow clone's history of base
 // stops ("" in a full clone, or when base's history is whole): the
 // field-number history walked from base reads nothing older.
-func (r *Repo) shallowEdge(base string) (string, error) {
-	out, err := r.git("rev-parse", "--is-shallow-repository")
-	if err != nil || strings.TrimSpace(string(out)) != "true" {
-		return "", err
-	}
-	out, err = r.git("rev-parse", "--git-path", "shallow")
-	if err != nil {
-		return "", err
-	}
-	file := strings.TrimSpace(string(out))
-	if !filepath.IsAbs(file) {
-		file = filepath.Join(r.Top, file)
-	}
-	b, err := os.ReadFile(file)
-	if err != nil {
-		return "", err
-	}
-	edges := strings.Fields(string(b))
-	slices.Sort(edges) // one answer, whatever order git wrote them in
-	for _, e := range edges {
+func (r *Repo) shallowEdge(base string) string {
+	for _, e := range r.shallowEdges() {
 		if _, err := r.git("merge-base", "--is-ancestor", e, base); err == nil {
-			return e, nil
+			return e
 		}
 	}
-	return "", nil
+	return ""
 }
 
 // historyCut is the warning that the field-number history of the .proto
@@ -49,9 +28,9 @@ func (r *Repo) historyCut(files []FileChange, base Base, o Options) ([]rules.Fin
 	if i < 0 || o.HistoryDepth < 0 || base.Commit == "" {
 		return nil, nil
 	}
-	edge, err := r.shallowEdge(base.Commit)
-	if err != nil || edge == "" {
-		return nil, err
+	edge := r.shallowEdge(base.Commit)
+	if edge == "" {
+		return nil, nil
 	}
 	name := files[i].New
 	ch := rules.Change{Kind: rules.Modified, Subject: rules.SubjectContract, Aspect: rules.AspectHistoryCut, Format: rules.Proto,

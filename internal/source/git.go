@@ -241,8 +241,9 @@ func (g *Git) firstLink(c string) (link, rest string, ok bool) {
 	return "", "", false
 }
 
-// blob reads an object through one long-lived `git cat-file --batch`, so
-// reading many files (imports, history) costs one process, not one each.
+// blob reads an object through one long-lived `git cat-file
+// --batch-command`, so reading many files (imports, history) costs one
+// process, not one each.
 func (g *Git) blob(oid string) ([]byte, error) { return g.blobMax(oid, -1) }
 
 // blobMax is blob refusing (max >= 0) a blob larger than max bytes.
@@ -273,17 +274,40 @@ func (g *Git) blobMax(oid string, max int64) ([]byte, error) {
 	return b[:size], nil
 }
 
+// WithCat runs f with the snapshot's cat-file process (`git cat-file
+// --batch-command --follow-symlinks`, which reads any object of the
+// repository), under the lock the snapshot's own reads take: a reader of
+// other commits (a field-number history) shares the process rather than
+// starting one. f must read every answer whole.
+func (g *Git) WithCat(f func(*Cat) error) error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if err := g.startCat(); err != nil {
+		return err
+	}
+	return f(g.cat)
+}
+
+// startCat starts cat-file if it is not running; g.mu is held.
+func (g *Git) startCat() error {
+	if g.cat != nil {
+		return nil
+	}
+	c, err := StartCat(g.top, "--batch-command", "--follow-symlinks")
+	if err != nil {
+		return err
+	}
+	g.cat = c
+	return nil
+}
+
 // header asks cat-file for oid and reads the size its answer starts with;
 // the content follows in g.out. g.mu is held; cat-file starts on first use.
 func (g *Git) header(oid string) (int64, error) {
-	if g.cat == nil {
-		c, err := StartCat(g.top, "--batch")
-		if err != nil {
-			return 0, err
-		}
-		g.cat = c
+	if err := g.startCat(); err != nil {
+		return 0, err
 	}
-	if _, err := fmt.Fprintln(g.cat.In, oid); err != nil {
+	if _, err := fmt.Fprintln(g.cat.In, "contents "+oid); err != nil {
 		return 0, fmt.Errorf("git cat-file: %v", err)
 	}
 	header, err := g.cat.Out.ReadString('\n')

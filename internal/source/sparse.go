@@ -2,40 +2,69 @@ package source
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"strings"
 )
 
-// OpenWorkTree opens the working tree of the repository at top. In a
-// sparse checkout the files left out of it (skip-worktree) are read from
-// the index, where git keeps them unchanged: a contract outside the
-// checkout is still a contract of the revision, and a change that reaches
-// it must not pass because the file is not on disk. close ends the index's
-// git process, if one was started.
-func OpenWorkTree(top string) (src Source, close func() error, err error) {
+// Listing is what one `git ls-files --cached --others --exclude-standard -t`
+// says of a working tree: a review asks it once for the files on the head
+// side, the untracked ones among them and the ones a sparse checkout left
+// out, rather than starting git for each.
+type Listing struct {
+	// Names are the tracked files and the untracked ones not ignored,
+	// relative to the top, in git's order.
+	Names []string
+	// Untracked are the names git does not track yet.
+	Untracked []string
+	// skipped are the tracked files a sparse checkout left out
+	// (skip-worktree).
+	skipped map[string]bool
+}
+
+// ListWorkTree lists the working tree of the repository at top.
+func ListWorkTree(top string) (*Listing, error) {
+	out, err := RunGit(top, "ls-files", "-t", "-z", "--cached", "--others", "--exclude-standard")
+	if err != nil {
+		return nil, err
+	}
+	l := &Listing{skipped: map[string]bool{}}
+	for _, rec := range SplitZ(out) {
+		// <tag> SP <path>: H tracked, S skip-worktree, M unmerged, ? untracked.
+		tag, name, ok := strings.Cut(rec, " ")
+		if !ok {
+			return nil, fmt.Errorf("git ls-files: unexpected line %q", rec)
+		}
+		l.Names = append(l.Names, name)
+		switch tag {
+		case "?":
+			l.Untracked = append(l.Untracked, name)
+		case "S":
+			l.skipped[name] = true
+		}
+	}
+	return l, nil
+}
+
+// OpenWorkTree opens the working tree of the repository at top, which l
+// lists. In a sparse checkout the files left out of it (skip-worktree) are
+// read from the index, where git keeps them unchanged: a contract outside
+// the checkout is still a contract of the revision, and a change that
+// reaches it must not pass because the file is not on disk. close ends the
+// index's git process, if one was started.
+func OpenWorkTree(top string, l *Listing) (src Source, close func() error, err error) {
 	d, err := OpenDir(top)
 	if err != nil {
 		return nil, nil, err
 	}
-	none := func() error { return nil }
-	out, err := RunGit(top, "ls-files", "-t", "-z")
-	if err != nil {
-		return nil, nil, err
-	}
-	skipped := map[string]bool{}
-	for _, rec := range SplitZ(out) {
-		if name, ok := strings.CutPrefix(rec, "S "); ok {
-			skipped[name] = true
-		}
-	}
-	if len(skipped) == 0 {
-		return d, none, nil
+	if len(l.skipped) == 0 {
+		return d, func() error { return nil }, nil
 	}
 	idx, err := OpenIndex(top)
 	if err != nil {
 		return nil, nil, err
 	}
-	return &sparse{Dir: d, idx: idx, skipped: skipped}, idx.Close, nil
+	return &sparse{Dir: d, idx: idx, skipped: l.skipped}, idx.Close, nil
 }
 
 // sparse is a working tree whose skip-worktree files are read from the
