@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"testing/fstest"
 	"time"
 
 	"github.com/contractlint/contractlint/internal/corpus"
@@ -78,28 +80,27 @@ func TestOneEditOneFindingCorpus(t *testing.T) {
 	skipRaceSample(t)
 	reg := rules.Default()
 	t.Run("stripe", func(t *testing.T) {
-		dir := t.TempDir()
 		const a, b = "stripe-spec3-2023-09-11.yaml", "stripe-spec3-2023-09-12.yaml"
-		corpus.Gunzip(t, a, dir)
-		corpus.Gunzip(t, b, dir)
-		src, err := source.OpenDir(dir)
-		if err != nil {
-			t.Fatal(err)
-		}
+		src := corpusDocs(t, a, b)
 		checkEditsAt(t, reg, pipeline.Side{Src: src, Files: []string{a}}, pipeline.Side{Src: src, Files: []string{b}},
 			pipeline.Options{Registry: reg}, []rules.ProtoLevel{rules.LevelWireJSON})
 	})
 	t.Run("googleapis", func(t *testing.T) {
-		dir := t.TempDir()
-		corpus.Untar(t, "googleapis-2026-02-20.tar.gz", filepath.Join(dir, "old"))
-		corpus.Untar(t, "googleapis-2026-08-22.tar.gz", filepath.Join(dir, "new"))
-		src, err := source.OpenDir(dir)
-		if err != nil {
-			t.Fatal(err)
+		// Read in memory: writing both trees' 13,000 files to disk was
+		// most of this test's CPU.
+		tree := fstest.MapFS{}
+		for side, name := range map[string]string{"old": "googleapis-2026-02-20.tar.gz", "new": "googleapis-2026-08-22.tar.gz"} {
+			for rel, b := range corpus.Protos(t, name) {
+				tree[side+"/"+rel] = &fstest.MapFile{Data: b, Mode: 0o644}
+			}
 		}
-		old, new := testdataSide(t, src, "old"), testdataSide(t, src, "new")
-		if !corpus.Full() {
-			old.Files, new.Files = sampleFiles(old.Files, "old/"), sampleFiles(new.Files, "new/")
+		src := source.FS{FS: tree, Name: "googleapis"}
+		var old, new pipeline.Side
+		if corpus.Full() {
+			old, new = testdataSide(t, src, "old"), testdataSide(t, src, "new")
+		} else {
+			old = pipeline.Side{Src: src, Dir: "old", Files: sampleFiles(tree, "old/")}
+			new = pipeline.Side{Src: src, Dir: "new", Files: sampleFiles(tree, "new/")}
 		}
 		n := checkEditsAt(t, reg, old, new, pipeline.Options{Registry: reg}, []rules.ProtoLevel{rules.LevelFile})
 		t.Logf("%d findings over %d and %d files", n, len(old.Files), len(new.Files))
@@ -107,6 +108,16 @@ func TestOneEditOneFindingCorpus(t *testing.T) {
 			t.Error("no finding: nothing was checked")
 		}
 	})
+}
+
+// corpusDocs is a source holding the named documents of the corpus,
+// unpacked in memory.
+func corpusDocs(t *testing.T, names ...string) source.Source {
+	tree := fstest.MapFS{}
+	for _, n := range names {
+		tree[n] = &fstest.MapFile{Data: corpus.Text(t, n), Mode: 0o644}
+	}
+	return source.FS{FS: tree, Name: "corpus"}
 }
 
 // googleapisSample are the APIs of googleapis whose six months the default
@@ -119,10 +130,12 @@ var googleapisSample = []string{
 	"google/cloud/apigeeregistry/", "google/bigtable/v2/",
 }
 
-// sampleFiles keeps the files (named under dir) of googleapisSample's APIs.
-func sampleFiles(files []string, dir string) []string {
+// sampleFiles lists the files of googleapisSample's APIs in tree (named
+// under dir) in the order pipeline.ProtoFiles walks them, without its walk
+// of every directory (an in-memory tree reads each one whole).
+func sampleFiles(tree fstest.MapFS, dir string) []string {
 	var out []string
-	for _, f := range files {
+	for f := range tree {
 		for _, p := range googleapisSample {
 			if strings.HasPrefix(f, dir+p) {
 				out = append(out, f)
@@ -130,6 +143,7 @@ func sampleFiles(files []string, dir string) []string {
 			}
 		}
 	}
+	slices.SortFunc(out, func(a, b string) int { return slices.Compare(strings.Split(a, "/"), strings.Split(b, "/")) })
 	return out
 }
 
