@@ -2,6 +2,7 @@ package rules_test
 
 import (
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -150,13 +151,33 @@ func sampleFiles(tree fstest.MapFS, dir string) []string {
 // casePair opens a rule case's old and new sides; ok is false for a lint
 // case (no old side).
 func casePair(t *testing.T, dir string) (old, new pipeline.Side, ok bool) {
-	src, err := source.OpenDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	src := memDir(t, dir)
 	old, hasOld := ruletest.Side(src, dir, "old")
 	new, hasNew := ruletest.Side(src, dir, "new")
 	return old, new, hasOld && hasNew
+}
+
+// memDir is a source holding the files under dir, read into memory once:
+// the tests that diff a case several times (at each proto level, and its
+// old side's lint) read each file once from disk.
+func memDir(t *testing.T, dir string) source.Source {
+	tree := fstest.MapFS{}
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(dir, p)
+		tree[filepath.ToSlash(rel)] = &fstest.MapFile{Data: b, Mode: 0o644}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return source.FS{FS: tree, Name: dir}
 }
 
 // testdataSide is a file or a directory of .proto files under testdata.
@@ -263,3 +284,4 @@ func skipRaceSample(t *testing.T) {
 		t.Skip("the race detector makes the corpus about ten times slower; the plain run checks it, and the full run (CI=true or CONTRACTLINT_FULL=1) under -race too")
 	}
 }
+
