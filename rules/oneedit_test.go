@@ -284,4 +284,3 @@ func skipRaceSample(t *testing.T) {
 		t.Skip("the race detector makes the corpus about ten times slower; the plain run checks it, and the full run (CI=true or CONTRACTLINT_FULL=1) under -race too")
 	}
 }
-
