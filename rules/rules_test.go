@@ -23,41 +23,28 @@ func ruleCases(t *testing.T) []ruletest.Case {
 // holds old/new contracts (a diff) or only new (a lint run); an optional
 // level.txt sets the proto level and compat.txt the directions judged.
 // `contractlint test` runs a team's own cases through the same harness.
+//
+// It fails too when a rule reports, in any case, a severity other than the
+// one it declares (and `contractlint rules` prints): a rule with two
+// severities is two rules.
 func TestRules(t *testing.T) {
 	reg := rules.Default()
 	for _, c := range ruleCases(t) {
 		t.Run(c.Rule+"/"+filepath.Base(c.Dir), func(t *testing.T) {
 			t.Parallel()
-			fails, err := ruletest.Check(reg, c)
+			fs, fails, err := ruletest.CheckFindings(reg, c)
 			if err != nil {
 				t.Fatal(err)
 			}
 			for _, f := range fails {
 				t.Error(f)
 			}
-		})
-	}
-}
-
-// TestDeclaredSeverity fails when a rule reports, in any case, a severity
-// other than the one it declares (and `contractlint rules` prints): a rule
-// with two severities is two rules.
-func TestDeclaredSeverity(t *testing.T) {
-	reg := rules.Default()
-	for _, c := range ruleCases(t) {
-		_, also, err := ruletest.Expectations(c.Dir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		fs, err := ruletest.Run(reg, c.Dir, append(also, c.Rule))
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, f := range fs {
-			r, ok := reg.Get(f.Rule)
-			if ok && f.Severity != r.Severity {
-				t.Errorf("%s: %s reported %s at %s, but declares %s", c.Dir, f.Rule, f.Severity, f.Where, r.Severity)
+			for _, f := range fs {
+				r, ok := reg.Get(f.Rule)
+				if ok && f.Severity != r.Severity {
+					t.Errorf("%s: %s reported %s at %s, but declares %s", c.Dir, f.Rule, f.Severity, f.Where, r.Severity)
+				}
 			}
-		}
+		})
 	}
 }

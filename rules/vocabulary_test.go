@@ -7,11 +7,10 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
-	"github.com/contractlint/contractlint/internal/corpus"
 	"github.com/contractlint/contractlint/internal/pipeline"
-	"github.com/contractlint/contractlint/internal/source"
 	"github.com/contractlint/contractlint/rules"
 )
 
@@ -38,23 +37,54 @@ func TestVocabulary(t *testing.T) {
 		}
 	}
 	seen := map[string]bool{}
-	reg := rules.Default()
-	for _, c := range ruleCases(t) {
-		oldSide, newSide, ok := casePair(t, c.Dir)
-		if !ok {
-			continue // a lint case: no diff
-		}
-		in, err := pipeline.Compare(oldSide, newSide, pipeline.Options{Registry: reg, Settings: &rules.Settings{}, Whole: true})
-		if err != nil {
-			continue // a case about a contract that does not load
-		}
-		checkDeclared(t, c.Dir, in, seen)
+	for _, d := range wholeDiffs(t) {
+		checkDeclared(t, d.dir, d.in, seen)
 	}
 	for k := range declared {
 		if !seen[k] {
 			t.Logf("no fixture emits %s", k)
 		}
 	}
+}
+
+// caseDiff is the whole diff of one rule fixture's two sides.
+type caseDiff struct {
+	dir string
+	in  *rules.Input
+}
+
+// fixtureDiffs are the rule fixtures' whole diffs, made once for the
+// package: TestVocabulary and TestRuleReads read the same diffs, and
+// neither writes to them.
+var fixtureDiffs struct {
+	sync.Once
+	diffs []caseDiff
+	done  bool
+}
+
+// wholeDiffs diffs both sides of every rule fixture whole, leaving out lint
+// cases (no diff) and cases about a contract that does not load.
+func wholeDiffs(t *testing.T) []caseDiff {
+	t.Helper()
+	fixtureDiffs.Do(func() {
+		reg := rules.Default()
+		for _, c := range ruleCases(t) {
+			oldSide, newSide, ok := casePair(t, c.Dir)
+			if !ok {
+				continue
+			}
+			in, err := pipeline.Compare(oldSide, newSide, pipeline.Options{Registry: reg, Settings: &rules.Settings{}, Whole: true})
+			if err != nil {
+				continue
+			}
+			fixtureDiffs.diffs = append(fixtureDiffs.diffs, caseDiff{c.Dir, in})
+		}
+		fixtureDiffs.done = true
+	})
+	if !fixtureDiffs.done || len(fixtureDiffs.diffs) == 0 {
+		t.Fatal("the rule fixtures' diffs were not made (see the first test that asked for them)")
+	}
+	return fixtureDiffs.diffs
 }
 
 // checkDeclared fails on each kind of change in the diff that
@@ -79,14 +109,8 @@ func TestVocabularyCorpus(t *testing.T) {
 		t.Skip("loads the corpus")
 	}
 	skipRaceSample(t)
-	dir := t.TempDir()
 	const a, b = "stripe-spec3-2023-02-13.yaml", "stripe-spec3-2023-09-12.yaml"
-	corpus.Gunzip(t, a, dir)
-	corpus.Gunzip(t, b, dir)
-	src, err := source.OpenDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	src := corpusDocs(t, a, b)
 	reg := rules.Default()
 	in, err := pipeline.Compare(pipeline.Side{Src: src, Files: []string{a}}, pipeline.Side{Src: src, Files: []string{b}},
 		pipeline.Options{Registry: reg, Settings: &rules.Settings{}, Whole: true})
@@ -141,15 +165,8 @@ func TestRuleReads(t *testing.T) {
 		}
 	}
 	missing := map[string]bool{}
-	for _, cs := range ruleCases(t) {
-		oldSide, newSide, ok := casePair(t, cs.Dir)
-		if !ok {
-			continue
-		}
-		in, err := pipeline.Compare(oldSide, newSide, pipeline.Options{Registry: reg, Settings: &rules.Settings{}, Whole: true})
-		if err != nil {
-			continue
-		}
+	for _, d := range wholeDiffs(t) {
+		in := d.in
 		for _, r := range reg.All() {
 			if r.Check == nil {
 				continue
@@ -170,7 +187,7 @@ func TestRuleReads(t *testing.T) {
 				k := fmt.Sprintf("%s\t%s\t%s\t%s", r.ID, c.Kind, c.Subject, c.Aspect)
 				if !missing[k] {
 					missing[k] = true
-					t.Errorf("%s: %s finds on a change %s %s %q, which its Reads does not list", cs.Dir, r.ID, c.Kind, c.Subject, c.Aspect)
+					t.Errorf("%s: %s finds on a change %s %s %q, which its Reads does not list", d.dir, r.ID, c.Kind, c.Subject, c.Aspect)
 				}
 			}
 		}

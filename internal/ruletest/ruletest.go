@@ -95,6 +95,9 @@ func Expectations(dir string) ([]Want, []string, error) {
 		defer f.Close()
 		sc := bufio.NewScanner(f)
 		for line := 1; sc.Scan(); line++ {
+			if !strings.Contains(sc.Text(), "want") && !strings.Contains(sc.Text(), "also-run") {
+				continue // the common line: no regular expression can match it
+			}
 			if m := alsoRE.FindStringSubmatch(sc.Text()); m != nil {
 				also = append(also, strings.Fields(m[1])...)
 				continue
@@ -128,18 +131,26 @@ func Expectations(dir string) ([]Want, []string, error) {
 // message) and every expectation unmet, one line each; none when it passes.
 // An error means the case could not run.
 func Check(reg *rules.Registry, c Case) ([]string, error) {
+	_, fails, err := CheckFindings(reg, c)
+	return fails, err
+}
+
+// CheckFindings is Check that returns the case's findings too, for a test
+// that holds them to more than the inline expectations (each rule's
+// declared severity) without running the case again.
+func CheckFindings(reg *rules.Registry, c Case) ([]rules.Finding, []string, error) {
 	wants, also, err := Expectations(c.Dir)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	for _, id := range append([]string{c.Rule}, also...) {
 		if _, ok := reg.Get(id); !ok && id != rules.UnusedIgnoreID {
-			return nil, fmt.Errorf("%s: names unknown rule %q", c.Dir, id)
+			return nil, nil, fmt.Errorf("%s: names unknown rule %q", c.Dir, id)
 		}
 	}
 	fs, err := Run(reg, c.Dir, append(also, c.Rule))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	// Counted, not only matched: a line that wants a rule twice (two
 	// reserved ranges released) must get two findings.
@@ -157,7 +168,7 @@ func Check(reg *rules.Registry, c Case) ([]string, error) {
 	for _, w := range left {
 		fails = append(fails, fmt.Sprintf("missing finding %s", w))
 	}
-	return fails, nil
+	return fs, fails, nil
 }
 
 // Run runs the rules named in run (and no other) over the case in dir. An
