@@ -115,9 +115,9 @@ func reportChanges(steps ...timeline.Step) []string {
 // release (review --against-tags); compared with review's own output,
 // not with counts written down here.
 func TestHistoryIsReview(t *testing.T) {
-	top := buildRepo(t, "testdata/five-releases.txtar")
+	five := fiveReleases.get(t)
+	top, r := five.top, five.r
 	ev := []string{"--readers", "evidence"}
-	r := history(t, top, append(ev, "--supported", "v3.*")...)
 
 	var names []string
 	for _, rel := range r.Releases {
@@ -216,11 +216,10 @@ func TestHistoryIsReview(t *testing.T) {
 // TestHistoryPageHoldsEverything: the HTML page shows every finding and
 // every change of the JSON it is drawn from.
 func TestHistoryPageHoldsEverything(t *testing.T) {
-	top := buildRepo(t, "testdata/five-releases.txtar")
-	page := filepath.Join(t.TempDir(), "history.html")
-	// One run writes the page and the JSON it is held to.
-	r := history(t, top, "--readers", "evidence", "--html", page, "--link-base", "https://git.example.com/shop/api/blob")
-	b, err := os.ReadFile(page)
+	// One run wrote the page and the JSON it is held to.
+	five := fiveReleases.get(t)
+	r := five.r
+	b, err := os.ReadFile(five.page)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -264,7 +263,8 @@ func escapeText(s string) string {
 // evidence shows called within the window are the supported ones; the
 // head is compared with those only, and every release is still a step.
 func TestHistorySupportedByEvidence(t *testing.T) {
-	top := buildRepo(t, "testdata/five-releases.txtar")
+	top := newTop(t)
+	buildRepo(t, top, "testdata/five-releases.txtar")
 	write(t, filepath.Join(top, "calls", "usage.csv"), []byte("consumer,operation,field,reads,last_seen\n"+
 		"ios@v2.0.0,GET /orders/{id},id,10,2026-01-03\nios@v4.0.0,GET /orders/{id},id,10,2026-11-30\n"))
 	r := history(t, top, "--readers", "calls")
