@@ -284,3 +284,32 @@ func TestHistorySupportedByEvidence(t *testing.T) {
 		t.Errorf("against the head %d comparisons, steps %d; want only v4.0.0's, and all 5 steps", len(r.AgainstHead), len(r.Steps))
 	}
 }
+
+// TestHistoryReleaseAtHead: with the last release tagged at the head, its
+// step from the release before is what review --base reports there, and
+// the head's own step and comparison with that release are the same
+// findings and changes.
+func TestHistoryReleaseAtHead(t *testing.T) {
+	top := newTop(t)
+	buildRepo(t, top, "testdata/tagged-head.txtar")
+	r := history(t, top)
+	if len(r.Steps) != 2 || len(r.AgainstHead) != 2 {
+		t.Fatalf("%d steps and %d comparisons with the head, want 2 and 2", len(r.Steps), len(r.AgainstHead))
+	}
+	st := r.Steps[0]
+	if st.From != "v1.0.0" || st.To != "v2.0.0" || len(st.Findings) == 0 || len(st.Changes) == 0 {
+		t.Fatalf("step %s -> %s with %d findings and %d changes, want v1.0.0 -> v2.0.0 with both", st.From, st.To, len(st.Findings), len(st.Changes))
+	}
+	base := []string{"--base", st.From}
+	if d := cmp.Diff(reviewFindings(t, top, base...), reportFindings(st.Findings)); d != "" {
+		t.Errorf("findings differ from review --base at the head (-review +history):\n%s", d)
+	}
+	if d := cmp.Diff(reviewChanges(t, top, st.From, base...), reportChanges(st)); d != "" {
+		t.Errorf("changes differ from review --base --changelog at the head (-review +history):\n%s", d)
+	}
+	for _, h := range r.AgainstHead {
+		if h.From == st.From && !cmp.Equal(reportFindings(h.Findings), reportFindings(st.Findings)) {
+			t.Errorf("the head against %s and the step to %s, the same commit, differ", st.From, st.To)
+		}
+	}
+}
