@@ -2,7 +2,6 @@ package cli_test
 
 import (
 	"errors"
-	"flag"
 	"net"
 	"os"
 	"os/exec"
@@ -18,23 +17,13 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	testscript.Main(allAtOnce{m}, map[string]func(){
+	// Every script at once (probefake.AllAtOnce): they wait on the probe's held
+	// requests and on servers starting, not on the CPU.
+	testscript.Main(probefake.AllAtOnce(m), map[string]func(){
 		"contractlint":  func() { os.Exit(cli.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
 		"charge-server": func() { os.Exit(chargecli.Server(os.Args[1:], os.Stdout, os.Stderr)) },
 		"charge-client": func() { os.Exit(chargecli.Client(os.Args[1:], os.Stdout, os.Stderr)) },
 	})
-}
-
-// allAtOnce runs the tests with every script at once (probefake.RunsAtOnce):
-// the scripts spend their seconds waiting on the probe's held requests and
-// on servers starting, not on the CPU. Flags are parsed here, in the test
-// process only: testscript's commands run this binary with their own.
-type allAtOnce struct{ m *testing.M }
-
-func (a allAtOnce) Run() int {
-	flag.Parse()
-	probefake.RunsAtOnce()
-	return a.m.Run()
 }
 
 // TestScripts runs testdata/script/*.txtar: the charge server and its client
