@@ -67,8 +67,10 @@ func outcomes(rep *Report) map[string]Result {
 }
 
 func TestCorrectServerPassesEveryStep(t *testing.T) {
+	t.Parallel()
 	for _, contract := range []bool{false, true} {
 		t.Run(map[bool]string{false: "without contract", true: "with contract"}[contract], func(t *testing.T) {
+			t.Parallel()
 			s := probefake.New(probefake.Correct)
 			c := config(t, serve(t, s), contract)
 			rep := Run(context.Background(), c)
@@ -99,6 +101,7 @@ func TestCorrectServerPassesEveryStep(t *testing.T) {
 // TestBrokenServers: each flawed server fails its step with a message that
 // names the bug, and passes the steps its flaw cannot affect.
 func TestBrokenServers(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name     string
 		flaw     probefake.Flaw
@@ -236,6 +239,7 @@ func contains(ss []string, s string) bool {
 // identical answers pass with a note that the probe could not see them, and
 // 500s are named as possibly charged.
 func TestAnswersAloneCannotCount(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		flaw    probefake.Flaw
 		outcome Outcome

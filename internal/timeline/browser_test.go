@@ -2,7 +2,6 @@ package timeline_test
 
 import (
 	"context"
-	"encoding/json"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -20,7 +19,6 @@ import (
 	"github.com/rogpeppe/go-internal/txtar"
 
 	"github.com/contractlint/contractlint/internal/browsertest"
-	"github.com/contractlint/contractlint/internal/timeline"
 )
 
 // browser is a headless Chromium that records every request a page makes
@@ -124,12 +122,10 @@ type count struct {
 // reads the same with JavaScript off. The screenshot is kept in the test's
 // directory (and, with CONTRACTLINT_SCREENSHOT=FILE, there too).
 func TestHistoryInBrowser(t *testing.T) {
-	top := buildRepo(t, "testdata/five-releases.txtar")
+	five := fiveReleases.get(t) // one run wrote the page and the JSON
+	r := five.r
 	b := newBrowser(t)
-	file := filepath.Join(t.TempDir(), "history.html")
-	args := []string{"--readers", "evidence", "--supported", "v3.*", "--link-base", "https://git.example.com/shop/api/blob"}
-	r := history(t, top, append([]string{"--html", file}, args...)...) // one run writes the page and the JSON
-	self := fileURL(file)
+	self := fileURL(five.page)
 
 	b.do(t, chromedp.Navigate(self), chromedp.WaitReady(chromedp.ID("counts")))
 	releases := eval[[]string](t, b, `[...document.querySelectorAll("#counts th[data-release]")].map(e => e.dataset.release)`)
@@ -225,11 +221,8 @@ func (b *browser) keep(t *testing.T) {
 // sequences, a workflow command, markup and a script) in a contract and in
 // a tag render as text: no element, no dialog, no request.
 func TestHistoryHostileInBrowser(t *testing.T) {
-	top := hostileRepo(t)
 	b := newBrowser(t)
-	file := filepath.Join(t.TempDir(), "history.html")
-	run(t, top, "history", "--html", file)
-	self := fileURL(file)
+	self := fileURL(hostile.get(t).page)
 	b.do(t, chromedp.Navigate(self), chromedp.WaitReady(chromedp.ID("counts")))
 	injected := eval[int](t, b, `document.querySelectorAll("img, iframe, object, embed, [onload], [onerror]").length + document.scripts.length - 1`)
 	text := eval[string](t, b, `document.body.textContent`)
@@ -252,10 +245,8 @@ func TestHistoryHostileInBrowser(t *testing.T) {
 // TestHistoryHostilePage: without a browser, the page's source has the
 // hostile names only escaped, and the JSON only cleaned.
 func TestHistoryHostilePage(t *testing.T) {
-	top := hostileRepo(t)
-	file := filepath.Join(t.TempDir(), "history.html")
-	run(t, top, "history", "--html", file)
-	b, err := os.ReadFile(file)
+	h := hostile.get(t)
+	b, err := os.ReadFile(h.page)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -268,11 +259,7 @@ func TestHistoryHostilePage(t *testing.T) {
 	if !strings.Contains(html, "&lt;img src=x onerror=alert(1)&gt;") {
 		t.Errorf("the hostile property is not on the page, escaped")
 	}
-	out, _ := run(t, top, "history", "--format", "json")
-	var r timeline.Report
-	if err := json.Unmarshal([]byte(out), &r); err != nil {
-		t.Fatal(err)
-	}
+	out, r := h.json, h.r
 	if strings.ContainsAny(out, "\x1b\a\u202e") {
 		t.Errorf("the JSON holds a control or bidi character")
 	}
@@ -281,26 +268,23 @@ func TestHistoryHostilePage(t *testing.T) {
 	}
 }
 
+// hostile is hostileRepo and its history.
+var hostile = &shared{name: "hostile", made: hostileRepo}
+
 // hostileRepo commits hostile_text.txtar's old contract, tags it with a
 // name that is markup, and leaves its new contract in the working tree.
-func hostileRepo(t *testing.T) string {
+func hostileRepo(t testing.TB, top string) {
 	t.Helper()
-	gitEnv(t)
 	a := readArchive(t, filepath.Join("..", "..", "testdata", "script", "hostile_text.txtar"))
-	top, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
 	git(t, top, "init", "-q", "-b", "main")
 	write(t, filepath.Join(top, "api.yaml"), a["old.yaml"])
 	git(t, top, "add", "-A")
 	git(t, top, "commit", "-q", "-m", "v1")
 	git(t, top, "tag", "v1<svg/onload=alert(3)>")
 	write(t, filepath.Join(top, "api.yaml"), a["new.yaml"])
-	return top
 }
 
-func readArchive(t *testing.T, name string) map[string][]byte {
+func readArchive(t testing.TB, name string) map[string][]byte {
 	t.Helper()
 	a, err := txtar.ParseFile(name)
 	if err != nil {

@@ -89,9 +89,12 @@ func Build(o Options) (*Report, error) {
 			continue // only the lock's field numbers are left of it
 		}
 		if prev != nil {
-			st, err := stepBetween(o, col, repo.Top, *prev, rel)
-			if err != nil {
-				return nil, err
+			st, ok := againstHead(r, *prev, rel, head)
+			if !ok {
+				var err error
+				if st, err = stepBetween(o, col, repo.Top, *prev, rel); err != nil {
+					return nil, err
+				}
 			}
 			r.Steps = append(r.Steps, st)
 		}
@@ -116,6 +119,25 @@ func Build(o Options) (*Report, error) {
 	r.Releases = append(r.Releases, head)
 	label(r)
 	return r, nil
+}
+
+// againstHead is the step from -> to when to is the head's commit and the
+// work tree is clean (a release just tagged): the head's comparison with
+// from, which the transitive review made already, renamed. A checkout of to
+// would hold the same files and review them the same, at the cost of
+// loading both releases again.
+func againstHead(r *Report, from, to, head Release) (Step, bool) {
+	if to.Commit != head.Commit || head.Uncommitted {
+		return Step{}, false
+	}
+	i := slices.IndexFunc(r.AgainstHead, func(s Step) bool { return s.From == from.Name })
+	if i < 0 {
+		return Step{}, false
+	}
+	st := r.AgainstHead[i]
+	// Its own findings: label marks a step's apart from the head's.
+	st.To, st.Findings = to.Name, slices.Clone(st.Findings)
+	return st, true
 }
 
 // stepBetween reviews the release to against from, in a throwaway checkout

@@ -115,9 +115,9 @@ func reportChanges(steps ...timeline.Step) []string {
 // release (review --against-tags); compared with review's own output,
 // not with counts written down here.
 func TestHistoryIsReview(t *testing.T) {
-	top := buildRepo(t, "testdata/five-releases.txtar")
+	five := fiveReleases.get(t)
+	top, r := five.top, five.r
 	ev := []string{"--readers", "evidence"}
-	r := history(t, top, append(ev, "--supported", "v3.*")...)
 
 	var names []string
 	for _, rel := range r.Releases {
@@ -216,11 +216,10 @@ func TestHistoryIsReview(t *testing.T) {
 // TestHistoryPageHoldsEverything: the HTML page shows every finding and
 // every change of the JSON it is drawn from.
 func TestHistoryPageHoldsEverything(t *testing.T) {
-	top := buildRepo(t, "testdata/five-releases.txtar")
-	page := filepath.Join(t.TempDir(), "history.html")
-	// One run writes the page and the JSON it is held to.
-	r := history(t, top, "--readers", "evidence", "--html", page, "--link-base", "https://git.example.com/shop/api/blob")
-	b, err := os.ReadFile(page)
+	// One run wrote the page and the JSON it is held to.
+	five := fiveReleases.get(t)
+	r := five.r
+	b, err := os.ReadFile(five.page)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -264,7 +263,8 @@ func escapeText(s string) string {
 // evidence shows called within the window are the supported ones; the
 // head is compared with those only, and every release is still a step.
 func TestHistorySupportedByEvidence(t *testing.T) {
-	top := buildRepo(t, "testdata/five-releases.txtar")
+	top := newTop(t)
+	buildRepo(t, top, "testdata/five-releases.txtar")
 	write(t, filepath.Join(top, "calls", "usage.csv"), []byte("consumer,operation,field,reads,last_seen\n"+
 		"ios@v2.0.0,GET /orders/{id},id,10,2026-01-03\nios@v4.0.0,GET /orders/{id},id,10,2026-11-30\n"))
 	r := history(t, top, "--readers", "calls")
@@ -282,5 +282,34 @@ func TestHistorySupportedByEvidence(t *testing.T) {
 	}
 	if len(r.AgainstHead) != 1 || r.AgainstHead[0].From != "v4.0.0" || len(r.Steps) != 5 {
 		t.Errorf("against the head %d comparisons, steps %d; want only v4.0.0's, and all 5 steps", len(r.AgainstHead), len(r.Steps))
+	}
+}
+
+// TestHistoryReleaseAtHead: with the last release tagged at the head, its
+// step from the release before is what review --base reports there, and
+// the head's own step and comparison with that release are the same
+// findings and changes.
+func TestHistoryReleaseAtHead(t *testing.T) {
+	top := newTop(t)
+	buildRepo(t, top, "testdata/tagged-head.txtar")
+	r := history(t, top)
+	if len(r.Steps) != 2 || len(r.AgainstHead) != 2 {
+		t.Fatalf("%d steps and %d comparisons with the head, want 2 and 2", len(r.Steps), len(r.AgainstHead))
+	}
+	st := r.Steps[0]
+	if st.From != "v1.0.0" || st.To != "v2.0.0" || len(st.Findings) == 0 || len(st.Changes) == 0 {
+		t.Fatalf("step %s -> %s with %d findings and %d changes, want v1.0.0 -> v2.0.0 with both", st.From, st.To, len(st.Findings), len(st.Changes))
+	}
+	base := []string{"--base", st.From}
+	if d := cmp.Diff(reviewFindings(t, top, base...), reportFindings(st.Findings)); d != "" {
+		t.Errorf("findings differ from review --base at the head (-review +history):\n%s", d)
+	}
+	if d := cmp.Diff(reviewChanges(t, top, st.From, base...), reportChanges(st)); d != "" {
+		t.Errorf("changes differ from review --base --changelog at the head (-review +history):\n%s", d)
+	}
+	for _, h := range r.AgainstHead {
+		if h.From == st.From && !cmp.Equal(reportFindings(h.Findings), reportFindings(st.Findings)) {
+			t.Errorf("the head against %s and the step to %s, the same commit, differ", st.From, st.To)
+		}
 	}
 }

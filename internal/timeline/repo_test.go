@@ -3,11 +3,13 @@ package timeline_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -40,14 +42,9 @@ func git(t testing.TB, dir string, args ...string) string {
 // version directory are committed first; each of v1/ ... vN/ replaces the
 // contracts and is committed and tagged vN.0.0, oldest first; head/ is
 // committed last, untagged.
-func buildRepo(t testing.TB, archive string) string {
+func buildRepo(t testing.TB, top, archive string) {
 	t.Helper()
-	gitEnv(t)
 	a, err := txtar.ParseFile(archive)
-	if err != nil {
-		t.Fatal(err)
-	}
-	top, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,8 +78,85 @@ func buildRepo(t testing.TB, archive string) string {
 			git(t, top, "tag", v+".0.0")
 		}
 	}
+}
+
+// newTop is a new directory for a repository of t's own, its path with
+// symbolic links resolved, as git reports it; gitEnv is set.
+func newTop(t testing.TB) string {
+	t.Helper()
+	gitEnv(t)
+	top, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
 	return top
 }
+
+// root holds what the package's tests share: TestMain makes it and removes
+// it after them.
+var root string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "timeline-test-")
+	if err == nil {
+		root, err = filepath.EvalSymlinks(dir)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// shared is a repository and its history, page and JSON, which several
+// tests read and none changes: made once, by the first test that asks. A
+// history of five releases is a dozen reviews; each test making its own
+// cost more than the checks themselves.
+type shared struct {
+	once sync.Once
+	// name is its directory under root; made fills the repository in.
+	name string
+	made func(t testing.TB, top string)
+	// args are history's, beside the page and the JSON format.
+	args []string
+
+	top, page, json string
+	r               *timeline.Report
+}
+
+// get makes s on first use and returns it; a test after a failed first use
+// fails too.
+func (s *shared) get(t *testing.T) *shared {
+	t.Helper()
+	gitEnv(t)
+	s.once.Do(func() {
+		dir := filepath.Join(root, s.name)
+		top := filepath.Join(dir, "repo")
+		if err := os.MkdirAll(top, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		s.made(t, top)
+		page := filepath.Join(dir, "history.html")
+		out, _ := run(t, top, append([]string{"history", "--format", "json", "--html", page}, s.args...)...)
+		var r timeline.Report
+		if err := json.Unmarshal([]byte(out), &r); err != nil {
+			t.Fatalf("history --format json: %v\n%s", err, out)
+		}
+		s.top, s.page, s.json, s.r = top, page, out, &r
+	})
+	if s.r == nil {
+		t.Fatalf("the shared %s repository and its history failed in an earlier test", s.name)
+	}
+	return s
+}
+
+// fiveReleases is five-releases.txtar's repository and its history with
+// the evidence read, v3 supported and links to a forge.
+var fiveReleases = &shared{name: "five-releases",
+	made: func(t testing.TB, top string) { buildRepo(t, top, "testdata/five-releases.txtar") },
+	args: []string{"--readers", "evidence", "--supported", "v3.*", "--link-base", "https://git.example.com/shop/api/blob"}}
 
 func write(t testing.TB, name string, data []byte) {
 	t.Helper()

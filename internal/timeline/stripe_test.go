@@ -19,11 +19,7 @@ var stripeVersions = []string{"stripe-spec3-2023-02-13.yaml", "stripe-spec3-2023
 // small step fewer; seven months of changes still between the two).
 func stripeRepo(t *testing.T) string {
 	t.Helper()
-	gitEnv(t)
-	top, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	top := newTop(t)
 	git(t, top, "init", "-q", "-b", "main")
 	unpacked := t.TempDir()
 	versions := stripeVersions

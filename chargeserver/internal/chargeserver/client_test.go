@@ -126,6 +126,7 @@ func (d *dropper) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // answer), and a third of the answers are lost after the charge was made.
 // Every intent ends charged exactly once, for its own amount.
 func TestClientExactlyOnceUnderFaults(t *testing.T) {
+	t.Parallel() // it waits more than it computes (servers starting, leases running out)
 	if testing.Short() {
 		t.Skip("fault test under load: skipped under -short")
 	}
@@ -166,6 +167,7 @@ func TestClientExactlyOnceUnderFaults(t *testing.T) {
 // records, then restarted on the same address. The clients retry through the
 // outage with their keys; every intent ends charged exactly once.
 func TestClientExactlyOnceAcrossServerCrash(t *testing.T) {
+	t.Parallel() // it waits more than it computes (servers starting, leases running out)
 	if testing.Short() {
 		t.Skip("crash test under load: skipped under -short")
 	}

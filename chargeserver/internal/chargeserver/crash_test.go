@@ -153,6 +153,7 @@ func (c *child) kill() {
 // the processor again with the same key, records the one charge, and the
 // client's retry gets the original answer.
 func TestCrashAfterChargeRecoveredByReaper(t *testing.T) {
+	t.Parallel() // it waits more than it computes (servers starting, leases running out)
 	forEachBackend(t, func(t *testing.T, db string) {
 		ledger := processor.NewLedger()
 		ps := httptest.NewServer(processor.Handler(ledger))

@@ -43,6 +43,7 @@ const (
 // charge exists exactly once, no key maps to two charges, a replay returns
 // the stored answer byte for byte, and reconcile agrees with the processor.
 func TestFailoverSynchronousStandby(t *testing.T) {
+	t.Parallel() // it waits more than it computes (servers starting, leases running out)
 	if testing.Short() {
 		t.Skip("failover test: starts two PostgreSQL servers; skipped under -short")
 	}
@@ -61,6 +62,7 @@ func TestFailoverSynchronousStandby(t *testing.T) {
 // The cut makes the loss all but certain; a run that acknowledged nothing
 // after it is tried again, at most three times.
 func TestFailoverAsynchronousStandbyLosesCharges(t *testing.T) {
+	t.Parallel() // it waits more than it computes (servers starting, leases running out)
 	if testing.Short() {
 		t.Skip("failover test: starts two PostgreSQL servers; skipped under -short")
 	}
@@ -340,6 +342,7 @@ func (l *attemptLog) failed() int {
 // holds the same invariant as the server: every key whose answer was
 // committed has its one charge after the promotion.
 func TestFailoverFloor(t *testing.T) {
+	t.Parallel() // it waits more than it computes (servers starting, leases running out)
 	if testing.Short() {
 		t.Skip("failover test: starts two PostgreSQL servers; skipped under -short")
 	}

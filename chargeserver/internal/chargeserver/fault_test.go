@@ -34,15 +34,10 @@ func faultRun(t *testing.T, c *loadClient, st store.Store, proc processor.Proces
 	stats := newLoadStats()
 	done := make(chan struct{})
 	go func() { mixLoadInto(ctx, c, 16, "fault", stats); close(done) }()
+	stop := func() { cancel(); <-done }
 	phase := func(what string, until func(s *loadStats) bool) {
 		t.Helper()
-		for start := time.Now(); !stats.watch(until); time.Sleep(10 * time.Millisecond) {
-			if time.Since(start) > time.Minute {
-				cancel()
-				<-done
-				t.Fatalf("a minute without %s (%s)", what, stats)
-			}
-		}
+		awaitLoad(t, stats, what, until, stop)
 	}
 	phase("50 answers before the fault", func(s *loadStats) bool { return s.total() >= 50 })
 	inject()
@@ -224,6 +219,9 @@ func TestFaultSIGKILLDuringLoad(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, db string) { sigkillDuringLoad(t, db, newLoadClient) })
 }
 
+// killAfter is how many answers the load gets before the SIGKILL.
+const killAfter = 300
+
 // sigkillDuringLoad is TestFaultSIGKILLDuringLoad on db, its clients made
 // by newClient (over HTTP or gRPC).
 func sigkillDuringLoad(t *testing.T, db string, newClient func(url string, conns int) *loadClient) {
@@ -237,13 +235,17 @@ func sigkillDuringLoad(t *testing.T, db string, newClient func(url string, conns
 	first := startChild(t, db, purl, false)
 	c := newClient(first.url, 16)
 	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan *loadStats)
-	go func() { done <- mixLoad(ctx, c, 16, "kill") }()
-	time.Sleep(1500 * time.Millisecond)
+	stats := newLoadStats()
+	done := make(chan struct{})
+	go func() { mixLoadInto(ctx, c, 16, "kill", stats); close(done) }()
+	// The kill comes once the load is up: 16 clients always have requests
+	// in flight, so it cuts some off whenever it lands.
+	awaitLoad(t, stats, fmt.Sprintf("%d answers before the kill", killAfter),
+		func(s *loadStats) bool { return s.total() >= killAfter }, func() { cancel(); <-done })
 	first.kill()
 	time.Sleep(100 * time.Millisecond)
 	cancel()
-	stats := <-done
+	<-done
 	t.Logf("%s until the kill: %s", t.Name(), stats)
 	if stats.transport == 0 {
 		t.Fatal("no request was cut off by the kill")

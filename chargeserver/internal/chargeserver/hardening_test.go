@@ -24,6 +24,7 @@ import (
 // meanwhile gets 409 + Retry-After and the one after it the replay; without
 // the switch the header is ignored and not echoed.
 func TestProbeDelayHoldsTheClaim(t *testing.T) {
+	t.Parallel() // it waits more than it computes (servers starting, leases running out)
 	forEachBackend(t, func(t *testing.T, db string) {
 		cfg := testConfig(db)
 		cfg.AllowProbeDelay = true

@@ -19,8 +19,15 @@ import (
 	"github.com/contractlint/contractlint/chargeserver/internal/chargeserver/store"
 )
 
-// loadDuration is how long TestLoadMix drives each database.
-var loadDuration = flag.Duration("load-duration", 10*time.Second, "how long TestLoadMix drives each database (e.g. 30s)")
+// TestLoadMix's volume per database: loadRequests answers by default, as
+// exactly-once is a property of every request, not of their number, and a
+// thousand answers from 64 racing connections hold every kind of race the
+// mix makes (new keys, retries, concurrent duplicates); loadDuration, when
+// set, drives it for that long instead, to measure throughput.
+var (
+	loadRequests = flag.Int("load-requests", 1000, "how many answers TestLoadMix waits for per database")
+	loadDuration = flag.Duration("load-duration", 0, "how long TestLoadMix drives each database (e.g. 30s), instead of -load-requests")
+)
 
 // loadStats is what a mixed load saw, kept to check the ledger afterwards.
 type loadStats struct {
@@ -151,17 +158,10 @@ func (c *loadClient) send(stats *loadStats, key string) {
 	stats.record(key, status, id, err, time.Since(start))
 }
 
-// mixLoad drives the server from clients goroutines until ctx ends: half new
-// keys, a quarter retries of keys already answered 201, a quarter bursts of
-// three concurrent identical requests with one new key.
-func mixLoad(ctx context.Context, c *loadClient, clients int, prefix string) *loadStats {
-	stats := newLoadStats()
-	mixLoadInto(ctx, c, clients, prefix, stats)
-	return stats
-}
-
-// mixLoadInto is mixLoad counting into stats, which the caller may watch
-// while the load runs (under stats.mu).
+// mixLoadInto drives the server from clients goroutines until ctx ends:
+// half new keys, a quarter retries of keys already answered 201, a quarter
+// bursts of three concurrent identical requests with one new key. It counts
+// into stats, which the caller may watch while the load runs (awaitLoad).
 func mixLoadInto(ctx context.Context, c *loadClient, clients int, prefix string, stats *loadStats) {
 	start := time.Now()
 	var wg sync.WaitGroup
@@ -192,6 +192,43 @@ func mixLoadInto(ctx context.Context, c *loadClient, clients int, prefix string,
 	stats.mu.Lock()
 	stats.elapsed = time.Since(start)
 	stats.mu.Unlock()
+}
+
+// loadUntil runs mixLoad until n answers have come back with both a 201 and
+// a 409 among them, or, with d set, for d; a minute without that fails t.
+func loadUntil(t *testing.T, c *loadClient, clients int, prefix string, n int, d time.Duration) *loadStats {
+	t.Helper()
+	limit := time.Minute
+	if d > 0 {
+		limit = d
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
+	defer cancel()
+	stats := newLoadStats()
+	done := make(chan struct{})
+	go func() { mixLoadInto(ctx, c, clients, prefix, stats); close(done) }()
+	enough := func(s *loadStats) bool { return s.total() >= n && s.statuses[201] > 0 && s.statuses[409] > 0 }
+	for d == 0 && !stats.watch(enough) && ctx.Err() == nil {
+		time.Sleep(10 * time.Millisecond)
+	}
+	cancel()
+	<-done
+	if d == 0 && !enough(stats) {
+		t.Fatalf("a minute without %d answers holding a 201 and a 409 (%s)", n, stats)
+	}
+	return stats
+}
+
+// awaitLoad waits until cond holds of a load still running; after a minute
+// without, it stops the load (stop) and fails t, saying it waited for what.
+func awaitLoad(t *testing.T, stats *loadStats, what string, cond func(s *loadStats) bool, stop func()) {
+	t.Helper()
+	for start := time.Now(); !stats.watch(cond); time.Sleep(10 * time.Millisecond) {
+		if time.Since(start) > time.Minute {
+			stop()
+			t.Fatalf("a minute without %s (%s)", what, stats)
+		}
+	}
 }
 
 // verifyLedger is the end of every load and fault run. Once the reaper has
@@ -282,9 +319,10 @@ func startOverHTTP(t testing.TB, cfg Config) (*harness, *processor.Client) {
 	return startHarness(t, cfg, ledger, proc, quietLog(), realSeams()), proc
 }
 
-// TestLoadMix is the bounded load test: 64 connections on loopback for
-// -load-duration (10 s by default) per database, new keys, retries and
-// concurrent duplicates mixed; nothing lost, nothing doubled, no error.
+// TestLoadMix is the bounded load test: 64 connections on loopback until
+// -load-requests answers (or for -load-duration) per database, new keys,
+// retries and concurrent duplicates mixed; nothing lost, nothing doubled, no
+// error.
 //
 //	go test ./internal/chargeserver -run TestLoadMix -v -load-duration 30s
 func TestLoadMix(t *testing.T) {
@@ -294,9 +332,7 @@ func TestLoadMix(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, db string) {
 		cfg := testConfig(db)
 		h, proc := startOverHTTP(t, cfg)
-		ctx, cancel := context.WithTimeout(context.Background(), *loadDuration)
-		defer cancel()
-		stats := mixLoad(ctx, newLoadClient(h.url, 64), 64, "load")
+		stats := loadUntil(t, newLoadClient(h.url, 64), 64, "load", *loadRequests, *loadDuration)
 		t.Logf("%s, 64 connections: %s", t.Name(), stats)
 		if stats.failures() > 0 {
 			t.Errorf("%d requests failed without any fault injected", stats.failures())

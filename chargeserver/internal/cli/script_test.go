@@ -13,10 +13,13 @@ import (
 
 	"github.com/contractlint/contractlint/chargeserver/internal/chargecli"
 	"github.com/contractlint/contractlint/internal/cli"
+	"github.com/contractlint/contractlint/internal/probe/probefake"
 )
 
 func TestMain(m *testing.M) {
-	testscript.Main(m, map[string]func(){
+	// Every script at once (probefake.AllAtOnce): they wait on the probe's held
+	// requests and on servers starting, not on the CPU.
+	testscript.Main(probefake.AllAtOnce(m), map[string]func(){
 		"contractlint":  func() { os.Exit(cli.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
 		"charge-server": func() { os.Exit(chargecli.Server(os.Args[1:], os.Stdout, os.Stderr)) },
 		"charge-client": func() { os.Exit(chargecli.Client(os.Args[1:], os.Stdout, os.Stderr)) },

@@ -29,6 +29,7 @@ func chargeServer(t *testing.T) (string, *processor.Ledger) {
 // holds the in-flight step's first request open; without it that step is
 // skipped, never failed.
 func TestReferenceChargeServer(t *testing.T) {
+	t.Parallel()
 	for _, slow := range []bool{true, false} {
 		t.Run(map[bool]string{true: "slow processor", false: "fast processor"}[slow], func(t *testing.T) {
 			t.Parallel()

@@ -44,6 +44,7 @@ func rpcConfig(t *testing.T, scheme, base string) *probe.Config {
 // over gRPC and over Connect, its method found by reflection, and charges
 // once per key and account.
 func TestReferenceChargeServerOverRPC(t *testing.T) {
+	t.Parallel()
 	for _, scheme := range []string{"grpc", "connect"} {
 		t.Run(scheme, func(t *testing.T) {
 			t.Parallel()
@@ -84,6 +85,7 @@ func fakeRPC(t *testing.T, f probefake.Flaw) (*probefake.Server, string) {
 // TestFlawedRPCServers: each flaw fails its step over gRPC, as over HTTP;
 // check-then-act is caught by the duplicates' different answers.
 func TestFlawedRPCServers(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		flaw probefake.Flaw
 		rule string

@@ -73,12 +73,16 @@ const keyLife = 950 * time.Millisecond
 // work is how long a fresh charge takes, so concurrent duplicates meet one
 // in progress. window is check-then-act's gap between SELECT and INSERT. For
 // the first key the server sees (the probe's concurrent burst) the gap lasts
-// until a second request for it is in the gap too, up to rivalWait, so the
+// until a second request for it is in the gap too and no other joins for
+// rivalQuiet, up to rivalWait, so the
 // race happens however slowly a loaded machine schedules the burst.
 const (
 	work      = 30 * time.Millisecond
 	window    = 60 * time.Millisecond
 	rivalWait = 2 * time.Second
+	// rivalQuiet is how long the first key's gap stays open after the last
+	// rival joined it.
+	rivalQuiet = 250 * time.Millisecond
 )
 
 type entry struct {
@@ -329,14 +333,19 @@ func (s *Server) awaitRival(scope string) {
 		time.Sleep(window)
 		return
 	}
-	for deadline := time.Now().Add(rivalWait); time.Now().Before(deadline); time.Sleep(2 * time.Millisecond) {
+	// Then let the rivals on their way in arrive too: the gap closes once
+	// none has joined it for rivalQuiet, as a loaded machine (or many probe
+	// runs at once) may schedule the burst's requests far apart.
+	n, grew := 0, time.Now()
+	for deadline := grew.Add(rivalWait); time.Now().Before(deadline); time.Sleep(2 * time.Millisecond) {
 		s.mu.Lock()
-		n := s.inGap[scope]
+		now := s.inGap[scope]
 		s.mu.Unlock()
-		if n >= 2 {
-			break
+		if now > n {
+			n, grew = now, time.Now()
+		}
+		if n >= 2 && time.Since(grew) >= rivalQuiet {
+			return
 		}
 	}
-	// Let the rivals that are on their way in arrive too.
-	time.Sleep(20 * time.Millisecond)
 }
