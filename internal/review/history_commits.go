@@ -76,13 +76,9 @@ func (c *commits) read(cat *source.Cat, rev, name string, content bool) (id, kin
 // ask sends one command and reads the header of its answer: the object's
 // id, type and size, or no type when it is missing.
 func (c *commits) ask(cat *source.Cat, command string) (string, string, int64, error) {
-	if _, err := fmt.Fprintln(cat.In, command); err != nil {
-		c.err = fmt.Errorf("git cat-file: %v", err)
-		return "", "", 0, c.err
-	}
-	header, err := cat.Out.ReadString('\n')
+	header, err := cat.Ask(command)
 	if err != nil {
-		c.err = fmt.Errorf("git cat-file: %v", err)
+		c.err = err
 		return "", "", 0, c.err
 	}
 	f := strings.Fields(header)

@@ -307,12 +307,9 @@ func (g *Git) header(oid string) (int64, error) {
 	if err := g.startCat(); err != nil {
 		return 0, err
 	}
-	if _, err := fmt.Fprintln(g.cat.In, "contents "+oid); err != nil {
-		return 0, fmt.Errorf("git cat-file: %v", err)
-	}
-	header, err := g.cat.Out.ReadString('\n')
+	header, err := g.cat.Ask("contents " + oid)
 	if err != nil {
-		return 0, fmt.Errorf("git cat-file: %v", err)
+		return 0, err
 	}
 	f := strings.Fields(header)
 	if len(f) != 3 || f[1] != "blob" {
