@@ -1,6 +1,7 @@
 package cli_test
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -29,13 +30,37 @@ func TestReviewShallowSaysHistoryCutInEveryFormat(t *testing.T) {
 	clone := &gittest.Repo{Dir: filepath.Join(t.TempDir(), "clone")}
 	origin.Git(t, "clone", "-q", "--depth", "1", "file://"+origin.Dir, clone.Dir)
 	writeTree(t, clone.Dir, proto("  int64 amount = 2;\n"))
+	// The formats with an --output-FORMAT file are written by the first
+	// review beside its own: the same report, one review fewer each.
+	outs := map[string]string{}
+	var also []string
+	for _, format := range cli.AlsoFormats() {
+		outs[format] = filepath.Join(t.TempDir(), format)
+		also = append(also, "--output-"+format, outs[format])
+	}
 	for _, format := range report.Formats() {
-		got := mainIn(clone.Dir, "review", "--base", "origin/main", "--format", format)
+		if _, ok := outs[format]; ok {
+			continue
+		}
+		got := mainIn(clone.Dir, append([]string{"review", "--base", "origin/main", "--format", format}, also...)...)
 		if got.code != cli.ExitOK {
 			t.Errorf("--format %s: exit %d, want %d (a warning under the default fail-on)\n%s%s", format, got.code, cli.ExitOK, got.stdout, got.stderr)
 		}
-		if !strings.Contains(got.stdout, "history cut at "+edge[:12]) || !strings.Contains(got.stdout, "history-cut") {
-			t.Errorf("--format %s does not say where the history was cut (%s):\n%s%s", format, edge[:12], got.stdout, got.stderr)
+		saysCut(t, format, got.stdout, edge)
+		also = nil
+	}
+	for format, file := range outs {
+		b, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatalf("--output-%s: %v", format, err)
 		}
+		saysCut(t, format, string(b), edge)
+	}
+}
+
+func saysCut(t *testing.T, format, out, edge string) {
+	t.Helper()
+	if !strings.Contains(out, "history cut at "+edge[:12]) || !strings.Contains(out, "history-cut") {
+		t.Errorf("--format %s does not say where the history was cut (%s):\n%s", format, edge[:12], out)
 	}
 }
