@@ -18,6 +18,13 @@ import (
 	"github.com/contractlint/contractlint/rules"
 )
 
+// TestMain runs the tests with the collector's target raised: most of
+// their CPU is loading whole corpus documents (Stripe, OpenAI) (see corpus.LoadingGC).
+func TestMain(m *testing.M) {
+	corpus.LoadingGC()
+	os.Exit(m.Run())
+}
+
 // stripe unpacks two corpus documents into a temporary directory and opens
 // it as a source.
 func stripe(tb testing.TB, a, b string) (source.Source, string, string) {

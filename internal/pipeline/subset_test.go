@@ -18,6 +18,13 @@ import (
 	"github.com/contractlint/contractlint/rules"
 )
 
+// TestMain runs the tests with the collector's target raised: most of
+// their CPU is loading whole corpus documents, the oracle the other loads are held to (see corpus.LoadingGC).
+func TestMain(m *testing.M) {
+	corpus.LoadingGC()
+	os.Exit(m.Run())
+}
+
 // defaultRules is rules.Default() built once for the package's tests: a
 // registry is only read, and building it per run was a tenth of the CPU
 // of the tests that diff every rule case.
