@@ -221,7 +221,8 @@ type Sides struct {
 	// files lists the working tree when it is the new side (nil for the
 	// index or a commit): taken once, with the side.
 	files *source.Listing
-	// headNames memoizes headFiles: a review asks for them twice.
+	// headNames lists the commit or the index when it is the new side:
+	// taken from the listing that opened it.
 	headNames []string
 	closers   []func() error
 }
@@ -253,14 +254,14 @@ func (r *Repo) OpenSides(o Options) (*Sides, error) {
 			sd.Close()
 			return nil, err
 		}
-		sd.New, sd.closers = rev, append(sd.closers, rev.Close)
+		sd.New, sd.headNames, sd.closers = rev, rev.Listed(), append(sd.closers, rev.Close)
 	case o.Staged:
 		idx, err := source.OpenIndex(r.Top)
 		if err != nil {
 			sd.Close()
 			return nil, err
 		}
-		sd.New, sd.closers = idx, append(sd.closers, idx.Close)
+		sd.New, sd.headNames, sd.closers = idx, idx.Listed(), append(sd.closers, idx.Close)
 	default:
 		files, err := source.ListWorkTree(r.Top)
 		if err != nil {
@@ -320,10 +321,7 @@ func (r *Repo) reachedRoots(changes, compared, outside []FileChange, sd *Sides,
 	for _, c := range compared {
 		changed[c.New], selected[c.New] = true, true
 	}
-	names, err := sd.headFiles()
-	if err != nil {
-		return nil, nil, err
-	}
+	names := sd.headFiles()
 	g := newGraph(o.Pipeline.Limits.Guard(newSrc, nil), o.Pipeline.ProtoPaths)
 	var roots, theirs []string
 	for _, name := range names {
@@ -385,23 +383,12 @@ func copyNote(name, dir string) string {
 
 // headFiles lists the head's files: the commit's (--head), the index's
 // (--staged), else the working tree's, tracked or untracked and not ignored.
-func (sd *Sides) headFiles() ([]string, error) {
+// The listings that opened the side answer; no git runs again.
+func (sd *Sides) headFiles() []string {
 	if sd.files != nil {
-		return sd.files.Names, nil
+		return sd.files.Names
 	}
-	if sd.headNames != nil {
-		return sd.headNames, nil
-	}
-	args := []string{"ls-files", "-z", "--cached"}
-	if sd.head != "" {
-		args = []string{"ls-tree", "-r", "-z", "--name-only", "--full-tree", "--end-of-options", sd.head}
-	}
-	out, err := sd.repo.git(args...)
-	if err != nil {
-		return nil, err
-	}
-	sd.headNames = source.SplitZ(out)
-	return sd.headNames, nil
+	return sd.headNames
 }
 
 // checkUnchanged compiles the head's .proto contracts that no compare of
@@ -424,10 +411,7 @@ func (sd *Sides) checkUnchanged(files []FileChange, o Options) ([]unreadable, er
 	if !anyProto {
 		return nil, nil
 	}
-	names, err := sd.headFiles()
-	if err != nil {
-		return nil, err
-	}
+	names := sd.headFiles()
 	var rest []string
 	dep := importPathFiles(newSrc, o.Pipeline.ProtoPaths)
 	for _, n := range names {

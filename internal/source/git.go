@@ -47,6 +47,9 @@ type Git struct {
 	// blobs maps a path to its object id; dirs holds every directory.
 	blobs map[string]gitEntry
 	dirs  map[string]bool
+	// listed is every entry git listed, in its order: what ls-tree
+	// --name-only (or ls-files --cached) would say, without a second run.
+	listed []string
 
 	mu    sync.Mutex
 	cat   *Cat // started on first use
@@ -77,6 +80,7 @@ func OpenRev(top, rev string) (*Git, error) {
 			return nil, fmt.Errorf("git ls-tree: unexpected line %q", rec)
 		}
 		g.add(name, gitEntry{oid: f[2], mode: f[0]})
+		g.listed = append(g.listed, name)
 	}
 	return g, nil
 }
@@ -98,6 +102,7 @@ func OpenIndex(top string) (*Git, error) {
 		if f[2] == "0" {
 			g.add(name, gitEntry{oid: f[1], mode: f[0]})
 		}
+		g.listed = append(g.listed, name)
 	}
 	return g, nil
 }
@@ -125,6 +130,11 @@ func SplitZ(b []byte) []string {
 }
 
 func (g *Git) Label() string { return g.label }
+
+// Listed names every entry of the snapshot as git listed them, in git's
+// order: submodules and links too, and each stage of an unmerged index
+// entry, as `git ls-files --cached` names them.
+func (g *Git) Listed() []string { return g.listed }
 
 // Has reports whether the snapshot holds a regular file at name.
 func (g *Git) Has(name string) bool {
