@@ -95,7 +95,10 @@ func Run(o Options) (*Result, error) {
 		defer sd.Close()
 	}
 	repo, base, head, oldSrc, newSrc := sd.repo, sd.Base, sd.head, sd.Old, sd.New
-	o.tags = &tagList{}
+	o.tags = sd.tags
+	if o.tags == nil {
+		o.tags = &tagList{}
+	}
 	rels, err := repoPaths(o.Dir, o.Paths)
 	if err != nil {
 		return nil, err
@@ -224,7 +227,10 @@ type Sides struct {
 	// headNames lists the commit or the index when it is the new side:
 	// taken from the listing that opened it.
 	headNames []string
-	closers   []func() error
+	// tags are the release tags listed while choosing the base, nil when
+	// that listed none: the review then lists them itself.
+	tags    *tagList
+	closers []func() error
 }
 
 // OpenSides resolves and opens o's two sides; Close ends their git
@@ -241,7 +247,8 @@ func (r *Repo) OpenSides(o Options) (*Sides, error) {
 	if err != nil {
 		return nil, err
 	}
-	sd := &Sides{repo: r, Base: base, head: head}
+	sd := &Sides{repo: r, Base: base, head: head, tags: r.listedTags}
+	r.listedTags = nil
 	old, err := source.OpenRev(r.Top, base.Commit)
 	if err != nil {
 		return nil, err
