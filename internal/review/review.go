@@ -261,6 +261,7 @@ func (r *Repo) OpenSides(o Options) (*Sides, error) {
 			sd.Close()
 			return nil, err
 		}
+		rev.ShareCat(old)
 		sd.New, sd.headNames, sd.closers = rev, rev.Listed(), append(sd.closers, rev.Close)
 	case o.Staged:
 		idx, err := source.OpenIndex(r.Top)
@@ -268,6 +269,7 @@ func (r *Repo) OpenSides(o Options) (*Sides, error) {
 			sd.Close()
 			return nil, err
 		}
+		idx.ShareCat(old)
 		sd.New, sd.headNames, sd.closers = idx, idx.Listed(), append(sd.closers, idx.Close)
 	default:
 		files, err := source.ListWorkTree(r.Top)

@@ -51,10 +51,31 @@ type Git struct {
 	// --name-only (or ls-files --cached) would say, without a second run.
 	listed []string
 
-	mu    sync.Mutex
-	cat   *Cat // started on first use
-	cache map[string][]byte
-	subs  map[string]*Git // the submodules read, by path
+	// catShare is the cat-file process, started on first use, and the lock
+	// over it and this snapshot's maps.
+	*catShare
+	closed bool
+	cache  map[string][]byte
+	subs   map[string]*Git // the submodules read, by path
+}
+
+// catShare is one cat-file process and its lock, which snapshots of one
+// repository can read through together (ShareCat).
+type catShare struct {
+	mu  sync.Mutex
+	cat *Cat
+	// users counts the snapshots not yet closed; the last Close ends cat.
+	users int
+}
+
+// ShareCat makes g read through with's cat-file process, so that a
+// review's two sides start one git process, not two; g must be of with's
+// repository and not read yet. The two then take one lock.
+func (g *Git) ShareCat(with *Git) {
+	with.mu.Lock()
+	defer with.mu.Unlock()
+	with.users++
+	g.catShare = with.catShare
 }
 
 type gitEntry struct {
@@ -108,7 +129,8 @@ func OpenIndex(top string) (*Git, error) {
 }
 
 func newGit(top, label string) *Git {
-	return &Git{top: top, label: label, blobs: map[string]gitEntry{}, dirs: map[string]bool{".": true}, cache: map[string][]byte{}}
+	return &Git{top: top, label: label, blobs: map[string]gitEntry{}, dirs: map[string]bool{".": true}, cache: map[string][]byte{},
+		catShare: &catShare{users: 1}}
 }
 
 func (g *Git) add(name string, e gitEntry) {
@@ -332,14 +354,18 @@ func (g *Git) header(oid string) (int64, error) {
 	return size, nil
 }
 
-// Close ends the cat-file process.
+// Close ends the cat-file process, when no snapshot sharing it is open.
 func (g *Git) Close() error {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	for _, sub := range g.subs {
 		_ = sub.Close()
 	}
-	if g.cat == nil {
+	if !g.closed {
+		g.closed = true
+		g.users--
+	}
+	if g.cat == nil || g.users > 0 {
 		return nil
 	}
 	err := g.cat.Close()
