@@ -166,10 +166,7 @@ func Run(o Options) (*Result, error) {
 		}
 	}
 	res.Files = pairByIdentity(res.Files, o.Pipeline.Limits.Guard(oldSrc, nil), o.Pipeline.Limits.Guard(newSrc, nil))
-	reached, copies, err := repo.reachedRoots(changes, res.Files, outside, sd, inPaths, o)
-	if err != nil {
-		return nil, err
-	}
+	reached, copies := repo.reachedRoots(changes, res.Files, outside, sd, inPaths, o)
 	res.Files = append(res.Files, reached...)
 	res.NotReviewed = append(res.NotReviewed, copies...)
 	for _, c := range slices.Concat(res.Files, changes) {
@@ -306,7 +303,7 @@ func (sd *Sides) Close() {
 // compared; it is named as not reviewed (copies), as a vendored contract
 // that changed itself is.
 func (r *Repo) reachedRoots(changes, compared, outside []FileChange, sd *Sides,
-	inPaths func(string) bool, o Options) (reached []FileChange, copies []string, err error) {
+	inPaths func(string) bool, o Options) (reached []FileChange, copies []string) {
 	oldSrc, newSrc := sd.Old, sd.New
 	changed := map[string]bool{}
 	var bumped []string // submodules whose commit changed: every file in them did
@@ -323,7 +320,7 @@ func (r *Repo) reachedRoots(changes, compared, outside []FileChange, sd *Sides,
 		}
 	}
 	if len(changed) == 0 && len(bumped) == 0 {
-		return nil, nil, nil
+		return nil, nil
 	}
 	isChanged := func(n string) bool { return changed[n] || under(n, bumped) }
 	selected := map[string]bool{}
@@ -382,7 +379,7 @@ func (r *Repo) reachedRoots(changes, compared, outside []FileChange, sd *Sides,
 		}
 		reached = append(reached, c)
 	}
-	return reached, copies, nil
+	return reached, copies
 }
 
 // copyNote says why a vendored contract a change touches is not reviewed.
