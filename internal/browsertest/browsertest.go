@@ -7,6 +7,7 @@ import (
 	"context"
 	"os"
 	"os/exec"
+	"sync"
 	"testing"
 
 	"github.com/chromedp/chromedp"
@@ -19,31 +20,99 @@ import (
 // where a missing browser fails the run instead.
 func Start(t testing.TB, opts ...chromedp.ExecAllocatorOption) context.Context {
 	t.Helper()
-	exe := ""
+	exe := lookup(t)
+	ctx, stop := start(exe, t.TempDir(), opts)
+	t.Cleanup(stop)
+	if err := first(ctx); err != nil {
+		t.Fatalf("starting %s: %v", exe, err)
+	}
+	return ctx
+}
+
+// Shared is one chromium that several tests of a package drive, each in a
+// tab of its own: a browser start costs more than the checks of a page.
+// The first Tab starts it; Close, from TestMain after the tests, ends it.
+type Shared struct {
+	// Opts are passed on as Start's are.
+	Opts []chromedp.ExecAllocatorOption
+
+	once sync.Once
+	ctx  context.Context
+	stop func()
+	dir  string
+	err  error
+	exe  string
+}
+
+// Tab opens a new tab of the shared browser, closed when the test ends. A
+// missing chromium skips or fails the test as Start does; a browser that
+// did not start fails every test that asks for it.
+func (s *Shared) Tab(t testing.TB) context.Context {
+	t.Helper()
+	exe := lookup(t)
+	s.once.Do(func() {
+		s.exe = exe
+		s.dir, s.err = os.MkdirTemp("", "browsertest-")
+		if s.err != nil {
+			return
+		}
+		s.ctx, s.stop = start(exe, s.dir, s.Opts)
+		s.err = first(s.ctx)
+	})
+	if s.err != nil {
+		t.Fatalf("starting %s: %v", s.exe, s.err)
+	}
+	ctx, cancel := chromedp.NewContext(s.ctx)
+	t.Cleanup(cancel)
+	if err := first(ctx); err != nil {
+		t.Fatalf("opening a tab: %v", err)
+	}
+	return ctx
+}
+
+// Close ends the shared browser, if a test started it, and removes its
+// profile.
+func (s *Shared) Close() {
+	if s.stop != nil {
+		s.stop()
+	}
+	if s.dir != "" {
+		os.RemoveAll(s.dir)
+	}
+}
+
+// lookup finds chromium, or skips t (fails it when CI=true).
+func lookup(t testing.TB) string {
+	t.Helper()
 	for _, n := range []string{"chromium", "chromium-browser", "google-chrome"} {
 		if p, err := exec.LookPath(n); err == nil {
-			exe = p
-			break
+			return p
 		}
 	}
-	if exe == "" {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("chromium is not installed (CI=true, so this fails instead of skipping)")
-		}
-		t.Skip("chromium is not installed")
+	if os.Getenv("CI") == "true" {
+		t.Fatal("chromium is not installed (CI=true, so this fails instead of skipping)")
 	}
+	t.Skip("chromium is not installed")
+	return ""
+}
+
+// start readies exe with its profile in dir; the browser itself starts on
+// the first run in the returned context.
+func start(exe, dir string, opts []chromedp.ExecAllocatorOption) (context.Context, func()) {
 	all := append([]chromedp.ExecAllocatorOption{
 		chromedp.ExecPath(exe), chromedp.NoSandbox, chromedp.Headless, chromedp.DisableGPU, chromedp.NoFirstRun,
-		chromedp.NoDefaultBrowserCheck, chromedp.UserDataDir(t.TempDir()),
+		chromedp.NoDefaultBrowserCheck, chromedp.UserDataDir(dir),
 		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
 		chromedp.Flag("disable-sync", true),
 	}, opts...)
 	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), all...)
 	ctx, cancel := chromedp.NewContext(actx)
-	t.Cleanup(func() { cancel(); cancelAlloc() })
-	// The first run starts the browser, and lives as long as it: no timeout.
-	if _, err := chromedp.Run(ctx, chromedp.Evaluate[int]("1")); err != nil {
-		t.Fatalf("starting %s: %v", exe, err)
-	}
-	return ctx
+	return ctx, func() { cancel(); cancelAlloc() }
+}
+
+// first makes ctx's first run, which starts its browser or tab and lives as
+// long as it: no timeout.
+func first(ctx context.Context) error {
+	_, err := chromedp.Run(ctx, chromedp.Evaluate[int]("1"))
+	return err
 }

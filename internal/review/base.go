@@ -22,6 +22,9 @@ type Repo struct {
 	// remoteList is `git remote -v`, read once (remotes).
 	remoteOnce sync.Once
 	remoteList string
+	// listedTags are the tags branches listed with the branches, for the
+	// review whose base that chose; OpenSides takes them.
+	listedTags *tagList
 	// shallowFile is where git lists a shallow clone's edge commits; a
 	// repository is shallow while it holds any.
 	shallowFile string
@@ -202,15 +205,22 @@ type branchRefs struct {
 // did not list does not exist.
 var listed = []string{"refs/heads/", "refs/remotes/origin/"}
 
+// The same run lists the tags, which the review's released policy reads
+// next (releaseTags): r.listedTags keeps them for OpenSides to hand on.
 func (r *Repo) branches() branchRefs {
 	b := branchRefs{tips: map[string]string{}}
 	out, err := r.git(append([]string{"for-each-ref",
-		"--format=%(HEAD)%00%(refname)%00%(objectname)%00%(objecttype)%00%(upstream)"}, listed...)...)
+		"--format=%(HEAD)%00%(refname)%00%(objectname)%00%(objecttype)%00%(upstream)"}, slices.Concat(listed, []string{"refs/tags/"})...)...)
 	if err != nil {
 		return b
 	}
+	var tags []string
 	for line := range strings.SplitSeq(string(out), "\n") {
 		f := strings.Split(line, "\x00")
+		if len(f) == 5 && strings.HasPrefix(f[1], "refs/tags/") {
+			tags = append(tags, f[2]+"\x00"+f[1])
+			continue
+		}
 		if len(f) != 5 || f[3] != "commit" {
 			continue
 		}
@@ -219,6 +229,9 @@ func (r *Repo) branches() branchRefs {
 			b.current, b.head, b.upstream = f[1], f[2], f[4]
 		}
 	}
+	// Marked read: releaseTags answers from the list.
+	r.listedTags = &tagList{}
+	r.listedTags.once.Do(func() { r.listedTags.list = tags })
 	return b
 }
 

@@ -95,7 +95,10 @@ func Run(o Options) (*Result, error) {
 		defer sd.Close()
 	}
 	repo, base, head, oldSrc, newSrc := sd.repo, sd.Base, sd.head, sd.Old, sd.New
-	o.tags = &tagList{}
+	o.tags = sd.tags
+	if o.tags == nil {
+		o.tags = &tagList{}
+	}
 	rels, err := repoPaths(o.Dir, o.Paths)
 	if err != nil {
 		return nil, err
@@ -163,10 +166,7 @@ func Run(o Options) (*Result, error) {
 		}
 	}
 	res.Files = pairByIdentity(res.Files, o.Pipeline.Limits.Guard(oldSrc, nil), o.Pipeline.Limits.Guard(newSrc, nil))
-	reached, copies, err := repo.reachedRoots(changes, res.Files, outside, sd, inPaths, o)
-	if err != nil {
-		return nil, err
-	}
+	reached, copies := repo.reachedRoots(changes, res.Files, outside, sd, inPaths, o)
 	res.Files = append(res.Files, reached...)
 	res.NotReviewed = append(res.NotReviewed, copies...)
 	for _, c := range slices.Concat(res.Files, changes) {
@@ -221,9 +221,13 @@ type Sides struct {
 	// files lists the working tree when it is the new side (nil for the
 	// index or a commit): taken once, with the side.
 	files *source.Listing
-	// headNames memoizes headFiles: a review asks for them twice.
+	// headNames lists the commit or the index when it is the new side:
+	// taken from the listing that opened it.
 	headNames []string
-	closers   []func() error
+	// tags are the release tags listed while choosing the base, nil when
+	// that listed none: the review then lists them itself.
+	tags    *tagList
+	closers []func() error
 }
 
 // OpenSides resolves and opens o's two sides; Close ends their git
@@ -240,7 +244,8 @@ func (r *Repo) OpenSides(o Options) (*Sides, error) {
 	if err != nil {
 		return nil, err
 	}
-	sd := &Sides{repo: r, Base: base, head: head}
+	sd := &Sides{repo: r, Base: base, head: head, tags: r.listedTags}
+	r.listedTags = nil
 	old, err := source.OpenRev(r.Top, base.Commit)
 	if err != nil {
 		return nil, err
@@ -253,14 +258,16 @@ func (r *Repo) OpenSides(o Options) (*Sides, error) {
 			sd.Close()
 			return nil, err
 		}
-		sd.New, sd.closers = rev, append(sd.closers, rev.Close)
+		rev.ShareCat(old)
+		sd.New, sd.headNames, sd.closers = rev, rev.Listed(), append(sd.closers, rev.Close)
 	case o.Staged:
 		idx, err := source.OpenIndex(r.Top)
 		if err != nil {
 			sd.Close()
 			return nil, err
 		}
-		sd.New, sd.closers = idx, append(sd.closers, idx.Close)
+		idx.ShareCat(old)
+		sd.New, sd.headNames, sd.closers = idx, idx.Listed(), append(sd.closers, idx.Close)
 	default:
 		files, err := source.ListWorkTree(r.Top)
 		if err != nil {
@@ -296,7 +303,7 @@ func (sd *Sides) Close() {
 // compared; it is named as not reviewed (copies), as a vendored contract
 // that changed itself is.
 func (r *Repo) reachedRoots(changes, compared, outside []FileChange, sd *Sides,
-	inPaths func(string) bool, o Options) (reached []FileChange, copies []string, err error) {
+	inPaths func(string) bool, o Options) (reached []FileChange, copies []string) {
 	oldSrc, newSrc := sd.Old, sd.New
 	changed := map[string]bool{}
 	var bumped []string // submodules whose commit changed: every file in them did
@@ -313,17 +320,14 @@ func (r *Repo) reachedRoots(changes, compared, outside []FileChange, sd *Sides,
 		}
 	}
 	if len(changed) == 0 && len(bumped) == 0 {
-		return nil, nil, nil
+		return nil, nil
 	}
 	isChanged := func(n string) bool { return changed[n] || under(n, bumped) }
 	selected := map[string]bool{}
 	for _, c := range compared {
 		changed[c.New], selected[c.New] = true, true
 	}
-	names, err := sd.headFiles()
-	if err != nil {
-		return nil, nil, err
-	}
+	names := sd.headFiles()
 	g := newGraph(o.Pipeline.Limits.Guard(newSrc, nil), o.Pipeline.ProtoPaths)
 	var roots, theirs []string
 	for _, name := range names {
@@ -375,7 +379,7 @@ func (r *Repo) reachedRoots(changes, compared, outside []FileChange, sd *Sides,
 		}
 		reached = append(reached, c)
 	}
-	return reached, copies, nil
+	return reached, copies
 }
 
 // copyNote says why a vendored contract a change touches is not reviewed.
@@ -385,23 +389,12 @@ func copyNote(name, dir string) string {
 
 // headFiles lists the head's files: the commit's (--head), the index's
 // (--staged), else the working tree's, tracked or untracked and not ignored.
-func (sd *Sides) headFiles() ([]string, error) {
+// The listings that opened the side answer; no git runs again.
+func (sd *Sides) headFiles() []string {
 	if sd.files != nil {
-		return sd.files.Names, nil
+		return sd.files.Names
 	}
-	if sd.headNames != nil {
-		return sd.headNames, nil
-	}
-	args := []string{"ls-files", "-z", "--cached"}
-	if sd.head != "" {
-		args = []string{"ls-tree", "-r", "-z", "--name-only", "--full-tree", "--end-of-options", sd.head}
-	}
-	out, err := sd.repo.git(args...)
-	if err != nil {
-		return nil, err
-	}
-	sd.headNames = source.SplitZ(out)
-	return sd.headNames, nil
+	return sd.headNames
 }
 
 // checkUnchanged compiles the head's .proto contracts that no compare of
@@ -424,10 +417,7 @@ func (sd *Sides) checkUnchanged(files []FileChange, o Options) ([]unreadable, er
 	if !anyProto {
 		return nil, nil
 	}
-	names, err := sd.headFiles()
-	if err != nil {
-		return nil, err
-	}
+	names := sd.headFiles()
 	var rest []string
 	dep := importPathFiles(newSrc, o.Pipeline.ProtoPaths)
 	for _, n := range names {

@@ -47,11 +47,35 @@ type Git struct {
 	// blobs maps a path to its object id; dirs holds every directory.
 	blobs map[string]gitEntry
 	dirs  map[string]bool
+	// listed is every entry git listed, in its order: what ls-tree
+	// --name-only (or ls-files --cached) would say, without a second run.
+	listed []string
 
-	mu    sync.Mutex
-	cat   *Cat // started on first use
-	cache map[string][]byte
-	subs  map[string]*Git // the submodules read, by path
+	// catShare is the cat-file process, started on first use, and the lock
+	// over it and this snapshot's maps.
+	*catShare
+	closed bool
+	cache  map[string][]byte
+	subs   map[string]*Git // the submodules read, by path
+}
+
+// catShare is one cat-file process and its lock, which snapshots of one
+// repository can read through together (ShareCat).
+type catShare struct {
+	mu  sync.Mutex
+	cat *Cat
+	// users counts the snapshots not yet closed; the last Close ends cat.
+	users int
+}
+
+// ShareCat makes g read through with's cat-file process, so that a
+// review's two sides start one git process, not two; g must be of with's
+// repository and not read yet. The two then take one lock.
+func (g *Git) ShareCat(with *Git) {
+	with.mu.Lock()
+	defer with.mu.Unlock()
+	with.users++
+	g.catShare = with.catShare
 }
 
 type gitEntry struct {
@@ -77,6 +101,7 @@ func OpenRev(top, rev string) (*Git, error) {
 			return nil, fmt.Errorf("git ls-tree: unexpected line %q", rec)
 		}
 		g.add(name, gitEntry{oid: f[2], mode: f[0]})
+		g.listed = append(g.listed, name)
 	}
 	return g, nil
 }
@@ -98,12 +123,14 @@ func OpenIndex(top string) (*Git, error) {
 		if f[2] == "0" {
 			g.add(name, gitEntry{oid: f[1], mode: f[0]})
 		}
+		g.listed = append(g.listed, name)
 	}
 	return g, nil
 }
 
 func newGit(top, label string) *Git {
-	return &Git{top: top, label: label, blobs: map[string]gitEntry{}, dirs: map[string]bool{".": true}, cache: map[string][]byte{}}
+	return &Git{top: top, label: label, blobs: map[string]gitEntry{}, dirs: map[string]bool{".": true}, cache: map[string][]byte{},
+		catShare: &catShare{users: 1}}
 }
 
 func (g *Git) add(name string, e gitEntry) {
@@ -125,6 +152,11 @@ func SplitZ(b []byte) []string {
 }
 
 func (g *Git) Label() string { return g.label }
+
+// Listed names every entry of the snapshot as git listed them, in git's
+// order: submodules and links too, and each stage of an unmerged index
+// entry, as `git ls-files --cached` names them.
+func (g *Git) Listed() []string { return g.listed }
 
 // Has reports whether the snapshot holds a regular file at name.
 func (g *Git) Has(name string) bool {
@@ -322,14 +354,18 @@ func (g *Git) header(oid string) (int64, error) {
 	return size, nil
 }
 
-// Close ends the cat-file process.
+// Close ends the cat-file process, when no snapshot sharing it is open.
 func (g *Git) Close() error {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	for _, sub := range g.subs {
 		_ = sub.Close()
 	}
-	if g.cat == nil {
+	if !g.closed {
+		g.closed = true
+		g.users--
+	}
+	if g.cat == nil || g.users > 0 {
 		return nil
 	}
 	err := g.cat.Close()

@@ -30,11 +30,14 @@ type browser struct {
 	dialogs  []string
 }
 
-// newBrowser starts Debian's chromium (browsertest.Start) and listens to
-// its requests and dialogs.
+// chrome is the package's one chromium: TestMain closes it.
+var chrome = browsertest.Shared{Opts: []chromedp.ExecAllocatorOption{chromedp.WindowSize(1280, 900)}}
+
+// newBrowser opens a tab of Debian's chromium (browsertest.Shared) and
+// listens to its requests and dialogs.
 func newBrowser(t *testing.T) *browser {
 	t.Helper()
-	ctx := browsertest.Start(t, chromedp.WindowSize(1280, 900))
+	ctx := chrome.Tab(t)
 	b := &browser{ctx: ctx}
 	requests := chromedp.Events(ctx, network.RequestWillBeSent)
 	dialogs := chromedp.Events(ctx, page.JavascriptDialogOpening)

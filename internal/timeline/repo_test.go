@@ -106,6 +106,7 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	code := m.Run()
+	chrome.Close()
 	os.RemoveAll(dir)
 	os.Exit(code)
 }
