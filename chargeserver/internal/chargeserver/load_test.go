@@ -229,10 +229,15 @@ func loadUntil(t *testing.T, c *loadClient, clients int, prefix string, n int, d
 // waited for what.
 func awaitLoad(t *testing.T, stats *loadStats, what string, cond func(s *loadStats) bool, stop func()) {
 	t.Helper()
-	for start := time.Now(); !stats.watch(cond); time.Sleep(10 * time.Millisecond) {
-		if time.Since(start) > loadPatience {
+	giveUp := time.After(loadPatience)
+	poll := time.NewTicker(10 * time.Millisecond)
+	defer poll.Stop()
+	for !stats.watch(cond) {
+		select {
+		case <-giveUp:
 			stop()
 			t.Fatalf("%v without %s (%s)", loadPatience, what, stats)
+		case <-poll.C:
 		}
 	}
 }
