@@ -29,6 +29,11 @@ const (
 	// envRetention sets --retention (and a quarter of it as
 	// --max-clock-skew, with a fast pruner), so a test can watch keys pruned.
 	envRetention = "CHARGESERVER_TEST_RETENTION"
+	// envProcessorTimeout sets --processor-timeout (and twice it as
+	// --stale-after) for tests that race requests rather than time them
+	// out: the crash tests' half second is what a processor call under
+	// -race on a loaded machine can take, and a timeout there answers 503.
+	envProcessorTimeout = "CHARGESERVER_TEST_PROCESSOR_TIMEOUT"
 	// envCrash enables the crash-after-charge hook; nothing else sets it.
 	envCrash    = "CHARGESERVER_TEST_CRASH_AFTER_CHARGE"
 	crashMarker = "crash-window reached"
@@ -55,6 +60,9 @@ func runChild() int {
 	cfg.ProcessorURL = os.Getenv(envProcessor)
 	cfg.APIKeys = map[string]string{keyA: acctA, keyB: acctB}
 	cfg.ProcessorTimeout, cfg.StaleAfter, cfg.ReapInterval = 500*time.Millisecond, time.Second, 100*time.Millisecond
+	if d, err := time.ParseDuration(os.Getenv(envProcessorTimeout)); err == nil {
+		cfg.ProcessorTimeout, cfg.StaleAfter = d, 2*d
+	}
 	if d, err := time.ParseDuration(os.Getenv(envRetention)); err == nil {
 		cfg.Retention, cfg.MaxClockSkew, cfg.PruneInterval = d, d/4, 100*time.Millisecond
 	}
@@ -222,13 +230,17 @@ func twoProcessDatabase(t *testing.T) (db, processorURL string, ledger *processo
 	return db, ps.URL, ledger, st
 }
 
+// patientProcessor is the environment of a child server in the two-process
+// races: they prove one charge across processes, not what a timeout does.
+const patientProcessor = envProcessorTimeout + "=30s"
+
 // TestTwoServerProcessesOnePostgres races 50 identical requests across two
 // server processes sharing one database and one processor service.
 func TestTwoServerProcessesOnePostgres(t *testing.T) {
 	db, psURL, ledger, st := twoProcessDatabase(t)
 	var hs []*harness
 	for range 2 {
-		c := startChild(t, db, psURL, false)
+		c := startChildAt(t, "", db, psURL, false, patientProcessor)
 		hs = append(hs, &harness{url: c.url, store: st, ledger: ledger, contract: loadContract(t), client: newClientWithTimeout(20 * time.Second)})
 	}
 	race(t, hs, 50)

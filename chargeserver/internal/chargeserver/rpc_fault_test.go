@@ -88,7 +88,7 @@ func TestTwoServerProcessesOnePostgresOverGRPC(t *testing.T) {
 	db, psURL, ledger, st := twoProcessDatabase(t)
 	var clients []*grpcGo
 	for range 2 {
-		clients = append(clients, newGRPCGo(t, startChild(t, db, psURL, false).url))
+		clients = append(clients, newGRPCGo(t, startChildAt(t, "", db, psURL, false, patientProcessor).url))
 	}
 	const n = 50
 	replies := make([]rpcReply, n)
