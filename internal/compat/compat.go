@@ -184,7 +184,11 @@ func Resolve(top string, against []string, tagGlob string, inLock bool) ([]Relea
 		}
 	}
 	slices.SortStableFunc(out, func(a, b Release) int {
-		return cmp.Or(cmp.Compare(a.when, b.when), ancestry(top, a.Commit, b.Commit))
+		// Only a tie asks git (cmp.Or would run ancestry for every pair).
+		if c := cmp.Compare(a.when, b.when); c != 0 {
+			return c
+		}
+		return ancestry(top, a.Commit, b.Commit)
 	})
 	return out, nil
 }
