@@ -404,10 +404,11 @@ func reviewNotBelowDiff(t *testing.T, l layout) {
 		writeTree(t, filepath.Join(plain, "old", l.subDir), l.sub[0])
 		writeTree(t, filepath.Join(plain, "new", l.subDir), l.sub[1])
 	}
-	want := runCLI(t, plain, "diff", path.Join("old", l.root), path.Join("new", l.root))
+	diffArgs := []string{"diff", path.Join("old", l.root), path.Join("new", l.root)}
 	if l.dirs {
-		want = runCLI(t, plain, "diff", "old", "new")
+		diffArgs = []string{"diff", "old", "new"}
 	}
+	want := runCLI(t, plain, diffArgs...)
 
 	r := gittest.New(t)
 	writeLayout(t, r.Dir, l.base)
