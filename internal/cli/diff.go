@@ -173,6 +173,10 @@ func (c *common) namesBase(e *Env) (root, dir string) {
 	return root, dir
 }
 
+// problemFormats are the formats that can say nothing was compared; the
+// others would read as a pass.
+var problemFormats = []string{"github", "sarif"}
+
 // inputProblems reports unreadable input: exit 2 with every problem on
 // standard error and, in the formats a CI reads (github annotations, SARIF
 // notifications), in the report too, so the problem shows where findings do.
@@ -185,14 +189,12 @@ func (c *common) inputProblems(e *Env, err error, reg *rules.Registry) error {
 	for _, p := range ps {
 		r.Problems = append(r.Problems, report.Problem{File: p.File, Line: p.Line, Column: p.Column, Msg: p.Msg})
 	}
-	// Only these formats can say that nothing was compared; the others
-	// would read as a pass.
 	var werr error
-	if c.format == "github" || c.format == "sarif" {
+	if slices.Contains(problemFormats, c.format) {
 		werr = c.writeOne(e, c.format, c.output, "--output", r, nil)
 	}
 	if werr == nil {
-		werr = c.writeAlso(e, r, []string{"sarif"}, nil)
+		werr = c.writeAlso(e, r, problemFormats, nil)
 	}
 	if werr != nil {
 		fmt.Fprintln(e.Stderr, "contractlint:", werr)

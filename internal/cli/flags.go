@@ -59,8 +59,10 @@ type common struct {
 	sources report.Sources
 }
 
-// alsoFormats are the formats with an --output-FORMAT flag.
-var alsoFormats = []string{"json", "sarif", "markdown", "github-review"}
+// alsoFormats are the formats with an --output-FORMAT flag: every one, so
+// one run writes the annotations, the test report and the platform's
+// report a CI job uploads, and the review is read once for all of them.
+var alsoFormats = report.Formats()
 
 func (c *common) register(cmd *cobra.Command) {
 	f := cmd.Flags()

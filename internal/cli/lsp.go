@@ -63,7 +63,9 @@ func runLSP(e *Env, lo *lspOptions) error {
 		rev := reviewOptions{common: lo.common}
 		rev.review.Base = base
 		settings := rev.reviewSettings
-		if !baseFound(dir, base) {
+		// The base's config is read from the sides opened here, the base
+		// resolved once.
+		if rev.review.Sides = sidesIn(dir, rev.review); rev.review.Sides == nil {
 			// No base, no base config: the session says, once, which git
 			// command fixes it, and serves with the work tree's meanwhile.
 			settings = func(e *Env) (pipeline.Options, *config.Config, []rules.Change, error) {
@@ -72,8 +74,8 @@ func runLSP(e *Env, lo *lspOptions) error {
 			}
 		}
 		po, cfg, _, err := settings(&we)
-		rev.closeSides() // the session opens its own
 		if err != nil {
+			rev.closeSides()
 			return review.Options{}, nil, err
 		}
 		po.ProtoPaths = append(slices.Clip(lo.protoPaths), po.ProtoPaths...)
@@ -81,12 +83,14 @@ func runLSP(e *Env, lo *lspOptions) error {
 		// accepts nor what a change accepted: a record would only grow.
 		po.Matched = nil
 		if len(cfg.Ignore) > 0 {
-			repo, err := review.OpenRepo(dir)
+			top, err := rev.top(&we)
 			if err != nil {
+				rev.closeSides()
 				return review.Options{}, nil, err
 			}
-			po.Settings.IgnoreName = ignoreNames(cfg.Dir, repo.Top)
+			po.Settings.IgnoreName = ignoreNames(cfg.Dir, top)
 		}
+		rev.closeSides() // the session opens its own
 		ro := review.Options{Globs: cfg.ContractGlobs(), HistoryDepth: cfg.HistoryDepth, HistoryAll: cfg.HistoryAll, Pipeline: po}
 		if cfg.Contracts != nil {
 			ro.GlobsFrom = cfg.File
@@ -102,13 +106,16 @@ func runLSP(e *Env, lo *lspOptions) error {
 	return nil
 }
 
-// baseFound reports whether dir is in a git work tree where base (or the
-// default base) resolves.
-func baseFound(dir, base string) bool {
+// sidesIn opens the sides of o in the git work tree holding dir; nil
+// outside one, or where o's base (or the default base) does not resolve.
+func sidesIn(dir string, o review.Options) *review.Sides {
 	repo, err := review.OpenRepo(dir)
 	if err != nil {
-		return false
+		return nil
 	}
-	_, err = repo.ResolveBase(base)
-	return err == nil
+	sd, err := repo.OpenSides(o)
+	if err != nil {
+		return nil
+	}
+	return sd
 }

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/contractlint/contractlint/internal/cli"
+	"github.com/contractlint/contractlint/internal/gittest"
 )
 
 // TestLSPConfigFromBase: the server's gate is the base's, as review's is. A
@@ -62,6 +63,10 @@ func lspRepo(t *testing.T) (dir string, git func(...string), write func(name, te
 	}
 	t.Setenv("GIT_CONFIG_GLOBAL", filepath.Join(dir, "gitconfig"))
 	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	for _, kv := range gittest.QuietEnv() {
+		k, v, _ := strings.Cut(kv, "=")
+		t.Setenv(k, v)
+	}
 	git = func(args ...string) {
 		cmd := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@example.com"}, args...)...)
 		cmd.Dir = dir

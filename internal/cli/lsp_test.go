@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/contractlint/contractlint/internal/gittest"
 )
 
 // needTool skips without the command, except in CI, where a missing part
@@ -127,6 +129,7 @@ func nvimRepo(t *testing.T) (home, dir, file string, env []string) {
 	})
 	env = append(env, "HOME="+home, "XDG_CONFIG_HOME="+home, "XDG_DATA_HOME="+home, "XDG_STATE_HOME="+home,
 		"XDG_CACHE_HOME="+home, "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL="+filepath.Join(home, "gitconfig"))
+	env = append(env, gittest.QuietEnv()...)
 	git := func(args ...string) {
 		cmd := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@example.com"}, args...)...)
 		cmd.Dir, cmd.Env = dir, env

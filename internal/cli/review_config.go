@@ -64,10 +64,20 @@ func warnHeld(e *Env, cfg *config.Config) {
 // the index with --staged, --head's commit); nil when the config lies
 // outside the repository.
 func (ro *reviewOptions) baseConfig(e *Env, head *config.Config) (*config.Config, []rules.Change, error) {
-	repo, err := review.OpenRepo(e.abs("."))
-	if err != nil {
-		return nil, nil, reviewErr(err)
+	sd := ro.review.Sides
+	if sd == nil {
+		repo, err := review.OpenRepo(e.abs("."))
+		if err != nil {
+			return nil, nil, reviewErr(err)
+		}
+		if sd, err = repo.OpenSides(ro.review); err != nil {
+			return nil, nil, reviewErr(err)
+		}
+		// The review compares these very sides: the base is resolved, and
+		// each side's git process started, once a run.
+		ro.review.Sides = sd
 	}
+	repo := sd.Repo()
 	abs := filepath.Join(repo.Top, config.FileName)
 	if head.File != "" {
 		abs = e.abs(head.File)
@@ -77,23 +87,14 @@ func (ro *reviewOptions) baseConfig(e *Env, head *config.Config) (*config.Config
 		return nil, nil, nil
 	}
 	name := filepath.ToSlash(rel)
-	sd, err := repo.OpenSides(ro.review)
-	if err != nil {
-		return nil, nil, reviewErr(err)
-	}
 	baseCfg, _, err := configAt(sd.Old, name, filepath.Dir(abs))
 	if err != nil {
-		sd.Close()
 		return nil, nil, err
 	}
 	headCfg, text, err := configAt(sd.New, name, filepath.Dir(abs))
 	if err != nil {
-		sd.Close()
 		return nil, nil, err
 	}
-	// The review compares these very sides: the base is resolved, and
-	// each side's git process started, once a run.
-	ro.review.Sides = sd
 	for _, c := range []*config.Config{baseCfg, headCfg} {
 		c.Root = repo.Top
 		if head.Root != "" {

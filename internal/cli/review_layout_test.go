@@ -1,11 +1,13 @@
 package cli_test
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"net/url"
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -26,29 +28,106 @@ import (
 // the link or touches nothing; the working tree or the index, of a clone
 // full or shallow. The property: review's exit is never below that of
 // `diff` of the same two trees. The seeds are a fixed few, so plain
-// `go test` runs them quickly and the same way every time: the first 16,
-// and those past them that draw a submodule bump, a .proto import through
-// a linked directory (moved, edited, its import edited), a shallow clone
-// of .proto files, a .proto file moved without a buf.yaml, or an import by
-// the short path (with and without a buf.yaml declaring its directory; the
-// importer edited, moved, or its import edited). Plain `go test` takes the
-// first 8 of the 16 (each seed builds a repository, some a clone or a
-// worktree, and reviews it); CI (.ci/run) takes all 16.
+// `go test` runs them quickly and the same way every time. CI (.ci/run)
+// takes the first 16 and those past them that draw a submodule bump, a
+// .proto import through a linked directory (moved, edited, its import
+// edited), a shallow clone of .proto files, a .proto file moved without a
+// buf.yaml, or an import by the short path (with and without a buf.yaml
+// declaring its directory; the importer edited, moved, or its import
+// edited). Each seed builds a repository, some a clone, a worktree or a
+// submodule, and reviews it, so plain `go test` takes layoutSample: a
+// subset of those that still draws every value of every choice and every
+// case named above (TestLayoutSampleDrawsEverything holds it to that).
 func FuzzReviewLayouts(f *testing.F) {
-	first := uint64(8)
+	seeds := layoutSample
 	if corpus.Full() {
-		first = 16
+		seeds = layoutSeeds()
 	}
-	for seed := range first {
-		f.Add(seed)
-	}
-	for _, seed := range []uint64{18, 19, 22, 31, 39, 59, 122, 126, 168, 196, 201, 202, 270, 274, 355} {
+	for _, seed := range seeds {
 		f.Add(seed)
 	}
 	f.Fuzz(func(t *testing.T, seed uint64) {
 		l := genLayout(seed)
 		reviewNotBelowDiff(t, l)
 	})
+}
+
+// layoutNamed are the seeds past the first 16 that CI runs for the cases
+// FuzzReviewLayouts names.
+var layoutNamed = []uint64{18, 19, 22, 31, 39, 59, 122, 126, 168, 196, 201, 202, 270, 274, 355}
+
+// layoutSample is plain `go test`'s share of layoutSeeds.
+var layoutSample = []uint64{0, 2, 4, 5, 10, 11, 14, 18, 19, 22, 31, 59, 122, 126, 196, 270, 274}
+
+// layoutSeeds are the seeds CI runs: the first 16 and layoutNamed.
+func layoutSeeds() []uint64 {
+	var out []uint64
+	for seed := range uint64(16) {
+		out = append(out, seed)
+	}
+	return append(out, layoutNamed...)
+}
+
+// TestLayoutSampleDrawsEverything holds layoutSample to what CI's seeds
+// draw: every value of every choice the generator makes, staged or not,
+// refused or not, and each case FuzzReviewLayouts names. It builds no
+// repository: it only draws.
+func TestLayoutSampleDrawsEverything(t *testing.T) {
+	drawn := func(seeds []uint64) map[string]bool {
+		out := map[string]bool{}
+		for _, seed := range seeds {
+			for _, k := range layoutKinds(genLayout(seed)) {
+				out[k] = true
+			}
+		}
+		return out
+	}
+	sample := drawn(layoutSample)
+	for k := range drawn(layoutSeeds()) {
+		if !sample[k] {
+			t.Errorf("layoutSample draws no layout of kind %q; CI's seeds do", k)
+		}
+	}
+	for _, seed := range layoutSample {
+		if !slices.Contains(layoutSeeds(), seed) {
+			t.Errorf("layoutSample's seed %d is not one CI runs", seed)
+		}
+	}
+}
+
+// layoutKinds names what a layout drew, one entry per choice (its desc's
+// fields, in order), and the combinations FuzzReviewLayouts names.
+func layoutKinds(l layout) []string {
+	f := strings.Split(l.desc, " | ")
+	kind := "openapi"
+	if f[0] == "proto" {
+		kind, f = "proto", f[1:]
+	}
+	var out []string
+	for i, v := range f {
+		out = append(out, fmt.Sprintf("%s choice %d: %s", kind, i, v))
+	}
+	out = append(out, fmt.Sprintf("%s staged %v", kind, l.staged), fmt.Sprintf("%s refused %v", kind, l.refused))
+	if kind == "openapi" {
+		if l.subDir != "" && !l.refused {
+			out = append(out, "a submodule bump")
+		}
+		return out
+	}
+	buf, imports, change := f[1], f[2], f[3]
+	switch {
+	case imports == "linked dir" && slices.Contains([]string{"move", "edit", "import"}, change):
+		out = append(out, "an import through a linked directory, "+change)
+	case imports == "short path":
+		out = append(out, "an import by the short path with "+buf)
+		if slices.Contains([]string{"move", "edit", "import"}, change) {
+			out = append(out, "an import by the short path, "+change)
+		}
+	}
+	if change == "move" && buf == "none" {
+		out = append(out, "a .proto file moved without a buf.yaml")
+	}
+	return out
 }
 
 // layout is one generated repository: its base and head trees (file
@@ -325,10 +404,11 @@ func reviewNotBelowDiff(t *testing.T, l layout) {
 		writeTree(t, filepath.Join(plain, "old", l.subDir), l.sub[0])
 		writeTree(t, filepath.Join(plain, "new", l.subDir), l.sub[1])
 	}
-	want := runCLI(t, plain, "diff", path.Join("old", l.root), path.Join("new", l.root))
+	diffArgs := []string{"diff", path.Join("old", l.root), path.Join("new", l.root)}
 	if l.dirs {
-		want = runCLI(t, plain, "diff", "old", "new")
+		diffArgs = []string{"diff", "old", "new"}
 	}
+	want := runCLI(t, plain, diffArgs...)
 
 	r := gittest.New(t)
 	writeLayout(t, r.Dir, l.base)

@@ -97,7 +97,7 @@ func Run(o Options) (*Result, error) {
 		}
 		ro := o.Review
 		ro.Base = r.Commit
-		rr, err := review.Run(ro)
+		rr, err := runIn(repo, ro)
 		if err != nil {
 			return nil, err
 		}
@@ -114,6 +114,17 @@ func Run(o Options) (*Result, error) {
 	slices.Sort(res.Read)
 	res.Read = slices.Compact(res.Read)
 	return res, nil
+}
+
+// runIn reviews o in repo, found once for every release.
+func runIn(repo *review.Repo, o review.Options) (*review.Result, error) {
+	sd, err := repo.OpenSides(o)
+	if err != nil {
+		return nil, err
+	}
+	defer sd.Close()
+	o.Sides = sd
+	return review.Run(o)
 }
 
 func readLock(top string) (*rules.History, error) {
@@ -153,40 +164,107 @@ func Locked(top, tagGlob string) ([]review.LockedRelease, error) {
 // A glob that matches no tag is an error unless inLock: the lock still
 // records releases a squash took away.
 func Resolve(top string, against []string, tagGlob string, inLock bool) ([]Release, error) {
-	names := slices.Clone(against)
-	if tagGlob != "" {
-		if strings.HasPrefix(tagGlob, "-") {
-			return nil, fmt.Errorf("tag pattern %q cannot start with '-'", tagGlob)
+	var out []Release
+	add := func(n string, commit func() (string, int64, error)) error {
+		if slices.ContainsFunc(out, func(r Release) bool { return r.Name == n }) {
+			return nil
 		}
-		out, err := source.RunGit(top, "tag", "--list", "--sort=v:refname", tagGlob)
+		c, when, err := commit()
 		if err != nil {
+			return err
+		}
+		out = append(out, Release{Name: n, Commit: c, when: when})
+		return nil
+	}
+	var tags []tag
+	if tagGlob != "" {
+		var err error
+		if tags, err = listTags(top, tagGlob); err != nil {
 			return nil, err
 		}
-		tags := strings.Fields(string(out))
 		if len(tags) == 0 && !inLock {
 			return nil, &review.MissingError{Msg: fmt.Sprintf("tag pattern %q matches no tag; fetch tags with `git fetch --tags`", tagGlob)}
 		}
-		names = append(names, tags...)
 	}
-	var out []Release
-	for _, n := range names {
+	for _, n := range against {
 		if strings.HasPrefix(n, "-") {
 			return nil, fmt.Errorf("--against %q: a ref cannot start with '-'", n)
 		}
-		b, err := source.RunGit(top, "log", "-1", "--format=%H %ct", "--end-of-options", n+"^{commit}")
-		f := strings.Fields(string(b))
-		if err != nil || len(f) != 2 {
-			return nil, &review.MissingError{Msg: fmt.Sprintf("release %s: no such commit in this repository; fetch it with `git fetch origin %s`", n, n)}
+		if err := add(n, func() (string, int64, error) { return commitOf(top, n) }); err != nil {
+			return nil, err
 		}
-		when, _ := strconv.ParseInt(f[1], 10, 64)
-		if !slices.ContainsFunc(out, func(r Release) bool { return r.Name == n }) {
-			out = append(out, Release{Name: n, Commit: f[0], when: when})
+	}
+	for _, tg := range tags {
+		err := add(tg.name, func() (string, int64, error) {
+			if tg.commit != "" {
+				return tg.commit, tg.when, nil
+			}
+			return commitOf(top, tg.name)
+		})
+		if err != nil {
+			return nil, err
 		}
 	}
 	slices.SortStableFunc(out, func(a, b Release) int {
-		return cmp.Or(cmp.Compare(a.when, b.when), ancestry(top, a.Commit, b.Commit))
+		// Only a tie asks git (cmp.Or would run ancestry for every pair).
+		if c := cmp.Compare(a.when, b.when); c != 0 {
+			return c
+		}
+		return ancestry(top, a.Commit, b.Commit)
 	})
 	return out, nil
+}
+
+// tag is a tag matching Resolve's glob: the commit it names, with the
+// commit's time, or no commit when the tag names something else, or a tag
+// of a tag (commitOf peels those).
+type tag struct {
+	name, commit string
+	when         int64
+}
+
+// listTags lists the tags matching glob in version order, each with its
+// commit, in one git run: a repository may hold hundreds.
+func listTags(top, glob string) ([]tag, error) {
+	if strings.HasPrefix(glob, "-") {
+		return nil, fmt.Errorf("tag pattern %q cannot start with '-'", glob)
+	}
+	out, err := source.RunGit(top, "tag", "--list", "--sort=v:refname",
+		"--format=%(refname:strip=2)%00%(objecttype)%00%(objectname)%00%(committerdate:unix)%00%(*objecttype)%00%(*objectname)%00%(*committerdate:unix)", glob)
+	if err != nil {
+		return nil, err
+	}
+	var tags []tag
+	for _, line := range strings.Split(strings.TrimSuffix(string(out), "\n"), "\n") {
+		f := strings.Split(line, "\x00")
+		if len(f) != 7 {
+			continue
+		}
+		tg := tag{name: f[0]}
+		switch {
+		case f[1] == "commit":
+			tg.commit, tg.when = f[2], unix(f[3])
+		case f[1] == "tag" && f[4] == "commit":
+			tg.commit, tg.when = f[5], unix(f[6])
+		}
+		tags = append(tags, tg)
+	}
+	return tags, nil
+}
+
+func unix(s string) int64 {
+	n, _ := strconv.ParseInt(s, 10, 64)
+	return n
+}
+
+// commitOf is the commit a release names, with its time.
+func commitOf(top, name string) (string, int64, error) {
+	b, err := source.RunGit(top, "log", "-1", "--format=%H %ct", "--end-of-options", name+"^{commit}")
+	f := strings.Fields(string(b))
+	if err != nil || len(f) != 2 {
+		return "", 0, &review.MissingError{Msg: fmt.Sprintf("release %s: no such commit in this repository; fetch it with `git fetch origin %s`", name, name)}
+	}
+	return f[0], unix(f[1]), nil
 }
 
 // ancestry orders two commits made in the same second: an ancestor first.

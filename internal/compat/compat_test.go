@@ -1,12 +1,16 @@
 package compat
 
 import (
+	"errors"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/contractlint/contractlint/internal/gittest"
 	"github.com/contractlint/contractlint/internal/readers"
+	"github.com/contractlint/contractlint/internal/review"
 	"github.com/contractlint/contractlint/rules"
 )
 
@@ -99,5 +103,36 @@ func TestPlaceGone(t *testing.T) {
 	got := names(placeGone(tagged, gone))
 	if want := "v1.0.0, v2.9.0, v2.10.0, v3.0.0, v4.0.0"; got != want {
 		t.Errorf("placeGone = %s, want %s", got, want)
+	}
+}
+
+// Resolve reads every tag the glob matches, lightweight or annotated, with
+// its commit from one listing; a tag that names no commit is refused by
+// name, and a release named twice is compared once.
+func TestResolveTags(t *testing.T) {
+	r := gittest.New(t)
+	r.Git(t, "commit", "-q", "--allow-empty", "-m", "one")
+	r.Git(t, "tag", "v1.0.0")
+	r.Git(t, "commit", "-q", "--allow-empty", "-m", "two")
+	r.Git(t, "tag", "-a", "-m", "annotated", "v2.0.0")
+	one, two := r.Git(t, "rev-parse", "HEAD~1"), r.Git(t, "rev-parse", "HEAD")
+	// Named newest first, and again by the glob: oldest first, once each.
+	rels, err := Resolve(r.Dir, []string{"v2.0.0"}, "v*", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Release{{Name: "v1.0.0", Commit: one}, {Name: "v2.0.0", Commit: two}}
+	if len(rels) != len(want) {
+		t.Fatalf("got %+v, want %+v", rels, want)
+	}
+	for i, w := range want {
+		if rels[i].Name != w.Name || rels[i].Commit != w.Commit || rels[i].when == 0 {
+			t.Errorf("release %d: got %+v, want %s at %s with its time", i, rels[i], w.Name, w.Commit)
+		}
+	}
+	r.Git(t, "tag", "v3.0.0", "HEAD^{tree}")
+	var me *review.MissingError
+	if _, err := Resolve(r.Dir, nil, "v*", false); !errors.As(err, &me) || !strings.Contains(me.Msg, "release v3.0.0: no such commit") {
+		t.Errorf("a tag of a tree: got %v, want it named as no commit", err)
 	}
 }
