@@ -31,31 +31,37 @@ type Repo struct {
 	// head is HEAD's commit when the repository was opened, "" before the
 	// first commit: a Repo serves one command, during which HEAD stays.
 	head string
+	// dir is the directory the repository was opened from and prefix its
+	// path from the top ("api/", "" at the top), which names path
+	// arguments given from there (repoPaths).
+	dir, prefix string
 }
 
 // OpenRepo finds the repository holding dir.
 func OpenRepo(dir string) (*Repo, error) {
-	// One git run finds the top, the shallow file and HEAD's commit: a
-	// review reads that file rather than asking git again whether the
-	// clone is shallow, and the staged review's base (HEAD) and a
-	// detached checkout's head cost no git run of their own.
-	out, err := source.RunGit(dir, "rev-parse", "--show-toplevel", "--git-path", "shallow", "--verify", "--quiet", "HEAD^{commit}")
-	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	// One git run finds the top, dir's place under it, the shallow file
+	// and HEAD's commit: a review reads that file rather than asking git
+	// again whether the clone is shallow, and its path arguments, the
+	// staged review's base (HEAD) and a detached checkout's head cost no
+	// git run of their own.
+	out, err := source.RunGit(dir, "rev-parse", "--show-toplevel", "--show-prefix", "--git-path", "shallow",
+		"--verify", "--quiet", "HEAD^{commit}")
+	lines := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
 	switch {
-	case len(lines) == 2 && err != nil:
+	case len(lines) == 3 && err != nil:
 		// --verify --quiet fails, saying nothing, when HEAD names no
-		// commit yet; the top and the shallow file are printed first.
+		// commit yet; what the other options ask is printed first.
 		lines = append(lines, "")
 	case err != nil:
 		return nil, fmt.Errorf("review needs a git work tree: %v", err)
-	case len(lines) != 3:
+	case len(lines) != 4:
 		return nil, fmt.Errorf("review needs a git work tree: git rev-parse said %q", out)
 	}
-	file := lines[1]
+	file := lines[2]
 	if !filepath.IsAbs(file) {
 		file = filepath.Join(dir, file) // git names it from dir
 	}
-	return &Repo{Top: lines[0], shallowFile: file, head: lines[2]}, nil
+	return &Repo{Top: lines[0], shallowFile: file, head: lines[3], dir: dir, prefix: lines[1]}, nil
 }
 
 func (r *Repo) git(args ...string) ([]byte, error) { return source.RunGit(r.Top, args...) }

@@ -104,7 +104,7 @@ func Run(o Options) (*Result, error) {
 	if o.tags == nil {
 		o.tags = &tagList{}
 	}
-	rels, err := repoPaths(o.Dir, o.Paths)
+	rels, err := repo.repoPaths(o.Dir, o.Paths)
 	if err != nil {
 		return nil, err
 	}

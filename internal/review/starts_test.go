@@ -40,7 +40,8 @@ func gitStarts(t *testing.T, f func()) []string {
 }
 
 // A review asks git only what it uses: the remote's URL only when a report
-// asks for it (most print none), HEAD with the top. The common reviews —
+// asks for it (most print none), HEAD and the path arguments' prefix with
+// the top. The common reviews —
 // the pre-commit hook's (the index) and a branch's working tree against
 // origin's default branch — start these git processes and no more.
 func TestRunGitStarts(t *testing.T) {
@@ -52,10 +53,10 @@ func TestRunGitStarts(t *testing.T) {
 	r.git("checkout", "-q", "-b", "feature")
 	r.write("api.yaml", pets("name"))
 	var res *Result
-	run := func(staged bool) func() {
+	run := func(staged bool, paths ...string) func() {
 		return func() {
 			o := options(r.top)
-			o.Staged = staged
+			o.Staged, o.Paths = staged, paths
 			var err error
 			if res, err = Run(o); err != nil {
 				t.Fatal(err)
@@ -70,6 +71,10 @@ func TestRunGitStarts(t *testing.T) {
 	}
 	if res.Compared != 1 {
 		t.Fatalf("compared %d contracts, want 1", res.Compared)
+	}
+	// A path argument is named from the top by what opening read.
+	if got := gitStarts(t, run(false, "api.yaml")); !slices.Equal(got, want) || res.Compared != 1 {
+		t.Errorf("a review of one path started git %q, want %q, and compared %d contracts, want 1", got, want, res.Compared)
 	}
 	r.git("add", "-A")
 	// The index: its base is HEAD, which opening the repository read.
