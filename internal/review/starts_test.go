@@ -98,11 +98,13 @@ func TestRunGitStarts(t *testing.T) {
 // URL, is "".
 func TestRemoteURI(t *testing.T) {
 	r := newRepo(t, "main")
-	if got := r.repo().RemoteURI(); got != "" {
+	// A Repo of the top alone: RemoteURI needs no more of OpenRepo.
+	repo := func() *Repo { return &Repo{Top: r.top} }
+	if got := repo().RemoteURI(); got != "" {
 		t.Errorf("no remote: RemoteURI = %q, want \"\"", got)
 	}
 	r.git("remote", "add", "upstream", "https://example.com/other.git")
-	if got := r.repo().RemoteURI(); got != "" {
+	if got := repo().RemoteURI(); got != "" {
 		t.Errorf("no origin: RemoteURI = %q, want \"\"", got)
 	}
 	r.git("remote", "add", "origin", "x")
@@ -114,7 +116,7 @@ func TestRemoteURI(t *testing.T) {
 		"user@host-without-path":                  "",
 	} {
 		r.git("remote", "set-url", "origin", url)
-		if got := r.repo().RemoteURI(); got != want {
+		if got := repo().RemoteURI(); got != want {
 			t.Errorf("origin %s: RemoteURI = %q, want %q", url, got, want)
 		}
 	}
