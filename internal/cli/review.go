@@ -144,19 +144,30 @@ func runReview(e *Env, ro *reviewOptions, paths []string) error {
 	}
 	ro.sources = newReviewSources(e.abs("."), res.Base.Commit, o.Head, o.Staged)
 	ro.compared = res.Read
-	return ro.emit(e, &report.Report{Findings: res.Findings, Review: reviewReport(e, res)}, po)
+	return ro.emit(e, &report.Report{Findings: res.Findings, Review: reviewReport(e, &ro.common, res)}, po)
 }
 
 // reviewReport is what every report says about the review: the base and
 // how many contracts were compared. On GitHub the repository is named as
-// the runner names it; elsewhere by origin's URL without credentials.
-func reviewReport(e *Env, res *review.Result) *report.Review {
-	uri := res.RemoteURI
+// the runner names it; elsewhere by origin's URL without credentials,
+// which git is asked for only when a report that names the repository
+// (SARIF's versionControlProvenance) is written: every other review is
+// spared the git run.
+func reviewReport(e *Env, c *common, res *review.Result) *report.Review {
+	uri := ""
 	if server, repo := e.Getenv("GITHUB_SERVER_URL"), e.Getenv("GITHUB_REPOSITORY"); server != "" && repo != "" {
 		uri = strings.TrimSuffix(server, "/") + "/" + repo
+	} else if c.writes("sarif") {
+		uri = res.RemoteURI()
 	}
 	return &report.Review{Base: res.Base.String(), BaseRef: res.Base.Ref, BaseCommit: res.Base.Commit,
 		RepositoryURI: uri, Compared: res.Compared, NotReviewed: res.NotReviewed}
+}
+
+// writes reports whether this run writes a report in format: as the
+// main report or to its --output-FORMAT file.
+func (c *common) writes(format string) bool {
+	return c.format == format || c.also[format] != nil && c.flags.Changed("output-"+format)
 }
 
 // warnUnmatched says, in one line, which evidence entries served none of the

@@ -28,30 +28,50 @@ type Repo struct {
 	// shallowFile is where git lists a shallow clone's edge commits; a
 	// repository is shallow while it holds any.
 	shallowFile string
+	// head is HEAD's commit when the repository was opened, "" before the
+	// first commit: a Repo serves one command, during which HEAD stays.
+	head string
+	// dir is the directory the repository was opened from and prefix its
+	// path from the top ("api/", "" at the top), which names path
+	// arguments given from there (repoPaths).
+	dir, prefix string
 }
 
 // OpenRepo finds the repository holding dir.
 func OpenRepo(dir string) (*Repo, error) {
-	// One git run finds the top and the shallow file: a review reads
-	// that file rather than asking git again whether the clone is shallow.
-	out, err := source.RunGit(dir, "rev-parse", "--show-toplevel", "--git-path", "shallow")
-	if err != nil {
+	// One git run finds the top, dir's place under it, the shallow file
+	// and HEAD's commit: a review reads that file rather than asking git
+	// again whether the clone is shallow, and its path arguments, the
+	// staged review's base (HEAD) and a detached checkout's head cost no
+	// git run of their own.
+	out, err := source.RunGit(dir, "rev-parse", "--show-toplevel", "--show-prefix", "--git-path", "shallow",
+		"--verify", "--quiet", "HEAD^{commit}")
+	lines := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
+	switch {
+	case len(lines) == 3 && err != nil:
+		// --verify --quiet fails, saying nothing, when HEAD names no
+		// commit yet; what the other options ask is printed first.
+		lines = append(lines, "")
+	case err != nil:
 		return nil, fmt.Errorf("review needs a git work tree: %v", err)
-	}
-	top, file, ok := strings.Cut(strings.TrimSpace(string(out)), "\n")
-	if !ok {
+	case len(lines) != 4:
 		return nil, fmt.Errorf("review needs a git work tree: git rev-parse said %q", out)
 	}
+	file := lines[2]
 	if !filepath.IsAbs(file) {
 		file = filepath.Join(dir, file) // git names it from dir
 	}
-	return &Repo{Top: top, shallowFile: file}, nil
+	return &Repo{Top: lines[0], shallowFile: file, head: lines[3], dir: dir, prefix: lines[1]}, nil
 }
 
 func (r *Repo) git(args ...string) ([]byte, error) { return source.RunGit(r.Top, args...) }
 
-// commit resolves rev to a commit id, or "" when the repository lacks it.
+// commit resolves rev to a commit id, or "" when the repository lacks it;
+// HEAD was read when the repository was opened.
 func (r *Repo) commit(rev string) string {
+	if rev == "HEAD" {
+		return r.head
+	}
 	if strings.HasPrefix(rev, "-") {
 		return ""
 	}

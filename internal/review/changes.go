@@ -84,18 +84,22 @@ func gitDiff(dir string, revs ...string) ([]FileChange, error) {
 }
 
 // repoPaths makes the path arguments (relative to dir) relative to the
-// top; nil for none.
-func repoPaths(dir string, paths []string) ([]string, error) {
+// top; nil for none. Opening the repository from dir read dir's prefix.
+func (r *Repo) repoPaths(dir string, paths []string) ([]string, error) {
 	if len(paths) == 0 {
 		return nil, nil
 	}
-	prefix, err := source.RunGit(dir, "rev-parse", "--show-prefix")
-	if err != nil {
-		return nil, err
+	prefix := r.prefix
+	if dir != r.dir {
+		out, err := source.RunGit(dir, "rev-parse", "--show-prefix")
+		if err != nil {
+			return nil, err
+		}
+		prefix = strings.TrimSpace(string(out))
 	}
 	var roots []string
 	for _, p := range paths {
-		roots = append(roots, path.Join(strings.TrimSpace(string(prefix)), filepath.ToSlash(p)))
+		roots = append(roots, path.Join(prefix, filepath.ToSlash(p)))
 	}
 	return roots, nil
 }

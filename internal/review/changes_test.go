@@ -136,7 +136,13 @@ func TestChangedFilesPaths(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			rels, err := repoPaths(dir, tc.paths)
+			// Opened from dir, as a review run there opens it: the
+			// prefix comes from the run that found the top.
+			from, err := OpenRepo(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rels, err := from.repoPaths(dir, tc.paths)
 			if err != nil {
 				t.Fatal(err)
 			}

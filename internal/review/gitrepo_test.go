@@ -1,11 +1,13 @@
 package review
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/contractlint/contractlint/internal/config"
@@ -28,6 +30,32 @@ type testRepo struct {
 	top string
 }
 
+// emptyRepo is the .git directory `git init` makes, made once for the
+// package in templateDir and copied by every newRepo: a hundred test
+// repositories then start no git init of their own, and each still has
+// what git wrote for this machine's file system (core.ignorecase and the
+// like, which git init probes).
+var emptyRepo struct {
+	once sync.Once
+	git  string
+	err  error
+}
+
+// templateDir holds emptyRepo; TestMain removes it.
+var templateDir string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "review-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	templateDir = dir
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
 // newRepo makes an empty repository whose first branch is branch.
 func newRepo(t testing.TB, branch string) *testRepo {
 	t.Helper()
@@ -37,9 +65,21 @@ func newRepo(t testing.TB, branch string) *testRepo {
 		t.Fatal(err)
 	}
 	r := &testRepo{t: t, top: top}
-	// No template: a test repository needs no sample hooks, and copying
-	// them is half of what git init costs.
-	r.git("init", "-q", "--template=", "-b", branch)
+	emptyRepo.once.Do(func() {
+		// No template: a test repository needs no sample hooks.
+		emptyRepo.git = filepath.Join(templateDir, ".git")
+		_, emptyRepo.err = exec.Command("git", "init", "-q", "--template=", templateDir).CombinedOutput()
+	})
+	if emptyRepo.err != nil {
+		t.Fatalf("git init: %v", emptyRepo.err)
+	}
+	git := filepath.Join(top, ".git")
+	if err := os.CopyFS(git, os.DirFS(emptyRepo.git)); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(git, "HEAD"), []byte("ref: refs/heads/"+branch+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	return r
 }
 

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os/exec"
 	"slices"
 	"strconv"
@@ -56,7 +57,8 @@ func (r *Repo) history(c FileChange, base Base, baseSrc source.Source, lock *rul
 			st.Walked(log.commits, 0)
 			vs = log.versions[c.Old]
 		} else {
-			all, err := r.walks.versions(r, base.Commit, st)
+			g, _ := baseSrc.(*source.Git)
+			all, err := r.walks.versions(r, base.Commit, st, g)
 			if err != nil {
 				return err
 			}
@@ -144,23 +146,85 @@ type walks struct {
 // less than one pathspec-limited log per file, and far less than listing
 // each commit's tree. Merges are compared with their first parent, so a
 // version a merge made is seen too.
-func (w *walks) versions(r *Repo, rev string, st *pipeline.Stats) (map[string][]version, error) {
+//
+// snap, when it is rev's snapshot (nil otherwise), answers the walk of a
+// root commit (a repository's first, with no parent) without git log: its
+// versions are its tree's files, which snap listed, at the commit's time,
+// which snap's cat-file reads.
+func (w *walks) versions(r *Repo, rev string, st *pipeline.Stats, snap *source.Git) (map[string][]version, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if vs, ok := w.got[rev]; ok {
 		return vs, nil
 	}
-	out, err := r.git(append(rawLog(), rev, "--")...)
-	if err != nil {
-		return nil, err
+	log, ok := rootLog(snap, rev)
+	if !ok {
+		out, err := r.git(append(rawLog(), rev, "--")...)
+		if err != nil {
+			return nil, err
+		}
+		log = parseRawLog(out)
 	}
-	log := parseRawLog(out)
 	st.Walked(log.commits, 0)
 	if w.got == nil {
 		w.got = map[string]map[string][]version{}
 	}
 	w.got[rev] = log.versions
 	return log.versions, nil
+}
+
+// rootLog is what parseRawLog reads of `git log --root` when rev, snap's
+// commit, is a root commit: that one commit, adding every file of its
+// tree. ok is false when rev has a parent (or snap is not rev's, or cat-file
+// cannot tell): git log then walks it.
+func rootLog(snap *source.Git, rev string) (log rawLogOf, ok bool) {
+	if snap == nil || snap.Label() != rev {
+		return rawLogOf{}, false
+	}
+	var body []byte
+	err := snap.WithCat(func(c *source.Cat) error {
+		header, err := c.Ask("contents " + rev)
+		if err != nil {
+			return err
+		}
+		f := strings.Fields(header)
+		if len(f) != 3 || f[1] != "commit" {
+			return fmt.Errorf("git cat-file: %s is %q", rev, header) // nothing follows such an answer
+		}
+		n, err := strconv.Atoi(f[2])
+		if err != nil {
+			return err
+		}
+		body = make([]byte, n+1) // the commit, then a newline
+		_, err = io.ReadFull(c.Out, body)
+		return err
+	})
+	if err != nil {
+		return rawLogOf{}, false
+	}
+	head, _, _ := bytes.Cut(body, []byte("\n\n"))
+	var at int64 = -1
+	for line := range strings.SplitSeq(string(head), "\n") {
+		if strings.HasPrefix(line, "parent ") {
+			return rawLogOf{}, false
+		}
+		// committer <name> <email> <time> <zone>
+		if f := strings.Fields(line); len(f) >= 3 && f[0] == "committer" {
+			if t, err := strconv.ParseInt(f[len(f)-2], 10, 64); err == nil {
+				at = t
+			}
+		}
+	}
+	if at < 0 {
+		return rawLogOf{}, false
+	}
+	vs := map[string][]version{}
+	for _, name := range snap.Listed() {
+		if oid, mode, _ := snap.Entry(name); isRegular(mode) && isProto(name) {
+			vs[name] = []version{{commit: rev, blob: oid, time: at}}
+		}
+	}
+	return rawLogOf{versions: vs, commits: 1}, true
 }
 
 // rawLog is the git log that lists, per commit, the blob of every file it

@@ -71,7 +71,7 @@ func oracleHistory(t *testing.T, r *Repo, base Base, baseSrc source.Source, name
 	if err != nil {
 		t.Fatal(err)
 	}
-	all, err := r.walks.versions(r, base.Commit, nil)
+	all, err := r.walks.versions(r, base.Commit, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -428,7 +428,7 @@ func TestHistoryOracleRepo(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer baseSrc.Close()
-	all, err := repo.walks.versions(repo, base.Commit, nil)
+	all, err := repo.walks.versions(repo, base.Commit, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

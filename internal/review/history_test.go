@@ -1,6 +1,8 @@
 package review
 
 import (
+	"os"
+	"path/filepath"
 	"testing"
 
 	gocmp "github.com/google/go-cmp/cmp"
@@ -60,5 +62,50 @@ func TestHistoryMerges(t *testing.T) {
 	want := []rules.UsedNumber{id, use("main_only", "shop.Money"), use("resolved", "shop.Money"), use("side_only", "int64")}
 	if d := gocmp.Diff(want, usesOf(h)); d != "" {
 		t.Errorf("history (-want +got):\n%s", d)
+	}
+}
+
+// A root commit's walk is read from its snapshot and cat-file, as git log
+// --root would list it: every regular .proto file of its tree at the
+// commit's time, executable ones too, links and other files not. A commit
+// with a parent is left to git log.
+func TestRootLogIsGitLog(t *testing.T) {
+	r := newRepo(t, "main")
+	r.write("a.proto", "syntax = \"proto3\";\n")
+	r.write("api/v1/b.proto", "syntax = \"proto3\";\npackage b;\n")
+	r.write("notes.txt", "not a contract\n")
+	if err := os.Chmod(filepath.Join(r.top, "api/v1/b.proto"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	symlink(t, r, "a.proto", "link.proto")
+	t.Setenv("GIT_COMMITTER_DATE", "1700000000 +0200")
+	root := r.commit("root")
+	snap, err := source.OpenRev(r.top, root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer snap.Close()
+	got, ok := rootLog(snap, root)
+	if !ok {
+		t.Fatal("rootLog did not read the root commit")
+	}
+	want := parseRawLog([]byte(r.git(append(rawLog(), root, "--")...)))
+	if d := gocmp.Diff(want, got, gocmp.AllowUnexported(rawLogOf{}, version{})); d != "" {
+		t.Errorf("rootLog differs from git log (-git log +rootLog):\n%s", d)
+	}
+	if len(got.versions) != 2 || got.versions["a.proto"][0].time != 1700000000 {
+		t.Errorf("want a.proto and api/v1/b.proto at 1700000000, got %+v", got.versions)
+	}
+	next := r.commit("next")
+	snap2, err := source.OpenRev(r.top, next)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer snap2.Close()
+	if _, ok := rootLog(snap2, next); ok {
+		t.Error("rootLog read a commit with a parent")
+	}
+	if _, ok := rootLog(snap2, root); ok {
+		t.Error("rootLog read a commit other than its snapshot's")
 	}
 }

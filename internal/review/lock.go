@@ -127,7 +127,7 @@ func WriteLock(dir string, globs []string, po pipeline.Options, releases ...Lock
 	var versions map[string][]version
 	var headSrc *source.Git
 	if head != "" {
-		if versions, err = repo.walks.versions(repo, head, nil); err != nil {
+		if versions, err = repo.walks.versions(repo, head, nil, nil); err != nil {
 			return "", 0, err
 		}
 		if headSrc, err = source.OpenRev(repo.Top, head); err != nil {

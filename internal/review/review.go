@@ -67,8 +67,9 @@ type Result struct {
 	Compared int
 	// NotReviewed names what changed but was not compared, with why.
 	NotReviewed []string
-	// RemoteURI is origin's URL without credentials, "" when unknown.
-	RemoteURI string
+	// repo answers RemoteURI: only a report that names the repository
+	// asks, so a review starts no git run for it otherwise.
+	repo *Repo
 	// Read names the files a comparison read, as far as review knows:
 	// the contracts compared and every changed file.
 	Read     []string
@@ -80,6 +81,10 @@ type Result struct {
 	// touch, or a typo. Each is listed once.
 	Unmatched []readers.Entry
 }
+
+// RemoteURI is origin's URL without credentials, "" when unknown (see
+// Repo.RemoteURI), read from git when first asked, not by every review.
+func (res *Result) RemoteURI() string { return res.repo.RemoteURI() }
 
 // Run reviews the contract files changed in the repository holding o.Dir.
 func Run(o Options) (*Result, error) {
@@ -99,7 +104,7 @@ func Run(o Options) (*Result, error) {
 	if o.tags == nil {
 		o.tags = &tagList{}
 	}
-	rels, err := repoPaths(o.Dir, o.Paths)
+	rels, err := repo.repoPaths(o.Dir, o.Paths)
 	if err != nil {
 		return nil, err
 	}
@@ -123,7 +128,7 @@ func Run(o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := &Result{Base: base, RemoteURI: repo.RemoteURI()}
+	res := &Result{Base: base, repo: repo}
 	if weakened != nil {
 		if res.Findings, err = reportChange("lock-file-weakened", *weakened, o.Pipeline); err != nil {
 			return nil, err

@@ -158,6 +158,13 @@ func (g *Git) Label() string { return g.label }
 // entry, as `git ls-files --cached` names them.
 func (g *Git) Listed() []string { return g.listed }
 
+// Entry is the object id and git file mode ("100644", "120000") the
+// snapshot records at name, as git listed it.
+func (g *Git) Entry(name string) (oid, mode string, ok bool) {
+	e, ok := g.blobs[name]
+	return e.oid, e.mode, ok
+}
+
 // Has reports whether the snapshot holds a regular file at name.
 func (g *Git) Has(name string) bool {
 	e, ok := g.blobs[name]
