@@ -90,8 +90,8 @@ type Options struct {
 	// the findings buf breaking would not report.
 	bufDrop func(rules.Finding) bool
 	// loadDoc, when set, stands for openapi.Load: the tests' reference
-	// run loads each document whole once per package run (see
-	// export_test.go).
+	// runs share one whole load of a document they all compare (see
+	// export_test.go); nil everywhere else.
 	loadDoc func(src source.Source, name string, display func(string) string) (*openapi.Doc, error)
 	// Cache, when set, keeps the lowering of .proto files between runs
 	// (--cache DIR); OpenAPI documents always load.
