@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"testing/fstest"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -149,16 +150,7 @@ func unplaced(s *Subset) cmp.Option {
 // no plan or Patch refused, as it may.
 func patchOne(t *testing.T, tc patchCase) bool {
 	t.Helper()
-	dir := t.TempDir()
-	for name, text := range map[string]string{"old.yaml": tc.old, "new.yaml": tc.new} {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	src, err := source.OpenDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	src := memSource(t, map[string]string{"old.yaml": tc.old, "new.yaml": tc.new})
 	base, err := Load(src, "old.yaml", nil)
 	if err != nil {
 		return false
@@ -215,20 +207,16 @@ func halvesOK(s *Subset) bool {
 	return ok
 }
 
-// memSource is a directory holding the given files.
+// memSource is a tree holding the given files, read from memory: the
+// cases load hundreds of small documents, and writing each to a directory
+// cost more system time than loading it.
 func memSource(t *testing.T, files map[string]string) source.Source {
 	t.Helper()
-	dir := t.TempDir()
+	fsys := fstest.MapFS{}
 	for name, text := range files {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		fsys[name] = &fstest.MapFile{Data: []byte(text), Mode: 0o644}
 	}
-	src, err := source.OpenDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return src
+	return source.FS{Name: "working tree", FS: fsys}
 }
 
 // textSource serves one name's text from memory, the rest from src.

@@ -3,9 +3,10 @@ package corpus
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 
 	"go.yaml.in/yaml/v4"
@@ -24,6 +25,27 @@ import (
 // kin-openapi-based loader (contractlint's and oasdiff's) resolve each file
 // again at every use, and neither finishes (over 2 minutes and 13 GB).
 func Split(doc []byte, dir string) ([]string, error) {
+	files, err := SplitFiles(doc)
+	if err != nil {
+		return nil, err
+	}
+	names := slices.Sorted(maps.Keys(files))
+	for _, name := range names {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return nil, err
+		}
+		if err := os.WriteFile(p, files[name], 0o644); err != nil {
+			return nil, err
+		}
+	}
+	return names, nil
+}
+
+// SplitFiles is the tree Split writes, in memory: each file's text by its
+// slash-separated name. Tests that split hundreds of small documents read
+// them from memory, where writing them cost more than comparing them.
+func SplitFiles(doc []byte) (map[string][]byte, error) {
 	var root yaml.Node
 	if err := yaml.Unmarshal(doc, &root); err != nil {
 		return nil, err
@@ -32,7 +54,7 @@ func Split(doc []byte, dir string) ([]string, error) {
 		return nil, fmt.Errorf("not a YAML mapping")
 	}
 	top := root.Content[0]
-	w := &splitter{dir: dir}
+	files := map[string][]byte{}
 	for k := 0; k+1 < len(top.Content); k += 2 {
 		if top.Content[k].Value != "paths" {
 			continue
@@ -45,37 +67,28 @@ func Split(doc []byte, dir string) ([]string, error) {
 			}
 			file := "paths/" + strings.ReplaceAll(strings.TrimPrefix(p, "/"), "/", "_") + ".yaml"
 			rewrite(v, "../openapi.yaml")
-			if err := w.write(file, v); err != nil {
+			if err := encode(files, file, v); err != nil {
 				return nil, err
 			}
 			paths.Content[i+1] = refNode(file)
 		}
 	}
-	if err := w.write("openapi.yaml", top); err != nil {
+	if err := encode(files, "openapi.yaml", top); err != nil {
 		return nil, err
 	}
-	sort.Strings(w.files)
-	return w.files, nil
+	return files, nil
 }
 
-type splitter struct {
-	dir   string
-	files []string
-}
-
-func (w *splitter) write(file string, n *yaml.Node) error {
+// encode adds n, written as YAML, to files as file.
+func encode(files map[string][]byte, file string, n *yaml.Node) error {
 	var b bytes.Buffer
 	enc := yaml.NewEncoder(&b)
 	enc.SetIndent(2)
 	if err := enc.Encode(n); err != nil {
 		return fmt.Errorf("%s: %w", file, err)
 	}
-	p := filepath.Join(w.dir, filepath.FromSlash(file))
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		return err
-	}
-	w.files = append(w.files, file)
-	return os.WriteFile(p, b.Bytes(), 0o644)
+	files[file] = b.Bytes()
+	return nil
 }
 
 func refNode(file string) *yaml.Node {

@@ -125,7 +125,7 @@ func stripeSpec(t *testing.T) (dir, name, spec string) {
 	if testing.Short() {
 		t.Skip("loads 4 MB documents")
 	}
-	name = "stripe-spec3-2023-09-12.yaml"
+	name = stripeName
 	dir = t.TempDir()
 	corpus.Gunzip(t, name, dir)
 	b, err := os.ReadFile(filepath.Join(dir, name))

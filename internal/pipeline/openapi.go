@@ -12,7 +12,11 @@ import (
 )
 
 func loadOpenAPI(s Side, o Options) (*openapi.Doc, error) {
-	d, err := openapi.Load(s.Src, firstName(s), s.Display)
+	load := openapi.Load
+	if o.loadDoc != nil {
+		load = o.loadDoc
+	}
+	d, err := load(s.Src, firstName(s), s.Display)
 	if err == nil && o.Settings != nil && o.Settings.Strict {
 		err = d.StrictError()
 	}

@@ -89,6 +89,10 @@ type Options struct {
 	// bufDrop, set from buf.yaml's breaking ignores (see withBuf), drops
 	// the findings buf breaking would not report.
 	bufDrop func(rules.Finding) bool
+	// loadDoc, when set, stands for openapi.Load: the tests' reference
+	// runs share one whole load of a document they all compare (see
+	// export_test.go); nil everywhere else.
+	loadDoc func(src source.Source, name string, display func(string) string) (*openapi.Doc, error)
 	// Cache, when set, keeps the lowering of .proto files between runs
 	// (--cache DIR); OpenAPI documents always load.
 	Cache protobuf.Cache
