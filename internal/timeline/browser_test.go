@@ -279,11 +279,7 @@ var hostile = &shared{name: "hostile", made: hostileRepo}
 func hostileRepo(t testing.TB, top string) {
 	t.Helper()
 	a := readArchive(t, filepath.Join("..", "..", "testdata", "script", "hostile_text.txtar"))
-	git(t, top, "init", "-q", "-b", "main")
-	write(t, filepath.Join(top, "api.yaml"), a["old.yaml"])
-	git(t, top, "add", "-A")
-	git(t, top, "commit", "-q", "-m", "v1")
-	git(t, top, "tag", "v1<svg/onload=alert(3)>")
+	importRepo(t, top, []commit{{msg: "v1", tag: "v1<svg/onload=alert(3)>", files: map[string][]byte{"api.yaml": a["old.yaml"]}}})
 	write(t, filepath.Join(top, "api.yaml"), a["new.yaml"])
 }
 
