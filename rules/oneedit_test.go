@@ -78,6 +78,13 @@ func TestOneEditOneFinding(t *testing.T) {
 	}
 }
 
+// TestMain runs the tests with the collector's target raised: most of
+// their CPU is loading whole corpus documents (Stripe's) (see corpus.LoadingGC).
+func TestMain(m *testing.M) {
+	corpus.LoadingGC()
+	os.Exit(m.Run())
+}
+
 // TestOneEditOneFindingCorpus is TestOneEditOneFinding on the real
 // contracts of the corpus: adjacent Stripe versions, and googleapis six
 // months apart (a sample of its APIs unless corpus.Full).
