@@ -48,8 +48,9 @@ func Build(o Options) (*Report, error) {
 	}
 	col := &collector{reg: o.Review.Pipeline.Registry, settings: o.Review.Pipeline.Settings, linkBase: o.LinkBase}
 	r := &Report{Repository: repo.RemoteURI(), LinkBase: o.LinkBase}
+	dates := commitDates(repo.Top, tagged)
 	head := Release{Name: HeadName, Head: true}
-	head.Commit, head.Date = commitOf(repo.Top, "HEAD")
+	head.Commit, head.Date = dates.head, dates.of[dates.head]
 	if out, err := source.RunGit(repo.Top, "status", "--porcelain"); err == nil && len(out) > 0 {
 		head.Uncommitted = true
 	}
@@ -60,8 +61,7 @@ func Build(o Options) (*Report, error) {
 	co.Review.Pipeline.Compared = col.add
 	byName := map[string]Release{}
 	for _, t := range tagged {
-		rel := Release{Name: t.Name, Commit: t.Commit}
-		_, rel.Date = commitOf(repo.Top, t.Commit)
+		rel := Release{Name: t.Name, Commit: t.Commit, Date: dates.of[t.Commit]}
 		byName[t.Name] = rel
 	}
 	for _, l := range locked {
@@ -82,6 +82,8 @@ func Build(o Options) (*Report, error) {
 	r.Supported = supported(r.Releases, o.Supported, len(cres.Skipped) > 0)
 
 	// Each release against the one before it, in a checkout of the later.
+	wt := &workTree{top: repo.Top}
+	defer wt.remove()
 	var prev *Release
 	for i := range r.Releases {
 		rel := r.Releases[i]
@@ -92,7 +94,7 @@ func Build(o Options) (*Report, error) {
 			st, ok := againstHead(r, *prev, rel, head)
 			if !ok {
 				var err error
-				if st, err = stepBetween(o, col, repo.Top, *prev, rel); err != nil {
+				if st, err = stepBetween(o, col, wt, *prev, rel); err != nil {
 					return nil, err
 				}
 			}
@@ -142,11 +144,8 @@ func againstHead(r *Report, from, to, head Release) (Step, bool) {
 
 // stepBetween reviews the release to against from, in a throwaway checkout
 // of to: exactly what `review --base FROM` reports with to checked out.
-func stepBetween(o Options, col *collector, top string, from, to Release) (Step, error) {
-	dir, err := checkout(top, to.Commit)
-	if dir != "" {
-		defer os.RemoveAll(dir)
-	}
+func stepBetween(o Options, col *collector, wt *workTree, from, to Release) (Step, error) {
+	dir, err := wt.at(to.Commit)
 	if err != nil {
 		return Step{}, fmt.Errorf("checking out %s: %w", to.Name, err)
 	}
@@ -159,19 +158,76 @@ func stepBetween(o Options, col *collector, top string, from, to Release) (Step,
 	return col.step(from, to, rr), nil
 }
 
-// checkout makes a work tree of commit in a new temporary directory: a
-// clone that borrows the repository's objects, so nothing is copied and
-// the repository itself is left as it was.
-func checkout(top, commit string) (string, error) {
-	dir, err := os.MkdirTemp("", "contractlint-history-")
+// workTree is one throwaway checkout for every step of a history, in a
+// new temporary directory: a clone that borrows the repository's objects,
+// so nothing is copied and the repository itself is left as it was. Made
+// on the first step, it moves from release to release: a checkout rewrites
+// only the files that differ, and each step after the first costs one git
+// start instead of two.
+type workTree struct {
+	top, dir string
+}
+
+// at checks commit out and returns the work tree's directory.
+func (w *workTree) at(commit string) (string, error) {
+	if w.dir == "" {
+		dir, err := os.MkdirTemp("", "contractlint-history-")
+		if err != nil {
+			return "", err
+		}
+		w.dir = dir
+		if _, err := source.RunGit(w.top, "clone", "--quiet", "--shared", "--no-checkout", "--", w.top, dir); err != nil {
+			return "", err
+		}
+	}
+	_, err := source.RunGit(w.dir, "-c", "advice.detachedHead=false", "checkout", "--quiet", "--force", "--detach", commit, "--")
+	return w.dir, err
+}
+
+func (w *workTree) remove() {
+	if w.dir != "" {
+		os.RemoveAll(w.dir)
+	}
+}
+
+// dates are the head's commit and the date of it and of each release's.
+type dates struct {
+	head string
+	of   map[string]string
+}
+
+// commitDates resolves the head and reads its and the releases' commit
+// dates in one git start, not one per release.
+func commitDates(top string, rels []compat.Release) dates {
+	d := dates{of: map[string]string{}}
+	revs := []string{"HEAD"}
+	for _, r := range rels {
+		if !slices.Contains(revs, r.Commit) {
+			revs = append(revs, r.Commit)
+		}
+	}
+	// --no-walk=unsorted shows each commit once, in the order asked: the
+	// head's comes first.
+	out, err := source.RunGit(top, append([]string{"log", "--no-walk=unsorted", "--format=%H %cI", "--end-of-options"}, revs...)...)
 	if err != nil {
-		return "", err
+		// No commit yet, or a release's commit is gone: each on its own.
+		for i, rev := range revs {
+			commit, date := commitOf(top, rev)
+			if i == 0 {
+				d.head = commit
+			}
+			d.of[commit] = date
+		}
+		return d
 	}
-	if _, err := source.RunGit(top, "clone", "--quiet", "--shared", "--no-checkout", "--", top, dir); err != nil {
-		return dir, err
+	for i, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		commit, date, _ := strings.Cut(line, " ")
+		if i == 0 {
+			d.head = commit
+		}
+		d.of[commit] = date
 	}
-	_, err = source.RunGit(dir, "-c", "advice.detachedHead=false", "checkout", "--quiet", "--detach", commit, "--")
-	return dir, err
+	return d
 }
 
 // commitOf resolves rev to its commit id and the commit's date.

@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -48,13 +50,13 @@ func buildRepo(t testing.TB, top, archive string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	git(t, top, "init", "-q", "-b", "main")
+	tree := map[string][]byte{}
 	versions := map[string][]txtar.File{}
 	var order []string
 	for _, f := range a.Files {
 		v, rest, ok := strings.Cut(f.Name, "/")
 		if !ok || (v != "head" && !strings.HasPrefix(v, "v")) {
-			write(t, filepath.Join(top, f.Name), f.Data)
+			tree[f.Name] = f.Data
 			continue
 		}
 		if _, seen := versions[v]; !seen {
@@ -63,21 +65,55 @@ func buildRepo(t testing.TB, top, archive string) {
 		versions[v] = append(versions[v], txtar.File{Name: rest, Data: f.Data})
 	}
 	sort.SliceStable(order, func(i, j int) bool { return order[j] == "head" && order[i] != "head" })
+	var commits []commit
 	for _, v := range order {
-		for _, dir := range []string{"api", "proto"} {
-			if err := os.RemoveAll(filepath.Join(top, dir)); err != nil {
-				t.Fatal(err)
-			}
-		}
+		maps.DeleteFunc(tree, func(name string, _ []byte) bool {
+			return strings.HasPrefix(name, "api/") || strings.HasPrefix(name, "proto/")
+		})
 		for _, f := range versions[v] {
-			write(t, filepath.Join(top, f.Name), f.Data)
+			tree[f.Name] = f.Data
 		}
-		git(t, top, "add", "-A")
-		git(t, top, "commit", "-q", "-m", v)
+		c := commit{msg: v, files: maps.Clone(tree)}
 		if v != "head" {
-			git(t, top, "tag", v+".0.0")
+			c.tag = v + ".0.0"
+		}
+		commits = append(commits, c)
+	}
+	importRepo(t, top, commits)
+}
+
+// commit is one commit of a test repository: its whole tree and the tag
+// that names it, if any.
+type commit struct {
+	msg, tag string
+	files    map[string][]byte
+}
+
+// importRepo makes a repository in top whose branch main holds commits,
+// oldest first, and checks out the last: three git starts (init,
+// fast-import, checkout) where an add, a commit and a tag per commit took
+// three each.
+func importRepo(t testing.TB, top string, commits []commit) {
+	t.Helper()
+	git(t, top, "init", "-q", "-b", "main")
+	var in bytes.Buffer
+	when := time.Now().Unix() - int64(len(commits))*3600
+	for i, c := range commits {
+		fmt.Fprintf(&in, "commit refs/heads/main\nmark :%d\ncommitter t <t@example.com> %d +0000\ndata %d\n%s\ndeleteall\n",
+			i+1, when+int64(i)*3600, len(c.msg), c.msg)
+		for _, name := range slices.Sorted(maps.Keys(c.files)) {
+			fmt.Fprintf(&in, "M 100644 inline %s\ndata %d\n%s\n", name, len(c.files[name]), c.files[name])
+		}
+		if c.tag != "" {
+			fmt.Fprintf(&in, "reset refs/tags/%s\nfrom :%d\n\n", c.tag, i+1)
 		}
 	}
+	cmd := exec.Command("git", "fast-import", "--quiet")
+	cmd.Dir, cmd.Stdin = top, &in
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("git fast-import: %v\n%s", err, out)
+	}
+	git(t, top, "checkout", "-q", "-f", "main")
 }
 
 // newTop is a new directory for a repository of t's own, its path with

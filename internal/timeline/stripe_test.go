@@ -20,24 +20,16 @@ var stripeVersions = []string{"stripe-spec3-2023-02-13.yaml", "stripe-spec3-2023
 func stripeRepo(t *testing.T) string {
 	t.Helper()
 	top := newTop(t)
-	git(t, top, "init", "-q", "-b", "main")
-	unpacked := t.TempDir()
 	versions := stripeVersions
 	if !corpus.Full() {
 		versions = []string{stripeVersions[0], stripeVersions[2]}
 	}
+	var commits []commit
 	for i, v := range versions {
-		corpus.Gunzip(t, v, unpacked)
-		if err := os.MkdirAll(filepath.Join(top, "api"), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.Rename(filepath.Join(unpacked, v), filepath.Join(top, "api", "spec3.yaml")); err != nil {
-			t.Fatal(err)
-		}
-		git(t, top, "add", "-A")
-		git(t, top, "commit", "-q", "-m", v)
-		git(t, top, "tag", "v"+string(rune('1'+i))+".0.0")
+		commits = append(commits, commit{msg: v, tag: "v" + string(rune('1'+i)) + ".0.0",
+			files: map[string][]byte{"api/spec3.yaml": corpus.Text(t, v)}})
 	}
+	importRepo(t, top, commits)
 	return top
 }
 
