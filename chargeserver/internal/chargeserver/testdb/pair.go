@@ -180,9 +180,30 @@ func RemoveTemplate() {
 
 // DSN is the application's view: both hosts, primary first, and only a
 // read-write one accepted, so after a promotion pgx connects to the standby.
-func (p *Pair) DSN() string {
-	return fmt.Sprintf("postgres://postgres@127.0.0.1:%d,127.0.0.1:%d/postgres?sslmode=disable&target_session_attrs=read-write&connect_timeout=2",
-		p.Primary.Port, p.Standby.Port)
+func (p *Pair) DSN() string { return p.dsn("postgres") }
+
+func (p *Pair) dsn(database string) string {
+	return fmt.Sprintf("postgres://postgres@127.0.0.1:%d,127.0.0.1:%d/%s?sslmode=disable&target_session_attrs=read-write&connect_timeout=2",
+		p.Primary.Port, p.Standby.Port, database)
+}
+
+// Database creates a database on the primary, which the standby receives
+// as it receives every commit, and returns the DSN naming it as DSN names
+// the default one: two workloads failing over on one pair keep their rows
+// apart.
+func (p *Pair) Database(t testing.TB, name string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, p.Primary.DSN())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, "CREATE DATABASE "+pgx.Identifier{name}.Sanitize()); err != nil {
+		t.Fatal(err)
+	}
+	return p.dsn(name)
 }
 
 // DSN connects to this node alone.
