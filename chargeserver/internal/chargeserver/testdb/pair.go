@@ -260,12 +260,15 @@ func (p *Pair) CutReplication(t testing.TB) {
 
 // start runs a postmaster on n, on loopback only, and waits until it
 // accepts connections. fsync is off: the tests kill processes, not the
-// machine, and the page cache outlives a killed process.
+// machine, and the page cache outlives a killed process. Its dynamic
+// shared memory is files in its data directory, not segments in /dev/shm,
+// which a SIGKILLed postmaster never removes: they went when the test did.
 func (p *Pair) start(t testing.TB, n *Node, sockets string, extra ...string) {
 	t.Helper()
 	args := append([]string{"-D", n.Dir, "-p", strconv.Itoa(n.Port), "-k", sockets,
 		"-c", "listen_addresses=127.0.0.1", "-c", "max_connections=60", "-c", "shared_buffers=16MB",
-		"-c", "wal_level=replica", "-c", "max_wal_senders=4", "-c", "hot_standby=on", "-c", "fsync=off"}, extra...)
+		"-c", "wal_level=replica", "-c", "max_wal_senders=4", "-c", "hot_standby=on", "-c", "fsync=off",
+		"-c", "dynamic_shared_memory_type=mmap"}, extra...)
 	log, err := os.Create(filepath.Join(filepath.Dir(n.Dir), filepath.Base(n.Dir)+".log"))
 	if err != nil {
 		t.Fatal(err)
