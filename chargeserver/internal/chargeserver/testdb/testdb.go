@@ -29,7 +29,7 @@ const EnvPostgres = "CONTRACTLINT_TEST_POSTGRES"
 func SQLite(t testing.TB) string {
 	dir := ""
 	if _, bench := t.(*testing.B); !bench {
-		dir = memoryDir(t)
+		dir = MemoryDir(t)
 	}
 	if dir == "" {
 		dir = t.TempDir()
@@ -40,9 +40,10 @@ func SQLite(t testing.TB) string {
 // shm is Linux's memory file system every process may write to.
 const shm = "/dev/shm"
 
-// memoryDir is a new directory in shm, removed when the test ends, or ""
-// where there is no such place.
-func memoryDir(t testing.TB) string {
+// MemoryDir is a new directory in shm, removed when the test ends, or ""
+// where there is no such place: for the files of databases a test only
+// ever kills processes over (see SQLite).
+func MemoryDir(t testing.TB) string {
 	dir, err := os.MkdirTemp(shm, "chargeserver-test")
 	if err != nil {
 		return ""
