@@ -1,10 +1,12 @@
 package delivery
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -59,11 +61,24 @@ func must(t *testing.T, dir string, env []string, name string, args ...string) s
 var gitEnv = []string{"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com",
 	"GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com", "GIT_CONFIG_GLOBAL=/dev/null"}
 
-// repoTop is the top of this repository's checkout.
+// repoTop is the top of this repository's checkout, asked of git once per
+// test process (toplevel): every test reads the same checkout.
 func repoTop(t *testing.T) string {
 	need(t, "git")
-	return strings.TrimSpace(must(t, ".", nil, "git", "rev-parse", "--show-toplevel"))
+	top, err := toplevel()
+	if err != nil {
+		t.Fatalf("git rev-parse --show-toplevel: %v", err)
+	}
+	return top
 }
+
+var toplevel = sync.OnceValues(func() (string, error) {
+	out, err := exec.Command("git", "rev-parse", "--show-toplevel").CombinedOutput()
+	if err != nil {
+		return "", fmt.Errorf("%w\n%s", err, out)
+	}
+	return strings.TrimSpace(string(out)), nil
+})
 
 func write(t *testing.T, file, text string) {
 	t.Helper()

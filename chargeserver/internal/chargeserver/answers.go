@@ -45,9 +45,11 @@ type answer struct {
 	until  time.Time
 }
 
-// newAnswers caches up to size answers; size 0 turns the cache off.
+// newAnswers caches up to size answers; size 0 turns the cache off. The
+// cache grows with the keys answered, up to size: made at full size, it
+// cost every server start megabytes zeroed for keys it may never see.
 func newAnswers(size int, retention, maxSkew time.Duration) *answers {
-	return &answers{retention: retention, maxSkew: maxSkew, size: size, entries: make(map[store.Scope]answer, size), ring: make([]store.Scope, 0, size)}
+	return &answers{retention: retention, maxSkew: maxSkew, size: size, entries: map[store.Scope]answer{}}
 }
 
 // get returns the cached answer for sc while it is still safe to use at now.

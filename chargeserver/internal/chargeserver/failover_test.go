@@ -42,16 +42,25 @@ const (
 // commit the server waited for is on the standby, so: every acknowledged
 // charge exists exactly once, no key maps to two charges, a replay returns
 // the stored answer byte for byte, and reconcile agrees with the processor.
+//
+// The floor (see floorRun) fails over with the server, on the pair's
+// second database: one pair, one kill, for both, so the server's window is
+// measured against the floor of the very same failover.
 func TestFailoverSynchronousStandby(t *testing.T) {
 	t.Parallel() // it waits more than it computes (servers starting, leases running out)
 	if testing.Short() {
 		t.Skip("failover test: starts two PostgreSQL servers; skipped under -short")
 	}
-	r := failover(t, true)
-	for _, v := range r.violations(t) {
-		t.Error(v)
-	}
-	t.Log(r.summary())
+	pair := testdb.StartPair(t, true)
+	floor := newFloorRun(t, pair)
+	r := failover(t, pair, true, floor.one)
+	t.Run("server", func(t *testing.T) {
+		for _, v := range r.violations(t) {
+			t.Error(v)
+		}
+		t.Log(r.summary())
+	})
+	t.Run("floor", func(t *testing.T) { floor.check(t, r.killed) })
 }
 
 // TestFailoverAsynchronousStandbyLosesCharges is the negative control: the
@@ -71,7 +80,7 @@ func TestFailoverAsynchronousStandbyLosesCharges(t *testing.T) {
 		var v []string
 		var summary string
 		ok := t.Run(fmt.Sprintf("round%d", round), func(t *testing.T) {
-			r := failover(t, false)
+			r := failover(t, testdb.StartPair(t, false), false)
 			v, summary = r.violations(t), r.summary()
 		})
 		if !ok {
@@ -107,11 +116,11 @@ type intentResult struct {
 	err error
 }
 
-// failover runs the clients against a pair, kills the primary mid-run and
-// promotes the standby; with synchronous false the standby is asynchronous and cut
-// off first.
-func failover(t *testing.T, synchronous bool) *failoverRun {
-	pair := testdb.StartPair(t, synchronous)
+// failover runs the clients against a server on pair, kills the primary
+// mid-run and promotes the standby; with synchronous false the standby is
+// asynchronous and cut off first. Each of beside is one more workload run
+// through the same phases (see failoverPhases).
+func failover(t *testing.T, pair *testdb.Pair, synchronous bool, beside ...func() bool) *failoverRun {
 	cfg := faultConfig(pair.DSN())
 	ledger := processor.NewLedger()
 	r := &failoverRun{ledger: ledger, attempts: &attemptLog{next: http.DefaultTransport.(*http.Transport).Clone()}}
@@ -122,70 +131,90 @@ func failover(t *testing.T, synchronous bool) *failoverRun {
 	r.client = chargeclient.New(o)
 
 	var mu sync.Mutex
-	r.killed, r.promoted, r.afterCut = failoverPhases(t, pair, synchronous, func() bool {
+	server := func() bool {
 		in := chargeclient.Intent{Key: chargeclient.NewKey(), AmountCents: 100 + rand.Int64N(9900), Currency: "GBP", CardToken: "tok_visa"}
 		res, err := r.client.Charge(context.Background(), in)
 		mu.Lock()
 		r.intents = append(r.intents, intentResult{in, res, err})
 		mu.Unlock()
 		return res.Charged()
-	})
+	}
+	r.killed, r.promoted, r.afterCut = failoverPhases(t, pair, synchronous, append([]func() bool{server}, beside...)...)
 	r.completed = len(r.intents)
 	return r
 }
 
-// failoverPhases runs one, an intent from start to end that reports whether
-// it was acknowledged, on failoverClients goroutines, each starting the
-// next when one ends, through the phases of a failover: acksBefore
-// acknowledged; the standby cut off, then acksAfterCut more on an
-// asynchronous pair, cutHold on a synchronous one, which acknowledges
-// nothing the standby lacks; the primary killed and the standby promoted;
-// acksAfter more. Then no more intents start, and it returns when the last
-// one ends.
-func failoverPhases(t *testing.T, pair *testdb.Pair, synchronous bool, one func() bool) (killed, promoted time.Time, afterCut int) {
-	var acked atomic.Int64
+// failoverPhases runs each workload of ones, an intent from start to end
+// that reports whether it was acknowledged, on failoverClients goroutines
+// of its own, each starting the next when one ends, through the phases of
+// a failover: acksBefore acknowledged; the standby cut off, then
+// acksAfterCut more on an asynchronous pair, cutHold on a synchronous one,
+// which acknowledges nothing the standby lacks; the primary killed and the
+// standby promoted; acksAfter more. Every workload must reach each count
+// on its own before the next phase. Then no more intents start, and it
+// returns when the last one ends; afterCut counts the first workload's.
+func failoverPhases(t *testing.T, pair *testdb.Pair, synchronous bool, ones ...func() bool) (killed, promoted time.Time, afterCut int) {
+	acked := make([]atomic.Int64, len(ones))
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
-	for range failoverClients {
-		wg.Go(func() {
-			for {
-				select {
-				case <-stop:
-					return
-				default:
+	for i, one := range ones {
+		for range failoverClients {
+			wg.Go(func() {
+				for {
+					select {
+					case <-stop:
+						return
+					default:
+					}
+					if one() {
+						acked[i].Add(1)
+					}
 				}
-				if one() {
-					acked.Add(1)
-				}
-			}
-		})
+			})
+		}
 	}
-	waitAcks := func(what string, n int64) {
-		for start := time.Now(); acked.Load() < n; time.Sleep(20 * time.Millisecond) {
+	counts := func() []int64 {
+		n := make([]int64, len(acked))
+		for i := range acked {
+			n[i] = acked[i].Load()
+		}
+		return n
+	}
+	// waitAcks waits until each workload has more more acknowledged than
+	// it had in from.
+	waitAcks := func(what string, from []int64, more int64) {
+		for start := time.Now(); ; time.Sleep(20 * time.Millisecond) {
+			now, short := counts(), false
+			for i := range now {
+				short = short || now[i] < from[i]+more
+			}
+			if !short {
+				return
+			}
 			if time.Since(start) > phaseLimit {
 				close(stop)
 				wg.Wait()
-				t.Fatalf("%d intents acknowledged, waiting for %d %s: the run is stuck", acked.Load(), n, what)
+				t.Fatalf("%v intents acknowledged, waiting for %d more than %v %s: the run is stuck", now, more, from, what)
 			}
 		}
 	}
-	waitAcks("before the kill", acksBefore)
+	waitAcks("before the kill", make([]int64, len(ones)), acksBefore)
 	pair.CutReplication(t)
-	cut := acked.Load()
+	cut := counts()
 	if synchronous {
 		// Commits now wait for a standby that receives nothing: the
 		// primary acknowledges no new charge, so there is nothing to wait
 		// for but the requests piling up behind it.
 		time.Sleep(cutHold)
 	} else {
-		waitAcks("after the standby was cut off", cut+acksAfterCut)
+		waitAcks("after the standby was cut off", cut, acksAfterCut)
 	}
-	afterCut = int(acked.Load() - cut)
+	afterCut = int(acked[0].Load() - cut[0])
 	killed = time.Now()
 	pair.Primary.Kill(t)
 	pair.Promote(t)
 	promoted = time.Now()
-	waitAcks("after the promotion", acked.Load()+acksAfter)
+	waitAcks("after the promotion", counts(), acksAfter)
 	close(stop)
 	wg.Wait()
 	return killed, promoted, afterCut
@@ -333,41 +362,49 @@ func (l *attemptLog) failed() int {
 	return n
 }
 
-// TestFailoverFloor is the floor the server's window is measured against:
-// the same failover with the server's SQL flow for a new key (the claim,
-// then the charge and the stored answer in one transaction) run straight
-// through the store on the same multi-host connection string, each step
-// retried every 20 ms with the same key on any error. No HTTP, no
-// processor, no backoff: how long the database itself is unwritable. It
-// holds the same invariant as the server: every key whose answer was
-// committed has its one charge after the promotion.
-func TestFailoverFloor(t *testing.T) {
-	t.Parallel() // it waits more than it computes (servers starting, leases running out)
-	if testing.Short() {
-		t.Skip("failover test: starts two PostgreSQL servers; skipped under -short")
-	}
-	pair := testdb.StartPair(t, true)
-	st, err := store.Open(context.Background(), pair.DSN())
+// floorRun is the floor the server's window is measured against: the
+// server's SQL flow for a new key (the claim, then the charge and the
+// stored answer in one transaction) run straight through the store on the
+// same multi-host connection string, each step retried every 20 ms with
+// the same key on any error. No HTTP, no processor, no backoff: how long
+// the database itself is unwritable. It holds the same invariant as the
+// server: every key whose answer was committed has its one charge after
+// the promotion. It runs on a database of its own, so neither workload's
+// count of rows sees the other's.
+type floorRun struct {
+	st      store.Store
+	log     *attemptLog
+	mu      sync.Mutex
+	done    map[string]string // key -> charge id
+	retries int
+}
+
+func newFloorRun(t *testing.T, pair *testdb.Pair) *floorRun {
+	st, err := store.Open(context.Background(), pair.Database(t, "floor"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer st.Close()
-	log := &attemptLog{}
-	var mu sync.Mutex
-	done := map[string]string{} // key -> charge id
-	retries := 0
-	killed, _, _ := failoverPhases(t, pair, true, func() bool {
-		key, tries := chargeclient.NewKey(), 0
-		id, ok := floorCharge(st, key, log, &tries)
-		mu.Lock()
-		defer mu.Unlock()
-		retries += tries - 1
-		if ok {
-			done[key] = id
-		}
-		return ok
-	})
-	rows, err := st.AllCharges(context.Background())
+	t.Cleanup(func() { st.Close() })
+	return &floorRun{st: st, log: &attemptLog{}, done: map[string]string{}}
+}
+
+// one runs a new key through the flow; it is failoverPhases' workload.
+func (f *floorRun) one() bool {
+	key, tries := chargeclient.NewKey(), 0
+	id, ok := floorCharge(f.st, key, f.log, &tries)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.retries += tries - 1
+	if ok {
+		f.done[key] = id
+	}
+	return ok
+}
+
+// check holds the invariant once the run is over and logs the window
+// from the kill.
+func (f *floorRun) check(t *testing.T, killed time.Time) {
+	rows, err := f.st.AllCharges(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -375,17 +412,17 @@ func TestFailoverFloor(t *testing.T) {
 	for _, c := range rows {
 		byID[c.ID]++
 	}
-	for key, id := range done {
+	for key, id := range f.done {
 		if byID[id] != 1 {
 			t.Errorf("key %s: committed charge %s is in the table %d times", key, id, byID[id])
 		}
 	}
-	if len(rows) != len(done) {
-		t.Errorf("%d keys committed, %d charges in the table", len(done), len(rows))
+	if len(rows) != len(f.done) {
+		t.Errorf("%d keys committed, %d charges in the table", len(f.done), len(rows))
 	}
-	firstFail, firstOK := log.window(killed)
+	firstFail, firstOK := f.log.window(killed)
 	t.Logf("floor: %d keys; unavailable %s (first failed step %s after the kill); %d retries, %d steps failed",
-		len(done), firstOK.Sub(firstFail).Round(time.Millisecond), firstFail.Sub(killed).Round(time.Millisecond), retries, log.failed())
+		len(f.done), firstOK.Sub(firstFail).Round(time.Millisecond), firstFail.Sub(killed).Round(time.Millisecond), f.retries, f.log.failed())
 }
 
 // floorCharge runs one key through the claim and the completion, each

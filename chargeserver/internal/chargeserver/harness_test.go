@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -179,23 +181,34 @@ type contract struct {
 	router routers.Router
 }
 
+// loadContract is openapi.yaml, loaded, validated and routed once per test
+// process (sharedContract): every harness checks its answers against the
+// same document, which nothing changes after loading.
 func loadContract(t testing.TB) *contract {
 	t.Helper()
+	c, err := sharedContract()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+var sharedContract = sync.OnceValues(func() (*contract, error) {
 	loader := openapi3.NewLoader()
 	doc, err := loader.LoadFromData(api.OpenAPI())
 	if err != nil {
-		t.Fatalf("loading openapi.yaml: %v", err)
+		return nil, fmt.Errorf("loading openapi.yaml: %w", err)
 	}
 	if err := doc.Validate(loader.Context); err != nil {
-		t.Fatalf("openapi.yaml is invalid: %v", err)
+		return nil, fmt.Errorf("openapi.yaml is invalid: %w", err)
 	}
 	doc.Servers = nil // match any host: the tests listen on random ports
 	router, err := legacy.NewRouter(doc)
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
-	return &contract{router: router}
-}
+	return &contract{router: router}, nil
+})
 
 func (c *contract) check(t testing.TB, req *http.Request, status int, header http.Header, body []byte) {
 	if err := c.validate(req, status, header, body); err != nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/contractlint/contractlint/chargeserver/internal/chargecli"
+	"github.com/contractlint/contractlint/chargeserver/internal/chargeserver/testdb"
 	"github.com/contractlint/contractlint/internal/cli"
 	"github.com/contractlint/contractlint/internal/probe/probefake"
 )
@@ -35,7 +36,10 @@ func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir:                 "../../testdata/script",
 		RequireExplicitExec: true,
-		UpdateScripts:       os.Getenv("UPDATE_SCRIPTS") == "1",
+		// The scripts' charge servers commit to SQLite files in $WORK:
+		// in memory, as the charge server's own tests keep theirs.
+		WorkdirRoot:   testdb.MemoryDir(t),
+		UpdateScripts: os.Getenv("UPDATE_SCRIPTS") == "1",
 		Setup: func(e *testscript.Env) error {
 			e.Setenv("NO_COLOR", "1")
 			port, err := freePort()

@@ -180,9 +180,30 @@ func RemoveTemplate() {
 
 // DSN is the application's view: both hosts, primary first, and only a
 // read-write one accepted, so after a promotion pgx connects to the standby.
-func (p *Pair) DSN() string {
-	return fmt.Sprintf("postgres://postgres@127.0.0.1:%d,127.0.0.1:%d/postgres?sslmode=disable&target_session_attrs=read-write&connect_timeout=2",
-		p.Primary.Port, p.Standby.Port)
+func (p *Pair) DSN() string { return p.dsn("postgres") }
+
+func (p *Pair) dsn(database string) string {
+	return fmt.Sprintf("postgres://postgres@127.0.0.1:%d,127.0.0.1:%d/%s?sslmode=disable&target_session_attrs=read-write&connect_timeout=2",
+		p.Primary.Port, p.Standby.Port, database)
+}
+
+// Database creates a database on the primary, which the standby receives
+// as it receives every commit, and returns the DSN naming it as DSN names
+// the default one: two workloads failing over on one pair keep their rows
+// apart.
+func (p *Pair) Database(t testing.TB, name string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, p.Primary.DSN())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, "CREATE DATABASE "+pgx.Identifier{name}.Sanitize()); err != nil {
+		t.Fatal(err)
+	}
+	return p.dsn(name)
 }
 
 // DSN connects to this node alone.
@@ -239,12 +260,15 @@ func (p *Pair) CutReplication(t testing.TB) {
 
 // start runs a postmaster on n, on loopback only, and waits until it
 // accepts connections. fsync is off: the tests kill processes, not the
-// machine, and the page cache outlives a killed process.
+// machine, and the page cache outlives a killed process. Its dynamic
+// shared memory is files in its data directory, not segments in /dev/shm,
+// which a SIGKILLed postmaster never removes: they went when the test did.
 func (p *Pair) start(t testing.TB, n *Node, sockets string, extra ...string) {
 	t.Helper()
 	args := append([]string{"-D", n.Dir, "-p", strconv.Itoa(n.Port), "-k", sockets,
 		"-c", "listen_addresses=127.0.0.1", "-c", "max_connections=60", "-c", "shared_buffers=16MB",
-		"-c", "wal_level=replica", "-c", "max_wal_senders=4", "-c", "hot_standby=on", "-c", "fsync=off"}, extra...)
+		"-c", "wal_level=replica", "-c", "max_wal_senders=4", "-c", "hot_standby=on", "-c", "fsync=off",
+		"-c", "dynamic_shared_memory_type=mmap"}, extra...)
 	log, err := os.Create(filepath.Join(filepath.Dir(n.Dir), filepath.Base(n.Dir)+".log"))
 	if err != nil {
 		t.Fatal(err)

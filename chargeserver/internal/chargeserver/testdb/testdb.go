@@ -19,9 +19,37 @@ import (
 // EnvPostgres names the variable holding the test server's DSN.
 const EnvPostgres = "CONTRACTLINT_TEST_POSTGRES"
 
-// SQLite returns a --database value for a new file.
+// SQLite returns a --database value for a new file. A test's file lives in
+// memory (memoryDir) where the machine has a place for it: tests kill
+// processes, never the machine, and a killed process's writes survive in
+// the page cache whether or not fsync reached a disk, so the store runs as
+// it always does (WAL, synchronous=FULL, an fsync per commit) and the
+// fsyncs cost nothing. A benchmark's file stays on disk: there the fsyncs
+// are part of what it measures.
 func SQLite(t testing.TB) string {
-	return "sqlite:" + filepath.Join(t.TempDir(), "charges.db")
+	dir := ""
+	if _, bench := t.(*testing.B); !bench {
+		dir = MemoryDir(t)
+	}
+	if dir == "" {
+		dir = t.TempDir()
+	}
+	return "sqlite:" + filepath.Join(dir, "charges.db")
+}
+
+// shm is Linux's memory file system every process may write to.
+const shm = "/dev/shm"
+
+// MemoryDir is a new directory in shm, removed when the test ends, or ""
+// where there is no such place: for the files of databases a test only
+// ever kills processes over (see SQLite).
+func MemoryDir(t testing.TB) string {
+	dir, err := os.MkdirTemp(shm, "chargeserver-test")
+	if err != nil {
+		return ""
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	return dir
 }
 
 // Postgres returns a DSN whose search_path is a fresh schema, so tests never
