@@ -151,10 +151,34 @@ func planFiles(old, new Side, ob, nb []byte) (*openapi.Subset, *openapi.NoPlan) 
 		}
 		return t.reach(text, dirty)
 	})
-	if sub != nil && !nt.namesKey() {
-		sub.NoKeyInFiles()
+	if sub != nil {
+		if !nt.namesKey() {
+			sub.NoKeyInFiles()
+		}
+		sub.IndexWith(func() ([]openapi.IndexedOp, []openapi.IndexedOp, bool) {
+			return indexSides(ot.root, ot.file, nt.root, nt.file)
+		})
 	}
 	return sub, why
+}
+
+// file serves the text of one of t's files, as the operation index reads
+// it.
+func (t *fileTree) file(name string) ([]byte, bool) {
+	b, ok := t.text[name]
+	return b, ok && b != nil
+}
+
+// indexSides indexes the operations of both sides' whole documents
+// (openapi.IndexOperations) on two cores.
+func indexSides(oroot string, oread func(string) ([]byte, bool), nroot string, nread func(string) ([]byte, bool)) ([]openapi.IndexedOp, []openapi.IndexedOp, bool) {
+	var oi []openapi.IndexedOp
+	var ook bool
+	var wg sync.WaitGroup
+	wg.Go(func() { oi, ook = openapi.IndexOperations(oroot, oread) })
+	ni, nok := openapi.IndexOperations(nroot, nread)
+	wg.Wait()
+	return oi, ni, ook && nok
 }
 
 // namesKey reports whether any of t's files, the root included, names an
