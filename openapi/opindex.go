@@ -48,7 +48,7 @@ func IndexOperations(root string, read func(name string) ([]byte, bool)) ([]Inde
 	if !ok || doc.Kind != yaml.MappingNode {
 		return nil, false
 	}
-	paths := entry(doc, "paths")
+	paths := Lookup(doc, "paths")
 	if paths == nil {
 		return nil, true
 	}
@@ -101,7 +101,7 @@ func (x *indexer) resolve(file string, n *yaml.Node) (string, *yaml.Node, bool) 
 		if n.Kind == yaml.AliasNode {
 			return "", nil, false
 		}
-		ref := entry(n, "$ref")
+		ref := Lookup(n, "$ref")
 		if n.Kind != yaml.MappingNode || ref == nil {
 			return file, n, true
 		}
@@ -141,7 +141,7 @@ func pointer(d *yaml.Node, p string) (*yaml.Node, bool) {
 		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
 		switch n.Kind {
 		case yaml.MappingNode:
-			n = entry(n, tok)
+			n = Lookup(n, tok)
 		case yaml.SequenceNode:
 			i, err := strconv.Atoi(tok)
 			if err != nil || i < 0 || i >= len(n.Content) {
@@ -158,9 +158,9 @@ func pointer(d *yaml.Node, p string) (*yaml.Node, bool) {
 	return n, true
 }
 
-// entry is the value of key in the mapping n; nil when absent, n is no
-// mapping, or the mapping merges another (<<), which the index does not.
-func entry(n *yaml.Node, key string) *yaml.Node {
+// Lookup is the value of key in the mapping node n; nil when n is not a
+// mapping or lacks the key.
+func Lookup(n *yaml.Node, key string) *yaml.Node {
 	if n == nil || n.Kind != yaml.MappingNode {
 		return nil
 	}
@@ -174,14 +174,14 @@ func entry(n *yaml.Node, key string) *yaml.Node {
 
 // pathItem lists the operations of the paths entry p, written in file.
 func (x *indexer) pathItem(file, p string, n *yaml.Node) ([]IndexedOp, bool) {
-	if entry(n, "$ref") != nil && len(n.Content) > 2 {
+	if Lookup(n, "$ref") != nil && len(n.Content) > 2 {
 		return nil, false
 	}
 	file, item, ok := x.resolve(file, n)
-	if !ok || item.Kind != yaml.MappingNode || entry(item, "additionalOperations") != nil || entry(item, "<<") != nil {
+	if !ok || item.Kind != yaml.MappingNode || Lookup(item, "additionalOperations") != nil || Lookup(item, "<<") != nil {
 		return nil, false
 	}
-	shared, ok := x.headerKey(file, entry(item, "parameters"))
+	shared, ok := x.headerKey(file, Lookup(item, "parameters"))
 	if !ok {
 		return nil, false
 	}
@@ -191,15 +191,15 @@ func (x *indexer) pathItem(file, p string, n *yaml.Node) ([]IndexedOp, bool) {
 		if !slices.Contains(fixedMethods, k.Value) {
 			continue
 		}
-		if v.Kind != yaml.MappingNode || entry(v, "$ref") != nil || entry(v, "<<") != nil {
+		if v.Kind != yaml.MappingNode || Lookup(v, "$ref") != nil || Lookup(v, "<<") != nil {
 			return nil, false
 		}
-		key, ok := x.headerKey(file, entry(v, "parameters"))
+		key, ok := x.headerKey(file, Lookup(v, "parameters"))
 		if !ok {
 			return nil, false
 		}
 		var idem any
-		if n := entry(v, "x-idempotent"); n != nil && n.Decode(&idem) != nil {
+		if n := Lookup(v, "x-idempotent"); n != nil && n.Decode(&idem) != nil {
 			return nil, false
 		}
 		op := IndexedOp{Method: strings.ToUpper(k.Value), Path: p, File: file, Line: k.Line, Column: k.Column,
@@ -225,7 +225,7 @@ func (x *indexer) headerKey(file string, list *yaml.Node) (string, bool) {
 		if !ok || p.Kind != yaml.MappingNode {
 			return "", false
 		}
-		in, name := entry(p, "in"), entry(p, "name")
+		in, name := Lookup(p, "in"), Lookup(p, "name")
 		if in == nil || name == nil || in.Kind != yaml.ScalarNode || name.Kind != yaml.ScalarNode {
 			return "", false
 		}
