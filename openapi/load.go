@@ -486,12 +486,18 @@ func (d *Doc) Loc(l *openapi3.Location) rules.Location {
 	if u, err := url.PathUnescape(file); err == nil {
 		file = u
 	}
-	if file == "" {
-		file = d.name
-	}
 	if wrapped {
 		// An operation file served as a path item: one line down, one right.
 		line, col = max(1, line-1), max(1, col-1)
+	}
+	return d.place(file, line, col)
+}
+
+// place is the reported location of a line and column of the text the
+// loader read as file (the root when "").
+func (d *Doc) place(file string, line, col int) rules.Location {
+	if file == "" {
+		file = d.name
 	}
 	return rules.Location{File: d.display(file), Line: line, Column: d.column(file, line, col)}
 }

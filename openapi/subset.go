@@ -57,6 +57,9 @@ type Subset struct {
 	files bool
 	// noKeyInFiles: no file of a multi-file plan's new tree names a key.
 	noKeyInFiles bool
+	// ops indexes both documents' operations when first asked (see
+	// Operations); nil when the planner cannot.
+	ops func() opIndex
 	// unplaced counts the chunks LoadOld parsed without places.
 	unplaced int
 	// oldText and newText blank the two documents when first asked: a
@@ -88,6 +91,31 @@ func (s *Subset) MayDeclareKey() bool {
 // root included, names an idempotency key (DigitalOcean's 2,907 files name
 // none, and a diff of them that adds a POST had to load them all).
 func (s *Subset) NoKeyInFiles() { s.noKeyInFiles = true }
+
+// IndexWith has the plan's Operations read by index (both sides' indexes,
+// read once, when first asked).
+func (s *Subset) IndexWith(index func() (old, new []IndexedOp, ok bool)) {
+	s.ops = sync.OnceValue(func() opIndex {
+		o, n, ok := index()
+		return opIndex{o, n, ok}
+	})
+}
+
+// opIndex is the two documents' operation indexes.
+type opIndex struct {
+	old, new []IndexedOp
+	ok       bool
+}
+
+// Operations are the indexes of every operation of the two whole
+// documents (IndexOperations); ok is false when the plan has none.
+func (s *Subset) Operations() (old, new []IndexedOp, ok bool) {
+	if s.ops == nil {
+		return nil, nil, false
+	}
+	x := s.ops()
+	return x.old, x.new, x.ok
+}
 
 // NamesKey reports whether src holds "idempotency-key" or "x-idempotency",
 // in any ASCII case: the only spellings under which a document declares a

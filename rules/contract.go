@@ -19,6 +19,13 @@ type Contract struct {
 	// root x-idempotency); every operation that may change state and declares
 	// no key of its own takes it as its Key. nil when there is none.
 	Key *Param
+	// Convention, when a subset load left operations out, is every
+	// operation of the whole contract in the order of their places, those
+	// left out with no more than the key convention reads of them (ID,
+	// Method, Loc, Idempotent, Key's name): the share of the API's
+	// operations that take a key is the whole API's. nil when Operations
+	// are all there are.
+	Convention []*Operation
 	// Versions are the versions the contract declares: its info.version, or
 	// the major suffix of each versioned proto package (the version gate).
 	Versions []DeclaredVersion

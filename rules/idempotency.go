@@ -85,8 +85,12 @@ func scopeOf(c *Contract) keyScope {
 		sc.wide = "x-idempotency"
 		return sc
 	}
+	ops := c.Operations
+	if c.Convention != nil {
+		ops = c.Convention
+	}
 	first := ""
-	for _, op := range c.Operations {
+	for _, op := range ops {
 		where := ""
 		switch {
 		// A key on an rpc that needs none (a request_id on a check, which
@@ -186,6 +190,49 @@ func KeyConventionUnseen(c *Contract, outsideMayDeclare func() bool) bool {
 		return !sc.shown()
 	})
 	return open && (sc.wide != "" || outsideMayDeclare())
+}
+
+// KeyConventionKept reports whether a subset load's findings on the key
+// convention are the whole contracts', once each side's Convention holds
+// every operation of its whole contract: the verdict on each operation new
+// left out (identical on both sides, since a change does not reach it) is
+// the same on both sides, so the whole load finds nothing new there.
+func KeyConventionKept(old, new *Contract) bool {
+	if old.Convention == nil || new.Convention == nil {
+		return false
+	}
+	loaded := map[string]bool{}
+	for _, op := range new.Operations {
+		loaded[op.ID] = true
+	}
+	before := map[string]*Operation{}
+	for _, op := range old.Convention {
+		before[op.ID] = op
+	}
+	oldScope, newScope := scopeOf(old), scopeOf(new)
+	for _, op := range new.Convention {
+		if loaded[op.ID] {
+			continue
+		}
+		was := before[op.ID]
+		if was == nil || keyVerdict(oldScope, was) != keyVerdict(newScope, op) {
+			return false
+		}
+	}
+	return true
+}
+
+// keyVerdict is what the key convention sc says of op: "" when it needs no
+// key or takes one, else whether the convention covers it (an error) or not
+// (a warning).
+func keyVerdict(sc keyScope, op *Operation) string {
+	switch {
+	case !needsKey(op) || op.Key != nil:
+		return ""
+	case sc.of(op) != "":
+		return "covered"
+	}
+	return "uncovered"
 }
 
 // lintOpsByConvention wires a matcher over the operations that a key

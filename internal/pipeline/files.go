@@ -28,11 +28,12 @@ type fileTree struct {
 	edges map[string][]target
 }
 
-// target is one $ref: the file it names and its fragment, and whether it
-// was written in a YAML comment (which the loader never reads).
+// target is one $ref: the file it names and its fragment, whether it was
+// written in a YAML comment (which the loader never reads), and its line.
 type target struct {
 	file, frag string
 	commented  bool
+	line       int
 }
 
 // readTree reads every file the root reaches, a level of the walk at a time
@@ -51,7 +52,7 @@ func readTree(s Side, root []byte) (*fileTree, bool) {
 			if !oks[i] {
 				return nil, false
 			}
-			t.edges[f] = followed(s.Src, t.text, edges[i])
+			t.edges[f] = followed(s.Src, t.text, t.text[f], edges[i])
 			for _, e := range t.edges[f] {
 				if _, seen := t.text[e.file]; !seen {
 					t.text[e.file] = nil
@@ -73,16 +74,23 @@ func readTree(s Side, root []byte) (*fileTree, bool) {
 	return t, true
 }
 
-// followed is es without the $refs written in comments to files that do
-// not exist (Lob keeps the ones it retired so): the loader never reads them.
-// One to a file that exists is followed, since reaching too far only keeps
-// more of the root.
-func followed(src source.Source, seen map[string][]byte, es []target) []target {
+// followed is es, the $refs of text, without those to files that do not
+// exist that the loader never reads: written in comments (Lob keeps the
+// ones it retired so), or under an extension (Dropbox Sign's x-codeSamples
+// name example files its export leaves out; see openapi.DataRefLines). One
+// to a file that exists is followed, since reaching too far only keeps more
+// of the root.
+func followed(src source.Source, seen map[string][]byte, text []byte, es []target) []target {
 	out := es[:0:0]
+	var data map[int]bool
+	mayExtend := bytes.Contains(text, []byte("x-"))
 	for _, e := range es {
-		if e.commented {
-			if _, ok := seen[e.file]; !ok {
-				if _, err := src.Stat(e.file); errors.Is(err, fs.ErrNotExist) {
+		if _, ok := seen[e.file]; !ok && (e.commented || mayExtend) {
+			if _, err := src.Stat(e.file); errors.Is(err, fs.ErrNotExist) {
+				if data == nil && !e.commented {
+					data = openapi.DataRefLines(text)
+				}
+				if e.commented || data[e.line] {
 					continue
 				}
 			}
@@ -100,13 +108,18 @@ func refTargets(name string, b []byte) ([]target, bool) {
 	if !ok {
 		return nil, false
 	}
-	return resolve(name, refs)
+	return resolve(name, b, refs)
 }
 
-// resolve reads refs, written in name, as files and fragments.
-func resolve(name string, refs []refEntry) ([]target, bool) {
+// resolve reads refs, written in name (text b), as files and fragments.
+func resolve(name string, b []byte, refs []refEntry) ([]target, bool) {
 	var out []target
+	// refs come in the order of the text: lines are counted on from the
+	// last one.
+	line, from := 1, 0
 	for _, e := range refs {
+		line += bytes.Count(b[from:e.at], []byte("\n"))
+		from = e.at
 		r := e.value
 		if strings.HasPrefix(r, "#") {
 			continue
@@ -119,7 +132,7 @@ func resolve(name string, refs []refEntry) ([]target, bool) {
 		if err != nil {
 			return nil, false
 		}
-		out = append(out, target{f, u.Fragment, e.commented})
+		out = append(out, target{f, u.Fragment, e.commented, line})
 	}
 	return out, true
 }
@@ -151,10 +164,34 @@ func planFiles(old, new Side, ob, nb []byte) (*openapi.Subset, *openapi.NoPlan) 
 		}
 		return t.reach(text, dirty)
 	})
-	if sub != nil && !nt.namesKey() {
-		sub.NoKeyInFiles()
+	if sub != nil {
+		if !nt.namesKey() {
+			sub.NoKeyInFiles()
+		}
+		sub.IndexWith(func() ([]openapi.IndexedOp, []openapi.IndexedOp, bool) {
+			return indexSides(ot.root, ot.file, nt.root, nt.file)
+		})
 	}
 	return sub, why
+}
+
+// file serves the text of one of t's files, as the operation index reads
+// it.
+func (t *fileTree) file(name string) ([]byte, bool) {
+	b, ok := t.text[name]
+	return b, ok && b != nil
+}
+
+// indexSides indexes the operations of both sides' whole documents
+// (openapi.IndexOperations) on two cores.
+func indexSides(oroot string, oread func(string) ([]byte, bool), nroot string, nread func(string) ([]byte, bool)) ([]openapi.IndexedOp, []openapi.IndexedOp, bool) {
+	var oi []openapi.IndexedOp
+	var ook bool
+	var wg sync.WaitGroup
+	wg.Go(func() { oi, ook = openapi.IndexOperations(oroot, oread) })
+	ni, nok := openapi.IndexOperations(nroot, nread)
+	wg.Wait()
+	return oi, ni, ook && nok
 }
 
 // namesKey reports whether any of t's files, the root included, names an

@@ -211,7 +211,7 @@ func compareOpenAPI(old Side, loadOld func() (*openapi.Doc, error), new Side, lo
 		wg.Go(func() { in.New = nd.Contract() })
 		in.Changes = openapi.Diff(od, nd)
 		wg.Wait()
-		if partial && rules.KeyConventionUnseen(in.New, sub.MayDeclareKey) {
+		if partial && rules.KeyConventionUnseen(in.New, sub.MayDeclareKey) && !wholeConvention(in, od, nd, sub) {
 			// Whether the API takes a key, and on what share of its
 			// operations, decides the idempotency rules' verdict; the
 			// operations a subset left out may change it.
@@ -220,6 +220,26 @@ func compareOpenAPI(old Side, loadOld func() (*openapi.Doc, error), new Side, lo
 		return openapi.IgnoreProblems(in.New)
 	})
 	return in, err
+}
+
+// wholeConvention gives each side's contract the operations the subset
+// left out, read from the plan's index of the whole documents, so that the
+// key convention counts every operation; false, and the contracts as they
+// were, when there is no index or the convention's verdict on an operation
+// left out differs between the sides (a finding the subset cannot make).
+// The contracts are copies: a held load's is shared across runs.
+func wholeConvention(in *rules.Input, od, nd *openapi.Doc, sub *openapi.Subset) bool {
+	oi, ni, ok := sub.Operations()
+	if !ok {
+		return false
+	}
+	o, n := *in.Old, *in.New
+	o.Convention, n.Convention = od.Convention(in.Old, oi), nd.Convention(in.New, ni)
+	if !rules.KeyConventionKept(&o, &n) {
+		return false
+	}
+	in.Old, in.New = &o, &n
+	return true
 }
 
 // planSubset reads both documents for openapi.Plan, or for
@@ -244,6 +264,16 @@ func planSubset(old, new Side) (*openapi.Subset, string) {
 		}
 	}
 	sub, why := openapi.Plan(ob, nb)
+	if sub != nil {
+		// One file each: the index reads the root alone.
+		only := func(name string, b []byte) func(string) ([]byte, bool) {
+			return func(f string) ([]byte, bool) { return b, f == name }
+		}
+		on, nn := firstName(old), firstName(new)
+		sub.IndexWith(func() ([]openapi.IndexedOp, []openapi.IndexedOp, bool) {
+			return indexSides(on, only(on, ob), nn, only(nn, nb))
+		})
+	}
 	return sub, whyText(old, new, why)
 }
 

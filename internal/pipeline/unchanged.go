@@ -283,10 +283,12 @@ func refValues(b []byte) (refs []string, ok bool) {
 	return refs, ok
 }
 
-// refEntry is one $ref as written, and whether it sits in a YAML comment.
+// refEntry is one $ref as written, whether it sits in a YAML comment, and
+// the offset of its key.
 type refEntry struct {
 	value     string
 	commented bool
+	at        int
 }
 
 // refEntries lists every $ref in a YAML or JSON document; ok is false when
@@ -304,7 +306,7 @@ func refEntries(b []byte) (refs []refEntry, ok bool) {
 			return nil, false
 		}
 		off = len(b) - len(after)
-		refs = append(refs, refEntry{value: v, commented: inComment(b, at)})
+		refs = append(refs, refEntry{value: v, commented: inComment(b, at), at: at})
 	}
 }
 

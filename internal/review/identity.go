@@ -70,16 +70,5 @@ func identity(src source.Source, name string) string {
 	return "openapi title " + title.Value
 }
 
-// lookup is the value of key in a mapping node; nil when n is not a
-// mapping or lacks the key.
-func lookup(n *yaml.Node, key string) *yaml.Node {
-	if n == nil || n.Kind != yaml.MappingNode {
-		return nil
-	}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		if n.Content[i].Value == key {
-			return n.Content[i+1]
-		}
-	}
-	return nil
-}
+// lookup is the value of key in a mapping node (openapi.Lookup).
+func lookup(n *yaml.Node, key string) *yaml.Node { return openapi.Lookup(n, key) }
