@@ -37,16 +37,23 @@ func usageErr(format string, args ...any) error {
 
 // Server runs charge-server with args and returns the exit code.
 func Server(args []string, stdout, stderr io.Writer) int {
-	return run(newChargeServerCmd, args, stdout, stderr)
+	return run(newChargeServerCmd, args, stdout, stderr, os.Getenv)
 }
 
 // Client runs charge-client with args and returns the exit code.
 func Client(args []string, stdout, stderr io.Writer) int {
-	return run(newChargeClientCmd, args, stdout, stderr)
+	return ClientEnv(args, stdout, stderr, os.Getenv)
 }
 
-func run(newCmd func(*env) *cobra.Command, args []string, stdout, stderr io.Writer) int {
-	e := &env{Stdout: stdout, Stderr: stderr, Getenv: os.Getenv}
+// ClientEnv is Client with the environment read through getenv: the client
+// opens no file, so with it a caller (a test script) runs the client in its
+// own process under an environment of its own.
+func ClientEnv(args []string, stdout, stderr io.Writer, getenv func(string) string) int {
+	return run(newChargeClientCmd, args, stdout, stderr, getenv)
+}
+
+func run(newCmd func(*env) *cobra.Command, args []string, stdout, stderr io.Writer, getenv func(string) string) int {
+	e := &env{Stdout: stdout, Stderr: stderr, Getenv: getenv}
 	cmd := newCmd(e)
 	cmd.SilenceErrors, cmd.SilenceUsage = true, true
 	cmd.CompletionOptions.DisableDefaultCmd = true

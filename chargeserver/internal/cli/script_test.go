@@ -69,8 +69,8 @@ func exitCode(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("exitcode: %v", err)
 	}
 	var got int
-	if args[1] == "contractlint" {
-		got = lintInProcess(ts, args[2:])
+	if run, ok := inProcess[args[1]]; ok {
+		got = runInProcess(ts, args[1], args[2:], run)
 	} else if err := ts.Exec(args[1], args[2:]...); err != nil {
 		ee, ok := err.(*exec.ExitError)
 		if !ok {
@@ -83,20 +83,32 @@ func exitCode(ts *testscript.TestScript, neg bool, args []string) {
 	}
 }
 
-// lintInProcess runs contractlint in this process, in the script's
-// environment and directory, and returns its exit code: a start of the
-// test binary as contractlint costs more CPU than most of the commands it
-// runs. A panic, which as a process would exit 2 with a trace, fails the
-// script with the trace.
-func lintInProcess(ts *testscript.TestScript, args []string) int {
-	wd := ts.MkAbs(".")
+// inProcess are the commands exitcode runs in this process, in the
+// script's environment (and, for contractlint, its directory): a start of
+// the test binary costs more CPU than most of the commands it runs.
+// charge-server stays a process: it names its files from the process's
+// directory.
+var inProcess = map[string]func(ts *testscript.TestScript, args []string) int{
+	"contractlint": func(ts *testscript.TestScript, args []string) int {
+		wd := ts.MkAbs(".")
+		return cli.Main(args, &cli.Env{Stdin: strings.NewReader(""), Stdout: ts.Stdout(), Stderr: ts.Stderr(),
+			Getenv: ts.Getenv, Now: time.Now, Getwd: func() (string, error) { return wd, nil }})
+	},
+	"charge-client": func(ts *testscript.TestScript, args []string) int {
+		return chargecli.ClientEnv(args, ts.Stdout(), ts.Stderr(), ts.Getenv)
+	},
+}
+
+// runInProcess runs one of inProcess and returns its exit code; a panic,
+// which as a process would exit 2 with a trace, fails the script with the
+// trace.
+func runInProcess(ts *testscript.TestScript, name string, args []string, run func(*testscript.TestScript, []string) int) int {
 	defer func() {
 		if r := recover(); r != nil {
-			ts.Fatalf("contractlint %s panicked: %v\n%s", strings.Join(args, " "), r, debug.Stack())
+			ts.Fatalf("%s %s panicked: %v\n%s", name, strings.Join(args, " "), r, debug.Stack())
 		}
 	}()
-	return cli.Main(args, &cli.Env{Stdin: strings.NewReader(""), Stdout: ts.Stdout(), Stderr: ts.Stderr(),
-		Getenv: ts.Getenv, Now: time.Now, Getwd: func() (string, error) { return wd, nil }})
+	return run(ts, args)
 }
 
 // freePort picks a loopback port for a script's server ($PORT), so scripts
