@@ -84,10 +84,9 @@ func exitCode(ts *testscript.TestScript, neg bool, args []string) {
 }
 
 // inProcess are the commands exitcode runs in this process, in the
-// script's environment (and, for contractlint, its directory): a start of
-// the test binary costs more CPU than most of the commands it runs.
-// charge-server stays a process: it names its files from the process's
-// directory.
+// script's environment and directory: a start of the test binary costs
+// more CPU than most of the commands it runs. (A server a script starts
+// in the background, with exec &, is a process: the script stops it.)
 var inProcess = map[string]func(ts *testscript.TestScript, args []string) int{
 	"contractlint": func(ts *testscript.TestScript, args []string) int {
 		wd := ts.MkAbs(".")
@@ -96,6 +95,9 @@ var inProcess = map[string]func(ts *testscript.TestScript, args []string) int{
 	},
 	"charge-client": func(ts *testscript.TestScript, args []string) int {
 		return chargecli.ClientEnv(args, ts.Stdout(), ts.Stderr(), ts.Getenv)
+	},
+	"charge-server": func(ts *testscript.TestScript, args []string) int {
+		return chargecli.ServerEnv(args, ts.Stdout(), ts.Stderr(), ts.Getenv, ts.MkAbs("."))
 	},
 }
 
