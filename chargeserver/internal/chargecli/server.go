@@ -77,7 +77,7 @@ func newChargeServerCmd(e *env) *cobra.Command {
 }
 
 func runChargeServer(ctx context.Context, e *env, o *chargeServerOptions) error {
-	keys, err := o.keys()
+	keys, err := o.keys(e)
 	if err != nil {
 		return err
 	}
@@ -87,18 +87,20 @@ func runChargeServer(ctx context.Context, e *env, o *chargeServerOptions) error 
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	cfg := o.cfg
+	cfg.Database, cfg.TraceFile = e.database(cfg.Database), e.path(cfg.TraceFile)
 	// Never log keys: the logger only ever sees redacted values.
-	return chargeserver.Run(ctx, o.cfg, e.Stdout, slog.New(slog.NewTextHandler(e.Stderr, nil)))
+	return chargeserver.Run(ctx, cfg, e.Stdout, slog.New(slog.NewTextHandler(e.Stderr, nil)))
 }
 
 // keys merges --api-key and --api-keys into key -> account.
-func (o *chargeServerOptions) keys() (map[string]string, error) {
+func (o *chargeServerOptions) keys(e *env) (map[string]string, error) {
 	var entries []chargeserver.APIKeyEntry
 	for i, l := range o.apiKeys {
 		entries = append(entries, chargeserver.APIKeyEntry{Where: fmt.Sprintf("--api-key %d", i+1), Text: l})
 	}
 	if o.apiKeysFile != "" {
-		f, err := os.Open(o.apiKeysFile)
+		f, err := os.Open(e.path(o.apiKeysFile))
 		if err != nil {
 			return nil, usageErr("--api-keys: %v", err)
 		}
@@ -155,7 +157,7 @@ func newReapCmd(e *env, o *chargeServerOptions) *cobra.Command {
 				// re-driving against it would charge again.
 				return usageErr("reap needs --processor URL: an in-process processor's table lives only inside its server")
 			}
-			return withStore(cmd.Context(), o, func(ctx context.Context, st store.Store) error {
+			return withStore(cmd.Context(), e, o, func(ctx context.Context, st store.Store) error {
 				proc := chargeserver.OpenProcessor(o.cfg)
 				n, err := chargeserver.NewReaper(o.cfg, st, proc, nil, slog.New(slog.NewTextHandler(e.Stderr, nil))).RunOnce(ctx)
 				fmt.Fprintf(e.Stdout, "resolved %d stale attempt(s)\n", n)
@@ -171,7 +173,7 @@ func newPruneCmd(e *env, o *chargeServerOptions) *cobra.Command {
 		Short: "Delete idempotency keys older than --retention, once",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return withStore(cmd.Context(), o, func(ctx context.Context, st store.Store) error {
+			return withStore(cmd.Context(), e, o, func(ctx context.Context, st store.Store) error {
 				n, err := chargeserver.NewPruner(o.cfg, st, nil).RunOnce(ctx)
 				fmt.Fprintf(e.Stdout, "pruned %d key(s)\n", n)
 				return err
@@ -189,7 +191,7 @@ func newReconcileCmd(e *env, o *chargeServerOptions) *cobra.Command {
 			if o.cfg.ProcessorURL == "" {
 				return usageErr("reconcile needs --processor URL: an in-process processor's table lives only inside its server")
 			}
-			return withStore(cmd.Context(), o, func(ctx context.Context, st store.Store) error {
+			return withStore(cmd.Context(), e, o, func(ctx context.Context, st store.Store) error {
 				diffs, err := chargeserver.Reconcile(ctx, st, chargeserver.OpenProcessor(o.cfg))
 				if err != nil {
 					return err
@@ -208,13 +210,13 @@ func newReconcileCmd(e *env, o *chargeServerOptions) *cobra.Command {
 }
 
 // withStore validates the shared flags, opens the database, and runs f.
-func withStore(ctx context.Context, o *chargeServerOptions, f func(context.Context, store.Store) error) error {
+func withStore(ctx context.Context, e *env, o *chargeServerOptions, f func(context.Context, store.Store) error) error {
 	if err := o.cfg.Validate(); err != nil {
 		return usageErr("%v", err)
 	}
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Minute)
 	defer cancel()
-	st, err := store.Open(ctx, o.cfg.Database)
+	st, err := store.Open(ctx, e.database(o.cfg.Database))
 	if err != nil {
 		return usageErr("%v", err)
 	}

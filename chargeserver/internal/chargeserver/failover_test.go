@@ -388,8 +388,12 @@ func newFloorRun(t *testing.T, pair *testdb.Pair) *floorRun {
 	return &floorRun{st: st, log: &attemptLog{}, done: map[string]string{}}
 }
 
-// one runs a new key through the flow; it is failoverPhases' workload.
+// one runs a new key through the flow; it is failoverPhases' workload. It
+// takes floorStep at least, as a retry does: run flat out, the floor made
+// thousands of keys, each two synchronous commits, most of the failover
+// test's CPU, for a window measured no finer than the retries' step.
 func (f *floorRun) one() bool {
+	defer pace(time.Now(), floorStep)
 	key, tries := chargeclient.NewKey(), 0
 	id, ok := floorCharge(f.st, key, f.log, &tries)
 	f.mu.Lock()
@@ -425,6 +429,14 @@ func (f *floorRun) check(t *testing.T, killed time.Time) {
 		len(f.done), firstOK.Sub(firstFail).Round(time.Millisecond), firstFail.Sub(killed).Round(time.Millisecond), f.retries, f.log.failed())
 }
 
+// floorStep is how often a floor worker steps, a retry or a new key.
+const floorStep = 20 * time.Millisecond
+
+// pace sleeps until step has passed since start.
+func pace(start time.Time, step time.Duration) {
+	time.Sleep(step - time.Since(start))
+}
+
 // floorCharge runs one key through the claim and the completion, each
 // retried on error with the same key for up to phaseLimit; tries counts
 // the attempts.
@@ -434,7 +446,7 @@ func floorCharge(st store.Store, key string, log *attemptLog, tries *int) (strin
 	rec := store.Record{Scope: chargeScope(acctA, key), Fingerprint: key, ProcessorKey: "pk_" + key, Request: []byte("{}"),
 		Owner: newOwner("floor"), LeaseUntil: now.Add(time.Minute), CreatedAt: now, Attempts: 1}
 	c := store.Charge{ID: "ch_" + key, Account: acctA, AmountCents: 100, Currency: "GBP", Status: "succeeded", ProcessorKey: rec.ProcessorKey, CreatedAt: now}
-	for start := time.Now(); time.Since(start) < phaseLimit; time.Sleep(20 * time.Millisecond) {
+	for start := time.Now(); time.Since(start) < phaseLimit; time.Sleep(floorStep) {
 		*tries++
 		existing, claimed, err := st.Claim(ctx, rec)
 		if err == nil && !claimed && existing.Status == store.StatusCompleted {

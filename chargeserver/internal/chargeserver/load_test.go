@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/contractlint/contractlint/chargeserver/internal/chargeserver/api/chargesv1/chargesv1connect"
 	"github.com/contractlint/contractlint/chargeserver/internal/chargeserver/processor"
 	"github.com/contractlint/contractlint/chargeserver/internal/chargeserver/store"
 )
@@ -117,6 +118,14 @@ type loadClient struct {
 	client *http.Client
 	// rpc, when set, sends each charge as a gRPC call on it instead.
 	rpc *http.Client
+	// rpcService is the gRPC client for url, made once per url: building
+	// one per call (its procedures' descriptors) was a third of a gRPC
+	// load test's CPU.
+	rpcService struct {
+		sync.Mutex
+		url    string
+		client chargesv1connect.ChargeServiceClient
+	}
 }
 
 func newLoadClient(url string, conns int) *loadClient {

@@ -32,7 +32,7 @@ func newRPCLoadClient(url string, conns int) *loadClient {
 // server's ErrorInfo carries, so the load statistics read alike; a call
 // that got no answer from the server is an error.
 func (c *loadClient) postRPC(key string) (status int, id string, err error) {
-	client := chargesv1connect.NewChargeServiceClient(c.rpc, c.url, connect.WithGRPC())
+	client := c.service()
 	req := connect.NewRequest(okCharge(key))
 	req.Header().Set("Authorization", "Bearer "+keyA)
 	res, err := client.CreateCharge(context.Background(), req)
@@ -53,6 +53,17 @@ func (c *loadClient) postRPC(key string) (status int, id string, err error) {
 		}
 	}
 	return 0, "", err
+}
+
+// service is the gRPC client for the current url.
+func (c *loadClient) service() chargesv1connect.ChargeServiceClient {
+	s := &c.rpcService
+	s.Lock()
+	defer s.Unlock()
+	if s.client == nil || s.url != c.url {
+		s.client, s.url = chargesv1connect.NewChargeServiceClient(c.rpc, c.url, connect.WithGRPC()), c.url
+	}
+	return s.client
 }
 
 // TestFaultSIGKILLDuringLoadOverGRPC is the SIGKILL fault test with every

@@ -5,7 +5,9 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"runtime/debug"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -66,9 +68,10 @@ func exitCode(ts *testscript.TestScript, neg bool, args []string) {
 	if err != nil {
 		ts.Fatalf("exitcode: %v", err)
 	}
-	err = ts.Exec(args[1], args[2:]...)
-	got := 0
-	if err != nil {
+	var got int
+	if run, ok := inProcess[args[1]]; ok {
+		got = runInProcess(ts, args[1], args[2:], run)
+	} else if err := ts.Exec(args[1], args[2:]...); err != nil {
 		ee, ok := err.(*exec.ExitError)
 		if !ok {
 			ts.Fatalf("exitcode: %v", err)
@@ -78,6 +81,36 @@ func exitCode(ts *testscript.TestScript, neg bool, args []string) {
 	if got != want {
 		ts.Fatalf("%s exited %d, want %d", args[1], got, want)
 	}
+}
+
+// inProcess are the commands exitcode runs in this process, in the
+// script's environment and directory: a start of the test binary costs
+// more CPU than most of the commands it runs. (A server a script starts
+// in the background, with exec &, is a process: the script stops it.)
+var inProcess = map[string]func(ts *testscript.TestScript, args []string) int{
+	"contractlint": func(ts *testscript.TestScript, args []string) int {
+		wd := ts.MkAbs(".")
+		return cli.Main(args, &cli.Env{Stdin: strings.NewReader(""), Stdout: ts.Stdout(), Stderr: ts.Stderr(),
+			Getenv: ts.Getenv, Now: time.Now, Getwd: func() (string, error) { return wd, nil }})
+	},
+	"charge-client": func(ts *testscript.TestScript, args []string) int {
+		return chargecli.ClientEnv(args, ts.Stdout(), ts.Stderr(), ts.Getenv)
+	},
+	"charge-server": func(ts *testscript.TestScript, args []string) int {
+		return chargecli.ServerEnv(args, ts.Stdout(), ts.Stderr(), ts.Getenv, ts.MkAbs("."))
+	},
+}
+
+// runInProcess runs one of inProcess and returns its exit code; a panic,
+// which as a process would exit 2 with a trace, fails the script with the
+// trace.
+func runInProcess(ts *testscript.TestScript, name string, args []string, run func(*testscript.TestScript, []string) int) int {
+	defer func() {
+		if r := recover(); r != nil {
+			ts.Fatalf("%s %s panicked: %v\n%s", name, strings.Join(args, " "), r, debug.Stack())
+		}
+	}()
+	return run(ts, args)
 }
 
 // freePort picks a loopback port for a script's server ($PORT), so scripts

@@ -41,7 +41,7 @@ type Node struct {
 const standbyName = "standby1"
 
 // pgBinaries are the programs a pair needs.
-var pgBinaries = []string{"initdb", "pg_ctl", "postgres", "pg_basebackup"}
+var pgBinaries = []string{"initdb", "pg_ctl", "postgres"}
 
 // Missing skips a test that lacks a real part, except on CI (CI=true),
 // which must never pass by skipping.
@@ -54,8 +54,8 @@ func Missing(t testing.TB, why string) {
 }
 
 // serverBin is the one directory holding all of pgBinaries: where pg_ctl on
-// PATH really lives (Debian links it from elsewhere, and its pg_basebackup on
-// PATH is a wrapper that wants a configured cluster), else Debian's
+// PATH really lives (Debian links it from elsewhere, and its programs on
+// PATH are wrappers that want a configured cluster), else Debian's
 // /usr/lib/postgresql/VERSION/bin, the newest first, as .ci/postgres looks.
 func serverBin(t testing.TB) string {
 	t.Helper()
@@ -96,7 +96,7 @@ func hasAll(dir string) bool {
 func StartPair(t testing.TB, sync bool) *Pair {
 	t.Helper()
 	p := &Pair{bin: serverBin(t)}
-	root, err := os.MkdirTemp("", "pgpair")
+	root, err := memoryTemp("pgpair")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,9 +109,14 @@ func StartPair(t testing.TB, sync bool) *Pair {
 	if sync {
 		syncNames, commit = standbyName, "on"
 	}
+	// The standby is a copy of the same template, not a base backup of
+	// the running primary: a cold copy of a cluster shut down cleanly is a
+	// backup of it as good as pg_basebackup's (the same system identifier,
+	// consistent at its shutdown checkpoint), and the standby streams
+	// everything after that checkpoint from the primary's pg_wal. It saves
+	// pg_basebackup's checkpoint and its second copy through a walsender.
+	p.initdb(t, p.Standby.Dir)
 	p.start(t, p.Primary, root, "-c", "synchronous_standby_names="+syncNames, "-c", "synchronous_commit="+commit)
-	p.run(t, "pg_basebackup", "-h", "127.0.0.1", "-p", strconv.Itoa(p.Primary.Port), "-U", "postgres",
-		"-D", p.Standby.Dir, "-X", "stream", "--checkpoint=fast", "--no-sync")
 	p.appendFile(t, filepath.Join(p.Standby.Dir, "standby.signal"), "")
 	// In postgresql.auto.conf, not on the command line, so CutReplication
 	// can take it back with a reload.
@@ -140,14 +145,14 @@ var cluster struct {
 }
 
 // initdb makes dir a new cluster: a copy of the process's template, made
-// on first use. The template lives beside the test binary's temporary
-// files and is removed by TestMain's caller (RemoveTemplate).
+// on first use. The template lives where the pairs do (memoryTemp) and is
+// removed by TestMain's caller (RemoveTemplate).
 func (p *Pair) initdb(t testing.TB, dir string) {
 	t.Helper()
 	cluster.Lock()
 	defer cluster.Unlock()
 	if cluster.dir == "" {
-		root, err := os.MkdirTemp("", "pgtemplate")
+		root, err := memoryTemp("pgtemplate")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -157,7 +162,9 @@ func (p *Pair) initdb(t testing.TB, dir string) {
 			}
 		}
 		tmpl := filepath.Join(root, "cluster")
-		p.run(t, "initdb", "-D", tmpl, "-U", "postgres", "--auth=trust", "--no-sync")
+		// Segments of 1 MB, not 16: every copy of the cluster copies one,
+		// and a primary zero-fills each new one.
+		p.run(t, "initdb", "-D", tmpl, "-U", "postgres", "--auth=trust", "--no-sync", "--wal-segsize=1")
 		cluster.dir = tmpl
 	}
 	// cp -a keeps the owner (the PostgreSQL user) and the 0700 mode
@@ -263,11 +270,14 @@ func (p *Pair) CutReplication(t testing.TB) {
 // machine, and the page cache outlives a killed process. Its dynamic
 // shared memory is files in its data directory, not segments in /dev/shm,
 // which a SIGKILLed postmaster never removes: they went when the test did.
+// Its max_connections and max_wal_senders are the template's (initdb's
+// postgresql.conf), as the template's pg_control records them: a hot
+// standby copied from it refuses to run below them.
 func (p *Pair) start(t testing.TB, n *Node, sockets string, extra ...string) {
 	t.Helper()
 	args := append([]string{"-D", n.Dir, "-p", strconv.Itoa(n.Port), "-k", sockets,
-		"-c", "listen_addresses=127.0.0.1", "-c", "max_connections=60", "-c", "shared_buffers=16MB",
-		"-c", "wal_level=replica", "-c", "max_wal_senders=4", "-c", "hot_standby=on", "-c", "fsync=off",
+		"-c", "listen_addresses=127.0.0.1", "-c", "shared_buffers=16MB",
+		"-c", "wal_level=replica", "-c", "hot_standby=on", "-c", "fsync=off",
 		"-c", "dynamic_shared_memory_type=mmap"}, extra...)
 	log, err := os.Create(filepath.Join(filepath.Dir(n.Dir), filepath.Base(n.Dir)+".log"))
 	if err != nil {

@@ -55,6 +55,19 @@ func MemoryDir(t testing.TB) string {
 	return dir
 }
 
+// memoryTemp is a new directory in shm where it has room (roomy), else in
+// the system's temporary directory; the caller removes it. For the files
+// of servers a test only ever kills processes over (see SQLite): a
+// PostgreSQL cluster's copies and WAL cost less CPU written to memory.
+func memoryTemp(prefix string) (string, error) {
+	if roomy(shm) {
+		if dir, err := os.MkdirTemp(shm, prefix); err == nil {
+			return dir, nil
+		}
+	}
+	return os.MkdirTemp("", prefix)
+}
+
 // Postgres returns a DSN whose search_path is a fresh schema, so tests never
 // see each other's rows. Without a server it skips, except on CI (CI=true),
 // which must never pass by skipping.
