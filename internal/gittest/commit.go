@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"testing"
 	"time"
 )
 
@@ -40,8 +41,8 @@ type CommitOptions struct {
 // or three, and each git process costs about 11 ms of CPU; a script builds
 // most of its history this way. It refuses what it does not model (ignore
 // files, submodules, a linked worktree, a non-SHA-1 repository, a fixed
-// date) with an error, for the caller to run git instead. It returns the
-// commit's name.
+// date) with an error wrapping ErrNotModelled, for the caller to run git
+// instead. It returns the commit's name.
 func Commit(top string, o CommitOptions) (string, error) {
 	g := &repoFiles{dir: filepath.Join(top, ".git"), top: top}
 	if err := g.check(); err != nil {
@@ -103,25 +104,46 @@ func Commit(top string, o CommitOptions) (string, error) {
 	return id, nil
 }
 
+// ErrNotModelled marks a repository Commit does not write as git would:
+// the caller runs git instead.
+var ErrNotModelled = errors.New("not modelled by gittest.Commit")
+
+// Commit stages paths ("." for all) and commits them with message, in
+// this process where Commit models the repository, else with git; it
+// returns the commit's name.
+func (r *Repo) Commit(t testing.TB, message string, paths ...string) string {
+	t.Helper()
+	id, err := Commit(r.Dir, CommitOptions{Message: message, Paths: paths})
+	if errors.Is(err, ErrNotModelled) {
+		r.Git(t, append([]string{"add", "--"}, paths...)...)
+		r.Git(t, "commit", "-q", "-m", message)
+		return r.Git(t, "rev-parse", "HEAD")
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return id
+}
+
 // repoFiles is a repository's .git directory and its work tree.
 type repoFiles struct{ dir, top string }
 
 // check refuses a repository whose files Commit does not write as git would.
 func (g *repoFiles) check() error {
 	if fi, err := os.Stat(g.dir); err != nil || !fi.IsDir() {
-		return fmt.Errorf("%s: no .git directory (a linked worktree or submodule is not modelled)", g.top)
+		return fmt.Errorf("%s: no .git directory (a linked worktree or submodule): %w", g.top, ErrNotModelled)
 	}
 	cfg, err := os.ReadFile(filepath.Join(g.dir, "config"))
 	if err != nil {
 		return err
 	}
 	if bytes.Contains(bytes.ToLower(cfg), []byte("objectformat")) || bytes.Contains(bytes.ToLower(cfg), []byte("excludesfile")) {
-		return fmt.Errorf("%s: its config is not modelled", g.dir)
+		return fmt.Errorf("%s: its config: %w", g.dir, ErrNotModelled)
 	}
 	if ex, err := os.ReadFile(filepath.Join(g.dir, "info", "exclude")); err == nil {
 		for _, l := range strings.Split(string(ex), "\n") {
 			if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "#") {
-				return fmt.Errorf("%s: ignore rules are not modelled", g.dir)
+				return fmt.Errorf("%s: ignore rules: %w", g.dir, ErrNotModelled)
 			}
 		}
 	}
@@ -156,7 +178,7 @@ func (g *repoFiles) stage(idx map[string]entry, name string) error {
 		case d.Name() == ".git" && rel == ".git":
 			return filepath.SkipDir
 		case d.Name() == ".git", d.Name() == ".gitignore", d.Name() == ".gitmodules":
-			return fmt.Errorf("%s: submodules and ignore files are not modelled", file)
+			return fmt.Errorf("%s: submodules and ignore files: %w", file, ErrNotModelled)
 		case d.IsDir():
 			return nil
 		}
@@ -173,7 +195,7 @@ func (g *repoFiles) stage(idx map[string]entry, name string) error {
 	matched := len(seen) > 0
 	for p, e := range idx {
 		if e.mode == 0o160000 {
-			return fmt.Errorf("%s: submodules are not modelled", p)
+			return fmt.Errorf("%s: submodules: %w", p, ErrNotModelled)
 		}
 		if under(p) && !seen[p] {
 			delete(idx, p)
@@ -285,7 +307,7 @@ func (g *repoFiles) writeObject(kind string, data []byte) (string, error) {
 func (g *repoFiles) readObject(kind, id string) ([]byte, error) {
 	f, err := os.Open(filepath.Join(g.dir, "objects", id[:2], id[2:]))
 	if err != nil {
-		return nil, fmt.Errorf("object %s is not loose (packed objects are not modelled): %w", id, err)
+		return nil, fmt.Errorf("object %s is not loose (packed objects): %w", id, ErrNotModelled)
 	}
 	defer f.Close()
 	r, err := zlib.NewReader(f)
@@ -358,7 +380,7 @@ func commitBody(tree, parent string, o CommitOptions) ([]byte, error) {
 		get = os.Getenv
 	}
 	if get("GIT_AUTHOR_DATE") != "" || get("GIT_COMMITTER_DATE") != "" {
-		return nil, errors.New("a fixed commit date is not modelled")
+		return nil, fmt.Errorf("a fixed commit date: %w", ErrNotModelled)
 	}
 	now := time.Now()
 	_, off := now.Zone()
@@ -398,7 +420,7 @@ func (g *repoFiles) readIndex() (map[string]entry, error) {
 	} else if err != nil {
 		return nil, err
 	}
-	bad := fmt.Errorf("%s: an index Commit does not read", filepath.Join(g.dir, "index"))
+	bad := fmt.Errorf("%s: an index of another version or with merge stages: %w", filepath.Join(g.dir, "index"), ErrNotModelled)
 	if len(b) < 12 || string(b[:4]) != "DIRC" {
 		return nil, bad
 	}
