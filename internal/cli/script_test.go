@@ -47,6 +47,7 @@ func TestScripts(t *testing.T) {
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"exitcode": exitCode,
 			"commit":   gitCommit,
+			"init":     gitInit,
 		},
 	})
 }
@@ -104,6 +105,15 @@ func runInProcess(ts *testscript.TestScript, args []string) (code int) {
 		}
 	}()
 	return cli.Main(args, e)
+}
+
+// gitInit runs `init -b BRANCH`: `git init -b BRANCH` in the script's
+// directory, written in this process (gittest.Init).
+func gitInit(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 || args[0] != "-b" {
+		ts.Fatalf("usage: init -b BRANCH")
+	}
+	ts.Check(gittest.Init(ts.MkAbs("."), args[1]))
 }
 
 // gitCommit runs `commit [-a] [-tag NAME] -m MESSAGE [PATH...]`: `git add

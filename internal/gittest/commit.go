@@ -104,6 +104,26 @@ func Commit(top string, o CommitOptions) (string, error) {
 	return id, nil
 }
 
+// Init makes dir an empty repository whose unborn branch is branch, as
+// `git init -b BRANCH` does but in this process: the directories and
+// files git reads (no hook samples or description, which nothing reads).
+func Init(dir, branch string) error {
+	g := filepath.Join(dir, ".git")
+	if _, err := os.Stat(g); err == nil {
+		return fmt.Errorf("%s is a repository already", dir)
+	}
+	for _, d := range []string{"objects/info", "objects/pack", "refs/heads", "refs/tags", "info"} {
+		if err := os.MkdirAll(filepath.Join(g, filepath.FromSlash(d)), 0o755); err != nil {
+			return err
+		}
+	}
+	config := "[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = false\n\tlogallrefupdates = true\n"
+	if err := os.WriteFile(filepath.Join(g, "config"), []byte(config), 0o644); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(g, "HEAD"), []byte("ref: refs/heads/"+branch+"\n"), 0o644)
+}
+
 // ErrNotModelled marks a repository Commit does not write as git would:
 // the caller runs git instead.
 var ErrNotModelled = errors.New("not modelled by gittest.Commit")
