@@ -3,7 +3,6 @@ package cli
 import (
 	"bufio"
 	"bytes"
-	"fmt"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -25,7 +24,28 @@ func (s *reviewSources) author(name string, line int, says string) string {
 	if s == nil || line < 1 || !filepath.IsLocal(filepath.FromSlash(name)) {
 		return ""
 	}
-	args := []string{"blame", "--porcelain", "-L", fmt.Sprintf("%d,%d", max(1, line-blameReach), line+blameReach)}
+	out, err := s.blame(name)
+	if err != nil {
+		return ""
+	}
+	who := nearestAuthor(out, line, says)
+	if who == uncommitted {
+		return s.ident()
+	}
+	return who
+}
+
+// blame is git blame --porcelain of the whole of name over the compared
+// range, asked of git once a file per run: a file often holds several
+// acceptances, and a git process costs more than blaming a file's few
+// hundred lines.
+func (s *reviewSources) blame(name string) ([]byte, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if b, ok := s.blames[name]; ok {
+		return b.out, b.err
+	}
+	args := []string{"blame", "--porcelain"}
 	switch {
 	case s.head != "" && s.base != "":
 		args = append(args, s.base+".."+s.head)
@@ -35,25 +55,25 @@ func (s *reviewSources) author(name string, line int, says string) string {
 		args = append(args, s.base+"..") // the work tree, back to the base
 	}
 	out, err := source.RunGit(s.top, append(args, "--", name)...)
-	if err != nil {
-		// -L past the end of the file: the file is shorter than the reach.
-		args[3] = fmt.Sprintf("%d,", max(1, line-blameReach))
-		if out, err = source.RunGit(s.top, append(args, "--", name)...); err != nil {
-			return ""
-		}
+	if s.blames == nil {
+		s.blames = map[string]blamed{}
 	}
-	who := nearestAuthor(out, line, says)
-	if who == uncommitted {
-		return s.ident()
-	}
-	return who
+	s.blames[name] = blamed{out, err}
+	return out, err
+}
+
+// blamed is one file's git blame output, or why git gave none.
+type blamed struct {
+	out []byte
+	err error
 }
 
 // uncommitted is what nearestAuthor says of a line no commit holds yet.
 const uncommitted = "\x00uncommitted"
 
 // nearestAuthor reads git blame --porcelain output: the author ("Name
-// <mail>") of the line nearest to line whose text holds says.
+// <mail>") of the line nearest to line, at most blameReach lines away,
+// whose text holds says.
 func nearestAuthor(out []byte, line int, says string) string {
 	authors := map[string]string{}
 	var sha, best string
@@ -66,7 +86,7 @@ func nearestAuthor(out []byte, line int, says string) string {
 		switch {
 		case strings.HasPrefix(text, "\t"):
 			d := max(final-line, line-final)
-			if strings.Contains(text, says) && (bestDist < 0 || d < bestDist) {
+			if d <= blameReach && strings.Contains(text, says) && (bestDist < 0 || d < bestDist) {
 				best, bestDist = sha, d
 			}
 		case strings.HasPrefix(text, "author "):

@@ -206,8 +206,7 @@ func reviewMatchesDiff(t *testing.T, p pair, s shape) {
 		head[".contractlint-waivers.yaml"], accepted = waiveAll(want.waivable)
 	}
 	writeTree(t, r.Dir, base)
-	r.Git(t, "add", "-A")
-	r.Git(t, "commit", "-q", "-m", "base")
+	r.Commit(t, "base", ".")
 	writeTree(t, r.Dir, head)
 	args := []string{"review", "--base", "main"}
 	if s.has(shapeStaged) {

@@ -415,12 +415,10 @@ func reviewNotBelowDiff(t *testing.T, l layout) {
 	if l.subDir != "" {
 		sub := gittest.New(t)
 		writeTree(t, sub.Dir, l.sub[0])
-		sub.Git(t, "add", "-A")
-		sub.Git(t, "commit", "-q", "-m", "base")
+		sub.Commit(t, "base", ".")
 		r.Git(t, "submodule", "add", "-q", sub.Dir, l.subDir)
 	}
-	r.Git(t, "add", "-A")
-	r.Git(t, "commit", "-q", "-m", "base")
+	r.Commit(t, "base", ".")
 	w := checkout(t, r, l.history)
 	writeLayout(t, w.Dir, l.head)
 	if l.subDir != "" && l.breaks {
@@ -476,8 +474,7 @@ func checkout(t *testing.T, r *gittest.Repo, history string) *gittest.Repo {
 		r.Git(t, "checkout", "-q", "-b", "feature")
 		r.Git(t, "checkout", "-q", "main")
 		writeTree(t, r.Dir, map[string][]byte{"NOTES.md": []byte("main moved on\n")})
-		r.Git(t, "add", "-A")
-		r.Git(t, "commit", "-q", "-m", "main moves on")
+		r.Commit(t, "main moves on", ".")
 		r.Git(t, "checkout", "-q", "feature")
 	}
 	switch history {

@@ -18,8 +18,7 @@ import (
 func TestReviewRepositoryURIOnlyForSARIF(t *testing.T) {
 	r := gittest.New(t)
 	writeTree(t, r.Dir, map[string][]byte{"api.yaml": []byte("openapi: 3.0.3\ninfo: {title: t, version: \"1\"}\npaths: {}\n")})
-	r.Git(t, "add", "-A")
-	r.Git(t, "commit", "-q", "-m", "v1")
+	r.Commit(t, "v1", ".")
 	r.Git(t, "remote", "add", "origin", "https://user:secret@example.com/shop/api.git")
 	review := func(env map[string]string, args ...string) (stdout, trace string) {
 		t.Helper()

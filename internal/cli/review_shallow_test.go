@@ -23,8 +23,7 @@ func TestReviewShallowSaysHistoryCutInEveryFormat(t *testing.T) {
 	}
 	for _, fields := range []string{"  string note = 2;\n", ""} {
 		writeTree(t, origin.Dir, proto(fields))
-		origin.Git(t, "add", "-A")
-		origin.Git(t, "commit", "-q", "-m", "shop")
+		origin.Commit(t, "shop", ".")
 	}
 	edge := origin.Git(t, "rev-parse", "HEAD")
 	clone := &gittest.Repo{Dir: filepath.Join(t.TempDir(), "clone")}

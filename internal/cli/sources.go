@@ -21,6 +21,9 @@ type reviewSources struct {
 	// ident is who would commit now, asked of git once a run: every
 	// acceptance not committed yet is theirs.
 	ident func() string
+	mu    sync.Mutex
+	// blames are the files' git blame output, by name (see blame).
+	blames map[string]blamed
 }
 
 func newReviewSources(dir, base, head string, staged bool) *reviewSources {

@@ -67,7 +67,8 @@ func QuietEnv() []string {
 // Repo is a throwaway work tree.
 type Repo struct{ Dir string }
 
-// New isolates git and makes an empty repository whose branch is main.
+// New isolates git and makes an empty repository whose branch is main
+// (see Init).
 func New(t testing.TB) *Repo {
 	t.Helper()
 	Isolate(t)
@@ -75,9 +76,10 @@ func New(t testing.TB) *Repo {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &Repo{Dir: dir}
-	r.Git(t, "init", "-q", "-b", "main")
-	return r
+	if err := Init(dir, "main"); err != nil {
+		t.Fatal(err)
+	}
+	return &Repo{Dir: dir}
 }
 
 // Git runs git in the work tree and returns its trimmed output.
