@@ -2,7 +2,6 @@ package pipeline_test
 
 import (
 	"fmt"
-	"runtime"
 	"strings"
 	"testing"
 
@@ -37,15 +36,14 @@ func loadAlloc(t *testing.T, name, text string) (alloc uint64, elements int) {
 		elements = limits.Scan([]byte(text), limits.DefaultDepth, 1<<30).Elements
 		elements = max(elements, first(limits.Expanded([]byte(text), 1<<40)))
 	}
-	var before, after runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&before)
-	_, err := pipeline.Load(pipeline.Side{Src: src, Files: []string{name}}, pipeline.Options{Registry: rules.Default(), Settings: &rules.Settings{}})
-	runtime.ReadMemStats(&after)
+	var err error
+	alloc = allocated(func() {
+		_, err = pipeline.Load(pipeline.Side{Src: src, Files: []string{name}}, pipeline.Options{Registry: rules.Default(), Settings: &rules.Settings{}})
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return after.TotalAlloc - before.TotalAlloc, elements
+	return alloc, elements
 }
 
 // aliasBomb is a document whose schemas each alias the one before twice:

@@ -2,7 +2,6 @@ package pipeline_test
 
 import (
 	"fmt"
-	"runtime"
 	"strings"
 	"testing"
 
@@ -59,12 +58,10 @@ func sideAlloc(t *testing.T, files map[string]string, l limits.Limits) (alloc ui
 		}
 	}
 	side.Src, _ = hostileRepo(t, files)
-	var before, after runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&before)
-	_, err = pipeline.Load(side, pipeline.Options{Registry: rules.Default(), Settings: &rules.Settings{}, Limits: l})
-	runtime.ReadMemStats(&after)
-	return after.TotalAlloc - before.TotalAlloc, elements, err
+	alloc = allocated(func() {
+		_, err = pipeline.Load(side, pipeline.Options{Registry: rules.Default(), Settings: &rules.Settings{}, Limits: l})
+	})
+	return alloc, elements, err
 }
 
 // TestSideBudget: at the default limits, loading one whole side (many
