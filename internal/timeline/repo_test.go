@@ -18,7 +18,6 @@ import (
 	"github.com/rogpeppe/go-internal/txtar"
 
 	"github.com/contractlint/contractlint/internal/cli"
-	"github.com/contractlint/contractlint/internal/corpus"
 	"github.com/contractlint/contractlint/internal/gittest"
 	"github.com/contractlint/contractlint/internal/timeline"
 )
@@ -133,10 +132,7 @@ func newTop(t testing.TB) string {
 // it after them.
 var root string
 
-// The collector's target is raised (corpus.LoadingGC): the Stripe history
-// loads two whole releases of Stripe's spec and writes 27 MB of JSON.
 func TestMain(m *testing.M) {
-	corpus.LoadingGC()
 	dir, err := os.MkdirTemp("", "timeline-test-")
 	if err == nil {
 		root, err = filepath.EvalSymlinks(dir)
