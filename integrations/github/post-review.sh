@@ -15,15 +15,18 @@ set -uo pipefail
 review=${1:?usage: post-review.sh REVIEW.json [COUNTS.json]}
 counts=${2:-}
 event="${GITHUB_EVENT_PATH:-/dev/null}"
-pr="$(jq -r '.pull_request.number // empty' "$event" 2>/dev/null || true)"
-sha="$(jq -r '.pull_request.head.sha // empty' "$event" 2>/dev/null || true)"
+# Each jq and curl start costs a runner tens of milliseconds: one jq reads
+# what several questions need.
+pr='' sha=''
+{ read -r pr; read -r sha; } < <(jq -r '.pull_request.number // "", .pull_request.head.sha // ""' "$event" 2>/dev/null) || true
 if [ -z "$pr" ] || [ ! -s "$review" ]; then
   echo "contractlint: no pull request or no review; no review posted"
   exit 0
 fi
 api="${GITHUB_API_URL:-https://api.github.com}/repos/$GITHUB_REPOSITORY/pulls"
 marker='<!-- contractlint:review -->'
-digest="$(sha256sum < "$review" | cut -c1-32)"
+read -r digest _ < <(sha256sum < "$review")
+digest="${digest:0:32}"
 stamp="<!-- contractlint:digest:$digest -->"
 tmp="$(mktemp -d "${RUNNER_TEMP:-/tmp}/contractlint-review.XXXXXX")"
 errs="$tmp/errors"
@@ -45,9 +48,15 @@ cannot() {
 }
 
 reviews="$(call GET "/$pr/reviews?per_page=100")" || cannot read
-ours="$(jq -r --arg m "$marker" '.[] | select(.body | startswith($m)) | .id' <<< "$reviews")"
+# Our earlier reviews' ids, one a line, then whether the latest of them
+# carries this review's digest.
+found="$(jq -r --arg m "$marker" --arg s "$stamp" \
+  '[.[] | select(.body | startswith($m))] | (.[].id), (last.body // "" | contains($s))' <<< "$reviews")"
+unchanged="${found##*$'\n'}"
+ours=''
+[ "$found" = "$unchanged" ] || ours="${found%$'\n'*}"
 latest="${ours##*$'\n'}"
-if [ -n "$latest" ] && jq -e --argjson id "$latest" --arg s "$stamp" '.[] | select(.id == $id) | .body | contains($s)' <<< "$reviews" > /dev/null; then
+if [ -n "$latest" ] && [ "$unchanged" = true ]; then
   echo "contractlint: the review is unchanged since review $latest; not posted again"
   exit 0
 fi
@@ -63,13 +72,12 @@ for id in $ours; do
   done
 done
 
-body="$(jq -r --arg s "$stamp" '.body + "\n" + $s' "$review")"
 if [ -n "$latest" ] && [ "$(jq '.comments | length' "$review")" = 0 ]; then
-  jq -n --arg b "$body" '{body: $b}' | call PUT "/$pr/reviews/$latest" > /dev/null || cannot update
+  jq --arg s "$stamp" '{body: (.body + "\n" + $s)}' "$review" | call PUT "/$pr/reviews/$latest" > /dev/null || cannot update
   echo "contractlint: updated review $latest"
   exit 0
 fi
-jq --arg b "$body" --arg sha "$sha" '.body = $b | if $sha != "" then .commit_id = $sha else . end' "$review" > "$tmp/review.json"
+jq --arg s "$stamp" --arg sha "$sha" '.body += "\n" + $s | if $sha != "" then .commit_id = $sha else . end' "$review" > "$tmp/review.json"
 if ! new="$(call POST "/$pr/reviews" < "$tmp/review.json")"; then
   # A comment on a line GitHub's diff does not show fails the whole review
   # (422): post the comments in the body instead.
@@ -78,8 +86,10 @@ if ! new="$(call POST "/$pr/reviews" < "$tmp/review.json")"; then
   new="$(call POST "/$pr/reviews" < "$tmp/flat.json")" || cannot post
 fi
 id="$(jq -r '.id' <<< "$new")"
-for old in $ours; do
-  jq -n --arg b "$marker"$'\n'"Superseded by a later contractlint review of this pull request." '{body: $b}' |
-    call PUT "/$pr/reviews/$old" > /dev/null || cannot update
-done
+if [ -n "$ours" ]; then
+  superseded="$(jq -n --arg b "$marker"$'\n'"Superseded by a later contractlint review of this pull request." '{body: $b}')"
+  for old in $ours; do
+    call PUT "/$pr/reviews/$old" <<< "$superseded" > /dev/null || cannot update
+  done
+fi
 echo "contractlint: posted review $id"

@@ -29,9 +29,11 @@ func Start(t testing.TB, opts ...chromedp.ExecAllocatorOption) context.Context {
 	return ctx
 }
 
-// Shared is one chromium that several tests of a package drive, each in a
-// tab of its own: a browser start costs more than the checks of a page.
-// The first Tab starts it; Close, from TestMain after the tests, ends it.
+// Shared is one chromium that several tests of a package drive, one after
+// another, in its one tab: a browser start costs more than the checks of a
+// page, and each further tab starts a renderer of its own (most of a
+// page's CPU). The first Tab starts it; Close, from TestMain after the
+// tests, ends it.
 type Shared struct {
 	// Opts are passed on as Start's are.
 	Opts []chromedp.ExecAllocatorOption
@@ -44,9 +46,10 @@ type Shared struct {
 	exe  string
 }
 
-// Tab opens a new tab of the shared browser, closed when the test ends. A
-// missing chromium skips or fails the test as Start does; a browser that
-// did not start fails every test that asks for it.
+// Tab is the shared browser's tab, the same for every test: a test leaves
+// it at whatever page it loaded last. A missing chromium skips or fails
+// the test as Start does; a browser that did not start fails every test
+// that asks for it.
 func (s *Shared) Tab(t testing.TB) context.Context {
 	t.Helper()
 	exe := lookup(t)
@@ -62,12 +65,7 @@ func (s *Shared) Tab(t testing.TB) context.Context {
 	if s.err != nil {
 		t.Fatalf("starting %s: %v", s.exe, s.err)
 	}
-	ctx, cancel := chromedp.NewContext(s.ctx)
-	t.Cleanup(cancel)
-	if err := first(ctx); err != nil {
-		t.Fatalf("opening a tab: %v", err)
-	}
-	return ctx
+	return s.ctx
 }
 
 // Close ends the shared browser, if a test started it, and removes its

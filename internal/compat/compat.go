@@ -57,6 +57,26 @@ type Result struct {
 
 // Run compares the head with every release o names.
 func Run(o Options) (*Result, error) {
+	rs, err := Find(o)
+	if err != nil {
+		return nil, err
+	}
+	return rs.Run(o)
+}
+
+// Releases are the releases o names, found in the repository holding
+// o.Review.Dir: what Run compares the head with. A caller that lists them
+// too (history puts them on its timeline) finds them once and runs them.
+type Releases struct {
+	Repo *review.Repo
+	// Tagged are the refs and tags git resolves, oldest first (Resolve);
+	// Locked those of the tag glob that contractlint.lock records (Locked).
+	Tagged []Release
+	Locked []review.LockedRelease
+}
+
+// Find resolves the releases o names.
+func Find(o Options) (*Releases, error) {
 	repo, err := review.OpenRepo(o.Review.Dir)
 	if err != nil {
 		return nil, err
@@ -65,10 +85,17 @@ func Run(o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	rels, err := Resolve(repo.Top, o.Against, o.Tags, len(locked) > 0)
+	tagged, err := Resolve(repo.Top, o.Against, o.Tags, len(locked) > 0)
 	if err != nil {
 		return nil, err
 	}
+	return &Releases{Repo: repo, Tagged: tagged, Locked: locked}, nil
+}
+
+// Run compares the head with each of rs, with o's review; o's Against and
+// Tags are those rs were found with.
+func (rs *Releases) Run(o Options) (*Result, error) {
+	repo, locked, rels := rs.Repo, rs.Locked, slices.Clone(rs.Tagged)
 	gone, moved, err := fromLock(repo.Top, rels, locked)
 	if err != nil {
 		return nil, err

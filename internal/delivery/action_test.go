@@ -68,6 +68,14 @@ type fakeRunner struct {
 	built bool
 }
 
+// actionBuild is the binary .ci/parts built with the action's own build
+// command, which the fake runner's go hands over; without it the test skips
+// (fails when CI=true). A test asks first, before it makes its repository.
+func actionBuild(t *testing.T) string {
+	t.Helper()
+	return part(t, "CONTRACTLINT_ACTION_BUILD")
+}
+
 func newFakeRunner(t *testing.T, act actionFile, top, work, tmp, base string) *fakeRunner {
 	r := &fakeRunner{t: t, top: top, tmp: tmp, work: work, files: map[string]string{},
 		inputs: map[string]string{}, ghLog: filepath.Join(tmp, "gh.log"), goLog: filepath.Join(tmp, "go.log")}
@@ -88,7 +96,7 @@ func newFakeRunner(t *testing.T, act actionFile, top, work, tmp, base string) *f
 	// Each go call is logged, so a test can tell whether the action
 	// compiled anything; its build hands over the binary .ci/parts made
 	// with the same call, so no test compiles one.
-	executable(t, filepath.Join(tools, "go"), fmt.Sprintf(fakeGo, r.goLog, part(t, "CONTRACTLINT_ACTION_BUILD"), need(t, "go")))
+	executable(t, filepath.Join(tools, "go"), fmt.Sprintf(fakeGo, r.goLog, actionBuild(t), need(t, "go")))
 	executable(t, filepath.Join(tools, "gh"), fakeGH)
 	r.env = []string{"GITHUB_ACTIONS=true", "GITHUB_EVENT_NAME=pull_request", "GITHUB_EVENT_PATH=" + event,
 		"GITHUB_WORKSPACE=" + work, "GITHUB_ACTION_PATH=" + top, "GITHUB_REPOSITORY=shop/api",
@@ -279,6 +287,7 @@ func TestAction(t *testing.T) {
 	need(t, "bash")
 	need(t, "go")
 	need(t, "jq")
+	actionBuild(t)
 	top := repoTop(t)
 	act := readAction(t, top)
 
@@ -511,6 +520,7 @@ func TestActionEvents(t *testing.T) {
 	need(t, "bash")
 	need(t, "go")
 	need(t, "jq")
+	actionBuild(t)
 	top := repoTop(t)
 	act := readAction(t, top)
 	tmp := t.TempDir()

@@ -15,6 +15,7 @@ func TestActionHistoryReport(t *testing.T) {
 	need(t, "bash")
 	need(t, "go")
 	need(t, "jq")
+	actionBuild(t)
 	top := repoTop(t)
 	act := readAction(t, top)
 	i := slices.IndexFunc(act.Runs.Steps, func(s actionStep) bool { return s.ID == "history" })

@@ -16,12 +16,12 @@ import (
 // carries a break, and a pre-push hook pushing to a bare remote.
 func TestPreCommitHook(t *testing.T) {
 	need(t, "pre-commit")
-	top := repoTop(t)
-	head := strings.TrimSpace(must(t, top, nil, "git", "rev-parse", "HEAD"))
 	// .ci/parts installed the hook with pre-commit, from a clone of HEAD
 	// into its own PRE_COMMIT_HOME: the configuration below names the same
 	// repository and rev, so pre-commit finds it installed.
 	parts := part(t, "CONTRACTLINT_PRECOMMIT")
+	top := repoTop(t)
+	head := strings.TrimSpace(must(t, top, nil, "git", "rev-parse", "HEAD"))
 	hookRepo := filepath.Join(parts, "hook")
 	if got := strings.TrimSpace(must(t, hookRepo, nil, "git", "rev-parse", "HEAD")); got != head {
 		t.Fatalf("the hook .ci/parts installed is at %s, HEAD is %s: run .ci/parts again", got, head)

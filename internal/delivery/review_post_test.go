@@ -254,6 +254,7 @@ func TestPostReviewForbidden(t *testing.T) {
 func TestActionSuggestions(t *testing.T) {
 	needScriptTools(t)
 	need(t, "go")
+	actionBuild(t)
 	top := repoTop(t)
 	act := readAction(t, top)
 	tmp := t.TempDir()

@@ -33,11 +33,33 @@ type browser struct {
 // chrome is the package's one chromium: TestMain closes it.
 var chrome = browsertest.Shared{Opts: []chromedp.ExecAllocatorOption{chromedp.WindowSize(1280, 900)}}
 
-// newBrowser opens a tab of Debian's chromium (browsertest.Shared) and
-// listens to its requests and dialogs.
+// tab is the browser on chrome's one tab, listening from the first test
+// that asks until TestMain closes chrome.
+var tab struct {
+	once sync.Once
+	b    *browser
+}
+
+// newBrowser is chrome's tab (browsertest.Shared), listening to its
+// requests and dialogs, with none heard yet: each test loads its page in
+// the same tab, and a tab of its own would start another renderer.
 func newBrowser(t *testing.T) *browser {
 	t.Helper()
 	ctx := chrome.Tab(t)
+	tab.once.Do(func() { tab.b = listen(ctx) })
+	b := tab.b
+	b.mu.Lock()
+	b.requests, b.dialogs = nil, nil
+	b.mu.Unlock()
+	// A test that failed with JavaScript off leaves it off: the next page
+	// runs its script again.
+	b.do(t, b.scripts(true))
+	return b
+}
+
+// listen records every request the tab makes and every dialog it opens,
+// answering each dialog.
+func listen(ctx context.Context) *browser {
 	b := &browser{ctx: ctx}
 	requests := chromedp.Events(ctx, network.RequestWillBeSent)
 	dialogs := chromedp.Events(ctx, page.JavascriptDialogOpening)

@@ -34,18 +34,14 @@ type Options struct {
 // Build walks the releases and the head and compares each consecutive pair
 // and each release with the head.
 func Build(o Options) (*Report, error) {
-	repo, err := review.OpenRepo(o.Review.Dir)
+	// The releases are found once, for the timeline and the transitive
+	// review alike.
+	co := compat.Options{Review: o.Review, Against: o.Against, Tags: o.Tags}
+	rs, err := compat.Find(co)
 	if err != nil {
 		return nil, err
 	}
-	locked, err := compat.Locked(repo.Top, o.Tags)
-	if err != nil {
-		return nil, err
-	}
-	tagged, err := compat.Resolve(repo.Top, o.Against, o.Tags, len(locked) > 0)
-	if err != nil {
-		return nil, err
-	}
+	repo, locked, tagged := rs.Repo, rs.Locked, rs.Tagged
 	col := &collector{reg: o.Review.Pipeline.Registry, settings: o.Review.Pipeline.Settings, linkBase: o.LinkBase}
 	r := &Report{Repository: repo.RemoteURI(), LinkBase: o.LinkBase}
 	dates := commitDates(repo.Top, tagged)
@@ -57,7 +53,6 @@ func Build(o Options) (*Report, error) {
 
 	// The head against every release: review --against-tags, each
 	// release's review kept as a step of its own.
-	co := compat.Options{Review: o.Review, Against: o.Against, Tags: o.Tags}
 	co.Review.Pipeline.Compared = col.add
 	byName := map[string]Release{}
 	for _, t := range tagged {
@@ -72,7 +67,7 @@ func Build(o Options) (*Report, error) {
 	co.Each = func(name string, rr *review.Result) {
 		r.AgainstHead = append(r.AgainstHead, col.step(byName[name], head, rr))
 	}
-	cres, err := compat.Run(co)
+	cres, err := rs.Run(co)
 	if err != nil {
 		return nil, err
 	}
