@@ -1,6 +1,7 @@
 package review
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -112,12 +113,36 @@ func (r *testRepo) remove(name string) {
 	}
 }
 
-// commit records every change in the work tree and returns the commit id.
+// commit records every change in the work tree and returns the commit id:
+// written here in the plain case (see writeCommit), else by git.
 func (r *testRepo) commit(msg string) string {
 	r.t.Helper()
+	id, err := r.writeCommit(msg)
+	if err == nil {
+		return id
+	}
+	if !errors.Is(err, errByGit) {
+		r.t.Fatal(err)
+	}
 	r.git("add", "-A")
 	r.git("commit", "-q", "--allow-empty", "-m", msg)
 	return r.head()
+}
+
+// addAll stages every change in the work tree, as `git add -A` does.
+func (r *testRepo) addAll() {
+	r.t.Helper()
+	_, _, err := r.plainHead()
+	if err == nil {
+		_, err = r.stageAll()
+	}
+	if err == nil {
+		return
+	}
+	if !errors.Is(err, errByGit) {
+		r.t.Fatal(err)
+	}
+	r.git("add", "-A")
 }
 
 // head is HEAD's commit, read from the files git keeps it in when it can

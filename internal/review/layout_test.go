@@ -148,7 +148,7 @@ func TestRunFollowsLinksInside(t *testing.T) {
 func treeThenIndex(r *testRepo, check func(staged bool, res *Result, err error)) {
 	for _, staged := range []bool{false, true} {
 		if staged {
-			r.git("add", "-A")
+			r.addAll()
 		}
 		o := options(r.top)
 		o.Staged = staged

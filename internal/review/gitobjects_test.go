@@ -1,0 +1,339 @@
+package review
+
+import (
+	"bytes"
+	"compress/zlib"
+	"crypto/sha1"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// A test repository's commit is written here, as git writes one, rather
+// than by `git add -A` and `git commit`: two git starts per commit were a
+// fifth of every git process this package's tests start, and a test is
+// after what the review does with the commit, not how it was made. Only the
+// plain case is written here — a work tree of files and links, a branch
+// checked out, nothing that makes `git add -A` more than "the work tree as
+// it is" — anything else (ignore files, submodules, a sparse or merging
+// index, dates the test fixes) is left to git itself.
+
+// errByGit says a work tree or repository is not the plain case.
+var errByGit = errors.New("not the plain case: left to git")
+
+// entry is one file of the index being written.
+type entry struct {
+	name string // from the top, with slashes
+	mode uint32 // 0o100644, 0o100755 or 0o120000
+	id   [20]byte
+	fi   fs.FileInfo
+}
+
+// writeCommit records the work tree as `git add -A` and `git commit
+// --allow-empty -m msg` would, and returns the commit id.
+func (r *testRepo) writeCommit(msg string) (string, error) {
+	branch, parent, err := r.plainHead()
+	if err != nil {
+		return "", err
+	}
+	ident, err := authorLine()
+	if err != nil || strings.ContainsAny(msg, "\n#") || strings.TrimSpace(msg) != msg || msg == "" {
+		return "", errByGit
+	}
+	es, err := r.stageAll()
+	if err != nil {
+		return "", err
+	}
+	tree, err := r.writeTree(es, "")
+	if err != nil {
+		return "", err
+	}
+	var c strings.Builder
+	fmt.Fprintf(&c, "tree %s\n", tree)
+	if parent != "" {
+		fmt.Fprintf(&c, "parent %s\n", parent)
+	}
+	fmt.Fprintf(&c, "author %s\ncommitter %s\n\n%s\n", ident, ident, msg)
+	id, err := r.writeObject("commit", []byte(c.String()))
+	if err != nil {
+		return "", err
+	}
+	hexID := hex.EncodeToString(id[:])
+	ref := filepath.Join(r.top, ".git", filepath.FromSlash(branch))
+	if err := os.MkdirAll(filepath.Dir(ref), 0o755); err != nil {
+		return "", err
+	}
+	return hexID, os.WriteFile(ref, []byte(hexID+"\n"), 0o644)
+}
+
+// plainHead is the branch HEAD names and its commit ("" before the first),
+// when both are where a fresh repository keeps them and no merge, pick,
+// sparse checkout or submodule asks more of a commit than its files.
+func (r *testRepo) plainHead() (branch, parent string, err error) {
+	git := filepath.Join(r.top, ".git")
+	for _, name := range []string{"MERGE_HEAD", "CHERRY_PICK_HEAD", "REVERT_HEAD", "packed-refs", "info/sparse-checkout", "modules"} {
+		if _, err := os.Lstat(filepath.Join(git, filepath.FromSlash(name))); !errors.Is(err, fs.ErrNotExist) {
+			return "", "", errByGit
+		}
+	}
+	if v, err := r.indexVersion(); err != nil || v != 0 && v != 2 {
+		return "", "", errByGit // version 3 and up hold skip-worktree and intent-to-add entries
+	}
+	b, err := os.ReadFile(filepath.Join(git, "HEAD"))
+	branch, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "ref: ")
+	if err != nil || !ok || !strings.HasPrefix(branch, "refs/heads/") {
+		return "", "", errByGit
+	}
+	b, err = os.ReadFile(filepath.Join(git, filepath.FromSlash(branch)))
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return branch, "", nil
+	case err != nil || len(bytes.TrimSpace(b)) != 40:
+		return "", "", errByGit
+	}
+	return branch, string(bytes.TrimSpace(b)), nil
+}
+
+// indexVersion is the index file's version, 0 when there is none.
+func (r *testRepo) indexVersion() (uint32, error) {
+	b, err := os.ReadFile(filepath.Join(r.top, ".git", "index"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return 0, nil
+	}
+	if err != nil || len(b) < 12 || string(b[:4]) != "DIRC" {
+		return 0, errByGit
+	}
+	return binary.BigEndian.Uint32(b[4:8]), nil
+}
+
+// authorLine is the author line's "name <email> time zone", from the
+// environment gittest.Isolate sets; a date the test fixes is left to git.
+func authorLine() (string, error) {
+	name, email := os.Getenv("GIT_AUTHOR_NAME"), os.Getenv("GIT_AUTHOR_EMAIL")
+	if name == "" || email == "" || name != os.Getenv("GIT_COMMITTER_NAME") || email != os.Getenv("GIT_COMMITTER_EMAIL") ||
+		os.Getenv("GIT_AUTHOR_DATE") != "" || os.Getenv("GIT_COMMITTER_DATE") != "" {
+		return "", errByGit
+	}
+	now := time.Now()
+	return fmt.Sprintf("%s <%s> %d %s", name, email, now.Unix(), now.Format("-0700")), nil
+}
+
+// stageAll writes every file of the work tree into the object store and
+// the index, as `git add -A` does where nothing is ignored, and returns
+// the entries sorted by name.
+func (r *testRepo) stageAll() ([]entry, error) {
+	var es []entry
+	err := filepath.WalkDir(r.top, func(file string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		name := filepath.ToSlash(strings.TrimPrefix(file, r.top+string(filepath.Separator)))
+		switch {
+		case file == r.top:
+			return nil
+		case d.Name() == ".git" && name == ".git":
+			return filepath.SkipDir
+		case d.Name() == ".git", d.Name() == ".gitignore", d.Name() == ".gitmodules", d.Name() == ".gitattributes":
+			return errByGit // a submodule, or a rule add -A follows
+		case d.IsDir():
+			return nil
+		}
+		fi, err := d.Info()
+		if err != nil {
+			return err
+		}
+		e := entry{name: name, fi: fi}
+		var b []byte
+		switch {
+		case fi.Mode().IsRegular():
+			e.mode = 0o100644
+			if fi.Mode()&0o100 != 0 {
+				e.mode = 0o100755
+			}
+			b, err = os.ReadFile(file)
+		case fi.Mode()&fs.ModeSymlink != 0:
+			e.mode = 0o120000
+			var target string
+			target, err = os.Readlink(file)
+			b = []byte(filepath.ToSlash(target))
+		default:
+			return errByGit
+		}
+		if err != nil {
+			return err
+		}
+		if e.id, err = r.writeObject("blob", b); err != nil {
+			return err
+		}
+		es = append(es, e)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	slices.SortFunc(es, func(a, b entry) int { return strings.Compare(a.name, b.name) })
+	return es, r.writeIndex(es)
+}
+
+// writeTree writes the tree of the entries under dir ("" for the top) and
+// returns its id.
+func (r *testRepo) writeTree(es []entry, dir string) (string, error) {
+	type item struct {
+		name, mode string
+		id         []byte
+	}
+	var items []item
+	seen := map[string]bool{}
+	for _, e := range es {
+		rest, ok := strings.CutPrefix(e.name, dir)
+		if !ok {
+			continue
+		}
+		if sub, _, nested := strings.Cut(rest, "/"); nested {
+			if seen[sub] {
+				continue
+			}
+			seen[sub] = true
+			id, err := r.writeTree(es, dir+sub+"/")
+			if err != nil {
+				return "", err
+			}
+			raw, _ := hex.DecodeString(id)
+			items = append(items, item{sub, "40000", raw})
+			continue
+		}
+		items = append(items, item{rest, fmt.Sprintf("%o", e.mode), e.id[:]})
+	}
+	// git orders a tree's entries by name, a directory's as if it ended in /.
+	key := func(it item) string {
+		if it.mode == "40000" {
+			return it.name + "/"
+		}
+		return it.name
+	}
+	slices.SortFunc(items, func(a, b item) int { return strings.Compare(key(a), key(b)) })
+	var buf bytes.Buffer
+	for _, it := range items {
+		fmt.Fprintf(&buf, "%s %s\x00", it.mode, it.name)
+		buf.Write(it.id)
+	}
+	id, err := r.writeObject("tree", buf.Bytes())
+	return hex.EncodeToString(id[:]), err
+}
+
+// writeObject stores a loose object and returns its id.
+func (r *testRepo) writeObject(kind string, b []byte) ([20]byte, error) {
+	head := fmt.Sprintf("%s %d\x00", kind, len(b))
+	id := sha1.Sum(append([]byte(head), b...))
+	h := hex.EncodeToString(id[:])
+	file := filepath.Join(r.top, ".git", "objects", h[:2], h[2:])
+	if _, err := os.Stat(file); err == nil {
+		return id, nil
+	}
+	var z bytes.Buffer
+	w := zlib.NewWriter(&z)
+	w.Write([]byte(head))
+	w.Write(b)
+	if err := w.Close(); err != nil {
+		return id, err
+	}
+	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+		return id, err
+	}
+	tmp := file + ".tmp"
+	if err := os.WriteFile(tmp, z.Bytes(), 0o444); err != nil {
+		return id, err
+	}
+	return id, os.Rename(tmp, file)
+}
+
+// writeIndex writes the index (version 2) holding es, each with its
+// file's stat data, as git would after adding them: git checks a file by
+// that data, and one written in the same clock tick as the index is
+// compared by content (git's racy-clean rule), as after any git add.
+func (r *testRepo) writeIndex(es []entry) error {
+	var buf bytes.Buffer
+	buf.WriteString("DIRC")
+	binary.Write(&buf, binary.BigEndian, [2]uint32{2, uint32(len(es))})
+	for _, e := range es {
+		st := statOf(e.fi)
+		binary.Write(&buf, binary.BigEndian, [10]uint32{st.ctime, st.ctimeNsec, st.mtime, st.mtimeNsec,
+			st.dev, st.ino, e.mode, st.uid, st.gid, uint32(e.fi.Size())})
+		buf.Write(e.id[:])
+		binary.Write(&buf, binary.BigEndian, uint16(min(len(e.name), 0xfff)))
+		buf.WriteString(e.name)
+		// NUL-padded to a multiple of eight bytes, at least one NUL.
+		n := 62 + len(e.name)
+		buf.Write(make([]byte, 8-n%8))
+	}
+	sum := sha1.Sum(buf.Bytes())
+	buf.Write(sum[:])
+	git := filepath.Join(r.top, ".git")
+	lock := filepath.Join(git, "index.lock")
+	if err := os.WriteFile(lock, buf.Bytes(), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(lock, filepath.Join(git, "index"))
+}
+
+// stat is the part of a file's stat data the index keeps, each field cut
+// to 32 bits as git cuts it.
+type stat struct {
+	ctime, ctimeNsec, mtime, mtimeNsec, dev, ino, uid, gid uint32
+}
+
+// mtimeStat is what every platform's FileInfo gives: git, finding the
+// rest differ, compares such a file by content and refreshes the index.
+func mtimeStat(fi fs.FileInfo) stat {
+	t := fi.ModTime()
+	return stat{mtime: uint32(t.Unix()), mtimeNsec: uint32(t.Nanosecond())}
+}
+
+// A commit written here is the one git would write of the same work tree:
+// the same tree (names git orders specially, an executable, a link, an
+// empty file), an index git finds clean, objects git's fsck accepts; and
+// what is not the plain case is left to git.
+func TestWriteCommitIsGitAddCommit(t *testing.T) {
+	r := newRepo(t, "main")
+	for name, text := range map[string]string{"a0": "1\n", "a.b": "2\n", "a-/x": "3\n", "a/b/c.yaml": "4\n", "a/b.yaml": "", "z": "5\n"} {
+		r.write(name, text)
+	}
+	if err := os.Chmod(filepath.Join(r.top, "z"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	symlink(t, r, "a/b.yaml", "link")
+	first, err := r.writeCommit("v1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.write("a/b/c.yaml", "4, changed\n")
+	r.remove("a.b")
+	second, err := r.writeCommit("v2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := r.git("rev-parse", "HEAD", second+"^"); got != second+"\n"+first {
+		t.Errorf("HEAD and its parent are %q, want %s and %s", got, second, first)
+	}
+	if got := r.git("status", "--porcelain"); got != "" {
+		t.Errorf("git finds the written index unclean:\n%s", got)
+	}
+	r.git("fsck", "--strict", "--no-dangling")
+	tree := r.git("rev-parse", "HEAD^{tree}")
+	r.git("add", "-A")
+	if got := r.git("write-tree"); got != tree {
+		t.Errorf("git add -A writes tree %s, the commit holds %s:\n%s", got, tree, r.git("ls-tree", "-r", "HEAD"))
+	}
+	r.write(".gitignore", "*.log\n")
+	if _, err := r.writeCommit("ignored"); !errors.Is(err, errByGit) {
+		t.Errorf("a work tree with a .gitignore: writeCommit = %v, want it left to git", err)
+	}
+}
