@@ -115,15 +115,33 @@ func (r *testRepo) indexVersion() (uint32, error) {
 }
 
 // authorLine is the author line's "name <email> time zone", from the
-// environment gittest.Isolate sets; a date the test fixes is left to git.
+// environment gittest.Isolate sets and the dates a test fixes, when git
+// would read them as given.
 func authorLine() (string, error) {
 	name, email := os.Getenv("GIT_AUTHOR_NAME"), os.Getenv("GIT_AUTHOR_EMAIL")
+	date := os.Getenv("GIT_AUTHOR_DATE")
 	if name == "" || email == "" || name != os.Getenv("GIT_COMMITTER_NAME") || email != os.Getenv("GIT_COMMITTER_EMAIL") ||
-		os.Getenv("GIT_AUTHOR_DATE") != "" || os.Getenv("GIT_COMMITTER_DATE") != "" {
+		date != os.Getenv("GIT_COMMITTER_DATE") {
 		return "", errByGit
 	}
-	now := time.Now()
-	return fmt.Sprintf("%s <%s> %d %s", name, email, now.Unix(), now.Format("-0700")), nil
+	when, err := gitDate(date)
+	return fmt.Sprintf("%s <%s> %s", name, email, when), err
+}
+
+// gitDate is a date as a commit records it ("1700000000 +0200"): now when
+// none is set, else one written as a Unix time and zone or in RFC 3339.
+func gitDate(date string) (string, error) {
+	if date == "" {
+		now := time.Now()
+		return fmt.Sprintf("%d %s", now.Unix(), now.Format("-0700")), nil
+	}
+	if t, err := time.Parse(time.RFC3339, date); err == nil {
+		return fmt.Sprintf("%d %s", t.Unix(), t.Format("-0700")), nil
+	}
+	if sec, zone, ok := strings.Cut(date, " "); ok && strings.Trim(sec, "0123456789") == "" && len(zone) == 5 && strings.Trim(zone[1:], "0123456789") == "" && strings.ContainsAny(zone[:1], "+-") {
+		return date, nil
+	}
+	return "", errByGit
 }
 
 // stageAll writes every file of the work tree into the object store and
@@ -331,6 +349,18 @@ func TestWriteCommitIsGitAddCommit(t *testing.T) {
 	r.git("add", "-A")
 	if got := r.git("write-tree"); got != tree {
 		t.Errorf("git add -A writes tree %s, the commit holds %s:\n%s", got, tree, r.git("ls-tree", "-r", "HEAD"))
+	}
+	// A date the test fixes is the one git records.
+	for _, date := range []string{"2024-03-01T10:00:00Z", "1700000000 +0200"} {
+		t.Setenv("GIT_AUTHOR_DATE", date)
+		t.Setenv("GIT_COMMITTER_DATE", date)
+		if _, err := r.writeCommit("dated"); err != nil {
+			t.Fatal(err)
+		}
+		r.git("commit", "-q", "--allow-empty", "-m", "dated by git")
+		if got := strings.Split(r.git("log", "-2", "--date=raw", "--format=%ad %cd"), "\n"); len(got) != 2 || got[0] != got[1] {
+			t.Errorf("%s: the dates written here and git's differ:\n%s", date, got)
+		}
 	}
 	r.write(".gitignore", "*.log\n")
 	if _, err := r.writeCommit("ignored"); !errors.Is(err, errByGit) {
