@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -48,22 +49,23 @@ func (r *testRepo) writeCommit(msg string) (string, error) {
 	if err != nil || strings.ContainsAny(msg, "\n#") || strings.TrimSpace(msg) != msg || msg == "" {
 		return "", errByGit
 	}
-	es, err := r.stageAll()
+	p := &pack{}
+	es, err := r.readWorkTree(p)
 	if err != nil {
 		return "", err
 	}
-	tree, err := r.writeTree(es, "")
-	if err != nil {
-		return "", err
-	}
+	tree := r.writeTree(p, es, "")
 	var c strings.Builder
 	fmt.Fprintf(&c, "tree %s\n", tree)
 	if parent != "" {
 		fmt.Fprintf(&c, "parent %s\n", parent)
 	}
 	fmt.Fprintf(&c, "author %s\ncommitter %s\n\n%s\n", ident, ident, msg)
-	id, err := r.writeObject("commit", []byte(c.String()))
-	if err != nil {
+	id := p.add("commit", []byte(c.String()))
+	if err := p.write(filepath.Join(r.top, ".git")); err != nil {
+		return "", err
+	}
+	if err := r.writeIndex(es); err != nil {
 		return "", err
 	}
 	hexID := hex.EncodeToString(id[:])
@@ -145,9 +147,23 @@ func gitDate(date string) (string, error) {
 }
 
 // stageAll writes every file of the work tree into the object store and
-// the index, as `git add -A` does where nothing is ignored, and returns
-// the entries sorted by name.
-func (r *testRepo) stageAll() ([]entry, error) {
+// the index, as `git add -A` does where nothing is ignored.
+func (r *testRepo) stageAll() error {
+	p := &pack{}
+	es, err := r.readWorkTree(p)
+	if err == nil {
+		err = p.write(filepath.Join(r.top, ".git"))
+	}
+	if err != nil {
+		return err
+	}
+	return r.writeIndex(es)
+}
+
+// readWorkTree adds every file of the work tree to p and returns the index
+// entries `git add -A` makes of them (where nothing is ignored), sorted by
+// name.
+func (r *testRepo) readWorkTree(p *pack) ([]entry, error) {
 	var es []entry
 	err := filepath.WalkDir(r.top, func(file string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -188,9 +204,7 @@ func (r *testRepo) stageAll() ([]entry, error) {
 		if err != nil {
 			return err
 		}
-		if e.id, err = r.writeObject("blob", b); err != nil {
-			return err
-		}
+		e.id = p.add("blob", b)
 		es = append(es, e)
 		return nil
 	})
@@ -198,12 +212,12 @@ func (r *testRepo) stageAll() ([]entry, error) {
 		return nil, err
 	}
 	slices.SortFunc(es, func(a, b entry) int { return strings.Compare(a.name, b.name) })
-	return es, r.writeIndex(es)
+	return es, nil
 }
 
-// writeTree writes the tree of the entries under dir ("" for the top) and
-// returns its id.
-func (r *testRepo) writeTree(es []entry, dir string) (string, error) {
+// writeTree adds the tree of the entries under dir ("" for the top) to p
+// and returns its id.
+func (r *testRepo) writeTree(p *pack, es []entry, dir string) string {
 	type item struct {
 		name, mode string
 		id         []byte
@@ -220,11 +234,7 @@ func (r *testRepo) writeTree(es []entry, dir string) (string, error) {
 				continue
 			}
 			seen[sub] = true
-			id, err := r.writeTree(es, dir+sub+"/")
-			if err != nil {
-				return "", err
-			}
-			raw, _ := hex.DecodeString(id)
+			raw, _ := hex.DecodeString(r.writeTree(p, es, dir+sub+"/"))
 			items = append(items, item{sub, "40000", raw})
 			continue
 		}
@@ -243,34 +253,105 @@ func (r *testRepo) writeTree(es []entry, dir string) (string, error) {
 		fmt.Fprintf(&buf, "%s %s\x00", it.mode, it.name)
 		buf.Write(it.id)
 	}
-	id, err := r.writeObject("tree", buf.Bytes())
-	return hex.EncodeToString(id[:]), err
+	id := p.add("tree", buf.Bytes())
+	return hex.EncodeToString(id[:])
 }
 
-// writeObject stores a loose object and returns its id.
-func (r *testRepo) writeObject(kind string, b []byte) ([20]byte, error) {
-	head := fmt.Sprintf("%s %d\x00", kind, len(b))
-	id := sha1.Sum(append([]byte(head), b...))
-	h := hex.EncodeToString(id[:])
-	file := filepath.Join(r.top, ".git", "objects", h[:2], h[2:])
-	if _, err := os.Stat(file); err == nil {
-		return id, nil
+// pack is the objects of one commit, written as one pack file (and its
+// index) rather than a loose file each: a directory and a file per object
+// cost more system time than the git starts they replace.
+type pack struct {
+	ids     [][20]byte
+	objects map[[20]byte]object
+}
+
+type object struct {
+	kind byte // 1 commit, 2 tree, 3 blob
+	data []byte
+}
+
+// add holds an object for the pack and returns its id.
+func (p *pack) add(kind string, b []byte) [20]byte {
+	id := sha1.Sum(fmt.Appendf(nil, "%s %d\x00%s", kind, len(b), b))
+	if p.objects == nil {
+		p.objects = map[[20]byte]object{}
 	}
-	var z bytes.Buffer
-	w := zlib.NewWriter(&z)
-	w.Write([]byte(head))
-	w.Write(b)
-	if err := w.Close(); err != nil {
-		return id, err
+	if _, ok := p.objects[id]; !ok {
+		p.ids = append(p.ids, id)
+		p.objects[id] = object{map[string]byte{"commit": 1, "tree": 2, "blob": 3}[kind], b}
 	}
-	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
-		return id, err
+	return id
+}
+
+// write writes the pack (version 2, no deltas) and its index (version 2)
+// into git's objects/pack.
+func (p *pack) write(git string) error {
+	if len(p.ids) == 0 {
+		return nil
 	}
-	tmp := file + ".tmp"
-	if err := os.WriteFile(tmp, z.Bytes(), 0o444); err != nil {
-		return id, err
+	var buf bytes.Buffer
+	buf.WriteString("PACK")
+	binary.Write(&buf, binary.BigEndian, [2]uint32{2, uint32(len(p.ids))})
+	offsets := map[[20]byte]uint32{}
+	crcs := map[[20]byte]uint32{}
+	z, _ := zlib.NewWriterLevel(nil, zlib.BestSpeed) // reset per object: one compressor's tables, not one each
+	for _, id := range p.ids {
+		o := p.objects[id]
+		start := buf.Len()
+		offsets[id] = uint32(start)
+		// The type and size: four bits of size in the first byte, seven
+		// in each that follows while the high bit says more.
+		size := len(o.data)
+		c := o.kind<<4 | byte(size&0x0f)
+		for size >>= 4; size > 0; size >>= 7 {
+			buf.WriteByte(c | 0x80)
+			c = byte(size & 0x7f)
+		}
+		buf.WriteByte(c)
+		z.Reset(&buf)
+		z.Write(o.data)
+		if err := z.Close(); err != nil {
+			return err
+		}
+		crcs[id] = crc32.ChecksumIEEE(buf.Bytes()[start:])
 	}
-	return id, os.Rename(tmp, file)
+	sum := sha1.Sum(buf.Bytes())
+	buf.Write(sum[:])
+
+	ids := slices.Clone(p.ids)
+	slices.SortFunc(ids, func(a, b [20]byte) int { return bytes.Compare(a[:], b[:]) })
+	var idx bytes.Buffer
+	idx.WriteString("\xfftOc")
+	binary.Write(&idx, binary.BigEndian, uint32(2))
+	var fanout [256]uint32
+	for _, id := range ids {
+		for i := int(id[0]); i < 256; i++ {
+			fanout[i]++
+		}
+	}
+	binary.Write(&idx, binary.BigEndian, fanout)
+	for _, id := range ids {
+		idx.Write(id[:])
+	}
+	for _, id := range ids {
+		binary.Write(&idx, binary.BigEndian, crcs[id])
+	}
+	for _, id := range ids {
+		binary.Write(&idx, binary.BigEndian, offsets[id])
+	}
+	idx.Write(sum[:])
+	isum := sha1.Sum(idx.Bytes())
+	idx.Write(isum[:])
+
+	name := filepath.Join(git, "objects", "pack", "pack-"+hex.EncodeToString(sum[:]))
+	if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
+		return err
+	}
+	// The pack before its index: git finds a pack by its index.
+	if err := os.WriteFile(name+".pack", buf.Bytes(), 0o444); err != nil {
+		return err
+	}
+	return os.WriteFile(name+".idx", idx.Bytes(), 0o444)
 }
 
 // writeIndex writes the index (version 2) holding es, each with its

@@ -134,7 +134,7 @@ func (r *testRepo) addAll() {
 	r.t.Helper()
 	_, _, err := r.plainHead()
 	if err == nil {
-		_, err = r.stageAll()
+		err = r.stageAll()
 	}
 	if err == nil {
 		return
