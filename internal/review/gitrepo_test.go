@@ -65,6 +65,13 @@ func newRepo(t testing.TB, branch string) *testRepo {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return newRepoAt(t, top, branch)
+}
+
+// newRepoAt makes it in the directory top, which must be empty or absent.
+func newRepoAt(t testing.TB, top, branch string) *testRepo {
+	t.Helper()
+	gitEnv(t)
 	r := &testRepo{t: t, top: top}
 	emptyRepo.once.Do(func() {
 		// No template: a test repository needs no sample hooks.
