@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"testing/fstest"
 	"unicode/utf16"
 
 	"go.yaml.in/yaml/v4"
@@ -489,15 +490,13 @@ func errorsOf(fs []rules.Finding) []string {
 	return slices.Compact(out)
 }
 
-// mapSource is a tree written to a directory, read as diff reads one.
+// mapSource is a tree held in memory, read as diff reads a directory:
+// names checked as every source checks them, the bytes as written (a
+// directory on disk for each side of each pair cost more than its diff).
 func mapSource(t *testing.T, tree map[string][]byte) source.Source {
-	dir := t.TempDir()
+	m := fstest.MapFS{}
 	for name, b := range tree {
-		writeFile(t, filepath.Join(dir, filepath.FromSlash(name)), string(b))
+		m[name] = &fstest.MapFile{Data: b, Mode: 0o644}
 	}
-	src, err := source.OpenDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return src
+	return source.FS{FS: m, Name: t.Name()}
 }
