@@ -412,10 +412,10 @@ func mtimeStat(fi fs.FileInfo) stat {
 }
 
 // A commit written here is the one git would write of the same work tree:
-// the same tree (names git orders specially, an executable, a link, a file
-// longer than one stored block, an
-// empty file), an index git finds clean, objects git's fsck accepts; and
-// what is not the plain case is left to git.
+// the same tree (names git orders specially, an executable, a link, an
+// empty file, one longer than a stored block), an index git finds clean,
+// objects git's fsck accepts, the dates a test fixes; and what is not the
+// plain case is left to git.
 func TestWriteCommitIsGitAddCommit(t *testing.T) {
 	r := newRepo(t, "main")
 	for name, text := range map[string]string{"a0": "1\n", "a.b": "2\n", "a-/x": "3\n", "a/b/c.yaml": "4\n", "a/b.yaml": "", "z": "5\n", "big": strings.Repeat("0123456789abcdef", 5000)} {
