@@ -136,6 +136,26 @@ func (r *testRepo) commit(msg string) string {
 	return r.head()
 }
 
+// newBranch starts branch at HEAD and checks it out, as `git checkout -b`
+// does: written here when HEAD is a plain branch (see plainHead), the work
+// tree and index left as they are.
+func (r *testRepo) newBranch(branch string) {
+	r.t.Helper()
+	_, head, err := r.plainHead()
+	if err != nil || head == "" || strings.ContainsAny(branch, " ~^:?*[\\") || strings.HasPrefix(branch, "-") {
+		r.git("checkout", "-q", "-b", branch)
+		return
+	}
+	git := filepath.Join(r.top, ".git")
+	ref := "refs/heads/" + branch
+	if _, err := os.Lstat(filepath.Join(git, filepath.FromSlash(ref))); err == nil {
+		r.git("checkout", "-q", "-b", branch) // git says the branch exists
+		return
+	}
+	writeFile(r.t, filepath.Join(git, filepath.FromSlash(ref)), head+"\n")
+	writeFile(r.t, filepath.Join(git, "HEAD"), "ref: "+ref+"\n")
+}
+
 // addAll stages every change in the work tree, as `git add -A` does.
 func (r *testRepo) addAll() {
 	r.t.Helper()
