@@ -1,6 +1,7 @@
 package review
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"os"
@@ -154,6 +155,19 @@ func (r *testRepo) newBranch(branch string) {
 	}
 	writeFile(r.t, filepath.Join(git, filepath.FromSlash(ref)), head+"\n")
 	writeFile(r.t, filepath.Join(git, "HEAD"), "ref: "+ref+"\n")
+}
+
+// tag tags commit (HEAD when "") with a lightweight tag, as `git tag name
+// commit` does: the ref written here when the repository is plain.
+func (r *testRepo) tag(name, commit string) {
+	r.t.Helper()
+	_, head, err := r.plainHead()
+	ref := filepath.Join(r.top, ".git", "refs", "tags", filepath.FromSlash(name))
+	if _, taken := os.Lstat(ref); err != nil || taken == nil || strings.ContainsAny(name, " ~^:?*[\\") || strings.HasPrefix(name, "-") {
+		r.git("tag", name, cmp.Or(commit, "HEAD"))
+		return
+	}
+	writeFile(r.t, ref, cmp.Or(commit, head)+"\n")
 }
 
 // addAll stages every change in the work tree, as `git add -A` does.
