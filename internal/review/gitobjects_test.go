@@ -25,7 +25,8 @@ import (
 // plain case is written here — a work tree of files and links, a branch
 // checked out, nothing that makes `git add -A` more than "the work tree as
 // it is" — anything else (ignore files, submodules, a sparse or merging
-// index, dates the test fixes) is left to git itself.
+// index, a date written other than as RFC 3339 or a Unix time) is left to
+// git itself.
 
 // errByGit says a work tree or repository is not the plain case.
 var errByGit = errors.New("not the plain case: left to git")
