@@ -30,7 +30,7 @@ func benchRepo(b *testing.B) (*testRepo, []FileChange) {
 		r.write(fmt.Sprintf("proto/p%d.proto", i), fmt.Sprintf("syntax = \"proto3\";\npackage p%d;\nmessage M {\n%s}\n", i, fields.String()))
 	}
 	r.commit("base")
-	r.git("checkout", "-q", "-b", "pr")
+	r.newBranch("pr")
 	var compared []FileChange
 	for i := 1; i <= 3; i++ {
 		s, p := fmt.Sprintf("schemas/s%d.yaml", i), fmt.Sprintf("proto/p%d.proto", i)

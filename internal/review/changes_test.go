@@ -103,6 +103,26 @@ func TestChangedFilesPaths(t *testing.T) {
 	// A sibling whose name merely starts like the path is not under it.
 	r.write("sub2/x.txt", "x\n")
 	repo := r.repo()
+	// What a directory's review reads is the same for every case run from
+	// it: its changes, and the repository opened from it, as a review run
+	// there opens it (the prefix comes from the run that found the top).
+	type open struct {
+		all  []FileChange
+		from *Repo
+		err  error
+	}
+	opens := map[string]open{}
+	opened := func(dir string) open {
+		o, ok := opens[dir]
+		if !ok {
+			o.all, o.err = repo.changedFiles(dir, base, false, nil)
+			if o.err == nil {
+				o.from, o.err = OpenRepo(dir)
+			}
+			opens[dir] = o
+		}
+		return o
+	}
 
 	for _, tc := range []struct {
 		name  string
@@ -132,17 +152,12 @@ func TestChangedFilesPaths(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := filepath.Join(r.top, tc.dir)
-			all, err := repo.changedFiles(dir, base, false, nil)
-			if err != nil {
-				t.Fatal(err)
+			o := opened(dir)
+			if o.err != nil {
+				t.Fatal(o.err)
 			}
-			// Opened from dir, as a review run there opens it: the
-			// prefix comes from the run that found the top.
-			from, err := OpenRepo(dir)
-			if err != nil {
-				t.Fatal(err)
-			}
-			rels, err := from.repoPaths(dir, tc.paths)
+			all := slices.Clone(o.all)
+			rels, err := o.from.repoPaths(dir, tc.paths)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,6 +1,8 @@
 package review
 
 import (
+	"cmp"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -64,6 +66,13 @@ func newRepo(t testing.TB, branch string) *testRepo {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return newRepoAt(t, top, branch)
+}
+
+// newRepoAt makes it in the directory top, which must be empty or absent.
+func newRepoAt(t testing.TB, top, branch string) *testRepo {
+	t.Helper()
+	gitEnv(t)
 	r := &testRepo{t: t, top: top}
 	emptyRepo.once.Do(func() {
 		// No template: a test repository needs no sample hooks.
@@ -112,12 +121,69 @@ func (r *testRepo) remove(name string) {
 	}
 }
 
-// commit records every change in the work tree and returns the commit id.
+// commit records every change in the work tree and returns the commit id:
+// written here in the plain case (see writeCommit), else by git.
 func (r *testRepo) commit(msg string) string {
 	r.t.Helper()
+	id, err := r.writeCommit(msg)
+	if err == nil {
+		return id
+	}
+	if !errors.Is(err, errByGit) {
+		r.t.Fatal(err)
+	}
 	r.git("add", "-A")
 	r.git("commit", "-q", "--allow-empty", "-m", msg)
 	return r.head()
+}
+
+// newBranch starts branch at HEAD and checks it out, as `git checkout -b`
+// does: written here when HEAD is a plain branch (see plainHead), the work
+// tree and index left as they are.
+func (r *testRepo) newBranch(branch string) {
+	r.t.Helper()
+	_, head, err := r.plainHead()
+	if err != nil || head == "" || strings.ContainsAny(branch, " ~^:?*[\\") || strings.HasPrefix(branch, "-") {
+		r.git("checkout", "-q", "-b", branch)
+		return
+	}
+	git := filepath.Join(r.top, ".git")
+	ref := "refs/heads/" + branch
+	if _, err := os.Lstat(filepath.Join(git, filepath.FromSlash(ref))); err == nil {
+		r.git("checkout", "-q", "-b", branch) // git says the branch exists
+		return
+	}
+	writeFile(r.t, filepath.Join(git, filepath.FromSlash(ref)), head+"\n")
+	writeFile(r.t, filepath.Join(git, "HEAD"), "ref: "+ref+"\n")
+}
+
+// tag tags commit (HEAD when "") with a lightweight tag, as `git tag name
+// commit` does: the ref written here when the repository is plain.
+func (r *testRepo) tag(name, commit string) {
+	r.t.Helper()
+	_, head, err := r.plainHead()
+	ref := filepath.Join(r.top, ".git", "refs", "tags", filepath.FromSlash(name))
+	if _, taken := os.Lstat(ref); err != nil || taken == nil || strings.ContainsAny(name, " ~^:?*[\\") || strings.HasPrefix(name, "-") {
+		r.git("tag", name, cmp.Or(commit, "HEAD"))
+		return
+	}
+	writeFile(r.t, ref, cmp.Or(commit, head)+"\n")
+}
+
+// addAll stages every change in the work tree, as `git add -A` does.
+func (r *testRepo) addAll() {
+	r.t.Helper()
+	_, _, err := r.plainHead()
+	if err == nil {
+		err = r.stageAll()
+	}
+	if err == nil {
+		return
+	}
+	if !errors.Is(err, errByGit) {
+		r.t.Fatal(err)
+	}
+	r.git("add", "-A")
 }
 
 // head is HEAD's commit, read from the files git keeps it in when it can

@@ -23,7 +23,7 @@ func TestHistoryReusedFromBase(t *testing.T) {
 	at("2024-03-01T10:00:00Z")
 	r.write("shop.proto", proto(""))
 	r.commit("v1")
-	r.git("tag", "v1.0.0")
+	r.tag("v1.0.0", "")
 	r.write("shop.proto", proto("  repeated string updates = 2;\n"))
 	r.commit("updates")
 	at("2024-03-04T10:00:00Z")
@@ -49,7 +49,7 @@ func TestHistoryReusedFromBase(t *testing.T) {
 		}
 	}
 	// Tagged, the base's field was released: the reuse is the error.
-	r.git("tag", "v1.1.0", "HEAD")
+	r.tag("v1.1.0", "")
 	res, err = Run(options(r.top))
 	if err != nil {
 		t.Fatal(err)

@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	gocmp "github.com/google/go-cmp/cmp"
@@ -32,7 +34,11 @@ func TestHistoryWalkOracle(t *testing.T) {
 		seeds = append(seeds, 2)
 	}
 	for _, seed := range seeds {
-		r, names := oracleRepo(t, seed, 160)
+		r, names, compiled := sharedOracle(t)
+		if seed != 1 {
+			r, names = oracleRepo(t, t.TempDir(), seed, 160)
+			compiled = map[string]*rules.Contract{}
+		}
 		repo := r.repo()
 		base, err := repo.ResolveBase("HEAD")
 		if err != nil {
@@ -50,7 +56,7 @@ func TestHistoryWalkOracle(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				want := oracleHistory(t, repo, base, baseSrc, name, o)
+				want := oracleHistory(t, repo, base, baseSrc, name, o, compiled)
 				if len(want.Used) == 0 {
 					t.Fatalf("seed %d %s: the oracle found no uses", seed, name)
 				}
@@ -63,9 +69,38 @@ func TestHistoryWalkOracle(t *testing.T) {
 	}
 }
 
+// historyOracle is the history of seed 1 both oracle tests read, written
+// once for the package (in templateDir) and read-only after, with each of
+// its versions compiled once: the whole compile of every version is most
+// of what the oracle costs, and the walk's two modes and the two tests
+// compile the same versions.
+var historyOracle struct {
+	once     sync.Once
+	top      string
+	names    []string
+	compiled map[string]*rules.Contract // by name and commit
+}
+
+// sharedOracle is historyOracle, written on first use.
+func sharedOracle(t *testing.T) (*testRepo, []string, map[string]*rules.Contract) {
+	t.Helper()
+	gitEnv(t)
+	h := &historyOracle
+	h.once.Do(func() {
+		top := filepath.Join(templateDir, "oracle")
+		_, names := oracleRepo(t, top, 1, 160)
+		h.top, h.names, h.compiled = top, names, map[string]*rules.Contract{}
+	})
+	if h.names == nil {
+		t.Fatal("the shared oracle history was not written (see the test that first asked for it)")
+	}
+	return &testRepo{t: t, top: h.top}, h.names, h.compiled
+}
+
 // oracleHistory is the walk as it was: every version of name compiled with
-// its imports from the base tree, else from its own commit, else skipped.
-func oracleHistory(t *testing.T, r *Repo, base Base, baseSrc source.Source, name string, o Options) *rules.History {
+// its imports from the base tree, else from its own commit, else skipped;
+// compiled holds the versions compiled before.
+func oracleHistory(t *testing.T, r *Repo, base Base, baseSrc source.Source, name string, o Options, compiled map[string]*rules.Contract) *rules.History {
 	t.Helper()
 	tags, err := r.releaseTags(o)
 	if err != nil {
@@ -90,9 +125,20 @@ func oracleHistory(t *testing.T, r *Repo, base Base, baseSrc source.Source, name
 				u.Until = day(vs[i-1].time)
 			}
 		}
-		h.AddVersion(compileVersion(r, g, name, v, o.Pipeline), u)
+		h.AddVersion(compiledVersion(compiled, r, g, name, v, o.Pipeline), u)
 	}
 	return h
+}
+
+// compiledVersion is compileVersion's, from compiled when it is there.
+func compiledVersion(compiled map[string]*rules.Contract, r *Repo, base *source.Git, name string, v version, po pipeline.Options) *rules.Contract {
+	key := name + "\x00" + v.commit
+	c, ok := compiled[key]
+	if !ok {
+		c = compileVersion(r, base, name, v, po)
+		compiled[key] = c
+	}
+	return c
 }
 
 func compileVersion(r *Repo, base *source.Git, name string, v version, po pipeline.Options) *rules.Contract {
@@ -108,11 +154,11 @@ func compileVersion(r *Repo, base *source.Git, name string, v version, po pipeli
 	return c
 }
 
-// oracleRepo writes, with git fast-import, commits commits of random edits
+// oracleRepo writes in top, with git fast-import, commits commits of random edits
 // to two .proto files under proto/ that import proto/common/common.proto,
 // tagging about one commit in twelve; it returns the files' names at HEAD.
-func oracleRepo(t *testing.T, seed uint64, commits int) (*testRepo, []string) {
-	r := newRepo(t, "main")
+func oracleRepo(t *testing.T, top string, seed uint64, commits int) (*testRepo, []string) {
+	r := newRepoAt(t, top, "main")
 	rnd := rand.New(rand.NewPCG(seed, seed*7))
 	files := []*genFile{newGenFile("shop", rnd), newGenFile("ledger", rnd)}
 	files[1].proto2 = true
@@ -417,7 +463,7 @@ func (m *genMsg) write(b *strings.Builder, indent string, proto2 bool) {
 // needs to mean something: versions that do not compile, reused numbers,
 // release tags and uses marked unreleased.
 func TestHistoryOracleRepo(t *testing.T) {
-	r, names := oracleRepo(t, 1, 160)
+	r, names, compiled := sharedOracle(t)
 	repo := r.repo()
 	base, err := repo.ResolveBase("HEAD")
 	if err != nil {
@@ -436,12 +482,12 @@ func TestHistoryOracleRepo(t *testing.T) {
 	for _, name := range names {
 		for _, v := range all[name] {
 			versions++
-			if compileVersion(repo, baseSrc, name, v, options(r.top).Pipeline) == nil {
+			if compiledVersion(compiled, repo, baseSrc, name, v, options(r.top).Pipeline) == nil {
 				broken++
 			}
 		}
 	}
-	h := oracleHistory(t, repo, base, baseSrc, names[0], options(r.top))
+	h := oracleHistory(t, repo, base, baseSrc, names[0], options(r.top), compiled)
 	reused, unreleased := 0, 0
 	seen := map[[2]string]string{}
 	for _, u := range h.Used {

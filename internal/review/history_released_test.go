@@ -24,7 +24,7 @@ func releasedRepo(t *testing.T, tagged bool) (r *testRepo, priced string) {
 	r.write("shop.proto", proto(""))
 	r.commit("v1")
 	if tagged {
-		r.git("tag", "v1.0.0")
+		r.tag("v1.0.0", "")
 	}
 	r.write("shop.proto", proto("  double price = 2;\n"))
 	priced = r.commit("price")
@@ -59,9 +59,9 @@ func TestHistoryReleased(t *testing.T) {
 		}
 	})
 	t.Run("released", func(t *testing.T) {
-		r, _ := releasedRepo(t, true)
+		r, priced := releasedRepo(t, true)
 		// A tag on the priced commit releases the number.
-		r.git("tag", "v1.1.0", r.git("rev-parse", "HEAD~1"))
+		r.tag("v1.1.0", priced)
 		res, err := Run(options(r.top))
 		if err != nil {
 			t.Fatal(err)

@@ -23,7 +23,7 @@ func TestHistoryMerges(t *testing.T) {
 	r.write("money.proto", "syntax = \"proto3\";\npackage shop;\nmessage Money { int64 units = 1; }\n")
 	r.write("shop.proto", msg(""))
 	r.commit("v1")
-	r.git("checkout", "-q", "-b", "side")
+	r.newBranch("side")
 	r.write("shop.proto", msg("  int64 side_only = 2;\n"))
 	r.commit("side")
 	r.git("checkout", "-q", "main")

@@ -85,7 +85,7 @@ func sameTenTimes(t *testing.T, r *testRepo, paths []string, check func(*Result)
 	// The tree's runs first, then the index's: the change is staged once.
 	for _, staged := range []bool{false, true} {
 		if staged {
-			r.git("add", "-A")
+			r.addAll()
 		}
 		for i := range runs {
 			o := options(r.top)

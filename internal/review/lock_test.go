@@ -275,7 +275,7 @@ func TestRunLockFromBase(t *testing.T) {
 			r.write("shop.proto", chargeV2) // history squashed: only the lock knows price
 			r.write(LockFile, lock)
 			r.commit("squashed")
-			r.git("checkout", "-q", "-b", "pr")
+			r.newBranch("pr")
 			r.write("shop.proto", chargeV3)
 			c.edit(r)
 

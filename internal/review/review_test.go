@@ -255,7 +255,7 @@ func TestRunStagedComparesWithHead(t *testing.T) {
 	r := newRepo(t, "main")
 	r.write("api/pets.yaml", pets("name", "age"))
 	r.commit("v1")
-	r.git("checkout", "-q", "-b", "feature")
+	r.newBranch("feature")
 	r.write("api/pets.yaml", pets("name"))
 	head := r.commit("the break, already committed")
 	r.write("api/pets.yaml", pets("name", "tag"))

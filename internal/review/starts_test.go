@@ -50,7 +50,7 @@ func TestRunGitStarts(t *testing.T) {
 	r.commit("v1")
 	r.git("remote", "add", "origin", "https://user:secret@example.com/acme/api.git")
 	r.git("update-ref", "refs/remotes/origin/main", r.head())
-	r.git("checkout", "-q", "-b", "feature")
+	r.newBranch("feature")
 	r.write("api.yaml", pets("name"))
 	var res *Result
 	run := func(staged bool, paths ...string) func() {
