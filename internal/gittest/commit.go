@@ -30,6 +30,8 @@ type CommitOptions struct {
 	Paths []string
 	All   bool   // stage every tracked file's change or removal, as `commit -a`
 	Tag   string // a lightweight tag on the new commit, if not empty
+	// AllowEmpty commits a tree the parent has too, as --allow-empty.
+	AllowEmpty bool
 	// Getenv reads the author and committer (GIT_AUTHOR_NAME and the
 	// rest), which must be set: the tests' git never falls back to a
 	// guessed identity.
@@ -41,9 +43,10 @@ type CommitOptions struct {
 // run afterwards reads them as its own. A test repository needs a commit
 // or three, and each git process costs about 11 ms of CPU; a script builds
 // most of its history this way. It refuses what it does not model (ignore
-// files, submodules, a linked worktree, a non-SHA-1 repository, a fixed
-// date) with an error wrapping ErrNotModelled, for the caller to run git
-// instead. It returns the commit's name.
+// and attribute files, submodules, a linked worktree, a merge in progress,
+// a non-SHA-1 repository, a date written otherwise than as RFC 3339 or a
+// Unix time) with an error wrapping ErrNotModelled, for the caller to run
+// git instead. It returns the commit's name.
 func Commit(top string, o CommitOptions) (string, error) {
 	g := &repoFiles{dir: filepath.Join(top, ".git"), top: top}
 	if err := g.check(); err != nil {
@@ -76,7 +79,7 @@ func Commit(top string, o CommitOptions) (string, error) {
 	if parent != "" {
 		if pt, err := g.commitTree(parent); err != nil {
 			return "", err
-		} else if pt == tree {
+		} else if pt == tree && !o.AllowEmpty {
 			return "", fmt.Errorf("nothing to commit in %s", top)
 		}
 	}
@@ -125,6 +128,37 @@ func Init(dir, branch string) error {
 	return os.WriteFile(filepath.Join(g, "HEAD"), []byte("ref: refs/heads/"+branch+"\n"), 0o644)
 }
 
+// Stage brings the index in line with the work tree at paths ("." for
+// all), as `git add PATHS` does, in this process where Commit would model
+// the repository (else an error wrapping ErrNotModelled).
+func Stage(top string, paths ...string) error {
+	g := &repoFiles{dir: filepath.Join(top, ".git"), top: top}
+	if err := g.check(); err != nil {
+		return err
+	}
+	idx, err := g.readIndex()
+	if err != nil {
+		return err
+	}
+	for _, p := range paths {
+		if err := g.stage(idx, p); err != nil {
+			return err
+		}
+	}
+	return g.writeIndex(idx)
+}
+
+// Head returns the ref HEAD names ("HEAD" itself when detached) and its
+// commit ("" before the first), read from the repository's files where
+// Commit would model it (else an error wrapping ErrNotModelled).
+func Head(top string) (ref, id string, err error) {
+	g := &repoFiles{dir: filepath.Join(top, ".git"), top: top}
+	if err := g.check(); err != nil {
+		return "", "", err
+	}
+	return g.head()
+}
+
 // ErrNotModelled marks a repository Commit does not write as git would:
 // the caller runs git instead.
 var ErrNotModelled = errors.New("not modelled by gittest.Commit")
@@ -160,6 +194,13 @@ func (g *repoFiles) check() error {
 	}
 	if bytes.Contains(bytes.ToLower(cfg), []byte("objectformat")) || bytes.Contains(bytes.ToLower(cfg), []byte("excludesfile")) {
 		return fmt.Errorf("%s: its config: %w", g.dir, ErrNotModelled)
+	}
+	// A merge, pick or revert in progress, a sparse checkout or a
+	// submodule asks more of a commit than its files.
+	for _, name := range []string{"MERGE_HEAD", "CHERRY_PICK_HEAD", "REVERT_HEAD", "info/sparse-checkout", "modules"} {
+		if _, err := os.Lstat(filepath.Join(g.dir, filepath.FromSlash(name))); !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("%s: %s: %w", g.dir, name, ErrNotModelled)
+		}
 	}
 	if ex, err := os.ReadFile(filepath.Join(g.dir, "info", "exclude")); err == nil {
 		for _, l := range strings.Split(string(ex), "\n") {
@@ -198,8 +239,8 @@ func (g *repoFiles) stage(idx map[string]entry, name string) error {
 		switch {
 		case d.Name() == ".git" && rel == ".git":
 			return filepath.SkipDir
-		case d.Name() == ".git", d.Name() == ".gitignore", d.Name() == ".gitmodules":
-			return fmt.Errorf("%s: submodules and ignore files: %w", file, ErrNotModelled)
+		case d.Name() == ".git", d.Name() == ".gitignore", d.Name() == ".gitmodules", d.Name() == ".gitattributes":
+			return fmt.Errorf("%s: submodules, ignore and attribute files: %w", file, ErrNotModelled)
 		case d.IsDir():
 			return nil
 		}
@@ -213,7 +254,7 @@ func (g *repoFiles) stage(idx map[string]entry, name string) error {
 	if err != nil {
 		return err
 	}
-	matched := len(seen) > 0
+	matched := len(seen) > 0 || name == "."
 	for p, e := range idx {
 		if e.mode == 0o160000 {
 			return fmt.Errorf("%s: submodules: %w", p, ErrNotModelled)
@@ -245,7 +286,7 @@ func (g *repoFiles) addFile(file string) (entry, error) {
 		}
 		e.mode, data = 0o120000, []byte(filepath.ToSlash(target))
 	case fi.Mode().IsRegular():
-		if fi.Mode()&0o111 != 0 {
+		if fi.Mode()&0o100 != 0 { // the owner's bit, as git reads it
 			e.mode = 0o100755
 		}
 		if data, err = os.ReadFile(file); err != nil {
@@ -418,16 +459,6 @@ func commitBody(tree, parent string, o CommitOptions) ([]byte, error) {
 	if get == nil {
 		get = os.Getenv
 	}
-	if get("GIT_AUTHOR_DATE") != "" || get("GIT_COMMITTER_DATE") != "" {
-		return nil, fmt.Errorf("a fixed commit date: %w", ErrNotModelled)
-	}
-	now := time.Now()
-	_, off := now.Zone()
-	sign := '+'
-	if off < 0 {
-		sign, off = '-', -off
-	}
-	when := fmt.Sprintf("%d %c%02d%02d", now.Unix(), sign, off/3600, off/60%60)
 	var b strings.Builder
 	fmt.Fprintf(&b, "tree %s\n", tree)
 	if parent != "" {
@@ -438,17 +469,44 @@ func commitBody(tree, parent string, o CommitOptions) ([]byte, error) {
 		if name == "" || email == "" {
 			return nil, fmt.Errorf("GIT_%s_NAME and GIT_%[1]s_EMAIL must be set", who)
 		}
+		when, err := gitDate(get("GIT_" + who + "_DATE"))
+		if err != nil {
+			return nil, err
+		}
 		fmt.Fprintf(&b, "%s %s <%s> %s\n", strings.ToLower(who), name, email, when)
 	}
 	msg := strings.TrimSpace(o.Message)
 	if msg == "" {
 		return nil, errors.New("a commit needs a message")
 	}
+	if strings.Contains(msg, "\n") {
+		// git's cleanup of a message of several lines is not modelled.
+		return nil, fmt.Errorf("a message of several lines: %w", ErrNotModelled)
+	}
 	fmt.Fprintf(&b, "\n%s\n", msg)
 	return []byte(b.String()), nil
 }
 
-// readIndex reads the index's entries (versions 2 and 3; none before the
+// gitDate is a date as a commit records it ("1700000000 +0200"): now when
+// none is set, else one written as a Unix time and zone or in RFC 3339;
+// any other spelling git reads is left to git.
+func gitDate(date string) (string, error) {
+	if date == "" {
+		now := time.Now()
+		return fmt.Sprintf("%d %s", now.Unix(), now.Format("-0700")), nil
+	}
+	if t, err := time.Parse(time.RFC3339, date); err == nil {
+		return fmt.Sprintf("%d %s", t.Unix(), t.Format("-0700")), nil
+	}
+	sec, zone, ok := strings.Cut(date, " ")
+	if ok && sec != "" && strings.Trim(sec, "0123456789") == "" && len(zone) == 5 &&
+		strings.ContainsAny(zone[:1], "+-") && strings.Trim(zone[1:], "0123456789") == "" {
+		return date, nil
+	}
+	return "", fmt.Errorf("the date %q: %w", date, ErrNotModelled)
+}
+
+// readIndex reads the index's entries (version 2; none before the
 // first commit). Extensions (the cached trees) are dropped: git rebuilds
 // them.
 func (g *repoFiles) readIndex() (map[string]entry, error) {
@@ -464,7 +522,7 @@ func (g *repoFiles) readIndex() (map[string]entry, error) {
 		return nil, bad
 	}
 	version, n := binary.BigEndian.Uint32(b[4:]), int(binary.BigEndian.Uint32(b[8:]))
-	if version != 2 && version != 3 {
+	if version != 2 { // 3 and up hold skip-worktree and intent-to-add entries
 		return nil, bad
 	}
 	at := 12

@@ -1,6 +1,7 @@
 package gittest_test
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -107,5 +108,35 @@ func TestCommitRefuses(t *testing.T) {
 	if _, err := gittest.Commit(r.Dir, gittest.CommitOptions{Message: "m", Paths: []string{"a.yaml"},
 		Getenv: func(string) string { return "" }}); err == nil {
 		t.Error("a commit without an author is made")
+	}
+}
+
+// TestCommitDates: a date a test fixes (RFC 3339 or a Unix time and zone)
+// is the one git records for the same setting, and --allow-empty commits
+// the parent's tree again; a date in another spelling is left to git.
+func TestCommitDates(t *testing.T) {
+	r := gittest.New(t)
+	write(t, r.Dir, map[string]string{"a.yaml": "1\n"})
+	r.Commit(t, "first", ".")
+	for _, date := range []string{"2024-03-01T10:00:00+02:00", "1700000000 -0130"} {
+		env := func(k string) string {
+			if strings.HasSuffix(k, "_DATE") {
+				return date
+			}
+			return os.Getenv(k)
+		}
+		if _, err := gittest.Commit(r.Dir, gittest.CommitOptions{Message: "dated", AllowEmpty: true, Getenv: env}); err != nil {
+			t.Fatal(err)
+		}
+		t.Setenv("GIT_AUTHOR_DATE", date)
+		t.Setenv("GIT_COMMITTER_DATE", date)
+		r.Git(t, "commit", "-q", "--allow-empty", "-m", "dated by git")
+		if got := strings.Split(r.Git(t, "log", "-2", "--date=raw", "--format=%ad %cd %T"), "\n"); len(got) != 2 || got[0] != got[1] {
+			t.Errorf("%s: the dates written here and git's differ: %q", date, got)
+		}
+	}
+	t.Setenv("GIT_AUTHOR_DATE", "yesterday")
+	if _, err := gittest.Commit(r.Dir, gittest.CommitOptions{Message: "m", AllowEmpty: true}); !errors.Is(err, gittest.ErrNotModelled) {
+		t.Errorf("a date git parses by its own rules: %v, want ErrNotModelled", err)
 	}
 }

@@ -122,14 +122,15 @@ func (r *testRepo) remove(name string) {
 }
 
 // commit records every change in the work tree and returns the commit id:
-// written here in the plain case (see writeCommit), else by git.
+// written in this process where gittest.Commit models the repository (two
+// git starts per commit were a fifth of this package's), else by git.
 func (r *testRepo) commit(msg string) string {
 	r.t.Helper()
-	id, err := r.writeCommit(msg)
+	id, err := gittest.Commit(r.top, gittest.CommitOptions{Message: msg, Paths: []string{"."}, AllowEmpty: true})
 	if err == nil {
 		return id
 	}
-	if !errors.Is(err, errByGit) {
+	if !errors.Is(err, gittest.ErrNotModelled) {
 		r.t.Fatal(err)
 	}
 	r.git("add", "-A")
@@ -138,12 +139,12 @@ func (r *testRepo) commit(msg string) string {
 }
 
 // newBranch starts branch at HEAD and checks it out, as `git checkout -b`
-// does: written here when HEAD is a plain branch (see plainHead), the work
-// tree and index left as they are.
+// does: written here when HEAD is a branch gittest models, the work tree
+// and index left as they are.
 func (r *testRepo) newBranch(branch string) {
 	r.t.Helper()
-	_, head, err := r.plainHead()
-	if err != nil || head == "" || strings.ContainsAny(branch, " ~^:?*[\\") || strings.HasPrefix(branch, "-") {
+	at, head, err := gittest.Head(r.top)
+	if err != nil || head == "" || at == "HEAD" || strings.ContainsAny(branch, " ~^:?*[\\") || strings.HasPrefix(branch, "-") {
 		r.git("checkout", "-q", "-b", branch)
 		return
 	}
@@ -161,7 +162,7 @@ func (r *testRepo) newBranch(branch string) {
 // commit` does: the ref written here when the repository is plain.
 func (r *testRepo) tag(name, commit string) {
 	r.t.Helper()
-	_, head, err := r.plainHead()
+	_, head, err := gittest.Head(r.top)
 	ref := filepath.Join(r.top, ".git", "refs", "tags", filepath.FromSlash(name))
 	if _, taken := os.Lstat(ref); err != nil || taken == nil || strings.ContainsAny(name, " ~^:?*[\\") || strings.HasPrefix(name, "-") {
 		r.git("tag", name, cmp.Or(commit, "HEAD"))
@@ -173,14 +174,11 @@ func (r *testRepo) tag(name, commit string) {
 // addAll stages every change in the work tree, as `git add -A` does.
 func (r *testRepo) addAll() {
 	r.t.Helper()
-	_, _, err := r.plainHead()
-	if err == nil {
-		err = r.stageAll()
-	}
+	err := gittest.Stage(r.top, ".")
 	if err == nil {
 		return
 	}
-	if !errors.Is(err, errByGit) {
+	if !errors.Is(err, gittest.ErrNotModelled) {
 		r.t.Fatal(err)
 	}
 	r.git("add", "-A")
