@@ -121,7 +121,9 @@ func (d *Dir) openRegular(name string) (*os.File, fs.FileInfo, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	f, err := d.root.OpenFile(c, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	f, err := inRoot(d, c, func(r *os.Root, name string) (*os.File, error) {
+		return r.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	})
 	if err != nil {
 		return nil, nil, d.explain(name, err)
 	}

@@ -52,6 +52,7 @@ func Clean(name string) (string, error) {
 // neither .. nor a symbolic link can lead it outside.
 type Dir struct {
 	root  *os.Root
+	subs  *subRoots
 	path  string
 	label string
 }
@@ -62,7 +63,7 @@ func OpenDir(dir string) (*Dir, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Dir{root: r, path: dir, label: "working tree"}, nil
+	return &Dir{root: r, subs: &subRoots{m: map[string]*os.Root{}}, path: dir, label: "working tree"}, nil
 }
 
 // Path is the directory the source reads from.
@@ -81,7 +82,7 @@ func (d *Dir) Stat(name string) (fs.FileInfo, error) {
 	if err != nil {
 		return nil, err
 	}
-	fi, err := d.root.Stat(c)
+	fi, err := inRoot(d, c, (*os.Root).Stat)
 	return fi, d.explain(name, err)
 }
 
@@ -161,7 +162,7 @@ func (d *Dir) firstLink(c string) (link, rest string) {
 		if i < len(c) && c[i] != '/' {
 			continue
 		}
-		fi, err := d.root.Lstat(c[:i])
+		fi, err := inRoot(d, c[:i], (*os.Root).Lstat)
 		if err != nil {
 			return "", ""
 		}
