@@ -89,19 +89,27 @@ func readTree(s Side, root []byte) (*fileTree, bool) {
 // to a file that exists is followed, since reaching too far only keeps more
 // of the root.
 func followed(src source.Source, seen map[string][]byte, text []byte, es []target) []target {
-	out := es[:0:0]
-	var data map[int]bool
 	mayExtend := bytes.Contains(text, []byte("x-"))
-	for _, e := range es {
+	missing := make([]bool, len(es))
+	var lines []int // of the missing ones the text may hold as data
+	for i, e := range es {
 		if _, ok := seen[e.file]; !ok && (e.commented || mayExtend) {
 			if _, err := src.Stat(e.file); errors.Is(err, fs.ErrNotExist) {
-				if data == nil && !e.commented {
-					data = openapi.DataRefLines(text)
-				}
-				if e.commented || data[e.line] {
-					continue
+				missing[i] = true
+				if !e.commented {
+					lines = append(lines, e.line)
 				}
 			}
+		}
+	}
+	var data map[int]bool
+	if len(lines) > 0 {
+		data = openapi.DataRefLines(text, lines...)
+	}
+	out := es[:0:0]
+	for i, e := range es {
+		if missing[i] && (e.commented || data[e.line]) {
+			continue
 		}
 		out = append(out, e)
 	}

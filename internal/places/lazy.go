@@ -1,6 +1,10 @@
 package places
 
-import "bytes"
+import (
+	"bytes"
+
+	"go.yaml.in/yaml/v4"
+)
 
 // Lazy answers Find as Doc does, parsing only the entries a path reaches:
 // on a 4 MB document a question about one schema parses that schema, not
@@ -338,4 +342,43 @@ func (l *Lazy) parse(r region) *Doc {
 func (l *Lazy) shift(p Place, r region) Place {
 	at := l.offset(r.from)
 	return Place{Line: p.Line + r.from, Column: p.Column, Start: p.Start + at, End: p.End + at}
+}
+
+// Entry is the parse of the smallest entry the cut finds around line
+// (1-based), for a question about one line of a large text: the keys that
+// lead to it from the document's root (its own key last), the mapping
+// node the parse of the entry gives (its one key the entry's), and the
+// lines before the entry, to add to the node's lines. ok is false when
+// the cut cannot tell (see Lazy) or the parser disagrees with it: the
+// caller reads the whole text then.
+func (l *Lazy) Entry(line int) (keys []string, root *yaml.Node, before int, ok bool) {
+	if !l.block {
+		return nil, nil, 0, false
+	}
+	r := region{from: 0, to: len(l.lines), indent: -1}
+	for l.size(r) > l.small {
+		next, found := region{}, ""
+		for _, e := range l.entries(r) {
+			if e.from <= line-1 && line-1 < e.to {
+				next, found = e.region, e.key
+				break
+			}
+		}
+		if found == "" {
+			break
+		}
+		keys, r = append(keys, found), next
+	}
+	if len(keys) == 0 {
+		return nil, nil, 0, false
+	}
+	d := l.parse(r)
+	if d == nil || len(d.docs) != 1 || len(d.docs[0].Content) != 1 {
+		return nil, nil, 0, false
+	}
+	root = d.docs[0].Content[0]
+	if root.Kind != yaml.MappingNode || len(root.Content) != 2 || root.Content[0].Value != keys[len(keys)-1] {
+		return nil, nil, 0, false
+	}
+	return keys, root, r.from, true
 }
