@@ -107,6 +107,7 @@ func (g *guarded) shape(name string, b []byte) (Shape, error) {
 func (g *guarded) scan(name string, b []byte) (Shape, error) {
 	proto := strings.EqualFold(path.Ext(name), ".proto")
 	var sh Shape
+	json := false // read whole by the JSON tokenizer
 	limit := g.l.Elements
 	if proto {
 		if line := LongLine(b, g.l.ProtoLine); line > 0 {
@@ -114,7 +115,7 @@ func (g *guarded) scan(name string, b []byte) (Shape, error) {
 		}
 		sh = ProtoShape(b, g.l.Depth)
 		limit = g.l.ProtoElements
-	} else {
+	} else if sh, json = jsonDocShape(b, g.l.Depth, g.l.Keys); !json {
 		sh = Scan(b, g.l.Depth, g.l.Keys)
 	}
 	shown := g.display(name)
@@ -131,7 +132,8 @@ func (g *guarded) scan(name string, b []byte) (Shape, error) {
 		}
 		return sh, source.Errorf(shown, 0, 0, "%d %s is more than the limit of %d in one file (raise it with %s)", sh.Elements, what, limit, ElementsFlag)
 	}
-	if proto {
+	if proto || json {
+		// JSON read whole holds one value, no alias and no name twice.
 		return sh, nil
 	}
 	if sh.SecondDocument > 0 {
