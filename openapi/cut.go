@@ -27,7 +27,7 @@ func cut(src []byte) (*pieces, *NoPlan) {
 			return nil, noPlan(src, at, "a JSON Schema identity keyword ("+kw+")") // a $ref may then resolve against another base
 		}
 	}
-	c := &cutter{d: d, sc: scanner{block: -1, plain: -1}, entry: -1, kindAt: -1, nameAt: -1, child: -1, section: -1}
+	c := &cutter{d: d, sc: scanner{block: -1, plain: -1, explicit: -1}, entry: -1, kindAt: -1, nameAt: -1, child: -1, section: -1}
 	var header bytes.Buffer
 	for i, l := range d.lines {
 		line := src[l.start:l.end]
@@ -65,8 +65,8 @@ func cut(src []byte) (*pieces, *NoPlan) {
 			header.WriteByte('\n')
 		}
 	}
-	if c.sc.quote != 0 || c.sc.ref == 1 || c.sc.pointer != nil {
-		return nil, noPlan(src, len(src), "a quoted scalar or $ref open at the end")
+	if c.sc.quote != 0 || c.sc.ref == 1 || c.sc.pointer != nil || c.sc.explicit >= 0 {
+		return nil, noPlan(src, len(src), "a quoted scalar, $ref or complex key open at the end")
 	}
 	c.close(len(d.lines))
 	d.header = header.Bytes()

@@ -10,7 +10,10 @@ import (
 // which lines start a node (structure) and which are the text of a scalar
 // begun earlier. It knows only what the cutter needs, and says ok=false on
 // anything outside that: flow collections over several lines, anchors,
-// aliases, tags, complex keys, directives, document markers.
+// aliases, tags, complex keys, directives, document markers. It reads one
+// kind of explicit key, the one YAML emitters write for a key longer than
+// 128 characters: `? key` alone on its line, then `: ` at the same
+// indentation opening the value's block mapping (Adyen's example names).
 type scanner struct {
 	// block and plain are the indentation a block scalar's or a continuing
 	// plain scalar's lines must exceed (-1: none open); quote is the quote
@@ -27,6 +30,9 @@ type scanner struct {
 	// takes every blank line after it: the cutter must see the next node
 	// in the same chunk (see cut).
 	keep bool
+	// explicit is the indentation of a `? key` line whose `: value` line
+	// must come next (-1: none).
+	explicit int
 	// why is what the scanner was not sure of, once next says ok=false.
 	why string
 }
@@ -112,6 +118,23 @@ func (s *scanner) next(line []byte) (lineInfo, bool) {
 	if ind == 0 && (bytes.HasPrefix(rest, []byte("---")) || bytes.HasPrefix(rest, []byte("...")) || rest[0] == '%') {
 		return l, s.fail("a document marker or directive")
 	}
+	valueLine := false
+	if s.explicit >= 0 {
+		// `: key: value` is the explicit key's value, a block mapping
+		// whose first key sits past the colon, as if on its own line.
+		at := s.explicit
+		s.explicit = -1
+		if ind != at || !bytes.HasPrefix(rest, []byte(": ")) {
+			return l, s.fail("a complex key (?) whose value does not follow it")
+		}
+		n := 1
+		for n < len(rest) && rest[n] == ' ' {
+			n++
+		}
+		ind, rest, valueLine = ind+n, rest[n:], true
+	} else if rest[0] == '?' && (len(rest) == 1 || rest[1] == ' ') {
+		return s.explicitKey(ind, rest)
+	}
 	l.structure, l.indent = true, ind
 	// parent is the indentation a value's later lines must exceed: a
 	// scalar alone on its line continues at its own indentation, one after
@@ -132,12 +155,27 @@ func (s *scanner) next(line []byte) (lineInfo, bool) {
 	if !ok {
 		return l, false
 	}
+	if valueLine && (!l.hasKey || l.dash) {
+		return l, s.fail("a complex key (?) whose value is not a block mapping")
+	}
 	if l.hasKey {
 		parent = col
 	} else {
 		v = rest
 	}
 	return l, s.value(&l, v, parent)
+}
+
+// explicitKey reads `? key` at indentation ind: the key, a plain scalar
+// on its one line, read as `key:` with its value below.
+func (s *scanner) explicitKey(ind int, rest []byte) (lineInfo, bool) {
+	k := bytes.TrimSpace(rest[1:])
+	if len(k) == 0 || strings.IndexByte("'\"{[&*!|>%@`#-?:,]}", k[0]) >= 0 ||
+		bytes.Contains(k, []byte(": ")) || bytes.Contains(k, []byte(" #")) || bytes.HasSuffix(k, []byte(":")) {
+		return lineInfo{}, s.fail("a complex key (?)")
+	}
+	s.explicit, s.plain = ind, -1
+	return lineInfo{structure: true, indent: ind, key: k, hasKey: true, bare: true}, true
 }
 
 // pointerLine reads a line of a double-quoted $ref continued from the line
