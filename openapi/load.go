@@ -258,6 +258,8 @@ func (d *Doc) read(src source.Source, u *url.URL) ([]byte, error) {
 			out := d.inlineContentRefs(src, name, d.readable(name, b))
 			if u.RawQuery == opQuery {
 				out = asPathItem(out)
+			} else {
+				out = d.startDocument(name, out)
 			}
 			f := servedFile{name: name, raw: b, text: out}
 			if d.served == nil {

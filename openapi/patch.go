@@ -135,6 +135,7 @@ func loadFragment(at *url.URL, text []byte, origins bool) (t *openapi3.T, err er
 	// Read as the whole document is (surrogate-pair escapes rewritten):
 	// otherwise the parser falls back to JSON's, without places.
 	text, _ = Readable(text)
+	text, _ = startDocument(text)
 	l.ReadFromURIFunc = func(_ *openapi3.Loader, u *url.URL) ([]byte, error) {
 		if *u != *at {
 			return nil, errors.New("no other file") // the plan holds only local $refs

@@ -69,6 +69,97 @@ func Readable(b []byte) ([]byte, []shift) {
 	return out.Bytes(), shifts
 }
 
+// docStart opens a document explicitly on the line of its brace.
+var docStart = []byte("--- ")
+
+// startDocument writes `--- ` before the brace of a JSON document that
+// opens on a line of its own. yaml v4 keeps a flow collection that begins
+// a document as a possible key until it closes, and with it every token
+// read since: a JSON document's whole token stream queued, grown and
+// copied as it was read (a third of a diff of Twilio's spec). After the
+// document marker the brace cannot begin a key. Only where YAML reads the
+// text as JSON does: the loader sends to JSON's parser, which the marker
+// would stop, a text YAML refuses or reads otherwise (a character YAML
+// does not print, U+0085 among them, invalid UTF-8, a name longer than
+// the 1024 characters of a YAML key).
+func startDocument(b []byte) ([]byte, *shift) {
+	at := 0
+	for at < len(b) && (b[at] == ' ' || b[at] == '\n' || b[at] == '\r' || b[at] == '\t') {
+		at++
+	}
+	if at == len(b) || b[at] != '{' || at > 0 && b[at-1] != '\n' || !restOfLineBlank(b[at+1:]) || !printable(b) || longKey(b, 1000) {
+		return b, nil
+	}
+	line := 1 + bytes.Count(b[:at], []byte("\n"))
+	col := at - bytes.LastIndexByte(b[:at], '\n') // 1-based
+	out := make([]byte, 0, len(b)+len(docStart))
+	out = append(append(append(out, b[:at]...), docStart...), b[at:]...)
+	return out, &shift{line: line, at: col + len(docStart), by: -len(docStart)}
+}
+
+// printable reports whether b is valid UTF-8 holding only characters YAML
+// prints (tab, line breaks, and no C0 or C1 control, DEL, U+FFFE or
+// U+FFFF), U+0085 excluded, which YAML reads as a line break.
+func printable(b []byte) bool {
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		switch {
+		case c < 0x20 && c != '\t' && c != '\n' && c != '\r', c == 0x7f:
+			return false
+		case c == 0xc2 && i+1 < len(b) && b[i+1] >= 0x80 && b[i+1] <= 0x9f:
+			return false
+		case c == 0xef && i+2 < len(b) && b[i+1] == 0xbf && b[i+2] >= 0xbe:
+			return false
+		}
+	}
+	return utf8.Valid(b)
+}
+
+// restOfLineBlank reports whether b holds only blanks up to its first line
+// break.
+func restOfLineBlank(b []byte) bool {
+	for _, c := range b {
+		switch c {
+		case '\n', '\r':
+			return true
+		case ' ', '\t':
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// longKey reports whether a JSON object name in b may be longer than n
+// bytes: a quote that ends a string and is followed by a colon, on a line
+// longer than n, with no other unescaped quote within n bytes before it.
+func longKey(b []byte, n int) bool {
+	for len(b) > 0 {
+		line := b
+		if i := bytes.IndexByte(b, '\n'); i >= 0 {
+			line, b = b[:i], b[i+1:]
+		} else {
+			b = nil
+		}
+		if len(line) <= n {
+			continue
+		}
+		for i := n; i < len(line); i++ {
+			if line[i] != '"' || escaped(line, i) || !bytes.HasPrefix(bytes.TrimLeft(line[i+1:], " \t"), []byte(":")) {
+				continue
+			}
+			start := i - 1
+			for start >= i-n && (line[start] != '"' || escaped(line, start)) {
+				start--
+			}
+			if start < i-n {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // dropTrailingCommas is b with each comma that ends a JSON mapping or
 // sequence (`,` then blanks then `}` or `]`, outside strings) made a space.
 // A subset plan's text of a JSON document (see cutJSON) has one where it
@@ -141,6 +232,12 @@ func column(shifts []shift, line, col int) int {
 // refuses). A document neither reads is nil.
 func Parse(b []byte) *yaml.Node {
 	b, _ = Readable(b)
+	if marked, at := startDocument(b); at != nil {
+		var doc yaml.Node
+		if yaml.Unmarshal(marked, &doc) == nil && len(doc.Content) > 0 {
+			return doc.Content[0]
+		}
+	}
 	var doc yaml.Node
 	if yaml.Unmarshal(b, &doc) == nil && len(doc.Content) > 0 {
 		return doc.Content[0]
@@ -175,9 +272,28 @@ func (d *Doc) readable(name string, b []byte) []byte {
 // for a model parsed from parts of it (each part rewritten alike: its
 // lines are src's).
 func (d *Doc) shiftAs(name string, src []byte) {
-	if _, shifts := Readable(src); shifts != nil {
+	text, shifts := Readable(src)
+	if _, at := startDocument(text); at != nil {
+		shifts = append(shifts, *at)
+	}
+	if shifts != nil {
 		d.refs.shifts = map[string][]shift{name: shifts}
 	}
+}
+
+// startDocument is startDocument of a whole document the loader is given,
+// recording how its columns moved.
+func (d *Doc) startDocument(name string, b []byte) []byte {
+	out, at := startDocument(b)
+	if at != nil {
+		d.refs.mu.Lock()
+		defer d.refs.mu.Unlock()
+		if d.refs.shifts == nil {
+			d.refs.shifts = map[string][]shift{}
+		}
+		d.refs.shifts[name] = append(d.refs.shifts[name], *at)
+	}
+	return out
 }
 
 // column is the original column of a place in name's rewritten text.
