@@ -1,6 +1,7 @@
 package openapi
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -192,12 +193,9 @@ func (d *differ) components() {
 }
 
 func (d *differ) paths() {
-	oldPaths := byTemplate(d.old.T.Paths)
-	newPaths := byTemplate(d.new.T.Paths)
-	for _, tmpl := range sortedKeys(oldPaths) {
-		op := oldPaths[tmpl]
-		np, ok := newPaths[tmpl]
-		if !ok {
+	for _, p := range pairPaths(d.old.T.Paths, d.new.T.Paths) {
+		op := p.old
+		if p.new == nil {
 			dep, sunset := pathDeprecation(op.item)
 			i := d.add(rules.Change{Kind: rules.Removed, Subject: rules.SubjectPath, Name: op.name,
 				Path: "#/paths/" + escape(op.name), OldLoc: d.old.KeyLoc(op.item.Origin), Deprecated: dep, Sunset: sunset,
@@ -205,7 +203,7 @@ func (d *differ) paths() {
 			d.reach([]int{i}, op.name, rules.Request|rules.Response)
 			continue
 		}
-		d.pathItem(op, np)
+		d.pathItem(op, *p.new)
 	}
 }
 
@@ -214,16 +212,64 @@ type namedPath struct {
 	item *openapi3.PathItem
 }
 
-// byTemplate keys paths by their template with parameter names erased:
-// renaming {id} to {orderId} changes nothing on the wire.
-func byTemplate(ps *openapi3.Paths) map[string]namedPath {
-	out := map[string]namedPath{}
+// pathPair is an old path and the new path it is, nil when it is gone.
+type pathPair struct {
+	old namedPath
+	new *namedPath
+}
+
+// pairPaths pairs each old path with the new one it is: the path of the
+// same name, else the one of the same template with parameter names erased
+// (renaming {id} to {orderId} changes nothing on the wire). Paths alike
+// but for their parameters' names, which OpenAPI forbids and Xero's
+// accounting spec has, are told apart by name; left over alike on both
+// sides, they pair in the order of their names. The old paths come in the
+// order of their templates, the same every run.
+func pairPaths(old, new *openapi3.Paths) []pathPair {
+	olds, news := sortedPaths(old), sortedPaths(new)
+	byName := make(map[string]*namedPath, len(news))
+	for i := range news {
+		byName[news[i].name] = &news[i]
+	}
+	out := make([]pathPair, len(olds))
+	used := map[string]bool{}
+	for i, o := range olds {
+		out[i].old = o
+		if n, ok := byName[o.name]; ok {
+			out[i].new, used[o.name] = n, true
+		}
+	}
+	left := map[string][]*namedPath{} // the new paths not paired, by template
+	for i, n := range news {
+		if !used[n.name] {
+			t := template(n.name)
+			left[t] = append(left[t], &news[i])
+		}
+	}
+	for i := range out {
+		if out[i].new != nil {
+			continue
+		}
+		t := template(out[i].old.name)
+		if l := left[t]; len(l) > 0 {
+			out[i].new, left[t] = l[0], l[1:]
+		}
+	}
+	return out
+}
+
+// sortedPaths lists ps by template, then name.
+func sortedPaths(ps *openapi3.Paths) []namedPath {
 	if ps == nil {
-		return out
+		return nil
 	}
+	out := make([]namedPath, 0, ps.Len())
 	for name, item := range ps.Map() {
-		out[template(name)] = namedPath{name, item}
+		out = append(out, namedPath{name, item})
 	}
+	slices.SortFunc(out, func(a, b namedPath) int {
+		return cmp.Or(strings.Compare(template(a.name), template(b.name)), strings.Compare(a.name, b.name))
+	})
 	return out
 }
 
