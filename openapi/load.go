@@ -270,7 +270,7 @@ func (d *Doc) read(src source.Source, u *url.URL) ([]byte, error) {
 		}
 	}
 	if ref && errors.Is(err, source.ErrOutside) {
-		return nil, fmt.Errorf("$ref to %q refused, not read: it leads outside the repository", u.Path)
+		return nil, fmt.Errorf("$ref to %q refused, not read: it leads outside the repository (outside a git work tree: the contract's own folder; --root DIR widens it)", u.Path)
 	}
 	if ref {
 		return nil, fmt.Errorf("$ref to %q: %w", u.Path, err)

@@ -33,6 +33,7 @@ func newChangelogCmd(e *Env) *cobra.Command {
 		},
 	}
 	c.register(cmd)
+	c.registerRoot(cmd)
 	hideOtherOutputs(cmd)
 	f := cmd.Flags()
 	f.Lookup("format").Usage = "changelog format: " + strings.Join(changelog.Formats, "|")
@@ -51,7 +52,7 @@ func runChangelog(e *Env, co *changelogOptions, oldArg, newArg string) error {
 	if err != nil {
 		return err
 	}
-	old, nw, err := openSides(e, oldArg, newArg, co.protoPaths)
+	old, nw, err := openSides(e, oldArg, newArg, &co.common)
 	if err != nil {
 		return err
 	}

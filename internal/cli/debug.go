@@ -64,6 +64,7 @@ func newDebugDiffCmd(e *Env) *cobra.Command {
 		},
 	}
 	o.register(cmd)
+	o.registerRoot(cmd)
 	return cmd
 }
 
@@ -73,7 +74,7 @@ func runDebugDiff(e *Env, do *diffOptions, oldArg, newArg string) error {
 		return err
 	}
 	o.Whole = true
-	old, nw, err := openSides(e, oldArg, newArg, do.protoPaths)
+	old, nw, err := openSides(e, oldArg, newArg, &do.common)
 	if err != nil {
 		return err
 	}

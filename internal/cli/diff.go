@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"slices"
 
 	"github.com/spf13/cobra"
@@ -222,6 +223,7 @@ func newDiffCmd(e *Env) *cobra.Command {
 		},
 	}
 	o.register(cmd)
+	o.registerRoot(cmd)
 	o.registerCompat(cmd)
 	o.registerWaivers()
 	addReaderFlags(cmd, &o.readers)
@@ -243,7 +245,7 @@ func runDiff(e *Env, do *diffOptions, oldArg, newArg string) error {
 	if o.Readers, err = do.readers.load(e, o.Limits); err != nil {
 		return err
 	}
-	old, nw, err := openSides(e, oldArg, newArg, do.protoPaths)
+	old, nw, err := openSides(e, oldArg, newArg, &do.common)
 	if err != nil {
 		return err
 	}
@@ -259,11 +261,11 @@ func runDiff(e *Env, do *diffOptions, oldArg, newArg string) error {
 }
 
 // openSides opens the two arguments of a command that compares them.
-func openSides(e *Env, oldArg, newArg string, protoPaths []string) (old, nw pipeline.Side, err error) {
-	if old, err = openSide(e, oldArg, protoPaths); err != nil {
+func openSides(e *Env, oldArg, newArg string, c *common) (old, nw pipeline.Side, err error) {
+	if old, err = openSideIn(e, oldArg, c.protoPaths, c.root); err != nil {
 		return old, nw, err
 	}
-	nw, err = openSide(e, newArg, protoPaths)
+	nw, err = openSideIn(e, newArg, c.protoPaths, c.root)
 	return old, nw, err
 }
 
@@ -278,6 +280,12 @@ func inputErr(err error) error {
 // working directory. protoPaths (--proto-path) name import roots from the
 // working directory, as protoc's -I does; each must lie inside the root.
 func openSide(e *Env, arg string, protoPaths []string) (pipeline.Side, error) {
+	return openSideIn(e, arg, protoPaths, "")
+}
+
+// openSideIn is openSide with the folder $refs may reach set by --root
+// (boundary, "" for the default).
+func openSideIn(e *Env, arg string, protoPaths []string, boundary string) (pipeline.Side, error) {
 	at := e.abs(arg)
 	fi, err := os.Stat(at)
 	if err != nil {
@@ -286,6 +294,12 @@ func openSide(e *Env, arg string, protoPaths []string) (pipeline.Side, error) {
 	root, err := source.Root(at)
 	if err != nil {
 		return pipeline.Side{}, usageErr("%s: %v", arg, err)
+	}
+	if boundary != "" {
+		root = e.abs(boundary)
+		if rel, err := underRoot(root, at); err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
+			return pipeline.Side{}, usageErr("%s: not inside --root %s", arg, boundary)
+		}
 	}
 	if !fi.IsDir() {
 		root = protoRoot(root, at, absAll(e, protoPaths))

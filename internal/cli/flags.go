@@ -23,6 +23,9 @@ type common struct {
 	// the work tree (review's), not to the working directory.
 	fromTop    bool
 	output     string
+	// root is --root: the folder a side's $refs and imports may reach,
+	// in place of its git work tree (or its own folder outside one).
+	root       string
 	protoPaths []string
 	protoLevel string
 	stats      bool
@@ -88,6 +91,12 @@ func (c *common) register(cmd *cobra.Command) {
 	f.IntVar(&c.maxTotal, strings.TrimPrefix(limits.TotalFlag, "--"), 0, "most elements one side may read across all its files, counted as --max-elements counts them (default "+strconv.Itoa(limits.DefaultTotalElements)+")")
 	f.StringArrayVar(&c.maxCounts, strings.TrimPrefix(limits.CountFlag, "--"), nil, "limit one kind, KIND=N (repeatable): operations, schemas, messages, fields or reserved per side, properties per schema")
 	f.IntVar(&c.maxElements, strings.TrimPrefix(limits.ElementsFlag, "--"), 0, "most elements one file may hold: YAML/JSON keys and list items with aliases expanded, .proto declarations and list entries (default "+strconv.Itoa(limits.DefaultElements)+", .proto "+strconv.Itoa(limits.DefaultProtoElements)+")")
+}
+
+// registerRoot adds --root, on the commands that read contracts named on
+// the command line (not review's, which reads git).
+func (c *common) registerRoot(cmd *cobra.Command) {
+	cmd.Flags().StringVar(&c.root, "root", "", "the folder $refs and imports may reach (default: the git work tree holding each contract, else the contract's own folder)")
 }
 
 // limits merges the --max-* flags over the config's limits.

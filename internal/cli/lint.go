@@ -30,6 +30,7 @@ func newLintCmd(e *Env) *cobra.Command {
 		},
 	}
 	o.register(cmd)
+	o.registerRoot(cmd)
 	return cmd
 }
 
@@ -38,7 +39,7 @@ func runLint(e *Env, lo *lintOptions, specs []string) error {
 	if err != nil {
 		return err
 	}
-	fs, err := lintAll(e, specs, lo.protoPaths, o)
+	fs, err := lintAll(e, specs, &lo.common, o)
 	if err != nil {
 		return err
 	}
@@ -47,12 +48,12 @@ func runLint(e *Env, lo *lintOptions, specs []string) error {
 
 // lintAll lints every spec and reports every unreadable one together, so a
 // user fixing input errors sees them all in one run.
-func lintAll(e *Env, args, protoPaths []string, o pipeline.Options) ([]rules.Finding, error) {
+func lintAll(e *Env, args []string, c *common, o pipeline.Options) ([]rules.Finding, error) {
 	var all []rules.Finding
 	var probs source.Problems
 	var errs []error
 	for _, arg := range args {
-		side, err := openSide(e, arg, protoPaths)
+		side, err := openSideIn(e, arg, c.protoPaths, c.root)
 		if err != nil {
 			return nil, err
 		}
