@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -277,14 +277,15 @@ func inputErr(err error) error {
 
 // openSide resolves a command-line path into a Side rooted at its
 // repository (or its own directory outside one), shown relative to the
-// working directory. protoPaths (--proto-path) name import roots from the
-// working directory, as protoc's -I does; each must lie inside the root.
-func openSide(e *Env, arg string, protoPaths []string) (pipeline.Side, error) {
-	return openSideIn(e, arg, protoPaths, "")
+// working directory.
+func openSide(e *Env, arg string) (pipeline.Side, error) {
+	return openSideIn(e, arg, nil, "")
 }
 
-// openSideIn is openSide with the folder $refs may reach set by --root
-// (boundary, "" for the default).
+// openSideIn is openSide with import roots and the folder $refs may reach:
+// protoPaths (--proto-path) name import roots from the working directory,
+// as protoc's -I does, each inside the root; boundary (--root) is the
+// root, "" for the default.
 func openSideIn(e *Env, arg string, protoPaths []string, boundary string) (pipeline.Side, error) {
 	at := e.abs(arg)
 	fi, err := os.Stat(at)

@@ -21,8 +21,8 @@ type common struct {
 	failOn string
 	// fromTop says the report's file names are relative to the top of
 	// the work tree (review's), not to the working directory.
-	fromTop    bool
-	output     string
+	fromTop bool
+	output  string
 	// root is --root: the folder a side's $refs and imports may reach,
 	// in place of its git work tree (or its own folder outside one).
 	root       string

@@ -104,7 +104,7 @@ func runProbe(cmd *cobra.Command, e *Env, pf *probeOptions, rawURL string) error
 			return usageErr("probe: %v", err)
 		}
 	} else if pf.contract != "" {
-		side, err := openSide(e, pf.contract, nil)
+		side, err := openSide(e, pf.contract)
 		if err != nil {
 			return err
 		}

@@ -122,7 +122,7 @@ func rateText(r float64) string {
 // loadReplayContract reads --contract inside its repository, within the
 // read limits, as diff and lint read contracts.
 func loadReplayContract(e *Env, name string, o pipeline.Options) (*openapi.Doc, error) {
-	side, err := openSide(e, name, nil)
+	side, err := openSide(e, name)
 	if err != nil {
 		return nil, err
 	}
@@ -145,7 +145,7 @@ func readFixtures(e *Env, name string, doc *openapi.Doc, o pipeline.Options) (re
 	if name == "" {
 		return nil, nil
 	}
-	side, err := openSide(e, name, nil)
+	side, err := openSide(e, name)
 	if err != nil {
 		return nil, usageErr("--fixtures: %v", err)
 	}

@@ -38,7 +38,7 @@ func runReplayRPC(cmd *cobra.Command, e *Env, rf *replayOptions, o pipeline.Opti
 	if cfg.Header, err = parseHeaders(rf.headers); err != nil {
 		return err
 	}
-	side, err := openSide(e, rf.contract, nil)
+	side, err := openSide(e, rf.contract)
 	if err != nil {
 		return err
 	}
@@ -116,7 +116,7 @@ func placeIn(side pipeline.Side) func(protoreflect.Descriptor) rules.Location {
 // readRPCFixtures reads --fixtures for a proto contract: method names
 // ("CreateCharge" or "pkg.Service/CreateCharge") to {body}.
 func readRPCFixtures(e *Env, name string, o pipeline.Options) (replay.Fixtures, error) {
-	side, err := openSide(e, name, nil)
+	side, err := openSide(e, name)
 	if err != nil {
 		return nil, usageErr("--fixtures: %v", err)
 	}
