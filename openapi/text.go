@@ -258,14 +258,19 @@ func Parse(b []byte) *yaml.Node {
 func (d *Doc) readable(name string, b []byte) []byte {
 	out, shifts := Readable(b)
 	if shifts != nil {
-		d.refs.mu.Lock()
-		defer d.refs.mu.Unlock()
-		if d.refs.shifts == nil {
-			d.refs.shifts = map[string][]shift{}
-		}
-		d.refs.shifts[name] = shifts
+		d.shifted(name, func([]shift) []shift { return shifts })
 	}
 	return out
+}
+
+// shifted sets name's shifts to what f makes of them.
+func (d *Doc) shifted(name string, f func([]shift) []shift) {
+	d.refs.mu.Lock()
+	defer d.refs.mu.Unlock()
+	if d.refs.shifts == nil {
+		d.refs.shifts = map[string][]shift{}
+	}
+	d.refs.shifts[name] = f(d.refs.shifts[name])
 }
 
 // shiftAs records the columns Readable moves in src, the text of name,
@@ -286,12 +291,7 @@ func (d *Doc) shiftAs(name string, src []byte) {
 func (d *Doc) startDocument(name string, b []byte) []byte {
 	out, at := startDocument(b)
 	if at != nil {
-		d.refs.mu.Lock()
-		defer d.refs.mu.Unlock()
-		if d.refs.shifts == nil {
-			d.refs.shifts = map[string][]shift{}
-		}
-		d.refs.shifts[name] = append(d.refs.shifts[name], *at)
+		d.shifted(name, func(s []shift) []shift { return append(s, *at) })
 	}
 	return out
 }
