@@ -229,7 +229,11 @@ func column(shifts []shift, line, col int) int {
 // Parse reads a YAML or JSON document into a node tree the way the loader
 // does: its YAML parser over the rewritten text, then, as kin-openapi falls
 // back, encoding/json (a JSON document with a duplicate key, which YAML
-// refuses). A document neither reads is nil.
+// refuses). A document neither reads is nil. The marked text is tried
+// first, for speed; where the marker's guards let a text through that YAML
+// refuses (a duplicate key, which the limits refuse before the loader sees
+// it), the unmarked text is, so that review still finds the contract and
+// the limits name the key.
 func Parse(b []byte) *yaml.Node {
 	b, _ = Readable(b)
 	if marked, at := startDocument(b); at != nil {
