@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"slices"
@@ -57,16 +58,21 @@ func diffOpenAPI(old, new Side, o Options, subset bool) (*rules.Input, *openapi.
 		}
 		// Identical documents are not loaded, but one that does not even
 		// parse is still the input error lint would make it.
+		if cut && held == nil {
+			var why string
+			sub, why, same = planSubset(old, new)
+			same = same && parses(new)
+			if !same {
+				o.Stats.noPlan(why)
+			}
+			return nil
+		}
 		same = !whole && sameOpenAPI(old, new) && (held == nil && parses(new) || held != nil && held.parsed())
 		switch {
 		case same && held != nil:
 			held.warm(o)
 		case !same && cut && held != nil:
 			sub = held.plan(new)
-		case !same && cut:
-			var why string
-			sub, why = planSubset(old, new)
-			o.Stats.noPlan(why)
 		}
 		return nil
 	})
@@ -245,23 +251,32 @@ func wholeConvention(in *rules.Input, od, nd *openapi.Doc, sub *openapi.Subset) 
 // planSubset reads both documents for openapi.Plan, or for
 // openapi.PlanFiles when a side $refs other files; nil, and why (for
 // --stats: a user whose contract loads whole can see what in it stops
-// the plan), when the plan does not apply.
-func planSubset(old, new Side) (*openapi.Subset, string) {
+// the plan), when the plan does not apply. same is true when the sides
+// are the same bytes, every file they reach included: a split spec's
+// files are read once, for the plan and for that answer alike. Where the
+// plan cannot tell (no plan, and not found the same), sameOpenAPI does.
+func planSubset(old, new Side) (*openapi.Subset, string, bool) {
 	ob, err := old.Src.ReadFile(firstName(old))
 	if err != nil {
-		return nil, "no plan: the old document is not read"
+		return nil, "no plan: the old document is not read", sameOpenAPI(old, new)
 	}
 	nb, err := new.Src.ReadFile(firstName(new))
 	if err != nil {
-		return nil, "no plan: the new document is not read"
+		return nil, "no plan: the new document is not read", sameOpenAPI(old, new)
 	}
 	for i, b := range [][]byte{ob, nb} {
 		if files, ok := externalRefs(b); !ok {
-			return nil, "no plan: a $ref to a URL or an absolute path, or one not read, in " + []Side{old, new}[i].display(firstName([]Side{old, new}[i]))
+			return nil, "no plan: a $ref to a URL or an absolute path, or one not read, in " + []Side{old, new}[i].display(firstName([]Side{old, new}[i])), sameOpenAPI(old, new)
 		} else if len(files) > 0 {
-			sub, why := planFiles(old, new, ob, nb)
-			return sub, whyText(old, new, why)
+			sub, why, same := planFiles(old, new, ob, nb)
+			if sub == nil && !same {
+				same = sameOpenAPI(old, new)
+			}
+			return sub, whyText(old, new, why), same
 		}
+	}
+	if bytes.Equal(ob, nb) {
+		return nil, "", true
 	}
 	sub, why := openapi.Plan(ob, nb)
 	if sub != nil {
@@ -274,7 +289,7 @@ func planSubset(old, new Side) (*openapi.Subset, string) {
 			return indexSides(on, only(on, ob), nn, only(nn, nb))
 		})
 	}
-	return sub, whyText(old, new, why)
+	return sub, whyText(old, new, why), false
 }
 
 // whyText is why as --stats says it, "" for none.

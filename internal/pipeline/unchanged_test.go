@@ -4,6 +4,7 @@ import (
 	"maps"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -151,26 +152,38 @@ func TestUnchangedOpenAPI(t *testing.T) {
 	pet := func(typ string) string {
 		return "Pet:\n  type: object\n  properties:\n    name: {type: " + typ + "}\n"
 	}
+	// A code sample named as a $ref under an extension, to a file the
+	// export left out: the loader never reads it.
+	sampled := strings.Replace(petsMain, "    get:\n", "    get:\n      x-codeSamples:\n        - $ref: samples/missing.yaml\n", 1)
+	// A $ref above the root's folder: no plan is made for it, and the
+	// sides are still found the same.
+	above := strings.Replace(petsMain, "schemas.yaml#/Pet", "../shared/schemas.yaml#/Pet", 1)
 	for _, tc := range []struct {
 		name            string
+		main            string // pets.yaml on both sides
 		oldRef, newRef  string // schemas.yaml on each side
 		compared, found int
 	}{
-		{"identical with its $ref targets: not loaded", pet("string"), pet("string"), 0, 0},
-		{"identical document, changed $ref target: compared", pet("string"), pet("integer"), 1, 1},
+		{"identical with its $ref targets: not loaded", petsMain, pet("string"), pet("string"), 0, 0},
+		{"identical document, changed $ref target: compared", petsMain, pet("string"), pet("integer"), 1, 1},
+		{"identical, a data $ref to a missing file: not loaded", sampled, pet("string"), pet("string"), 0, 0},
+		{"identical, a data $ref to a missing file, changed target: compared", sampled, pet("string"), pet("integer"), 1, 1},
+		{"identical, a $ref above the root's folder: not loaded", above, pet("string"), pet("string"), 0, 0},
+		{"identical document, a changed file above its folder: compared", above, pet("string"), pet("integer"), 1, 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			root := t.TempDir()
-			for name, text := range map[string]string{"old/pets.yaml": petsMain, "old/schemas.yaml": tc.oldRef,
-				"new/pets.yaml": petsMain, "new/schemas.yaml": tc.newRef} {
+			for name, text := range map[string]string{"old/api/pets.yaml": tc.main, "old/api/schemas.yaml": tc.oldRef,
+				"new/api/pets.yaml": tc.main, "new/api/schemas.yaml": tc.newRef,
+				"old/shared/schemas.yaml": tc.oldRef, "new/shared/schemas.yaml": tc.newRef} {
 				writeFile(t, filepath.Join(root, name), text)
 			}
 			src, err := source.OpenDir(root)
 			if err != nil {
 				t.Fatal(err)
 			}
-			fs, st := skipRun(t, pipeline.Side{Src: src, Files: []string{"old/pets.yaml"}},
-				pipeline.Side{Src: src, Files: []string{"new/pets.yaml"}})
+			fs, st := skipRun(t, pipeline.Side{Src: src, Files: []string{"old/api/pets.yaml"}},
+				pipeline.Side{Src: src, Files: []string{"new/api/pets.yaml"}})
 			if st.Compared != tc.compared || len(fs) < tc.found || (tc.found == 0 && len(fs) > 0) {
 				t.Errorf("%d compared, %d findings; want %d compared and findings: %v", st.Compared, len(fs), tc.compared, tc.found > 0)
 			}
