@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/getkin/kin-openapi/openapi3"
 )
 
 // TestContentRef: `content:` written as a $ref to a file of media types,
@@ -57,17 +59,26 @@ paths:
 	}
 }
 
-// TestWrongKindRef: a response that $refs a request body is refused at the
-// $ref, saying in the reader's words what it names and what belongs there.
+// TestWrongKindRef: a response that $refs a request body (PagerDuty's REST
+// API has two) is read as a response with no content, with one
+// contract-invalid problem at the $ref, and the rest is compared; the
+// same request body $ref'd where a request body belongs keeps its
+// content. A $ref of another kind with no empty form (a parameter naming
+// a schema) is refused at the $ref, saying what it names and what
+// belongs there.
 func TestWrongKindRef(t *testing.T) {
-	_, err := loadText(t, `openapi: 3.0.3
+	d, err := loadText(t, `openapi: 3.0.3
 info: {title: t, version: "1"}
 paths:
   /y:
-    post:
+    put:
+      requestBody: {$ref: "#/components/requestBodies/Y"}
       responses:
         "200":
           $ref: "#/components/requestBodies/Y"
+    post:
+      responses:
+        "201": {"$ref": "#/components/requestBodies/Y"}
 components:
   requestBodies:
     Y:
@@ -75,7 +86,36 @@ components:
         application/json:
           schema: {type: string}
 `)
-	want := "api.yaml:8:17: paths./y.post.responses.200: $ref to #/components/requestBodies/Y, which is a request body, not a response"
+	if err != nil {
+		t.Fatalf("refused: %v", err)
+	}
+	if len(d.Problems) != 1 || d.Problems[0].Loc.Line != 9 || !strings.Contains(d.Problems[0].Msg, "which is a request body, where a response belongs") {
+		t.Errorf("problems %+v, want one at line 9 saying a request body stands where a response belongs", d.Problems)
+	}
+	put := d.T.Paths.Value("/y").Put
+	if len(put.RequestBody.Value.Content) != 1 {
+		t.Errorf("the request body lost its content: %+v", put.RequestBody.Value)
+	}
+	for op, code := range map[*openapi3.Operation]string{put: "200", d.T.Paths.Value("/y").Post: "201"} {
+		if r := op.Responses.Value(code); r == nil || r.Value == nil || len(r.Value.Content) != 0 {
+			t.Errorf("response %s read as %+v, want one with no content", code, r)
+		}
+	}
+
+	_, err = loadText(t, `openapi: 3.0.3
+info: {title: t, version: "1"}
+paths:
+  /y:
+    get:
+      parameters:
+        - $ref: "#/components/schemas/Y"
+      responses:
+        "200": {description: ok}
+components:
+  schemas:
+    Y: {type: string}
+`)
+	want := "api.yaml:7:17: paths./y.get.parameters: $ref to #/components/schemas/Y, which is a schema, not a parameter"
 	if err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("got %v, want %q", err, want)
 	}

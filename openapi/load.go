@@ -128,7 +128,7 @@ func (d *Doc) load(src source.Source) (*openapi3.T, *openapi3.Loader, error) {
 			}
 			return t, l, nil
 		}
-		if !d.textRefs(err) {
+		if !d.textRefs(err) && !d.wrongKinds(err) {
 			return t, l, err
 		}
 	}
