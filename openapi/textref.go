@@ -225,25 +225,51 @@ func offsetOf(b []byte, line, col int) (int, bool) {
 	return i, true
 }
 
-// blank is b with each span read as "": two quotes, then one space per
-// character, so every later line and column stays where it was.
+// blank is b with each span read as its empty value: every character of
+// the span a space but its line breaks, so that every other line and
+// column stays where it was, and the empty value written where a line of
+// the span first has room for it (see emptyAt).
 func blank(b []byte, spans []blankSpan) []byte {
 	out := append([]byte(nil), b...)
 	// From the last span back: a replacement may be shorter in bytes (a
 	// character becomes one space), which would move the spans after it.
 	spans = slices.SortedFunc(slices.Values(spans), func(a, b blankSpan) int { return b.start - a.start })
 	for _, sp := range spans {
-		repl := make([]byte, 0, sp.end-sp.start)
 		empty := cmp.Or(sp.empty, `""`)
-		repl = append(repl, empty...)
-		for _, r := range string(b[sp.start:sp.end])[len(empty):] {
-			if r == '\n' {
+		text := string(b[sp.start:sp.end])
+		at := max(0, emptyAt(text, empty))
+		repl := make([]byte, 0, len(text))
+		i := 0
+		for _, r := range text {
+			switch {
+			case i == at:
+				repl = append(repl, empty...)
+			case i > at && i < at+len(empty):
+			case r == '\n':
 				repl = append(repl, '\n')
-			} else {
+			default:
 				repl = append(repl, ' ')
 			}
+			i++
 		}
 		out = append(out[:sp.start:sp.start], append(repl, out[sp.end:]...)...)
 	}
 	return out
+}
+
+// emptyAt is where, in characters from the start of span, empty is written
+// in its place: at the first non-blank character of the first line of it
+// with room for empty from there (a JSON mapping's brace stands alone on
+// its line, its $ref on the next); -1 when no line has.
+func emptyAt(span, empty string) int {
+	at := 0
+	for line := range strings.SplitSeq(span, "\n") {
+		n := utf8.RuneCountInString(line)
+		lead := n - utf8.RuneCountInString(strings.TrimLeft(line, " \t"))
+		if n-lead >= len(empty) {
+			return at + lead
+		}
+		at += n + 1
+	}
+	return -1
 }

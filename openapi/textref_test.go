@@ -15,6 +15,7 @@ func TestBlankTextRef(t *testing.T) {
 		{"flow", "a: {$ref: d.yml#/x}\nb: 1\n", "a: \"\"" + spaces(14) + "\nb: 1\n"},
 		{"flow in flow", "t: {name: n, description: {$ref: 'dé.yml#/x'}, z: 1}\n", "t: {name: n, description: \"\"" + spaces(17) + ", z: 1}\n"},
 		{"block", "d:\n  $ref: \"d.yml#/x\" # why\nb: 1\n", "d:\n  \"\"" + spaces(15) + "# why\nb: 1\n"},
+		{"JSON over lines", "{\"d\": {\n  \"$ref\": \"d.json#/x\"\n}, \"b\": 1}\n", "{\"d\":  \n  \"\"" + spaces(17) + "\n , \"b\": 1}\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var root yaml.Node

@@ -107,7 +107,7 @@ func (d *Doc) wrongKinds(err error) bool {
 		}
 		for _, n := range refsPlaced(&root, target, want, nil) {
 			sp, ok := mappingSpan(f.text, n)
-			if !ok || sp.end-sp.start < len(emptyOf[want]) || slices.ContainsFunc(d.blanks[key], func(b blankSpan) bool { return b.start == sp.start }) {
+			if !ok || emptyAt(string(f.text[sp.start:sp.end]), emptyOf[want]) < 0 || slices.ContainsFunc(d.blanks[key], func(b blankSpan) bool { return b.start == sp.start }) {
 				return false
 			}
 			sp.empty = emptyOf[want]
