@@ -283,12 +283,15 @@ func (c *cutter) close(i int) {
 	c.cur = nil
 }
 
-// ref records a $ref: only a plain pointer to a component of a kind cut
-// into chunks is followed.
+// ref records a $ref: only a pointer into a component of a kind cut into
+// chunks is followed, as the component's chunk.
 func (c *cutter) ref(p string) bool {
-	if !componentRef(p) {
+	chunk, ok := componentRef(p)
+	if !ok {
 		return c.fail(refReason(p))
 	}
+	c.d.inner = c.d.inner || chunk != p
+	p = chunk
 	if c.cur == nil {
 		c.d.headerRefs = append(c.d.headerRefs, p)
 		return true
@@ -308,9 +311,16 @@ func refReason(p string) string {
 	return "a $ref that is not a component pointer: " + strconv.QuoteToASCII(p)
 }
 
-// componentRef tells whether a $ref is a plain pointer to a component of a
-// kind cut into chunks, the only kind a plan follows.
-func componentRef(p string) bool {
-	kind, name, ok := strings.Cut(strings.TrimPrefix(p, "#/components/"), "/")
-	return strings.HasPrefix(p, "#/components/") && ok && splitKinds[kind] && name != "" && !strings.Contains(name, "/")
+// componentRef is the chunk a $ref reaches: the component of a kind cut
+// into chunks it points to or into (PagerDuty's spec points at
+// `#/components/parameters/x/schema`, a parameter's schema, which is in
+// the parameter's chunk). false for any other $ref, which a plan does not
+// follow.
+func componentRef(p string) (string, bool) {
+	kind, rest, ok := strings.Cut(strings.TrimPrefix(p, "#/components/"), "/")
+	name, _, _ := strings.Cut(rest, "/")
+	if !strings.HasPrefix(p, "#/components/") || !ok || !splitKinds[kind] || name == "" {
+		return p, false
+	}
+	return "#/components/" + kind + "/" + name, true
 }

@@ -301,8 +301,11 @@ func (j *jsonCutter) past() int {
 // ref records a $ref's pointer, as cutter.ref does; depth is the length of
 // the path of the mapping holding it; at is the offset of its key.
 func (j *jsonCutter) ref(p string, depth, at int) bool {
+	chunk, ok := componentRef(p)
+	j.d.inner = j.d.inner || ok && chunk != p
+	p = chunk
 	switch {
-	case !componentRef(p):
+	case !ok:
 		return j.fail(at, refReason(p))
 	case j.cur == nil:
 		j.d.headerRefs = append(j.d.headerRefs, p)
