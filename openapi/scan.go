@@ -8,9 +8,10 @@ import (
 
 // scanner reads a block-style YAML document one line at a time and tells
 // which lines start a node (structure) and which are the text of a scalar
-// begun earlier. It knows only what the cutter needs, and says ok=false on
-// anything outside that: flow collections over several lines, anchors,
-// aliases, tags, complex keys, directives, document markers. It reads one
+// or flow collection begun earlier. It knows only what the cutter needs,
+// and says ok=false on anything outside that: anchors, aliases, tags,
+// complex keys, directives, document markers, a $ref in a flow collection
+// over several lines. It reads one
 // kind of explicit key, the one YAML emitters write for a key longer than
 // 128 characters: `? key` alone on its line, then `: ` at the same
 // indentation opening the value's block mapping (Adyen's example names).
@@ -33,6 +34,9 @@ type scanner struct {
 	// explicit is the indentation of a `? key` line whose `: value` line
 	// must come next (-1: none).
 	explicit int
+	// flow is how many flow collections are open across lines (Linode's
+	// examples: `- {` then a JSON object over the lines below).
+	flow int
 	// why is what the scanner was not sure of, once next says ok=false.
 	why string
 }
@@ -82,6 +86,9 @@ func (s *scanner) next(line []byte) (lineInfo, bool) {
 	rest := line[ind:]
 	if s.pointer != nil {
 		return s.pointerLine(line)
+	}
+	if s.flow > 0 {
+		return l, s.flowLine(line, ind)
 	}
 	if s.quote != 0 {
 		end := closeQuote(line, 0, s.quote)
@@ -295,8 +302,10 @@ func (s *scanner) value(l *lineInfo, v []byte, parent int) bool {
 	case '{', '[':
 		end := closeFlow(v)
 		switch {
+		case end < 0 && l.isRef:
+			return s.fail("a $ref whose value is a collection")
 		case end < 0:
-			return s.fail("a flow collection over several lines")
+			return s.flowLine(v, 1)
 		case !trailer(v[end:]):
 			return s.fail("text after a flow collection")
 		case l.isRef:
@@ -317,6 +326,44 @@ func (s *scanner) value(l *lineInfo, v []byte, parent int) bool {
 	}
 	l.value, l.scalar = bytes.TrimRight(v, " "), true
 	s.plain = parent
+	return true
+}
+
+// flowLine reads a line of flow collections open across lines (s.flow of
+// them): brackets counted outside quoted scalars to the one that closes
+// the outermost, after which only a comment may follow. The parser reads
+// such lines at any indentation but the document's own (ind 0), which is
+// not read; nor is a quoted scalar left open at the line's end, or a $ref
+// (which the cutter would have to follow).
+func (s *scanner) flowLine(line []byte, ind int) bool {
+	switch {
+	case len(bytes.TrimLeft(line, " ")) == 0:
+		return true
+	case ind == 0:
+		return s.fail("a flow collection over several lines, a line of it at the document's indentation")
+	case bytes.Contains(line, []byte("$ref")):
+		return s.fail("a $ref in a flow collection over several lines")
+	}
+	for i := 0; i < len(line); i++ {
+		switch line[i] {
+		case '{', '[':
+			s.flow++
+		case '}', ']':
+			if s.flow--; s.flow == 0 {
+				return trailer(line[i+1:]) || s.fail("text after a flow collection")
+			}
+		case '\'', '"':
+			end := closeQuote(line, i+1, line[i])
+			if end < 0 {
+				return s.fail("a quoted scalar over several lines in a flow collection")
+			}
+			i = end - 1
+		case '#':
+			if i == 0 || line[i-1] == ' ' {
+				return true
+			}
+		}
+	}
 	return true
 }
 
