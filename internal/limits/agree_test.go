@@ -20,6 +20,7 @@ import (
 type parsedShape struct {
 	depth, widest, documents int
 	counts                   limits.Counts
+	anchors                  bool
 }
 
 // shapeOf parses every document of b; ok is false when b does not parse.
@@ -46,6 +47,7 @@ func shapeOf(b []byte) (s parsedShape, ok bool) {
 // walk notes the width and kinds of n and everything under it; path holds
 // the keys on the way to n ("-" for a list item), as the scan names them.
 func (s *parsedShape) walk(n *yaml.Node, path []string) {
+	s.anchors = s.anchors || n.Anchor != ""
 	switch n.Kind {
 	case yaml.MappingNode:
 		s.widest = max(s.widest, len(n.Content)/2)
@@ -60,6 +62,7 @@ func (s *parsedShape) walk(n *yaml.Node, path []string) {
 			case len(path) == 2 && path[0] == "components" && path[1] == "schemas", len(path) == 1 && path[0] == "definitions":
 				s.counts[limits.Schemas]++
 			}
+			s.anchors = s.anchors || n.Content[i].Anchor != ""
 			s.walk(n.Content[i+1], append(path, key))
 		}
 	case yaml.SequenceNode:
@@ -84,7 +87,7 @@ func isMethod(k string) bool {
 // corpus' contracts: its depth is never lower than the parsed one and at
 // most one level higher; its widest mapping, operations, schemas and
 // largest properties are the parser's; it finds a second document exactly
-// when the parser does.
+// when the parser does, and an anchor wherever the parser does.
 func TestScanAgreesWithParser(t *testing.T) {
 	var files []string
 	for _, glob := range []string{"*/*.yaml", "*/*/*.yaml", "*/*/*/*.yaml", "*/*.json", "*/*/*.json", "*/*/*/*.json"} {
@@ -133,8 +136,50 @@ func scanAgrees(t *testing.T, name string, b []byte) bool {
 			t.Errorf("%s: scanned %d %s, parsed %d", name, sh.Counts[k], k, want.counts[k])
 		}
 	}
+	if want.anchors && !sh.Anchors {
+		t.Errorf("%s: the parser finds an anchor, the scan none", name)
+	}
 	if second := sh.SecondDocument > 0; second != (want.documents > 1) {
 		t.Errorf("%s: the scan finds a second document at line %d, the parser %d documents", name, sh.SecondDocument, want.documents)
 	}
 	return true
+}
+
+// TestScanAnchors: the scan finds an anchor wherever one can begin a node,
+// as the parser reads it, and none in text that only looks like one (an
+// HTML entity in a description, & in a pattern), which would cost a parse
+// of the whole document to count what aliases expand to.
+func TestScanAnchors(t *testing.T) {
+	for text, anchors := range map[string]bool{
+		"a: &x 1\nb: *x\n":                   true,
+		"a:\n  - &x {b: 1}\n  - *x\n":        true,
+		"&x a: 1\n":                          true,
+		"a: [&x 1, *x]\n":                    true,
+		"a: {b: 1,&x c: 2}\n":                true,
+		"a: !!map &x\n  b: 1\nc: *x\n":       true,
+		"--- &x\na: 1\n":                     true,
+		"a: [\n  1,\n  &x 2\n]\n":            true,
+		"a: >\n  the format &lt;major&gt;\n": false,
+		"pattern: ^[a-z?&=.]*$\n":            false,
+		"a: 'a &x b'\nb: \"&y\"\n":           false,
+		"a: b & c\n":                         false,
+		"a: 1 # &x is a comment\n":           false,
+		"description: |\n  &x\n  *x\nb: 1\n": false,
+		"a: \"quoted\n  &x over lines\"\n":   false,
+		"a: tom&jerry\n":                     false,
+		"a: x\n  continued &amp; plain\n":    true, // a plain scalar's later line: read as a node's start, so a parse
+		"a: [b, c]\nd: {e: f}\n":             false,
+	} {
+		want, ok := shapeOf([]byte(text))
+		if !ok {
+			t.Errorf("%q does not parse", text)
+			continue
+		}
+		if want.anchors && !anchors {
+			t.Errorf("%q: the parser finds an anchor; the case says none", text)
+		}
+		if got := limits.Scan([]byte(text), 100, 100).Anchors; got != anchors {
+			t.Errorf("%q: the scan finds anchors %v, want %v", text, got, anchors)
+		}
+	}
 }

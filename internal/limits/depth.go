@@ -41,6 +41,12 @@ type Shape struct {
 	Counts Counts
 	// PropsLine is the line of the last key of that widest mapping.
 	PropsLine int
+	// Anchors is set when an anchor (&name) may begin a node: outside
+	// quoted and block scalars and comments, at the start of a node or
+	// after a blank (or, in a flow collection, after its punctuation). An
+	// "&lt;" in a description, or "?&" in a pattern, is none, so such a
+	// document is not parsed to count what its aliases expand to.
+	Anchors bool
 }
 
 // Scan is DeepLine that also counts elements, finds a second document and
@@ -56,14 +62,14 @@ func Scan(b []byte, maxDepth, maxKeys int) Shape {
 			b = nil
 		}
 		if s.line(l, line) {
-			sh := Shape{Elements: s.elements, SecondDocument: s.second, WideLine: line, Counts: s.counts, PropsLine: s.propsLine}
+			sh := Shape{Elements: s.elements, SecondDocument: s.second, WideLine: line, Counts: s.counts, PropsLine: s.propsLine, Anchors: s.anchors}
 			if !s.wide {
 				sh.DeepLine, sh.WideLine = line, 0
 			}
 			return sh
 		}
 	}
-	return Shape{Elements: s.elements, SecondDocument: s.second, Counts: s.counts, PropsLine: s.propsLine}
+	return Shape{Elements: s.elements, SecondDocument: s.second, Counts: s.counts, PropsLine: s.propsLine, Anchors: s.anchors}
 }
 
 type scanner struct {
@@ -99,6 +105,7 @@ type scanner struct {
 	counts    Counts
 	propsLine int
 	num       int
+	anchors   bool
 }
 
 var dash = []byte("-")
@@ -226,6 +233,8 @@ func (s *scanner) scan(rest []byte, prev byte) bool {
 			return false
 		case c == ' ' || c == '\t':
 			continue
+		case c == '&' && anchorAt(rest, j, s.flow > 0):
+			s.anchors = true
 		case (c == '"' || c == '\'') && valueStart(prev, s.flow > 0):
 			s.quote = c
 		case (c == '[' || c == '{') && valueStart(prev, s.flow > 0):
@@ -261,6 +270,25 @@ func (s *scanner) scan(rest []byte, prev byte) bool {
 			}
 		}
 		prev = c
+	}
+	return false
+}
+
+// anchorAt tells whether the & at rest[j] may begin an anchor: a name
+// follows it, and it starts the line's node or follows a blank, or in a
+// flow collection its punctuation.
+func anchorAt(rest []byte, j int, inFlow bool) bool {
+	if j+1 >= len(rest) || rest[j+1] == ' ' || rest[j+1] == '\t' {
+		return false
+	}
+	if j == 0 {
+		return true
+	}
+	switch rest[j-1] {
+	case ' ', '\t':
+		return true
+	case '[', '{', ',', ':':
+		return inFlow
 	}
 	return false
 }

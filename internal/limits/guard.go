@@ -139,7 +139,10 @@ func (g *guarded) scan(name string, b []byte) (Shape, error) {
 	if sh.SecondDocument > 0 {
 		return sh, source.Errorf(shown, sh.SecondDocument, 0, "a second YAML document begins here, which would be ignored: keep one document per file")
 	}
-	n, line := Expanded(b, limit)
+	n, line := 0, 0
+	if sh.Anchors {
+		n, line = Expanded(b, limit)
+	}
 	sh.Elements = max(sh.Elements, n) // what the side's total counts
 	if n > limit {
 		return sh, source.Errorf(shown, line, 0, "YAML aliases expand to more than the limit of %d keys and list items in one file (raise it with %s)", limit, ElementsFlag)
