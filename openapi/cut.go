@@ -50,7 +50,7 @@ func cut(src []byte) (*pieces, *NoPlan) {
 			c.sc.keep = false
 		}
 		if c.cur != nil && c.cur.first == i && len(info.flowRefs) > 0 {
-			return nil, noPlan(src, l.start, "a one-line component with a $ref") // it may be a $ref itself
+			c.d.asText = true // it may be a $ref itself
 		}
 		if info.isRef && info.scalar && !c.ref(string(info.value)) {
 			return nil, noPlan(src, l.start, c.why)
@@ -290,15 +290,13 @@ func (c *cutter) ref(p string) bool {
 	if !ok {
 		return c.fail(refReason(p))
 	}
-	c.d.inner = c.d.inner || chunk != p
+	c.d.asText = c.d.asText || chunk != p
 	p = chunk
 	if c.cur == nil {
 		c.d.headerRefs = append(c.d.headerRefs, p)
 		return true
 	}
-	if c.cur.alias {
-		return c.fail("a component that is a $ref itself")
-	}
+	c.d.asText = c.d.asText || c.cur.alias
 	c.cur.refs = append(c.cur.refs, p)
 	return true
 }

@@ -302,16 +302,17 @@ func (j *jsonCutter) past() int {
 // the path of the mapping holding it; at is the offset of its key.
 func (j *jsonCutter) ref(p string, depth, at int) bool {
 	chunk, ok := componentRef(p)
-	j.d.inner = j.d.inner || ok && chunk != p
+	j.d.asText = j.d.asText || ok && chunk != p
 	p = chunk
 	switch {
 	case !ok:
 		return j.fail(at, refReason(p))
 	case j.cur == nil:
 		j.d.headerRefs = append(j.d.headerRefs, p)
-	case depth == j.depth:
-		return j.fail(at, "a component that is a $ref itself") // two names for one
 	default:
+		// A component that is a $ref itself (at the chunk's own depth)
+		// names another: the texts load as they are (see pieces.asText).
+		j.d.asText = j.d.asText || depth == j.depth
 		j.cur.refs = append(j.cur.refs, p)
 	}
 	return true

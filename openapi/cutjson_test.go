@@ -51,11 +51,14 @@ func TestPlanSubsetJSON(t *testing.T) {
 	} else if text := ms.NewText(); len(text) != len(minified) || !json.Valid(dropTrailingCommas(text)) {
 		t.Errorf("minified: the plan's text is not the document's length, or not JSON:\n%s", text)
 	}
+	alias := toJSON(strings.Replace(base, "    C:\n      type: integer", "    C:\n      $ref: '#/components/schemas/B'", 1))
+	if as, ok := PlanSubset([]byte(alias), []byte(strings.Replace(alias, `"string"`, `"integer"`, 1))); !ok || !as.o.asText || as.Skipped != 0 {
+		t.Errorf("a component that is a ref: planned %v, as text %v, want planned as text with C kept", ok, ok && as.o.asText)
+	}
 	for name, text := range map[string]string{
-		"a component that is a ref": toJSON(strings.Replace(base, "    C:\n      type: integer", "    C:\n      $ref: '#/components/schemas/B'", 1)),
-		"an external ref":           toJSON(strings.Replace(base, "'#/components/schemas/B'", "'b.yaml#/B'", 1)),
-		"a ref to nothing":          toJSON(strings.Replace(base, "'#/components/schemas/B'", "'#/components/schemas/Nope'", 1)),
-		"an operationId twice":      toJSON(strings.Replace(base, "    get:\n      responses", "    get:\n      operationId: getC\n      responses", 1)),
+		"an external ref":      toJSON(strings.Replace(base, "'#/components/schemas/B'", "'b.yaml#/B'", 1)),
+		"a ref to nothing":     toJSON(strings.Replace(base, "'#/components/schemas/B'", "'#/components/schemas/Nope'", 1)),
+		"an operationId twice": toJSON(strings.Replace(base, "    get:\n      responses", "    get:\n      operationId: getC\n      responses", 1)),
 	} {
 		if _, ok := PlanSubset([]byte(ob), []byte(text)); ok {
 			t.Errorf("%s: planned a subset of\n%s", name, text)

@@ -55,7 +55,7 @@ type Edit struct {
 // ParseEdit parses s's new header and changed chunks, named name; false
 // when they cannot be parsed alone (see Patch).
 func (s *Subset) ParseEdit(name string) (*Edit, bool) {
-	if s == nil || s.n.bytewise || s.n.inner {
+	if s == nil || s.n.bytewise || s.n.asText {
 		return nil, false
 	}
 	text, ok := s.fragment()
@@ -72,7 +72,7 @@ func (s *Subset) ParseEdit(name string) (*Edit, bool) {
 // PatchEdit is Patch with the edit parsed; an edit is assembled once.
 func (d *Doc) PatchEdit(c *Cut, e *Edit, display func(string) string) (*Doc, bool) {
 	s := e.s
-	if len(d.Problems) > 0 || !c.ok || s.o != c.p || s.o.bytewise || s.o.inner || d.T.Components == nil && d.T.Paths == nil {
+	if len(d.Problems) > 0 || !c.ok || s.o != c.p || s.o.bytewise || s.o.asText || d.T.Components == nil && d.T.Paths == nil {
 		return nil, false
 	}
 	t, ok := s.assemble(d.T, e.t)

@@ -92,7 +92,7 @@ func TestLoadOldIsTheLoad(t *testing.T) {
 			wantNew, nerr := Load(src, "new.yaml", nil)
 			got, ok := s.LoadOld("old.yaml", nil)
 			if !ok {
-				if oerr == nil && len(wantOld.Problems) == 0 && halvesOK(s) && !s.o.inner {
+				if oerr == nil && len(wantOld.Problems) == 0 && halvesOK(s) && !s.o.asText {
 					t.Errorf("LoadOld refused a plan whose old text loads without problems")
 				}
 				return
@@ -167,7 +167,7 @@ func patchOne(t *testing.T, tc patchCase) bool {
 	got, ok := base.Patch(c, s, "new.yaml", nil)
 	if !ok {
 		want, err := Load(textSource{src, "new.yaml", s.NewText()}, "new.yaml", nil)
-		if _, stubs := s.fragment(); err == nil && len(want.Problems) == 0 && stubs && !s.o.inner && !s.n.inner {
+		if _, stubs := s.fragment(); err == nil && len(want.Problems) == 0 && stubs && !s.o.asText && !s.n.asText {
 			t.Errorf("Patch refused a plan whose text loads without problems")
 		}
 		return false

@@ -32,7 +32,7 @@ func (s *Subset) Cut() *Cut { return &Cut{p: s.o, ok: true} }
 // a finding there is placeless, which the caller takes as the sign to load
 // the whole documents (Unplaced).
 func (s *Subset) LoadOld(name string, display func(string) string) (*Doc, bool) {
-	if s.files || s.o.bytewise || s.o.inner {
+	if s.files || s.o.bytewise || s.o.asText {
 		return nil, false
 	}
 	placed, bare := s.placement()
@@ -88,7 +88,7 @@ func (s *Subset) placement() (placed, bare map[string]bool) {
 // name, parsed as two halves at once (see LoadOld); false when it cannot
 // stand for that load.
 func (c *Cut) Load(name string, display func(string) string) (*Doc, bool) {
-	if !c.ok || c.p.bytewise || c.p.inner {
+	if !c.ok || c.p.bytewise || c.p.asText {
 		return nil, false
 	}
 	all := make(map[string]bool, len(c.p.chunks))

@@ -355,10 +355,12 @@ type pieces struct {
 	// json: the document is JSON (cutJSON), whose stubs are written so;
 	// bytewise: its chunks are cut by bytes (minified), not by lines.
 	json, bytewise bool
-	// inner: a $ref points into a component, not at it. The value behind
-	// it is not pointed anew when a model is assembled from parts (see
-	// repointer), so the sides' texts are loaded as they are.
-	inner bool
+	// asText: a $ref points into a component, not at it, or a component
+	// is a $ref itself (Asana's AttachmentBase names AttachmentCompact).
+	// The value behind such a $ref is not pointed anew when a model is
+	// assembled from parts (see repointer), so the sides' texts are loaded
+	// as they are.
+	asText bool
 }
 
 type span struct{ start, end int }
