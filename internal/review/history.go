@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/contractlint/contractlint/internal/cache"
+	"github.com/contractlint/contractlint/internal/fieldnums"
 	"github.com/contractlint/contractlint/internal/pipeline"
 	"github.com/contractlint/contractlint/internal/source"
 	"github.com/contractlint/contractlint/rules"
@@ -46,6 +47,13 @@ func (r *Repo) history(c FileChange, base Base, baseSrc source.Source, lock *rul
 	}
 	walked := &rules.History{}
 	err = st.Measure("history", func() error {
+		// Which blobs releases hold is git's work alone: it is read while
+		// the versions are.
+		released := make(chan releasedOf, 1)
+		go func() {
+			blobs, err := r.releasedBlobs(c.Old, tags)
+			released <- releasedOf{blobs, err}
+		}()
 		var vs []version
 		if o.HistoryDepth > 0 {
 			// A bounded walk stops at the depth: a log of that file alone.
@@ -65,15 +73,16 @@ func (r *Repo) history(c FileChange, base Base, baseSrc source.Source, lock *rul
 			vs = all[c.Old]
 		}
 		st.Walked(0, len(vs))
-		released, err := r.releasedBlobs(c.Old, tags)
-		if err != nil {
-			return err
-		}
 		g, _ := baseSrc.(*source.Git)
 		po := o.Pipeline
 		po.Stats = st.Within() // the loads are inside the walk's phase
-		r.addVersions(walked, g, c.Old, vs, released, po)
+		read := r.versionUses(g, c.Old, vs, po)
 		st.AddCache(po.Stats)
+		rel := <-released
+		if rel.err != nil {
+			return rel.err
+		}
+		addVersions(walked, vs, read, rel.blobs)
 		return nil
 	})
 	if err != nil {
@@ -88,6 +97,32 @@ func (r *Repo) history(c FileChange, base Base, baseSrc source.Source, lock *rul
 	return h, nil
 }
 
+// walksHistory reports whether the review of changes is likely to walk
+// the whole history of base: a .proto file changed, none is --history-depth
+// bounded, and --cache does not hold every such file's walk already.
+func (r *Repo) walksHistory(changes []FileChange, base Base, o Options) bool {
+	if o.HistoryDepth != 0 || base.Commit == source.EmptyTree {
+		return false
+	}
+	for _, c := range changes {
+		if c.Status == Added || c.Status == Deleted || !isProto(c.New) {
+			continue
+		}
+		if o.Pipeline.Cache == nil {
+			return true
+		}
+		tags, err := r.releaseTags(o)
+		if err != nil {
+			return false // the walk meets the error and says it
+		}
+		key, _ := historyKey(c.Old, base.Commit, tags, o)
+		if _, ok := o.Pipeline.Cache.Get(key); !ok {
+			return true
+		}
+	}
+	return false
+}
+
 // historyKey keys a full walk's result in --cache: what a commit's history
 // holds never changes, so the file, the commit, the release tags that say
 // which versions were released and the import roots its versions were
@@ -100,13 +135,24 @@ func historyKey(name, commit string, tags []string, o Options) (cache.Key, bool)
 	return sha256.Sum256([]byte(strings.Join(parts, "\x00"))), true
 }
 
-// addVersions adds the fields of every version in vs of name to h (see
-// versionUses); each is credited to its newest commit. With released set
+// releasedOf is releasedBlobs' answer.
+type releasedOf struct {
+	blobs map[string]bool
+	err   error
+}
+
+// addVersions adds the fields of every version in vs to h, read[i] those
+// of vs[i] (see versionUses); each is credited to its newest commit. With released set
 // (the blobs release tags hold), a version outside it is marked
 // unreleased, with the dates it lived: from its commit to the next
 // version's.
-func (r *Repo) addVersions(h *rules.History, base *source.Git, name string, vs []version, released map[string]bool, po pipeline.Options) {
-	read := r.versionUses(base, name, vs, po)
+//
+// Most versions repeat the uses of the one before, and h keeps the first
+// sighting of a use unless a released one follows an unreleased one: only
+// the sightings that can change h reach its Merge, in their order.
+func addVersions(h *rules.History, vs []version, read [][]fieldnums.Use, released map[string]bool) {
+	held := map[fieldnums.Use]bool{} // a use given to h: whether released
+	var used []rules.UsedNumber
 	for i, v := range vs {
 		u := rules.UsedNumber{Seen: v.commit[:min(len(v.commit), 12)]}
 		if released != nil && !released[v.blob] {
@@ -115,13 +161,17 @@ func (r *Repo) addVersions(h *rules.History, base *source.Git, name string, vs [
 				u.Until = day(vs[i-1].time)
 			}
 		}
-		used := make([]rules.UsedNumber, len(read[i]))
-		for k, x := range read[i] {
-			used[k] = u
-			used[k].Message, used[k].Number, used[k].Name, used[k].Type = x.Message, x.Number, x.Name, x.Type
+		for _, x := range read[i] {
+			if rel, ok := held[x]; ok && (rel || u.Unreleased) {
+				continue
+			}
+			held[x] = !u.Unreleased
+			seen := u
+			seen.Message, seen.Number, seen.Name, seen.Type = x.Message, x.Number, x.Name, x.Type
+			used = append(used, seen)
 		}
-		h.Merge(&rules.History{Used: used})
 	}
+	h.Merge(&rules.History{Used: used})
 }
 
 func day(unix int64) string { return time.Unix(unix, 0).UTC().Format(time.DateOnly) }
@@ -137,25 +187,58 @@ type version struct {
 // from it, so a review of many files walks the history once.
 type walks struct {
 	mu  sync.Mutex
-	got map[string]map[string][]version
+	got map[string]*walked
+}
+
+// walked is one revision's walk: its versions, the commits it listed and
+// whether a walk that needed it has counted them (see Stats.Walked).
+type walked struct {
+	versions map[string][]version
+	commits  int
+	counted  bool
 }
 
 // versions lists each .proto file's distinct contents in the commits
-// reachable from rev, newest first. One `git log --raw` lists the blob every
-// commit gave each file it changed: walking the whole history once costs
-// less than one pathspec-limited log per file, and far less than listing
-// each commit's tree. Merges are compared with their first parent, so a
-// version a merge made is seen too.
+// reachable from rev, newest first (see walk); the first call for rev
+// counts the commits listed in st.
+func (w *walks) versions(r *Repo, rev string, st *pipeline.Stats, snap *source.Git) (map[string][]version, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	got, err := w.walk(r, rev, snap)
+	if err != nil {
+		return nil, err
+	}
+	if !got.counted {
+		got.counted = true
+		st.Walked(got.commits, 0)
+	}
+	return got.versions, nil
+}
+
+// prefetch walks rev on its own goroutine, so that git lists the history
+// while the review does its other work; the walk that needs it waits for
+// it. An error is left for that walk to meet and say.
+func (w *walks) prefetch(r *Repo, rev string, snap *source.Git) {
+	go func() {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		_, _ = w.walk(r, rev, snap)
+	}()
+}
+
+// walk reads the versions of rev's history once; w.mu is held. One `git
+// log --raw` lists the blob every commit gave each file it changed:
+// walking the whole history once costs less than one pathspec-limited log
+// per file, and far less than listing each commit's tree. Merges are
+// compared with their first parent, so a version a merge made is seen too.
 //
 // snap, when it is rev's snapshot (nil otherwise), answers the walk of a
 // root commit (a repository's first, with no parent) without git log: its
 // versions are its tree's files, which snap listed, at the commit's time,
 // which snap's cat-file reads.
-func (w *walks) versions(r *Repo, rev string, st *pipeline.Stats, snap *source.Git) (map[string][]version, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if vs, ok := w.got[rev]; ok {
-		return vs, nil
+func (w *walks) walk(r *Repo, rev string, snap *source.Git) (*walked, error) {
+	if got, ok := w.got[rev]; ok {
+		return got, nil
 	}
 	log, ok := rootLog(snap, rev)
 	if !ok {
@@ -165,12 +248,12 @@ func (w *walks) versions(r *Repo, rev string, st *pipeline.Stats, snap *source.G
 		}
 		log = parseRawLog(out)
 	}
-	st.Walked(log.commits, 0)
 	if w.got == nil {
-		w.got = map[string]map[string][]version{}
+		w.got = map[string]*walked{}
 	}
-	w.got[rev] = log.versions
-	return log.versions, nil
+	got := &walked{versions: log.versions, commits: log.commits}
+	w.got[rev] = got
+	return got, nil
 }
 
 // rootLog is what parseRawLog reads of `git log --root` when rev, snap's

@@ -143,7 +143,8 @@ func WriteLock(dir string, globs []string, po pipeline.Options, releases ...Lock
 			}
 			h.Add(c, "working tree")
 		}
-		repo.addVersions(h, headSrc, name, versions[name], nil, po) // the lock records every use as released
+		vs := versions[name]
+		addVersions(h, vs, repo.versionUses(headSrc, name, vs, po), nil) // the lock records every use as released
 	}
 	recorded, err := repo.recordReleases(h, releases, globs, po)
 	if err != nil {

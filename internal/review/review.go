@@ -123,6 +123,10 @@ func Run(o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if repo.walksHistory(changes, base, o) {
+		g, _ := oldSrc.(*source.Git)
+		repo.walks.prefetch(repo, base.Commit, g)
+	}
 	inPaths := pathFilter(rels)
 	lock, weakened, err := readLocks(oldSrc, newSrc)
 	if err != nil {
