@@ -115,6 +115,118 @@ func (c *commits) blob(id string) ([]byte, error) {
 	return b, err
 }
 
+// blobCats are the `git cat-file --batch` processes that stream a walk's
+// versions, at most one per core: each serves one run of versions at a
+// time, so git inflates the next version while the last is parsed, and
+// the walk's shared cat-file is left to the lookups of other commits.
+type blobCats struct {
+	top  string
+	mu   sync.Mutex
+	free []*source.Cat
+}
+
+// stream starts reading the blobs of vs, in order, on a free cat-file (one
+// started if none is).
+func (p *blobCats) stream(vs []version) *blobStream {
+	p.mu.Lock()
+	var cat *source.Cat
+	if n := len(p.free); n > 0 {
+		cat, p.free = p.free[n-1], p.free[:n-1]
+	}
+	p.mu.Unlock()
+	s := &blobStream{pool: p, cat: cat, left: len(vs), wrote: make(chan error, 1)}
+	if cat == nil {
+		if s.cat, s.err = source.StartCat(p.top, "--batch"); s.err != nil {
+			return s
+		}
+	}
+	var ids strings.Builder
+	for _, v := range vs {
+		ids.WriteString(v.blob + "\n")
+	}
+	// Written apart from the reads: git answers while it reads, and a
+	// pipe holds only so much of either side.
+	go func() {
+		_, err := io.WriteString(s.cat.In, ids.String())
+		s.wrote <- err
+	}()
+	return s
+}
+
+func (p *blobCats) close() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, c := range p.free {
+		_ = c.Close()
+	}
+	p.free = nil
+}
+
+// blobStream is one run of versions being read.
+type blobStream struct {
+	pool  *blobCats
+	cat   *source.Cat
+	left  int        // answers not read yet
+	wrote chan error // the writer's end
+	err   error      // the stream broke: nothing more is read from it
+}
+
+// next reads the next blob asked for; an error but s.err is that blob's
+// alone (missing, or not a blob).
+func (s *blobStream) next() ([]byte, error) {
+	if s.err != nil {
+		return nil, s.err
+	}
+	s.left--
+	header, err := s.cat.Out.ReadString('\n')
+	if err != nil {
+		s.err = fmt.Errorf("git cat-file: %v", err)
+		return nil, s.err
+	}
+	f := strings.Fields(header)
+	if len(f) == 2 && f[1] == "missing" {
+		return nil, fmt.Errorf("git cat-file: %s is missing", f[0])
+	}
+	var size int64
+	if len(f) == 3 {
+		size, err = strconv.ParseInt(f[2], 10, 64)
+	}
+	if len(f) != 3 || err != nil {
+		s.err = fmt.Errorf("git cat-file: bad answer %q", header)
+		return nil, s.err
+	}
+	b := make([]byte, size+1) // the content, then a newline
+	if _, err := io.ReadFull(s.cat.Out, b); err != nil {
+		s.err = fmt.Errorf("git cat-file: %v", err)
+		return nil, s.err
+	}
+	if f[1] != "blob" {
+		return nil, fmt.Errorf("git cat-file: %s is no blob", f[0])
+	}
+	return b[:size], nil
+}
+
+// close reads what was asked and not read, and hands the cat-file back
+// to the pool; one that broke is ended instead.
+func (s *blobStream) close() {
+	for s.err == nil && s.left > 0 {
+		_, _ = s.next()
+	}
+	if s.cat == nil {
+		return
+	}
+	if err := <-s.wrote; err != nil && s.err == nil {
+		s.err = err
+	}
+	if s.err != nil {
+		_ = s.cat.Close()
+		return
+	}
+	s.pool.mu.Lock()
+	s.pool.free = append(s.pool.free, s.cat)
+	s.pool.mu.Unlock()
+}
+
 func (c *commits) close() {
 	c.mu.Lock()
 	defer c.mu.Unlock()

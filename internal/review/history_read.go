@@ -33,18 +33,29 @@ func (r *Repo) versionUses(base *source.Git, name string, vs []version, po pipel
 	w := &walkRead{commits: &commits{top: r.Top, via: base}, parsed: map[string]symbolsOf{}, po: po}
 	defer w.commits.close()
 	if base == nil {
+		last := lastRead{}
 		for i, v := range vs {
-			out[i] = w.ownUses(name, v, nil)
+			out[i] = w.ownUses(name, v, nil, last)
 		}
 		return out
 	}
-	roots := w.rootsOf(base)
+	roots := w.rootsOf(base, nil)
+	cats := &blobCats{top: r.Top}
+	defer cats.close()
 	par.Each((len(vs)+segment-1)/segment, func(s int) {
+		run := vs[s*segment : min(len(vs), (s+1)*segment)]
+		read := w.commits.blob
+		if len(vs) > 1 {
+			texts := cats.stream(run)
+			defer texts.close()
+			read = func(string) ([]byte, error) { return texts.next() }
+		}
 		var prev *fieldnums.File
 		var prevText []byte
-		for i := s * segment; i < min(len(vs), (s+1)*segment); i++ {
-			v := vs[i]
-			text, err := w.commits.blob(v.blob)
+		last := lastRead{}
+		for k, v := range run {
+			i := s*segment + k
+			text, err := read(v.blob)
 			if err != nil {
 				continue
 			}
@@ -64,7 +75,7 @@ func (r *Repo) versionUses(base *source.Git, name string, vs []version, po pipel
 					continue
 				}
 			}
-			out[i] = w.ownUses(name, v, f)
+			out[i] = w.ownUses(name, v, f, last)
 		}
 	})
 	return out
@@ -79,13 +90,25 @@ type walkRead struct {
 	parsed  map[string]symbolsOf
 }
 
-func (w *walkRead) rootsOf(src source.Source) *rootsOf {
-	return &rootsOf{tree: &treeSymbols{src: src, w: w, got: map[string]symbolsOf{}}, po: w.po, got: map[string]*treeDeps{}}
+// lastRead is, per path, the import one run of versions read last, and
+// the text it was read from: the next version of it is read from that one
+// (see walkRead.parse).
+type lastRead map[string]readText
+
+type readText struct {
+	f    *fieldnums.File
+	text []byte
+}
+
+// rootsOf reads src's imports; last, when not nil, is the run's (see
+// lastRead).
+func (w *walkRead) rootsOf(src source.Source, last lastRead) *rootsOf {
+	return &rootsOf{tree: &treeSymbols{src: src, w: w, last: last, got: map[string]symbolsOf{}}, po: w.po, got: map[string]*treeDeps{}}
 }
 
 // ownUses reads a version with the imports of its own commit (f, when
 // read already, else read from it).
-func (w *walkRead) ownUses(name string, v version, f *fieldnums.File) []fieldnums.Use {
+func (w *walkRead) ownUses(name string, v version, f *fieldnums.File, last lastRead) []fieldnums.Use {
 	src := commitSource{c: w.commits, rev: v.commit}
 	if f == nil {
 		text, err := src.ReadFile(name)
@@ -96,7 +119,7 @@ func (w *walkRead) ownUses(name string, v version, f *fieldnums.File) []fieldnum
 			return nil
 		}
 	}
-	deps, err := w.rootsOf(src).of(src, name, f)
+	deps, err := w.rootsOf(src, last).of(src, name, f)
 	if err != nil {
 		return nil
 	}
@@ -106,7 +129,7 @@ func (w *walkRead) ownUses(name string, v version, f *fieldnums.File) []fieldnum
 
 // symbols parses an import's text once, whichever tree it is read from.
 // The key is the blob id when known ("" when not), else the text's hash.
-func (w *walkRead) symbols(name, key string, read func() ([]byte, error)) (*fieldnums.Symbols, error) {
+func (w *walkRead) symbols(name, key string, read func() ([]byte, error), last lastRead) (*fieldnums.Symbols, error) {
 	w.mu.Lock()
 	s, ok := w.parsed[key]
 	w.mu.Unlock()
@@ -128,13 +151,34 @@ func (w *walkRead) symbols(name, key string, read func() ([]byte, error)) (*fiel
 		}
 	}
 	var f *fieldnums.File
-	if f, s.err = fieldnums.Parse(name, text); s.err == nil {
+	if f, s.err = last.parse(name, text); s.err == nil {
 		s.s = f.Symbols()
 	}
 	w.mu.Lock()
 	w.parsed[key] = s
 	w.mu.Unlock()
 	return s.s, s.err
+}
+
+// parse reads an import's text from the version of it at the same path
+// that the run read last, when there is one: the versions of a file that
+// commits near each other import differ in a few declarations, which alone
+// are parsed (see fieldnums.Next). Without a run (nil), the text is parsed
+// whole.
+func (last lastRead) parse(name string, text []byte) (*fieldnums.File, error) {
+	prev, ok := last[name]
+	if !ok {
+		f, err := fieldnums.Parse(name, text)
+		if err == nil && last != nil {
+			last[name] = readText{f: f, text: text}
+		}
+		return f, err
+	}
+	f, err := prev.f.Next(name, prev.text, text)
+	if err == nil {
+		last[name] = readText{f: f, text: text}
+	}
+	return f, err
 }
 
 // rootsOf finds the import roots of the versions of a file: those of the
@@ -191,10 +235,11 @@ func (d *treeDeps) Lookup(name string) (*fieldnums.Symbols, error) {
 
 // treeSymbols reads each file of a tree that versions import once.
 type treeSymbols struct {
-	src source.Source
-	w   *walkRead
-	mu  sync.Mutex
-	got map[string]symbolsOf
+	src  source.Source
+	w    *walkRead
+	last lastRead
+	mu   sync.Mutex
+	got  map[string]symbolsOf
 }
 
 type symbolsOf struct {
@@ -216,7 +261,7 @@ func (t *treeSymbols) symbols(name string) (*fieldnums.Symbols, error) {
 		key, s.err = c.blobID(name)
 	}
 	if s.err == nil {
-		s.s, s.err = t.w.symbols(name, key, func() ([]byte, error) { return t.src.ReadFile(name) })
+		s.s, s.err = t.w.symbols(name, key, func() ([]byte, error) { return t.src.ReadFile(name) }, t.last)
 	}
 	t.got[name] = s
 	return s.s, s.err
