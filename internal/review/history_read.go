@@ -1,6 +1,7 @@
 package review
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"errors"
 	"io/fs"
@@ -52,6 +53,7 @@ func (r *Repo) versionUses(base *source.Git, name string, vs []version, po pipel
 		}
 		var prev *fieldnums.File
 		var prevText []byte
+		var prevUses []fieldnums.Use // prev's, when read against the base tree
 		last := lastRead{}
 		for k, v := range run {
 			i := s*segment + k
@@ -59,6 +61,13 @@ func (r *Repo) versionUses(base *source.Git, name string, vs []version, po pipel
 			if err != nil {
 				continue
 			}
+			if prevUses != nil && sameTokens(prevText, text) {
+				// Only comments or blank lines changed: the same
+				// declarations, against the same imports.
+				out[i] = prevUses
+				continue
+			}
+			prevUses = nil
 			var f *fieldnums.File
 			if prev != nil {
 				f, err = prev.Next(name, prevText, text)
@@ -71,7 +80,7 @@ func (r *Repo) versionUses(base *source.Git, name string, vs []version, po pipel
 			prev, prevText = f, text
 			if deps, err := roots.of(base.Pinned(name, v.blob, v.commit), name, f); err == nil {
 				if uses, ok := f.Uses(deps); ok {
-					out[i] = uses
+					out[i], prevUses = uses, uses
 					continue
 				}
 			}
@@ -79,6 +88,50 @@ func (r *Repo) versionUses(base *source.Git, name string, vs []version, po pipel
 		}
 	})
 	return out
+}
+
+// sameTokens reports whether a and b differ only in lines that hold no
+// token (see tokenless): lines of the same tokens, as the lexer reads them,
+// in the same order.
+func sameTokens(a, b []byte) bool {
+	for {
+		la, ra, oka := nextTokens(a)
+		lb, rb, okb := nextTokens(b)
+		if !oka || !okb {
+			return oka == okb
+		}
+		if !bytes.Equal(la, lb) {
+			return false
+		}
+		a, b = ra, rb
+	}
+}
+
+// nextTokens is the first line of text that is not tokenless, and the
+// text after it.
+func nextTokens(text []byte) (line, rest []byte, ok bool) {
+	for len(text) > 0 {
+		line, rest, _ = bytes.Cut(text, []byte{'\n'})
+		if !tokenless(line) {
+			return line, rest, true
+		}
+		text = rest
+	}
+	return nil, nil, false
+}
+
+// tokenless reports whether line holds no token wherever it stands: it is
+// blank, or a line comment (after the lexer's white space) that neither
+// opens nor closes a block comment and holds no NUL, which the lexer
+// refuses even in a comment. Outside a block comment it is white space or
+// a comment to its end; inside one it is the comment's text, which goes
+// on after it. A string cannot span lines, so the line is in no string.
+func tokenless(line []byte) bool {
+	t := bytes.TrimLeft(line, " \t\r\f\v")
+	if len(t) > 0 && !bytes.HasPrefix(t, []byte("//")) {
+		return false
+	}
+	return !bytes.Contains(t, []byte("*/")) && !bytes.Contains(t, []byte("/*")) && bytes.IndexByte(t, 0) < 0
 }
 
 // walkRead is what the reads of one file's versions share: the reader of

@@ -3,6 +3,7 @@ package review
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	gocmp "github.com/google/go-cmp/cmp"
@@ -107,5 +108,74 @@ func TestRootLogIsGitLog(t *testing.T) {
 	}
 	if _, ok := rootLog(snap2, root); ok {
 		t.Error("rootLog read a commit other than its snapshot's")
+	}
+}
+
+// TestHistoryCommentOnlyVersions: a version whose change from the next is
+// only comment or blank lines is given the next one's uses, and one whose
+// comment line closes a block comment early (declaring a message the next
+// version hides) is read anew: the walk's ledger equals compiling every
+// version.
+func TestHistoryCommentOnlyVersions(t *testing.T) {
+	r := newRepo(t, "main")
+	text := func(note, doc string) string {
+		return "syntax = \"proto3\";\npackage shop;\n/* a note\n" + note + "\nmessage Old { int32 x = 99; }\n// */\n" +
+			"message Charge {\n" + doc + "  string id = 1;\n}\n"
+	}
+	r.write("shop.proto", text("// note ends here */", "  // the id\n"))
+	r.commit("v1: the note closes early, Old is declared")
+	r.write("shop.proto", text("// note", "  // the id\n"))
+	r.commit("v2: Old is in the note")
+	r.write("shop.proto", text("  // note, reworded", "\n  // the id,\n  // reworded\n"))
+	r.commit("v3: comments and blank lines")
+	r.write("shop.proto", text("// note", "  // the id\n  string note = 2;\n"))
+
+	repo := r.repo()
+	base, err := repo.ResolveBase("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	baseSrc, err := source.OpenRev(repo.Top, base.Commit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer baseSrc.Close()
+	o := options(r.top)
+	got, err := repo.history(FileChange{Status: Modified, Old: "shop.proto", New: "shop.proto"}, base, baseSrc, nil, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := oracleHistory(t, repo, base, baseSrc, "shop.proto", o, map[string]*rules.Contract{})
+	if d := gocmp.Diff(want.Used, got.Used); d != "" {
+		t.Errorf("ledger differs (-compiled +walked):\n%s", d)
+	}
+	if !slices.ContainsFunc(got.Used, func(u rules.UsedNumber) bool { return u.Message == "shop.Old" && u.Number == 99 }) {
+		t.Errorf("the versions that declare shop.Old gave no use of 99: %+v", got.Used)
+	}
+}
+
+// TestSameTokens: lines that hold no token wherever they stand (blank
+// lines, line comments that neither open nor close a block comment) may
+// differ; any other line may not.
+func TestSameTokens(t *testing.T) {
+	for _, c := range []struct {
+		a, b string
+		same bool
+	}{
+		{"message A {}\n", "message A {}", true},
+		{"message A {}\n", "// doc\n\nmessage A {}\n  // more\n", true},
+		{"// one\nmessage A {}\n", "// two\nmessage A {}\n", true},
+		{"\t// one\r\nmessage A {}\n", "\v\f// two\nmessage A {}\n", true},
+		{"message A {} // one\n", "message A {} // two\n", false},
+		{"/* x\n// one\n*/\n", "/* x\n// one */\n*/\n", false},
+		{"// one\n", "// one /* two\n", false},
+		{"// one\n", "// one \x00\n", false},
+		{"message A {}\n", "message B {}\n", false},
+		{"message A {}\n", "message A {}\nmessage B {}\n", false},
+		{"/* x\n */\n", "/* y\n */\n", false},
+	} {
+		if got := sameTokens([]byte(c.a), []byte(c.b)); got != c.same {
+			t.Errorf("sameTokens(%q, %q) = %v, want %v", c.a, c.b, got, c.same)
+		}
 	}
 }
