@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os/exec"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -47,6 +48,7 @@ func (r *Repo) history(c FileChange, base Base, baseSrc source.Source, lock *rul
 	}
 	walked := &rules.History{}
 	err = st.Measure("history", func() error {
+		defer walkGC()()
 		// Which blobs releases hold is git's work alone: it is read while
 		// the versions are.
 		released := make(chan releasedOf, 1)
@@ -133,6 +135,26 @@ func historyKey(name, commit string, tags []string, o Options) (cache.Key, bool)
 	}
 	parts := slices.Concat([]string{"history 2", name, commit}, tags, []string{"\x01"}, o.Pipeline.ProtoPaths)
 	return sha256.Sum256([]byte(strings.Join(parts, "\x00"))), true
+}
+
+// walkGCPercent is the GC target while a history is walked. Parsing every
+// version makes garbage many times what stays live (the last version read
+// per core, the imports' symbols): collecting it less often saves CPU for
+// a peak that stays low. A review's full walk without the cache, median
+// CPU of six: istio/api 1.77 s at 100, 1.61 s at 300 (peak 44 MB, 55 MB);
+// milvus-proto 1.19 s, 1.16 s (59 MB, 76 MB).
+const walkGCPercent = 300
+
+// walkGC sets the GC target for a walk and returns the function that
+// restores it; the target is process-wide, and a GOGC the user set (any but
+// the default 100) stays in force.
+func walkGC() (restore func()) {
+	prev := debug.SetGCPercent(walkGCPercent)
+	if prev != 100 {
+		debug.SetGCPercent(prev)
+		return func() {}
+	}
+	return func() { debug.SetGCPercent(prev) }
 }
 
 // releasedOf is releasedBlobs' answer.
