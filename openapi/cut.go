@@ -23,11 +23,11 @@ func cut(src []byte) (*pieces, *NoPlan) {
 		return cutJSON(d)
 	}
 	for _, kw := range baseKeywords {
-		if at := bytes.Index(src, []byte(kw)); at >= 0 {
+		if at := bytes.Index(src, []byte(kw)); at >= 0 && !version30(src) {
 			return nil, noPlan(src, at, "a JSON Schema identity keyword ("+kw+")") // a $ref may then resolve against another base
 		}
 	}
-	c := &cutter{d: d, sc: scanner{block: -1, plain: -1, explicit: -1}, entry: -1, kindAt: -1, nameAt: -1, child: -1, section: -1}
+	c := &cutter{d: d, sc: scanner{block: -1, plain: -1, explicit: -1, refKey: -1}, entry: -1, kindAt: -1, nameAt: -1, child: -1, section: -1}
 	var header bytes.Buffer
 	for i, l := range d.lines {
 		line := src[l.start:l.end]
@@ -52,11 +52,13 @@ func cut(src []byte) (*pieces, *NoPlan) {
 		if c.cur != nil && c.cur.first == i && len(info.flowRefs) > 0 {
 			c.d.asText = true // it may be a $ref itself
 		}
-		if info.isRef && info.scalar && !c.ref(string(info.value)) {
+		if c.exampleData(i) {
+			// no $ref: the text of an example's value
+		} else if info.isRef && info.scalar && !c.ref(string(info.value)) {
 			return nil, noPlan(src, l.start, c.why)
 		}
 		for _, r := range info.flowRefs {
-			if !c.ref(r) {
+			if !c.exampleData(i) && !c.ref(r) {
 				return nil, noPlan(src, l.start, c.why)
 			}
 		}
@@ -65,7 +67,7 @@ func cut(src []byte) (*pieces, *NoPlan) {
 			header.WriteByte('\n')
 		}
 	}
-	if c.sc.quote != 0 || c.sc.ref == 1 || c.sc.pointer != nil || c.sc.explicit >= 0 {
+	if c.sc.quote != 0 || c.sc.ref == 1 || c.sc.pointer != nil || c.sc.explicit >= 0 || c.sc.refKey >= 0 {
 		return nil, noPlan(src, len(src), "a quoted scalar, $ref or complex key open at the end")
 	}
 	c.close(len(d.lines))
@@ -150,6 +152,21 @@ func hasAnyByte(b []byte, cs ...byte) bool {
 // resolves neither (see jsonSchemaOnly), so they are text of their chunk.
 var baseKeywords = []string{"$id", "$anchor", "$dynamic"}
 
+// version30 tells whether src declares OpenAPI 3.0 (`openapi: 3.0.x` at
+// the start of a line), whose schemas have no identity keywords: an $id
+// there is an unknown field (Okta's examples quote JSON Schemas with one).
+func version30(src []byte) bool {
+	at := bytes.Index(src, []byte("\nopenapi:"))
+	if bytes.HasPrefix(src, []byte("openapi:")) {
+		at = -1
+	} else if at < 0 {
+		return false
+	}
+	v := bytes.TrimLeft(src[at+1+len("openapi:"):], " ")
+	v = bytes.TrimLeft(v, `"'`)
+	return bytes.HasPrefix(v, []byte("3.0.")) || bytes.HasPrefix(v, []byte("3.0\n"))
+}
+
 // cutter tracks where in the document's structure the scan is.
 type cutter struct {
 	d  *pieces
@@ -167,6 +184,14 @@ type cutter struct {
 	child int
 	// why is what the cutter was not sure of, once it says false.
 	why string
+}
+
+// exampleData tells whether line i is inside an example component's
+// value, whose "$ref"s are data the loader never follows (Okta's examples
+// quote JSON Schemas that $ref their #/definitions): any line of an
+// examples chunk but its first, unless the example is a $ref itself.
+func (c *cutter) exampleData(i int) bool {
+	return c.top == "components" && c.kind == "examples" && c.cur != nil && c.cur.first != i && !c.cur.alias
 }
 
 // fail records why the cutter gives up, for NoPlan.

@@ -57,7 +57,6 @@ func TestPlanSubsetJSON(t *testing.T) {
 	}
 	for name, text := range map[string]string{
 		"an external ref":      toJSON(strings.Replace(base, "'#/components/schemas/B'", "'b.yaml#/B'", 1)),
-		"a ref to nothing":     toJSON(strings.Replace(base, "'#/components/schemas/B'", "'#/components/schemas/Nope'", 1)),
 		"an operationId twice": toJSON(strings.Replace(base, "    get:\n      responses", "    get:\n      operationId: getC\n      responses", 1)),
 	} {
 		if _, ok := PlanSubset([]byte(ob), []byte(text)); ok {
@@ -88,7 +87,7 @@ func TestPatchIsTheLoadJSON(t *testing.T) {
 
 // TestPlanSubsetRecursiveKeywords: 2019-09's $recursiveAnchor and
 // $recursiveRef, which kin-openapi does not resolve, do not stop a plan;
-// $id, which gives a schema a base its $refs resolve against, does.
+// $id, which gives a 3.1 schema a base its $refs resolve against, does.
 func TestPlanSubsetRecursiveKeywords(t *testing.T) {
 	base := subsetDoc(pathA+pathC, schA+schB+schC)
 	rec := strings.Replace(base, "    B:\n      type: string", "    B:\n      $recursiveAnchor: true\n      type: string\n      properties:\n        next: {$recursiveRef: '#'}", 1)
@@ -96,8 +95,14 @@ func TestPlanSubsetRecursiveKeywords(t *testing.T) {
 	if s, ok := PlanSubset([]byte(rec), []byte(changed)); !ok || s.Skipped == 0 {
 		t.Errorf("no subset planned (%v), or nothing left out, with $recursive keywords", ok)
 	}
-	if _, ok := PlanSubset([]byte(rec), []byte(strings.Replace(changed, "$recursiveAnchor: true", "$id: https://example.com/b", 1))); ok {
-		t.Error("planned a subset with a $id")
+	with31 := strings.Replace(strings.Replace(changed, "$recursiveAnchor: true", "$id: https://example.com/b", 1), "openapi: 3.0.3", "openapi: 3.1.0", 1)
+	if _, ok := PlanSubset([]byte(strings.Replace(rec, "openapi: 3.0.3", "openapi: 3.1.0", 1)), []byte(with31)); ok {
+		t.Error("planned a subset with a 3.1 $id")
+	}
+	// In 3.0 an $id is no keyword (Okta's examples quote JSON Schemas).
+	with30 := strings.Replace(changed, "$recursiveAnchor: true", "$id: https://example.com/b", 1)
+	if _, ok := PlanSubset([]byte(rec), []byte(with30)); !ok {
+		t.Error("no subset planned with a 3.0 $id")
 	}
 }
 

@@ -37,6 +37,10 @@ type scanner struct {
 	// flow is how many flow collections are open across lines (Linode's
 	// examples: `- {` then a JSON object over the lines below).
 	flow int
+	// refKey is the column of a `$ref:` key with nothing after it on its
+	// line (-1: none): a property named $ref (Okta's spec has one) when a
+	// mapping follows, deeper; anything else is not read.
+	refKey int
 	// why is what the scanner was not sure of, once next says ok=false.
 	why string
 }
@@ -143,6 +147,10 @@ func (s *scanner) next(line []byte) (lineInfo, bool) {
 		return s.explicitKey(ind, rest)
 	}
 	l.structure, l.indent = true, ind
+	named := s.refKey
+	if s.refKey = -1; named >= 0 && (ind <= named || rest[0] == '-') {
+		return l, s.fail("a $ref whose value is not on its line")
+	}
 	// parent is the indentation a value's later lines must exceed: a
 	// scalar alone on its line continues at its own indentation, one after
 	// a dash past the dash, one after a key past the key.
@@ -161,6 +169,9 @@ func (s *scanner) next(line []byte) (lineInfo, bool) {
 	v, ok := s.key(&l, rest)
 	if !ok {
 		return l, false
+	}
+	if named >= 0 && !l.hasKey {
+		return l, s.fail("a $ref whose value is not on its line")
 	}
 	if valueLine && (!l.hasKey || l.dash) {
 		return l, s.fail("a complex key (?) whose value is not a block mapping")
@@ -263,7 +274,11 @@ func (s *scanner) value(l *lineInfo, v []byte, parent int) bool {
 	v = bytes.TrimLeft(v, " ")
 	l.isRef = l.hasKey && string(l.key) == "$ref"
 	if len(v) == 0 || v[0] == '#' {
-		return !l.isRef || s.fail("a $ref whose value is not on its line")
+		if l.isRef {
+			// A mapping must follow (see refKey): the key names a property.
+			l.isRef, s.refKey = false, parent
+		}
+		return true
 	}
 	switch v[0] {
 	case '|', '>':

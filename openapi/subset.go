@@ -3,6 +3,7 @@ package openapi
 import (
 	"bytes"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -292,7 +293,7 @@ func plan(o, n *pieces, more map[string][]string, dirty func(string) bool) (keep
 	for _, d := range []*pieces{o, n} {
 		for p, c := range d.chunks {
 			refs[p] = append(refs[p], c.refs...)
-			if c.ignore {
+			if c.ignore || d.dangles(c) {
 				seeds = append(seeds, p)
 			}
 		}
@@ -385,7 +386,8 @@ func (d *pieces) text(c *chunk) []byte {
 
 // sound says what kin-openapi checks across the whole document does not
 // hold ("" when all does): no operationId used twice, no two paths alike
-// once their parameters are erased, and every $ref naming a chunk there is.
+// once their parameters are erased. A $ref naming a chunk there is not is
+// kept instead (see dangles).
 func (d *pieces) sound() string {
 	ids := map[string]bool{}
 	for _, id := range d.opIDs {
@@ -402,19 +404,16 @@ func (d *pieces) sound() string {
 		}
 		tmpls[t] = true
 	}
-	for _, c := range d.chunks {
-		for _, r := range c.refs {
-			if d.chunks[r] == nil {
-				return "a $ref to a component there is not: " + strconv.QuoteToASCII(r)
-			}
-		}
-	}
-	for _, r := range d.headerRefs {
-		if d.chunks[r] == nil {
-			return "a $ref to a component there is not: " + strconv.QuoteToASCII(r)
-		}
-	}
 	return ""
+}
+
+// dangles tells whether c $refs a chunk d does not have. Such a chunk is
+// always kept: where the $ref is real, the plan's load fails as the whole
+// document's does (and the whole documents are loaded to say so); where
+// it is the text of an example (Okta's schemas quote one that names an
+// example there is not), both load alike. The header is always kept.
+func (d *pieces) dangles(c *chunk) bool {
+	return slices.ContainsFunc(c.refs, func(r string) bool { return d.chunks[r] == nil })
 }
 
 // blank returns the text with the chunks not in keep emptied, keeping every

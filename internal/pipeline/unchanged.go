@@ -302,12 +302,40 @@ func refEntries(b []byte) (refs []refEntry, ok bool) {
 		}
 		at := off + i
 		v, after, found := refValue(b[at+len(key):])
+		if !found && namesProperty(b, at+len(key)) {
+			off = at + len(key)
+			continue
+		}
 		if !found {
 			return nil, false
 		}
 		off = len(b) - len(after)
 		refs = append(refs, refEntry{value: v, commented: inComment(b, at), at: at})
 	}
+}
+
+// namesProperty tells whether the `$ref` key ending at b[end:] names a
+// property (Okta's spec has one): a colon ends its line, and the next line
+// that is not blank is a mapping's key, deeper than the $ref's own line. A
+// $ref's value is text; its key over a mapping is no reference.
+func namesProperty(b []byte, end int) bool {
+	start := bytes.LastIndexByte(b[:end], '\n') + 1
+	rest, _, _ := bytes.Cut(b[end:], []byte("\n"))
+	if string(bytes.TrimRight(rest, " \t\r")) != ":" {
+		return false
+	}
+	indent := len(b[start:end]) - len(bytes.TrimLeft(b[start:end], " "))
+	for next := b[min(len(b), end+len(rest)+1):]; len(next) > 0; {
+		line, tail, _ := bytes.Cut(next, []byte("\n"))
+		text := bytes.TrimLeft(line, " ")
+		if len(bytes.TrimSpace(text)) == 0 {
+			next = tail
+			continue
+		}
+		return len(line)-len(text) > indent && text[0] != '-' && text[0] != '#' &&
+			(bytes.Contains(text, []byte(": ")) || bytes.HasSuffix(bytes.TrimRight(text, " \t\r"), []byte(":")))
+	}
+	return false
 }
 
 // inComment reports whether offset i of b is in a YAML comment: after a #

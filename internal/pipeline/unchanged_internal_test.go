@@ -17,6 +17,9 @@ func TestExternalRefs(t *testing.T) {
 		{"a:\n  $ref: \"https://example.com/pet.yaml\"\n", nil, false},
 		{"a:\n  $ref: /abs/pet.yaml\n", nil, false},
 		{"description: write $ref to point elsewhere\n", nil, false},
+		{"properties:\n  $ref:\n\n    type: string\nb:\n  $ref: pet.yaml\n", []string{"pet.yaml"}, true}, // a property named $ref
+		{"properties:\n  $ref:\n    pet.yaml\n", nil, false},
+		{"properties:\n  $ref:\n  - pet.yaml\n", nil, false},
 	} {
 		files, ok := externalRefs([]byte(tc.doc))
 		if ok != tc.ok || !slices.Equal(files, tc.files) {
