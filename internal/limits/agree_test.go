@@ -167,7 +167,11 @@ func TestScanAnchors(t *testing.T) {
 		"description: |\n  &x\n  *x\nb: 1\n": false,
 		"a: \"quoted\n  &x over lines\"\n":   false,
 		"a: tom&jerry\n":                     false,
-		"a: x\n  continued &amp; plain\n":    true, // a plain scalar's later line: read as a node's start, so a parse
+		"a: x\n  continued &amp; plain\n":    false,
+		"expression: a && b\n":               false,
+		"e: x.?[a eq 'b'].size()>0 && y\n":   false,
+		"a: {b: x &y, c: &z 1}\n":            true,
+		"a:\n  &x b: 1\n":                    true,
 		"a: [b, c]\nd: {e: f}\n":             false,
 	} {
 		want, ok := shapeOf([]byte(text))

@@ -209,9 +209,13 @@ func (s *scanner) line(l []byte, num int) bool {
 
 // scan follows quotes and flow collections through the rest of a line.
 func (s *scanner) scan(rest []byte, prev byte) bool {
-	keyStart := 0 // where the flow entry being read began on this line
+	keyStart := 0    // where the flow entry being read began on this line
+	plain := noPlain // in a plain scalar, where & is text
 	for j := 0; j < len(rest); j++ {
 		c := rest[j]
+		if s.quote == 0 && c != ' ' && c != '\t' {
+			plain = plainAt(plain, rest, j, prev, s.flow > 0)
+		}
 		switch {
 		case s.quote == '"':
 			if c == '\\' {
@@ -233,7 +237,7 @@ func (s *scanner) scan(rest []byte, prev byte) bool {
 			return false
 		case c == ' ' || c == '\t':
 			continue
-		case c == '&' && anchorAt(rest, j, s.flow > 0):
+		case c == '&' && plain == noPlain && anchorAt(rest, j, s.flow > 0):
 			s.anchors = true
 		case (c == '"' || c == '\'') && valueStart(prev, s.flow > 0):
 			s.quote = c
@@ -272,6 +276,41 @@ func (s *scanner) scan(rest []byte, prev byte) bool {
 		prev = c
 	}
 	return false
+}
+
+// plainState says whether the scan is in a plain scalar, one begun
+// outside a flow collection (which holds brackets and commas as text) or
+// in one (which they end).
+type plainState int
+
+const (
+	noPlain plainState = iota
+	blockPlain
+	flowPlain
+)
+
+// plainAt is the plain state at rest[j], not blank and outside quotes
+// (Okta's `expression: x.?[a eq 'b'] && y` is all text): a plain scalar
+// begins where a node may, with no indicator, and ends at a key's colon
+// or, begun in a flow collection, at its punctuation.
+func plainAt(plain plainState, rest []byte, j int, prev byte, inFlow bool) plainState {
+	c := rest[j]
+	blankNext := j+1 == len(rest) || rest[j+1] == ' ' || rest[j+1] == '\t'
+	switch {
+	case plain == blockPlain && !(c == ':' && blankNext),
+		plain == flowPlain && !(c == ',' || c == ']' || c == '}' || c == ':' && blankNext):
+		return plain
+	case plain != noPlain:
+		return noPlain
+	}
+	indicator := bytes.IndexByte([]byte("[]{},#&*!|>'\"%@`"), c) >= 0 || (c == '-' || c == '?' || c == ':') && blankNext
+	switch {
+	case !valueStart(prev, inFlow) || indicator:
+		return noPlain
+	case inFlow:
+		return flowPlain
+	}
+	return blockPlain
 }
 
 // anchorAt tells whether the & at rest[j] may begin an anchor: a name
