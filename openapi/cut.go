@@ -284,7 +284,7 @@ func (c *cutter) inside(l lineInfo) {
 		c.cur.alias = true
 	}
 	if string(l.key) == "operationId" && c.top == "paths" && l.scalar {
-		c.d.opIDs = append(c.d.opIDs, string(l.value))
+		c.d.opIDs = append(c.d.opIDs, opID{string(l.value), c.cur})
 	}
 }
 

@@ -227,7 +227,7 @@ func (j *jsonCutter) entry(path []string, key string, at int, pl place) bool {
 		case key == "$ref":
 			return j.ref(s, len(path), at)
 		case key == "operationId" && j.cur != nil && p[0] == "paths":
-			j.d.opIDs = append(j.d.opIDs, s)
+			j.d.opIDs = append(j.d.opIDs, opID{s, j.cur})
 		case len(p) == 1 && key == "info" && j.bytewise:
 			j.spans = append(j.spans, span{at, j.past()}) // info may differ, as in cut
 		case len(p) == 1 && key == "info":

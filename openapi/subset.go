@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"reflect"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 
@@ -29,13 +28,13 @@ import (
 // nothing else reads (a release bumps info.version).
 //
 // Anything the cutter is not sure of makes it give up (NoPlan says why and
-// where), and the caller loads the whole documents: flow collections over
-// several lines, anchors, aliases, tags, tabs, CR line ends, document
-// markers and directives, keep
-// chomping (|+), a $ref that is not a plain local component pointer, a
-// component that is itself a $ref (two names for one schema), duplicate keys,
-// operationIds used twice and paths that clash once their parameters are
-// erased (kin-openapi reports both across the whole document).
+// where), and the caller loads the whole documents: anchors, aliases,
+// tags, tabs, CR line ends, a $ref in a flow collection over several
+// lines, a 3.1 identity keyword ($id), document markers and directives, keep
+// chomping (|+), a $ref to another file, duplicate keys. What kin-openapi
+// checks across the whole document (operationIds used twice, paths that
+// clash once their parameters are erased, a $ref to a component there is
+// not) keeps the chunks involved, so the plan's load finds it too.
 
 // Subset is the plan of a subset load: the two texts to load (OldText,
 // NewText), and what was left out.
@@ -201,17 +200,10 @@ func planCut(o, n *pieces, why *NoPlan) (*Subset, *NoPlan) {
 }
 
 // planable says why two documents cut are not planned: the text outside
-// their chunks differs, or what kin-openapi checks across the whole
-// document does not hold on a side.
+// their chunks differs.
 func planable(o, n *pieces) *NoPlan {
 	if !sameHeader(o, n) {
 		return &NoPlan{Reason: "the text outside the paths and components differs"}
-	}
-	if why := o.sound(); why != "" {
-		return &NoPlan{Reason: why}
-	}
-	if why := n.sound(); why != "" {
-		return &NoPlan{Reason: why, New: true}
 	}
 	return nil
 }
@@ -304,6 +296,7 @@ func plan(o, n *pieces, more map[string][]string, dirty func(string) bool) (keep
 			changed = append(changed, p)
 		}
 	}
+	seeds = append(append(seeds, o.clashes()...), n.clashes()...)
 	back := map[string][]string{}
 	for p, rs := range refs {
 		for _, r := range rs {
@@ -351,7 +344,7 @@ type pieces struct {
 	// `key:` alone on their line), by that line, so one left empty can be
 	// written `key: {}`.
 	sections map[int][]string
-	opIDs    []string
+	opIDs    []opID
 	paths    []string
 	// json: the document is JSON (cutJSON), whose stubs are written so;
 	// bytewise: its chunks are cut by bytes (minified), not by lines.
@@ -384,27 +377,48 @@ func (d *pieces) text(c *chunk) []byte {
 	return d.src[d.lines[c.first].start:d.lines[c.end-1].end]
 }
 
-// sound says what kin-openapi checks across the whole document does not
-// hold ("" when all does): no operationId used twice, no two paths alike
-// once their parameters are erased. A $ref naming a chunk there is not is
-// kept instead (see dangles).
-func (d *pieces) sound() string {
-	ids := map[string]bool{}
-	for _, id := range d.opIDs {
-		if ids[id] {
-			return "an operationId used twice: " + strconv.QuoteToASCII(id)
-		}
-		ids[id] = true
+// clashes are the chunks that break what kin-openapi checks across the
+// whole document: the paths holding an operationId used twice, and paths
+// alike once their parameters are erased (Xero's accounting spec has
+// /Accounts/{AccountID}/Attachments/{FileName} and .../{AttachmentID}).
+// They are always kept, so the plan's load finds the clash the whole
+// document's does.
+func (d *pieces) clashes() []string {
+	byID := map[string][]*chunk{}
+	for _, o := range d.opIDs {
+		byID[o.id] = append(byID[o.id], o.in)
 	}
-	tmpls := map[string]bool{}
+	var dup []*chunk
+	for _, cs := range byID {
+		if len(cs) > 1 {
+			dup = append(dup, cs...)
+		}
+	}
+	var out []string
+	for p, c := range d.chunks {
+		if slices.Contains(dup, c) {
+			out = append(out, p)
+		}
+	}
+	byTmpl := map[string][]string{}
 	for _, p := range d.paths {
 		t := template(p) + "/"
-		if tmpls[t] {
-			return "two paths alike but for their parameters' names: " + strconv.QuoteToASCII(p)
-		}
-		tmpls[t] = true
+		byTmpl[t] = append(byTmpl[t], p)
 	}
-	return ""
+	for _, ps := range byTmpl {
+		for _, p := range ps {
+			if len(ps) > 1 {
+				out = append(out, "#/paths/"+escape(p))
+			}
+		}
+	}
+	return out
+}
+
+// opID is an operationId and the paths chunk it is in.
+type opID struct {
+	id string
+	in *chunk
 }
 
 // dangles tells whether c $refs a chunk d does not have. Such a chunk is
