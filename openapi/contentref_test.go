@@ -1,6 +1,7 @@
 package openapi
 
 import (
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -160,5 +161,24 @@ func TestContentRefQuickCheck(t *testing.T) {
 	}
 	if mayHoldContentRef([]byte(texts["ordinary content"])) {
 		t.Error("the quick check passes a content map of media types")
+	}
+}
+
+// TestWrongKindRefsBounded: each component $ref'd in a place of another
+// kind costs a reload, so a document naming more than the bound is
+// refused at one of them rather than parsed a thousand times.
+func TestWrongKindRefsBounded(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("openapi: 3.0.3\ninfo: {title: t, version: \"1\"}\npaths:\n  /y:\n    post:\n      responses:\n")
+	for i := range maxWrongKinds + 2 {
+		fmt.Fprintf(&b, "        \"%d\": {$ref: \"#/components/requestBodies/Y%d\"}\n", 200+i, i)
+	}
+	b.WriteString("components:\n  requestBodies:\n")
+	for i := range maxWrongKinds + 2 {
+		fmt.Fprintf(&b, "    Y%d: {content: {application/json: {schema: {type: string}}}}\n", i)
+	}
+	_, err := loadText(t, b.String())
+	if err == nil || !strings.Contains(err.Error(), "which is a request body, not a response") {
+		t.Errorf("got %v, want the refusal of one $ref past the bound", err)
 	}
 }

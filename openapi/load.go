@@ -56,6 +56,9 @@ type Doc struct {
 	// contentRefNoted: bundled already says a content $ref was read (see
 	// contentref.go).
 	contentRefNoted bool
+	// wrongKindReloads counts the reloads wrongKinds asked for, one per
+	// component $ref'd in a place of another kind (see wrongref.go).
+	wrongKindReloads int
 	// served is every file read, by the name it was served under: kin-openapi
 	// reads a file again for each $ref to it that names no fragment, and a
 	// split tree's shared response is named by hundreds of operations.

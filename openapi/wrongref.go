@@ -80,6 +80,10 @@ func findRef(n *yaml.Node, target string, at []string) ([]string, *yaml.Node) {
 	return nil, nil
 }
 
+// maxWrongKinds bounds the components $ref'd in a place of another kind
+// that are read as empty, each a reload of the document.
+const maxWrongKinds = 8
+
 // emptyOf is what a $ref to a component of another kind is read as, by the
 // kind its place needs, where a reader can go on without it: a response
 // or a request body with no content (PagerDuty's REST API has a response
@@ -94,9 +98,10 @@ var emptyOf = map[string]string{"response": `{"description": ""}`, "requestBody"
 // the kind has no empty form, or nothing new is found.
 func (d *Doc) wrongKinds(err error) bool {
 	m := wrongKindRE.FindStringSubmatch(err.Error())
-	if m == nil || emptyOf[m[3]] == "" || kinds[m[2]] == "" || len(d.blanks) >= maxTextRefFiles {
-		return false
+	if m == nil || emptyOf[m[3]] == "" || kinds[m[2]] == "" || len(d.blanks) >= maxTextRefFiles || d.wrongKindReloads >= maxWrongKinds {
+		return false // each is a reload: a document naming thousands is refused at the first past the bound
 	}
+	d.wrongKindReloads++
 	target, want := m[1], m[3]
 	var first *rules.Invalid
 	for _, key := range slices.Sorted(maps.Keys(d.served)) {
