@@ -16,6 +16,7 @@ import (
 
 	"github.com/contractlint/contractlint/internal/cache"
 	"github.com/contractlint/contractlint/internal/fieldnums"
+	"github.com/contractlint/contractlint/internal/par"
 	"github.com/contractlint/contractlint/internal/pipeline"
 	"github.com/contractlint/contractlint/internal/source"
 	"github.com/contractlint/contractlint/rules"
@@ -47,7 +48,11 @@ func (r *Repo) history(c FileChange, base Base, baseSrc source.Source, lock *rul
 		}
 	}
 	walked := &rules.History{}
-	err = st.Measure("history", func() error {
+	measure := st.Measure
+	if o.inWalks {
+		measure = func(_ string, f func() error) error { return f() }
+	}
+	err = measure("history", func() error {
 		defer walkGC()()
 		// Which blobs releases hold is git's work alone: it is read while
 		// the versions are.
@@ -123,6 +128,57 @@ func (r *Repo) walksHistory(changes []FileChange, base Base, o Options) bool {
 		}
 	}
 	return false
+}
+
+// walkedHistory is one file's history as histories walked it.
+type walkedHistory struct {
+	h   *rules.History
+	err error
+}
+
+// walksHistory reports whether the review of c reads its history.
+func (c FileChange) walksHistory() bool {
+	return c.Status != Added && c.Status != Deleted && isProto(c.New)
+}
+
+func walkedKey(c FileChange) string { return c.Old + "\x00" + c.New }
+
+// histories walks the histories of the files that need one at once, as one
+// phase, when there are several: a walk leaves a core idle while it waits
+// on git or for its last run of versions, which another file's walk fills.
+func (r *Repo) histories(files []FileChange, base Base, baseSrc source.Source, lock *rules.History, o Options) map[string]walkedHistory {
+	var todo []FileChange
+	for _, c := range files {
+		if c.walksHistory() && !slices.ContainsFunc(todo, func(d FileChange) bool { return walkedKey(d) == walkedKey(c) }) {
+			todo = append(todo, c)
+		}
+	}
+	if len(todo) < 2 {
+		return nil
+	}
+	got := make([]walkedHistory, len(todo))
+	inner := o
+	inner.inWalks = true
+	_ = o.Pipeline.Stats.Measure("history", func() error {
+		defer walkGC()()
+		par.Each(len(todo), func(i int) {
+			got[i].h, got[i].err = r.history(todo[i], base, baseSrc, lock, inner)
+		})
+		return nil
+	})
+	walked := map[string]walkedHistory{}
+	for i, c := range todo {
+		walked[walkedKey(c)] = got[i]
+	}
+	return walked
+}
+
+// historyOf is c's history: histories', else walked now.
+func (r *Repo) historyOf(c FileChange, base Base, baseSrc source.Source, lock *rules.History, o Options) (*rules.History, error) {
+	if w, ok := o.walked[walkedKey(c)]; ok {
+		return w.h, w.err
+	}
+	return r.history(c, base, baseSrc, lock, o)
 }
 
 // historyKey keys a full walk's result in --cache: what a commit's history

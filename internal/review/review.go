@@ -56,6 +56,11 @@ type Options struct {
 	// tags, set by Run, lists the release tags once for every .proto
 	// file's history in it (see releaseTags).
 	tags *tagList
+	// walked, set by Run, holds the histories it walked at once before
+	// its comparisons (see histories); inWalks is set for those walks,
+	// which one phase measures.
+	walked  map[string]walkedHistory
+	inWalks bool
 }
 
 // Result is what a review found.
@@ -183,6 +188,7 @@ func Run(o Options) (*Result, error) {
 		res.Read = append(res.Read, c.Also...)
 	}
 	var unread []unreadable
+	o.walked = repo.histories(res.Files, base, oldSrc, lock, o)
 	for _, c := range res.Files {
 		fs, err := repo.review(c, base, oldSrc, newSrc, lock, o)
 		var ps source.Problems
@@ -585,8 +591,8 @@ func (c FileChange) selected(oldSrc, newSrc source.Source, globs []string, l lim
 
 func (r *Repo) review(c FileChange, base Base, oldSrc, newSrc source.Source, lock *rules.History, o Options) ([]rules.Finding, error) {
 	po := o.Pipeline
-	if c.Status != Added && c.Status != Deleted && isProto(c.New) {
-		h, err := r.history(c, base, oldSrc, lock, o)
+	if c.walksHistory() {
+		h, err := r.historyOf(c, base, oldSrc, lock, o)
 		if err != nil {
 			return nil, err
 		}
