@@ -49,6 +49,9 @@ func cut(src []byte) (*pieces, *NoPlan) {
 			}
 			c.sc.keep = false
 		}
+		if !c.anchor(info) {
+			return nil, noPlan(src, l.start, c.why)
+		}
 		if c.cur != nil && c.cur.first == i && len(info.flowRefs) > 0 {
 			c.d.asText = true // it may be a $ref itself
 		}
@@ -184,6 +187,48 @@ type cutter struct {
 	child int
 	// why is what the cutter was not sure of, once it says false.
 	why string
+	// ptr is the current chunk's pointer; anchors holds where each anchor
+	// was defined ("" outside every chunk).
+	ptr     string
+	anchors map[string]string
+}
+
+// anchor records the anchor a line defines, where, and follows the alias
+// it is to the chunk of its anchor as a $ref is followed: a chunk kept
+// keeps the anchor it aliases (blanked, the alias would name nothing),
+// and one whose anchor changed reaches the change. Either makes the
+// plan's texts load as they are (asText): a part or a stub would cut an
+// alias from its anchor. An anchor defined twice (the later one wins for
+// the aliases after it) is not followed.
+func (c *cutter) anchor(l lineInfo) bool {
+	at := ""
+	if c.cur != nil {
+		at = c.ptr
+	}
+	if l.anchor != "" {
+		if c.anchors == nil {
+			c.anchors = map[string]string{}
+		}
+		if _, twice := c.anchors[l.anchor]; twice {
+			return c.fail("an anchor defined twice")
+		}
+		c.anchors[l.anchor] = at
+		c.d.asText = true
+	}
+	if l.alias == "" {
+		return true
+	}
+	target, ok := c.anchors[l.alias]
+	switch {
+	case !ok:
+		return c.fail("an alias before its anchor")
+	case target == "" || target == at:
+	case c.cur == nil:
+		c.d.headerRefs = append(c.d.headerRefs, target)
+	default:
+		c.cur.refs = append(c.cur.refs, target)
+	}
+	return true
 }
 
 // exampleData tells whether line i is inside an example component's
@@ -292,7 +337,7 @@ func (c *cutter) open(i int, ptr string, bare bool) bool {
 	if c.d.chunks[ptr] != nil {
 		return c.fail("a key twice") // kin-openapi's to report
 	}
-	c.cur, c.child = &chunk{first: i, bare: bare}, -1
+	c.cur, c.child, c.ptr = &chunk{first: i, bare: bare}, -1, ptr
 	c.d.chunks[ptr] = c.cur
 	c.d.sections[c.section] = append(c.d.sections[c.section], ptr)
 	return true

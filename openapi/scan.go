@@ -37,6 +37,9 @@ type scanner struct {
 	// flow is how many flow collections are open across lines (Linode's
 	// examples: `- {` then a JSON object over the lines below).
 	flow int
+	// content is set once a line holds a node: a `---` before any marks
+	// the document's start, one after would start a second document.
+	content bool
 	// refKey is the column of a `$ref:` key with nothing after it on its
 	// line (-1: none): a property named $ref (Okta's spec has one) when a
 	// mapping follows, deeper; anything else is not read.
@@ -68,6 +71,23 @@ type lineInfo struct {
 	// flowRefs are the pointers of the $refs in a one-line flow
 	// collection ({$ref: '#/components/schemas/Order'}).
 	flowRefs []string
+	// anchor names the anchor the line's value defines (`key: &name`),
+	// alias the one it is (`key: *name`).
+	anchor, alias string
+}
+
+// flowAnchorRE finds an anchor or alias where a node of a flow collection
+// begins, which the cutter does not follow.
+var flowAnchorRE = regexp.MustCompile(`(?:^|[\[{,]|:\s)\s*[&*][^\s,\[\]{}]`)
+
+// anchorName splits `&name rest` or `*name rest` (v[0] the indicator) into
+// the name and what follows it.
+func anchorName(v []byte) (string, []byte) {
+	end := 1
+	for end < len(v) && bytes.IndexByte([]byte(" ,[]{}"), v[end]) < 0 {
+		end++
+	}
+	return string(v[1:end]), v[end:]
 }
 
 // flowRefRE reads one `$ref: pointer` inside a flow collection.
@@ -126,9 +146,13 @@ func (s *scanner) next(line []byte) (lineInfo, bool) {
 	if rest[0] == '#' {
 		return l, true
 	}
+	if ind == 0 && !s.content && string(bytes.TrimRight(rest, " ")) == "---" {
+		return l, true // the document's start marked, as PyYAML's explicit_start writes it
+	}
 	if ind == 0 && (bytes.HasPrefix(rest, []byte("---")) || bytes.HasPrefix(rest, []byte("...")) || rest[0] == '%') {
 		return l, s.fail("a document marker or directive")
 	}
+	s.content = true
 	valueLine := false
 	if s.explicit >= 0 {
 		// `: key: value` is the explicit key's value, a block mapping
@@ -325,14 +349,37 @@ func (s *scanner) value(l *lineInfo, v []byte, parent int) bool {
 			return s.fail("text after a flow collection")
 		case l.isRef:
 			return s.fail("a $ref whose value is a collection")
+		case flowAnchorRE.Match(v[:end]):
+			return s.fail("an anchor or alias in a flow collection")
 		}
 		if n := bytes.Count(v[:end], []byte("$ref")); n > 0 {
 			l.flowRefs = flowRefs(v[:end])
 			return len(l.flowRefs) == n || s.fail("a $ref in a flow collection it does not read")
 		}
 		return true
-	case '&', '*', '!':
-		return s.fail("an anchor, alias or tag")
+	case '&':
+		// An anchor (js-yaml's &ref_0, PyYAML's &id001): the node after it
+		// is read as it would be without; the cutter keeps its chunk with
+		// every chunk that aliases it.
+		name, rest := anchorName(v)
+		rest = bytes.TrimLeft(rest, " ")
+		if name == "" || len(rest) > 0 && (rest[0] == '&' || rest[0] == '*' || rest[0] == '!' || bytes.Contains(rest, []byte(": ")) || bytes.HasSuffix(rest, []byte(":"))) {
+			return s.fail("an anchor on a key, or with a tag")
+		}
+		l.anchor = name
+		if len(rest) == 0 || rest[0] == '#' {
+			return true
+		}
+		return s.value(l, rest, parent)
+	case '*':
+		name, rest := anchorName(v)
+		if name == "" || !trailer(rest) {
+			return s.fail("an alias used as a key")
+		}
+		l.alias = name
+		return true
+	case '!':
+		return s.fail("a tag")
 	case '%', '@', '`':
 		return s.fail("a reserved indicator")
 	}
@@ -358,6 +405,8 @@ func (s *scanner) flowLine(line []byte, ind int) bool {
 		return s.fail("a flow collection over several lines, a line of it at the document's indentation")
 	case bytes.Contains(line, []byte("$ref")):
 		return s.fail("a $ref in a flow collection over several lines")
+	case flowAnchorRE.Match(bytes.TrimLeft(line, " ")):
+		return s.fail("an anchor or alias in a flow collection")
 	}
 	for i := 0; i < len(line); i++ {
 		switch line[i] {
