@@ -465,15 +465,7 @@ func (m *genMsg) write(b *strings.Builder, indent string, proto2 bool) {
 func TestHistoryOracleRepo(t *testing.T) {
 	r, names, compiled := sharedOracle(t)
 	repo := r.repo()
-	base, err := repo.ResolveBase("HEAD")
-	if err != nil {
-		t.Fatal(err)
-	}
-	baseSrc, err := source.OpenRev(repo.Top, base.Commit)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer baseSrc.Close()
+	base, baseSrc := openBase(t, repo, "HEAD")
 	all, err := repo.walks.versions(repo, base.Commit, nil, nil)
 	if err != nil {
 		t.Fatal(err)

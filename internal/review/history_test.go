@@ -43,15 +43,7 @@ func TestHistoryMerges(t *testing.T) {
 	r.write("shop.proto", "syntax = \"proto3\";\npackage shop;\nmessage Charge {\n  string id = 1;\n  string note = 2;\n}\n")
 
 	repo := r.repo()
-	base, err := repo.ResolveBase("")
-	if err != nil {
-		t.Fatal(err)
-	}
-	baseSrc, err := source.OpenRev(repo.Top, base.Commit)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer baseSrc.Close()
+	base, baseSrc := openBase(t, repo, "")
 	h, err := repo.history(FileChange{Status: Modified, Old: "shop.proto", New: "shop.proto"}, base, baseSrc, nil, options(r.top))
 	if err != nil {
 		t.Fatal(err)
@@ -131,15 +123,7 @@ func TestHistoryCommentOnlyVersions(t *testing.T) {
 	r.write("shop.proto", text("// note", "  // the id\n  string note = 2;\n"))
 
 	repo := r.repo()
-	base, err := repo.ResolveBase("")
-	if err != nil {
-		t.Fatal(err)
-	}
-	baseSrc, err := source.OpenRev(repo.Top, base.Commit)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer baseSrc.Close()
+	base, baseSrc := openBase(t, repo, "")
 	o := options(r.top)
 	got, err := repo.history(FileChange{Status: Modified, Old: "shop.proto", New: "shop.proto"}, base, baseSrc, nil, o)
 	if err != nil {
@@ -178,4 +162,20 @@ func TestSameTokens(t *testing.T) {
 			t.Errorf("sameTokens(%q, %q) = %v, want %v", c.a, c.b, got, c.same)
 		}
 	}
+}
+
+// openBase resolves rev in repo and opens its tree, closed when the test
+// ends.
+func openBase(t *testing.T, repo *Repo, rev string) (Base, *source.Git) {
+	t.Helper()
+	base, err := repo.ResolveBase(rev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := source.OpenRev(repo.Top, base.Commit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { src.Close() })
+	return base, src
 }
