@@ -8,10 +8,11 @@ import (
 
 // scanner reads a block-style YAML document one line at a time and tells
 // which lines start a node (structure) and which are the text of a scalar
-// or flow collection begun earlier. It knows only what the cutter needs,
-// and says ok=false on anything outside that: anchors, aliases, tags,
-// complex keys, directives, document markers, a $ref in a flow collection
-// over several lines. It reads one
+// or flow collection begun earlier, and which anchor a line defines or
+// aliases. It knows only what the cutter needs, and says ok=false on
+// anything outside that: tags, an anchor on a key or in a flow collection,
+// complex keys, directives, a document marker after content, a $ref in a
+// flow collection over several lines. It reads one
 // kind of explicit key, the one YAML emitters write for a key longer than
 // 128 characters: `? key` alone on its line, then `: ` at the same
 // indentation opening the value's block mapping (Adyen's example names).
