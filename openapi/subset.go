@@ -28,9 +28,10 @@ import (
 // nothing else reads (a release bumps info.version).
 //
 // Anything the cutter is not sure of makes it give up (NoPlan says why and
-// where), and the caller loads the whole documents: anchors, aliases,
-// tags, tabs, CR line ends, a $ref in a flow collection over several
-// lines, a 3.1 identity keyword ($id), document markers and directives, keep
+// where), and the caller loads the whole documents: tags, an anchor on a
+// key, in a flow collection or defined twice, tabs, CR line ends, a $ref in
+// a flow collection over several lines, a 3.1 identity keyword ($id), a
+// second document or a directive, keep
 // chomping (|+), a $ref to another file, duplicate keys. What kin-openapi
 // checks across the whole document (operationIds used twice, paths that
 // clash once their parameters are erased, a $ref to a component there is
@@ -349,8 +350,9 @@ type pieces struct {
 	// json: the document is JSON (cutJSON), whose stubs are written so;
 	// bytewise: its chunks are cut by bytes (minified), not by lines.
 	json, bytewise bool
-	// asText: a $ref points into a component, not at it, or a component
-	// is a $ref itself (Asana's AttachmentBase names AttachmentCompact).
+	// asText: a $ref points into a component, not at it, a component is a
+	// $ref itself (Asana's AttachmentBase names AttachmentCompact), or a
+	// YAML anchor ties chunks together (see cutter.anchor).
 	// The value behind such a $ref is not pointed anew when a model is
 	// assembled from parts (see repointer), so the sides' texts are loaded
 	// as they are.
