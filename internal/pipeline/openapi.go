@@ -61,6 +61,9 @@ func diffOpenAPI(old, new Side, o Options, subset bool) (*rules.Input, *openapi.
 		if cut && held == nil {
 			var why string
 			sub, why, same = planSubset(old, new)
+			if sub == nil && !same {
+				same = sameOpenAPI(old, new) // what no plan could tell
+			}
 			same = same && parses(new)
 			if !same {
 				o.Stats.noPlan(why)
@@ -252,26 +255,23 @@ func wholeConvention(in *rules.Input, od, nd *openapi.Doc, sub *openapi.Subset) 
 // openapi.PlanFiles when a side $refs other files; nil, and why (for
 // --stats: a user whose contract loads whole can see what in it stops
 // the plan), when the plan does not apply. same is true when the sides
-// are the same bytes, every file they reach included: a split spec's
-// files are read once, for the plan and for that answer alike. Where the
-// plan cannot tell (no plan, and not found the same), sameOpenAPI does.
+// are found the same bytes, every file they reach included: a split
+// spec's files are read once, for the plan and for that answer alike.
+// Where no plan is made and same is false, the caller asks sameOpenAPI.
 func planSubset(old, new Side) (*openapi.Subset, string, bool) {
 	ob, err := old.Src.ReadFile(firstName(old))
 	if err != nil {
-		return nil, "no plan: the old document is not read", sameOpenAPI(old, new)
+		return nil, "no plan: the old document is not read", false
 	}
 	nb, err := new.Src.ReadFile(firstName(new))
 	if err != nil {
-		return nil, "no plan: the new document is not read", sameOpenAPI(old, new)
+		return nil, "no plan: the new document is not read", false
 	}
 	for i, b := range [][]byte{ob, nb} {
 		if files, ok := externalRefs(b); !ok {
-			return nil, "no plan: a $ref to a URL or an absolute path, or one not read, in " + []Side{old, new}[i].display(firstName([]Side{old, new}[i])), sameOpenAPI(old, new)
+			return nil, "no plan: a $ref to a URL or an absolute path, or one not read, in " + []Side{old, new}[i].display(firstName([]Side{old, new}[i])), false
 		} else if len(files) > 0 {
 			sub, why, same := planFiles(old, new, ob, nb)
-			if sub == nil && !same {
-				same = sameOpenAPI(old, new)
-			}
 			return sub, whyText(old, new, why), same
 		}
 	}
