@@ -2,6 +2,8 @@ package places
 
 import (
 	"bytes"
+	"errors"
+	"fmt"
 
 	"go.yaml.in/yaml/v4"
 )
@@ -39,7 +41,13 @@ type Lazy struct {
 	block bool
 	// small is the size under which a region is parsed, not cut.
 	small int
+	// start is the line after a leading document marker (PyYAML's
+	// explicit start), 0 without one.
+	start int
 }
+
+// all is the region of the whole text, after a leading `---`.
+func (l *Lazy) all() region { return region{from: l.start, to: len(l.lines), indent: -1} }
 
 // region is lines [from, to) of the text; indent is the indentation of
 // the key that heads it (-1 for the whole text).
@@ -65,7 +73,7 @@ func (l *Lazy) Find(path []string) (Place, int) {
 	if !l.block {
 		return l.findWhole(path)
 	}
-	r := region{from: 0, to: len(l.lines), indent: -1}
+	r := l.all()
 	cut := 0
 	// absent is set when the cut read every key of r's mapping and none
 	// was the next segment: a removed element's parent, found without
@@ -160,8 +168,26 @@ func (l *Lazy) blockText() bool {
 			break
 		}
 	}
-	for _, at := range l.lines {
+	for i, at := range l.lines {
 		if rest := l.src[at:]; bytes.HasPrefix(rest, []byte("---")) || bytes.HasPrefix(rest, []byte("...")) || bytes.HasPrefix(rest, []byte("%")) {
+			if l.start == 0 && l.leadingMarker(i) {
+				l.start = i + 1
+				continue
+			}
+			return false
+		}
+	}
+	return true
+}
+
+// leadingMarker tells whether line i is `---` alone before any content:
+// the document's start, which the cut reads past.
+func (l *Lazy) leadingMarker(i int) bool {
+	if string(bytes.TrimRight(l.line(i), " ")) != "---" {
+		return false
+	}
+	for j := range i {
+		if _, empty := l.indentAt(j); !empty {
 			return false
 		}
 	}
@@ -230,6 +256,10 @@ func (l *Lazy) cut(r region) []entry {
 	}
 	var es []entry
 	k := -1
+	// explicit is set after a `? key` line, whose `: value` line comes next
+	// at the same indentation (YAML emitters write a key longer than 128
+	// characters so: Adyen's example names, Twilio's schema names).
+	explicit := false
 	for i := first; i < r.to; i++ {
 		ind, empty := l.indentAt(i)
 		if empty {
@@ -238,10 +268,17 @@ func (l *Lazy) cut(r region) []entry {
 		if k < 0 {
 			k = ind
 		}
-		if ind > k {
+		body := l.line(i)[ind:]
+		if ind > k || ind == k && len(es) > 0 && (indentless(body) || explicit && valueLine(body)) {
+			// deeper, an item of a list written at its key's indentation,
+			// or the value of the explicit key above
+			explicit = false
 			continue
 		}
-		key, value, ok := blockKey(l.line(i)[ind:])
+		key, value, ok := blockKey(body)
+		if explicit = !ok && ind == k; explicit {
+			key, ok = explicitKey(body)
+		}
 		if ind < k || ind <= r.indent || !ok || !closed(value) || key == "<<" {
 			return nil
 		}
@@ -284,6 +321,9 @@ func blockKey(body []byte) (key string, value []byte, ok bool) {
 			return "", nil, false
 		}
 		key, rest = string(bytes.TrimRight(body[:i], " \t")), body[i+1:]
+		if key == "" {
+			return "", nil, false // `: value`, an explicit key's value
+		}
 	}
 	if len(rest) > 0 && rest[0] != ' ' && rest[0] != '\t' {
 		return "", nil, false
@@ -313,6 +353,32 @@ func closed(value []byte) bool {
 		return true
 	}
 	return len(value) > 1 && value[len(value)-1] == closer
+}
+
+// explicitKey reads `? key` alone on its line: a plain key, or one quoted
+// without escapes.
+func explicitKey(body []byte) (string, bool) {
+	rest, ok := bytes.CutPrefix(body, []byte("? "))
+	if !ok {
+		return "", false
+	}
+	rest = bytes.TrimSpace(rest)
+	key, value, ok := blockKey(append(append([]byte(nil), rest...), ':'))
+	if !ok || len(value) > 0 || len(rest) == 0 || bytes.ContainsAny(rest[:1], "?:-[]{}&*!|>%@`#,") {
+		return "", false
+	}
+	return key, true
+}
+
+// valueLine tells whether a line is the `: value` line of an explicit key.
+func valueLine(body []byte) bool {
+	return len(body) > 0 && body[0] == ':' && (len(body) == 1 || body[1] == ' ')
+}
+
+// indentless tells whether a line at an entry's indentation is an item of
+// a list (`- x`, `-` alone), which YAML lets the key above hold.
+func indentless(body []byte) bool {
+	return len(body) > 0 && body[0] == '-' && (len(body) == 1 || body[1] == ' ')
 }
 
 // indentOf counts the spaces a line begins with.
@@ -355,7 +421,7 @@ func (l *Lazy) Entry(line int) (keys []string, root *yaml.Node, before int, ok b
 	if !l.block {
 		return nil, nil, 0, false
 	}
-	r := region{from: 0, to: len(l.lines), indent: -1}
+	r := l.all()
 	for l.size(r) > l.small {
 		next, found := region{}, ""
 		for _, e := range l.entries(r) {
@@ -381,4 +447,56 @@ func (l *Lazy) Entry(line int) (keys []string, root *yaml.Node, before int, ok b
 		return nil, nil, 0, false
 	}
 	return keys, root, r.from, true
+}
+
+// Span is one entry of a block mapping as the cut reads it, before any
+// parse: the key as written and its lines [From, To), 0-based, the
+// blank and comment lines after it included.
+type Span struct {
+	Key      string
+	From, To int
+}
+
+// Outline is the entries of the block mapping path leads to, as the cut
+// reads them (see Lazy), parsing nothing: the caller confirms each span
+// with ReadEntry, and trusts the outline only when every span of the text
+// it relies on parses so. ok is false when the text is not block YAML the
+// cut can read down to path.
+func (l *Lazy) Outline(path []string) (spans []Span, ok bool) {
+	if !l.block {
+		return nil, false
+	}
+	r := l.all()
+	for _, key := range path {
+		if r, ok = l.child(r, key); !ok {
+			return nil, false
+		}
+	}
+	es := l.entries(r)
+	if es == nil {
+		return nil, false
+	}
+	spans = make([]Span, len(es))
+	for i, e := range es {
+		spans[i] = Span{Key: e.key, From: e.from, To: e.to}
+	}
+	return spans, true
+}
+
+// ReadEntry parses text, one entry of a block mapping cut from its
+// document (indented as it was there), and returns its value: the text
+// must parse as one document holding a mapping of one key, key.
+func ReadEntry(text []byte, key string) (*yaml.Node, error) {
+	d, err := Read(text)
+	switch {
+	case err != nil:
+		return nil, err
+	case len(d.docs) != 1:
+		return nil, errors.New("not one document")
+	}
+	root := d.docs[0].Content[0]
+	if root.Kind != yaml.MappingNode || len(root.Content) != 2 || root.Content[0].Value != key {
+		return nil, fmt.Errorf("not the one entry %q", key)
+	}
+	return root.Content[1], nil
 }

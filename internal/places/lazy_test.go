@@ -120,13 +120,19 @@ var hardLayouts = []string{
 	"x:\r\n  a:\r\n    b: 1\r\n  c: 2\r\n",
 	"x:\n  ? complex\n  : 1\n  a: 2\n",
 	"x: !!map\n  a: 1\nz: &anchor\n  b: 2\n",
+	// an explicit key whose value is a block mapping, and one whose
+	// key line is followed by more of the key (not read as explicit)
+	"x:\n  ? complex\n  : b: 1\n    c: 2\n  a: 2\n",
+	"x:\n  ? complex\n    key\n  : 1\n  a: 2\n",
+	// lists written at their key's indentation, and a leading document marker
+	"---\nx:\n  a:\n  - 1\n  - b: 2\n  c: 3\nuse:\n- k\n",
 }
 
 // TestLazyHardLayouts: on each hard layout the lazy reader, cutting at
 // every level, finds what the whole parse finds, asked also for the keys
 // a line seems to hold and the parser does not read there.
 func TestLazyHardLayouts(t *testing.T) {
-	probes := [][]string{{"x", "b"}, {"x", "text", "b"}, {"x", "text", "c"}, {"x", "e"}, {"use", "k"}, {"use", "m", "n"}, {"x", "a", "b"}, {"x", "complex"}}
+	probes := [][]string{{"x", "b"}, {"x", "text", "b"}, {"x", "text", "c"}, {"x", "e"}, {"use", "k"}, {"use", "m", "n"}, {"x", "a", "b"}, {"x", "complex"}, {"x", "complex", "b"}, {"x", "complex", "c"}, {"x", "a", "1", "b"}, {"x", "c"}, {"use", "0"}}
 	for i, text := range hardLayouts {
 		if !agree(t, "layout "+strconv.Itoa(i), []byte(text), 1, probes...) {
 			t.Errorf("layout %d does not parse:\n%s", i, text)

@@ -5,12 +5,12 @@
 // several documents, a byte order mark, CRLF line ends, pretty and minified
 // JSON.
 //
-// Read builds the whole node tree: on a 4 MB document that is 17–25 times
+// Read builds the whole node tree: on a 4 MB document that is 10–20 times
 // the limits' pre-parse scan (internal/limits BenchmarkScanCorpus), which
-// the limits run on every file before any parse, so they keep their own
-// reader. Lazy answers the same questions parsing only the entries a path
-// reaches, at about what a line reader costs (BenchmarkLazy); the editor
-// places findings through it.
+// bounds what a parser may build before any runs, so the limits keep their
+// own reader. Lazy answers the same questions parsing only the entries a
+// path reaches (BenchmarkLazy); the editor places findings through it, and
+// the diff's plan outlines a document with it (Outline, ReadEntry).
 package places
 
 import (
