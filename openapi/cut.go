@@ -2,80 +2,264 @@ package openapi
 
 import (
 	"bytes"
+	"sync"
+
 	"cmp"
+	"github.com/contractlint/contractlint/internal/places"
 	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 )
 
-// cut splits a block-style YAML document into its chunks (see subset.go),
-// reading it line by line: only lines that start a mapping entry decide the
-// structure; the lines of block scalars, of plain scalars that continue and
-// of quoted scalars that span lines are text. It says why not (NoPlan) on
-// anything the cutter is not sure of.
+// cut splits a document into its chunks (see subset.go). Block YAML is
+// outlined by its keys' indentation (places.Lazy) and every part of the
+// outline is read by the parser, which confirms it and gives each chunk's
+// $refs: the plan is made from the parser's nodes. It says why not (NoPlan)
+// when the parser reads a part otherwise than the outline.
 func cut(src []byte) (*pieces, *NoPlan) {
+	ds, whys := newParses(nil).cut(src)
+	return ds[0], whys[0]
+}
+
+// cutPair cuts old and new, a part written alike on both sides parsed once.
+func cutPair(old, new []byte) (o, n *pieces, owhy, nwhy *NoPlan) {
+	ds, whys := newParses(nil).cut(old, new)
+	return ds[0], ds[1], whys[0], whys[1]
+}
+
+// outlined is one text's pieces before its parts are parsed.
+type outlined struct {
+	d     *pieces
+	parts []cutPart
+	why   *NoPlan
+}
+
+// cut cuts each text, parsing its parts on every core.
+func (ps *parses) cut(srcs ...[]byte) ([]*pieces, []*NoPlan) {
+	outs := make([]outlined, len(srcs))
+	var wg sync.WaitGroup
+	for i, src := range srcs {
+		wg.Go(func() { outs[i] = outline(src) })
+	}
+	wg.Wait()
+	var texts []partText
+	for _, o := range outs {
+		for _, p := range o.parts {
+			texts = append(texts, partText{o.d.partText(p), p.key})
+		}
+	}
+	ps.parse(texts)
+	ds, whys := make([]*pieces, len(srcs)), make([]*NoPlan, len(srcs))
+	for i, o := range outs {
+		if o.why == nil && o.d != nil && !o.d.json {
+			o.why = ps.assemble(o.d, ps.merge(o.d, o.parts))
+		}
+		if o.why != nil {
+			o.d = nil
+		}
+		ds[i], whys[i] = o.d, o.why
+	}
+	return ds, whys
+}
+
+// outline reads src's structure: JSON is cut whole (cutJSON), block YAML
+// into parts, not yet parsed.
+func outline(src []byte) outlined {
 	if why := unreadable(src); why != nil {
-		return nil, why // what Load refuses, Load must say where
+		return outlined{why: why} // what Load refuses, Load must say where
 	}
 	d := newPieces(src)
 	if src[firstNonBlank(src)] == '{' {
-		return cutJSON(d)
+		d, why := cutJSON(d)
+		return outlined{d: d, why: why}
 	}
 	for _, kw := range baseKeywords {
 		if at := bytes.Index(src, []byte(kw)); at >= 0 && !version30(src) {
-			return nil, noPlan(src, at, "a JSON Schema identity keyword ("+kw+")") // a $ref may then resolve against another base
+			return outlined{why: noPlan(src, at, "a JSON Schema identity keyword ("+kw+")")} // a $ref may then resolve against another base
 		}
 	}
-	c := &cutter{d: d, sc: scanner{block: -1, plain: -1, explicit: -1, refKey: -1}, entry: -1, kindAt: -1, nameAt: -1, child: -1, section: -1}
+	parts, why := d.outline()
+	return outlined{d: d, parts: parts, why: why}
+}
+
+// cutPart is one entry of the outline: a chunk (ptr set) or an entry of the
+// text outside every chunk (the header).
+type cutPart struct {
+	ptr, key string
+	from, to int
+	// kind is the components kind of a chunk, "paths" for a path's;
+	// section the line of the key its entries are under.
+	kind    string
+	section int
+	info    bool
+}
+
+// outline cuts a block YAML text into the parts a plan needs: each path
+// and each component of a kind cut into chunks, and the other entries of
+// the mappings above them. A mapping whose key holds more than the key on
+// its line (`paths: {}`, a comment) is one part of the header.
+func (d *pieces) outline() ([]cutPart, *NoPlan) {
+	l := places.NewLazy(d.src)
+	tops, ok := l.Outline(nil)
+	if !ok {
+		return nil, noPlan(d.src, -1, "a text not in block style, or one the outline by indentation cannot read")
+	}
+	var parts []cutPart
+	under := func(path []string, at int, each func(places.Span)) *NoPlan {
+		es, ok := l.Outline(path)
+		if !ok {
+			return noPlan(d.src, d.lines[at].start, "entries under "+strings.Join(path, ".")+" the outline by indentation cannot read")
+		}
+		for _, e := range es {
+			each(e)
+		}
+		return nil
+	}
+	header := func(e places.Span) {
+		parts = append(parts, cutPart{key: e.Key, from: e.From, to: e.To, info: e.Key == "info"})
+	}
+	for _, t := range tops {
+		var why, kindWhy *NoPlan
+		switch {
+		case t.Key == "paths" && d.bare(t.From):
+			why = under([]string{"paths"}, t.From, func(e places.Span) {
+				if !strings.HasPrefix(e.Key, "/") {
+					header(e) // an extension
+					return
+				}
+				parts = append(parts, cutPart{ptr: "#/paths/" + escape(e.Key), key: e.Key, from: e.From, to: e.To, kind: "paths", section: t.From})
+			})
+		case t.Key == "components" && d.bare(t.From):
+			why = under([]string{"components"}, t.From, func(k places.Span) {
+				if !splitKinds[k.Key] || !d.bare(k.From) {
+					header(k)
+					return
+				}
+				if w := under([]string{"components", k.Key}, k.From, func(e places.Span) {
+					parts = append(parts, cutPart{ptr: "#/components/" + k.Key + "/" + escape(e.Key), key: e.Key, from: e.From, to: e.To, kind: k.Key, section: k.From})
+				}); w != nil && kindWhy == nil {
+					kindWhy = w
+				}
+			})
+			if why == nil {
+				why = kindWhy
+			}
+		default:
+			header(t)
+		}
+		if why != nil {
+			return nil, why
+		}
+	}
+	return parts, nil
+}
+
+// bare tells whether line i is a key with nothing after its colon, not
+// even a comment: a section left empty is written `key: {}` there, and a
+// chunk kept as a stub `Name: {}`.
+func (d *pieces) bare(i int) bool {
+	return bytes.HasSuffix(bytes.TrimRight(d.src[d.lines[i].start:d.lines[i].end], " "), []byte(":"))
+}
+
+// partText is the text of part p, its lines without the last line break.
+func (d *pieces) partText(p cutPart) []byte {
+	return d.src[d.lines[p.from].start:d.lines[p.to-1].end]
+}
+
+// assemble makes d's chunks, header and $refs from its parts' parses.
+func (ps *parses) assemble(d *pieces, parts []cutPart) *NoPlan {
+	inHeader := make([]bool, len(d.lines))
+	for i := range inHeader {
+		inHeader[i] = true
+	}
+	for _, p := range parts {
+		r := ps.done[string(d.partText(p))]
+		at := d.lines[p.from].start
+		switch {
+		case r.syntax:
+			return noPlan(d.src, at, "the parser reads "+p.where()+" otherwise than the outline: "+r.err.Error())
+		case r.err != nil:
+			return noPlan(d.src, d.lines[p.from+max(r.line-1, 0)].start, r.err.Error())
+		case r.keep:
+			return noPlan(d.src, at, "a keep-chomped scalar (|+) in "+p.where())
+		}
+		d.asText = d.asText || r.anchored
+		if p.ptr == "" {
+			if p.info {
+				for i := p.from; i < p.to; i++ {
+					inHeader[i] = false
+				}
+			}
+			for _, ref := range r.refs {
+				chunk, ok := componentRef(ref)
+				if !ok {
+					return noPlan(d.src, at, refReason(ref))
+				}
+				d.asText = d.asText || chunk != ref
+				d.headerRefs = append(d.headerRefs, chunk)
+			}
+			continue
+		}
+		if why := ps.chunk(d, p, r); why != nil {
+			return why
+		}
+		for i := p.from; i < p.to; i++ {
+			inHeader[i] = false
+		}
+	}
 	var header bytes.Buffer
 	for i, l := range d.lines {
-		line := src[l.start:l.end]
-		keep := c.sc.keep // a |+ scalar above is open
-		info, ok := c.sc.next(line)
-		before := c.cur
-		if !ok {
-			return nil, noPlan(src, l.start, c.sc.why)
-		}
-		if info.structure && !c.structure(i, info) {
-			return nil, noPlan(src, l.start, c.why)
-		}
-		if keep && info.structure {
-			// The scalar ended here. Had a chunk ended with it, the
-			// chunk after could be blanked into empty lines, which the
-			// scalar would take as its own.
-			if c.cur != before {
-				return nil, noPlan(src, l.start, "a keep-chomped scalar (|+) ending a chunk")
-			}
-			c.sc.keep = false
-		}
-		if !c.anchor(info) {
-			return nil, noPlan(src, l.start, c.why)
-		}
-		if c.cur != nil && c.cur.first == i && len(info.flowRefs) > 0 {
-			c.d.asText = true // it may be a $ref itself
-		}
-		if c.exampleData(i) {
-			// no $ref: the text of an example's value
-		} else if info.isRef && info.scalar && !c.ref(string(info.value)) {
-			return nil, noPlan(src, l.start, c.why)
-		}
-		for _, r := range info.flowRefs {
-			if !c.exampleData(i) && !c.ref(r) {
-				return nil, noPlan(src, l.start, c.why)
-			}
-		}
-		if c.cur == nil && c.top != "info" {
-			header.Write(line)
+		if inHeader[i] {
+			header.Write(d.src[l.start:l.end])
 			header.WriteByte('\n')
 		}
 	}
-	if c.sc.quote != 0 || c.sc.ref == 1 || c.sc.pointer != nil || c.sc.explicit >= 0 || c.sc.refKey >= 0 {
-		return nil, noPlan(src, len(src), "a quoted scalar, $ref or complex key open at the end")
-	}
-	c.close(len(d.lines))
 	d.header = header.Bytes()
-	return d, nil
+	return nil
+}
+
+// where names a part for NoPlan.
+func (p cutPart) where() string {
+	if p.ptr != "" {
+		return p.ptr
+	}
+	return strconv.Quote(p.key)
+}
+
+// chunk adds part p, read as r, to d's chunks.
+func (ps *parses) chunk(d *pieces, p cutPart, r *parsed) *NoPlan {
+	at := d.lines[p.from].start
+	if d.chunks[p.ptr] != nil {
+		return noPlan(d.src, at, "a key twice") // kin-openapi's to report
+	}
+	if !r.object {
+		return noPlan(d.src, at, p.ptr+" is not a mapping") // kin-openapi's to refuse
+	}
+	c := &chunk{first: p.from, end: p.to, bare: d.bare(p.from), alias: r.alias}
+	c.ignore = bytes.Contains(d.text(c), []byte("x-contractlint-ignore"))
+	d.chunks[p.ptr] = c
+	d.sections[p.section] = append(d.sections[p.section], p.ptr)
+	if p.kind == "paths" {
+		d.paths = append(d.paths, p.key)
+		for _, id := range r.opIDs {
+			d.opIDs = append(d.opIDs, opID{id, c})
+		}
+	}
+	if p.kind == "examples" && !r.alias {
+		return nil // its $refs are data the loader never follows (Okta's examples quote JSON Schemas)
+	}
+	for _, ref := range r.refs {
+		chunk, ok := componentRef(ref)
+		if !ok {
+			return noPlan(d.src, at, refReason(ref))
+		}
+		// A $ref into a component, or a component that is a $ref itself:
+		// the plan's texts load as they are (see pieces.asText).
+		d.asText = d.asText || chunk != ref || r.alias
+		c.refs = append(c.refs, chunk)
+	}
+	return nil
 }
 
 // unreadable says why src is not cut before any of it is read: empty, or
@@ -168,207 +352,6 @@ func version30(src []byte) bool {
 	v := bytes.TrimLeft(src[at+1+len("openapi:"):], " ")
 	v = bytes.TrimLeft(v, `"'`)
 	return bytes.HasPrefix(v, []byte("3.0.")) || bytes.HasPrefix(v, []byte("3.0\n"))
-}
-
-// cutter tracks where in the document's structure the scan is.
-type cutter struct {
-	d  *pieces
-	sc scanner
-	// top is the current top-level key, kind the current components kind.
-	top, kind string
-	// entry, kindAt and nameAt are the indentations of paths entries,
-	// component kinds and component names (-1 until seen).
-	entry, kindAt, nameAt int
-	// section is the line of the key whose entries are being read as
-	// chunks, -1 for none.
-	section int
-	cur     *chunk
-	// child is the indentation of the current chunk's own keys.
-	child int
-	// why is what the cutter was not sure of, once it says false.
-	why string
-	// ptr is the current chunk's pointer; anchors holds where each anchor
-	// was defined ("" outside every chunk).
-	ptr     string
-	anchors map[string]string
-}
-
-// anchor records the anchor a line defines, where, and follows the alias
-// it is to the chunk of its anchor as a $ref is followed: a chunk kept
-// keeps the anchor it aliases (blanked, the alias would name nothing),
-// and one whose anchor changed reaches the change. Either makes the
-// plan's texts load as they are (asText): a part or a stub would cut an
-// alias from its anchor. An anchor defined twice (the later one wins for
-// the aliases after it) is not followed.
-func (c *cutter) anchor(l lineInfo) bool {
-	at := ""
-	if c.cur != nil {
-		at = c.ptr
-	}
-	if l.anchor != "" {
-		if c.anchors == nil {
-			c.anchors = map[string]string{}
-		}
-		if _, twice := c.anchors[l.anchor]; twice {
-			return c.fail("an anchor defined twice")
-		}
-		c.anchors[l.anchor] = at
-		c.d.asText = true
-	}
-	if l.alias == "" {
-		return true
-	}
-	target, ok := c.anchors[l.alias]
-	switch {
-	case !ok:
-		return c.fail("an alias before its anchor")
-	case target == "" || target == at:
-	case c.cur == nil:
-		c.d.headerRefs = append(c.d.headerRefs, target)
-	default:
-		c.cur.refs = append(c.cur.refs, target)
-	}
-	return true
-}
-
-// exampleData tells whether line i is inside an example component's
-// value, whose "$ref"s are data the loader never follows (Okta's examples
-// quote JSON Schemas that $ref their #/definitions): any line of an
-// examples chunk but its first, unless the example is a $ref itself.
-func (c *cutter) exampleData(i int) bool {
-	return c.top == "components" && c.kind == "examples" && c.cur != nil && c.cur.first != i && !c.cur.alias
-}
-
-// fail records why the cutter gives up, for NoPlan.
-func (c *cutter) fail(why string) bool {
-	c.why = why
-	return false
-}
-
-// structure places one line that starts a node. It opens and closes chunks
-// at the indentations of paths entries and component names.
-func (c *cutter) structure(i int, l lineInfo) bool {
-	if l.indent == 0 {
-		if l.dash && c.top != "" && c.top != "paths" && c.top != "components" {
-			return true // an entry of a header's sequence written at its key's indentation (Plaid's servers)
-		}
-		if l.dash || !l.hasKey {
-			return c.fail("a top-level line that is not a key")
-		}
-		c.close(i)
-		c.top, c.kind, c.entry, c.kindAt, c.section = string(l.key), "", -1, -1, -1
-		if c.top == "paths" && l.bare {
-			c.section = i
-		}
-		return true
-	}
-	switch c.top {
-	case "paths":
-		return c.level(i, l, &c.entry, func() bool {
-			if c.section < 0 || !bytes.HasPrefix(l.key, []byte("/")) {
-				return true // extensions stay in the header
-			}
-			key := string(l.key)
-			c.d.paths = append(c.d.paths, key)
-			return c.open(i, "#/paths/"+escape(key), l.bare)
-		})
-	case "components":
-		if c.kindAt < 0 || l.indent <= c.kindAt {
-			return c.level(i, l, &c.kindAt, func() bool {
-				c.kind, c.nameAt, c.section = string(l.key), -1, -1
-				if splitKinds[c.kind] && l.bare {
-					c.section = i
-				}
-				return true
-			})
-		}
-		if c.section < 0 {
-			return true
-		}
-		return c.level(i, l, &c.nameAt, func() bool {
-			return c.open(i, "#/components/"+c.kind+"/"+escape(string(l.key)), l.bare)
-		})
-	}
-	c.inside(l)
-	return true
-}
-
-// level handles a line under a mapping whose entries sit at indentation
-// *at: an entry closes the chunk before it and calls entry.
-func (c *cutter) level(i int, l lineInfo, at *int, entry func() bool) bool {
-	if *at < 0 {
-		*at = l.indent
-	}
-	switch {
-	case l.indent < *at:
-		return c.fail("an entry indented less than the one before")
-	case l.indent > *at:
-		c.inside(l)
-		return true
-	}
-	if l.dash || !l.hasKey {
-		return c.fail("a sequence entry or scalar among mapping entries")
-	}
-	c.close(i)
-	return entry()
-}
-
-// inside notes a line within the current chunk: the indentation of its own
-// keys, and a $ref among them, which would make the chunk another name for
-// its target.
-func (c *cutter) inside(l lineInfo) {
-	if c.cur == nil {
-		return
-	}
-	if c.child < 0 {
-		c.child = l.indent
-	}
-	if l.indent == c.child && l.isRef && !l.dash {
-		// (A dash at the keys' indentation starts an entry of a
-		// sequence written at its key's: `- $ref` there is an allOf's.)
-		c.cur.alias = true
-	}
-	if string(l.key) == "operationId" && c.top == "paths" && l.scalar {
-		c.d.opIDs = append(c.d.opIDs, opID{string(l.value), c.cur})
-	}
-}
-
-func (c *cutter) open(i int, ptr string, bare bool) bool {
-	if c.d.chunks[ptr] != nil {
-		return c.fail("a key twice") // kin-openapi's to report
-	}
-	c.cur, c.child, c.ptr = &chunk{first: i, bare: bare}, -1, ptr
-	c.d.chunks[ptr] = c.cur
-	c.d.sections[c.section] = append(c.d.sections[c.section], ptr)
-	return true
-}
-
-// close ends the current chunk before line i.
-func (c *cutter) close(i int) {
-	if c.cur == nil {
-		return
-	}
-	c.cur.end = i
-	c.cur.ignore = bytes.Contains(c.d.text(c.cur), []byte("x-contractlint-ignore"))
-	c.cur = nil
-}
-
-// ref records a $ref: only a pointer into a component of a kind cut into
-// chunks is followed, as the component's chunk.
-func (c *cutter) ref(p string) bool {
-	chunk, ok := componentRef(p)
-	if !ok {
-		return c.fail(refReason(p))
-	}
-	c.d.asText = c.d.asText || chunk != p
-	p = chunk
-	if c.cur == nil {
-		c.d.headerRefs = append(c.d.headerRefs, p)
-		return true
-	}
-	c.d.asText = c.d.asText || c.cur.alias
-	c.cur.refs = append(c.cur.refs, p)
-	return true
 }
 
 // refReason says why the $ref p is not followed.

@@ -12,13 +12,12 @@ import (
 	"github.com/contractlint/contractlint/internal/places"
 )
 
-// TestCutAgreesWithParser holds the cutter, a line reader kept for its
-// speed (BenchmarkCut against internal/places BenchmarkRead), to what the
-// real parser reads in the same text: on every rule case's documents (and
-// Stripe's, without -short) it cuts, each chunk is the entry the parser
-// finds at its pointer, from the entry's line to the line the next begins
-// on, and every paths entry and component of a kind cut into chunks is a
-// chunk.
+// TestCutAgreesWithParser holds the cut, an outline by indentation whose
+// parts the parser reads one by one, to what the parser reads in the whole
+// text: on every rule case's documents (and Stripe's, without -short) it
+// cuts, each chunk is the entry the parser finds at its pointer, from the
+// entry's line to the line the next begins on, and every paths entry and
+// component of a kind cut into chunks is a chunk.
 func TestCutAgreesWithParser(t *testing.T) {
 	files, _ := filepath.Glob(filepath.Join("..", "testdata", "rules", "*", "*", "*.yaml"))
 	texts := map[string][]byte{}

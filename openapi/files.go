@@ -4,7 +4,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 )
 
 // A split spec's root is mostly $refs to other files (`/v1/charges: {$ref:
@@ -41,12 +40,7 @@ func mask(b []byte) []byte {
 // why it is not when the roots are not of the plain block style PlanSubset
 // is sure of, reach cannot tell, or nothing would be left out.
 func PlanFiles(old, new []byte, reach FileReach) (*Subset, *NoPlan) {
-	var o *pieces
-	var owhy *NoPlan
-	var wg sync.WaitGroup
-	wg.Go(func() { o, owhy = cut(mask(old)) })
-	n, why := cut(mask(new))
-	wg.Wait()
+	o, n, owhy, why := cutPair(mask(old), mask(new))
 	if owhy != nil {
 		return nil, owhy
 	}

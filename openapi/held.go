@@ -18,12 +18,16 @@ import (
 type Cut struct {
 	p  *pieces
 	ok bool
+	// parsed holds the parses of its parts: an edit's cut parses only
+	// the parts the edit wrote anew.
+	parsed map[string]*parsed
 }
 
 // NewCut cuts b as PlanSubset cuts each side.
 func NewCut(b []byte) *Cut {
-	p, why := cut(b)
-	return &Cut{p: p, ok: why == nil}
+	ps := newParses(nil)
+	ds, whys := ps.cut(b)
+	return &Cut{p: ds[0], ok: whys[0] == nil, parsed: ps.done}
 }
 
 // PlanSubsetCut is PlanSubset with the old document already cut. A plan
@@ -33,8 +37,8 @@ func PlanSubsetCut(old *Cut, new []byte) (*Subset, bool) {
 	if !old.ok {
 		return nil, false
 	}
-	n, why := cut(new)
-	s, why := planCut(old.p, n, why)
+	ds, whys := newParses(old.parsed).cut(new)
+	s, why := planCut(old.p, ds[0], whys[0])
 	return s, why == nil
 }
 

@@ -174,13 +174,7 @@ func PlanSubset(old, new []byte) (*Subset, bool) {
 
 // Plan is PlanSubset saying why there is no plan.
 func Plan(old, new []byte) (*Subset, *NoPlan) {
-	// Each side is cut on its own core: the cut is most of the plan's time.
-	var o *pieces
-	var owhy *NoPlan
-	var wg sync.WaitGroup
-	wg.Go(func() { o, owhy = cut(old) })
-	n, why := cut(new)
-	wg.Wait()
+	o, n, owhy, why := cutPair(old, new)
 	if owhy != nil {
 		return nil, owhy
 	}
