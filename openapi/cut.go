@@ -93,6 +93,8 @@ type cutPart struct {
 	kind    string
 	section int
 	info    bool
+	// r is what the parser read of the part, once read (see parses.merge).
+	r *parsed
 }
 
 // outline cuts a block YAML text into the parts a plan needs: each path
@@ -174,7 +176,7 @@ func (ps *parses) assemble(d *pieces, parts []cutPart) *NoPlan {
 		inHeader[i] = true
 	}
 	for _, p := range parts {
-		r := ps.done[string(d.partText(p))]
+		r := p.r
 		at := d.lines[p.from].start
 		switch {
 		case r.syntax:
@@ -199,6 +201,7 @@ func (ps *parses) assemble(d *pieces, parts []cutPart) *NoPlan {
 				d.asText = d.asText || chunk != ref
 				d.headerRefs = append(d.headerRefs, chunk)
 			}
+			d.headerRefs = append(d.headerRefs, r.anchorsIn...)
 			continue
 		}
 		if why := ps.chunk(d, p, r); why != nil {
@@ -246,6 +249,7 @@ func (ps *parses) chunk(d *pieces, p cutPart, r *parsed) *NoPlan {
 			d.opIDs = append(d.opIDs, opID{id, c})
 		}
 	}
+	c.refs = append(c.refs, r.anchorsIn...) // a chunk kept keeps the anchors it aliases
 	if p.kind == "examples" && !r.alias {
 		return nil // its $refs are data the loader never follows (Okta's examples quote JSON Schemas)
 	}

@@ -2,10 +2,12 @@ package openapi
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"regexp"
 	"runtime"
+	"slices"
 	"sync"
 
 	"github.com/contractlint/contractlint/internal/places"
@@ -19,6 +21,9 @@ type parses struct {
 	// base holds the parses of an earlier cut, read only (a Cut's).
 	base map[string]*parsed
 	done map[string]*parsed
+	// after holds the parses of parts read after stand-ins for the
+	// anchors they alias, by the text read (see aliased).
+	after map[string]*parsed
 }
 
 // parsed is what a plan needs of one part, read from the parser's nodes.
@@ -37,10 +42,20 @@ type parsed struct {
 	// syntax: err is the parser's, who may read on into the parts after
 	// (a quoted scalar whose line the outline took for a key).
 	syntax bool
+	// anchors are the names of the anchors the part defines; anchorsIn
+	// the chunks whose anchors it aliases (see parses.aliased).
+	anchors   []anchorDef
+	anchorsIn []string
+}
+
+// anchorDef is an anchor a part defines, and the kind of node it names.
+type anchorDef struct {
+	name string
+	kind yaml.Kind
 }
 
 func newParses(base map[string]*parsed) *parses {
-	return &parses{base: base, done: map[string]*parsed{}}
+	return &parses{base: base, done: map[string]*parsed{}, after: map[string]*parsed{}}
 }
 
 // partText is a part's text and the key the outline read on its first
@@ -87,7 +102,16 @@ func readPart(text []byte, key string) *parsed {
 	if err != nil {
 		return &parsed{err: err, syntax: true}
 	}
-	r := &parsed{object: v.Kind == yaml.MappingNode || v.Kind == yaml.ScalarNode && v.Tag == "!!null"}
+	return readValue(text, v)
+}
+
+// readValue is what a plan needs of one part's value v.
+func readValue(text []byte, v *yaml.Node) *parsed {
+	target := v
+	if v.Kind == yaml.AliasNode && v.Alias != nil {
+		target = v.Alias
+	}
+	r := &parsed{object: target.Kind == yaml.MappingNode || target.Kind == yaml.ScalarNode && target.Tag == "!!null"}
 	if v.Kind == yaml.MappingNode {
 		for i := 0; i+1 < len(v.Content); i += 2 {
 			r.alias = r.alias || v.Content[i].Value == "$ref" && v.Content[i+1].Kind == yaml.ScalarNode
@@ -134,6 +158,9 @@ func (r *parsed) walk(n *yaml.Node) {
 	if n.Anchor != "" || n.Kind == yaml.AliasNode {
 		r.anchored = true
 	}
+	if n.Anchor != "" {
+		r.anchors = append(r.anchors, anchorDef{n.Anchor, n.Kind})
+	}
 	if n.Style&yaml.TaggedStyle != 0 {
 		r.err, r.line = fmt.Errorf("a tag (%s)", n.Tag), n.Line
 		return
@@ -167,15 +194,23 @@ func (r *parsed) walk(n *yaml.Node) {
 // with it, each merge one more parse of the run.
 const maxMerge = 8
 
-// merge reads each part the parser refused together with the parts after
-// it under the same key, as the parser would read on: a quoted scalar
-// whose later line the outline took for a key ends there. A merge that
-// parses as the one entry of the first part's key replaces those parts.
+// merge reads each part the parser refused again: with the anchors it
+// aliases from the parts before (aliased), or together with the parts
+// after it under the same key, as the parser would read on: a quoted
+// scalar whose later line the outline took for a key ends there. A merge
+// that parses as the one entry of the first part's key replaces those
+// parts. Each part is given what was read of it.
 func (ps *parses) merge(d *pieces, parts []cutPart) []cutPart {
 	out := parts[:0:0]
 	for i := 0; i < len(parts); i++ {
 		p := parts[i]
-		if r := ps.done[string(d.partText(p))]; r == nil || !r.syntax {
+		p.r = ps.done[string(d.partText(p))]
+		if p.r.syntax {
+			if r := ps.aliased(d, out, p); r != nil {
+				p.r = r
+			}
+		}
+		if !p.r.syntax {
 			out = append(out, p)
 			continue
 		}
@@ -186,10 +221,116 @@ func (ps *parses) merge(d *pieces, parts []cutPart) []cutPart {
 			ps.parse([]partText{{text, m.key}})
 			if r := ps.done[string(text)]; !r.syntax {
 				p, i = m, j
+				p.r = r
 				break
 			}
 		}
 		out = append(out, p)
 	}
 	return out
+}
+
+// unknownAnchorRE reads the parser's error for an alias whose anchor the
+// text does not hold.
+var unknownAnchorRE = regexp.MustCompile(`unknown anchor '([^']*)' referenced`)
+
+// aliasNameRE finds what may be an alias in a part's text: the parser says
+// which are.
+var aliasNameRE = regexp.MustCompile(`\*([^\s,\[\]{}]+)`)
+
+// aliased reads part p, which aliases anchors defined in the parts before
+// it (js-yaml's &ref_0, PyYAML's &id001), after a stand-in for each: an
+// empty node of the anchored node's kind, enough for the parser to read p
+// as the whole document gives it (the walk does not follow an alias). The
+// anchor a name stands for is the last defined before the alias (an
+// anchor p defines itself is later, and wins after it); the chunks
+// holding them are p's to keep (anchorsIn). nil when p's error is
+// another, or an anchor is defined nowhere before it.
+func (ps *parses) aliased(d *pieces, before []cutPart, p cutPart) *parsed {
+	if !unknownAnchorRE.MatchString(p.r.err.Error()) {
+		return nil
+	}
+	text := d.partText(p)
+	var stand bytes.Buffer
+	var from []string
+	seen := map[string]bool{}
+	for _, m := range aliasNameRE.FindAllSubmatch(text, -1) {
+		name := string(m[1])
+		if seen[name] {
+			continue
+		}
+		seen[name] = true
+		q, kind, ok := definedBefore(before, name)
+		if !ok {
+			continue
+		}
+		empty := map[yaml.Kind]string{yaml.MappingNode: "{}", yaml.SequenceNode: "[]"}[kind]
+		fmt.Fprintf(&stand, "__contractlint_anchor_%d: &%s %s\n", len(seen), name, cmp.Or(empty, "''"))
+		if q.ptr != "" && !slices.Contains(from, q.ptr) {
+			from = append(from, q.ptr)
+		}
+	}
+	key := stand.String() + string(text)
+	r, ok := ps.after[key]
+	if !ok {
+		r = readAfter(stand.Bytes(), text, p.key)
+		ps.after[key] = r
+	}
+	if r.syntax {
+		return nil
+	}
+	r.anchorsIn, r.anchored = from, true
+	return r
+}
+
+// definedBefore is the last part in before that defines the anchor name,
+// and the kind of the node anchored.
+func definedBefore(before []cutPart, name string) (cutPart, yaml.Kind, bool) {
+	for i := len(before) - 1; i >= 0; i-- {
+		for _, a := range before[i].r.anchors {
+			if a.name == name {
+				return before[i], a.kind, true
+			}
+		}
+	}
+	return cutPart{}, 0, false
+}
+
+// readAfter parses a part's text after stand, top-level entries that
+// define the anchors it aliases; an indented part is put under a key of
+// its own.
+func readAfter(stand, text []byte, key string) *parsed {
+	var all bytes.Buffer
+	all.Write(stand)
+	wrapped := len(text) > 0 && text[0] == ' '
+	if wrapped {
+		all.WriteString("__contractlint_part:\n")
+	}
+	all.Write(text)
+	doc, err := places.Read(all.Bytes())
+	if err != nil {
+		return &parsed{err: err, syntax: true}
+	}
+	root := doc.Root()
+	if root == nil || root.Kind != yaml.MappingNode || len(root.Content) < 2 {
+		return &parsed{err: errors.New("not a mapping"), syntax: true}
+	}
+	k, v := root.Content[len(root.Content)-2], root.Content[len(root.Content)-1]
+	if wrapped {
+		if v.Kind != yaml.MappingNode || len(v.Content) != 2 {
+			return &parsed{err: errors.New("not one entry"), syntax: true}
+		}
+		k, v = v.Content[0], v.Content[1]
+	}
+	if k.Value != key {
+		return &parsed{err: fmt.Errorf("not the one entry %q", key), syntax: true}
+	}
+	r := readValue(all.Bytes(), v)
+	if r.line > 0 {
+		r.line -= bytes.Count(stand, []byte("\n"))
+		if wrapped {
+			r.line--
+		}
+	}
+	return r
 }

@@ -81,6 +81,14 @@ func empty(doc *yaml.Node) bool {
 // Documents counts the documents read (an empty one does not count).
 func (d *Doc) Documents() int { return len(d.docs) }
 
+// Root is the root node of the first document, nil when there is none.
+func (d *Doc) Root() *yaml.Node {
+	if len(d.docs) == 0 {
+		return nil
+	}
+	return d.docs[0].Content[0]
+}
+
 // DocumentLine is the line where document i (0-based) begins.
 func (d *Doc) DocumentLine(i int) int { return d.docs[i].Content[0].Line }
 
