@@ -1,0 +1,133 @@
+package review
+
+import (
+	"fmt"
+	"io"
+	"io/fs"
+	"strings"
+	"testing"
+
+	"github.com/contractlint/contractlint/internal/source"
+)
+
+// TestCommitSourceIsCatFile: what a version's imports are read through
+// (another commit's files, links followed) answers as `git cat-file
+// --batch-command --follow-symlinks` does for every name, found or not: a
+// link to a file or a directory, a chain of links, a link through .., one
+// out of the repository (absolute or by ..), one that dangles, a loop,
+// a path through a file, a link ending in /, and two commits whose trees
+// share most of their directories.
+func TestCommitSourceIsCatFile(t *testing.T) {
+	r := newRepo(t, "main")
+	r.write("a/x.proto", "syntax = \"proto3\";\n")
+	r.write("a/b/y.proto", "syntax = \"proto3\"; // y\n")
+	r.write("c/buf.yaml", "version: v1\n")
+	r.write("exec.proto", "x")
+	symlink(t, r, "a", "la")
+	symlink(t, r, "a/b/y.proto", "ly.proto")
+	symlink(t, r, "la", "lla")
+	symlink(t, r, "../a/x.proto", "c/up.proto")
+	symlink(t, r, "../../a", "c/out")
+	symlink(t, r, "/etc/passwd", "abs.proto")
+	symlink(t, r, "nowhere.proto", "dangling.proto")
+	symlink(t, r, "loop2", "loop1")
+	symlink(t, r, "loop1", "loop2")
+	symlink(t, r, "a/", "slash")
+	symlink(t, r, "a/b/..", "dotdot")
+	symlink(t, r, "./a", "dot")
+	symlink(t, r, "c/up.proto", "chain.proto")
+	first := r.commit("first")
+	r.write("a/x.proto", "syntax = \"proto2\";\n")
+	r.write("d/z.proto", "z")
+	second := r.commit("second")
+
+	names := []string{
+		"a/x.proto", "a/b/y.proto", "a", "a/b", "c/buf.yaml", "exec.proto", "la/x.proto", "la/b/y.proto",
+		"la", "ly.proto", "lla/b/y.proto", "c/up.proto", "c/out/x.proto", "abs.proto", "dangling.proto",
+		"loop1", "loop1/x", "a/x.proto/y", "slash/x.proto", "slash", "dotdot/x.proto", "dotdot", "dot/x.proto",
+		"chain.proto", "missing.proto", "a/missing/x.proto", "d/z.proto", "la/missing.proto",
+	}
+	cat, err := source.StartCat(r.top, "--batch-command", "--follow-symlinks")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cat.Close()
+	c := &commits{top: r.top}
+	defer c.close()
+	for _, rev := range []string{first, second, first} {
+		src := commitSource{c: c, rev: rev}
+		for _, name := range names {
+			want := catAnswer(t, cat, rev+":"+name)
+			got := sourceAnswer(src, name)
+			if got != want {
+				t.Errorf("%s:%s: commitSource says %q, cat-file %q", rev[:7], name, got, want)
+			}
+		}
+	}
+}
+
+// catAnswer is what cat-file says of obj: its id, kind and content (a
+// blob's), or "none".
+func catAnswer(t *testing.T, cat *source.Cat, obj string) string {
+	t.Helper()
+	header, err := cat.Ask("info " + obj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := strings.Fields(header)
+	if len(f) == 2 && f[1] != "missing" {
+		if _, err := cat.Out.Discard(atoi(t, f[1]) + 1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(f) != 3 {
+		return "none"
+	}
+	if f[1] != "blob" {
+		return f[0] + " " + f[1]
+	}
+	out := f[0] + " " + f[1] + " " + f[2]
+	{
+		if _, err := cat.Ask("contents " + obj); err != nil {
+			t.Fatal(err)
+		}
+		b := make([]byte, atoi(t, f[2])+1)
+		if _, err := io.ReadFull(cat.Out, b); err != nil {
+			t.Fatal(err)
+		}
+		out += " " + string(b[:len(b)-1])
+	}
+	return out
+}
+
+func atoi(t *testing.T, s string) int {
+	var n int
+	if _, err := fmt.Sscan(s, &n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// sourceAnswer is the same read through src: Stat, blobID and ReadFile.
+func sourceAnswer(src commitSource, name string) string {
+	fi, err := src.Stat(name)
+	if err != nil {
+		if !strings.Contains(err.Error(), fs.ErrNotExist.Error()) {
+			return "error " + err.Error()
+		}
+		return "none"
+	}
+	if fi.IsDir() {
+		id, _, _, _ := src.c.object(src.rev, name, false)
+		return id + " tree"
+	}
+	id, err := src.blobID(name)
+	if err != nil {
+		return "error " + err.Error()
+	}
+	b, err := src.ReadFile(name)
+	if err != nil {
+		return "error " + err.Error()
+	}
+	return fmt.Sprintf("%s blob %d %s", id, fi.Size(), b)
+}
