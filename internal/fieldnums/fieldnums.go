@@ -3,8 +3,9 @@
 // no linking, no options, no descriptors. A type is resolved as the linker
 // resolves it, against the file's own declarations and the symbols of its
 // imports. The next version of a file is read by parsing only the
-// top-level declarations a change touched (see Next), so a history of
-// hundreds of versions of a large file costs about one parse of it.
+// declarations a change touched, top-level or inside a message, enum or
+// service body (see Next), so a history of hundreds of versions of a large
+// file costs about one parse of it.
 package fieldnums
 
 import (
@@ -39,10 +40,13 @@ type File struct {
 	Package string
 	Imports []Import
 	decls   []*decl
-	// safe[l] is set when line l (1-based) starts outside every token,
-	// comment and top-level declaration: the text above it and the text
-	// below it parse apart. safe has a slot per line and one past the end.
-	safe []bool
+	// safe[l] is where line l (1-based) starts outside every token and
+	// comment: 0 outside every top-level declaration, d inside the body of
+	// a message, enum or service at depth d (a top-level one is 1) and
+	// outside its elements; -1 anywhere else. The text above such a line
+	// and the text below it parse apart, in that body. safe has a slot per
+	// line and one past the end.
+	safe []int8
 	syms *Symbols
 }
 
@@ -52,8 +56,12 @@ type File struct {
 type decl struct {
 	start, end int
 	header     bool
-	declared   []symbol
-	msgs       []*message
+	lead       bool // the syntax or edition line, above which nothing is declared
+	// scope is a message's, enum's or service's body (nil for other
+	// declarations); declared and msgs are read from it.
+	scope    *scope
+	declared []symbol
+	msgs     []*message
 	// resolved caches the uses of msgs for the symbols and imports they
 	// were resolved against: a declaration a change left alone keeps them.
 	resolved struct {
@@ -97,21 +105,44 @@ func Parse(name string, text []byte) (*File, error) {
 
 func lineCount(text []byte) int { return bytes.Count(text, []byte{'\n'}) + 1 }
 
-// safeLines marks the lines that start outside every top-level
-// declaration and every comment: a cut there leaves both sides whole.
-func safeLines(node *ast.FileNode, lines int) []bool {
-	safe := make([]bool, lines+2)
-	for i := range safe {
-		safe[i] = true
-	}
+// maxDepth is the deepest body a change is read in alone: deeper ones are
+// read with the body that holds them.
+const maxDepth = 100
+
+// safeLines marks the lines that start outside every element and every
+// comment of the file or of a message's, enum's or service's body, with
+// the depth of that body: a cut there leaves both sides whole.
+func safeLines(node *ast.FileNode, lines int) []int8 {
+	safe := make([]int8, lines+2)
 	span := func(s, e int) {
 		for l := s + 1; l <= e && l < len(safe); l++ {
-			safe[l] = false
+			safe[l] = -1
+		}
+	}
+	var body func(n ast.Node, depth int)
+	body = func(n ast.Node, depth int) {
+		open, close, elems := bodyOf(n)
+		if depth > maxDepth {
+			return
+		}
+		for l := node.NodeInfo(open).Start().Line + 1; l <= node.NodeInfo(close).Start().Line && l < len(safe); l++ {
+			safe[l] = int8(depth)
+		}
+		for _, e := range elems {
+			info := node.NodeInfo(e)
+			span(info.Start().Line, info.End().Line)
+			if nests(n, e) {
+				body(e, depth+1)
+			}
 		}
 	}
 	for _, d := range node.Decls {
 		info := node.NodeInfo(d)
 		span(info.Start().Line, info.End().Line)
+		switch d.(type) {
+		case *ast.MessageNode, *ast.EnumNode, *ast.ServiceNode:
+			body(d, 1)
+		}
 	}
 	items := node.Items()
 	for it, ok := items.First(); ok; it, ok = items.Next(it) {
@@ -122,13 +153,48 @@ func safeLines(node *ast.FileNode, lines int) []bool {
 	return safe
 }
 
+// bodyOf is the braces and elements of a message, enum or service.
+func bodyOf(n ast.Node) (open, close ast.Node, elems []ast.Node) {
+	switch n := n.(type) {
+	case *ast.MessageNode:
+		for _, e := range n.Decls {
+			elems = append(elems, e)
+		}
+		return n.OpenBrace, n.CloseBrace, elems
+	case *ast.EnumNode:
+		for _, e := range n.Decls {
+			elems = append(elems, e)
+		}
+		return n.OpenBrace, n.CloseBrace, elems
+	case *ast.ServiceNode:
+		for _, e := range n.Decls {
+			elems = append(elems, e)
+		}
+		return n.OpenBrace, n.CloseBrace, elems
+	}
+	return nil, nil, nil
+}
+
+// nests reports whether e, an element of n's body, is a body a change may
+// be read in alone: a message or enum declared in a message.
+func nests(n, e ast.Node) bool {
+	if _, ok := n.(*ast.MessageNode); !ok {
+		return false
+	}
+	switch e.(type) {
+	case *ast.MessageNode, *ast.EnumNode:
+		return true
+	}
+	return false
+}
+
 // declsOf reads node's top-level declarations, setting f's package and
 // imports from its header.
 func declsOf(node *ast.FileNode, f *File) []*decl {
 	out := make([]*decl, 0, len(node.Decls)+1)
 	header := func(n ast.Node) {
 		info := node.NodeInfo(n)
-		out = append(out, &decl{start: info.Start().Line, end: info.End().Line, header: true})
+		out = append(out, &decl{start: info.Start().Line, end: info.End().Line, header: true, lead: true})
 	}
 	if node.Syntax != nil {
 		header(node.Syntax)
@@ -150,12 +216,9 @@ func declsOf(node *ast.FileNode, f *File) []*decl {
 			if f != nil {
 				f.Imports = append(f.Imports, Import{Path: d.Name.AsString(), Public: d.Public != nil})
 			}
-		case *ast.MessageNode:
-			x.message("", d.Name.Val, d.Decls)
-		case *ast.EnumNode:
-			x.declared = append(x.declared, symbol{d.Name.Val, Enum})
-		case *ast.ServiceNode:
-			x.declared = append(x.declared, symbol{d.Name.Val, Service})
+		case *ast.MessageNode, *ast.EnumNode, *ast.ServiceNode:
+			x.scope = scopeOf(node, d, "", x.start)
+			x.derive()
 		case *ast.ExtendNode:
 			x.extend("", d)
 		}
@@ -164,9 +227,131 @@ func declsOf(node *ast.FileNode, f *File) []*decl {
 	return out
 }
 
+// scope is the body of a message, enum or service: its elements with the
+// lines they span, so that a change inside it is read alone (see Next).
+// Its lines count from the line its declaration starts on, so that a
+// declaration moved by a change above it keeps its scope as it is.
+type scope struct {
+	kind        Kind   // Message, Enum or Service
+	name        string // relative to the package
+	open, close int    // the lines of its braces
+	elems       []elem
+}
+
+// elem is one element of a body.
+type elem struct {
+	start, end int    // its lines, counted as its scope's are
+	sub        *scope // a message or enum declared in a message (its lines count from start)
+	leaf       *leaf  // what another element of a message adds, if anything
+}
+
+// leaf is what an element of a message's body other than a message or an
+// enum adds: fields of the message, and the messages and names its groups
+// declare.
+type leaf struct {
+	fields   []field
+	msgs     []*message
+	declared []symbol
+}
+
+// scopeOf reads n, a message, enum or service declared in outer (a
+// message's name, "" at the top) on line base.
+func scopeOf(node *ast.FileNode, n ast.Node, outer string, base int) *scope {
+	s := &scope{}
+	switch n := n.(type) {
+	case *ast.MessageNode:
+		s.kind, s.name = Message, join(outer, n.Name.Val)
+	case *ast.EnumNode:
+		s.kind, s.name = Enum, join(outer, n.Name.Val)
+	case *ast.ServiceNode:
+		s.kind, s.name = Service, join(outer, n.Name.Val)
+	}
+	open, close, elems := bodyOf(n)
+	s.open, s.close = node.NodeInfo(open).Start().Line-base, node.NodeInfo(close).Start().Line-base
+	s.elems = s.elemsOf(node, elems, base)
+	return s
+}
+
+// elemsOf reads elems, elements of s's body, its lines counted from base.
+func (s *scope) elemsOf(node *ast.FileNode, elems []ast.Node, base int) []elem {
+	out := make([]elem, 0, len(elems))
+	for _, e := range elems {
+		info := node.NodeInfo(e)
+		x := elem{start: info.Start().Line - base, end: info.End().Line - base}
+		if s.kind == Message {
+			switch e := e.(type) {
+			case *ast.MessageNode, *ast.EnumNode:
+				x.sub = scopeOf(node, e, s.name, info.Start().Line)
+			default:
+				x.leaf = leafOf(s.name, e.(ast.MessageElement))
+			}
+		}
+		out = append(out, x)
+	}
+	return out
+}
+
+// leafOf is what e, an element of the message full's body, adds (see
+// message); nil for nothing.
+func leafOf(full string, e ast.MessageElement) *leaf {
+	x, m := &decl{}, &message{}
+	switch e := e.(type) {
+	case *ast.FieldNode:
+		m.add(e.Name, e.Tag, string(e.FldType.AsIdentifier()))
+	case *ast.MapFieldNode:
+		m.add(e.Name, e.Tag, string(e.MapType.ValueType.AsIdentifier()))
+	case *ast.GroupNode:
+		x.group(m, full, e)
+	case *ast.OneofNode:
+		for _, o := range e.Decls {
+			switch o := o.(type) {
+			case *ast.FieldNode:
+				m.add(o.Name, o.Tag, string(o.FldType.AsIdentifier()))
+			case *ast.GroupNode:
+				x.group(m, full, o)
+			}
+		}
+	case *ast.ExtendNode:
+		x.extend(full, e)
+	}
+	if len(m.fields) == 0 && len(x.msgs) == 0 && len(x.declared) == 0 {
+		return nil
+	}
+	return &leaf{fields: m.fields, msgs: x.msgs, declared: x.declared}
+}
+
+// derive reads x's messages and names from its scope, in the order
+// message meets them.
+func (x *decl) derive() {
+	x.msgs, x.declared = nil, nil
+	x.walk(x.scope)
+}
+
+func (x *decl) walk(s *scope) {
+	if s.kind != Message {
+		x.declared = append(x.declared, symbol{s.name, s.kind})
+		return
+	}
+	m := &message{name: s.name}
+	x.msgs = append(x.msgs, m)
+	x.declared = append(x.declared, symbol{s.name, Message})
+	for _, e := range s.elems {
+		switch {
+		case e.sub != nil:
+			x.walk(e.sub)
+		case e.leaf != nil:
+			m.fields = append(m.fields, e.leaf.fields...)
+			x.msgs = append(x.msgs, e.leaf.msgs...)
+			x.declared = append(x.declared, e.leaf.declared...)
+		}
+	}
+}
+
 // message records the message name declares in scope, its fields and
 // what it nests, as the compiler lowers them: a group is a field and a
 // message; a map field's entry message holds nothing a history records.
+// A group's body is read so; a message's is read as a scope (see derive),
+// in the same order.
 func (x *decl) message(scope, name string, body []ast.MessageElement) {
 	full := join(scope, name)
 	m := &message{name: full}

@@ -2,11 +2,13 @@ package fieldnums
 
 import (
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"strings"
 	"testing"
 
 	gocmp "github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
 const dep = `syntax = "proto3";
@@ -150,7 +152,7 @@ func TestNextIsParse(t *testing.T) {
 		wu, wok := want.Uses(testDeps)
 		gu, gok := got.Uses(testDeps)
 		if d := gocmp.Diff(wu, gu); d != "" || wok != gok || !equalLayout(want, got) {
-			t.Fatalf("edit %d: Next differs from Parse (-parse +next):\n%s\nof:\n%s", i, d, next)
+			t.Fatalf("edit %d: Next differs from Parse (-parse +next):\n%s\n%s\nof:\n%s", i, d, layoutDiff(want, got), next)
 		}
 		f, cur = got, next
 		if len(cur) > 6000 {
@@ -164,15 +166,187 @@ func TestNextIsParse(t *testing.T) {
 	t.Logf("%d edits parsed, %d read in part", parsed, spliced)
 }
 
+// nestedShop declares messages, enums and services inside one another, a
+// service and groups, oneofs and extensions among them.
+const nestedShop = `syntax = "proto2";
+
+package acme.shop.v1;
+
+import "acme/common.proto";
+
+message Order {
+  // the line
+  message Line {
+    optional int64 qty = 1;
+    message Deeper {
+      optional int32 d = 1;
+      enum Mode {
+        MODE_A = 0;
+        MODE_B = 1;
+      }
+      optional Mode mode = 2;
+    }
+    optional Deeper deeper = 2;
+  }
+  optional Line line = 1;
+  oneof pay {
+    string card = 4;
+    common.Status st = 5;
+  }
+  optional group Note = 6 {
+    optional string text = 1;
+  }
+  enum Kind {
+    KIND_A = 0;
+    KIND_B = 1;
+  }
+  optional Kind kind = 7;
+  extend Order { optional int32 ext = 100; }
+  extensions 100 to 200;
+  optional common.Money total = 8;
+}
+
+service Shop {
+  rpc Get(Order) returns (Order);
+  rpc Put(Order) returns (Order) {
+    option deprecated = true;
+  }
+}
+
+enum Status {
+  UNKNOWN = 0;
+  KNOWN = 1;
+}
+
+message Refund {
+  optional Order.Line line = 1;
+  message Reason { optional string why = 1; }
+  optional Reason reason = 2;
+}
+`
+
+// TestNextNestedIsParse: random edits of lines inside messages, enums and
+// services nested in one another are read inside the body they fall in
+// (most of them), and what Next reads is exactly what Parse of the new
+// text reads.
+func TestNextNestedIsParse(t *testing.T) {
+	pool := []string{
+		"    optional int32 added = 40;", "  message Inner { optional int32 i = 1; }", "  enum E2 { E2_A = 0; }",
+		"  oneof o { int32 oa = 51; }", "}", "  message Open {", "/* opens", "closes */", "// a comment", "",
+		"  rpc Do(Order) returns (Order);", "    VALUE_X = 3;", "  optional group G = 52 { optional int32 g = 1; }",
+		"  reserved 60 to 70;", "  option deprecated = true;", "  map<string, Order> m = 53;",
+		"  extend Order { optional int32 ext2 = 101; }", "  optional Order.Line.Deeper d = 54;", "  enum Open2 {",
+		"    optional Line.Deeper.Mode mm = 55;", "  optional int32 broken = ;", "  }", "    message Deep2 {",
+		"  optional Refund.Reason r = 56;", "message Top { optional int32 t = 1; }", "  rpc Stream(stream Order) returns (Order) {",
+		"  optional int32 two = 57; optional int32 three = 58;", "  optional int32 split =", "    59;",
+	}
+	rnd := rand.New(rand.NewPCG(3, 5))
+	cur := []byte(nestedShop)
+	f, err := Parse("shop.proto", cur)
+	if err != nil {
+		t.Fatal(err)
+	}
+	parsed, nested := 0, 0
+	for i := range 4000 {
+		lines := strings.Split(string(cur), "\n")
+		for range 1 + rnd.IntN(3) {
+			k := rnd.IntN(len(lines))
+			switch rnd.IntN(3) {
+			case 0:
+				lines = append(lines[:k], append([]string{pool[rnd.IntN(len(pool))]}, lines[k:]...)...)
+			case 1:
+				if len(lines) > 1 {
+					lines = append(lines[:k], lines[k+1:]...)
+				}
+			default:
+				lines[k] = pool[rnd.IntN(len(pool))]
+			}
+		}
+		next := []byte(strings.Join(lines, "\n"))
+		want, werr := Parse("shop.proto", next)
+		got, gerr := f.Next("shop.proto", cur, next)
+		if (werr == nil) != (gerr == nil) {
+			t.Fatalf("edit %d: Parse error %v, Next error %v, of:\n%s\nfrom:\n%s\ncuts %+v", i, werr, gerr, next, cur, f.hunks(f.cut(cur, next), cur, next, true))
+		}
+		if werr != nil {
+			continue // keep the version that parses
+		}
+		parsed++
+		for _, c := range f.hunks(f.cut(cur, next), cur, next, true) {
+			if c.depth > 0 {
+				nested++
+				break
+			}
+		}
+		wu, wok := want.Uses(testDeps)
+		gu, gok := got.Uses(testDeps)
+		if d := gocmp.Diff(wu, gu); d != "" || wok != gok || !equalLayout(want, got) {
+			t.Fatalf("edit %d: Next differs from Parse (-parse +next):\n%s\n%s\nof:\n%s", i, d, layoutDiff(want, got), next)
+		}
+		f, cur = got, next
+		if len(cur) > 6000 {
+			cur = []byte(nestedShop)
+			f, _ = Parse("shop.proto", cur)
+		}
+	}
+	if parsed < 300 || nested < parsed/5 {
+		t.Errorf("only %d of the edits parsed, %d of them read inside a body", parsed, nested)
+	}
+	t.Logf("%d edits parsed, %d read inside a body", parsed, nested)
+}
+
 func equalLayout(a, b *File) bool {
 	if a.Package != b.Package || len(a.decls) != len(b.decls) || !gocmp.Equal(a.safe, b.safe) || !gocmp.Equal(a.Imports, b.Imports) {
 		return false
 	}
+	all := gocmp.Options{gocmp.AllowUnexported(symbol{}, scope{}, elem{}, leaf{}, message{}, field{}), cmpopts.EquateEmpty()}
 	for i := range a.decls {
 		x, y := a.decls[i], b.decls[i]
-		if x.start != y.start || x.end != y.end || x.header != y.header || !gocmp.Equal(x.declared, y.declared, gocmp.AllowUnexported(symbol{})) {
+		if x.start != y.start || x.end != y.end || x.header != y.header || !gocmp.Equal(x.declared, y.declared, all) ||
+			!gocmp.Equal(x.scope, y.scope, all) || !gocmp.Equal(x.msgs, y.msgs, all) {
 			return false
 		}
 	}
 	return gocmp.Equal(a.syms.kinds, b.syms.kinds)
+}
+
+// TestNextDeclarationAboveSyntax: a declaration written above the syntax
+// line (with or without a blank line between) makes a version that does
+// not parse, whole or read from the one before.
+func TestNextDeclarationAboveSyntax(t *testing.T) {
+	old := "syntax = \"proto3\";\n\nmessage A { int32 a = 1; }\n"
+	f, err := Parse("a.proto", []byte(old))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, next := range []string{"message B {}\n" + old, "message B {}\n\n" + old, "\n" + old, "// c\n" + old} {
+		_, werr := Parse("a.proto", []byte(next))
+		_, gerr := f.Next("a.proto", []byte(old), []byte(next))
+		if (werr == nil) != (gerr == nil) {
+			t.Errorf("Parse error %v, Next error %v, of:\n%s", werr, gerr, next)
+		}
+	}
+}
+func layoutDiff(a, b *File) string {
+	all := gocmp.Options{gocmp.AllowUnexported(symbol{}, scope{}, elem{}, leaf{}, message{}, field{}), cmpopts.EquateEmpty()}
+	out := ""
+	if !gocmp.Equal(a.safe, b.safe) {
+		out += fmt.Sprintf("safe: %v\n vs  %v\n", a.safe, b.safe)
+	}
+	if len(a.decls) != len(b.decls) {
+		return out + "decl count"
+	}
+	for i := range a.decls {
+		x, y := a.decls[i], b.decls[i]
+		if x.start != y.start || x.end != y.end {
+			out += fmt.Sprintf("decl %d lines %d-%d vs %d-%d\n", i, x.start, x.end, y.start, y.end)
+		}
+		if d := gocmp.Diff(x.scope, y.scope, all); d != "" {
+			out += fmt.Sprintf("decl %d scope %s\n", i, d)
+		}
+		if d := gocmp.Diff(x.msgs, y.msgs, all); d != "" {
+			out += fmt.Sprintf("decl %d msgs %s\n", i, d)
+		}
+	}
+	return out
 }

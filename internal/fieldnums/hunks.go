@@ -6,10 +6,12 @@ import "slices"
 const maxEdits = 256
 
 // hunks splits c, old's lines that differ from text's between the common
-// head and tail, into the cuts a line diff finds, each widened to safe
-// lines of f and merged with the next when they meet; [c] when the diff
-// finds nothing to split.
-func (f *File) hunks(c cut, old, text []byte) []cut {
+// head and tail, widened to safe top-level lines, into the cuts a line
+// diff finds: each run of changed lines widened to safe lines of f, in the
+// innermost body that holds it when nested is set (see descend), and
+// merged with the next when they overlap; [c] when the diff finds nothing
+// to split and nested is not set.
+func (f *File) hunks(c cut, old, text []byte, nested bool) []cut {
 	a, _ := lines(old, c.lo, c.from, c.to)
 	b, bAt := lines(text, c.lo, c.from, c.to+c.delta)
 	ids := map[string]int{}
@@ -26,49 +28,105 @@ func (f *File) hunks(c cut, old, text []byte) []cut {
 		return out
 	}
 	edits, ok := diff(id(a), id(b))
-	if !ok || len(edits) < 2 {
+	if !ok || (len(edits) < 2 && !nested) {
 		return []cut{c}
 	}
-	var out []cut
-	var cur cut
-	var aEnd, bEnd, bStart, aStart int
-	flush := func() {
-		cur.to = aEnd
-		for !f.safe[cur.to] {
-			cur.to++
-		}
-		bFrom, bTo := bStart-(aStart-cur.from), bEnd+(cur.to-aEnd)
-		cur.delta = (bTo - bFrom) - (cur.to - cur.from)
-		cur.lo, cur.hi = bAt(bFrom), bAt(bTo)
-		out = append(out, cur)
+	if len(edits) == 0 {
+		return nil // the same lines
 	}
-	for i, h := range edits {
-		// Lines of old [e[0], e[1]) became text's [e[2], e[3]).
+	// Each edit, lines of old [e[0], e[1]) that became text's [e[2], e[3]),
+	// widened; one that overlaps the cut before is read with it.
+	type run struct {
+		cut
+		first, last [4]int // the first and last edit of the run
+	}
+	var out []run
+	for _, h := range edits {
 		e := [4]int{c.from + h[0], c.from + h[1], c.from + h[2], c.from + h[3]}
-		from := e[0]
-		for !f.safe[from] {
-			from--
+		r := run{cut: f.widen(e, e, nested), first: e, last: e}
+		for len(out) > 0 && r.from < out[len(out)-1].to {
+			p := out[len(out)-1]
+			out = out[:len(out)-1]
+			r = run{cut: f.widen(p.first, r.last, nested), first: p.first, last: r.last}
 		}
-		if i > 0 && from < toOf(f, aEnd) {
-			aEnd, bEnd = e[1], e[3]
-			continue
-		}
-		if i > 0 {
-			flush()
-		}
-		cur = cut{from: from}
-		aStart, bStart, aEnd, bEnd = e[0], e[2], e[1], e[3]
+		out = append(out, r)
 	}
-	flush()
-	return out
+	cuts := make([]cut, len(out))
+	for i, r := range out {
+		bFrom, bTo := r.first[2]-(r.first[0]-r.from), r.last[3]+(r.to-r.last[1])
+		cuts[i] = r.cut
+		cuts[i].delta = (bTo - bFrom) - (r.to - r.from)
+		cuts[i].lo, cuts[i].hi = bAt(bFrom), bAt(bTo)
+	}
+	return cuts
 }
 
-// toOf is the first safe line of f at or after line l.
-func toOf(f *File, l int) int {
-	for !f.safe[l] {
-		l++
+// widen is the cut of old's lines from first's start to last's end: out to
+// safe top-level lines, or, when nested is set, to the safe lines of the
+// innermost body that holds them (see descend).
+func (f *File) widen(first, last [4]int, nested bool) cut {
+	c := cut{from: first[0], to: last[1]}
+	for f.safe[c.from] != 0 {
+		c.from--
 	}
-	return l
+	for f.safe[c.to] != 0 {
+		c.to++
+	}
+	if nested {
+		c.from, c.to, c.depth = f.descend(first[0], last[1], c.from, c.to)
+	}
+	return c
+}
+
+// descend narrows [from, to), safe top-level lines around old's changed
+// lines [a0, a1), into the body of the one declaration it holds, when the
+// change is inside that body, then into the body of the one element it
+// holds there, and so on: the lines returned are safe at the depth
+// returned, in the innermost body that holds the change between two of its
+// elements.
+func (f *File) descend(a0, a1, from, to int) (int, int, int) {
+	var s *scope
+	base, n := 0, 0
+	for _, d := range f.decls {
+		if d.start >= from && d.end < to {
+			s, base, n = d.scope, d.start, n+1
+		}
+	}
+	if n != 1 {
+		return from, to, 0
+	}
+	depth := 0
+	for s != nil {
+		open, close := base+s.open, base+s.close
+		if a0 <= open || a1 > close {
+			break // the change reaches the braces or beyond
+		}
+		at := int8(depth + 1)
+		lo := a0
+		for lo > open && f.safe[lo] != at {
+			lo--
+		}
+		hi := a1
+		for hi <= close && f.safe[hi] != at {
+			hi++
+		}
+		if lo == open || hi > close {
+			break
+		}
+		from, to, depth = lo, hi, depth+1
+		var next *scope
+		nb, n := 0, 0
+		for _, e := range s.elems {
+			if base+e.start >= from && base+e.end < to {
+				next, nb, n = e.sub, base+e.start, n+1
+			}
+		}
+		if n != 1 {
+			break
+		}
+		s, base = next, nb
+	}
+	return from, to, depth
 }
 
 // lines splits text's lines [from, to), the first starting at byte lo,
