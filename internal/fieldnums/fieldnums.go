@@ -48,6 +48,10 @@ type File struct {
 	// line and one past the end.
 	safe []int8
 	syms *Symbols
+	// res is the resolver Uses last built, for the imports resDeps
+	// found; the next version keeps it (see Next).
+	res     *resolver
+	resDeps Deps
 }
 
 // decl is one top-level declaration: the lines it spans, whether it is
@@ -62,14 +66,6 @@ type decl struct {
 	scope    *scope
 	declared []symbol
 	msgs     []*message
-	// resolved caches the uses of msgs for the symbols and imports they
-	// were resolved against: a declaration a change left alone keeps them.
-	resolved struct {
-		syms *Symbols
-		deps Deps
-		uses [][]Use
-		ok   bool
-	}
 }
 
 type symbol struct {
@@ -80,6 +76,13 @@ type symbol struct {
 type message struct {
 	name   string // relative to the package
 	fields []field
+	// resolved caches the uses of fields for the resolver they were
+	// resolved with: a message a change left alone keeps them.
+	resolved struct {
+		by   *resolver
+		uses []Use
+		ok   bool
+	}
 }
 
 type field struct {
@@ -97,7 +100,7 @@ func Parse(name string, text []byte) (*File, error) {
 	if err != nil {
 		return nil, err
 	}
-	f := &File{safe: safeLines(node, lineCount(text))}
+	f := &File{safe: safeLines(node, 0, lineCount(text)+1)}
 	f.decls = declsOf(node, f)
 	f.syms = f.symbols()
 	return f, nil
@@ -111,23 +114,23 @@ const maxDepth = 100
 
 // safeLines marks the lines that start outside every element and every
 // comment of the file or of a message's, enum's or service's body, with
-// the depth of that body: a cut there leaves both sides whole.
-func safeLines(node *ast.FileNode, lines int) []int8 {
-	safe := make([]int8, lines+2)
-	span := func(s, e int) {
-		for l := s + 1; l <= e && l < len(safe); l++ {
-			safe[l] = -1
+// the depth of that body: a cut there leaves both sides whole. It marks
+// lines [first, last], line l at l-first.
+func safeLines(node *ast.FileNode, first, last int) []int8 {
+	safe := make([]int8, last-first+1)
+	mark := func(s, e int, v int8) {
+		for l := max(s, first); l <= min(e, last); l++ {
+			safe[l-first] = v
 		}
 	}
+	span := func(s, e int) { mark(s+1, e, -1) }
 	var body func(n ast.Node, depth int)
 	body = func(n ast.Node, depth int) {
 		open, close, elems := bodyOf(n)
 		if depth > maxDepth {
 			return
 		}
-		for l := node.NodeInfo(open).Start().Line + 1; l <= node.NodeInfo(close).Start().Line && l < len(safe); l++ {
-			safe[l] = int8(depth)
-		}
+		mark(node.NodeInfo(open).Start().Line+1, node.NodeInfo(close).Start().Line, int8(depth))
 		for _, e := range elems {
 			info := node.NodeInfo(e)
 			span(info.Start().Line, info.End().Line)
@@ -236,6 +239,7 @@ type scope struct {
 	name        string // relative to the package
 	open, close int    // the lines of its braces
 	elems       []elem
+	msg         *message // a message's fields (see fields)
 }
 
 // elem is one element of a body.
@@ -269,7 +273,22 @@ func scopeOf(node *ast.FileNode, n ast.Node, outer string, base int) *scope {
 	open, close, elems := bodyOf(n)
 	s.open, s.close = node.NodeInfo(open).Start().Line-base, node.NodeInfo(close).Start().Line-base
 	s.elems = s.elemsOf(node, elems, base)
+	s.fields()
 	return s
+}
+
+// fields sets a message's msg from its elements; the message is new, so
+// its uses are resolved again.
+func (s *scope) fields() {
+	if s.kind != Message {
+		return
+	}
+	s.msg = &message{name: s.name}
+	for _, e := range s.elems {
+		if e.leaf != nil {
+			s.msg.fields = append(s.msg.fields, e.leaf.fields...)
+		}
+	}
 }
 
 // elemsOf reads elems, elements of s's body, its lines counted from base.
@@ -332,15 +351,13 @@ func (x *decl) walk(s *scope) {
 		x.declared = append(x.declared, symbol{s.name, s.kind})
 		return
 	}
-	m := &message{name: s.name}
-	x.msgs = append(x.msgs, m)
+	x.msgs = append(x.msgs, s.msg)
 	x.declared = append(x.declared, symbol{s.name, Message})
 	for _, e := range s.elems {
 		switch {
 		case e.sub != nil:
 			x.walk(e.sub)
 		case e.leaf != nil:
-			m.fields = append(m.fields, e.leaf.fields...)
 			x.msgs = append(x.msgs, e.leaf.msgs...)
 			x.declared = append(x.declared, e.leaf.declared...)
 		}
@@ -422,25 +439,32 @@ func join(scope, name string) string {
 // the imports deps finds. false when a type does not resolve to a message
 // or an enum (the version does not compile), or an import is not found.
 func (f *File) Uses(deps Deps) ([]Use, bool) {
-	r, ok := f.resolver(deps)
-	if !ok {
-		return nil, false
+	r := f.res
+	if r == nil || r.own != f.syms || f.resDeps != deps {
+		nr, ok := f.resolver(deps)
+		if !ok {
+			return nil, false
+		}
+		// The same names searched in the same files resolve alike: the
+		// resolver stays, and so do the uses it resolved.
+		if r == nil || r.own != nr.own || !slices.Equal(r.files, nr.files) {
+			r = nr
+		}
+		f.res, f.resDeps = r, deps
 	}
 	var per [][]Use
 	for _, d := range f.decls {
-		c := &d.resolved
-		if c.syms != f.syms || c.deps != deps {
-			c.syms, c.deps, c.uses, c.ok = f.syms, deps, nil, true
-			for _, m := range d.msgs {
-				us, ok := r.message(m)
-				c.ok = c.ok && ok
-				c.uses = append(c.uses, us)
+		for _, m := range d.msgs {
+			c := &m.resolved
+			if c.by != r {
+				c.by = r
+				c.uses, c.ok = r.message(m)
 			}
+			if !c.ok {
+				return nil, false
+			}
+			per = append(per, c.uses)
 		}
-		if !c.ok {
-			return nil, false
-		}
-		per = append(per, c.uses...)
 	}
 	slices.SortFunc(per, func(a, b []Use) int {
 		if len(a) == 0 || len(b) == 0 {

@@ -299,7 +299,8 @@ func equalLayout(a, b *File) bool {
 	if a.Package != b.Package || len(a.decls) != len(b.decls) || !gocmp.Equal(a.safe, b.safe) || !gocmp.Equal(a.Imports, b.Imports) {
 		return false
 	}
-	all := gocmp.Options{gocmp.AllowUnexported(symbol{}, scope{}, elem{}, leaf{}, message{}, field{}), cmpopts.EquateEmpty()}
+	all := gocmp.Options{gocmp.AllowUnexported(symbol{}, scope{}, elem{}, leaf{}, message{}, field{}), cmpopts.EquateEmpty(),
+		cmpopts.IgnoreFields(message{}, "resolved")}
 	for i := range a.decls {
 		x, y := a.decls[i], b.decls[i]
 		if x.start != y.start || x.end != y.end || x.header != y.header || !gocmp.Equal(x.declared, y.declared, all) ||
@@ -328,7 +329,8 @@ func TestNextDeclarationAboveSyntax(t *testing.T) {
 	}
 }
 func layoutDiff(a, b *File) string {
-	all := gocmp.Options{gocmp.AllowUnexported(symbol{}, scope{}, elem{}, leaf{}, message{}, field{}), cmpopts.EquateEmpty()}
+	all := gocmp.Options{gocmp.AllowUnexported(symbol{}, scope{}, elem{}, leaf{}, message{}, field{}), cmpopts.EquateEmpty(),
+		cmpopts.IgnoreFields(message{}, "resolved")}
 	out := ""
 	if !gocmp.Equal(a.safe, b.safe) {
 		out += fmt.Sprintf("safe: %v\n vs  %v\n", a.safe, b.safe)
@@ -349,4 +351,58 @@ func layoutDiff(a, b *File) string {
 		}
 	}
 	return out
+}
+
+// fixedDeps answers with symbols read once, so that two of them holding
+// the same texts answer with the same symbols.
+type fixedDeps struct{ files map[string]*Symbols }
+
+func (d *fixedDeps) Lookup(path string) (*Symbols, error) {
+	if s, ok := d.files[path]; ok {
+		return s, nil
+	}
+	return nil, errors.New("not found: " + path)
+}
+
+// TestUsesAcrossImports: a version's uses are resolved again when its
+// imports change (a type gone, or a name that now means another kind),
+// and kept when other imports answer with the same files: always what a
+// fresh read of the version resolves.
+func TestUsesAcrossImports(t *testing.T) {
+	symbolsOf := func(name, text string) *Symbols {
+		f, err := Parse(name, []byte(text))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return f.Symbols()
+	}
+	m := symbolsOf("acme/more.proto", more)
+	deps := func(common *Symbols) *fixedDeps {
+		return &fixedDeps{map[string]*Symbols{"acme/common.proto": common, "acme/more.proto": m}}
+	}
+	full := deps(symbolsOf("acme/common.proto", dep))
+	same := deps(full.files["acme/common.proto"])
+	gone := deps(symbolsOf("acme/common.proto", strings.Replace(dep, "message Money", "message Coin", 1)))
+	kind := deps(symbolsOf("acme/common.proto", strings.Replace(dep, "enum Status { S_UNKNOWN = 0; }", "message Status {}", 1)))
+	text := []byte(strings.Replace(shop, " optional Svc svc_name = 3;", "", 1))
+	f, err := Parse("shop.proto", text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		deps Deps
+		ok   bool
+	}{{"full", full, true}, {"same files", same, true}, {"Money gone", gone, false}, {"full again", full, true},
+		{"Status a message", kind, true}, {"same files again", same, true}} {
+		got, ok := f.Uses(c.deps)
+		fresh, _ := Parse("shop.proto", text)
+		want, wok := fresh.Uses(c.deps)
+		if ok != c.ok || wok != c.ok {
+			t.Errorf("%s: resolved %v (a fresh read %v), want %v", c.name, ok, wok, c.ok)
+		}
+		if d := gocmp.Diff(want, got); d != "" {
+			t.Errorf("%s: uses differ from a fresh read (-fresh +kept):\n%s", c.name, d)
+		}
+	}
 }

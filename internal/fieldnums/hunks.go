@@ -1,6 +1,9 @@
 package fieldnums
 
-import "slices"
+import (
+	"bytes"
+	"slices"
+)
 
 // maxEdits bounds the line diff: a change of more lines is read as one cut.
 const maxEdits = 256
@@ -12,22 +15,17 @@ const maxEdits = 256
 // merged with the next when they overlap; [c] when the diff finds nothing
 // to split and nested is not set.
 func (f *File) hunks(c cut, old, text []byte, nested bool) []cut {
-	a, _ := lines(old, c.lo, c.from, c.to)
-	b, bAt := lines(text, c.lo, c.from, c.to+c.delta)
-	ids := map[string]int{}
-	id := func(ls []string) []int {
-		out := make([]int, len(ls))
-		for i, l := range ls {
-			n, ok := ids[l]
-			if !ok {
-				n = len(ids)
-				ids[l] = n
-			}
-			out[i] = n
-		}
-		return out
+	// Only the lines between the common head and tail are diffed: those
+	// the widening adds are the same on both sides.
+	bs := lineStarts(text, c.lo, c.from, c.to+c.delta)
+	bAt := func(l int) int { return bs[l-c.from] }
+	as := lineStarts(old, bAt(c.rawFrom), c.rawFrom, c.rawTo)
+	k := c.rawFrom - c.from // text's raw lines start at bs[k]
+	eq := func(x, y int) bool {
+		return bytes.Equal(old[as[x]:as[x+1]], text[bs[k+y]:bs[k+y+1]])
 	}
-	edits, ok := diff(id(a), id(b))
+	n, m := len(as)-1, c.rawTo+c.delta-c.rawFrom
+	edits, ok := diff(n, m, eq)
 	if !ok || (len(edits) < 2 && !nested) {
 		return []cut{c}
 	}
@@ -42,7 +40,7 @@ func (f *File) hunks(c cut, old, text []byte, nested bool) []cut {
 	}
 	var out []run
 	for _, h := range edits {
-		e := [4]int{c.from + h[0], c.from + h[1], c.from + h[2], c.from + h[3]}
+		e := [4]int{c.rawFrom + h[0], c.rawFrom + h[1], c.rawFrom + h[2], c.rawFrom + h[3]}
 		r := run{cut: f.widen(e, e, nested), first: e, last: e}
 		for len(out) > 0 && r.from < out[len(out)-1].to {
 			p := out[len(out)-1]
@@ -129,34 +127,27 @@ func (f *File) descend(a0, a1, from, to int) (int, int, int) {
 	return from, to, depth
 }
 
-// lines splits text's lines [from, to), the first starting at byte lo,
-// and returns them with a function giving the byte offset of line l
-// (from <= l <= to).
-func lines(text []byte, lo, from, to int) ([]string, func(int) int) {
+// lineStarts is the byte offsets of text's lines [from, to], the first
+// starting at byte lo (the end of text for lines past it).
+func lineStarts(text []byte, lo, from, to int) []int {
 	starts := make([]int, 0, to-from+1)
 	at := lo
 	for l := from; l < to; l++ {
 		starts = append(starts, at)
-		i := slices.Index(text[at:], '\n')
-		if i < 0 {
+		if i := bytes.IndexByte(text[at:], '\n'); i < 0 {
 			at = len(text)
 		} else {
 			at += i + 1
 		}
 	}
-	starts = append(starts, at)
-	out := make([]string, to-from)
-	for i := range out {
-		out[i] = string(text[starts[i]:starts[i+1]])
-	}
-	return out, func(l int) int { return starts[l-from] }
+	return append(starts, at)
 }
 
-// diff is a shortest edit script from a to b (Myers): the runs of lines
+// diff is a shortest edit script from a to b (Myers), n and m lines
+// long, line x of a equal to line y of b when eq(x, y): the runs of lines
 // of a [0:1] replaced by the lines of b [2:3], in order; false beyond
 // maxEdits edits.
-func diff(a, b []int) ([][4]int, bool) {
-	n, m := len(a), len(b)
+func diff(n, m int, eq func(x, y int) bool) ([][4]int, bool) {
 	off := n + m + 1
 	v := make([]int, 2*off+1)
 	var trace [][]int // v[off-d : off+d+1] after each d
@@ -169,7 +160,7 @@ func diff(a, b []int) ([][4]int, bool) {
 				x = v[off+k-1] + 1
 			}
 			y := x - k
-			for x < n && y < m && a[x] == b[y] {
+			for x < n && y < m && eq(x, y) {
 				x, y = x+1, y+1
 			}
 			v[off+k] = x

@@ -71,18 +71,21 @@ func (f *File) next(name string, old, text []byte, nested bool) (*File, bool, er
 			g, err := Parse(name, text)
 			return g, true, err
 		}
-		g = g.splice(c, mid, safeLines(node, lineCount(part)), 0)
+		g = g.splice(c, mid, safeLines(node, c.from, c.to+c.delta), 0)
 	}
 	return g, true, nil
 }
 
 // cut is the lines of a change: old's lines [from, to) became text's
 // [from, to+delta), which are text's bytes [lo, hi). depth is the depth of
-// the body the lines are elements of (0: the file's top level).
+// the body the lines are elements of (0: the file's top level). cut sets
+// rawFrom and rawTo, the lines between the common head and tail before
+// they are widened.
 type cut struct {
 	from, to, delta int
 	lo, hi          int
 	depth           int
+	rawFrom, rawTo  int
 }
 
 func (f *File) cut(old, text []byte) cut {
@@ -101,6 +104,7 @@ func (f *File) cut(old, text []byte) cut {
 	}
 	headAt := bytes.LastIndexByte(old[:pre], '\n') + 1
 	c := cut{from: lineCount(old[:headAt]), to: tailFrom, delta: newTailFrom - tailFrom, lo: headAt}
+	c.rawFrom, c.rawTo = c.from, c.to
 	for f.safe[c.from] != 0 {
 		c.from--
 		c.lo = bytes.LastIndexByte(old[:c.lo-1], '\n') + 1
@@ -119,10 +123,10 @@ func (f *File) cut(old, text []byte) cut {
 }
 
 // splice is f with the declarations of c's lines replaced by mid, whose
-// lines parsed on their own are marked safe as safe says, each depth but
-// -1 deeper by by.
+// lines parsed on their own are marked as safe says (from line c.from),
+// each depth but -1 deeper by by.
 func (f *File) splice(c cut, mid []*decl, safe []int8, by int) *File {
-	g := &File{Package: f.Package, Imports: f.Imports, syms: f.syms}
+	g := &File{Package: f.Package, Imports: f.Imports, syms: f.syms, res: f.res, resDeps: f.resDeps}
 	var before, after []*decl
 	var gone, came []symbol
 	for _, d := range f.decls {
@@ -149,12 +153,12 @@ func (f *File) splice(c cut, mid []*decl, safe []int8, by int) *File {
 }
 
 // spliceSafe is f.safe with c's lines marked as safe, the part's, marks
-// them (see splice).
+// them (safe[0] is line c.from; see splice).
 func (f *File) spliceSafe(c cut, safe []int8, by int) []int8 {
 	out := make([]int8, len(f.safe)+c.delta)
 	copy(out, f.safe[:c.from+1])
 	for l := c.from + 1; l < c.to+c.delta; l++ {
-		d := int(safe[l])
+		d := int(safe[l-c.from])
 		if d > 0 {
 			if d += by; d > maxDepth {
 				d = -1
@@ -239,22 +243,22 @@ func (f *File) spliceIn(name string, c cut, text []byte) (*File, bool) {
 	}
 	inner := &scope{kind: in.s.kind, name: in.s.name, open: in.s.open, close: in.s.close + c.delta,
 		elems: slices.Concat(before, mid, moved(after))}
+	inner.fields()
 	for i := len(path) - 2; i >= 0; i-- {
 		st := path[i]
 		e := st.s.elems[st.at]
 		e.end += c.delta
 		e.sub = inner
 		inner = &scope{kind: st.s.kind, name: st.s.name, open: st.s.open, close: st.s.close + c.delta,
-			elems: slices.Concat(st.s.elems[:st.at], []elem{e}, moved(st.s.elems[st.at+1:]))}
+			elems: slices.Concat(st.s.elems[:st.at], []elem{e}, moved(st.s.elems[st.at+1:])), msg: st.s.msg}
 	}
 	nd := *d
 	nd.end += c.delta
 	nd.scope = inner
 	if in.s.kind == Message {
 		nd.derive()
-		nd.resolved.syms = nil // its messages changed: resolved again
 	}
-	g := &File{Package: f.Package, Imports: f.Imports, syms: f.syms}
+	g := &File{Package: f.Package, Imports: f.Imports, syms: f.syms, res: f.res, resDeps: f.resDeps}
 	g.decls = make([]*decl, 0, len(f.decls))
 	g.decls = append(g.decls, f.decls[:at]...)
 	g.decls = append(g.decls, &nd)
@@ -266,7 +270,7 @@ func (f *File) spliceIn(name string, c cut, text []byte) (*File, bool) {
 	if !slices.Equal(d.declared, nd.declared) {
 		g.syms = g.symbols()
 	}
-	g.safe = f.spliceSafe(c, safeLines(node, lineCount(part)), c.depth-1)
+	g.safe = f.spliceSafe(c, safeLines(node, c.from, c.to+c.delta), c.depth-1)
 	return g, true
 }
 

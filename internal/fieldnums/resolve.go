@@ -35,7 +35,8 @@ type Symbols struct {
 	kinds   map[string]Kind
 }
 
-// Deps finds the symbols of an import by its path.
+// Deps finds the symbols of an import by its path. A File keeps what it
+// resolved with a Deps, which it compares with ==: a pointer, say.
 type Deps interface {
 	Lookup(path string) (*Symbols, error)
 }
