@@ -469,6 +469,20 @@ func (s commitSource) blobID(name string) (string, error) {
 	return id, nil
 }
 
+// answer is what the commit holds at name, as Stat and ReadFile find it:
+// an object's id and kind, or why nothing; false when git could not say.
+func (s commitSource) answer(name string) (string, bool) {
+	c, err := source.Clean(name)
+	if err != nil {
+		return "refused: " + err.Error(), true
+	}
+	id, kind, _, err := s.c.object(s.rev, c, false)
+	if err != nil {
+		return "", false
+	}
+	return id + " " + kind, true
+}
+
 func (s commitSource) Stat(name string) (fs.FileInfo, error) {
 	c, err := source.Clean(name)
 	if err != nil {

@@ -4,9 +4,11 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/contractlint/contractlint/internal/pipeline"
 	"github.com/contractlint/contractlint/internal/source"
 )
 
@@ -130,4 +132,48 @@ func sourceAnswer(src commitSource, name string) string {
 		return "error " + err.Error()
 	}
 	return fmt.Sprintf("%s blob %d %s", id, fi.Size(), b)
+}
+
+// TestRootsMemoIsProtoRoots: the import roots remembered for versions read
+// at their own commits are those ProtoRoots finds at each commit, whatever
+// the commit before held: a buf.yaml added, changed, moved down or removed,
+// a buf.work.yaml added, the imports that settle the roots without one
+// there or not.
+func TestRootsMemoIsProtoRoots(t *testing.T) {
+	r := newRepo(t, "main")
+	name := "proto/api/v1/a.proto"
+	text := "syntax = \"proto3\";\nimport \"dep/d.proto\";\nmessage A { dep.D d = 1; }\n"
+	r.write(name, text)
+	r.write("proto/api/dep/d.proto", "syntax = \"proto3\";\npackage dep;\nmessage D {}\n")
+	revs := []string{r.commit("no buf.yaml, the import from api/")}
+	r.write("buf.yaml", "version: v1\nbuild:\n  roots: [proto]\n")
+	revs = append(revs, r.commit("buf.yaml at the top"))
+	r.write("README", "unrelated\n")
+	revs = append(revs, r.commit("nothing the roots read"))
+	r.write("buf.yaml", "version: v1\nbuild:\n  roots: [proto/api]\n")
+	revs = append(revs, r.commit("buf.yaml changed"))
+	r.remove("buf.yaml")
+	r.write("proto/buf.yaml", "version: v1\n")
+	revs = append(revs, r.commit("buf.yaml moved down"))
+	r.write("buf.work.yaml", "version: v1\ndirectories: [proto]\n")
+	revs = append(revs, r.commit("buf.work.yaml"))
+	r.remove("proto/buf.yaml")
+	r.remove("buf.work.yaml")
+	r.remove("proto/api/dep/d.proto")
+	r.write("proto/dep/d.proto", "syntax = \"proto3\";\npackage dep;\nmessage D {}\n")
+	revs = append(revs, r.commit("none again, the import from proto/"))
+	c := &commits{top: r.top}
+	defer c.close()
+	m := &rootsMemo{}
+	po := options(r.top).Pipeline
+	for _, order := range [][]int{{0, 1, 2, 3, 4, 5, 6}, {6, 5, 4, 3, 2, 1, 0}, {1, 3, 1, 0, 6, 0}} {
+		for _, i := range order {
+			src := commitSource{c: c, rev: revs[i]}
+			want, werr := pipeline.ProtoRoots(src, name, po)
+			got, gerr := m.find(src, name, po)
+			if fmt.Sprint(werr) != fmt.Sprint(gerr) || !slices.Equal(want, got) {
+				t.Errorf("commit %d: remembered %v (%v), ProtoRoots %v (%v)", i, got, gerr, want, werr)
+			}
+		}
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io/fs"
 	"path"
+	"slices"
 	"strings"
 	"sync"
 
@@ -138,6 +139,7 @@ func tokenless(line []byte) bool {
 // other commits' files and the symbols of every import read, by content.
 type walkRead struct {
 	commits *commits
+	memo    rootsMemo
 	po      pipeline.Options
 	mu      sync.Mutex
 	parsed  map[string]symbolsOf
@@ -159,6 +161,85 @@ func (w *walkRead) rootsOf(src source.Source, last lastRead) *rootsOf {
 	return &rootsOf{tree: &treeSymbols{src: src, w: w, last: last, got: map[string]symbolsOf{}}, po: w.po, got: map[string]*treeDeps{}}
 }
 
+// rootsMemo finds the import roots of the versions read with their own
+// commit's imports. Finding them asks the commit whether each buf
+// configuration file above the version is there, and reads those that are
+// (or, without one, whether its imports are there from each directory up):
+// the next commit mostly answers alike, and the same answers (the same
+// blob, or the same nothing, for every name asked) find the same roots.
+type rootsMemo struct {
+	mu   sync.Mutex
+	seen []rootsFound // the latest first
+}
+
+// rootsFound is the roots found for a file, with what finding them asked.
+type rootsFound struct {
+	name  string
+	asked []asked
+	roots []string
+	err   error
+}
+
+// asked is a name asked of a commit and what it held there: a blob's or
+// a tree's id, or why nothing.
+type asked struct{ name, answer string }
+
+// keep is how many files' roots rootsMemo remembers.
+const keep = 4
+
+// find is ProtoRoots of name in src, remembered.
+func (m *rootsMemo) find(src commitSource, name string, po pipeline.Options) ([]string, error) {
+	m.mu.Lock()
+	seen := slices.Clone(m.seen)
+	m.mu.Unlock()
+	for _, r := range seen {
+		if r.name == name && r.holds(src) {
+			return r.roots, r.err
+		}
+	}
+	rec := &recording{commitSource: src}
+	roots, err := pipeline.ProtoRoots(rec, name, po)
+	if !rec.failed {
+		m.mu.Lock()
+		m.seen = slices.Insert(m.seen[:min(len(m.seen), keep-1)], 0, rootsFound{name: name, asked: rec.asked, roots: roots, err: err})
+		m.mu.Unlock()
+	}
+	return roots, err
+}
+
+// holds reports whether src answers every name r asked as r's commit did.
+func (r rootsFound) holds(src commitSource) bool {
+	for _, a := range r.asked {
+		if got, ok := src.answer(a.name); !ok || got != a.answer {
+			return false
+		}
+	}
+	return true
+}
+
+// recording is a commit read by ProtoRoots, noting the names it asks.
+type recording struct {
+	commitSource
+	asked  []asked
+	failed bool // a name git could not answer: nothing is remembered
+}
+
+func (r *recording) note(name string) {
+	a, ok := r.answer(name)
+	r.failed = r.failed || !ok
+	r.asked = append(r.asked, asked{name, a})
+}
+
+func (r *recording) ReadFile(name string) ([]byte, error) {
+	r.note(name)
+	return r.commitSource.ReadFile(name)
+}
+
+func (r *recording) Stat(name string) (fs.FileInfo, error) {
+	r.note(name)
+	return r.commitSource.Stat(name)
+}
+
 // ownUses reads a version with the imports of its own commit (f, when
 // read already, else read from it).
 func (w *walkRead) ownUses(name string, v version, f *fieldnums.File, last lastRead) []fieldnums.Use {
@@ -172,7 +253,9 @@ func (w *walkRead) ownUses(name string, v version, f *fieldnums.File, last lastR
 			return nil
 		}
 	}
-	deps, err := w.rootsOf(src, last).of(src, name, f)
+	roots := w.rootsOf(src, last)
+	roots.find = func(_ source.Source, name string) ([]string, error) { return w.memo.find(src, name, w.po) }
+	deps, err := roots.of(src, name, f)
 	if err != nil {
 		return nil
 	}
@@ -240,6 +323,8 @@ func (last lastRead) parse(name string, text []byte) (*fieldnums.File, error) {
 type rootsOf struct {
 	tree *treeSymbols
 	po   pipeline.Options
+	// find finds the roots, pipeline.ProtoRoots when nil.
+	find func(src source.Source, name string) ([]string, error)
 	mu   sync.Mutex
 	got  map[string]*treeDeps
 }
@@ -255,7 +340,13 @@ func (r *rootsOf) of(src source.Source, name string, f *fieldnums.File) (*treeDe
 	if d, ok := r.got[key.String()]; ok {
 		return d, nil
 	}
-	roots, err := pipeline.ProtoRoots(src, name, r.po)
+	var roots []string
+	var err error
+	if r.find != nil {
+		roots, err = r.find(src, name)
+	} else {
+		roots, err = pipeline.ProtoRoots(src, name, r.po)
+	}
 	if err != nil {
 		return nil, err
 	}
