@@ -43,13 +43,13 @@ func (ps *parses) cut(srcs ...[]byte) ([]*pieces, []*NoPlan) {
 		wg.Go(func() { outs[i] = outline(src) })
 	}
 	wg.Wait()
-	var texts []partText
+	var batches []batch
 	for _, o := range outs {
-		for _, p := range o.parts {
-			texts = append(texts, partText{o.d.partText(p), p.key})
+		if o.d != nil {
+			batches = append(batches, o.d.batches(o.parts)...)
 		}
 	}
-	ps.parse(texts)
+	ps.parse(batches)
 	ds, whys := make([]*pieces, len(srcs)), make([]*NoPlan, len(srcs))
 	for i, o := range outs {
 		if o.why == nil && o.d != nil && !o.d.json {

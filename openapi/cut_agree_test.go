@@ -10,6 +10,7 @@ import (
 
 	"github.com/contractlint/contractlint/internal/corpus"
 	"github.com/contractlint/contractlint/internal/places"
+	"github.com/google/go-cmp/cmp"
 )
 
 // TestCutAgreesWithParser holds the cut, an outline by indentation whose
@@ -102,4 +103,40 @@ func agree(t *testing.T, name string, d *pieces, doc *places.Doc) {
 		slices.Sort(got)
 		t.Errorf("%s: %d chunks, the parser finds %d entries: %v", name, len(d.chunks), len(want), got)
 	}
+}
+
+// TestBatchReadsAsAlone: a batch of parts read in one parse gives each
+// part what a parse of it alone gives, on every rule case's documents.
+func TestBatchReadsAsAlone(t *testing.T) {
+	files, _ := filepath.Glob(filepath.Join("..", "testdata", "rules", "*", "*", "*.yaml"))
+	together := 0
+	for _, f := range files {
+		text, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		o := outline(text)
+		if o.why != nil || o.d.json {
+			continue
+		}
+		for _, b := range o.d.batches(o.parts) {
+			out := make([]*parsed, len(b.parts))
+			if len(b.parts) < 2 || !readTogether(b, out) {
+				continue
+			}
+			together++
+			for i, pt := range b.parts {
+				if d := cmp.Diff(readPart(pt.text, pt.key), out[i], cmp.AllowUnexported(parsed{}, anchorDef{}), cmp.Comparer(sameError)); d != "" {
+					t.Errorf("%s: %s read in its batch (-alone +together):\n%s", f, pt.key, d)
+				}
+			}
+		}
+	}
+	if together == 0 {
+		t.Error("no batch was read in one parse")
+	}
+}
+
+func sameError(a, b error) bool {
+	return (a == nil) == (b == nil) && (a == nil || a.Error() == b.Error())
 }

@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/contractlint/contractlint/internal/places"
 	"go.yaml.in/yaml/v4"
@@ -58,42 +59,166 @@ func newParses(base map[string]*parsed) *parses {
 	return &parses{base: base, done: map[string]*parsed{}, after: map[string]*parsed{}}
 }
 
-// partText is a part's text and the key the outline read on its first
-// line, which the parser must read there too.
+// partText is a part's text, the key the outline read on its first line,
+// which the parser must read there too, and where the part begins in its
+// batch's text: the line and the byte.
 type partText struct {
-	text []byte
-	key  string
+	text      []byte
+	key       string
+	line, off int
 }
 
-// parse reads each text not read yet, on every core.
-func (ps *parses) parse(texts []partText) {
-	var todo []partText
-	for _, pt := range texts {
-		t := pt.text
-		if _, ok := ps.done[string(t)]; ok {
-			continue
+// batch is parts read in one parse: entries next to each other under one
+// key. One parse of a few parts costs little more than the parse of one
+// (the parser's start is half a small part's).
+type batch struct {
+	text  []byte
+	parts []partText
+}
+
+// maxBatch bounds the parts of a batch, so that the batches of a
+// document spread over the cores.
+const maxBatch = 16
+
+// batches groups d's parts into batches: runs of the chunks under one
+// key, in the text's order; each other part alone.
+func (d *pieces) batches(parts []cutPart) []batch {
+	var out []batch
+	var cur []partText
+	first := 0
+	flush := func() {
+		if len(cur) > 0 {
+			out = append(out, batchOf(d, first, cur))
+			cur = nil
 		}
-		if r, ok := ps.base[string(t)]; ok {
-			ps.done[string(t)] = r
-			continue
-		}
-		ps.done[string(t)] = nil
-		todo = append(todo, pt)
 	}
-	out := make([]*parsed, len(todo))
-	workers := min(runtime.GOMAXPROCS(0), len(todo))
+	for i, p := range parts {
+		if len(cur) > 0 && (p.ptr == "" || parts[i-1].to != p.from || parts[i-1].section != p.section || len(cur) == maxBatch) {
+			flush()
+		}
+		if len(cur) == 0 {
+			first = p.from
+		}
+		cur = append(cur, partText{d.partText(p), p.key, p.from - first, d.lines[p.from].start - d.lines[first].start})
+		if p.ptr == "" {
+			flush()
+		}
+	}
+	flush()
+	return out
+}
+
+// batchOf is the batch of parts, the first of which begins on line from.
+func batchOf(d *pieces, from int, parts []partText) batch {
+	last := parts[len(parts)-1]
+	start := d.lines[from].start
+	return batch{text: d.src[start : start+last.off+len(last.text)], parts: parts}
+}
+
+// parse reads each part not read yet, once however many times its text
+// occurs: the parts of a batch still to read are read together, on every
+// core.
+func (ps *parses) parse(batches []batch) {
+	var todo []batch
+	queued := map[string]bool{}
+	for _, b := range batches {
+		var run []int
+		split := func() {
+			if len(run) > 0 {
+				todo = append(todo, b.sub(run))
+				run = nil
+			}
+		}
+		for i, pt := range b.parts {
+			t := string(pt.text)
+			if _, ok := ps.done[t]; ok || queued[t] {
+				split()
+				continue
+			}
+			if r, ok := ps.base[t]; ok {
+				ps.done[t] = r
+				split()
+				continue
+			}
+			queued[t] = true
+			run = append(run, i)
+		}
+		split()
+	}
+	out := make([][]*parsed, len(todo))
+	var next atomic.Int64
 	var wg sync.WaitGroup
-	for w := range workers {
+	for range min(runtime.GOMAXPROCS(0), len(todo)) {
 		wg.Go(func() {
-			for i := w; i < len(todo); i += workers {
-				out[i] = readPart(todo[i].text, todo[i].key)
+			for i := int(next.Add(1) - 1); i < len(todo); i = int(next.Add(1) - 1) {
+				out[i] = readBatch(todo[i])
 			}
 		})
 	}
 	wg.Wait()
-	for i, t := range todo {
-		ps.done[string(t.text)] = out[i]
+	for i, b := range todo {
+		for j, pt := range b.parts {
+			ps.done[string(pt.text)] = out[i][j]
+		}
 	}
+}
+
+// sub is the batch of b's parts at the indexes in run, which follow one
+// another.
+func (b batch) sub(run []int) batch {
+	if len(run) == len(b.parts) {
+		return b
+	}
+	first, last := b.parts[run[0]], b.parts[run[len(run)-1]]
+	parts := make([]partText, len(run))
+	for i, j := range run {
+		parts[i] = b.parts[j]
+		parts[i].line -= first.line
+		parts[i].off -= first.off
+	}
+	return batch{text: b.text[first.off : last.off+len(last.text)], parts: parts}
+}
+
+// readBatch reads each part of b: in one parse, which must find each
+// part's key on its first line, or each alone when it does not, or when
+// a part defines or uses an anchor (which the parse of it alone must
+// place).
+func readBatch(b batch) []*parsed {
+	out := make([]*parsed, len(b.parts))
+	if len(b.parts) > 1 && readTogether(b, out) {
+		return out
+	}
+	for i, pt := range b.parts {
+		out[i] = readPart(pt.text, pt.key)
+	}
+	return out
+}
+
+// readTogether is readBatch's one parse; false when it cannot stand.
+func readTogether(b batch, out []*parsed) bool {
+	d, err := places.Read(b.text)
+	if err != nil || d.Documents() != 1 {
+		return false
+	}
+	root := d.Root()
+	if root.Kind != yaml.MappingNode || len(root.Content) != 2*len(b.parts) {
+		return false
+	}
+	for i, pt := range b.parts {
+		k := root.Content[2*i]
+		if k.Value != pt.key || k.Line != pt.line+1 {
+			return false
+		}
+		r := readValue(b.text, root.Content[2*i+1])
+		if r.anchored {
+			return false
+		}
+		if r.line > 0 {
+			r.line -= pt.line
+		}
+		out[i] = r
+	}
+	return true
 }
 
 // readPart parses one part: a key at its indentation and what is under it.
@@ -218,7 +343,7 @@ func (ps *parses) merge(d *pieces, parts []cutPart) []cutPart {
 			m := p
 			m.to = parts[j].to
 			text := d.partText(m)
-			ps.parse([]partText{{text, m.key}})
+			ps.parse([]batch{{text, []partText{{text, m.key, 0, 0}}}})
 			if r := ps.done[string(text)]; !r.syntax {
 				p, i = m, j
 				p.r = r
