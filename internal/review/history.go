@@ -146,15 +146,40 @@ func walkedKey(c FileChange) string { return c.Old + "\x00" + c.New }
 // histories walks the histories of the files that need one at once, as one
 // phase, when there are several: a walk leaves a core idle while it waits
 // on git or for its last run of versions, which another file's walk fills.
-func (r *Repo) histories(files []FileChange, base Base, baseSrc source.Source, lock *rules.History, o Options) map[string]walkedHistory {
+// The walks early started are waited for and taken, with lock.
+func (r *Repo) histories(files []FileChange, base Base, baseSrc source.Source, lock *rules.History, o Options, early *earlyWalks) map[string]walkedHistory {
 	var todo []FileChange
 	for _, c := range files {
 		if c.walksHistory() && !slices.ContainsFunc(todo, func(d FileChange) bool { return walkedKey(d) == walkedKey(c) }) {
 			todo = append(todo, c)
 		}
 	}
+	walked := map[string]walkedHistory{}
+	if early != nil {
+		_ = o.Pipeline.Stats.Measure("history", func() error {
+			early.wait()
+			return nil
+		})
+		var rest []FileChange
+		for _, c := range todo {
+			w, ok := early.got[c.Old]
+			if !ok {
+				rest = append(rest, c)
+				continue
+			}
+			if w.err != nil {
+				walked[walkedKey(c)] = w
+				continue
+			}
+			h := &rules.History{}
+			h.Merge(lock)
+			h.Merge(w.h)
+			walked[walkedKey(c)] = walkedHistory{h: h}
+		}
+		todo = rest
+	}
 	if len(todo) < 2 {
-		return nil
+		return walked
 	}
 	got := make([]walkedHistory, len(todo))
 	inner := o
@@ -166,11 +191,56 @@ func (r *Repo) histories(files []FileChange, base Base, baseSrc source.Source, l
 		})
 		return nil
 	})
-	walked := map[string]walkedHistory{}
 	for i, c := range todo {
 		walked[walkedKey(c)] = got[i]
 	}
 	return walked
+}
+
+// earlyWalks are histories walked in the background from when the review
+// knows which changed files it compares (see startWalks), by old name,
+// without the lock.
+type earlyWalks struct {
+	done chan struct{}
+	got  map[string]walkedHistory
+}
+
+// startWalks starts walking the histories of files, at once, while the
+// review goes on to find what else the change reaches (istio/api: 0.13-0.19
+// s, mostly waiting on git, which the walks fill). A file's history
+// depends on its old name alone. nil when no file needs one.
+func (r *Repo) startWalks(files []FileChange, base Base, baseSrc source.Source, o Options) *earlyWalks {
+	var names []string
+	for _, c := range files {
+		if c.walksHistory() && !slices.Contains(names, c.Old) {
+			names = append(names, c.Old)
+		}
+	}
+	if len(names) == 0 {
+		return nil
+	}
+	e := &earlyWalks{done: make(chan struct{}), got: map[string]walkedHistory{}}
+	inner := o
+	inner.inWalks = true
+	go func() {
+		defer close(e.done)
+		defer walkGC()()
+		got := make([]walkedHistory, len(names))
+		par.Each(len(names), func(i int) {
+			got[i].h, got[i].err = r.history(FileChange{Status: Modified, Old: names[i], New: names[i]}, base, baseSrc, nil, inner)
+		})
+		for i, name := range names {
+			e.got[name] = got[i]
+		}
+	}()
+	return e
+}
+
+// wait waits for the walks to end; nothing to wait for in a nil one.
+func (e *earlyWalks) wait() {
+	if e != nil {
+		<-e.done
+	}
 }
 
 // historyOf is c's history: histories', else walked now.

@@ -180,6 +180,10 @@ func Run(o Options) (*Result, error) {
 		}
 	}
 	res.Files = pairByIdentity(res.Files, o.Pipeline.Limits.Guard(oldSrc, nil), o.Pipeline.Limits.Guard(newSrc, nil))
+	// The histories of the files known to be compared are walked while the
+	// review looks for what else the change reaches.
+	early := repo.startWalks(res.Files, base, oldSrc, o)
+	defer early.wait()
 	reached, copies := repo.reachedRoots(changes, res.Files, outside, sd, inPaths, o)
 	res.Files = append(res.Files, reached...)
 	res.NotReviewed = append(res.NotReviewed, copies...)
@@ -188,7 +192,7 @@ func Run(o Options) (*Result, error) {
 		res.Read = append(res.Read, c.Also...)
 	}
 	var unread []unreadable
-	o.walked = repo.histories(res.Files, base, oldSrc, lock, o)
+	o.walked = repo.histories(res.Files, base, oldSrc, lock, o, early)
 	for _, c := range res.Files {
 		fs, err := repo.review(c, base, oldSrc, newSrc, lock, o)
 		var ps source.Problems
