@@ -404,8 +404,9 @@ func (ps *parses) aliased(d *pieces, before []cutPart, p cutPart) *parsed {
 	if r.syntax {
 		return nil
 	}
-	r.anchorsIn, r.anchored = from, true
-	return r
+	c := *r // the parse is shared by the sides; where its anchors are is each side's
+	c.anchorsIn, c.anchored = from, true
+	return &c
 }
 
 // definedBefore is the last part in before that defines the anchor name,
