@@ -294,3 +294,22 @@ func TestPlanSubsetTagsDiffer(t *testing.T) {
 		t.Errorf("x-idempotency differs: planned")
 	}
 }
+
+// TestAnchorMovedBetweenSides: a part alike on both sides that aliases an
+// anchor held by another chunk on each side reaches each side's own.
+func TestAnchorMovedBetweenSides(t *testing.T) {
+	old := subsetDoc(pathA+pathC, schA+"    B: &b\n      type: string\n    C: *b\n")
+	new := subsetDoc(pathA+pathC, schA+"    Bee: &b\n      type: string\n    C: *b\n")
+	o, n, owhy, nwhy := cutPair([]byte(old), []byte(new))
+	if owhy != nil || nwhy != nil {
+		t.Fatalf("not cut: %v, %v", owhy, nwhy)
+	}
+	for _, side := range []struct {
+		d    *pieces
+		want string
+	}{{o, "#/components/schemas/B"}, {n, "#/components/schemas/Bee"}} {
+		if got := side.d.chunks["#/components/schemas/C"].refs; !slices.Equal(got, []string{side.want}) {
+			t.Errorf("C reaches %v, want %s", got, side.want)
+		}
+	}
+}
