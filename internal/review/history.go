@@ -1,6 +1,7 @@
 package review
 
 import (
+	"bufio"
 	"bytes"
 	"crypto/sha256"
 	"encoding/json"
@@ -61,7 +62,11 @@ func (r *Repo) history(c FileChange, base Base, baseSrc source.Source, lock *rul
 			blobs, err := r.releasedBlobs(c.Old, tags)
 			released <- releasedOf{blobs, err}
 		}()
+		g, _ := baseSrc.(*source.Git)
+		po := o.Pipeline
+		po.Stats = st.Within() // the loads are inside the walk's phase
 		var vs []version
+		var read [][]fieldnums.Use
 		if o.HistoryDepth > 0 {
 			// A bounded walk stops at the depth: a log of that file alone.
 			out, err := r.git(append(rawLog("-n", strconv.Itoa(o.HistoryDepth)), base.Commit, "--", c.Old)...)
@@ -71,19 +76,19 @@ func (r *Repo) history(c FileChange, base Base, baseSrc source.Source, lock *rul
 			log := parseRawLog(out)
 			st.Walked(log.commits, 0)
 			vs = log.versions[c.Old]
+			read = r.versionUses(g, c.Old, vs, po)
 		} else {
-			g, _ := baseSrc.(*source.Git)
-			all, err := r.walks.versions(r, base.Commit, st, g)
+			// The versions are read as the log lists them: a run of
+			// them as soon as the log has listed it.
+			x := r.walks.walk(r, base.Commit, g)
+			read = r.versionUsesOf(g, c.Old, func(n int) []version { return x.upto(c.Old, n) }, po)
+			all, err := x.wait(st)
 			if err != nil {
 				return err
 			}
 			vs = all[c.Old]
 		}
 		st.Walked(0, len(vs))
-		g, _ := baseSrc.(*source.Git)
-		po := o.Pipeline
-		po.Stats = st.Within() // the loads are inside the walk's phase
-		read := r.versionUses(g, c.Old, vs, po)
 		st.AddCache(po.Stats)
 		rel := <-released
 		if rel.err != nil {
@@ -338,70 +343,157 @@ type walks struct {
 	got map[string]*walked
 }
 
-// walked is one revision's walk: its versions, the commits it listed and
-// whether a walk that needed it has counted them (see Stats.Walked).
+// walked is one revision's walk, as its log lists it: the versions listed
+// so far, the commits, whether the log has ended (and how), and whether a
+// walk that needed it has counted its commits (see Stats.Walked).
 type walked struct {
+	mu       sync.Mutex
+	grew     sync.Cond // a commit's versions were added, or the log ended
 	versions map[string][]version
 	commits  int
+	done     bool
+	err      error
 	counted  bool
 }
 
 // versions lists each .proto file's distinct contents in the commits
-// reachable from rev, newest first (see walk); the first call for rev
-// counts the commits listed in st.
+// reachable from rev, newest first (see walk), once the log has ended; the
+// first call for rev counts the commits listed in st.
 func (w *walks) versions(r *Repo, rev string, st *pipeline.Stats, snap *source.Git) (map[string][]version, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	got, err := w.walk(r, rev, snap)
-	if err != nil {
-		return nil, err
-	}
-	if !got.counted {
-		got.counted = true
-		st.Walked(got.commits, 0)
-	}
-	return got.versions, nil
+	return w.walk(r, rev, snap).wait(st)
 }
 
-// prefetch walks rev on its own goroutine, so that git lists the history
-// while the review does its other work; the walk that needs it waits for
-// it. An error is left for that walk to meet and say.
+// prefetch starts walking rev, so that git lists the history while the
+// review does its other work; the walks that need it read it as it comes.
+// An error is left for them to meet and say.
 func (w *walks) prefetch(r *Repo, rev string, snap *source.Git) {
-	go func() {
-		w.mu.Lock()
-		defer w.mu.Unlock()
-		_, _ = w.walk(r, rev, snap)
-	}()
+	w.walk(r, rev, snap)
 }
 
-// walk reads the versions of rev's history once; w.mu is held. One `git
-// log --raw` lists the blob every commit gave each file it changed:
+// walk is rev's walk, started if it is not under way or done well. One
+// `git log --raw` lists the blob every commit gave each file it changed:
 // walking the whole history once costs less than one pathspec-limited log
 // per file, and far less than listing each commit's tree. Merges are
 // compared with their first parent, so a version a merge made is seen too.
+// Its output is read as git writes it, a commit at a time.
 //
 // snap, when it is rev's snapshot (nil otherwise), answers the walk of a
 // root commit (a repository's first, with no parent) without git log: its
 // versions are its tree's files, which snap listed, at the commit's time,
 // which snap's cat-file reads.
-func (w *walks) walk(r *Repo, rev string, snap *source.Git) (*walked, error) {
-	if got, ok := w.got[rev]; ok {
-		return got, nil
-	}
-	log, ok := rootLog(snap, rev)
-	if !ok {
-		out, err := r.git(append(rawLog(), rev, "--")...)
-		if err != nil {
-			return nil, err
+func (w *walks) walk(r *Repo, rev string, snap *source.Git) *walked {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if x, ok := w.got[rev]; ok {
+		x.mu.Lock()
+		failed := x.done && x.err != nil
+		x.mu.Unlock()
+		if !failed {
+			return x
 		}
-		log = parseRawLog(out)
 	}
+	x := &walked{versions: map[string][]version{}}
+	x.grew.L = &x.mu
 	if w.got == nil {
 		w.got = map[string]*walked{}
 	}
-	got := &walked{versions: log.versions, commits: log.commits}
-	w.got[rev] = got
-	return got, nil
+	w.got[rev] = x
+	if log, ok := rootLog(snap, rev); ok {
+		x.versions, x.commits, x.done = log.versions, log.commits, true
+		return x
+	}
+	go x.read(r, rev)
+	return x
+}
+
+// read runs the log of rev and adds what it lists to x.
+func (x *walked) read(r *Repo, rev string) {
+	args := append([]string{"-c", "core.quotepath=off"}, append(rawLog(), rev, "--")...)
+	cmd := exec.Command("git", args...)
+	cmd.Dir = r.Top
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.StdoutPipe()
+	if err == nil {
+		err = cmd.Start()
+	}
+	if err != nil {
+		x.end(fmt.Errorf("git log: %v", err))
+		return
+	}
+	p := &rawLogReader{versions: map[string][]version{}, seen: map[[2]string]bool{}}
+	in := bufio.NewReaderSize(out, 64<<10)
+	for {
+		field, rerr := in.ReadBytes(0)
+		field = bytes.TrimSuffix(field, []byte{0})
+		if len(field) > 0 || rerr == nil {
+			if p.field(field) {
+				x.add(p)
+			}
+		}
+		if rerr != nil {
+			break
+		}
+	}
+	x.add(p)
+	if err := cmd.Wait(); err != nil {
+		msg := strings.TrimSpace(stderr.String())
+		if msg == "" {
+			msg = err.Error()
+		}
+		x.end(fmt.Errorf("git log: %s", msg))
+		return
+	}
+	x.end(nil)
+}
+
+// add adds the versions p read since the last add.
+func (x *walked) add(p *rawLogReader) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	for name, vs := range p.versions {
+		x.versions[name] = append(x.versions[name], vs...)
+		delete(p.versions, name)
+	}
+	x.commits += p.commits
+	p.commits = 0
+	x.grew.Broadcast()
+}
+
+func (x *walked) end(err error) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	x.done, x.err = true, err
+	x.grew.Broadcast()
+}
+
+// upto waits until the log has listed n versions of name, or has ended,
+// and returns those it has listed.
+func (x *walked) upto(name string, n int) []version {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	for !x.done && len(x.versions[name]) < n {
+		x.grew.Wait()
+	}
+	return x.versions[name]
+}
+
+// wait waits for the log to end and returns every file's versions; the
+// first call counts the commits listed in st.
+func (x *walked) wait(st *pipeline.Stats) (map[string][]version, error) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	for !x.done {
+		x.grew.Wait()
+	}
+	if x.err != nil {
+		return nil, x.err
+	}
+	if !x.counted {
+		x.counted = true
+		st.Walked(x.commits, 0)
+	}
+	return x.versions, nil
 }
 
 // rootLog is what parseRawLog reads of `git log --root` when rev, snap's
@@ -469,35 +561,52 @@ func rawLog(extra ...string) []string {
 // "\x01<id> <time>", each of its changes ":<modes> <oids> <status>" then the path.
 // It keeps regular .proto files, each blob once, at the newest commit.
 func parseRawLog(out []byte) rawLogOf {
-	vs := map[string][]version{}
-	commits := 0
-	seen := map[[2]string]bool{}
-	var commit string
-	var at int64
-	fields := bytes.Split(out, []byte{0})
-	for i := 0; i < len(fields); i++ {
-		f := strings.TrimLeft(string(fields[i]), "\n")
-		switch {
-		case strings.HasPrefix(f, "\x01"):
-			id, t, _ := strings.Cut(f[1:], " ")
-			commit, at = id, 0
-			if n, err := strconv.ParseInt(strings.TrimSpace(t), 10, 64); err == nil {
-				at = n
-			}
-			commits++
-		case strings.HasPrefix(f, ":") && i+1 < len(fields):
-			i++
-			name := string(fields[i])
-			meta := strings.Fields(f)
-			// :<old mode> <new mode> <old oid> <new oid> <status>
-			if len(meta) != 5 || !isRegular(meta[1]) || !isProto(name) || seen[[2]string{name, meta[3]}] {
-				continue
-			}
-			seen[[2]string{name, meta[3]}] = true
-			vs[name] = append(vs[name], version{commit: commit, blob: meta[3], time: at})
-		}
+	p := &rawLogReader{versions: map[string][]version{}, seen: map[[2]string]bool{}}
+	for field := range bytes.SplitSeq(out, []byte{0}) {
+		p.field(field)
 	}
-	return rawLogOf{versions: vs, commits: commits}
+	return rawLogOf{versions: p.versions, commits: p.commits}
+}
+
+// rawLogReader reads a raw log a field (NUL-separated) at a time.
+type rawLogReader struct {
+	versions map[string][]version
+	commits  int
+	seen     map[[2]string]bool
+	commit   string
+	at       int64
+	meta     []string // a change's, whose path is the next field
+}
+
+// field reads one field; true when it starts a commit (the ones before
+// are whole).
+func (p *rawLogReader) field(b []byte) bool {
+	if p.meta != nil {
+		meta := p.meta
+		p.meta = nil
+		name := string(b)
+		// :<old mode> <new mode> <old oid> <new oid> <status>
+		if len(meta) != 5 || !isRegular(meta[1]) || !isProto(name) || p.seen[[2]string{name, meta[3]}] {
+			return false
+		}
+		p.seen[[2]string{name, meta[3]}] = true
+		p.versions[name] = append(p.versions[name], version{commit: p.commit, blob: meta[3], time: p.at})
+		return false
+	}
+	f := strings.TrimLeft(string(b), "\n")
+	switch {
+	case strings.HasPrefix(f, "\x01"):
+		id, t, _ := strings.Cut(f[1:], " ")
+		p.commit, p.at = id, 0
+		if n, err := strconv.ParseInt(strings.TrimSpace(t), 10, 64); err == nil {
+			p.at = n
+		}
+		p.commits++
+		return true
+	case strings.HasPrefix(f, ":"):
+		p.meta = strings.Fields(f)
+	}
+	return false
 }
 
 // rawLogOf is what a raw log told: each .proto file's versions, newest

@@ -5,15 +5,17 @@ import (
 	"crypto/sha256"
 	"errors"
 	"io/fs"
+	"math"
 	"path"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"google.golang.org/protobuf/reflect/protoregistry"
 
 	"github.com/contractlint/contractlint/internal/fieldnums"
-	"github.com/contractlint/contractlint/internal/par"
 	"github.com/contractlint/contractlint/internal/pipeline"
 	"github.com/contractlint/contractlint/internal/source"
 )
@@ -31,10 +33,19 @@ const segment = 32
 // cat-file and parsed in part (see fieldnums.Next); nothing is
 // linked.
 func (r *Repo) versionUses(base *source.Git, name string, vs []version, po pipeline.Options) [][]fieldnums.Use {
-	out := make([][]fieldnums.Use, len(vs))
+	return r.versionUsesOf(base, name, func(n int) []version { return vs[:min(n, len(vs))] }, po)
+}
+
+// versionUsesOf is versionUses of the versions known returns as the log
+// lists them, newest first: known(n) waits until n are listed or the log
+// has ended, and returns those listed. A core takes the next run of
+// versions as soon as they are listed.
+func (r *Repo) versionUsesOf(base *source.Git, name string, known func(n int) []version, po pipeline.Options) [][]fieldnums.Use {
 	w := &walkRead{commits: &commits{top: r.Top, via: base}, parsed: map[string]symbolsOf{}, po: po}
 	defer w.commits.close()
 	if base == nil {
+		vs := known(math.MaxInt)
+		out := make([][]fieldnums.Use, len(vs))
 		last := lastRead{}
 		for i, v := range vs {
 			out[i] = w.ownUses(name, v, nil, last)
@@ -44,50 +55,77 @@ func (r *Repo) versionUses(base *source.Git, name string, vs []version, po pipel
 	roots := w.rootsOf(base, nil)
 	cats := &blobCats{top: r.Top}
 	defer cats.close()
-	par.Each((len(vs)+segment-1)/segment, func(s int) {
-		run := vs[s*segment : min(len(vs), (s+1)*segment)]
-		read := w.commits.blob
-		if len(vs) > 1 {
-			texts := cats.stream(run)
-			defer texts.close()
-			read = func(string) ([]byte, error) { return texts.next() }
-		}
-		var prev *fieldnums.File
-		var prevText []byte
-		var prevUses []fieldnums.Use // prev's, when read against the base tree
-		last := lastRead{}
-		for k, v := range run {
-			i := s*segment + k
-			text, err := read(v.blob)
-			if err != nil {
-				continue
-			}
-			if prevUses != nil && sameTokens(prevText, text) {
-				// Only comments or blank lines changed: the same
-				// declarations, against the same imports.
-				out[i] = prevUses
-				continue
-			}
-			prevUses = nil
-			var f *fieldnums.File
-			if prev != nil {
-				f, err = prev.Next(name, prevText, text)
-			} else {
-				f, err = fieldnums.Parse(name, text)
-			}
-			if err != nil {
-				continue // does not parse: the compiler skipped it too
-			}
-			prev, prevText = f, text
-			if deps, err := roots.of(base.Pinned(name, v.blob, v.commit), name, f); err == nil {
-				if uses, ok := f.Uses(deps); ok {
-					out[i], prevUses = uses, uses
-					continue
+	var mu sync.Mutex
+	var runs [][][]fieldnums.Use // by run
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range runtime.GOMAXPROCS(0) {
+		wg.Go(func() {
+			for {
+				s := int(next.Add(1) - 1)
+				vs := known((s + 1) * segment)
+				if s*segment >= len(vs) {
+					return
 				}
+				run := vs[s*segment : min(len(vs), (s+1)*segment)]
+				out := w.readRun(name, run, s > 0 || len(run) > 1, base, roots, cats)
+				mu.Lock()
+				for len(runs) <= s {
+					runs = append(runs, nil)
+				}
+				runs[s] = out
+				mu.Unlock()
 			}
-			out[i] = w.ownUses(name, v, f, last)
+		})
+	}
+	wg.Wait()
+	return slices.Concat(runs...)
+}
+
+// readRun reads one run of versions, each from the one before; streamed
+// from a cat-file of cats when stream is set, else read one by one.
+func (w *walkRead) readRun(name string, run []version, stream bool, base *source.Git, roots *rootsOf, cats *blobCats) [][]fieldnums.Use {
+	out := make([][]fieldnums.Use, len(run))
+	read := w.commits.blob
+	if stream {
+		texts := cats.stream(run)
+		defer texts.close()
+		read = func(string) ([]byte, error) { return texts.next() }
+	}
+	var prev *fieldnums.File
+	var prevText []byte
+	var prevUses []fieldnums.Use // prev's, when read against the base tree
+	last := lastRead{}
+	for i, v := range run {
+		text, err := read(v.blob)
+		if err != nil {
+			continue
 		}
-	})
+		if prevUses != nil && sameTokens(prevText, text) {
+			// Only comments or blank lines changed: the same
+			// declarations, against the same imports.
+			out[i] = prevUses
+			continue
+		}
+		prevUses = nil
+		var f *fieldnums.File
+		if prev != nil {
+			f, err = prev.Next(name, prevText, text)
+		} else {
+			f, err = fieldnums.Parse(name, text)
+		}
+		if err != nil {
+			continue // does not parse: the compiler skipped it too
+		}
+		prev, prevText = f, text
+		if deps, err := roots.of(base.Pinned(name, v.blob, v.commit), name, f); err == nil {
+			if uses, ok := f.Uses(deps); ok {
+				out[i], prevUses = uses, uses
+				continue
+			}
+		}
+		out[i] = w.ownUses(name, v, f, last)
+	}
 	return out
 }
 
