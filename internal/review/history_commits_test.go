@@ -138,7 +138,8 @@ func sourceAnswer(src commitSource, name string) string {
 // at their own commits are those ProtoRoots finds at each commit, whatever
 // the commit before held: a buf.yaml added, changed, moved down or removed,
 // a buf.work.yaml added, the imports that settle the roots without one
-// there or not.
+// there or not, and the import statements the version itself reads, the
+// same or changed, over lines, commented out, two on a line.
 func TestRootsMemoIsProtoRoots(t *testing.T) {
 	r := newRepo(t, "main")
 	name := "proto/api/v1/a.proto"
@@ -162,15 +163,30 @@ func TestRootsMemoIsProtoRoots(t *testing.T) {
 	r.remove("proto/api/dep/d.proto")
 	r.write("proto/dep/d.proto", "syntax = \"proto3\";\npackage dep;\nmessage D {}\n")
 	revs = append(revs, r.commit("none again, the import from proto/"))
+	r.write("proto/api/dep/d.proto", "syntax = \"proto3\";\npackage dep;\nmessage D {}\n")
+	for i, imports := range []string{
+		"import \"dep/d.proto\";\n// another field\n",
+		"import \"dep/d.proto\";\n// and another\n",
+		"import\n  \"api/dep/d.proto\"\n  ;\n",
+		"// import \"dep/d.proto\";\nimport \"api/dep/d.proto\";\n",
+		"/*\nimport \"dep/d.proto\";\n*/\nimport \"api/dep/d.proto\";\n",
+		"import \"dep/d.proto;x\";\n",
+		"import \"dep/d.proto\"; import \"api/dep/d.proto\";\n",
+	} {
+		r.write(name, "syntax = \"proto3\";\n"+imports+"message A {}\n")
+		revs = append(revs, r.commit(fmt.Sprintf("imports %d", i)))
+	}
 	c := &commits{top: r.top}
 	defer c.close()
 	m := &rootsMemo{}
 	po := options(r.top).Pipeline
-	for _, order := range [][]int{{0, 1, 2, 3, 4, 5, 6}, {6, 5, 4, 3, 2, 1, 0}, {1, 3, 1, 0, 6, 0}} {
+	for _, order := range [][]int{{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13}, {13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0},
+		{1, 3, 1, 0, 6, 0, 7, 12, 7, 9, 8, 10, 11, 13, 7}} {
 		for _, i := range order {
 			src := commitSource{c: c, rev: revs[i]}
 			want, werr := pipeline.ProtoRoots(src, name, po)
-			got, gerr := m.find(src, name, po)
+			text, _ := src.ReadFile(name)
+			got, gerr := m.find(src, name, text, po)
 			if fmt.Sprint(werr) != fmt.Sprint(gerr) || !slices.Equal(want, got) {
 				t.Errorf("commit %d: remembered %v (%v), ProtoRoots %v (%v)", i, got, gerr, want, werr)
 			}

@@ -48,7 +48,7 @@ func (r *Repo) versionUsesOf(base *source.Git, name string, known func(n int) []
 		out := make([][]fieldnums.Use, len(vs))
 		last := lastRead{}
 		for i, v := range vs {
-			out[i] = w.ownUses(name, v, nil, last)
+			out[i] = w.ownUses(name, v, nil, nil, last)
 		}
 		return out
 	}
@@ -124,7 +124,7 @@ func (w *walkRead) readRun(name string, run []version, stream bool, base *source
 				continue
 			}
 		}
-		out[i] = w.ownUses(name, v, f, last)
+		out[i] = w.ownUses(name, v, f, text, last)
 	}
 	return out
 }
@@ -202,9 +202,11 @@ func (w *walkRead) rootsOf(src source.Source, last lastRead) *rootsOf {
 // rootsMemo finds the import roots of the versions read with their own
 // commit's imports. Finding them asks the commit whether each buf
 // configuration file above the version is there, and reads those that are
-// (or, without one, whether its imports are there from each directory up):
-// the next commit mostly answers alike, and the same answers (the same
-// blob, or the same nothing, for every name asked) find the same roots.
+// (or, without one, reads the version's import statements and asks whether
+// the files they name are there from each directory up): the next commit
+// mostly answers alike, and the same answers (the same blob, or the same
+// nothing, for every name asked; the same import statements) find the same
+// roots.
 type rootsMemo struct {
 	mu   sync.Mutex
 	seen []rootsFound // the latest first
@@ -218,24 +220,25 @@ type rootsFound struct {
 	err   error
 }
 
-// asked is a name asked of a commit and what it held there: a blob's or
-// a tree's id, or why nothing.
+// asked is a name asked of a commit and what it held there: a blob's or a
+// tree's id, or why nothing; for the version itself, its import lines
+// (see importLines).
 type asked struct{ name, answer string }
 
 // keep is how many files' roots rootsMemo remembers.
 const keep = 4
 
-// find is ProtoRoots of name in src, remembered.
-func (m *rootsMemo) find(src commitSource, name string, po pipeline.Options) ([]string, error) {
+// find is ProtoRoots of name, whose text at src is text, remembered.
+func (m *rootsMemo) find(src commitSource, name string, text []byte, po pipeline.Options) ([]string, error) {
 	m.mu.Lock()
 	seen := slices.Clone(m.seen)
 	m.mu.Unlock()
 	for _, r := range seen {
-		if r.name == name && r.holds(src) {
+		if r.name == name && r.holds(src, text) {
 			return r.roots, r.err
 		}
 	}
-	rec := &recording{commitSource: src}
+	rec := &recording{commitSource: src, self: name, text: text}
 	roots, err := pipeline.ProtoRoots(rec, name, po)
 	if !rec.failed {
 		m.mu.Lock()
@@ -245,24 +248,67 @@ func (m *rootsMemo) find(src commitSource, name string, po pipeline.Options) ([]
 	return roots, err
 }
 
-// holds reports whether src answers every name r asked as r's commit did.
-func (r rootsFound) holds(src commitSource) bool {
+// holds reports whether src, where r's file reads text, answers every
+// name r asked as r's commit did.
+func (r rootsFound) holds(src commitSource, text []byte) bool {
 	for _, a := range r.asked {
-		if got, ok := src.answer(a.name); !ok || got != a.answer {
+		got, ok := src.answer(a.name)
+		if a.name == r.name {
+			got, ok = importLines(text), true
+		}
+		if !ok || got != a.answer {
 			return false
 		}
 	}
 	return true
 }
 
-// recording is a commit read by ProtoRoots, noting the names it asks.
+// importLines is what finding roots reads of a version: protobuf reads
+// its imports with a regular expression (import, a quoted name, then ";")
+// that starts at a line holding only white space before "import". Every
+// match, and every character the expression looks at to find one, is in
+// the text from the start of the line an "import" is on to the first ";"
+// after the second quote that follows it: two versions alike there have
+// the same imports for it.
+func importLines(text []byte) string {
+	var b strings.Builder
+	for at := 0; ; {
+		i := bytes.Index(text[at:], []byte("import"))
+		if i < 0 {
+			break
+		}
+		i += at
+		from, to := bytes.LastIndexByte(text[:i], '\n')+1, i
+		for _, c := range []byte{'"', '"', ';'} {
+			j := bytes.IndexByte(text[to:], c)
+			if j < 0 {
+				to = len(text)
+				break
+			}
+			to += j + 1
+		}
+		b.Write(text[from:to])
+		b.WriteByte(0)
+		at = i + len("import")
+	}
+	return "imports " + b.String()
+}
+
+// recording is a commit read by ProtoRoots, noting the names it asks; self
+// is the version's own name, whose text is known.
 type recording struct {
 	commitSource
+	self   string
+	text   []byte
 	asked  []asked
 	failed bool // a name git could not answer: nothing is remembered
 }
 
 func (r *recording) note(name string) {
+	if name == r.self && r.text != nil {
+		r.asked = append(r.asked, asked{name, importLines(r.text)})
+		return
+	}
 	a, ok := r.answer(name)
 	r.failed = r.failed || !ok
 	r.asked = append(r.asked, asked{name, a})
@@ -270,21 +316,27 @@ func (r *recording) note(name string) {
 
 func (r *recording) ReadFile(name string) ([]byte, error) {
 	r.note(name)
+	if name == r.self && r.text != nil {
+		return r.text, nil
+	}
 	return r.commitSource.ReadFile(name)
 }
 
 func (r *recording) Stat(name string) (fs.FileInfo, error) {
+	if name == r.self {
+		r.failed = true // the version is read, not asked after
+	}
 	r.note(name)
 	return r.commitSource.Stat(name)
 }
 
 // ownUses reads a version with the imports of its own commit (f, when
-// read already, else read from it).
-func (w *walkRead) ownUses(name string, v version, f *fieldnums.File, last lastRead) []fieldnums.Use {
+// read already from text, else read from the commit).
+func (w *walkRead) ownUses(name string, v version, f *fieldnums.File, text []byte, last lastRead) []fieldnums.Use {
 	src := commitSource{c: w.commits, rev: v.commit}
 	if f == nil {
-		text, err := src.ReadFile(name)
-		if err != nil {
+		var err error
+		if text, err = src.ReadFile(name); err != nil {
 			return nil
 		}
 		if f, err = fieldnums.Parse(name, text); err != nil {
@@ -292,7 +344,7 @@ func (w *walkRead) ownUses(name string, v version, f *fieldnums.File, last lastR
 		}
 	}
 	roots := w.rootsOf(src, last)
-	roots.find = func(_ source.Source, name string) ([]string, error) { return w.memo.find(src, name, w.po) }
+	roots.find = func(_ source.Source, name string) ([]string, error) { return w.memo.find(src, name, text, w.po) }
 	deps, err := roots.of(src, name, f)
 	if err != nil {
 		return nil
