@@ -172,6 +172,10 @@ func TestRootsMemoIsProtoRoots(t *testing.T) {
 		"/*\nimport \"dep/d.proto\";\n*/\nimport \"api/dep/d.proto\";\n",
 		"import \"dep/d.proto;x\";\n",
 		"import \"dep/d.proto\"; import \"api/dep/d.proto\";\n",
+		"import public \"api/dep/d.proto\";\n// imports nothing else\n",
+		"import weak \"dep/d.proto\"\n;\n",
+		"import \"api/dep/\nd.proto\";\nimport \"dep/d.proto\";\n",
+		"import2 \"api/dep/d.proto\";\nimport \"dep/d.proto\";\n",
 	} {
 		r.write(name, "syntax = \"proto3\";\n"+imports+"message A {}\n")
 		revs = append(revs, r.commit(fmt.Sprintf("imports %d", i)))
@@ -180,8 +184,8 @@ func TestRootsMemoIsProtoRoots(t *testing.T) {
 	defer c.close()
 	m := &rootsMemo{}
 	po := options(r.top).Pipeline
-	for _, order := range [][]int{{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13}, {13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0},
-		{1, 3, 1, 0, 6, 0, 7, 12, 7, 9, 8, 10, 11, 13, 7}} {
+	for _, order := range [][]int{{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17}, {17, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0},
+		{1, 3, 1, 0, 6, 0, 7, 12, 7, 9, 8, 10, 11, 13, 7, 14, 15, 16, 17, 15, 14, 17}} {
 		for _, i := range order {
 			src := commitSource{c: c, rev: revs[i]}
 			want, werr := pipeline.ProtoRoots(src, name, po)

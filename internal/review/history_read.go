@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"errors"
+	"fmt"
 	"io/fs"
 	"math"
 	"path"
@@ -233,12 +234,16 @@ func (m *rootsMemo) find(src commitSource, name string, text []byte, po pipeline
 	m.mu.Lock()
 	seen := slices.Clone(m.seen)
 	m.mu.Unlock()
+	lines := ""
+	if text != nil {
+		lines = importLines(text)
+	}
 	for _, r := range seen {
-		if r.name == name && r.holds(src, text) {
+		if r.name == name && r.holds(src, lines) {
 			return r.roots, r.err
 		}
 	}
-	rec := &recording{commitSource: src, self: name, text: text}
+	rec := &recording{commitSource: src, self: name, text: text, lines: lines}
 	roots, err := pipeline.ProtoRoots(rec, name, po)
 	if !rec.failed {
 		m.mu.Lock()
@@ -248,13 +253,17 @@ func (m *rootsMemo) find(src commitSource, name string, text []byte, po pipeline
 	return roots, err
 }
 
-// holds reports whether src, where r's file reads text, answers every
-// name r asked as r's commit did.
-func (r rootsFound) holds(src commitSource, text []byte) bool {
+// holds reports whether src, where r's file has the import lines lines
+// (see importLines; "" when not known), answers every name r asked as
+// r's commit did.
+func (r rootsFound) holds(src commitSource, lines string) bool {
 	for _, a := range r.asked {
-		got, ok := src.answer(a.name)
-		if a.name == r.name {
-			got, ok = importLines(text), true
+		var got string
+		var ok bool
+		if a.name == r.name && lines != "" {
+			got, ok = lines, true
+		} else {
+			got, ok = src.answer(a.name)
 		}
 		if !ok || got != a.answer {
 			return false
@@ -264,34 +273,55 @@ func (r rootsFound) holds(src commitSource, text []byte) bool {
 }
 
 // importLines is what finding roots reads of a version: protobuf reads
-// its imports with a regular expression (import, a quoted name, then ";")
-// that starts at a line holding only white space before "import". Every
-// match, and every character the expression looks at to find one, is in
-// the text from the start of the line an "import" is on to the first ";"
-// after the second quote that follows it: two versions alike there have
-// the same imports for it.
+// its imports with a regular expression that starts at a line holding only
+// white space before "import", then takes white space, "public" or "weak",
+// a quoted name on that line and white space up to ";". Every match, and
+// every character the expression looks at to find one, is in the text
+// from the start of the line an "import" is on to where the expression
+// stops (its ";", or the first character it cannot take): two versions
+// alike there have the same imports for it. A hash of those stretches.
 func importLines(text []byte) string {
-	var b strings.Builder
+	h := sha256.New()
 	for at := 0; ; {
 		i := bytes.Index(text[at:], []byte("import"))
 		if i < 0 {
 			break
 		}
 		i += at
-		from, to := bytes.LastIndexByte(text[:i], '\n')+1, i
-		for _, c := range []byte{'"', '"', ';'} {
-			j := bytes.IndexByte(text[to:], c)
-			if j < 0 {
-				to = len(text)
-				break
-			}
-			to += j + 1
-		}
-		b.Write(text[from:to])
-		b.WriteByte(0)
+		from := bytes.LastIndexByte(text[:i], '\n') + 1
+		h.Write(text[from:importEnd(text, i+len("import"))])
+		h.Write([]byte{0})
 		at = i + len("import")
 	}
-	return "imports " + b.String()
+	return fmt.Sprintf("imports %x", h.Sum(nil))
+}
+
+// importEnd is where the import expression stops looking, from j (just
+// after "import"): past white space and words to a quote, past the quoted
+// name to its closing quote or the end of its line, past white space to
+// ";"; the first character it cannot take ends it too.
+func importEnd(text []byte, j int) int {
+	space := func(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v' }
+	word := func(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
+	for ; j < len(text) && text[j] != '"'; j++ {
+		if !space(text[j]) && !word(text[j]) {
+			return j + 1
+		}
+	}
+	if j++; j > len(text) {
+		return len(text)
+	}
+	for ; j < len(text) && text[j] != '"'; j++ {
+		if text[j] == '\n' {
+			return j + 1
+		}
+	}
+	for j++; j < len(text); j++ {
+		if !space(text[j]) {
+			return j + 1
+		}
+	}
+	return len(text)
 }
 
 // recording is a commit read by ProtoRoots, noting the names it asks; self
@@ -300,13 +330,14 @@ type recording struct {
 	commitSource
 	self   string
 	text   []byte
+	lines  string // text's import lines
 	asked  []asked
 	failed bool // a name git could not answer: nothing is remembered
 }
 
 func (r *recording) note(name string) {
 	if name == r.self && r.text != nil {
-		r.asked = append(r.asked, asked{name, importLines(r.text)})
+		r.asked = append(r.asked, asked{name, r.lines})
 		return
 	}
 	a, ok := r.answer(name)
