@@ -1,9 +1,12 @@
 package review
 
 import (
+	"bytes"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	gocmp "github.com/google/go-cmp/cmp"
@@ -161,6 +164,58 @@ func TestSameTokens(t *testing.T) {
 		if got := sameTokens([]byte(c.a), []byte(c.b)); got != c.same {
 			t.Errorf("sameTokens(%q, %q) = %v, want %v", c.a, c.b, got, c.same)
 		}
+	}
+}
+
+// TestSameTokensAsWhole: reading only the lines between those both texts
+// start and end with answers as reading every line does, over random
+// edits of lines (code, comments, blank lines, a last line without a line
+// break, partial lines alike at either end).
+func TestSameTokensAsWhole(t *testing.T) {
+	whole := func(a, b []byte) bool {
+		for {
+			la, ra, oka := nextTokens(a)
+			lb, rb, okb := nextTokens(b)
+			if !oka || !okb {
+				return oka == okb
+			}
+			if !bytes.Equal(la, lb) {
+				return false
+			}
+			a, b = ra, rb
+		}
+	}
+	pool := []string{"message A {}", "// one", "// two", "", "  ", "/* open", "close */", "int32 a = 1;", "// one /* x", "message A {} // c"}
+	rnd := rand.New(rand.NewPCG(5, 9))
+	same := 0
+	for range 5000 {
+		var lines []string
+		for range 1 + rnd.IntN(8) {
+			lines = append(lines, pool[rnd.IntN(len(pool))])
+		}
+		a := strings.Join(lines, "\n")
+		for range 1 + rnd.IntN(2) {
+			k := rnd.IntN(len(lines))
+			if rnd.IntN(2) == 0 {
+				lines[k] = pool[rnd.IntN(len(pool))]
+			} else {
+				lines = append(lines[:k], append([]string{pool[rnd.IntN(len(pool))]}, lines[k:]...)...)
+			}
+		}
+		b := strings.Join(lines, "\n")
+		if rnd.IntN(2) == 0 {
+			b += "\n"
+		}
+		want := whole([]byte(a), []byte(b))
+		if got := sameTokens([]byte(a), []byte(b)); got != want {
+			t.Fatalf("sameTokens(%q, %q) = %v, reading every line %v", a, b, got, want)
+		}
+		if want {
+			same++
+		}
+	}
+	if same < 500 {
+		t.Errorf("only %d of the pairs had the same tokens", same)
 	}
 }
 
