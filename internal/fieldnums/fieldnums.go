@@ -314,24 +314,10 @@ func (s *scope) elemsOf(node *ast.FileNode, elems []ast.Node, base int) []elem {
 // message); nil for nothing.
 func leafOf(full string, e ast.MessageElement) *leaf {
 	x, m := &decl{}, &message{}
-	switch e := e.(type) {
-	case *ast.FieldNode:
-		m.add(e.Name, e.Tag, string(e.FldType.AsIdentifier()))
-	case *ast.MapFieldNode:
-		m.add(e.Name, e.Tag, string(e.MapType.ValueType.AsIdentifier()))
-	case *ast.GroupNode:
-		x.group(m, full, e)
-	case *ast.OneofNode:
-		for _, o := range e.Decls {
-			switch o := o.(type) {
-			case *ast.FieldNode:
-				m.add(o.Name, o.Tag, string(o.FldType.AsIdentifier()))
-			case *ast.GroupNode:
-				x.group(m, full, o)
-			}
+	if !x.fieldOf(m, full, e) {
+		if ext, ok := e.(*ast.ExtendNode); ok {
+			x.extend(full, ext)
 		}
-	case *ast.ExtendNode:
-		x.extend(full, e)
 	}
 	if len(m.fields) == 0 && len(x.msgs) == 0 && len(x.declared) == 0 {
 		return nil
@@ -375,22 +361,10 @@ func (x *decl) message(scope, name string, body []ast.MessageElement) {
 	x.msgs = append(x.msgs, m)
 	x.declared = append(x.declared, symbol{full, Message})
 	for _, e := range body {
+		if x.fieldOf(m, full, e) {
+			continue
+		}
 		switch e := e.(type) {
-		case *ast.FieldNode:
-			m.add(e.Name, e.Tag, string(e.FldType.AsIdentifier()))
-		case *ast.MapFieldNode:
-			m.add(e.Name, e.Tag, string(e.MapType.ValueType.AsIdentifier()))
-		case *ast.GroupNode:
-			x.group(m, full, e)
-		case *ast.OneofNode:
-			for _, o := range e.Decls {
-				switch o := o.(type) {
-				case *ast.FieldNode:
-					m.add(o.Name, o.Tag, string(o.FldType.AsIdentifier()))
-				case *ast.GroupNode:
-					x.group(m, full, o)
-				}
-			}
 		case *ast.MessageNode:
 			x.message(full, e.Name.Val, e.Decls)
 		case *ast.EnumNode:
@@ -399,6 +373,31 @@ func (x *decl) message(scope, name string, body []ast.MessageElement) {
 			x.extend(full, e)
 		}
 	}
+}
+
+// fieldOf records e in m when it declares fields (a field, a map field, a
+// group, a oneof's fields), and says whether it did.
+func (x *decl) fieldOf(m *message, full string, e ast.MessageElement) bool {
+	switch e := e.(type) {
+	case *ast.FieldNode:
+		m.add(e.Name, e.Tag, string(e.FldType.AsIdentifier()))
+	case *ast.MapFieldNode:
+		m.add(e.Name, e.Tag, string(e.MapType.ValueType.AsIdentifier()))
+	case *ast.GroupNode:
+		x.group(m, full, e)
+	case *ast.OneofNode:
+		for _, o := range e.Decls {
+			switch o := o.(type) {
+			case *ast.FieldNode:
+				m.add(o.Name, o.Tag, string(o.FldType.AsIdentifier()))
+			case *ast.GroupNode:
+				x.group(m, full, o)
+			}
+		}
+	default:
+		return false
+	}
+	return true
 }
 
 // group records a group field of m (nil in an extend, whose fields are

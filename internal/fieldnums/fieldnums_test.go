@@ -122,21 +122,7 @@ func TestNextIsParse(t *testing.T) {
 	}
 	parsed, spliced := 0, 0
 	for i := range 3000 {
-		lines := strings.Split(string(cur), "\n")
-		for range 1 + rnd.IntN(3) {
-			k := rnd.IntN(len(lines))
-			switch rnd.IntN(3) {
-			case 0:
-				lines = append(lines[:k], append([]string{pool[rnd.IntN(len(pool))]}, lines[k:]...)...)
-			case 1:
-				if len(lines) > 1 {
-					lines = append(lines[:k], lines[k+1:]...)
-				}
-			default:
-				lines[k] = pool[rnd.IntN(len(pool))]
-			}
-		}
-		next := []byte(strings.Join(lines, "\n"))
+		next := edit(rnd, cur, pool)
 		want, werr := Parse("shop.proto", next)
 		got, gerr := f.Next("shop.proto", cur, next)
 		if (werr == nil) != (gerr == nil) {
@@ -248,21 +234,7 @@ func TestNextNestedIsParse(t *testing.T) {
 	}
 	parsed, nested := 0, 0
 	for i := range 4000 {
-		lines := strings.Split(string(cur), "\n")
-		for range 1 + rnd.IntN(3) {
-			k := rnd.IntN(len(lines))
-			switch rnd.IntN(3) {
-			case 0:
-				lines = append(lines[:k], append([]string{pool[rnd.IntN(len(pool))]}, lines[k:]...)...)
-			case 1:
-				if len(lines) > 1 {
-					lines = append(lines[:k], lines[k+1:]...)
-				}
-			default:
-				lines[k] = pool[rnd.IntN(len(pool))]
-			}
-		}
-		next := []byte(strings.Join(lines, "\n"))
+		next := edit(rnd, cur, pool)
 		want, werr := Parse("shop.proto", next)
 		got, gerr := f.Next("shop.proto", cur, next)
 		if (werr == nil) != (gerr == nil) {
@@ -405,4 +377,24 @@ func TestUsesAcrossImports(t *testing.T) {
 			t.Errorf("%s: uses differ from a fresh read (-fresh +kept):\n%s", c.name, d)
 		}
 	}
+}
+
+// edit is cur with one to three of its lines inserted, removed or replaced,
+// each new line drawn from pool.
+func edit(rnd *rand.Rand, cur []byte, pool []string) []byte {
+	lines := strings.Split(string(cur), "\n")
+	for range 1 + rnd.IntN(3) {
+		k := rnd.IntN(len(lines))
+		switch rnd.IntN(3) {
+		case 0:
+			lines = append(lines[:k], append([]string{pool[rnd.IntN(len(pool))]}, lines[k:]...)...)
+		case 1:
+			if len(lines) > 1 {
+				lines = append(lines[:k], lines[k+1:]...)
+			}
+		default:
+			lines[k] = pool[rnd.IntN(len(pool))]
+		}
+	}
+	return []byte(strings.Join(lines, "\n"))
 }

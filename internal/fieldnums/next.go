@@ -89,8 +89,8 @@ type cut struct {
 }
 
 func (f *File) cut(old, text []byte) cut {
-	pre := commonPrefix(old, text)
-	suf := commonSuffix(old[pre:], text[pre:])
+	pre := CommonPrefix(old, text)
+	suf := CommonSuffix(old[pre:], text[pre:])
 	// The unchanged tail is made of whole lines: it starts after the
 	// first line break of the common suffix.
 	tailAt := len(old) - suf
@@ -287,7 +287,9 @@ func kindOf(n ast.Node) Kind {
 	return None
 }
 
-func commonPrefix(a, b []byte) int {
+// CommonPrefix is how many bytes a and b start with alike, compared 64 at a
+// time where they agree.
+func CommonPrefix(a, b []byte) int {
 	n := min(len(a), len(b))
 	i := 0
 	for i+64 <= n && bytes.Equal(a[i:i+64], b[i:i+64]) {
@@ -299,7 +301,8 @@ func commonPrefix(a, b []byte) int {
 	return i
 }
 
-func commonSuffix(a, b []byte) int {
+// CommonSuffix is how many bytes a and b end with alike.
+func CommonSuffix(a, b []byte) int {
 	n := min(len(a), len(b))
 	i := 0
 	for i+64 <= n && bytes.Equal(a[len(a)-i-64:len(a)-i], b[len(b)-i-64:len(b)-i]) {

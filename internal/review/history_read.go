@@ -135,15 +135,21 @@ func (w *walkRead) readRun(name string, run []version, stream bool, base *source
 // in the same order. The whole lines both start with, and those both end
 // with, are the same: only the lines between are read.
 func sameTokens(a, b []byte) bool {
-	head := bytes.LastIndexByte(a[:commonPrefix(a, b)], '\n') + 1
+	head := bytes.LastIndexByte(a[:fieldnums.CommonPrefix(a, b)], '\n') + 1
 	a, b = a[head:], b[head:]
-	if tail := commonSuffix(a, b); tail > 0 {
+	if tail := fieldnums.CommonSuffix(a, b); tail > 0 {
 		// The same tail starts at a line start after its first line break.
 		if i := bytes.IndexByte(a[len(a)-tail:], '\n'); i >= 0 {
 			tail -= i + 1
 			a, b = a[:len(a)-tail], b[:len(b)-tail]
 		}
 	}
+	return sameTokenLines(a, b)
+}
+
+// sameTokenLines tells whether a and b hold the same lines once those
+// without tokens are left out, reading every line.
+func sameTokenLines(a, b []byte) bool {
 	for {
 		la, ra, oka := nextTokens(a)
 		lb, rb, okb := nextTokens(b)
@@ -155,32 +161,6 @@ func sameTokens(a, b []byte) bool {
 		}
 		a, b = ra, rb
 	}
-}
-
-// commonPrefix is how many bytes a and b start with alike.
-func commonPrefix(a, b []byte) int {
-	n := min(len(a), len(b))
-	i := 0
-	for i+64 <= n && bytes.Equal(a[i:i+64], b[i:i+64]) {
-		i += 64
-	}
-	for i < n && a[i] == b[i] {
-		i++
-	}
-	return i
-}
-
-// commonSuffix is how many bytes a and b end with alike.
-func commonSuffix(a, b []byte) int {
-	n := min(len(a), len(b))
-	i := 0
-	for i+64 <= n && bytes.Equal(a[len(a)-i-64:len(a)-i], b[len(b)-i-64:len(b)-i]) {
-		i += 64
-	}
-	for i < n && a[len(a)-1-i] == b[len(b)-1-i] {
-		i++
-	}
-	return i
 }
 
 // nextTokens is the first line of text that is not tokenless, and the

@@ -1,7 +1,6 @@
 package review
 
 import (
-	"bytes"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -172,19 +171,7 @@ func TestSameTokens(t *testing.T) {
 // edits of lines (code, comments, blank lines, a last line without a line
 // break, partial lines alike at either end).
 func TestSameTokensAsWhole(t *testing.T) {
-	whole := func(a, b []byte) bool {
-		for {
-			la, ra, oka := nextTokens(a)
-			lb, rb, okb := nextTokens(b)
-			if !oka || !okb {
-				return oka == okb
-			}
-			if !bytes.Equal(la, lb) {
-				return false
-			}
-			a, b = ra, rb
-		}
-	}
+	whole := sameTokenLines
 	pool := []string{"message A {}", "// one", "// two", "", "  ", "/* open", "close */", "int32 a = 1;", "// one /* x", "message A {} // c"}
 	rnd := rand.New(rand.NewPCG(5, 9))
 	same := 0
