@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -114,38 +115,10 @@ func TestNextIsParse(t *testing.T) {
 		"import \"acme/more.proto\";", "  optional Status2 s2 = 42;", "message Order2 { optional Extra e = 1; }",
 		"package acme.shop.v2;", "  message Line { optional int32 q = 1; }", "\"unterminated", "*/ message After {}",
 	}
-	rnd := rand.New(rand.NewPCG(7, 11))
-	cur := []byte(strings.Replace(shop, " optional Svc svc_name = 3;", "", 1))
-	f, err := Parse("shop.proto", cur)
-	if err != nil {
-		t.Fatal(err)
-	}
-	parsed, spliced := 0, 0
-	for i := range 3000 {
-		next := edit(rnd, cur, pool)
-		want, werr := Parse("shop.proto", next)
-		got, gerr := f.Next("shop.proto", cur, next)
-		if (werr == nil) != (gerr == nil) {
-			t.Fatalf("edit %d: Parse error %v, Next error %v, of:\n%s", i, werr, gerr, next)
-		}
-		if werr != nil {
-			continue // keep the version that parses
-		}
-		parsed++
-		if len(f.decls) > 0 && len(got.decls) > 0 && f.decls[0] == got.decls[0] {
-			spliced++ // read in part, not whole
-		}
-		wu, wok := want.Uses(testDeps)
-		gu, gok := got.Uses(testDeps)
-		if d := gocmp.Diff(wu, gu); d != "" || wok != gok || !equalLayout(want, got) {
-			t.Fatalf("edit %d: Next differs from Parse (-parse +next):\n%s\n%s\nof:\n%s", i, d, layoutDiff(want, got), next)
-		}
-		f, cur = got, next
-		if len(cur) > 6000 {
-			cur = []byte(strings.Replace(shop, " optional Svc svc_name = 3;", "", 1))
-			f, _ = Parse("shop.proto", cur)
-		}
-	}
+	start := []byte(strings.Replace(shop, " optional Svc svc_name = 3;", "", 1))
+	parsed, spliced := editsAgree(t, rand.New(rand.NewPCG(7, 11)), start, pool, 3000, func(f, got *File, _, _ []byte) bool {
+		return len(f.decls) > 0 && len(got.decls) > 0 && f.decls[0] == got.decls[0] // read in part, not whole
+	})
 	if parsed < 300 || spliced < parsed/4 {
 		t.Errorf("only %d of the edits parsed, %d of them read in part", parsed, spliced)
 	}
@@ -226,41 +199,9 @@ func TestNextNestedIsParse(t *testing.T) {
 		"  optional Refund.Reason r = 56;", "message Top { optional int32 t = 1; }", "  rpc Stream(stream Order) returns (Order) {",
 		"  optional int32 two = 57; optional int32 three = 58;", "  optional int32 split =", "    59;",
 	}
-	rnd := rand.New(rand.NewPCG(3, 5))
-	cur := []byte(nestedShop)
-	f, err := Parse("shop.proto", cur)
-	if err != nil {
-		t.Fatal(err)
-	}
-	parsed, nested := 0, 0
-	for i := range 4000 {
-		next := edit(rnd, cur, pool)
-		want, werr := Parse("shop.proto", next)
-		got, gerr := f.Next("shop.proto", cur, next)
-		if (werr == nil) != (gerr == nil) {
-			t.Fatalf("edit %d: Parse error %v, Next error %v, of:\n%s\nfrom:\n%s\ncuts %+v", i, werr, gerr, next, cur, f.hunks(f.cut(cur, next), cur, next, true))
-		}
-		if werr != nil {
-			continue // keep the version that parses
-		}
-		parsed++
-		for _, c := range f.hunks(f.cut(cur, next), cur, next, true) {
-			if c.depth > 0 {
-				nested++
-				break
-			}
-		}
-		wu, wok := want.Uses(testDeps)
-		gu, gok := got.Uses(testDeps)
-		if d := gocmp.Diff(wu, gu); d != "" || wok != gok || !equalLayout(want, got) {
-			t.Fatalf("edit %d: Next differs from Parse (-parse +next):\n%s\n%s\nof:\n%s", i, d, layoutDiff(want, got), next)
-		}
-		f, cur = got, next
-		if len(cur) > 6000 {
-			cur = []byte(nestedShop)
-			f, _ = Parse("shop.proto", cur)
-		}
-	}
+	parsed, nested := editsAgree(t, rand.New(rand.NewPCG(3, 5)), []byte(nestedShop), pool, 4000, func(f, _ *File, cur, next []byte) bool {
+		return slices.ContainsFunc(f.hunks(f.cut(cur, next), cur, next, true), func(c cut) bool { return c.depth > 0 })
+	})
 	if parsed < 300 || nested < parsed/5 {
 		t.Errorf("only %d of the edits parsed, %d of them read inside a body", parsed, nested)
 	}
@@ -377,6 +318,46 @@ func TestUsesAcrossImports(t *testing.T) {
 			t.Errorf("%s: uses differ from a fresh read (-fresh +kept):\n%s", c.name, d)
 		}
 	}
+}
+
+// editsAgree makes n random edits (see edit) from start, each read by Next
+// from the last version that parsed and by Parse, and fails on the first
+// they read otherwise. It returns how many edits parsed, and of how many of
+// those mark said true (given the version Next read from, its result, and
+// the two texts); a version grown past 6,000 bytes starts over.
+func editsAgree(t *testing.T, rnd *rand.Rand, start []byte, pool []string, n int, mark func(f, got *File, cur, next []byte) bool) (parsed, marked int) {
+	t.Helper()
+	cur := start
+	f, err := Parse("shop.proto", cur)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range n {
+		next := edit(rnd, cur, pool)
+		want, werr := Parse("shop.proto", next)
+		got, gerr := f.Next("shop.proto", cur, next)
+		if (werr == nil) != (gerr == nil) {
+			t.Fatalf("edit %d: Parse error %v, Next error %v, of:\n%s\nfrom:\n%s\ncuts %+v", i, werr, gerr, next, cur, f.hunks(f.cut(cur, next), cur, next, true))
+		}
+		if werr != nil {
+			continue // keep the version that parses
+		}
+		parsed++
+		if mark(f, got, cur, next) {
+			marked++
+		}
+		wu, wok := want.Uses(testDeps)
+		gu, gok := got.Uses(testDeps)
+		if d := gocmp.Diff(wu, gu); d != "" || wok != gok || !equalLayout(want, got) {
+			t.Fatalf("edit %d: Next differs from Parse (-parse +next):\n%s\n%s\nof:\n%s", i, d, layoutDiff(want, got), next)
+		}
+		f, cur = got, next
+		if len(cur) > 6000 {
+			cur = start
+			f, _ = Parse("shop.proto", cur)
+		}
+	}
+	return parsed, marked
 }
 
 // edit is cur with one to three of its lines inserted, removed or replaced,
