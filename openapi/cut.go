@@ -12,17 +12,12 @@ import (
 	"unicode/utf8"
 )
 
-// cut splits a document into its chunks (see subset.go). Block YAML is
-// outlined by its keys' indentation (places.Lazy) and every part of the
-// outline is read by the parser, which confirms it and gives each chunk's
-// $refs: the plan is made from the parser's nodes. It says why not (NoPlan)
-// when the parser reads a part otherwise than the outline.
-func cut(src []byte) (*pieces, *NoPlan) {
-	ds, whys := newParses(nil).cut(src)
-	return ds[0], whys[0]
-}
-
-// cutPair cuts old and new, a part written alike on both sides parsed once.
+// cutPair splits old and new into their chunks (see subset.go). Block
+// YAML is outlined by its keys' indentation (places.Lazy) and every part of
+// the outline is read by the parser, which confirms it and gives each
+// chunk's $refs: the plan is made from the parser's nodes, a part written
+// alike on both sides parsed once. It says why not (NoPlan) when the parser
+// reads a part otherwise than the outline.
 func cutPair(old, new []byte) (o, n *pieces, owhy, nwhy *NoPlan) {
 	ds, whys := newParses(nil).cut(old, new)
 	return ds[0], ds[1], whys[0], whys[1]

@@ -140,3 +140,9 @@ func TestBatchReadsAsAlone(t *testing.T) {
 func sameError(a, b error) bool {
 	return (a == nil) == (b == nil) && (a == nil || a.Error() == b.Error())
 }
+
+// cut is cutPair of one document, as NewCut cuts a buffer's base.
+func cut(src []byte) (*pieces, *NoPlan) {
+	ds, whys := newParses(nil).cut(src)
+	return ds[0], whys[0]
+}
