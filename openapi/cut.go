@@ -170,7 +170,7 @@ func (ps *parses) assemble(d *pieces, parts []cutPart) *NoPlan {
 	for i := range inHeader {
 		inHeader[i] = true
 	}
-	for _, p := range parts {
+	for i, p := range parts {
 		r := p.r
 		at := d.lines[p.from].start
 		switch {
@@ -178,8 +178,10 @@ func (ps *parses) assemble(d *pieces, parts []cutPart) *NoPlan {
 			return noPlan(d.src, at, "the parser reads "+p.where()+" otherwise than the outline: "+r.err.Error())
 		case r.err != nil:
 			return noPlan(d.src, d.lines[p.from+max(r.line-1, 0)].start, r.err.Error())
-		case r.keep:
-			return noPlan(d.src, at, "a keep-chomped scalar (|+) in "+p.where())
+		case r.keep && i+1 < len(parts) && parts[i+1].ptr != "" && parts[i+1].from == p.to:
+			// A chunk left out right after it would be blanked into
+			// empty lines, which the scalar would take as its own.
+			return noPlan(d.src, at, "a keep-chomped scalar (|+) ending "+p.where()+", a chunk after it")
 		}
 		d.asText = d.asText || r.anchored
 		if p.ptr == "" {

@@ -33,7 +33,8 @@ type parsed struct {
 	// value is a mapping is a property named $ref); opIDs its operationIds.
 	refs, opIDs []string
 	// alias: the entry's value is a $ref itself; anchored: it defines or
-	// uses a YAML anchor; keep: a block scalar may keep its trailing lines.
+	// uses a YAML anchor; keep: the part ends in a block scalar that keeps
+	// its trailing lines.
 	alias, anchored, keep bool
 	// object: the value is a mapping, or null.
 	object bool
