@@ -30,7 +30,8 @@ type outlined struct {
 	why   *NoPlan
 }
 
-// cut cuts each text, parsing its parts on every core.
+// cut cuts each text, parsing its parts on every core. Of two texts (a
+// pair's old and new) whose headers differ, neither is parsed.
 func (ps *parses) cut(srcs ...[]byte) ([]*pieces, []*NoPlan) {
 	outs := make([]outlined, len(srcs))
 	var wg sync.WaitGroup
@@ -38,6 +39,10 @@ func (ps *parses) cut(srcs ...[]byte) ([]*pieces, []*NoPlan) {
 		wg.Go(func() { outs[i] = outline(src) })
 	}
 	wg.Wait()
+	if len(outs) == 2 && outs[0].why == nil && outs[1].why == nil && !sameHeaderText(outs[0].header(), outs[1].header()) {
+		// No plan can be made (see planable): the parse is not paid.
+		return make([]*pieces, 2), []*NoPlan{nil, headerDiffers()}
+	}
 	var batches []batch
 	for _, o := range outs {
 		if o.d != nil {
@@ -166,10 +171,6 @@ func (d *pieces) partText(p cutPart) []byte {
 
 // assemble makes d's chunks, header and $refs from its parts' parses.
 func (ps *parses) assemble(d *pieces, parts []cutPart) *NoPlan {
-	inHeader := make([]bool, len(d.lines))
-	for i := range inHeader {
-		inHeader[i] = true
-	}
 	for i, p := range parts {
 		r := p.r
 		at := d.lines[p.from].start
@@ -185,11 +186,6 @@ func (ps *parses) assemble(d *pieces, parts []cutPart) *NoPlan {
 		}
 		d.asText = d.asText || r.anchored
 		if p.ptr == "" {
-			if p.info {
-				for i := p.from; i < p.to; i++ {
-					inHeader[i] = false
-				}
-			}
 			for _, ref := range r.refs {
 				chunk, ok := componentRef(ref)
 				if !ok {
@@ -204,8 +200,23 @@ func (ps *parses) assemble(d *pieces, parts []cutPart) *NoPlan {
 		if why := ps.chunk(d, p, r); why != nil {
 			return why
 		}
-		for i := p.from; i < p.to; i++ {
-			inHeader[i] = false
+	}
+	d.header = outsideText(d, parts)
+	return nil
+}
+
+// outsideText is the text of d's lines outside its chunk parts and info,
+// which no chunk's meaning depends on.
+func outsideText(d *pieces, parts []cutPart) []byte {
+	inHeader := make([]bool, len(d.lines))
+	for i := range inHeader {
+		inHeader[i] = true
+	}
+	for _, p := range parts {
+		if p.ptr != "" || p.info {
+			for i := p.from; i < p.to; i++ {
+				inHeader[i] = false
+			}
 		}
 	}
 	var header bytes.Buffer
@@ -215,8 +226,16 @@ func (ps *parses) assemble(d *pieces, parts []cutPart) *NoPlan {
 			header.WriteByte('\n')
 		}
 	}
-	d.header = header.Bytes()
-	return nil
+	return header.Bytes()
+}
+
+// header is the text sameHeader will compare, known from the outline: a
+// JSON text's cut made it already.
+func (o outlined) header() []byte {
+	if o.d.json {
+		return o.d.header
+	}
+	return outsideText(o.d, o.parts)
 }
 
 // where names a part for NoPlan.

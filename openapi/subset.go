@@ -197,25 +197,29 @@ func planCut(o, n *pieces, why *NoPlan) (*Subset, *NoPlan) {
 // planable says why two documents cut are not planned: the text outside
 // their chunks differs.
 func planable(o, n *pieces) *NoPlan {
-	if !sameHeader(o, n) {
-		return &NoPlan{Reason: "the text outside the paths and components differs"}
+	if !sameHeaderText(o.header, n.header) {
+		return headerDiffers()
 	}
 	return nil
 }
 
-// sameHeader reports whether the text outside the chunks says the same on
+func headerDiffers() *NoPlan {
+	return &NoPlan{Reason: "the text outside the paths and components differs"}
+}
+
+// sameHeaderText reports whether the text outside the chunks says the same on
 // both sides, where a chunk's meaning can depend on it. Byte-identical is
 // the common case; a release that only re-quotes its strings or edits a
 // comment (Stripe's 2023 specs) is the same values, and one that adds a tag
 // for a new operation (Lob's) differs only where no chunk looks; both sides'
 // headers are loaded anyway, so their diff still sees whatever differs. The
 // values are decoded as kin-openapi's loader decodes them.
-func sameHeader(o, n *pieces) bool {
-	if bytes.Equal(o.header, n.header) {
+func sameHeaderText(o, n []byte) bool {
+	if bytes.Equal(o, n) {
 		return true
 	}
 	var ov, nv map[string]any
-	if yaml.Unmarshal(o.header, &ov) != nil || yaml.Unmarshal(n.header, &nv) != nil {
+	if yaml.Unmarshal(o, &ov) != nil || yaml.Unmarshal(n, &nv) != nil {
 		return false
 	}
 	return reflect.DeepEqual(bearing(ov), bearing(nv))

@@ -317,3 +317,28 @@ func TestAnchorMovedBetweenSides(t *testing.T) {
 		}
 	}
 }
+
+// TestHeaderDiffersUnparsed: a pair whose text outside the chunks differs
+// (Linode's releases change their servers and security schemes) cannot be
+// planned, and is told so before any part is parsed: the whole load that
+// follows is all the run pays.
+func TestHeaderDiffersUnparsed(t *testing.T) {
+	old := subsetDoc(pathA+pathC, schA+schB+schC)
+	for name, new := range map[string]string{
+		"YAML":           strings.Replace(old, "openapi: 3.0.3", "openapi: 3.0.2", 1),
+		"YAML, a server": strings.Replace(old, "paths:", "servers:\n  - url: https://example.com\npaths:", 1),
+	} {
+		ps := newParses(nil)
+		ds, whys := ps.cut([]byte(old), []byte(new))
+		if whys[1] == nil || whys[1].Reason != "the text outside the paths and components differs" || ds[0] != nil || ds[1] != nil {
+			t.Errorf("%s: cut gave %v, %v; want no pieces and the header's reason", name, ds, whys)
+		}
+		if len(ps.done) > 0 {
+			t.Errorf("%s: %d parts parsed, want none", name, len(ps.done))
+		}
+	}
+	ps := newParses(nil)
+	if _, whys := ps.cut([]byte(old), []byte(strings.Replace(old, "openapi: 3.0.3", "openapi: '3.0.3'", 1))); whys[0] != nil || whys[1] != nil || len(ps.done) == 0 {
+		t.Errorf("the same header values spelt otherwise: %v, %d parts parsed; want a cut", whys, len(ps.done))
+	}
+}
