@@ -148,8 +148,8 @@ func (c FileChange) walksHistory() bool {
 
 func walkedKey(c FileChange) string { return c.Old + "\x00" + c.New }
 
-// histories walks the histories of the files that need one at once, as one
-// phase, when there are several: a walk leaves a core idle while it waits
+// histories walks the histories of the files that need one at once, when
+// there are several: a walk leaves a core idle while it waits
 // on git or for its last run of versions, which another file's walk fills.
 // The walks early started are waited for and taken, with lock.
 func (r *Repo) histories(files []FileChange, base Base, baseSrc source.Source, lock *rules.History, o Options, early *earlyWalks) map[string]walkedHistory {
@@ -161,10 +161,7 @@ func (r *Repo) histories(files []FileChange, base Base, baseSrc source.Source, l
 	}
 	walked := map[string]walkedHistory{}
 	if early != nil {
-		_ = o.Pipeline.Stats.Measure("history", func() error {
-			early.wait()
-			return nil
-		})
+		early.wait()
 		var rest []FileChange
 		for _, c := range todo {
 			w, ok := early.got[c.Old]
@@ -189,18 +186,40 @@ func (r *Repo) histories(files []FileChange, base Base, baseSrc source.Source, l
 	got := make([]walkedHistory, len(todo))
 	inner := o
 	inner.inWalks = true
-	_ = o.Pipeline.Stats.Measure("history", func() error {
+	func() {
 		defer walkGC()()
 		par.Each(len(todo), func(i int) {
 			got[i].h, got[i].err = r.history(todo[i], base, baseSrc, lock, inner)
 		})
-		return nil
-	})
+	}()
 	for i, c := range todo {
 		walked[walkedKey(c)] = got[i]
 	}
 	return walked
 }
+
+// laterWalks are the histories walked in the background while the files
+// they belong to are loaded (see walkLater).
+type laterWalks struct {
+	done chan struct{}
+	got  map[string]walkedHistory // by walkedKey, once done is closed
+}
+
+// walkLater walks, in the background, the histories histories walks: the
+// early ones waited for, the rest at once. The walks are measured where a
+// review waits for them (see historyOf), not here: one goroutine records
+// the phases.
+func (r *Repo) walkLater(files []FileChange, base Base, baseSrc source.Source, lock *rules.History, o Options, early *earlyWalks) *laterWalks {
+	l := &laterWalks{done: make(chan struct{})}
+	go func() {
+		defer close(l.done)
+		l.got = r.histories(files, base, baseSrc, lock, o, early)
+	}()
+	return l
+}
+
+// wait waits for the walks to end.
+func (l *laterWalks) wait() { <-l.done }
 
 // earlyWalks are histories walked in the background from when the review
 // knows which changed files it compares (see startWalks), by old name,
@@ -248,10 +267,17 @@ func (e *earlyWalks) wait() {
 	}
 }
 
-// historyOf is c's history: histories', else walked now.
+// historyOf is c's history: the one walked in the background (see
+// walkLater), else walked now.
 func (r *Repo) historyOf(c FileChange, base Base, baseSrc source.Source, lock *rules.History, o Options) (*rules.History, error) {
-	if w, ok := o.walked[walkedKey(c)]; ok {
-		return w.h, w.err
+	if o.later != nil {
+		_ = o.Pipeline.Stats.Measure("history", func() error {
+			o.later.wait()
+			return nil
+		})
+		if w, ok := o.later.got[walkedKey(c)]; ok {
+			return w.h, w.err
+		}
 	}
 	return r.history(c, base, baseSrc, lock, o)
 }

@@ -5,11 +5,13 @@ package review
 
 import (
 	"cmp"
+	"context"
 	"errors"
 	"fmt"
 	"path"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/contractlint/contractlint/internal/engine"
 	"github.com/contractlint/contractlint/internal/limits"
@@ -56,11 +58,14 @@ type Options struct {
 	// tags, set by Run, lists the release tags once for every .proto
 	// file's history in it (see releaseTags).
 	tags *tagList
-	// walked, set by Run, holds the histories it walked at once before
-	// its comparisons (see histories); inWalks is set for those walks,
-	// which one phase measures.
-	walked  map[string]walkedHistory
+	// later, set by Run, are the histories walked while the files load
+	// (see walkLater); inWalks is set for those walks, which the review
+	// measures where it waits for them. turn, set by reviewAll for a file
+	// reviewed beside others, waits until the files before it are
+	// reviewed, false when one of them failed.
+	later   *laterWalks
 	inWalks bool
+	turn    func() bool
 }
 
 // Result is what a review found.
@@ -192,9 +197,16 @@ func Run(o Options) (*Result, error) {
 		res.Read = append(res.Read, c.Also...)
 	}
 	var unread []unreadable
-	o.walked = repo.histories(res.Files, base, oldSrc, lock, o, early)
-	for _, c := range res.Files {
-		fs, err := repo.review(c, base, oldSrc, newSrc, lock, o)
+	// Only the rules read a history: the files are loaded while their
+	// histories are walked, and each waits for its history before its rules
+	// (see review).
+	o.later = repo.walkLater(res.Files, base, oldSrc, lock, o, early)
+	defer o.later.wait()
+	check := sd.checkLater(res.Files, o)
+	defer check.wait()
+	got := repo.reviewAll(res.Files, base, oldSrc, newSrc, lock, o)
+	for i, c := range res.Files {
+		fs, err := got[i].fs, got[i].err
 		var ps source.Problems
 		switch {
 		case errors.As(err, &ps):
@@ -209,7 +221,7 @@ func Run(o Options) (*Result, error) {
 		return nil, err
 	}
 	res.Findings = append(res.Findings, cut...)
-	same, err := sd.checkUnchanged(res.Files, o)
+	same, err := check.get()
 	if err != nil {
 		return nil, err
 	}
@@ -416,6 +428,42 @@ func (sd *Sides) headFiles() []string {
 	return sd.headNames
 }
 
+// checked is checkUnchanged's answer, found in the background or when
+// asked.
+type checked struct {
+	done chan struct{} // nil when it is found when asked
+	get  func() ([]unreadable, error)
+}
+
+// checkLater starts checkUnchanged of files, which reads no history, in
+// the background, beside the walks and the loads: the rest of the review
+// then only takes its answer. Not with --stats, whose phases one goroutine
+// records: it is checked when asked.
+func (sd *Sides) checkLater(files []FileChange, o Options) *checked {
+	if o.Pipeline.Stats != nil {
+		return &checked{get: func() ([]unreadable, error) { return sd.checkUnchanged(files, o) }}
+	}
+	c := &checked{done: make(chan struct{})}
+	var same []unreadable
+	var err error
+	go func() {
+		defer close(c.done)
+		same, err = sd.checkUnchanged(files, o)
+	}()
+	c.get = func() ([]unreadable, error) {
+		<-c.done
+		return same, err
+	}
+	return c
+}
+
+// wait waits for a check started in the background.
+func (c *checked) wait() {
+	if c.done != nil {
+		<-c.done
+	}
+}
+
 // checkUnchanged compiles the head's .proto contracts that no compare of
 // this review read, when it compared any: as a diff of the two trees
 // does, and as buf breaking builds the whole module, a file that did not
@@ -549,6 +597,7 @@ func dedupe(fs []rules.Finding) []rules.Finding {
 // evidenceMisses counts, for each evidence entry, the compared contracts of
 // its format that it matched nothing in.
 type evidenceMisses struct {
+	mu       sync.Mutex // files loaded at once add theirs at once (see reviewAll)
 	count    map[readers.Entry]int
 	compared map[rules.Format]int
 }
@@ -557,6 +606,8 @@ type evidenceMisses struct {
 // holds twice (a file named twice, or through its directory too) is still
 // one miss.
 func (m *evidenceMisses) add(f rules.Format, es []readers.Entry) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
 	m.compared[f]++
 	seen := map[readers.Entry]bool{}
 	for _, e := range es {
@@ -593,15 +644,128 @@ func (c FileChange) selected(oldSrc, newSrc source.Source, globs []string, l lim
 	return c.Old != "" && isContractWithin(oldSrc, c.Old, globs, l)
 }
 
+// reviewed is one file's review: its findings, or why it has none.
+type reviewed struct {
+	fs  []rules.Finding
+	err error
+}
+
+// fatal reports whether err ends the review (a file that does not read
+// is reported, not fatal).
+func fatal(err error) bool {
+	var ps source.Problems
+	return err != nil && !errors.As(err, &ps)
+}
+
+// reviewAll reviews files, up to the first whose review fails. Without
+// --stats (whose phases one goroutine records) and when every file reads a
+// history, the files load at once, beside their histories' walks: a core
+// the walk leaves idle (waiting on git, or on its last run of versions)
+// loads one. What follows the load (the history handed to the rules, the
+// rules, and what they record for the whole command) still goes file by
+// file in order, each after the files before it are done, and not at all
+// after one failed (see Options.turn).
+func (r *Repo) reviewAll(files []FileChange, base Base, oldSrc, newSrc source.Source, lock *rules.History, o Options) []reviewed {
+	got := make([]reviewed, len(files))
+	together := o.Pipeline.Stats == nil && len(files) > 1 &&
+		!slices.ContainsFunc(files, func(c FileChange) bool { return !c.walksHistory() })
+	if !together {
+		for i, c := range files {
+			if got[i].fs, got[i].err = r.review(c, base, oldSrc, newSrc, lock, o); fatal(got[i].err) {
+				break
+			}
+		}
+		return got
+	}
+	done := make([]chan struct{}, len(files)) // closed when a file and those before it are reviewed
+	for i := range done {
+		done[i] = make(chan struct{})
+	}
+	var wg sync.WaitGroup
+	for i, c := range files {
+		wg.Go(func() {
+			defer func() {
+				if i > 0 {
+					<-done[i-1]
+				}
+				close(done[i])
+			}()
+			oi := o
+			oi.turn = func() bool {
+				if i == 0 {
+					return true
+				}
+				<-done[i-1]
+				return !slices.ContainsFunc(got[:i], func(x reviewed) bool { return fatal(x.err) })
+			}
+			got[i].fs, got[i].err = r.review(c, base, oldSrc, newSrc, lock, oi)
+		})
+	}
+	wg.Wait()
+	return got
+}
+
+// errNotTurn ends a file's review when one before it failed: the review
+// ends with that one's error.
+var errNotTurn = errors.New("an earlier file's review failed")
+
 func (r *Repo) review(c FileChange, base Base, oldSrc, newSrc source.Source, lock *rules.History, o Options) ([]rules.Finding, error) {
 	po := o.Pipeline
-	if c.walksHistory() {
-		h, err := r.historyOf(c, base, oldSrc, lock, o)
-		if err != nil {
-			return nil, err
-		}
-		po.History = h
+	turn := o.turn
+	if turn == nil {
+		turn = func() bool { return true }
 	}
+	var history func() (*rules.History, error)
+	if c.walksHistory() {
+		var once sync.Once
+		var h *rules.History
+		var err error
+		history = func() (*rules.History, error) {
+			once.Do(func() { h, err = r.historyOf(c, base, oldSrc, lock, o) })
+			return h, err
+		}
+	}
+	// The history is handed to the rules once both sides are loaded (Diff
+	// calls Compared between the two); a history that failed, or a turn
+	// that never came, cancels them: the review ends with that error.
+	ctx, cancel := context.WithCancel(cmp.Or(po.Context, context.Background()))
+	defer cancel()
+	po.Context = ctx
+	if prev := po.Compared; history != nil || o.turn != nil {
+		po.Compared = func(in *rules.Input) {
+			if !turn() {
+				cancel()
+				return
+			}
+			if history != nil {
+				h, err := history()
+				if err != nil {
+					cancel()
+					return
+				}
+				in.History = h
+			}
+			if prev != nil {
+				prev(in)
+			}
+		}
+	}
+	fs, err := r.compareFile(c, base, oldSrc, newSrc, po, turn, history)
+	if history != nil {
+		if _, herr := history(); herr != nil {
+			return nil, herr
+		}
+	}
+	if !turn() {
+		return nil, errNotTurn
+	}
+	return fs, err
+}
+
+// compareFile is review's comparison of c; turn waits for the files before
+// it (false when one failed), history is c's (nil when c has none), taken
+// when its rules run.
+func (r *Repo) compareFile(c FileChange, base Base, oldSrc, newSrc source.Source, po pipeline.Options, turn func() bool, history func() (*rules.History, error)) ([]rules.Finding, error) {
 	if c.Status != Added && c.Status != Deleted && c.Old != c.New && isProto(c.New) {
 		out, err := leftModules(c.New, newSrc)
 		if err != nil {
@@ -609,6 +773,19 @@ func (r *Repo) review(c FileChange, base Base, oldSrc, newSrc source.Source, loc
 		}
 		if out {
 			c.Status = Deleted
+		}
+	}
+	if c.Status == Deleted || c.Status == Added {
+		// No load to wait on: the rule runs in turn, with the history.
+		if !turn() {
+			return nil, errNotTurn
+		}
+		if history != nil {
+			h, err := history()
+			if err != nil {
+				return nil, err
+			}
+			po.History = h
 		}
 	}
 	switch c.Status {
