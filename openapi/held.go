@@ -116,7 +116,7 @@ func (d *Doc) restrict(c *Cut, s *Subset) (*Doc, bool) {
 	if unsure {
 		return nil, false
 	}
-	r := &Doc{T: &t, name: d.name, display: d.display, raw: d.raw, last: d.last, lastRaw: d.lastRaw}
+	r := &Doc{T: &t, name: d.name, display: d.display, raw: d.raw, last: d.last, lastRaw: d.lastRaw, lines: d.lines}
 	d.refs.mu.Lock()
 	r.refs.names, r.refs.text, r.refs.shifts = d.refs.names, d.refs.text, d.refs.shifts
 	d.refs.mu.Unlock()

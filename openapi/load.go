@@ -65,6 +65,9 @@ type Doc struct {
 	served map[string]servedFile
 	// reused is set when the model is partly another load's (Patch).
 	reused *reuse
+	// lines take the places of the parts parsed as compacted texts back to
+	// the document's lines (see linemap.go).
+	lines lineMaps
 	// lowered is Contract's result, once; restricted is the last Restrict of
 	// this document (see held.go).
 	lowered    lowering
@@ -483,6 +486,9 @@ func (d *Doc) Loc(l *openapi3.Location) rules.Location {
 	}
 	file, wrapped := servedName(l.File)
 	line, col := l.Line, l.Column
+	if m := d.lines[l.File]; m != nil {
+		line = m.line(line)
+	}
 	if d.reused != nil && !strings.HasSuffix(l.File, "?"+fragQuery) {
 		// A place in a chunk the held load gave: in the old text, under
 		// the old side's name.

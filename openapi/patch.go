@@ -47,9 +47,10 @@ func (d *Doc) Patch(c *Cut, s *Subset, name string, display func(string) string)
 // chunks of a plan's new side, parsed. A caller that must load the base
 // first (LoadOld) parses the edit beside it.
 type Edit struct {
-	s    *Subset
-	name string
-	t    *openapi3.T
+	s     *Subset
+	name  string
+	t     *openapi3.T
+	lines lineMaps
 }
 
 // ParseEdit parses s's new header and changed chunks, named name; false
@@ -58,15 +59,16 @@ func (s *Subset) ParseEdit(name string) (*Edit, bool) {
 	if s == nil || s.n.bytewise || s.n.asText {
 		return nil, false
 	}
-	text, ok := s.fragment()
+	text, lines, ok := s.fragment()
 	if !ok {
 		return nil, false
 	}
-	ft, err := loadFragment(&url.URL{Path: name, RawQuery: fragQuery}, text, true)
+	at := partName(name, fragQuery)
+	ft, err := loadFragment(at, text, true)
 	if err != nil || !strings.HasPrefix(ft.OpenAPI, "3.") {
 		return nil, false
 	}
-	return &Edit{s: s, name: name, t: ft}, true
+	return &Edit{s: s, name: name, t: ft, lines: mapOf(at, lines)}, true
 }
 
 // PatchEdit is Patch with the edit parsed; an edit is assembled once.
@@ -79,7 +81,7 @@ func (d *Doc) PatchEdit(c *Cut, e *Edit, display func(string) string) (*Doc, boo
 	if !ok {
 		return nil, false
 	}
-	out := &Doc{T: t, name: e.name, display: asGiven(display), raw: s.n.src, reused: s.moves()}
+	out := &Doc{T: t, name: e.name, display: asGiven(display), raw: s.n.src, reused: s.moves(), lines: d.lines.union(e.lines)}
 	out.shiftAs(e.name, s.n.src)
 	if out.Problems = out.validate(context.Background()); len(out.Problems) > 0 {
 		return nil, false
@@ -89,7 +91,7 @@ func (d *Doc) PatchEdit(c *Cut, e *Edit, display func(string) string) (*Doc, boo
 
 // fragment is the new text with every chunk blanked but the changed ones,
 // and each chunk they (or the header) $ref written as a stub.
-func (s *Subset) fragment() ([]byte, bool) {
+func (s *Subset) fragment() ([]byte, *lineMap, bool) {
 	keep := map[string]bool{}
 	for p := range s.changed {
 		if s.n.chunks[p] != nil {
@@ -102,7 +104,7 @@ func (s *Subset) fragment() ([]byte, bool) {
 // fragment is the text with every chunk blanked but those in keep, and
 // each chunk they (or the header) $ref and keep lacks written as a stub;
 // false when one cannot be (see blankStub).
-func (d *pieces) fragment(keep map[string]bool) ([]byte, bool) {
+func (d *pieces) fragment(keep map[string]bool) ([]byte, *lineMap, bool) {
 	stub := map[string]bool{}
 	refs := append([]string(nil), d.headerRefs...)
 	for p := range keep {
@@ -113,12 +115,13 @@ func (d *pieces) fragment(keep map[string]bool) ([]byte, bool) {
 		switch {
 		case keep[r]:
 		case c == nil || !c.bare && c.end-c.first > 1:
-			return nil, false
+			return nil, nil, false
 		default:
 			stub[r] = true
 		}
 	}
-	return d.blankStub(keep, stub), true
+	text, lines := d.blankStub(keep, stub, true)
+	return text, lines, true
 }
 
 // loadFragment parses a fragment's text as the document at (a name, with

@@ -167,7 +167,7 @@ func patchOne(t *testing.T, tc patchCase) bool {
 	got, ok := base.Patch(c, s, "new.yaml", nil)
 	if !ok {
 		want, err := Load(textSource{src, "new.yaml", s.NewText()}, "new.yaml", nil)
-		if _, stubs := s.fragment(); err == nil && len(want.Problems) == 0 && stubs && !s.o.asText && !s.n.asText {
+		if _, _, stubs := s.fragment(); err == nil && len(want.Problems) == 0 && stubs && !s.o.asText && !s.n.asText {
 			t.Errorf("Patch refused a plan whose text loads without problems")
 		}
 		return false

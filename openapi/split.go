@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -129,8 +130,15 @@ func (d *pieces) loadParts(name string, display func(string) string, placed, bar
 		}
 	}
 	var wg sync.WaitGroup
-	for _, j := range jobs {
-		wg.Go(func() { j.t = loadPart(&url.URL{Path: name}, j.h.text, j.origins) })
+	lines := lineMaps{}
+	for i, j := range jobs {
+		// Each text's places are its own lines: each is parsed under a
+		// name of its own.
+		at := partName(name, "contractlint-part-"+strconv.Itoa(i))
+		if j.origins {
+			lines = lines.union(mapOf(at, j.h.lines))
+		}
+		wg.Go(func() { j.t = loadPart(at, j.h.text, j.origins) })
 	}
 	wg.Wait()
 	a := assembly{header: jobs[0].t, from: map[string]part{}}
@@ -146,7 +154,7 @@ func (d *pieces) loadParts(name string, display func(string) string, placed, bar
 	if !ok {
 		return nil, false
 	}
-	doc := &Doc{T: t, name: name, display: asGiven(display), raw: d.src}
+	doc := &Doc{T: t, name: name, display: asGiven(display), raw: d.src, lines: lines}
 	doc.shiftAs(name, d.src)
 	if doc.Problems = doc.validate(context.Background()); len(doc.Problems) > 0 {
 		return nil, false
@@ -167,14 +175,16 @@ func (d *pieces) parts(keep map[string]bool) ([]half, bool) {
 		hs, ok := d.halves(keep)
 		return hs[:], ok
 	}
-	text, ok := d.fragment(keep)
-	return []half{{keep: keep, text: text}}, ok
+	text, at, ok := d.fragment(keep)
+	return []half{{keep: keep, text: text, lines: at}}, ok
 }
 
-// half is one half of a split load: the chunks it parses, and its text.
+// half is one half of a split load: the chunks it parses, and its text
+// with the map of its lines to the document's.
 type half struct {
-	keep map[string]bool
-	text []byte
+	keep  map[string]bool
+	text  []byte
+	lines *lineMap
 }
 
 // halves splits the chunks of d that keep holds in two, by lines, in the
@@ -202,18 +212,18 @@ func (d *pieces) halves(keep map[string]bool) ([2]half, bool) {
 		seen += d.chunks[p].end - d.chunks[p].first
 	}
 	for i := range out {
-		text, ok := d.fragment(out[i].keep)
+		text, lines, ok := d.fragment(out[i].keep)
 		if !ok {
 			return out, false
 		}
-		out[i].text = text
+		out[i].text, out[i].lines = text, lines
 	}
 	return out, true
 }
 
-// loadPart parses a fragment's text under the document's own name (its
-// lines are the document's), nil when it does not load as an OpenAPI 3
-// document; origins says whether values are given their places.
+// loadPart parses a fragment's text under at, the document's name with a
+// query of its own (see partName), nil when it does not load as an OpenAPI
+// 3 document; origins says whether values are given their places.
 func loadPart(at *url.URL, text []byte, origins bool) *openapi3.T {
 	t, err := loadFragment(at, text, origins)
 	if err != nil || !strings.HasPrefix(t.OpenAPI, "3.") {

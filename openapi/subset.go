@@ -443,13 +443,16 @@ func (d *pieces) blank(keep map[string]bool) []byte {
 		}
 		return out
 	}
-	return d.blankStub(keep, nil)
+	text, _ := d.blankStub(keep, nil, false)
+	return text
 }
 
 // blankStub is blank with the chunks in stub kept as their key alone,
 // `Name: {}` on the chunk's first line: a name a kept chunk's $ref resolves
 // to, whatever it holds (see Patch). A stub's chunk must be bare or one line.
-func (d *pieces) blankStub(keep, stub map[string]bool) []byte {
+// Compacted, the lines left out are removed, not left empty, and the map
+// returned takes the text's lines back to d's (nil when not compacted).
+func (d *pieces) blankStub(keep, stub map[string]bool, compact bool) ([]byte, *lineMap) {
 	drop := make([]bool, len(d.lines))
 	stubs := map[int]bool{}
 	comma := map[int]bool{} // a JSON stub's chunk ends with a comma
@@ -488,7 +491,19 @@ func (d *pieces) blankStub(keep, stub map[string]bool) []byte {
 		}
 	}
 	out := make([]byte, 0, size)
+	var lines *lineMap
+	if compact {
+		lines = &lineMap{}
+	}
+	at := 1 // the text's line about to be written
 	for i, l := range d.lines {
+		if lines != nil {
+			if drop[i] {
+				continue
+			}
+			lines.add(at, i+1)
+		}
+		at++
 		switch {
 		case drop[i]:
 		case stubs[i] && d.json:
@@ -507,7 +522,7 @@ func (d *pieces) blankStub(keep, stub map[string]bool) []byte {
 			out = append(out, '\n')
 		}
 	}
-	return out
+	return out, lines
 }
 
 func keepsAny(entries []string, keep map[string]bool) bool {
