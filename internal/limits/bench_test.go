@@ -2,6 +2,7 @@ package limits_test
 
 import (
 	"fmt"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -72,6 +73,43 @@ func BenchmarkScanCorpus(b *testing.B) {
 				parse += time.Since(start)
 			}
 			b.ReportMetric(float64(scan)/float64(parse), "scan/parse")
+		})
+	}
+}
+
+// BenchmarkScanHostile: why the scan runs before any parser rather than
+// counting a parse's nodes. On text whose every few bytes are a node (one
+// list of one-character items, flow and block), the parser builds every
+// node before anything could count them: reported are the scan's time
+// over places.Read's (yaml v4) on the same text, and the bytes that parse
+// allocates per byte of text, which at the default file size (64 MiB)
+// would be far past the memory budget; the scan allocates nothing.
+func BenchmarkScanHostile(b *testing.B) {
+	for _, tc := range []struct{ name, text string }{
+		{"flow", "[" + strings.Repeat("a,", 64<<10) + "a]\n"},
+		{"block", strings.Repeat("- a\n", 256<<10)},
+	} {
+		text := []byte(tc.text)
+		b.Run(tc.name, func(b *testing.B) {
+			b.SetBytes(int64(len(text)))
+			var scan, parse time.Duration
+			var allocated uint64
+			var before, after runtime.MemStats
+			for b.Loop() {
+				start := time.Now()
+				limits.Scan(text, limits.DefaultDepth, limits.DefaultKeys)
+				scan += time.Since(start)
+				runtime.ReadMemStats(&before)
+				start = time.Now()
+				if _, err := places.Read(text); err != nil {
+					b.Fatal(err)
+				}
+				parse += time.Since(start)
+				runtime.ReadMemStats(&after)
+				allocated += after.TotalAlloc - before.TotalAlloc
+			}
+			b.ReportMetric(float64(scan)/float64(parse), "scan/parse")
+			b.ReportMetric(float64(allocated)/float64(b.N)/float64(len(text)), "parse-alloc/byte")
 		})
 	}
 }
