@@ -1,9 +1,9 @@
 package protobuf
 
 import (
+	"bytes"
 	"errors"
 	"path"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -202,8 +202,92 @@ func orDot(p string) string {
 	return p
 }
 
-// importRE finds a .proto file's imports without compiling it.
-var importRE = regexp.MustCompile(`(?m)^\s*import\s+(?:public\s+|weak\s+)?"([^"\n]+)"\s*;`)
+// importPaths finds a .proto file's imports without compiling it: the
+// path each match of `(?m)^\s*import\s+(?:public\s+|weak\s+)?"([^"\n]+)"\s*;`
+// names, in order (importRE in the tests), read from where "import"
+// stands instead of by the expression, which tries every line start of the
+// file: review's history walk finds the roots of many versions of large
+// files (in a profile of eight of milvus-proto's reviews, the expression
+// took 0.16 s of the 1.71 s their walks read versions in). A match starts
+// at a line start, takes white space (line breaks too) up to "import", and
+// ends at its ";": an "import" is one when the white space before it holds
+// a line start, and what follows it reads as the expression reads it.
+func importPaths(b []byte) []string {
+	var out []string
+	for at := 0; ; {
+		i := bytes.Index(b[at:], []byte("import"))
+		if i < 0 {
+			return out
+		}
+		i += at
+		at = i + len("import")
+		if !afterLineStart(b, i) {
+			continue
+		}
+		if imp, end, ok := importAt(b, at); ok {
+			out = append(out, imp)
+			at = end
+		}
+	}
+}
+
+// reSpace is \s of the expression: not \v.
+func reSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r' }
+
+// afterLineStart reports whether only white space holding a line start
+// (a line break, or the text's start) stands before b[i].
+func afterLineStart(b []byte, i int) bool {
+	for j := i - 1; j >= 0; j-- {
+		switch {
+		case b[j] == '\n':
+			return true
+		case !reSpace(b[j]):
+			return false
+		}
+	}
+	return true
+}
+
+// importAt reads the rest of an import from b[k], just after "import":
+// white space, "public" or "weak" and white space, the quoted path, white
+// space and ";". end is just after the ";".
+func importAt(b []byte, k int) (imp string, end int, ok bool) {
+	space := func(k int) int {
+		for k < len(b) && reSpace(b[k]) {
+			k++
+		}
+		return k
+	}
+	if j := space(k); j > k {
+		k = j
+	} else {
+		return "", 0, false
+	}
+	for _, w := range []string{"public", "weak"} {
+		if bytes.HasPrefix(b[k:], []byte(w)) {
+			if j := space(k + len(w)); j > k+len(w) {
+				k = j
+			}
+			break
+		}
+	}
+	if k >= len(b) || b[k] != '"' {
+		return "", 0, false
+	}
+	start := k + 1
+	k = start
+	for k < len(b) && b[k] != '"' && b[k] != '\n' {
+		k++
+	}
+	if k == start || k >= len(b) || b[k] != '"' {
+		return "", 0, false
+	}
+	imp = string(b[start:k])
+	if k = space(k + 1); k >= len(b) || b[k] != ';' {
+		return "", 0, false
+	}
+	return imp, k + 1, true
+}
 
 // resolvingAncestor is the nearest directory above file from which every
 // import of the file (the standard google/protobuf ones aside) exists.
@@ -214,8 +298,8 @@ func resolvingAncestor(src source.Source, file string) string {
 		return own
 	}
 	var imports []string
-	for _, m := range importRE.FindAllSubmatch(b, -1) {
-		if imp := string(m[1]); !strings.HasPrefix(imp, "google/protobuf/") {
+	for _, imp := range importPaths(b) {
+		if !strings.HasPrefix(imp, "google/protobuf/") {
 			imports = append(imports, imp)
 		}
 	}
