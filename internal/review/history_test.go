@@ -221,3 +221,13 @@ func openBase(t *testing.T, repo *Repo, rev string) (Base, *source.Git) {
 	t.Cleanup(func() { src.Close() })
 	return base, src
 }
+
+// protoName, which reads the raw log's names as bytes, is isProto.
+func TestProtoNameIsProto(t *testing.T) {
+	for _, name := range []string{"a.proto", "A.PROTO", "dir/b.Proto", ".proto", "a/.proto", "proto", "a.protos", "a.proto/",
+		"a.pr", "", "a.proto.bak", "dir.proto/x", "é.proto", "a.prot\u00f6", "a\u212a.proto", "a.\u212aroto"} {
+		if got, want := protoName([]byte(name)), isProto(name); got != want {
+			t.Errorf("protoName(%q) = %v, isProto %v", name, got, want)
+		}
+	}
+}
