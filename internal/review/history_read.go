@@ -148,9 +148,19 @@ func sameTokens(a, b []byte) bool {
 }
 
 // sameTokenLines tells whether a and b hold the same lines once those
-// without tokens are left out, reading every line.
+// without tokens are left out, reading every line. Lines alike on both
+// sides are passed over together, whether or not they hold tokens: only
+// where the two differ is a line read for its tokens.
 func sameTokenLines(a, b []byte) bool {
 	for {
+		for len(a) > 0 && len(b) > 0 {
+			la, ra, _ := bytes.Cut(a, []byte{'\n'})
+			lb, rb, _ := bytes.Cut(b, []byte{'\n'})
+			if !bytes.Equal(la, lb) {
+				break
+			}
+			a, b = ra, rb
+		}
 		la, ra, oka := nextTokens(a)
 		lb, rb, okb := nextTokens(b)
 		if !oka || !okb {
