@@ -45,10 +45,7 @@ func PlanFiles(old, new []byte, reach FileReach) (*Subset, *NoPlan) {
 		return nil, owhy
 	}
 	if why != nil {
-		return nil, why.onSide(true)
-	}
-	if why := planable(o, n); why != nil {
-		return nil, why
+		return nil, why.onSide(true) // cutPair compared the headers too
 	}
 	// The masked texts are the same length as the real ones, line by line:
 	// the chunks' spans hold for both.

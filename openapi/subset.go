@@ -178,7 +178,10 @@ func Plan(old, new []byte) (*Subset, *NoPlan) {
 	if owhy != nil {
 		return nil, owhy
 	}
-	return planCut(o, n, why.onSide(true))
+	if why != nil {
+		return nil, why.onSide(true)
+	}
+	return planPair(o, n), nil // cutPair compared the headers
 }
 
 // planCut is Plan once both documents are cut (why: new's cut's).
@@ -189,9 +192,14 @@ func planCut(o, n *pieces, why *NoPlan) (*Subset, *NoPlan) {
 	if why != nil {
 		return nil, why
 	}
+	return planPair(o, n), nil
+}
+
+// planPair is the plan of two documents cut whose headers say the same.
+func planPair(o, n *pieces) *Subset {
 	keep, whole, changed := plan(o, n, nil, nil)
 	s, _ := subset(o, n, keep, whole, changed, true)
-	return s, nil
+	return s
 }
 
 // planable says why two documents cut are not planned: the text outside
