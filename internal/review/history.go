@@ -332,6 +332,7 @@ type releasedOf struct {
 func addVersions(h *rules.History, vs []version, read [][]fieldnums.Use, released map[string]bool) {
 	held := map[fieldnums.Use]bool{} // a use given to h: whether released
 	var used []rules.UsedNumber
+	prevReleased := false
 	for i, v := range vs {
 		u := rules.UsedNumber{Seen: v.commit[:min(len(v.commit), 12)]}
 		if released != nil && !released[v.blob] {
@@ -339,6 +340,14 @@ func addVersions(h *rules.History, vs []version, read [][]fieldnums.Use, release
 			if i > 0 {
 				u.Until = day(vs[i-1].time)
 			}
+		}
+		// The uses of the version before, once more: each is held, and
+		// held released if that version was; an unreleased sighting, or a
+		// released one after a released one, changes nothing.
+		again := i > 0 && slices.Equal(read[i], read[i-1]) && (u.Unreleased || prevReleased)
+		prevReleased = !u.Unreleased
+		if again {
+			continue
 		}
 		for _, x := range read[i] {
 			if rel, ok := held[x]; ok && (rel || u.Unreleased) {

@@ -1,6 +1,7 @@
 package review
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 
 	gocmp "github.com/google/go-cmp/cmp"
 
+	"github.com/contractlint/contractlint/internal/fieldnums"
 	"github.com/contractlint/contractlint/internal/source"
 	"github.com/contractlint/contractlint/rules"
 )
@@ -230,4 +232,63 @@ func TestProtoNameIsProto(t *testing.T) {
 			t.Errorf("protoName(%q) = %v, isProto %v", name, got, want)
 		}
 	}
+}
+
+// addVersions passes over a version whose uses repeat the one's before
+// when that changes nothing; the ledger is the one every sighting makes
+// (addEvery), over random histories of repeated uses and releases.
+func TestAddVersionsRepeats(t *testing.T) {
+	rng := rand.New(rand.NewPCG(47, 3))
+	pool := [][]fieldnums.Use{nil, {{Message: "m.M", Number: 1, Name: "a", Type: "int64"}},
+		{{Message: "m.M", Number: 1, Name: "a", Type: "int64"}, {Message: "m.M", Number: 2, Name: "b", Type: "string"}},
+		{{Message: "m.M", Number: 2, Name: "c", Type: "string"}}}
+	for range 2000 {
+		n := 1 + rng.IntN(8)
+		vs := make([]version, n)
+		read := make([][]fieldnums.Use, n)
+		released := map[string]bool{}
+		for i := range vs {
+			vs[i] = version{commit: fmt.Sprintf("c%02d", i), blob: fmt.Sprintf("b%02d", i), time: int64(1e9 - i*86400)}
+			if rng.IntN(2) == 0 {
+				released[vs[i].blob] = true
+			}
+			read[i] = pool[rng.IntN(len(pool))]
+			if i > 0 && rng.IntN(2) == 0 {
+				read[i] = read[i-1]
+			}
+		}
+		for _, rel := range []map[string]bool{nil, released} {
+			got, want := &rules.History{}, &rules.History{}
+			addVersions(got, vs, read, rel)
+			addEvery(want, vs, read, rel)
+			if d := gocmp.Diff(want.Used, got.Used); d != "" {
+				t.Fatalf("ledger (-every sighting +addVersions):\n%s", d)
+			}
+		}
+	}
+}
+
+// addEvery is addVersions reading every version's uses.
+func addEvery(h *rules.History, vs []version, read [][]fieldnums.Use, released map[string]bool) {
+	held := map[fieldnums.Use]bool{}
+	var used []rules.UsedNumber
+	for i, v := range vs {
+		u := rules.UsedNumber{Seen: v.commit[:min(len(v.commit), 12)]}
+		if released != nil && !released[v.blob] {
+			u.Unreleased, u.Since, u.Until = true, day(v.time), day(v.time)
+			if i > 0 {
+				u.Until = day(vs[i-1].time)
+			}
+		}
+		for _, x := range read[i] {
+			if rel, ok := held[x]; ok && (rel || u.Unreleased) {
+				continue
+			}
+			held[x] = !u.Unreleased
+			seen := u
+			seen.Message, seen.Number, seen.Name, seen.Type = x.Message, x.Number, x.Name, x.Type
+			used = append(used, seen)
+		}
+	}
+	h.Merge(&rules.History{Used: used})
 }
