@@ -80,7 +80,7 @@ func (r *Repo) history(c FileChange, base Base, baseSrc source.Source, lock *rul
 		} else {
 			// The versions are read as the log lists them: a run of
 			// them as soon as the log has listed it.
-			x := r.walks.walk(r, base.Commit, g)
+			x := r.walks.of(r, base.Commit, g, c.Old)
 			read = r.versionUsesOf(g, c.Old, func(n int) []version { return x.upto(c.Old, n) }, po)
 			all, err := x.wait(st)
 			if err != nil {
@@ -382,6 +382,8 @@ type walks struct {
 // so far, the commits, whether the log has ended (and how), and whether a
 // walk that needed it has counted its commits (see Stats.Walked).
 type walked struct {
+	rev      string
+	names    []string // the files its log is limited to, nil for every file
 	mu       sync.Mutex
 	grew     sync.Cond // a commit's versions were added, or the log ended
 	versions map[string][]version
@@ -395,44 +397,62 @@ type walked struct {
 // reachable from rev, newest first (see walk), once the log has ended; the
 // first call for rev counts the commits listed in st.
 func (w *walks) versions(r *Repo, rev string, st *pipeline.Stats, snap *source.Git) (map[string][]version, error) {
-	return w.walk(r, rev, snap).wait(st)
+	return w.walk(r, rev, snap, nil).wait(st)
 }
 
-// prefetch starts walking rev, so that git lists the history while the
-// review does its other work; the walks that need it read it as it comes.
-// An error is left for them to meet and say.
-func (w *walks) prefetch(r *Repo, rev string, snap *source.Git) {
-	w.walk(r, rev, snap)
+// prefetch starts walking rev for the files names (see walk), so that git
+// lists the history while the review does its other work; the walks that
+// need it read it as it comes. An error is left for them to meet and say.
+func (w *walks) prefetch(r *Repo, rev string, snap *source.Git, names []string) {
+	w.walk(r, rev, snap, names)
 }
 
-// walk is rev's walk, started if it is not under way or done well. One
-// `git log --raw` lists the blob every commit gave each file it changed:
-// walking the whole history once costs less than one pathspec-limited log
-// per file, and far less than listing each commit's tree. Merges are
-// compared with their first parent, so a version a merge made is seen too.
-// Its output is read as git writes it, a commit at a time.
+// of is the walk of rev that lists name: one started for files name is
+// among (see prefetch), else the walk of every file.
+func (w *walks) of(r *Repo, rev string, snap *source.Git, name string) *walked {
+	w.mu.Lock()
+	for _, x := range w.got {
+		if x.rev == rev && slices.Contains(x.names, name) && !x.failed() {
+			w.mu.Unlock()
+			return x
+		}
+	}
+	w.mu.Unlock()
+	return w.walk(r, rev, snap, nil)
+}
+
+// walk is rev's walk of the files names (every .proto file when nil),
+// started if it is not under way or done well. One `git log --raw` lists
+// the blob every commit gave each file it changed: walking the whole
+// history once costs less than one pathspec-limited log per file, and far
+// less than listing each commit's tree. Merges are compared with their
+// first parent, so a version a merge made is seen too. Its output is read
+// as git writes it, a commit at a time.
+//
+// A log of the files a review changed is limited to them: git then diffs
+// only the trees that lead to them (istio/api: 2 MB of changes to read
+// became 70 KB), and walks every parent of every merge (--full-history), so
+// it lists each of their versions at the commits, and in the order, the log
+// of every file does (TestWalkOfNamesIsWalkOfAll).
 //
 // snap, when it is rev's snapshot (nil otherwise), answers the walk of a
 // root commit (a repository's first, with no parent) without git log: its
 // versions are its tree's files, which snap listed, at the commit's time,
 // which snap's cat-file reads.
-func (w *walks) walk(r *Repo, rev string, snap *source.Git) *walked {
+func (w *walks) walk(r *Repo, rev string, snap *source.Git, names []string) *walked {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if x, ok := w.got[rev]; ok {
-		x.mu.Lock()
-		failed := x.done && x.err != nil
-		x.mu.Unlock()
-		if !failed {
-			return x
-		}
+	names = slices.Sorted(slices.Values(names))
+	key := strings.Join(append([]string{rev}, names...), "\x00")
+	if x, ok := w.got[key]; ok && !x.failed() {
+		return x
 	}
-	x := &walked{versions: map[string][]version{}}
+	x := &walked{rev: rev, names: names, versions: map[string][]version{}}
 	x.grew.L = &x.mu
 	if w.got == nil {
 		w.got = map[string]*walked{}
 	}
-	w.got[rev] = x
+	w.got[key] = x
 	if log, ok := rootLog(snap, rev); ok {
 		x.versions, x.commits, x.done = log.versions, log.commits, true
 		return x
@@ -441,9 +461,20 @@ func (w *walks) walk(r *Repo, rev string, snap *source.Git) *walked {
 	return x
 }
 
-// read runs the log of rev and adds what it lists to x.
+// failed reports whether x's log ended in an error.
+func (x *walked) failed() bool {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return x.done && x.err != nil
+}
+
+// read runs the log of rev (of x.names, when set) and adds what it lists
+// to x.
 func (x *walked) read(r *Repo, rev string) {
 	args := append([]string{"-c", "core.quotepath=off"}, append(rawLog(), rev, "--")...)
+	if x.names != nil {
+		args = slices.Concat([]string{"--literal-pathspecs", "-c", "core.quotepath=off"}, rawLog("--full-history"), []string{rev, "--"}, x.names)
+	}
 	cmd := exec.Command("git", args...)
 	cmd.Dir = r.Top
 	var stderr bytes.Buffer

@@ -134,8 +134,16 @@ func Run(o Options) (*Result, error) {
 		return nil, err
 	}
 	if repo.walksHistory(changes, base, o) {
+		// The files whose histories the review may walk: those changed
+		// (a deleted one may pair with an added one as a move).
+		var names []string
+		for _, c := range changes {
+			if c.Status != Added && isProto(c.Old) && !slices.Contains(names, c.Old) {
+				names = append(names, c.Old)
+			}
+		}
 		g, _ := oldSrc.(*source.Git)
-		repo.walks.prefetch(repo, base.Commit, g)
+		repo.walks.prefetch(repo, base.Commit, g, names)
 	}
 	inPaths := pathFilter(rels)
 	lock, weakened, err := readLocks(oldSrc, newSrc)
