@@ -333,14 +333,8 @@ func addVersions(h *rules.History, vs []version, read [][]fieldnums.Use, release
 	held := map[fieldnums.Use]bool{} // a use given to h: whether released
 	var used []rules.UsedNumber
 	prevReleased := false
-	for i, v := range vs {
-		u := rules.UsedNumber{Seen: v.commit[:min(len(v.commit), 12)]}
-		if released != nil && !released[v.blob] {
-			u.Unreleased, u.Since, u.Until = true, day(v.time), day(v.time)
-			if i > 0 {
-				u.Until = day(vs[i-1].time)
-			}
-		}
+	for i := range vs {
+		u := sighting(vs, i, released)
 		// The uses of the version before, once more: each is held, and
 		// held released if that version was; an unreleased sighting, or a
 		// released one after a released one, changes nothing.
@@ -349,17 +343,39 @@ func addVersions(h *rules.History, vs []version, read [][]fieldnums.Use, release
 		if again {
 			continue
 		}
-		for _, x := range read[i] {
-			if rel, ok := held[x]; ok && (rel || u.Unreleased) {
-				continue
-			}
-			held[x] = !u.Unreleased
-			seen := u
-			seen.Message, seen.Number, seen.Name, seen.Type = x.Message, x.Number, x.Name, x.Type
-			used = append(used, seen)
-		}
+		used = credit(used, held, u, read[i])
 	}
 	h.Merge(&rules.History{Used: used})
+}
+
+// sighting is what vs[i] tells of each use it has: its commit and, with
+// released set, whether it was released and, if not, the dates it lived.
+func sighting(vs []version, i int, released map[string]bool) rules.UsedNumber {
+	v := vs[i]
+	u := rules.UsedNumber{Seen: v.commit[:min(len(v.commit), 12)]}
+	if released != nil && !released[v.blob] {
+		u.Unreleased, u.Since, u.Until = true, day(v.time), day(v.time)
+		if i > 0 {
+			u.Until = day(vs[i-1].time)
+		}
+	}
+	return u
+}
+
+// credit appends to used the sighting u of each use in uses that changes
+// what held records: a use not yet given, or given unreleased and now
+// seen released.
+func credit(used []rules.UsedNumber, held map[fieldnums.Use]bool, u rules.UsedNumber, uses []fieldnums.Use) []rules.UsedNumber {
+	for _, x := range uses {
+		if rel, ok := held[x]; ok && (rel || u.Unreleased) {
+			continue
+		}
+		held[x] = !u.Unreleased
+		seen := u
+		seen.Message, seen.Number, seen.Name, seen.Type = x.Message, x.Number, x.Name, x.Type
+		used = append(used, seen)
+	}
+	return used
 }
 
 func day(unix int64) string { return time.Unix(unix, 0).UTC().Format(time.DateOnly) }

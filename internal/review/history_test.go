@@ -268,27 +268,12 @@ func TestAddVersionsRepeats(t *testing.T) {
 	}
 }
 
-// addEvery is addVersions reading every version's uses.
+// addEvery is addVersions crediting every version's uses, none passed over.
 func addEvery(h *rules.History, vs []version, read [][]fieldnums.Use, released map[string]bool) {
 	held := map[fieldnums.Use]bool{}
 	var used []rules.UsedNumber
-	for i, v := range vs {
-		u := rules.UsedNumber{Seen: v.commit[:min(len(v.commit), 12)]}
-		if released != nil && !released[v.blob] {
-			u.Unreleased, u.Since, u.Until = true, day(v.time), day(v.time)
-			if i > 0 {
-				u.Until = day(vs[i-1].time)
-			}
-		}
-		for _, x := range read[i] {
-			if rel, ok := held[x]; ok && (rel || u.Unreleased) {
-				continue
-			}
-			held[x] = !u.Unreleased
-			seen := u
-			seen.Message, seen.Number, seen.Name, seen.Type = x.Message, x.Number, x.Name, x.Type
-			used = append(used, seen)
-		}
+	for i := range vs {
+		used = credit(used, held, sighting(vs, i, released), read[i])
 	}
 	h.Merge(&rules.History{Used: used})
 }
