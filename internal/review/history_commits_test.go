@@ -25,19 +25,14 @@ func TestCommitSourceIsCatFile(t *testing.T) {
 	r.write("a/b/y.proto", "syntax = \"proto3\"; // y\n")
 	r.write("c/buf.yaml", "version: v1\n")
 	r.write("exec.proto", "x")
-	symlink(t, r, "a", "la")
-	symlink(t, r, "a/b/y.proto", "ly.proto")
-	symlink(t, r, "la", "lla")
-	symlink(t, r, "../a/x.proto", "c/up.proto")
-	symlink(t, r, "../../a", "c/out")
-	symlink(t, r, "/etc/passwd", "abs.proto")
-	symlink(t, r, "nowhere.proto", "dangling.proto")
-	symlink(t, r, "loop2", "loop1")
-	symlink(t, r, "loop1", "loop2")
-	symlink(t, r, "a/", "slash")
-	symlink(t, r, "a/b/..", "dotdot")
-	symlink(t, r, "./a", "dot")
-	symlink(t, r, "c/up.proto", "chain.proto")
+	for _, l := range [][2]string{ // target, link
+		{"a", "la"}, {"a/b/y.proto", "ly.proto"}, {"la", "lla"}, {"../a/x.proto", "c/up.proto"},
+		{"../../a", "c/out"}, {"/etc/passwd", "abs.proto"}, {"nowhere.proto", "dangling.proto"},
+		{"loop2", "loop1"}, {"loop1", "loop2"}, {"a/", "slash"}, {"a/b/..", "dotdot"}, {"./a", "dot"},
+		{"c/up.proto", "chain.proto"},
+	} {
+		symlink(t, r, l[0], l[1])
+	}
 	first := r.commit("first")
 	r.write("a/x.proto", "syntax = \"proto2\";\n")
 	r.write("d/z.proto", "z")
