@@ -11,6 +11,7 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 	"go.yaml.in/yaml/v4"
 
+	"github.com/contractlint/contractlint/internal/places"
 	"github.com/contractlint/contractlint/internal/source"
 	"github.com/contractlint/contractlint/rules"
 )
@@ -43,7 +44,28 @@ var fixedMethods = []string{"get", "put", "post", "delete", "options", "head", "
 // index is not sure it reads as the loader does (an operation written as a
 // $ref, additionalOperations, an alias, a $ref it cannot follow).
 func IndexOperations(root string, read func(name string) ([]byte, bool)) ([]IndexedOp, bool) {
+	if ops, ok := indexOperations(root, read, true); ok {
+		return ops, true
+	}
+	// What the root's paths and components alone do not answer (a $ref
+	// into another of its entries, or an index that declines) is asked
+	// of the whole root.
+	return indexOperations(root, read, false)
+}
+
+// indexOperations is IndexOperations, with the root read through
+// indexRoot when lazy is set.
+func indexOperations(root string, read func(name string) ([]byte, bool), lazy bool) ([]IndexedOp, bool) {
 	x := &indexer{read: read, docs: map[string]*yaml.Node{}}
+	if lazy {
+		b, ok := read(root)
+		if !ok {
+			return nil, false
+		}
+		if x.docs[root], ok = indexRoot(b); !ok {
+			return nil, false
+		}
+	}
 	doc, ok := x.doc(root)
 	if !ok || doc.Kind != yaml.MappingNode {
 		return nil, false
@@ -88,6 +110,71 @@ func (x *indexer) doc(name string) (*yaml.Node, bool) {
 	}
 	x.docs[name] = n.Content[0]
 	return n.Content[0], true
+}
+
+// indexRoot is the root's top node as the index reads it: its paths and
+// its components but the schemas (no operation's place or key is read
+// there), each entry parsed alone through places.Lazy, at its lines in
+// the root. The index is asked only of a planned pair, whose plan has
+// parsed every entry of this outline and found it the parser's. The
+// root's other entries are not read: a $ref into one finds nothing, and
+// the index declines. ok is false where the outline or a parse fails.
+func indexRoot(b []byte) (*yaml.Node, bool) {
+	l := places.NewLazy(b)
+	tops, ok := l.Outline(nil)
+	if !ok {
+		return nil, false
+	}
+	entry := func(sp places.Span) (*yaml.Node, bool) {
+		v, err := places.ReadEntry(l.Text(sp), sp.Key)
+		if err != nil {
+			return nil, false
+		}
+		shiftLines(v, sp.From)
+		return oneEntry(sp.Key, v), true
+	}
+	root := &yaml.Node{Kind: yaml.MappingNode}
+	for _, t := range tops {
+		switch t.Key {
+		case "paths":
+			e, ok := entry(t)
+			if !ok {
+				return nil, false
+			}
+			root.Content = append(root.Content, e.Content...)
+		case "components":
+			kinds, ok := l.Outline([]string{"components"})
+			if !ok {
+				return nil, false
+			}
+			c := &yaml.Node{Kind: yaml.MappingNode}
+			for _, k := range kinds {
+				if k.Key == "schemas" {
+					continue
+				}
+				e, ok := entry(k)
+				if !ok {
+					return nil, false
+				}
+				c.Content = append(c.Content, e.Content...)
+			}
+			root.Content = append(root.Content, oneEntry("components", c).Content...)
+		}
+	}
+	return root, true
+}
+
+// oneEntry is a mapping of one key, key, to v.
+func oneEntry(key string, v *yaml.Node) *yaml.Node {
+	return &yaml.Node{Kind: yaml.MappingNode, Content: []*yaml.Node{{Kind: yaml.ScalarNode, Tag: "!!str", Value: key}, v}}
+}
+
+// shiftLines moves the places of n and all under it by lines.
+func shiftLines(n *yaml.Node, lines int) {
+	n.Line += lines
+	for _, c := range n.Content {
+		shiftLines(c, lines)
+	}
 }
 
 // maxRefs bounds a chain of $refs to $refs (a cycle the loader refuses).

@@ -483,6 +483,9 @@ func (l *Lazy) Outline(path []string) (spans []Span, ok bool) {
 	return spans, true
 }
 
+// Text is the text of span s, its lines as they stand in the document.
+func (l *Lazy) Text(s Span) []byte { return l.src[l.offset(s.From):l.offset(s.To)] }
+
 // ReadEntry parses text, one entry of a block mapping cut from its
 // document (indented as it was there), and returns its value: the text
 // must parse as one document holding a mapping of one key, key.
