@@ -20,21 +20,9 @@ import (
 // entry's line to the line the next begins on, and every paths entry and
 // component of a kind cut into chunks is a chunk.
 func TestCutAgreesWithParser(t *testing.T) {
-	files, _ := filepath.Glob(filepath.Join("..", "testdata", "rules", "*", "*", "*.yaml"))
-	texts := map[string][]byte{}
-	for _, f := range files {
-		if b, err := os.ReadFile(f); err == nil {
-			texts[f] = b
-		}
-	}
+	texts := yamlTexts(t)
 	if !testing.Short() {
-		dir := t.TempDir()
-		corpus.Gunzip(t, "stripe-spec3-2023-09-12.yaml", dir)
-		b, err := os.ReadFile(filepath.Join(dir, "stripe-spec3-2023-09-12.yaml"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		texts["stripe"] = b
+		texts["stripe"] = corpus.Text(t, "stripe-spec3-2023-09-12.yaml")
 	}
 	cuts := 0
 	for name, text := range texts {
@@ -145,4 +133,22 @@ func sameError(a, b error) bool {
 func cut(src []byte) (*pieces, *NoPlan) {
 	ds, whys := newParses(nil).cut(src)
 	return ds[0], whys[0]
+}
+
+// yamlTexts is the text of every YAML document of the rule cases, by path.
+func yamlTexts(t *testing.T) map[string][]byte {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join("..", "testdata", "rules", "*", "*", "*.yaml"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no rule cases: %v", err)
+	}
+	texts := map[string][]byte{}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		texts[f] = b
+	}
+	return texts
 }

@@ -1,8 +1,6 @@
 package openapi
 
 import (
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -15,16 +13,7 @@ import (
 // on every rule-case document and the corpus's OpenAPI documents, and it
 // answers alone for nearly all of them.
 func TestIndexRootIsWhole(t *testing.T) {
-	docs, err := filepath.Glob(filepath.Join("..", "testdata", "rules", "*", "*", "*.yaml"))
-	if err != nil || len(docs) == 0 {
-		t.Fatalf("no rule cases: %v", err)
-	}
-	texts := map[string][]byte{}
-	for _, doc := range docs {
-		if b, err := os.ReadFile(doc); err == nil {
-			texts[doc] = b
-		}
-	}
+	texts := yamlTexts(t)
 	if corpus.Dir() != "" {
 		for _, name := range []string{"stripe-spec3-2023-09-12.yaml", "openai-openapi-855e5d4.yaml"} {
 			texts[name] = corpus.Text(t, name)
