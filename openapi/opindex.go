@@ -125,23 +125,23 @@ func indexRoot(b []byte) (*yaml.Node, bool) {
 	if !ok {
 		return nil, false
 	}
-	entry := func(sp places.Span) (*yaml.Node, bool) {
+	// add appends the entry sp, parsed at its lines, to the mapping m.
+	add := func(m *yaml.Node, sp places.Span) bool {
 		v, err := places.ReadEntry(l.Text(sp), sp.Key)
 		if err != nil {
-			return nil, false
+			return false
 		}
 		shiftLines(v, sp.From)
-		return oneEntry(sp.Key, v), true
+		m.Content = append(m.Content, keyNode(sp.Key), v)
+		return true
 	}
 	root := &yaml.Node{Kind: yaml.MappingNode}
 	for _, t := range tops {
 		switch t.Key {
 		case "paths":
-			e, ok := entry(t)
-			if !ok {
+			if !add(root, t) {
 				return nil, false
 			}
-			root.Content = append(root.Content, e.Content...)
 		case "components":
 			kinds, ok := l.Outline([]string{"components"})
 			if !ok {
@@ -149,24 +149,19 @@ func indexRoot(b []byte) (*yaml.Node, bool) {
 			}
 			c := &yaml.Node{Kind: yaml.MappingNode}
 			for _, k := range kinds {
-				if k.Key == "schemas" {
-					continue
-				}
-				e, ok := entry(k)
-				if !ok {
+				if k.Key != "schemas" && !add(c, k) {
 					return nil, false
 				}
-				c.Content = append(c.Content, e.Content...)
 			}
-			root.Content = append(root.Content, oneEntry("components", c).Content...)
+			root.Content = append(root.Content, keyNode("components"), c)
 		}
 	}
 	return root, true
 }
 
-// oneEntry is a mapping of one key, key, to v.
-func oneEntry(key string, v *yaml.Node) *yaml.Node {
-	return &yaml.Node{Kind: yaml.MappingNode, Content: []*yaml.Node{{Kind: yaml.ScalarNode, Tag: "!!str", Value: key}, v}}
+// keyNode is a mapping's key node for key.
+func keyNode(key string) *yaml.Node {
+	return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: key}
 }
 
 // shiftLines moves the places of n and all under it by lines.

@@ -136,7 +136,7 @@ func (d *pieces) loadParts(name string, display func(string) string, placed, bar
 		// name of its own.
 		at := partName(name, "contractlint-part-"+strconv.Itoa(i))
 		if j.origins {
-			lines = lines.union(mapOf(at, j.h.lines))
+			lines[at.String()] = j.h.lines
 		}
 		wg.Go(func() { j.t = loadPart(at, j.h.text, j.origins) })
 	}
