@@ -81,10 +81,18 @@ func (s *Postgres) Claim(ctx context.Context, rec Record) (Record, bool, error) 
 	if err != nil {
 		return Record{}, false, err
 	}
+	// The batch is one implicit transaction, committed only at its end: a
+	// claim is won once Close has seen the commit. A connection lost after
+	// the INSERT's reply and before it (a backend killed) rolls the claim
+	// back, and the caller must not charge under it: a retry would claim
+	// the key again, under another processor key, and charge twice.
+	if err := br.Close(); err != nil {
+		return Record{}, false, err
+	}
 	if tag.RowsAffected() == 1 {
 		return rec, true, nil
 	}
-	return existing, false, br.Close()
+	return existing, false, nil
 }
 
 // Get implements Store.
